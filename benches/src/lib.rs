@@ -1,0 +1,1 @@
+//! Criterion benches for margin (kernels and solvers land here with their issues).

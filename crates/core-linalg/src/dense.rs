@@ -1,0 +1,140 @@
+//! Dense records: a row-major `n × d` matrix with faer views.
+//!
+//! Rows are contiguous because the hot loops of SMO, Pegasos and kNN touch one sample at a time;
+//! faer reads the same buffer through a strided view (row stride `d`, column stride 1), so GEMM
+//! and the decompositions need no copy.
+
+use faer::{Mat, MatRef};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// A dense `n × d` matrix of `f64`, stored row by row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DenseMatrix {
+    data: Vec<f64>,
+    nrows: usize,
+    ncols: usize,
+}
+
+impl DenseMatrix {
+    /// Wraps a row-major buffer of `nrows * ncols` values.
+    pub fn from_row_major(data: Vec<f64>, nrows: usize, ncols: usize) -> Result<Self> {
+        let expected = nrows.checked_mul(ncols).ok_or_else(|| {
+            Error::invalid_parameter("shape", format!("{nrows}x{ncols}"), "a size that fits in memory")
+        })?;
+        if data.len() != expected {
+            return Err(Error::shape("row-major buffer length (rows × columns)", expected, data.len()));
+        }
+        Ok(Self { data, nrows, ncols })
+    }
+
+    /// Builds a matrix from rows of equal length.
+    pub fn from_rows<R: AsRef<[f64]>>(rows: &[R]) -> Result<Self> {
+        let ncols = rows.first().map_or(0, |r| r.as_ref().len());
+        let mut data = Vec::with_capacity(rows.len() * ncols);
+        for row in rows {
+            let row = row.as_ref();
+            if row.len() != ncols {
+                return Err(Error::shape("row length", ncols, row.len()));
+            }
+            data.extend_from_slice(row);
+        }
+        Ok(Self { data, nrows: rows.len(), ncols })
+    }
+
+    /// An all-zero matrix.
+    pub fn zeros(nrows: usize, ncols: usize) -> Self {
+        Self { data: vec![0.0; nrows * ncols], nrows, ncols }
+    }
+
+    /// Copies any faer matrix view into row-major storage.
+    pub fn from_faer(m: MatRef<'_, f64>) -> Self {
+        let (nrows, ncols) = (m.nrows(), m.ncols());
+        let mut data = Vec::with_capacity(nrows * ncols);
+        for i in 0..nrows {
+            data.extend((0..ncols).map(|j| m[(i, j)]));
+        }
+        Self { data, nrows, ncols }
+    }
+
+    /// Number of rows (samples).
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+
+    /// Number of columns (features).
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// Row `i` as a contiguous slice.
+    ///
+    /// # Panics
+    /// If `i >= nrows()`: indices are the caller's own loop bounds, not user input.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.ncols..(i + 1) * self.ncols]
+    }
+
+    /// Row `i`, mutable.
+    pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        &mut self.data[i * self.ncols..(i + 1) * self.ncols]
+    }
+
+    /// Entry `(i, j)`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.data[i * self.ncols + j]
+    }
+
+    /// The row-major buffer.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.data
+    }
+
+    /// The row-major buffer, mutable.
+    pub fn as_mut_slice(&mut self) -> &mut [f64] {
+        &mut self.data
+    }
+
+    /// Consumes the matrix, returning its row-major buffer.
+    pub fn into_vec(self) -> Vec<f64> {
+        self.data
+    }
+
+    /// A faer view of the same memory (no copy).
+    pub fn as_faer(&self) -> MatRef<'_, f64> {
+        MatRef::from_row_major_slice(&self.data, self.nrows, self.ncols)
+    }
+
+    /// Copies into an owned (column-major) faer matrix.
+    pub fn to_faer(&self) -> Mat<f64> {
+        self.as_faer().to_owned()
+    }
+
+    /// Iterates over the rows.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = &[f64]> + '_ {
+        // `chunks_exact(0)` panics, so a matrix with no columns yields empty rows explicitly.
+        (0..self.nrows).map(move |i| self.row(i))
+    }
+
+    /// A new matrix holding the rows at `indices`, in that order.
+    pub fn select_rows(&self, indices: &[usize]) -> Self {
+        let mut data = Vec::with_capacity(indices.len() * self.ncols);
+        for &i in indices {
+            data.extend_from_slice(self.row(i));
+        }
+        Self { data, nrows: indices.len(), ncols: self.ncols }
+    }
+}
+
+impl From<Mat<f64>> for DenseMatrix {
+    fn from(m: Mat<f64>) -> Self {
+        Self::from_faer(m.as_ref())
+    }
+}
+
+impl From<MatRef<'_, f64>> for DenseMatrix {
+    fn from(m: MatRef<'_, f64>) -> Self {
+        Self::from_faer(m)
+    }
+}

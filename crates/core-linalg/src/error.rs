@@ -1,0 +1,140 @@
+//! The one error type every margin crate returns.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in margin, with enough context to act on.
+///
+/// Each variant says what happened and where; its `Display` text says what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A hyperparameter is outside its allowed range.
+    #[error("invalid parameter `{name}` = {value}: expected {expected}")]
+    InvalidParameter {
+        /// The parameter's name, as the params builder spells it.
+        name: String,
+        /// The value that was given.
+        value: String,
+        /// The allowed range or set of values.
+        expected: String,
+    },
+    /// Two things that must agree in size do not.
+    #[error("shape mismatch in {what}: expected {expected}, found {found}")]
+    ShapeMismatch {
+        /// What was being compared (for example "feature count at predict").
+        what: String,
+        /// The size that was required.
+        expected: usize,
+        /// The size that was given.
+        found: usize,
+    },
+    /// A NaN or infinite value was found in the input.
+    #[error(
+        "non-finite value (NaN or ±inf) at row {row}, column {col}: remove or impute it before fitting"
+    )]
+    NonFinite {
+        /// Zero-based row (sample) index.
+        row: usize,
+        /// Zero-based column (feature) index; for targets or weights, 0.
+        col: usize,
+    },
+    /// The input has no samples or no features.
+    #[error("empty dataset: {0}")]
+    EmptyDataset(String),
+    /// A classifier was given fewer distinct classes than it needs.
+    #[error("too few classes: found {found}, need at least {required}")]
+    TooFewClasses {
+        /// Distinct classes present.
+        found: usize,
+        /// The minimum the estimator needs.
+        required: usize,
+    },
+    /// An iterative solver stopped before converging, where the caller asked for that to be an error.
+    #[error("did not converge after {iterations} iterations: {message}")]
+    NotConverged {
+        /// Iterations performed.
+        iterations: usize,
+        /// What was still violated.
+        message: String,
+    },
+    /// A data file or text input is malformed.
+    #[error("parse error at line {line}, column {column}: {message}")]
+    Parse {
+        /// One-based line number.
+        line: usize,
+        /// One-based column (byte offset in the line, or field number for CSV).
+        column: usize,
+        /// What was expected and what was found.
+        message: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("I/O error on {}: {source}", path.display())]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A model file is corrupt, truncated, of another kind or from an unsupported version.
+    #[error("model file refused: {reason}")]
+    ModelFile {
+        /// Why the file was refused.
+        reason: String,
+    },
+    /// A numerical routine failed on valid-looking input (for example a matrix that should be
+    /// positive definite is not).
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+}
+
+/// `Result` with margin's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Builds [`Error::InvalidParameter`] from anything printable.
+    pub fn invalid_parameter(
+        name: impl Into<String>,
+        value: impl std::fmt::Display,
+        expected: impl Into<String>,
+    ) -> Self {
+        Error::InvalidParameter {
+            name: name.into(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+
+    /// Builds [`Error::ShapeMismatch`].
+    pub fn shape(what: impl Into<String>, expected: usize, found: usize) -> Self {
+        Error::ShapeMismatch {
+            what: what.into(),
+            expected,
+            found,
+        }
+    }
+
+    /// Builds [`Error::Parse`].
+    pub fn parse(line: usize, column: usize, message: impl Into<String>) -> Self {
+        Error::Parse {
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// Builds [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Builds [`Error::ModelFile`].
+    pub fn model_file(reason: impl Into<String>) -> Self {
+        Error::ModelFile {
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The LIBSVM / svmlight text format: one sample per line, `label index:value index:value ...`.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use crate::dataset::{Dataset, Label, Targets};
+use crate::error::{Error, Result};
+use crate::io::format::format_shortest;
+use crate::records::{Matrix, Records};
+use crate::sparse::CsrMatrix;
+
+/// Whether feature indices in the file start at 1 (LIBSVM) or 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndexBase {
+    /// LIBSVM's convention: the first feature is `1:`; an index `0` is an error.
+    #[default]
+    One,
+    /// The first feature is `0:`.
+    Zero,
+    /// As scikit-learn's loader: zero-based if any index is 0, else one-based.
+    Auto,
+}
+
+/// How to read a LIBSVM file.
+#[derive(Clone, Debug, Default)]
+pub struct LibsvmOptions {
+    /// Number of features; `None` takes the highest index in the file. Give the training file's
+    /// count when reading a test file that may lack the highest index.
+    pub n_features: Option<usize>,
+    /// Index convention.
+    pub index_base: IndexBase,
+}
+
+/// Reads a LIBSVM file (plain, `.gz` or `.bz2`). Targets are the labels as numbers
+/// ([`Targets::Values`]); classifiers map them to classes.
+pub fn read_libsvm(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
+    read_libsvm_from(crate::io::open_text(path)?, opts).map_err(|e| match e {
+        Error::Io { source, .. } => Error::io(path, source),
+        other => other,
+    })
+}
+
+/// Reads LIBSVM text from any buffered reader.
+pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Result<Dataset> {
+    let mut labels = Vec::new();
+    let mut indptr = vec![0usize];
+    let mut raw_indices: Vec<u64> = Vec::new();
+    let mut values = Vec::new();
+    let mut first_zero: Option<(usize, usize)> = None;
+    let mut line = Vec::with_capacity(1024);
+    let mut line_no = 0;
+    loop {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line).map_err(|e| Error::io("<input>", e))?;
+        if read == 0 {
+            break;
+        }
+        line_no += 1;
+        let content = match line.iter().position(|&b| b == b'#') {
+            Some(p) => &line[..p],
+            None => &line[..],
+        };
+        let mut tokens = Tokens { bytes: content, pos: 0 };
+        let Some((col, label_tok)) = tokens.next() else { continue };
+        if label_tok.contains(&b':') {
+            return Err(Error::parse(line_no, col, format!("expected a label before the features, found `{}`", show(label_tok))));
+        }
+        if label_tok.contains(&b',') {
+            return Err(Error::parse(line_no, col, "multi-label lines (`1,3`) are not supported: give one label per line"));
+        }
+        labels.push(parse_finite(label_tok, line_no, col, "label")?);
+        let mut prev: Option<u64> = None;
+        for (col, tok) in tokens {
+            let Some(colon) = tok.iter().position(|&b| b == b':') else {
+                return Err(Error::parse(line_no, col, format!("expected `index:value`, found `{}`", show(tok))));
+            };
+            let (idx_tok, val_tok) = (&tok[..colon], &tok[colon + 1..]);
+            if idx_tok == b"qid" {
+                return Err(Error::parse(line_no, col, "`qid:` (ranking query ids) is not supported: remove the qid tokens"));
+            }
+            if idx_tok.is_empty() || !idx_tok.iter().all(u8::is_ascii_digit) || idx_tok.len() > 10 {
+                return Err(Error::parse(line_no, col, format!("expected a non-negative integer feature index, found `{}`", show(idx_tok))));
+            }
+            let idx: u64 = idx_tok.iter().fold(0, |a, &d| a * 10 + u64::from(d - b'0'));
+            if idx > u64::from(u32::MAX) {
+                return Err(Error::parse(line_no, col, format!("feature index {idx} is too large (at most {})", u32::MAX)));
+            }
+            if let Some(p) = prev {
+                if idx <= p {
+                    return Err(Error::parse(line_no, col, format!("feature indices must increase along a line: {idx} after {p}")));
+                }
+            }
+            prev = Some(idx);
+            if idx == 0 && first_zero.is_none() {
+                first_zero = Some((line_no, col));
+            }
+            values.push(parse_finite(val_tok, line_no, col + colon + 1, "feature value")?);
+            raw_indices.push(idx);
+        }
+        indptr.push(values.len());
+    }
+    let shift = match (opts.index_base, first_zero) {
+        (IndexBase::One, Some((line, col))) => {
+            return Err(Error::parse(line, col, "feature index 0 in a one-based (LIBSVM) file: indices start at 1 (read it as zero-based if the file is)"));
+        }
+        (IndexBase::One, None) | (IndexBase::Auto, None) => 1,
+        (IndexBase::Zero, _) | (IndexBase::Auto, Some(_)) => 0,
+    };
+    let indices: Vec<u32> = raw_indices.iter().map(|&i| (i - shift) as u32).collect();
+    let used = indices.iter().max().map_or(0, |&m| m as usize + 1);
+    let ncols = match opts.n_features {
+        Some(n) if n < used => {
+            return Err(Error::shape("n_features (the file uses a higher feature index)", used, n));
+        }
+        Some(n) => n,
+        None => used,
+    };
+    let records = CsrMatrix::new(indptr, indices, values, ncols)?;
+    Dataset::new(records, Targets::Values(labels))
+}
+
+/// Writes a dataset as LIBSVM text to a file (one-based indices; zeros of dense rows omitted).
+pub fn write_libsvm(path: &Path, data: &Dataset) -> Result<()> {
+    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    write_libsvm_to(&mut w, data).and_then(|()| w.flush().map_err(|e| Error::io(path, e)))
+}
+
+/// Writes LIBSVM text to any writer. Numbers are written in their shortest exact form, so reading
+/// the output back gives the same dataset.
+pub fn write_libsvm_to<W: Write>(w: &mut W, data: &Dataset) -> Result<()> {
+    data.check_consistent()?;
+    let io = |e| Error::io("<output>", e);
+    let labels: Vec<String> = match &data.targets {
+        Targets::Values(v) => v.iter().map(|&x| format_shortest(x)).collect(),
+        Targets::Classes(c) => c
+            .indices()
+            .iter()
+            .map(|&k| match &c.labels()[k as usize] {
+                Label::Number(x) => Ok(format_shortest(*x)),
+                Label::Text(s) => Err(Error::invalid_parameter("label", format!("{s:?}"), "numeric labels (LIBSVM files hold numbers only)")),
+            })
+            .collect::<Result<_>>()?,
+    };
+    let dense = matches!(data.records, Matrix::Dense(_));
+    for (i, label) in labels.iter().enumerate() {
+        w.write_all(label.as_bytes()).map_err(io)?;
+        let mut result = Ok(());
+        data.records.row(i).for_each_stored(|j, v| {
+            if result.is_ok() && !(dense && v == 0.0) {
+                result = write!(w, " {}:{}", j + 1, format_shortest(v));
+            }
+        });
+        result.map_err(io)?;
+        w.write_all(b"\n").map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Whitespace-separated tokens of a line with their one-based byte columns.
+struct Tokens<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = (usize, &'a [u8]);
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.bytes;
+        while self.pos < b.len() && b[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        if self.pos >= b.len() {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < b.len() && !b[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        Some((start + 1, &b[start..self.pos]))
+    }
+}
+
+fn parse_finite(tok: &[u8], line: usize, col: usize, what: &str) -> Result<f64> {
+    let parsed = std::str::from_utf8(tok).ok().and_then(|s| s.parse::<f64>().ok());
+    match parsed {
+        Some(x) if x.is_finite() => Ok(x),
+        Some(_) => Err(Error::parse(line, col, format!("{what} `{}` is not finite: NaN and infinities are refused", show(tok)))),
+        None => Err(Error::parse(line, col, format!("expected a number for the {what}, found `{}`", show(tok)))),
+    }
+}
+
+fn show(tok: &[u8]) -> String {
+    let s = String::from_utf8_lossy(tok);
+    if s.chars().count() > 40 { format!("{}…", s.chars().take(40).collect::<String>()) } else { s.into_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Dataset> {
+        read_libsvm_from(text.as_bytes(), &LibsvmOptions::default())
+    }
+
+    fn parse_err(text: &str) -> (usize, usize, String) {
+        match read(text) {
+            Err(Error::Parse { line, column, message }) => (line, column, message),
+            other => panic!("expected a parse error for {text:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_labels_indices_comments_and_blank_lines() {
+        let d = read("# header comment\n+1 1:0.5 3:-2\n\n-1\n2 2:1e-3 # trailing\r\n").unwrap();
+        assert_eq!(d.n_samples(), 3);
+        assert_eq!(d.n_features(), 3);
+        assert_eq!(d.targets, Targets::Values(vec![1.0, -1.0, 2.0]));
+        let dense = d.records.to_dense();
+        assert_eq!(dense.row(0), &[0.5, 0.0, -2.0]);
+        assert_eq!(dense.row(1), &[0.0, 0.0, 0.0]);
+        assert_eq!(dense.row(2), &[0.0, 1e-3, 0.0]);
+    }
+
+    #[test]
+    fn explicit_feature_count_widens_and_refuses_narrowing() {
+        let opts = LibsvmOptions { n_features: Some(10), ..Default::default() };
+        let d = read_libsvm_from(&b"1 2:1\n"[..], &opts).unwrap();
+        assert_eq!(d.n_features(), 10);
+        let opts = LibsvmOptions { n_features: Some(1), ..Default::default() };
+        assert!(matches!(read_libsvm_from(&b"1 2:1\n"[..], &opts), Err(Error::ShapeMismatch { .. })));
+    }
+
+    #[test]
+    fn zero_based_files_need_a_flag_or_auto() {
+        assert_eq!(parse_err("1 0:1 2:3\n").0, 1);
+        for base in [IndexBase::Zero, IndexBase::Auto] {
+            let opts = LibsvmOptions { index_base: base, ..Default::default() };
+            let d = read_libsvm_from(&b"1 0:1 2:3\n"[..], &opts).unwrap();
+            assert_eq!(d.records.to_dense().row(0), &[1.0, 0.0, 3.0]);
+        }
+        let opts = LibsvmOptions { index_base: IndexBase::Auto, ..Default::default() };
+        let d = read_libsvm_from(&b"1 1:1 3:3\n"[..], &opts).unwrap();
+        assert_eq!(d.records.to_dense().row(0), &[1.0, 0.0, 3.0]);
+    }
+
+    #[test]
+    fn malformed_lines_name_line_and_column() {
+        assert_eq!(parse_err("1 1:1\n1 3:1 2:1\n"), (2, 7, "feature indices must increase along a line: 2 after 3".into()));
+        assert_eq!(parse_err("1 2:1 2:5\n").0, 1);
+        assert_eq!(parse_err("1 1:abc\n").1, 5);
+        assert_eq!(parse_err("abc 1:1\n").1, 1);
+        assert!(parse_err("1 1:nan\n").2.contains("not finite"));
+        assert!(parse_err("1 1:inf\n").2.contains("not finite"));
+        assert!(parse_err("nan 1:1\n").2.contains("not finite"));
+        assert!(parse_err("1 1,2 3,4\n").2.contains("index:value"));
+        assert!(parse_err("1;1:2\n").2.contains("label"));
+        assert!(parse_err("1 1:2;3:4\n").2.contains("number"));
+        assert!(parse_err("1 x:2\n").2.contains("integer"));
+        assert!(parse_err("1 -1:2\n").2.contains("integer"));
+        assert!(parse_err("1 qid:3 1:2\n").2.contains("qid"));
+        assert!(parse_err("1 1:\n").2.contains("number"));
+        assert!(parse_err("1:2 3:4\n").2.contains("label"));
+        assert!(parse_err("1,2 3:4\n").2.contains("multi-label"));
+        assert!(parse_err("1 99999999999:1\n").2.contains("integer"));
+    }
+
+    #[test]
+    fn empty_input_is_an_empty_dataset() {
+        let d = read("").unwrap();
+        assert_eq!(d.n_samples(), 0);
+        assert!(matches!(crate::validate::check_non_empty(&d.records), Err(Error::EmptyDataset(_))));
+    }
+
+    #[test]
+    fn write_then_read_is_identity() {
+        let d = read("1 1:0.1 4:-3e-300\n-1\n0.5 2:1.7976931348623157e308\n").unwrap();
+        let mut out = Vec::new();
+        write_libsvm_to(&mut out, &d).unwrap();
+        let back = read_libsvm_from(&out[..], &LibsvmOptions { n_features: Some(d.n_features()), ..Default::default() }).unwrap();
+        assert_eq!(back, d);
+    }
+}

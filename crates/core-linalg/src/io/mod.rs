@@ -1,0 +1,88 @@
+//! Reading and writing data files: LIBSVM/svmlight text and CSV, plain or compressed.
+//!
+//! `.gz` and `.bz2` files are recognised by their first bytes, not their names, and decompressed
+//! while reading.
+
+mod csv;
+mod format;
+mod libsvm;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+pub use self::csv::{CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from};
+pub use format::{format_g, format_shortest};
+pub use libsvm::{IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to};
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+
+/// Opens a file for buffered reading, decompressing gzip or bzip2 content transparently.
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let head = reader.fill_buf().map_err(|e| Error::io(path, e))?;
+    Ok(if head.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(reader)))
+    } else if head.starts_with(b"BZh") {
+        Box::new(BufReader::with_capacity(1 << 16, bzip2::read::MultiBzDecoder::new(reader)))
+    } else {
+        Box::new(reader)
+    })
+}
+
+/// The text formats margin reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFormat {
+    /// Decide from the extension (`.csv`, `.tsv`) or else from the first data line.
+    Auto,
+    /// LIBSVM / svmlight: `label index:value ...`.
+    Libsvm,
+    /// Comma-separated values (tab-separated for `.tsv` files).
+    Csv,
+}
+
+/// Reads a data file in the given (or detected) format with default options.
+pub fn read_data(path: &Path, format: DataFormat) -> Result<Dataset> {
+    match resolve_format(path, format)? {
+        DataFormat::Csv => {
+            let mut opts = CsvOptions::default();
+            if has_extension(path, "tsv") {
+                opts.delimiter = b'\t';
+            }
+            read_csv(path, &opts)
+        }
+        _ => read_libsvm(path, &LibsvmOptions::default()),
+    }
+}
+
+/// Picks the format: the given one, or by extension, or by the first non-comment line
+/// (`index:value` tokens mean LIBSVM; commas mean CSV).
+pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
+    if format != DataFormat::Auto {
+        return Ok(format);
+    }
+    if has_extension(path, "csv") || has_extension(path, "tsv") {
+        return Ok(DataFormat::Csv);
+    }
+    let mut reader = open_text(path)?;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).map_err(|e| Error::io(path, e))? == 0 {
+            return Ok(DataFormat::Libsvm);
+        }
+        let text = line.split(|&b| b == b'#').next().unwrap_or_default();
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return Ok(if text.contains(&b':') || !text.contains(&b',') { DataFormat::Libsvm } else { DataFormat::Csv });
+    }
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let name = name.trim_end_matches(".gz").trim_end_matches(".bz2");
+    name.ends_with(&format!(".{ext}"))
+}

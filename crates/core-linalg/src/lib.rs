@@ -1,0 +1,55 @@
+//! # core-linalg: margin's ground floor
+//!
+//! Everything the model crates share:
+//!
+//! - **Records**: [`DenseMatrix`] (row-major, so one sample is one contiguous slice, with a faer
+//!   view for GEMM and decompositions) and [`CsrMatrix`] (sparse rows, as LIBSVM files are),
+//!   both behind the [`Records`] trait (row access, dot products, squared norms,
+//!   row-times-vector), and the owned either-layout [`Matrix`].
+//! - **Datasets**: [`Dataset`] = records + [`Targets`] (classes mapped to dense indices with the
+//!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names.
+//! - **The estimator contract**: [`Fit`], [`Predict`], [`PredictProba`], [`DecisionFunction`],
+//!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
+//! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
+//!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
+//!   **model files** ([`ModelFile`]), the **bundled datasets** ([`datasets`]) and the shared
+//!   **estimator battery** ([`battery`]) every model's tests run.
+//!
+//! ```
+//! use core_linalg::{datasets, preprocessing::MinMaxScaler, split, Fit, Records, Transform};
+//!
+//! let data = datasets::heart_scale()?;
+//! assert_eq!((data.n_samples(), data.n_features()), (270, 13));
+//! let (train, test) = split::train_test_split(&data, 0.25, true, 42)?;
+//! let scaler = MinMaxScaler::params().range(-1.0, 1.0).fit(&train.records)?;
+//! let scaled = scaler.transform(&test.records)?;
+//! assert_eq!(scaled.n_samples(), test.n_samples());
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod battery;
+mod dataset;
+pub mod datasets;
+mod dense;
+mod error;
+pub mod io;
+mod model_file;
+pub mod preprocessing;
+mod records;
+mod sparse;
+pub mod split;
+mod traits;
+pub mod validate;
+
+pub use dataset::{Classes, Dataset, Label, Targets};
+pub use dense::DenseMatrix;
+pub use error::{Error, Result};
+pub use model_file::{FORMAT_VERSION, ModelFile, peek_kind};
+pub use records::{Matrix, Records, RowView, dot};
+pub use sparse::{CsrMatrix, SparseRow};
+pub use traits::{DecisionFunction, Fit, FitTransform, PartialFit, Predict, PredictProba, Transform};
+
+/// faer, re-exported so users build matrices with the same version margin uses.
+pub use faer;

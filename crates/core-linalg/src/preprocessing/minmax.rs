@@ -1,0 +1,175 @@
+use serde::{Deserialize, Serialize};
+
+use super::{check_fit_input, column_min_max};
+use crate::dense::DenseMatrix;
+use crate::error::{Error, Result};
+use crate::model_file::ModelFile;
+use crate::records::{Matrix, Records};
+use crate::traits::{Fit, Transform};
+use crate::validate;
+
+/// Parameters of [`MinMaxScaler`]: the target range, default `[0, 1]` as scikit-learn
+/// (`svm-scale` uses `[-1, 1]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MinMaxScalerParams {
+    lower: f64,
+    upper: f64,
+}
+
+impl Default for MinMaxScalerParams {
+    fn default() -> Self {
+        Self { lower: 0.0, upper: 1.0 }
+    }
+}
+
+impl MinMaxScalerParams {
+    /// Sets the target range `[lower, upper]` (`lower < upper`).
+    pub fn range(mut self, lower: f64, upper: f64) -> Self {
+        self.lower = lower;
+        self.upper = upper;
+        self
+    }
+
+    fn check(&self) -> Result<()> {
+        if !(self.lower.is_finite() && self.upper.is_finite() && self.lower < self.upper) {
+            return Err(Error::invalid_parameter("range", format!("[{}, {}]", self.lower, self.upper), "finite lower < upper"));
+        }
+        Ok(())
+    }
+}
+
+/// Maps each feature linearly so that its training minimum goes to `lower` and its maximum to
+/// `upper` (scikit-learn's `MinMaxScaler`, svm-scale's `-l/-u`).
+///
+/// Training minimum and maximum map to exactly `lower` and `upper`, as svm-scale does. A
+/// feature that was constant in training maps every value `x` to `lower + (x − min)·(upper −
+/// lower)`, as scikit-learn does. Sparse entries that are not stored count as zeros.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MinMaxScaler {
+    lower: f64,
+    upper: f64,
+    data_min: Vec<f64>,
+    data_max: Vec<f64>,
+}
+
+impl MinMaxScaler {
+    /// Default parameters (range `[0, 1]`).
+    pub fn params() -> MinMaxScalerParams {
+        MinMaxScalerParams::default()
+    }
+
+    /// A scaler from known per-feature minima and maxima (for example read from an svm-scale
+    /// parameters file).
+    pub fn from_min_max(params: &MinMaxScalerParams, data_min: Vec<f64>, data_max: Vec<f64>) -> Result<Self> {
+        params.check()?;
+        if data_min.len() != data_max.len() {
+            return Err(Error::shape("per-feature maxima (one per minimum)", data_min.len(), data_max.len()));
+        }
+        validate::check_finite_slice(&data_min)?;
+        validate::check_finite_slice(&data_max)?;
+        if let Some(j) = data_min.iter().zip(&data_max).position(|(a, b)| a > b) {
+            return Err(Error::invalid_parameter("data_min/data_max", format!("feature {j}: {} > {}", data_min[j], data_max[j]), "min ≤ max"));
+        }
+        Ok(Self { lower: params.lower, upper: params.upper, data_min, data_max })
+    }
+
+    /// Per-feature training minima.
+    pub fn data_min(&self) -> &[f64] {
+        &self.data_min
+    }
+
+    /// Per-feature training maxima.
+    pub fn data_max(&self) -> &[f64] {
+        &self.data_max
+    }
+
+    /// The target range `(lower, upper)`.
+    pub fn range(&self) -> (f64, f64) {
+        (self.lower, self.upper)
+    }
+
+    /// Scales one value of feature `j`.
+    #[inline]
+    pub fn scale_value(&self, j: usize, x: f64) -> f64 {
+        let (lo, hi) = (self.data_min[j], self.data_max[j]);
+        let width = self.upper - self.lower;
+        if lo == hi {
+            self.lower + (x - lo) * width
+        } else if x == lo {
+            self.lower
+        } else if x == hi {
+            self.upper
+        } else {
+            self.lower + width * (x - lo) / (hi - lo)
+        }
+    }
+}
+
+impl<R: Records + ?Sized> Fit<R> for MinMaxScalerParams {
+    type Model = MinMaxScaler;
+
+    fn fit(&self, records: &R) -> Result<MinMaxScaler> {
+        self.check()?;
+        check_fit_input(records)?;
+        let (data_min, data_max) = column_min_max(records);
+        Ok(MinMaxScaler { lower: self.lower, upper: self.upper, data_min, data_max })
+    }
+}
+
+impl Transform for MinMaxScaler {
+    /// Dense output (zeros generally move away from zero).
+    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
+        validate::check_predict(self.data_min.len(), records)?;
+        let d = self.data_min.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), d);
+        let zero: Vec<f64> = (0..d).map(|j| self.scale_value(j, 0.0)).collect();
+        for i in 0..records.n_samples() {
+            let dst = out.row_mut(i);
+            dst.copy_from_slice(&zero);
+            records.row(i).for_each_stored(|j, v| dst[j] = self.scale_value(j, v));
+        }
+        Ok(Matrix::Dense(out))
+    }
+}
+
+impl ModelFile for MinMaxScaler {
+    const KIND: &'static str = "min-max-scaler";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_training_range_onto_target_range() {
+        let x = DenseMatrix::from_rows(&[[1.0, 5.0, 2.0], [3.0, 5.0, -2.0], [2.0, 5.0, 0.0]]).unwrap();
+        let s = MinMaxScaler::params().range(-1.0, 1.0).fit(&x).unwrap();
+        let y = s.transform(&x).unwrap().to_dense();
+        assert_eq!(y.row(0), &[-1.0, -1.0, 1.0]);
+        assert_eq!(y.row(1), &[1.0, -1.0, -1.0]);
+        assert_eq!(y.row(2), &[0.0, -1.0, 0.0]);
+        let z = DenseMatrix::from_rows(&[[5.0, 6.0, 4.0]]).unwrap();
+        assert_eq!(s.transform(&z).unwrap().to_dense().row(0), &[3.0, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn sparse_missing_entries_count_as_zero() {
+        let dense = DenseMatrix::from_rows(&[[0.0, 4.0], [2.0, 0.0], [1.0, 2.0]]).unwrap();
+        let sparse = crate::CsrMatrix::from_dense(&dense);
+        let a = MinMaxScaler::params().fit(&dense).unwrap();
+        let b = MinMaxScaler::params().fit(&sparse).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.transform(&dense).unwrap(), b.transform(&sparse).unwrap());
+    }
+
+    #[test]
+    fn bad_range_and_bad_input_are_refused() {
+        let x = DenseMatrix::from_rows(&[[1.0], [2.0]]).unwrap();
+        assert!(matches!(MinMaxScaler::params().range(1.0, 1.0).fit(&x), Err(Error::InvalidParameter { .. })));
+        let nan = DenseMatrix::from_rows(&[[1.0], [f64::NAN]]).unwrap();
+        assert!(matches!(MinMaxScaler::params().fit(&nan), Err(Error::NonFinite { row: 1, col: 0 })));
+        let s = MinMaxScaler::params().fit(&x).unwrap();
+        let wide = DenseMatrix::from_rows(&[[1.0, 2.0]]).unwrap();
+        assert!(matches!(s.transform(&wide), Err(Error::ShapeMismatch { .. })));
+    }
+}

@@ -1,0 +1,61 @@
+//! Preprocessing that is fitted on training records and applied to any others: scalers,
+//! polynomial features, log transform, binning and one-hot encoding.
+//!
+//! Every fitted transformer is serializable (and a [`ModelFile`](crate::ModelFile)), so the
+//! exact transform used in training can be shipped with the model.
+
+mod kbins;
+mod log1p;
+mod minmax;
+mod onehot;
+mod polynomial;
+mod standard;
+
+pub use kbins::{BinEncoding, BinStrategy, KBinsDiscretizer, KBinsDiscretizerParams};
+pub use log1p::Log1p;
+pub use minmax::{MinMaxScaler, MinMaxScalerParams};
+pub use onehot::{OneHotEncoder, OneHotEncoderParams, UnknownCategory};
+pub use polynomial::{PolynomialFeatures, PolynomialFeaturesParams};
+pub use standard::{StandardScaler, StandardScalerParams};
+
+use crate::error::Result;
+use crate::records::Records;
+use crate::validate;
+
+/// What every transformer checks at fit time: at least one sample and feature, all finite.
+fn check_fit_input<R: Records + ?Sized>(records: &R) -> Result<()> {
+    validate::check_non_empty(records)?;
+    validate::check_finite(records)
+}
+
+/// Per-column minimum and maximum; entries a sparse row does not store count as zeros.
+fn column_min_max<R: Records + ?Sized>(records: &R) -> (Vec<f64>, Vec<f64>) {
+    let d = records.n_features();
+    let mut lo = vec![f64::INFINITY; d];
+    let mut hi = vec![f64::NEG_INFINITY; d];
+    let mut seen = vec![0usize; d];
+    for i in 0..records.n_samples() {
+        records.row(i).for_each_stored(|j, v| {
+            lo[j] = lo[j].min(v);
+            hi[j] = hi[j].max(v);
+            seen[j] += 1;
+        });
+    }
+    for j in 0..d {
+        if seen[j] < records.n_samples() {
+            lo[j] = lo[j].min(0.0);
+            hi[j] = hi[j].max(0.0);
+        }
+    }
+    (lo, hi)
+}
+
+/// Column values as a dense vector per column (for quantiles and category sets).
+fn columns<R: Records + ?Sized>(records: &R) -> Vec<Vec<f64>> {
+    let (n, d) = (records.n_samples(), records.n_features());
+    let mut cols = vec![vec![0.0; n]; d];
+    for i in 0..n {
+        records.row(i).for_each_stored(|j, v| cols[j][i] = v);
+    }
+    cols
+}

@@ -1,0 +1,220 @@
+use serde::{Deserialize, Serialize};
+
+use super::check_fit_input;
+use crate::dense::DenseMatrix;
+use crate::error::Result;
+use crate::model_file::ModelFile;
+use crate::records::{Matrix, Records};
+use crate::traits::{Fit, PartialFit, Transform};
+use crate::validate;
+
+/// Parameters of [`StandardScaler`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StandardScalerParams {
+    with_mean: bool,
+    with_std: bool,
+}
+
+impl Default for StandardScalerParams {
+    fn default() -> Self {
+        Self { with_mean: true, with_std: true }
+    }
+}
+
+impl StandardScalerParams {
+    /// Subtract the mean (default true). Turn off to keep sparse records sparse.
+    pub fn with_mean(mut self, yes: bool) -> Self {
+        self.with_mean = yes;
+        self
+    }
+
+    /// Divide by the standard deviation (default true).
+    pub fn with_std(mut self, yes: bool) -> Self {
+        self.with_std = yes;
+        self
+    }
+}
+
+/// Centres each feature to mean 0 and scales it to unit (population, `ddof = 0`) standard
+/// deviation, as scikit-learn's `StandardScaler`. A feature with zero variance is only centred.
+///
+/// Supports [`PartialFit`]: statistics of several batches merge exactly (Chan et al.'s
+/// pairwise update), so streaming a file in chunks gives the same scaler as fitting it whole.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StandardScaler {
+    params: StandardScalerParams,
+    n_seen: usize,
+    mean: Vec<f64>,
+    /// Sum of squared deviations from the mean, per feature.
+    m2: Vec<f64>,
+}
+
+impl StandardScaler {
+    /// Default parameters.
+    pub fn params() -> StandardScalerParams {
+        StandardScalerParams::default()
+    }
+
+    /// An unfitted scaler to feed with [`PartialFit::partial_fit`].
+    pub fn empty(params: StandardScalerParams, n_features: usize) -> Self {
+        Self { params, n_seen: 0, mean: vec![0.0; n_features], m2: vec![0.0; n_features] }
+    }
+
+    /// Per-feature means.
+    pub fn mean(&self) -> &[f64] {
+        &self.mean
+    }
+
+    /// Per-feature population variances.
+    pub fn variance(&self) -> Vec<f64> {
+        self.m2.iter().map(|m| if self.n_seen == 0 { 0.0 } else { m / self.n_seen as f64 }).collect()
+    }
+
+    /// Per-feature divisors: the standard deviation, or 1 where it is zero or scaling is off.
+    pub fn scale(&self) -> Vec<f64> {
+        self.variance()
+            .into_iter()
+            .map(|v| if self.params.with_std && v > 0.0 { v.sqrt() } else { 1.0 })
+            .collect()
+    }
+
+    /// Samples seen so far.
+    pub fn n_samples_seen(&self) -> usize {
+        self.n_seen
+    }
+}
+
+impl<R: Records + ?Sized> PartialFit<R> for StandardScaler {
+    fn partial_fit(&mut self, batch: &R) -> Result<()> {
+        check_fit_input(batch)?;
+        validate::check_n_features(self.mean.len(), batch)?;
+        let (n, d) = (batch.n_samples(), batch.n_features());
+        let mut mean_b = vec![0.0; d];
+        for i in 0..n {
+            batch.row(i).axpy(1.0, &mut mean_b);
+        }
+        mean_b.iter_mut().for_each(|m| *m /= n as f64);
+        // Deviations of the batch about its own mean; unstored sparse zeros contribute
+        // (0 − mean)² each, added per feature below.
+        let mut m2_b = vec![0.0; d];
+        let mut stored = vec![0usize; d];
+        for i in 0..n {
+            batch.row(i).for_each_stored(|j, v| {
+                m2_b[j] += (v - mean_b[j]).powi(2);
+                stored[j] += 1;
+            });
+        }
+        for j in 0..d {
+            m2_b[j] += (n - stored[j]) as f64 * mean_b[j] * mean_b[j];
+        }
+        let (na, nb) = (self.n_seen as f64, n as f64);
+        let total = na + nb;
+        for j in 0..d {
+            let delta = mean_b[j] - self.mean[j];
+            self.mean[j] += delta * nb / total;
+            self.m2[j] += m2_b[j] + delta * delta * na * nb / total;
+        }
+        self.n_seen += n;
+        Ok(())
+    }
+}
+
+impl<R: Records + ?Sized> Fit<R> for StandardScalerParams {
+    type Model = StandardScaler;
+
+    fn fit(&self, records: &R) -> Result<StandardScaler> {
+        check_fit_input(records)?;
+        let mut s = StandardScaler::empty(self.clone(), records.n_features());
+        s.partial_fit(records)?;
+        Ok(s)
+    }
+}
+
+impl Transform for StandardScaler {
+    /// Dense output when centring; sparse records stay sparse when `with_mean` is off.
+    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
+        validate::check_predict(self.mean.len(), records)?;
+        let scale = self.scale();
+        match (records.as_sparse(), self.params.with_mean) {
+            (Some(s), false) => {
+                let mut out = s.clone();
+                let idx = out.indices().to_vec();
+                for (v, &j) in out.values_mut().iter_mut().zip(&idx) {
+                    *v /= scale[j as usize];
+                }
+                Ok(Matrix::Sparse(out))
+            }
+            _ => {
+                let shift: Vec<f64> = if self.params.with_mean { self.mean.clone() } else { vec![0.0; scale.len()] };
+                let mut out = DenseMatrix::zeros(records.n_samples(), scale.len());
+                for i in 0..records.n_samples() {
+                    let dst = out.row_mut(i);
+                    records.row(i).to_dense_into(dst);
+                    for j in 0..dst.len() {
+                        dst[j] = (dst[j] - shift[j]) / scale[j];
+                    }
+                }
+                Ok(Matrix::Dense(out))
+            }
+        }
+    }
+}
+
+impl ModelFile for StandardScaler {
+    const KIND: &'static str = "standard-scaler";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn brute(rows: &[Vec<f64>]) -> (Vec<f64>, Vec<f64>) {
+        let n = rows.len() as f64;
+        let d = rows[0].len();
+        let mean: Vec<f64> = (0..d).map(|j| rows.iter().map(|r| r[j]).sum::<f64>() / n).collect();
+        let var = (0..d).map(|j| rows.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n).collect();
+        (mean, var)
+    }
+
+    proptest! {
+        #[test]
+        fn statistics_match_definition_whole_or_in_batches(
+            rows in proptest::collection::vec(proptest::collection::vec(-1e3f64..1e3, 3), 2..40),
+            cut in 1usize..39,
+        ) {
+            let x = DenseMatrix::from_rows(&rows).unwrap();
+            let (mean, var) = brute(&rows);
+            let whole = StandardScaler::params().fit(&x).unwrap();
+            let cut = cut.min(rows.len() - 1);
+            let mut parts = StandardScaler::empty(StandardScaler::params(), 3);
+            parts.partial_fit(&DenseMatrix::from_rows(&rows[..cut]).unwrap()).unwrap();
+            parts.partial_fit(&crate::CsrMatrix::from_dense(&DenseMatrix::from_rows(&rows[cut..]).unwrap())).unwrap();
+            for s in [&whole, &parts] {
+                for j in 0..3 {
+                    prop_assert!((s.mean()[j] - mean[j]).abs() <= 1e-9 * (1.0 + mean[j].abs()));
+                    prop_assert!((s.variance()[j] - var[j]).abs() <= 1e-7 * (1.0 + var[j]));
+                }
+            }
+            let z = whole.transform(&x).unwrap().to_dense();
+            for j in 0..3 {
+                let col: Vec<f64> = (0..rows.len()).map(|i| z.get(i, j)).collect();
+                let (m, v) = brute(&col.iter().map(|&c| vec![c]).collect::<Vec<_>>());
+                prop_assert!(m[0].abs() < 1e-9);
+                prop_assert!(v[0] < 1e-12 || (v[0] - 1.0).abs() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_without_mean_stays_sparse_and_constant_features_are_only_centred() {
+        let x = crate::CsrMatrix::from_dense(&DenseMatrix::from_rows(&[[0.0, 2.0], [4.0, 2.0]]).unwrap());
+        let s = StandardScaler::params().with_mean(false).fit(&x).unwrap();
+        match s.transform(&x).unwrap() {
+            Matrix::Sparse(m) => assert_eq!(m.to_dense().row(1), &[2.0, 2.0]),
+            other => panic!("{other:?}"),
+        }
+        let c = StandardScaler::params().fit(&x).unwrap();
+        assert_eq!(c.transform(&x).unwrap().to_dense().row(0), &[-1.0, 0.0]);
+    }
+}

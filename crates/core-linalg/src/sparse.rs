@@ -1,0 +1,165 @@
+//! Sparse records in compressed sparse row (CSR) form, as LIBSVM files (a9a, w8a, rcv1) are.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dense::DenseMatrix;
+use crate::error::{Error, Result};
+
+/// A sparse `n × d` matrix in CSR form. Column indices within a row are strictly increasing.
+///
+/// Explicitly stored zeros are kept (a file that says `13:0` reads back as it was written).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CsrMatrix {
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+    ncols: usize,
+}
+
+/// One sparse row: parallel slices of strictly increasing column indices and their values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SparseRow<'a> {
+    /// Column indices, strictly increasing.
+    pub indices: &'a [u32],
+    /// Values, one per index.
+    pub values: &'a [f64],
+}
+
+impl CsrMatrix {
+    /// Builds a CSR matrix from its three arrays, checking every invariant.
+    pub fn new(indptr: Vec<usize>, indices: Vec<u32>, values: Vec<f64>, ncols: usize) -> Result<Self> {
+        if indptr.first() != Some(&0) {
+            return Err(Error::invalid_parameter("indptr", "first entry", "indptr[0] = 0"));
+        }
+        if indices.len() != values.len() {
+            return Err(Error::shape("CSR values (one per index)", indices.len(), values.len()));
+        }
+        if *indptr.last().unwrap_or(&0) != indices.len() {
+            return Err(Error::shape("CSR indptr's last entry (= nnz)", indices.len(), *indptr.last().unwrap_or(&0)));
+        }
+        if ncols > u32::MAX as usize {
+            return Err(Error::invalid_parameter("ncols", ncols, "at most 2^32 - 1 columns"));
+        }
+        for (row, w) in indptr.windows(2).enumerate() {
+            if w[0] > w[1] {
+                return Err(Error::invalid_parameter("indptr", format!("decreasing at row {row}"), "non-decreasing offsets"));
+            }
+            let idx = &indices[w[0]..w[1]];
+            if let Some(k) = idx.windows(2).position(|p| p[0] >= p[1]) {
+                return Err(Error::invalid_parameter(
+                    "indices",
+                    format!("row {row}: {} then {}", idx[k], idx[k + 1]),
+                    "strictly increasing column indices within a row",
+                ));
+            }
+            if let Some(&last) = idx.last() {
+                if last as usize >= ncols {
+                    return Err(Error::invalid_parameter("indices", format!("row {row}: column {last}"), format!("column indices below ncols = {ncols}")));
+                }
+            }
+        }
+        Ok(Self { indptr, indices, values, ncols })
+    }
+
+    /// An `nrows × ncols` matrix with no stored entries.
+    pub fn empty(nrows: usize, ncols: usize) -> Self {
+        Self { indptr: vec![0; nrows + 1], indices: Vec::new(), values: Vec::new(), ncols }
+    }
+
+    /// Converts a dense matrix, storing only its non-zero entries.
+    pub fn from_dense(m: &DenseMatrix) -> Self {
+        let mut indptr = Vec::with_capacity(m.nrows() + 1);
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        indptr.push(0);
+        for row in m.rows() {
+            for (j, &v) in row.iter().enumerate() {
+                if v != 0.0 {
+                    indices.push(j as u32);
+                    values.push(v);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        Self { indptr, indices, values, ncols: m.ncols() }
+    }
+
+    /// Expands into a dense matrix.
+    pub fn to_dense(&self) -> DenseMatrix {
+        let mut out = DenseMatrix::zeros(self.nrows(), self.ncols);
+        for i in 0..self.nrows() {
+            let r = self.row(i);
+            let dst = out.row_mut(i);
+            for (&j, &v) in r.indices.iter().zip(r.values) {
+                dst[j as usize] = v;
+            }
+        }
+        out
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> SparseRow<'_> {
+        let (a, b) = (self.indptr[i], self.indptr[i + 1]);
+        SparseRow { indices: &self.indices[a..b], values: &self.values[a..b] }
+    }
+
+    /// Row offsets (`nrows + 1` entries).
+    pub fn indptr(&self) -> &[usize] {
+        &self.indptr
+    }
+
+    /// Column indices of all stored entries.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// Values of all stored entries.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Values of all stored entries, mutable (the sparsity pattern stays fixed).
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.values
+    }
+
+    /// The same matrix with `ncols` columns; refuses to drop a stored column.
+    pub fn with_ncols(mut self, ncols: usize) -> Result<Self> {
+        let max = self.indices.iter().max().map_or(0, |&m| m as usize + 1);
+        if ncols < max {
+            return Err(Error::shape("column count (the data uses a higher feature index)", max, ncols));
+        }
+        self.ncols = ncols;
+        Ok(self)
+    }
+
+    /// A new matrix holding the rows at `indices`, in that order.
+    pub fn select_rows(&self, rows: &[usize]) -> Self {
+        let mut indptr = Vec::with_capacity(rows.len() + 1);
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        indptr.push(0);
+        for &i in rows {
+            let r = self.row(i);
+            indices.extend_from_slice(r.indices);
+            values.extend_from_slice(r.values);
+            indptr.push(indices.len());
+        }
+        Self { indptr, indices, values, ncols: self.ncols }
+    }
+}

@@ -1,0 +1,1 @@
+//! kernels (filled by its issue).

@@ -1,0 +1,1 @@
+//! metrics (filled by its issue).

@@ -1,0 +1,1 @@
+//! models-cluster (filled by its issue).

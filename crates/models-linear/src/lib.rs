@@ -1,0 +1,1 @@
+//! models-linear (filled by its issue).

@@ -1,0 +1,1 @@
+//! models-neighbors (filled by its issue).

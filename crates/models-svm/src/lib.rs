@@ -1,0 +1,1 @@
+//! models-svm (filled by its issue).

@@ -1,0 +1,1 @@
+//! models-tree (filled by its issue).

@@ -1,0 +1,1 @@
+//! optim (filled by its issue).
