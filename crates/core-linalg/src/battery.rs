@@ -60,7 +60,8 @@ impl Prediction for Vec<Label> {
         self.len()
     }
     fn all_finite(&self) -> bool {
-        self.iter().all(|l| !matches!(l, Label::Number(x) if !x.is_finite()))
+        self.iter()
+            .all(|l| !matches!(l, Label::Number(x) if !x.is_finite()))
     }
 }
 
@@ -77,14 +78,20 @@ enum Expect {
 
 fn base_records(n: usize, d: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = rng_from_seed(seed);
-    (0..n).map(|_| (0..d).map(|_| rng.random_range(-1.0..1.0)).collect()).collect()
+    (0..n)
+        .map(|_| (0..d).map(|_| rng.random_range(-1.0..1.0)).collect())
+        .collect()
 }
 
 fn targets_for(task: Task, rows: &[Vec<f64>]) -> Targets {
     Targets::Values(
         rows.iter()
             .map(|r| {
-                let s: f64 = r.iter().enumerate().map(|(j, v)| v * (j as f64 + 1.0)).sum();
+                let s: f64 = r
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| v * (j as f64 + 1.0))
+                    .sum();
                 match task {
                     Task::Regression => 2.0 * s + 0.5,
                     _ => {
@@ -103,8 +110,14 @@ fn targets_for(task: Task, rows: &[Vec<f64>]) -> Targets {
 fn dataset(task: Task, rows: Vec<Vec<f64>>, d: usize) -> Dataset {
     let targets = targets_for(task, &rows);
     let n = rows.len();
-    let records = DenseMatrix::from_row_major(rows.into_iter().flatten().collect(), n, d).unwrap_or_else(|_| DenseMatrix::zeros(n, d));
-    Dataset { records: records.into(), targets, sample_weights: None, feature_names: None }
+    let records = DenseMatrix::from_row_major(rows.into_iter().flatten().collect(), n, d)
+        .unwrap_or_else(|_| DenseMatrix::zeros(n, d));
+    Dataset {
+        records: records.into(),
+        targets,
+        sample_weights: None,
+        feature_names: None,
+    }
 }
 
 /// Runs the battery on `params`. Panics with every failing case listed.
@@ -117,18 +130,25 @@ where
     let mut failures: Vec<String> = Vec::new();
     let d = 3;
     let good = dataset(task, base_records(40, d, 1), d);
-    let probe = DenseMatrix::from_rows(&base_records(7, d, 2)).unwrap_or_else(|_| DenseMatrix::zeros(7, d));
+    let probe =
+        DenseMatrix::from_rows(&base_records(7, d, 2)).unwrap_or_else(|_| DenseMatrix::zeros(7, d));
 
     let mut run = |name: &str, data: &Dataset, predict_on: &DenseMatrix, expect: Expect| {
-        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<<P::Model as Predict>::Output> {
-            let model = params.fit(data)?;
-            model.predict(predict_on)
-        }));
+        let outcome = catch_unwind(AssertUnwindSafe(
+            || -> Result<<P::Model as Predict>::Output> {
+                let model = params.fit(data)?;
+                model.predict(predict_on)
+            },
+        ));
         let verdict = match (outcome, expect) {
             (Err(_), _) => Some("panicked".to_owned()),
             (Ok(Ok(p)), Expect::Finite | Expect::FiniteOrError) => {
                 if p.n_predictions() != predict_on.nrows() {
-                    Some(format!("returned {} predictions for {} rows", p.n_predictions(), predict_on.nrows()))
+                    Some(format!(
+                        "returned {} predictions for {} rows",
+                        p.n_predictions(),
+                        predict_on.nrows()
+                    ))
                 } else if !p.all_finite() {
                     Some(format!("returned non-finite predictions {p:?}"))
                 } else {
@@ -137,8 +157,12 @@ where
             }
             (Ok(Err(e)), Expect::Finite) => Some(format!("failed on valid input: {e}")),
             (Ok(Err(_)), Expect::FiniteOrError) => None,
-            (Ok(Ok(p)), Expect::Error(_, want)) => Some(format!("returned {p:?} where {want} was expected")),
-            (Ok(Err(e)), Expect::Error(ok, want)) => (!ok(&e)).then(|| format!("returned `{e}` where {want} was expected")),
+            (Ok(Ok(p)), Expect::Error(_, want)) => {
+                Some(format!("returned {p:?} where {want} was expected"))
+            }
+            (Ok(Err(e)), Expect::Error(ok, want)) => {
+                (!ok(&e)).then(|| format!("returned `{e}` where {want} was expected"))
+            }
         };
         if let Some(v) = verdict {
             failures.push(format!("{name}: {v}"));
@@ -148,15 +172,31 @@ where
     run("well-formed data", &good, &probe, Expect::Finite);
 
     let non_finite = Expect::Error(|e| matches!(e, Error::NonFinite { .. }), "Error::NonFinite");
-    for (label, bad) in [("NaN", f64::NAN), ("+inf", f64::INFINITY), ("-inf", f64::NEG_INFINITY)] {
+    for (label, bad) in [
+        ("NaN", f64::NAN),
+        ("+inf", f64::INFINITY),
+        ("-inf", f64::NEG_INFINITY),
+    ] {
         let mut rows = base_records(40, d, 1);
         rows[5][2] = bad;
         let mut data = dataset(task, base_records(40, d, 1), d);
-        data.records = DenseMatrix::from_rows(&rows).unwrap_or_else(|_| DenseMatrix::zeros(0, d)).into();
-        run(&format!("{label} in the records"), &data, &probe, non_finite);
+        data.records = DenseMatrix::from_rows(&rows)
+            .unwrap_or_else(|_| DenseMatrix::zeros(0, d))
+            .into();
+        run(
+            &format!("{label} in the records"),
+            &data,
+            &probe,
+            non_finite,
+        );
         let mut probe_bad = probe.clone();
         probe_bad.row_mut(3)[1] = bad;
-        run(&format!("{label} in the records to predict"), &good, &probe_bad, non_finite);
+        run(
+            &format!("{label} in the records to predict"),
+            &good,
+            &probe_bad,
+            non_finite,
+        );
     }
     if task == Task::Regression {
         let mut data = good.clone();
@@ -166,53 +206,133 @@ where
         run("NaN target", &data, &probe, non_finite);
     }
 
-    let empty = Expect::Error(|e| matches!(e, Error::EmptyDataset(_)), "Error::EmptyDataset");
+    let empty = Expect::Error(
+        |e| matches!(e, Error::EmptyDataset(_)),
+        "Error::EmptyDataset",
+    );
     run("no samples", &dataset(task, Vec::new(), d), &probe, empty);
-    let no_features = Dataset { records: DenseMatrix::zeros(10, 0).into(), ..dataset(task, base_records(10, 1, 3), 1) };
-    run("no features", &no_features, &DenseMatrix::zeros(2, 0), empty);
+    let no_features = Dataset {
+        records: DenseMatrix::zeros(10, 0).into(),
+        ..dataset(task, base_records(10, 1, 3), 1)
+    };
+    run(
+        "no features",
+        &no_features,
+        &DenseMatrix::zeros(2, 0),
+        empty,
+    );
 
     let mut short = good.clone();
     short.targets = good.targets.select(&(0..39).collect::<Vec<_>>());
-    run("one target fewer than samples", &short, &probe, Expect::Error(|e| matches!(e, Error::ShapeMismatch { .. }), "Error::ShapeMismatch"));
+    run(
+        "one target fewer than samples",
+        &short,
+        &probe,
+        Expect::Error(
+            |e| matches!(e, Error::ShapeMismatch { .. }),
+            "Error::ShapeMismatch",
+        ),
+    );
 
-    run("one sample", &dataset(task, base_records(1, d, 4), d), &probe, Expect::FiniteOrError);
+    run(
+        "one sample",
+        &dataset(task, base_records(1, d, 4), d),
+        &probe,
+        Expect::FiniteOrError,
+    );
 
     let mut one_class = good.clone();
     one_class.targets = Targets::Values(vec![1.0; 40]);
     let one_class_expect = match task {
-        Task::Classification => Expect::Error(|e| matches!(e, Error::TooFewClasses { .. }), "Error::TooFewClasses"),
+        Task::Classification => Expect::Error(
+            |e| matches!(e, Error::TooFewClasses { .. }),
+            "Error::TooFewClasses",
+        ),
         _ => Expect::FiniteOrError,
     };
     run("a single class", &one_class, &probe, one_class_expect);
 
-    let constant: Vec<Vec<f64>> = base_records(40, d, 5).into_iter().map(|mut r| { r[0] = 3.0; r }).collect();
+    let constant: Vec<Vec<f64>> = base_records(40, d, 5)
+        .into_iter()
+        .map(|mut r| {
+            r[0] = 3.0;
+            r
+        })
+        .collect();
     let mut constant_data = dataset(task, constant, d);
     constant_data.targets = good.targets.clone();
-    run("a constant feature", &constant_data, &probe, Expect::FiniteOrError);
+    run(
+        "a constant feature",
+        &constant_data,
+        &probe,
+        Expect::FiniteOrError,
+    );
 
-    let all_constant = Dataset { records: DenseMatrix::from_row_major(vec![1.0; 40 * d], 40, d).unwrap_or_else(|_| DenseMatrix::zeros(40, d)).into(), ..good.clone() };
-    run("all features constant", &all_constant, &probe, Expect::FiniteOrError);
+    let all_constant = Dataset {
+        records: DenseMatrix::from_row_major(vec![1.0; 40 * d], 40, d)
+            .unwrap_or_else(|_| DenseMatrix::zeros(40, d))
+            .into(),
+        ..good.clone()
+    };
+    run(
+        "all features constant",
+        &all_constant,
+        &probe,
+        Expect::FiniteOrError,
+    );
 
     let mut dup_rows = base_records(20, d, 6);
     dup_rows.extend(dup_rows.clone());
-    run("every row duplicated", &dataset(task, dup_rows, d), &probe, Expect::FiniteOrError);
+    run(
+        "every row duplicated",
+        &dataset(task, dup_rows, d),
+        &probe,
+        Expect::FiniteOrError,
+    );
 
     for scale in [1e300, 1e-300] {
-        let rows: Vec<Vec<f64>> = base_records(40, d, 1).into_iter().map(|r| r.into_iter().map(|v| v * scale).collect()).collect();
+        let rows: Vec<Vec<f64>> = base_records(40, d, 1)
+            .into_iter()
+            .map(|r| r.into_iter().map(|v| v * scale).collect())
+            .collect();
         let mut data = dataset(task, rows, d);
         data.targets = good.targets.clone();
         let mut scaled_probe = probe.clone();
-        scaled_probe.as_mut_slice().iter_mut().for_each(|v| *v *= scale);
-        run(&format!("magnitudes around {scale:e}"), &data, &scaled_probe, Expect::FiniteOrError);
+        scaled_probe
+            .as_mut_slice()
+            .iter_mut()
+            .for_each(|v| *v *= scale);
+        run(
+            &format!("magnitudes around {scale:e}"),
+            &data,
+            &scaled_probe,
+            Expect::FiniteOrError,
+        );
     }
 
     let wide = DenseMatrix::zeros(2, d + 1);
-    run("predict with one feature more", &good, &wide, Expect::Error(|e| matches!(e, Error::ShapeMismatch { .. }), "Error::ShapeMismatch"));
-    run("predict on zero rows", &good, &DenseMatrix::zeros(0, d), Expect::Finite);
+    run(
+        "predict with one feature more",
+        &good,
+        &wide,
+        Expect::Error(
+            |e| matches!(e, Error::ShapeMismatch { .. }),
+            "Error::ShapeMismatch",
+        ),
+    );
+    run(
+        "predict on zero rows",
+        &good,
+        &DenseMatrix::zeros(0, d),
+        Expect::Finite,
+    );
 
     // Save → load identity, determinism, and independence from the thread count.
     let fitted = |threads: usize| -> Option<(Vec<u8>, <P::Model as Predict>::Output)> {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok()?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .ok()?;
         pool.install(|| {
             catch_unwind(AssertUnwindSafe(|| {
                 let model = params.fit(&good).ok()?;
@@ -234,18 +354,28 @@ where
             }
             match P::Model::from_bytes(&b1).and_then(|m| m.predict(&probe)) {
                 Ok(p) if p == p1 => {}
-                Ok(p) => failures.push(format!("save→load: predictions changed from {p1:?} to {p:?}")),
+                Ok(p) => failures.push(format!(
+                    "save→load: predictions changed from {p1:?} to {p:?}"
+                )),
                 Err(e) => failures.push(format!("save→load: reloading failed: {e}")),
             }
             let mut flipped = b1.clone();
             let last = flipped.len() - 1;
             flipped[last] ^= 0x10;
             if !matches!(P::Model::from_bytes(&flipped), Err(Error::ModelFile { .. })) {
-                failures.push("save→load: a corrupted file was not refused with Error::ModelFile".into());
+                failures.push(
+                    "save→load: a corrupted file was not refused with Error::ModelFile".into(),
+                );
             }
         }
-        _ => failures.push("save→load: fitting, saving or predicting the well-formed case failed".into()),
+        _ => failures
+            .push("save→load: fitting, saving or predicting the well-formed case failed".into()),
     }
 
-    assert!(failures.is_empty(), "estimator battery failed {} case(s):\n  {}", failures.len(), failures.join("\n  "));
+    assert!(
+        failures.is_empty(),
+        "estimator battery failed {} case(s):\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
 }

@@ -61,7 +61,10 @@ impl Classes {
             .iter()
             .map(|v| uniq.partition_point(|u| u.total_cmp(v).is_lt()) as u32)
             .collect();
-        Ok(Self { indices, labels: uniq.into_iter().map(Label::Number).collect() })
+        Ok(Self {
+            indices,
+            labels: uniq.into_iter().map(Label::Number).collect(),
+        })
     }
 
     /// Maps text labels to classes.
@@ -73,13 +76,27 @@ impl Classes {
             .iter()
             .map(|v| uniq.partition_point(|u| *u < v.as_ref()) as u32)
             .collect();
-        Self { indices, labels: uniq.into_iter().map(|s| Label::Text(s.to_owned())).collect() }
+        Self {
+            indices,
+            labels: uniq
+                .into_iter()
+                .map(|s| Label::Text(s.to_owned()))
+                .collect(),
+        }
     }
 
     /// Builds classes from dense indices and their labels (`labels[k]` names class `k`).
     pub fn from_indices(indices: Vec<u32>, labels: Vec<Label>) -> Result<Self> {
-        if let Some((row, &k)) = indices.iter().enumerate().find(|(_, k)| **k as usize >= labels.len()) {
-            return Err(Error::invalid_parameter("class index", format!("{k} (sample {row})"), format!("below the number of labels, {}", labels.len())));
+        if let Some((row, &k)) = indices
+            .iter()
+            .enumerate()
+            .find(|(_, k)| **k as usize >= labels.len())
+        {
+            return Err(Error::invalid_parameter(
+                "class index",
+                format!("{k} (sample {row})"),
+                format!("below the number of labels, {}", labels.len()),
+            ));
         }
         Ok(Self { indices, labels })
     }
@@ -121,7 +138,10 @@ impl Classes {
     /// The same label set restricted to the samples at `rows` (labels keep their indices, so a
     /// class may be absent from a subset).
     pub fn select(&self, rows: &[usize]) -> Self {
-        Self { indices: rows.iter().map(|&i| self.indices[i]).collect(), labels: self.labels.clone() }
+        Self {
+            indices: rows.iter().map(|&i| self.indices[i]).collect(),
+            labels: self.labels.clone(),
+        }
     }
 }
 
@@ -165,7 +185,11 @@ impl Targets {
                 .iter()
                 .map(|&k| match &c.labels()[k as usize] {
                     Label::Number(x) => Ok(*x),
-                    Label::Text(s) => Err(Error::invalid_parameter("target", format!("{s:?}"), "numeric targets for regression")),
+                    Label::Text(s) => Err(Error::invalid_parameter(
+                        "target",
+                        format!("{s:?}"),
+                        "numeric targets for regression",
+                    )),
                 })
                 .collect::<Result<Vec<_>>>()
                 .map(Cow::Owned),
@@ -200,7 +224,12 @@ pub struct Dataset {
 impl Dataset {
     /// Pairs records with targets, checking that each sample has one target.
     pub fn new(records: impl Into<Matrix>, targets: Targets) -> Result<Self> {
-        let ds = Self { records: records.into(), targets, sample_weights: None, feature_names: None };
+        let ds = Self {
+            records: records.into(),
+            targets,
+            sample_weights: None,
+            feature_names: None,
+        };
         ds.check_consistent()?;
         Ok(ds)
     }
@@ -233,7 +262,11 @@ impl Dataset {
     pub fn check_consistent(&self) -> Result<()> {
         let n = self.records.n_samples();
         if self.targets.len() != n {
-            return Err(Error::shape("targets (one per sample)", n, self.targets.len()));
+            return Err(Error::shape(
+                "targets (one per sample)",
+                n,
+                self.targets.len(),
+            ));
         }
         if let Some(w) = &self.sample_weights {
             if w.len() != n {
@@ -243,13 +276,21 @@ impl Dataset {
                 return Err(Error::NonFinite { row, col: 0 });
             }
             if let Some((row, &x)) = w.iter().enumerate().find(|(_, x)| **x < 0.0) {
-                return Err(Error::invalid_parameter("sample_weights", format!("{x} (sample {row})"), "non-negative weights"));
+                return Err(Error::invalid_parameter(
+                    "sample_weights",
+                    format!("{x} (sample {row})"),
+                    "non-negative weights",
+                ));
             }
         }
-        if let Some(names) = &self.feature_names {
-            if names.len() != self.records.n_features() {
-                return Err(Error::shape("feature names (one per feature)", self.records.n_features(), names.len()));
-            }
+        if let Some(names) = &self.feature_names
+            && names.len() != self.records.n_features()
+        {
+            return Err(Error::shape(
+                "feature names (one per feature)",
+                self.records.n_features(),
+                names.len(),
+            ));
         }
         Ok(())
     }
@@ -259,7 +300,10 @@ impl Dataset {
         Self {
             records: self.records.select_rows(rows),
             targets: self.targets.select(rows),
-            sample_weights: self.sample_weights.as_ref().map(|w| rows.iter().map(|&i| w[i]).collect()),
+            sample_weights: self
+                .sample_weights
+                .as_ref()
+                .map(|w| rows.iter().map(|&i| w[i]).collect()),
             feature_names: self.feature_names.clone(),
         }
     }

@@ -14,12 +14,22 @@ use crate::io::{LibsvmOptions, read_libsvm_from};
 
 macro_rules! bundled {
     ($file:literal) => {
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../datasets/", $file))
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/",
+            $file
+        ))
     };
 }
 
 fn load(bytes: &[u8], n_features: usize) -> Result<Dataset> {
-    read_libsvm_from(bytes, &LibsvmOptions { n_features: Some(n_features), ..Default::default() })
+    read_libsvm_from(
+        bytes,
+        &LibsvmOptions {
+            n_features: Some(n_features),
+            ..Default::default()
+        },
+    )
 }
 
 /// A bundled dataset by its file name (`heart_scale`, `svmguide1`, `svmguide1.t`, `dna.scale`,
@@ -37,7 +47,14 @@ pub fn by_name(name: &str) -> Option<Result<Dataset>> {
 }
 
 /// The names [`by_name`] knows.
-pub const NAMES: [&str; 6] = ["heart_scale", "svmguide1", "svmguide1.t", "dna.scale", "dna.scale.t", "housing_scale"];
+pub const NAMES: [&str; 6] = [
+    "heart_scale",
+    "svmguide1",
+    "svmguide1.t",
+    "dna.scale",
+    "dna.scale.t",
+    "housing_scale",
+];
 
 /// Statlog Heart, scaled to [−1, 1] by LIBSVM's authors: 270 samples, 13 features, labels ±1.
 pub fn heart_scale() -> Result<Dataset> {

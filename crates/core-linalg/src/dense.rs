@@ -21,10 +21,18 @@ impl DenseMatrix {
     /// Wraps a row-major buffer of `nrows * ncols` values.
     pub fn from_row_major(data: Vec<f64>, nrows: usize, ncols: usize) -> Result<Self> {
         let expected = nrows.checked_mul(ncols).ok_or_else(|| {
-            Error::invalid_parameter("shape", format!("{nrows}x{ncols}"), "a size that fits in memory")
+            Error::invalid_parameter(
+                "shape",
+                format!("{nrows}x{ncols}"),
+                "a size that fits in memory",
+            )
         })?;
         if data.len() != expected {
-            return Err(Error::shape("row-major buffer length (rows × columns)", expected, data.len()));
+            return Err(Error::shape(
+                "row-major buffer length (rows × columns)",
+                expected,
+                data.len(),
+            ));
         }
         Ok(Self { data, nrows, ncols })
     }
@@ -40,12 +48,20 @@ impl DenseMatrix {
             }
             data.extend_from_slice(row);
         }
-        Ok(Self { data, nrows: rows.len(), ncols })
+        Ok(Self {
+            data,
+            nrows: rows.len(),
+            ncols,
+        })
     }
 
     /// An all-zero matrix.
     pub fn zeros(nrows: usize, ncols: usize) -> Self {
-        Self { data: vec![0.0; nrows * ncols], nrows, ncols }
+        Self {
+            data: vec![0.0; nrows * ncols],
+            nrows,
+            ncols,
+        }
     }
 
     /// Copies any faer matrix view into row-major storage.
@@ -123,7 +139,11 @@ impl DenseMatrix {
         for &i in indices {
             data.extend_from_slice(self.row(i));
         }
-        Self { data, nrows: indices.len(), ncols: self.ncols }
+        Self {
+            data,
+            nrows: indices.len(),
+            ncols: self.ncols,
+        }
     }
 }
 

@@ -49,7 +49,9 @@ pub use error::{Error, Result};
 pub use model_file::{FORMAT_VERSION, ModelFile, peek_kind};
 pub use records::{Matrix, Records, RowView, dot};
 pub use sparse::{CsrMatrix, SparseRow};
-pub use traits::{DecisionFunction, Fit, FitTransform, PartialFit, Predict, PredictProba, Transform};
+pub use traits::{
+    DecisionFunction, Fit, FitTransform, PartialFit, Predict, PredictProba, Transform,
+};
 
 /// faer, re-exported so users build matrices with the same version margin uses.
 pub use faer;

@@ -73,7 +73,8 @@ pub fn peek_kind(bytes: &[u8]) -> Result<String> {
 fn encode<T: Serialize + ?Sized>(kind: &str, model: &T) -> Result<Vec<u8>> {
     let body = bincode::serde::encode_to_vec(model, codec())
         .map_err(|e| Error::model_file(format!("could not encode the model: {e}")))?;
-    let kind_len = u16::try_from(kind.len()).map_err(|_| Error::model_file("model kind name too long"))?;
+    let kind_len =
+        u16::try_from(kind.len()).map_err(|_| Error::model_file("model kind name too long"))?;
     let mut out = Vec::with_capacity(26 + kind.len() + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -96,11 +97,15 @@ struct Header<'a> {
 impl<'a> Header<'a> {
     fn parse(bytes: &'a [u8]) -> Result<Self> {
         if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(Error::model_file("not a margin model file (wrong magic bytes)"));
+            return Err(Error::model_file(
+                "not a margin model file (wrong magic bytes)",
+            ));
         }
         let mut at = 8;
         let mut take = |n: usize| -> Result<&'a [u8]> {
-            let s = bytes.get(at..at + n).ok_or_else(|| Error::model_file("file is truncated (header incomplete)"))?;
+            let s = bytes
+                .get(at..at + n)
+                .ok_or_else(|| Error::model_file("file is truncated (header incomplete)"))?;
             at += n;
             Ok(s)
         };
@@ -113,17 +118,24 @@ impl<'a> Header<'a> {
         let body_start = header_end + 4;
         let available = (bytes.len() - body_start) as u64;
         if body_len > available {
-            return Err(Error::model_file(format!("file is truncated: body has {available} of {body_len} bytes")));
+            return Err(Error::model_file(format!(
+                "file is truncated: body has {available} of {body_len} bytes"
+            )));
         }
         if body_len < available {
-            return Err(Error::model_file(format!("file has {} unexpected trailing bytes", available - body_len)));
+            return Err(Error::model_file(format!(
+                "file has {} unexpected trailing bytes",
+                available - body_len
+            )));
         }
         let body = &bytes[body_start..];
         let mut crc = crc32fast::Hasher::new();
         crc.update(&bytes[8..header_end]);
         crc.update(body);
         if crc.finalize() != stored_crc {
-            return Err(Error::model_file("checksum mismatch: the file is corrupted"));
+            return Err(Error::model_file(
+                "checksum mismatch: the file is corrupted",
+            ));
         }
         if version > FORMAT_VERSION {
             return Err(Error::model_file(format!(
@@ -131,9 +143,12 @@ impl<'a> Header<'a> {
             )));
         }
         if version < FORMAT_VERSION {
-            return Err(Error::model_file(format!("format version {version} is no longer supported (current {FORMAT_VERSION})")));
+            return Err(Error::model_file(format!(
+                "format version {version} is no longer supported (current {FORMAT_VERSION})"
+            )));
         }
-        let kind = std::str::from_utf8(kind_bytes).map_err(|_| Error::model_file("model kind is not UTF-8"))?;
+        let kind = std::str::from_utf8(kind_bytes)
+            .map_err(|_| Error::model_file("model kind is not UTF-8"))?;
         Ok(Self { kind, body })
     }
 }
@@ -141,12 +156,17 @@ impl<'a> Header<'a> {
 fn decode<T: DeserializeOwned>(kind: &str, bytes: &[u8]) -> Result<T> {
     let header = Header::parse(bytes)?;
     if header.kind != kind {
-        return Err(Error::model_file(format!("this file holds a `{}` model, not a `{kind}` model", header.kind)));
+        return Err(Error::model_file(format!(
+            "this file holds a `{}` model, not a `{kind}` model",
+            header.kind
+        )));
     }
     let (model, used) = bincode::serde::decode_from_slice(header.body, codec())
         .map_err(|e| Error::model_file(format!("body does not decode as a `{kind}` model: {e}")))?;
     if used != header.body.len() {
-        return Err(Error::model_file("body has bytes left over after the model"));
+        return Err(Error::model_file(
+            "body has bytes left over after the model",
+        ));
     }
     Ok(model)
 }
@@ -174,7 +194,11 @@ mod tests {
     }
 
     fn toy() -> Toy {
-        Toy { w: vec![1.0, -2.5, f64::MIN_POSITIVE, f64::NAN], name: "x".into(), k: Some(3) }
+        Toy {
+            w: vec![1.0, -2.5, f64::MIN_POSITIVE, f64::NAN],
+            name: "x".into(),
+            k: Some(3),
+        }
     }
 
     fn refusal(bytes: &[u8]) -> String {
@@ -201,7 +225,10 @@ mod tests {
         let bytes = toy().to_bytes().unwrap();
         for len in 0..bytes.len() {
             let reason = refusal(&bytes[..len]);
-            assert!(reason.contains("truncated") || reason.contains("magic"), "{len}: {reason}");
+            assert!(
+                reason.contains("truncated") || reason.contains("magic"),
+                "{len}: {reason}"
+            );
         }
     }
 
@@ -238,7 +265,10 @@ mod tests {
 
     #[test]
     fn missing_file_is_an_io_error() {
-        assert!(matches!(Toy::load("/nonexistent/dir/m.margin"), Err(Error::Io { .. })));
+        assert!(matches!(
+            Toy::load("/nonexistent/dir/m.margin"),
+            Err(Error::Io { .. })
+        ));
     }
 
     proptest! {

@@ -59,7 +59,12 @@ impl<'a> RowView<'a> {
     pub fn dot_dense(&self, w: &[f64]) -> f64 {
         match self {
             RowView::Dense(x) => dot(x, w),
-            RowView::Sparse(r) => r.indices.iter().zip(r.values).map(|(&j, &v)| v * w[j as usize]).sum(),
+            RowView::Sparse(r) => r
+                .indices
+                .iter()
+                .zip(r.values)
+                .map(|(&j, &v)| v * w[j as usize])
+                .sum(),
         }
     }
 
@@ -88,7 +93,11 @@ impl<'a> RowView<'a> {
     pub fn axpy(&self, alpha: f64, out: &mut [f64]) {
         match self {
             RowView::Dense(x) => out.iter_mut().zip(*x).for_each(|(o, &v)| *o += alpha * v),
-            RowView::Sparse(r) => r.indices.iter().zip(r.values).for_each(|(&j, &v)| out[j as usize] += alpha * v),
+            RowView::Sparse(r) => r
+                .indices
+                .iter()
+                .zip(r.values)
+                .for_each(|(&j, &v)| out[j as usize] += alpha * v),
         }
     }
 
@@ -98,7 +107,10 @@ impl<'a> RowView<'a> {
             RowView::Dense(x) => out.copy_from_slice(x),
             RowView::Sparse(r) => {
                 out.fill(0.0);
-                r.indices.iter().zip(r.values).for_each(|(&j, &v)| out[j as usize] = v);
+                r.indices
+                    .iter()
+                    .zip(r.values)
+                    .for_each(|(&j, &v)| out[j as usize] = v);
             }
         }
     }
@@ -108,7 +120,11 @@ impl<'a> RowView<'a> {
     pub fn for_each_stored(&self, mut f: impl FnMut(usize, f64)) {
         match self {
             RowView::Dense(x) => x.iter().enumerate().for_each(|(j, &v)| f(j, v)),
-            RowView::Sparse(r) => r.indices.iter().zip(r.values).for_each(|(&j, &v)| f(j as usize, v)),
+            RowView::Sparse(r) => r
+                .indices
+                .iter()
+                .zip(r.values)
+                .for_each(|(&j, &v)| f(j as usize, v)),
         }
     }
 }
@@ -233,7 +249,11 @@ impl Matrix {
     /// Fraction of entries that are stored (1 for dense).
     pub fn density(&self) -> f64 {
         let total = self.n_samples() * self.n_features();
-        if total == 0 { 0.0 } else { self.nnz() as f64 / total as f64 }
+        if total == 0 {
+            0.0
+        } else {
+            self.nnz() as f64 / total as f64
+        }
     }
 
     /// The rows at `indices`, in that order, in the same layout.
@@ -257,7 +277,11 @@ impl Matrix {
                 }
                 Ok(Matrix::Dense(out))
             }
-            Matrix::Dense(d) => Err(crate::Error::shape("column count (cannot drop dense columns)", d.ncols(), n_features)),
+            Matrix::Dense(d) => Err(crate::Error::shape(
+                "column count (cannot drop dense columns)",
+                d.ncols(),
+                n_features,
+            )),
         }
     }
 }

@@ -27,22 +27,47 @@ pub struct SparseRow<'a> {
 
 impl CsrMatrix {
     /// Builds a CSR matrix from its three arrays, checking every invariant.
-    pub fn new(indptr: Vec<usize>, indices: Vec<u32>, values: Vec<f64>, ncols: usize) -> Result<Self> {
+    pub fn new(
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f64>,
+        ncols: usize,
+    ) -> Result<Self> {
         if indptr.first() != Some(&0) {
-            return Err(Error::invalid_parameter("indptr", "first entry", "indptr[0] = 0"));
+            return Err(Error::invalid_parameter(
+                "indptr",
+                "first entry",
+                "indptr[0] = 0",
+            ));
         }
         if indices.len() != values.len() {
-            return Err(Error::shape("CSR values (one per index)", indices.len(), values.len()));
+            return Err(Error::shape(
+                "CSR values (one per index)",
+                indices.len(),
+                values.len(),
+            ));
         }
         if *indptr.last().unwrap_or(&0) != indices.len() {
-            return Err(Error::shape("CSR indptr's last entry (= nnz)", indices.len(), *indptr.last().unwrap_or(&0)));
+            return Err(Error::shape(
+                "CSR indptr's last entry (= nnz)",
+                indices.len(),
+                *indptr.last().unwrap_or(&0),
+            ));
         }
         if ncols > u32::MAX as usize {
-            return Err(Error::invalid_parameter("ncols", ncols, "at most 2^32 - 1 columns"));
+            return Err(Error::invalid_parameter(
+                "ncols",
+                ncols,
+                "at most 2^32 - 1 columns",
+            ));
         }
         for (row, w) in indptr.windows(2).enumerate() {
             if w[0] > w[1] {
-                return Err(Error::invalid_parameter("indptr", format!("decreasing at row {row}"), "non-decreasing offsets"));
+                return Err(Error::invalid_parameter(
+                    "indptr",
+                    format!("decreasing at row {row}"),
+                    "non-decreasing offsets",
+                ));
             }
             let idx = &indices[w[0]..w[1]];
             if let Some(k) = idx.windows(2).position(|p| p[0] >= p[1]) {
@@ -52,18 +77,32 @@ impl CsrMatrix {
                     "strictly increasing column indices within a row",
                 ));
             }
-            if let Some(&last) = idx.last() {
-                if last as usize >= ncols {
-                    return Err(Error::invalid_parameter("indices", format!("row {row}: column {last}"), format!("column indices below ncols = {ncols}")));
-                }
+            if let Some(&last) = idx.last()
+                && last as usize >= ncols
+            {
+                return Err(Error::invalid_parameter(
+                    "indices",
+                    format!("row {row}: column {last}"),
+                    format!("column indices below ncols = {ncols}"),
+                ));
             }
         }
-        Ok(Self { indptr, indices, values, ncols })
+        Ok(Self {
+            indptr,
+            indices,
+            values,
+            ncols,
+        })
     }
 
     /// An `nrows × ncols` matrix with no stored entries.
     pub fn empty(nrows: usize, ncols: usize) -> Self {
-        Self { indptr: vec![0; nrows + 1], indices: Vec::new(), values: Vec::new(), ncols }
+        Self {
+            indptr: vec![0; nrows + 1],
+            indices: Vec::new(),
+            values: Vec::new(),
+            ncols,
+        }
     }
 
     /// Converts a dense matrix, storing only its non-zero entries.
@@ -81,7 +120,12 @@ impl CsrMatrix {
             }
             indptr.push(indices.len());
         }
-        Self { indptr, indices, values, ncols: m.ncols() }
+        Self {
+            indptr,
+            indices,
+            values,
+            ncols: m.ncols(),
+        }
     }
 
     /// Expands into a dense matrix.
@@ -115,7 +159,10 @@ impl CsrMatrix {
     /// Row `i`.
     pub fn row(&self, i: usize) -> SparseRow<'_> {
         let (a, b) = (self.indptr[i], self.indptr[i + 1]);
-        SparseRow { indices: &self.indices[a..b], values: &self.values[a..b] }
+        SparseRow {
+            indices: &self.indices[a..b],
+            values: &self.values[a..b],
+        }
     }
 
     /// Row offsets (`nrows + 1` entries).
@@ -142,7 +189,11 @@ impl CsrMatrix {
     pub fn with_ncols(mut self, ncols: usize) -> Result<Self> {
         let max = self.indices.iter().max().map_or(0, |&m| m as usize + 1);
         if ncols < max {
-            return Err(Error::shape("column count (the data uses a higher feature index)", max, ncols));
+            return Err(Error::shape(
+                "column count (the data uses a higher feature index)",
+                max,
+                ncols,
+            ));
         }
         self.ncols = ncols;
         Ok(self)
@@ -160,6 +211,11 @@ impl CsrMatrix {
             values.extend_from_slice(r.values);
             indptr.push(indices.len());
         }
-        Self { indptr, indices, values, ncols: self.ncols }
+        Self {
+            indptr,
+            indices,
+            values,
+            ncols: self.ncols,
+        }
     }
 }

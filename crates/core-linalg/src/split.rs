@@ -27,7 +27,12 @@ pub struct Fold {
 /// `test_fraction` in (0, 1): the test part has `ceil(test_fraction · n)` samples, as
 /// scikit-learn's `train_test_split`. With `stratify`, each class gives the test part its
 /// proportional share (largest remainder, so the shares sum to the test size). Shuffled by `seed`.
-pub fn train_test_split(data: &Dataset, test_fraction: f64, stratify: bool, seed: u64) -> Result<(Dataset, Dataset)> {
+pub fn train_test_split(
+    data: &Dataset,
+    test_fraction: f64,
+    stratify: bool,
+    seed: u64,
+) -> Result<(Dataset, Dataset)> {
     crate::validate::check_in_range("test_fraction", test_fraction, 0.0, 1.0, true)?;
     let n = data.n_samples();
     let n_test = (test_fraction * n as f64).ceil() as usize;
@@ -93,7 +98,10 @@ impl KFold {
             let mut test = order[start..start + size].to_vec();
             test.sort_unstable();
             start += size;
-            folds.push(Fold { train: complement(&test, n), test });
+            folds.push(Fold {
+                train: complement(&test, n),
+                test,
+            });
         }
         Ok(folds)
     }
@@ -142,7 +150,10 @@ impl StratifiedKFold {
             .into_iter()
             .map(|mut test| {
                 test.sort_unstable();
-                Fold { train: complement(&test, n), test }
+                Fold {
+                    train: complement(&test, n),
+                    test,
+                }
             })
             .collect())
     }
@@ -153,7 +164,11 @@ fn check_k(k: usize, n: usize) -> Result<()> {
         return Err(Error::invalid_parameter("k (folds)", k, "at least 2"));
     }
     if k > n {
-        return Err(Error::invalid_parameter("k (folds)", k, format!("at most the number of samples, {n}")));
+        return Err(Error::invalid_parameter(
+            "k (folds)",
+            k,
+            format!("at most the number of samples, {n}"),
+        ));
     }
     Ok(())
 }
@@ -170,10 +185,17 @@ fn class_members(classes: &Classes) -> Vec<Vec<usize>> {
 /// group more than it has.
 fn allocate(sizes: &[usize], total: usize) -> Vec<usize> {
     let n: usize = sizes.iter().sum();
-    let exact: Vec<f64> = sizes.iter().map(|&s| s as f64 * total as f64 / n as f64).collect();
+    let exact: Vec<f64> = sizes
+        .iter()
+        .map(|&s| s as f64 * total as f64 / n as f64)
+        .collect();
     let mut quota: Vec<usize> = exact.iter().map(|e| e.floor() as usize).collect();
     let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        (exact[b] - exact[b].floor())
+            .total_cmp(&(exact[a] - exact[a].floor()))
+            .then(a.cmp(&b))
+    });
     let mut left = total - quota.iter().sum::<usize>();
     for &g in order.iter().cycle().take(order.len() * 2) {
         if left == 0 {
@@ -222,7 +244,10 @@ mod tests {
 
     #[test]
     fn folds_partition_the_samples() {
-        for folds in [KFold::new(4).shuffle(7).split(23).unwrap(), KFold::new(5).split(23).unwrap()] {
+        for folds in [
+            KFold::new(4).shuffle(7).split(23).unwrap(),
+            KFold::new(5).split(23).unwrap(),
+        ] {
             let mut all: Vec<usize> = folds.iter().flat_map(|f| f.test.clone()).collect();
             all.sort_unstable();
             assert_eq!(all, (0..23).collect::<Vec<_>>());
@@ -266,8 +291,14 @@ mod tests {
 
     #[test]
     fn bad_fold_counts_are_refused() {
-        assert!(matches!(KFold::new(1).split(10), Err(Error::InvalidParameter { .. })));
-        assert!(matches!(KFold::new(11).split(10), Err(Error::InvalidParameter { .. })));
+        assert!(matches!(
+            KFold::new(1).split(10),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            KFold::new(11).split(10),
+            Err(Error::InvalidParameter { .. })
+        ));
         let data = toy(4, |i| i as f64);
         assert!(train_test_split(&data, 1.5, false, 0).is_err());
         assert!(train_test_split(&data, 0.0, false, 0).is_err());

@@ -8,10 +8,14 @@ use crate::records::Records;
 /// Refuses records with no samples or no features.
 pub fn check_non_empty<R: Records + ?Sized>(records: &R) -> Result<()> {
     if records.n_samples() == 0 {
-        return Err(Error::EmptyDataset("no samples: give at least one row".into()));
+        return Err(Error::EmptyDataset(
+            "no samples: give at least one row".into(),
+        ));
     }
     if records.n_features() == 0 {
-        return Err(Error::EmptyDataset("no features: every row is empty".into()));
+        return Err(Error::EmptyDataset(
+            "no features: every row is empty".into(),
+        ));
     }
     Ok(())
 }
@@ -96,6 +100,10 @@ pub fn check_in_range(name: &str, value: f64, lo: f64, hi: f64, lo_open: bool) -
         Ok(())
     } else {
         let open = if lo_open { "(" } else { "[" };
-        Err(Error::invalid_parameter(name, value, format!("a number in {open}{lo}, {hi}]")))
+        Err(Error::invalid_parameter(
+            name,
+            value,
+            format!("a number in {open}{lo}, {hi}]"),
+        ))
     }
 }

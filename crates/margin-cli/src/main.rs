@@ -1,1 +1,117 @@
-fn main() {}
+//! The `margin` command-line tool.
+//!
+//! ```text
+//! margin info <DATA>
+//! margin scale [-l LOWER] [-u UPPER] [-y Y_LOWER Y_UPPER] [-s SAVE | -r RESTORE] <DATA>
+//! margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>
+//! margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba]
+//! ```
+//!
+//! Errors go to stderr; the exit code is 2 for bad input (files, flags, data) and 1 for an
+//! internal failure. No command prints a panic trace.
+
+mod data;
+mod info;
+mod models;
+mod scale;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use core_linalg::Error;
+
+/// margin: classic machine learning, exact and fast.
+#[derive(Parser, Debug)]
+#[command(name = "margin", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Describe a data file: rows, features, sparsity, labels, value ranges.
+    Info(info::InfoArgs),
+    /// Scale features to [LOWER, UPPER], as LIBSVM's svm-scale (same flags, output and params file).
+    Scale(scale::ScaleArgs),
+    /// Fit a model: margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>.
+    Train(models::TrainArgs),
+    /// Predict with a saved model: margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba].
+    Predict(models::PredictArgs),
+}
+
+/// An error with the exit code it maps to.
+pub(crate) struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        // A reader that stops early (`margin scale data | head`) is not an error, as with
+        // svm-scale, which the pipe's signal would end quietly.
+        if let Error::Io { source, .. } = &e
+            && source.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            return Failure {
+                code: 0,
+                message: String::new(),
+            };
+        }
+        let code = match e {
+            Error::Numerical(_) | Error::NotConverged { .. } => 1,
+            _ => 2,
+        };
+        Failure {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl Failure {
+    /// Bad input given on the command line.
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// Bad input in a named file.
+    pub(crate) fn in_file(path: &std::path::Path, e: Error) -> Self {
+        let mut f = Failure::from(e);
+        if !f.message.contains(&path.display().to_string()) {
+            f.message = format!("{}: {}", path.display(), f.message);
+        }
+        f
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Info(a) => info::run(&a),
+        Command::Scale(a) => scale::run(&a),
+        Command::Train(a) => models::train(&a),
+        Command::Predict(a) => models::predict(&a),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A bug must still end with a one-line message and exit code 1, not a trace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "margin: internal error: {info}; please report this with the command that caused it"
+        );
+    }));
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(f)) if f.code == 0 => ExitCode::SUCCESS,
+        Ok(Err(f)) => {
+            eprintln!("margin: {}", f.message);
+            ExitCode::from(f.code)
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}

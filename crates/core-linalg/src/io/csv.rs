@@ -1,11 +1,13 @@
-//! CSV input: numeric feature columns plus one label column.
+//! CSV input and output: numeric feature columns plus one label column.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::dataset::{Classes, Dataset, Targets};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
+use crate::io::format::format_shortest;
+use crate::records::Records;
 
 /// Which column holds the targets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -32,7 +34,7 @@ pub enum CategoricalColumns {
     OneHot,
 }
 
-/// How to read a CSV file.
+/// How to read a CSV file ([`write_csv`] uses only the delimiter).
 #[derive(Clone, Debug)]
 pub struct CsvOptions {
     /// `Some(true)`: the first row names the columns; `None`: a header is assumed when no field
@@ -48,7 +50,12 @@ pub struct CsvOptions {
 
 impl Default for CsvOptions {
     fn default() -> Self {
-        Self { has_header: None, label: LabelColumn::Last, delimiter: b',', categorical: CategoricalColumns::Refuse }
+        Self {
+            has_header: None,
+            label: LabelColumn::Last,
+            delimiter: b',',
+            categorical: CategoricalColumns::Refuse,
+        }
     }
 }
 
@@ -75,7 +82,9 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
         match rdr.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {
-                let line = record.position().map_or(rows.len() + 1, |p| p.line() as usize);
+                let line = record
+                    .position()
+                    .map_or(rows.len() + 1, |p| p.line() as usize);
                 if record.len() == 1 && record[0].trim().is_empty() {
                     continue;
                 }
@@ -85,7 +94,9 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
                 let line = e.position().map_or(0, |p| p.line() as usize);
                 let message = match e.kind() {
                     csv::ErrorKind::Utf8 { .. } => "invalid UTF-8 text".to_owned(),
-                    csv::ErrorKind::Io(_) => return Err(Error::io("<input>", std::io::Error::other(e.to_string()))),
+                    csv::ErrorKind::Io(_) => {
+                        return Err(Error::io("<input>", std::io::Error::other(e.to_string())));
+                    }
                     _ => e.to_string(),
                 };
                 return Err(Error::parse(line, 1, message));
@@ -95,13 +106,23 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
     let header = match opts.has_header {
         Some(true) => !rows.is_empty(),
         Some(false) => false,
-        None => rows.first().is_some_and(|(_, r)| r.iter().all(|f| f.parse::<f64>().is_err())),
+        None => rows
+            .first()
+            .is_some_and(|(_, r)| r.iter().all(|f| f.parse::<f64>().is_err())),
     };
     let names: Option<Vec<String>> = if header { Some(rows.remove(0).1) } else { None };
-    let width = names.as_ref().map(Vec::len).or_else(|| rows.first().map(|(_, r)| r.len())).unwrap_or(0);
+    let width = names
+        .as_ref()
+        .map(Vec::len)
+        .or_else(|| rows.first().map(|(_, r)| r.len()))
+        .unwrap_or(0);
     for (line, r) in &rows {
         if r.len() != width {
-            return Err(Error::parse(*line, r.len().min(width) + 1, format!("expected {width} fields, found {}", r.len())));
+            return Err(Error::parse(
+                *line,
+                r.len().min(width) + 1,
+                format!("expected {width} fields, found {}", r.len()),
+            ));
         }
     }
     if width == 0 {
@@ -111,19 +132,43 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
         LabelColumn::None => None,
         LabelColumn::Last => Some(width - 1),
         LabelColumn::Index(i) if *i < width => Some(*i),
-        LabelColumn::Index(i) => return Err(Error::invalid_parameter("label column", i, format!("an index below the {width} columns"))),
+        LabelColumn::Index(i) => {
+            return Err(Error::invalid_parameter(
+                "label column",
+                i,
+                format!("an index below the {width} columns"),
+            ));
+        }
         LabelColumn::Name(n) => match names.as_ref().and_then(|h| h.iter().position(|c| c == n)) {
             Some(i) => Some(i),
-            None => return Err(Error::invalid_parameter("label column", n, "a column name from the header (the file has no such column, or no header)")),
+            None => {
+                return Err(Error::invalid_parameter(
+                    "label column",
+                    n,
+                    "a column name from the header (the file has no such column, or no header)",
+                ));
+            }
         },
     };
     if width == 1 && label_col.is_some() {
-        let sep = if opts.delimiter == b'\t' { "tab" } else { "comma" };
-        return Err(Error::parse(rows.first().map_or(1, |r| r.0), 1, format!(
-            "only one column found with the {sep} separator, so there are no features: check the delimiter (`;` or tab?)"
-        )));
+        let sep = if opts.delimiter == b'\t' {
+            "tab"
+        } else {
+            "comma"
+        };
+        return Err(Error::parse(
+            rows.first().map_or(1, |r| r.0),
+            1,
+            format!(
+                "only one column found with the {sep} separator, so there are no features: check the delimiter (`;` or tab?)"
+            ),
+        ));
     }
-    let col_name = |j: usize| names.as_ref().map_or_else(|| format!("column {}", j + 1), |h| format!("`{}`", h[j]));
+    let col_name = |j: usize| {
+        names
+            .as_ref()
+            .map_or_else(|| format!("column {}", j + 1), |h| format!("`{}`", h[j]))
+    };
 
     // Decide, per feature column, numeric or categorical.
     let feature_cols: Vec<usize> = (0..width).filter(|&j| Some(j) != label_col).collect();
@@ -137,23 +182,42 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
             (None, _) => {
                 for (line, r) in &rows {
                     if !r[j].parse::<f64>().is_ok_and(f64::is_finite) {
-                        return Err(Error::parse(*line, j + 1, format!("{} value `{}` is not finite: NaN and infinities are refused", col_name(j), r[j])));
+                        return Err(Error::parse(
+                            *line,
+                            j + 1,
+                            format!(
+                                "{} value `{}` is not finite: NaN and infinities are refused",
+                                col_name(j),
+                                r[j]
+                            ),
+                        ));
                     }
                 }
                 blocks.push(Block::Numeric(j));
             }
             (Some((line, text)), CategoricalColumns::Refuse) => {
-                let what = if text.is_empty() { "an empty field".to_owned() } else { format!("the text `{text}`") };
-                return Err(Error::parse(line, j + 1, format!(
-                    "{} holds {what} where a number was expected: remove the column, or ask for one-hot encoding of text columns",
-                    col_name(j)
-                )));
+                let what = if text.is_empty() {
+                    "an empty field".to_owned()
+                } else {
+                    format!("the text `{text}`")
+                };
+                return Err(Error::parse(
+                    line,
+                    j + 1,
+                    format!(
+                        "{} holds {what} where a number was expected: remove the column, or ask for one-hot encoding of text columns",
+                        col_name(j)
+                    ),
+                ));
             }
             (Some(_), CategoricalColumns::OneHot) => {
                 let mut cats: Vec<&str> = rows.iter().map(|(_, r)| r[j].as_str()).collect();
                 cats.sort_unstable();
                 cats.dedup();
-                blocks.push(Block::Categorical(j, cats.into_iter().map(str::to_owned).collect()));
+                blocks.push(Block::Categorical(
+                    j,
+                    cats.into_iter().map(str::to_owned).collect(),
+                ));
             }
         }
     }
@@ -174,11 +238,16 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
     let targets = match label_col {
         None => Targets::Values(vec![0.0; rows.len()]),
         Some(l) => {
-            let numbers: Option<Vec<f64>> = rows.iter().map(|(_, r)| r[l].parse::<f64>().ok()).collect();
+            let numbers: Option<Vec<f64>> =
+                rows.iter().map(|(_, r)| r[l].parse::<f64>().ok()).collect();
             match numbers {
                 Some(v) => {
                     if let Some(k) = v.iter().position(|x| !x.is_finite()) {
-                        return Err(Error::parse(rows[k].0, l + 1, format!("label `{}` is not finite", rows[k].1[l])));
+                        return Err(Error::parse(
+                            rows[k].0,
+                            l + 1,
+                            format!("label `{}` is not finite", rows[k].1[l]),
+                        ));
                     }
                     Targets::Values(v)
                 }
@@ -186,7 +255,9 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
                     if let Some((line, _)) = rows.iter().find(|(_, r)| r[l].is_empty()) {
                         return Err(Error::parse(*line, l + 1, "empty label field"));
                     }
-                    Targets::Classes(Classes::from_text(&rows.iter().map(|(_, r)| r[l].as_str()).collect::<Vec<_>>()))
+                    Targets::Classes(Classes::from_text(
+                        &rows.iter().map(|(_, r)| r[l].as_str()).collect::<Vec<_>>(),
+                    ))
                 }
             }
         }
@@ -197,12 +268,50 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
             .iter()
             .flat_map(|b| match b {
                 Block::Numeric(j) => vec![h[*j].clone()],
-                Block::Categorical(j, cats) => cats.iter().map(|c| format!("{}={c}", h[*j])).collect(),
+                Block::Categorical(j, cats) => {
+                    cats.iter().map(|c| format!("{}={c}", h[*j])).collect()
+                }
             })
             .collect();
         ds = ds.with_feature_names(feature_names)?;
     }
     Ok(ds)
+}
+
+/// Writes a dataset as CSV to a file; see [`write_csv_to`].
+pub fn write_csv(path: &Path, data: &Dataset, opts: &CsvOptions) -> Result<()> {
+    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    write_csv_to(&mut w, data, opts).and_then(|()| w.flush().map_err(|e| Error::io(path, e)))
+}
+
+/// Writes CSV to any writer, with `opts.delimiter` as separator: a header row when the dataset
+/// has feature names (the label column is named `label`), then one row per sample with every
+/// feature (dense, in shortest exact form) and the label last. Reading the output back with
+/// [`read_csv_from`] gives the same records and targets.
+pub fn write_csv_to<W: Write>(w: &mut W, data: &Dataset, opts: &CsvOptions) -> Result<()> {
+    data.check_consistent()?;
+    let io = |e: csv::Error| Error::io("<output>", e.into());
+    let mut out = csv::WriterBuilder::new()
+        .delimiter(opts.delimiter)
+        .from_writer(w);
+    if let Some(names) = &data.feature_names {
+        out.write_record(names.iter().map(String::as_str).chain(["label"]))
+            .map_err(io)?;
+    }
+    let mut row = vec![0.0; data.n_features()];
+    let mut fields: Vec<String> = Vec::with_capacity(row.len() + 1);
+    for i in 0..data.n_samples() {
+        data.records.row(i).to_dense_into(&mut row);
+        fields.clear();
+        fields.extend(row.iter().map(|&x| format_shortest(x)));
+        fields.push(match &data.targets {
+            Targets::Values(v) => format_shortest(v[i]),
+            Targets::Classes(c) => c.labels()[c.indices()[i] as usize].to_string(),
+        });
+        out.write_record(&fields).map_err(io)?;
+    }
+    out.flush().map_err(|e| Error::io("<output>", e))
 }
 
 enum Block {
@@ -242,43 +351,79 @@ mod tests {
 
     #[test]
     fn label_by_name_or_index_and_text_labels() {
-        let opts = CsvOptions { label: LabelColumn::Name("kind".into()), ..Default::default() };
+        let opts = CsvOptions {
+            label: LabelColumn::Name("kind".into()),
+            ..Default::default()
+        };
         let d = read("kind,x\nb,1\na,2\nb,3\n", &opts).unwrap();
         match &d.targets {
             Targets::Classes(c) => {
-                assert_eq!(c.labels(), &[Label::Text("a".into()), Label::Text("b".into())]);
+                assert_eq!(
+                    c.labels(),
+                    &[Label::Text("a".into()), Label::Text("b".into())]
+                );
                 assert_eq!(c.indices(), &[1, 0, 1]);
             }
             other => panic!("{other:?}"),
         }
-        let opts = CsvOptions { label: LabelColumn::Index(0), ..Default::default() };
-        assert_eq!(read("5,1\n6,2\n", &opts).unwrap().targets, Targets::Values(vec![5.0, 6.0]));
+        let opts = CsvOptions {
+            label: LabelColumn::Index(0),
+            ..Default::default()
+        };
+        assert_eq!(
+            read("5,1\n6,2\n", &opts).unwrap().targets,
+            Targets::Values(vec![5.0, 6.0])
+        );
     }
 
     #[test]
     fn categorical_columns_refused_or_one_hot() {
         let text = "color,size,y\nred,1,0\nblue,2,1\nred,3,1\n";
         match read(text, &CsvOptions::default()) {
-            Err(Error::Parse { line, column, message }) => {
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => {
                 assert_eq!((line, column), (2, 1));
-                assert!(message.contains("`color`") && message.contains("red"), "{message}");
+                assert!(
+                    message.contains("`color`") && message.contains("red"),
+                    "{message}"
+                );
             }
             other => panic!("{other:?}"),
         }
-        let opts = CsvOptions { categorical: CategoricalColumns::OneHot, ..Default::default() };
+        let opts = CsvOptions {
+            categorical: CategoricalColumns::OneHot,
+            ..Default::default()
+        };
         let d = read(text, &opts).unwrap();
-        assert_eq!(d.feature_names, Some(vec!["color=blue".into(), "color=red".into(), "size".into()]));
+        assert_eq!(
+            d.feature_names,
+            Some(vec!["color=blue".into(), "color=red".into(), "size".into()])
+        );
         assert_eq!(d.records.to_dense().row(1), &[1.0, 0.0, 2.0]);
     }
 
     #[test]
     fn malformed_files_give_line_and_field() {
         let bad = |t: &str| match read(t, &CsvOptions::default()) {
-            Err(Error::Parse { line, column, message }) => (line, column, message),
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => (line, column, message),
             other => panic!("{t:?}: {other:?}"),
         };
         assert_eq!(bad("1,2,0\n3,4\n").0, 2);
-        assert_eq!(bad("1,2,0\n3,nan,1\n"), (2, 2, "column 2 value `nan` is not finite: NaN and infinities are refused".into()));
+        assert_eq!(
+            bad("1,2,0\n3,nan,1\n"),
+            (
+                2,
+                2,
+                "column 2 value `nan` is not finite: NaN and infinities are refused".into()
+            )
+        );
         assert_eq!(bad("1,2,0\n3,,1\n").1, 2);
         assert!(bad("1;2;0\n3;4;1\n").2.contains("delimiter"));
         assert!(bad("1,2,inf\n").2.contains("not finite"));
@@ -286,7 +431,10 @@ mod tests {
 
     #[test]
     fn tab_separated_and_empty() {
-        let opts = CsvOptions { delimiter: b'\t', ..Default::default() };
+        let opts = CsvOptions {
+            delimiter: b'\t',
+            ..Default::default()
+        };
         assert_eq!(read("1\t2\t3\n", &opts).unwrap().n_features(), 2);
         assert_eq!(read("", &CsvOptions::default()).unwrap().n_samples(), 0);
     }

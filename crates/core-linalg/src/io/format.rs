@@ -16,11 +16,21 @@ pub fn format_shortest(x: f64) -> String {
 /// LIBSVM's tools write values, so output matches theirs byte for byte.
 pub fn format_g(x: f64, precision: usize) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     let p = precision.max(1);
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if x.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     // Rounding to p significant digits first decides the exponent (9.9999995 -> 1e+01).
     let sci = format!("{:.*e}", p - 1, x);
@@ -37,7 +47,11 @@ pub fn format_g(x: f64, precision: usize) -> String {
 }
 
 fn strip_zeros(s: &str) -> &str {
-    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s }
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
 }
 
 #[cfg(test)]
@@ -73,7 +87,17 @@ mod tests {
 
     #[test]
     fn shortest_round_trips() {
-        for x in [0.0, 1.0, -1.0, 0.1, 1e-300, 1.5e300, 123456789.125, -2.5e-7, f64::MIN_POSITIVE] {
+        for x in [
+            0.0,
+            1.0,
+            -1.0,
+            0.1,
+            1e-300,
+            1.5e300,
+            123456789.125,
+            -2.5e-7,
+            f64::MIN_POSITIVE,
+        ] {
             let s = format_shortest(x);
             assert_eq!(s.parse::<f64>().unwrap(), x, "{s}");
         }

@@ -51,7 +51,9 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
     let mut line_no = 0;
     loop {
         line.clear();
-        let read = reader.read_until(b'\n', &mut line).map_err(|e| Error::io("<input>", e))?;
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io("<input>", e))?;
         if read == 0 {
             break;
         }
@@ -60,48 +62,96 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
             Some(p) => &line[..p],
             None => &line[..],
         };
-        let mut tokens = Tokens { bytes: content, pos: 0 };
-        let Some((col, label_tok)) = tokens.next() else { continue };
+        let mut tokens = Tokens {
+            bytes: content,
+            pos: 0,
+        };
+        let Some((col, label_tok)) = tokens.next() else {
+            continue;
+        };
         if label_tok.contains(&b':') {
-            return Err(Error::parse(line_no, col, format!("expected a label before the features, found `{}`", show(label_tok))));
+            return Err(Error::parse(
+                line_no,
+                col,
+                format!(
+                    "expected a label before the features, found `{}`",
+                    show(label_tok)
+                ),
+            ));
         }
         if label_tok.contains(&b',') {
-            return Err(Error::parse(line_no, col, "multi-label lines (`1,3`) are not supported: give one label per line"));
+            return Err(Error::parse(
+                line_no,
+                col,
+                "multi-label lines (`1,3`) are not supported: give one label per line",
+            ));
         }
         labels.push(parse_finite(label_tok, line_no, col, "label")?);
         let mut prev: Option<u64> = None;
         for (col, tok) in tokens {
             let Some(colon) = tok.iter().position(|&b| b == b':') else {
-                return Err(Error::parse(line_no, col, format!("expected `index:value`, found `{}`", show(tok))));
+                return Err(Error::parse(
+                    line_no,
+                    col,
+                    format!("expected `index:value`, found `{}`", show(tok)),
+                ));
             };
             let (idx_tok, val_tok) = (&tok[..colon], &tok[colon + 1..]);
             if idx_tok == b"qid" {
-                return Err(Error::parse(line_no, col, "`qid:` (ranking query ids) is not supported: remove the qid tokens"));
+                return Err(Error::parse(
+                    line_no,
+                    col,
+                    "`qid:` (ranking query ids) is not supported: remove the qid tokens",
+                ));
             }
             if idx_tok.is_empty() || !idx_tok.iter().all(u8::is_ascii_digit) || idx_tok.len() > 10 {
-                return Err(Error::parse(line_no, col, format!("expected a non-negative integer feature index, found `{}`", show(idx_tok))));
+                return Err(Error::parse(
+                    line_no,
+                    col,
+                    format!(
+                        "expected a non-negative integer feature index, found `{}`",
+                        show(idx_tok)
+                    ),
+                ));
             }
             let idx: u64 = idx_tok.iter().fold(0, |a, &d| a * 10 + u64::from(d - b'0'));
             if idx > u64::from(u32::MAX) {
-                return Err(Error::parse(line_no, col, format!("feature index {idx} is too large (at most {})", u32::MAX)));
+                return Err(Error::parse(
+                    line_no,
+                    col,
+                    format!("feature index {idx} is too large (at most {})", u32::MAX),
+                ));
             }
-            if let Some(p) = prev {
-                if idx <= p {
-                    return Err(Error::parse(line_no, col, format!("feature indices must increase along a line: {idx} after {p}")));
-                }
+            if let Some(p) = prev
+                && idx <= p
+            {
+                return Err(Error::parse(
+                    line_no,
+                    col,
+                    format!("feature indices must increase along a line: {idx} after {p}"),
+                ));
             }
             prev = Some(idx);
             if idx == 0 && first_zero.is_none() {
                 first_zero = Some((line_no, col));
             }
-            values.push(parse_finite(val_tok, line_no, col + colon + 1, "feature value")?);
+            values.push(parse_finite(
+                val_tok,
+                line_no,
+                col + colon + 1,
+                "feature value",
+            )?);
             raw_indices.push(idx);
         }
         indptr.push(values.len());
     }
     let shift = match (opts.index_base, first_zero) {
         (IndexBase::One, Some((line, col))) => {
-            return Err(Error::parse(line, col, "feature index 0 in a one-based (LIBSVM) file: indices start at 1 (read it as zero-based if the file is)"));
+            return Err(Error::parse(
+                line,
+                col,
+                "feature index 0 in a one-based (LIBSVM) file: indices start at 1 (read it as zero-based if the file is)",
+            ));
         }
         (IndexBase::One, None) | (IndexBase::Auto, None) => 1,
         (IndexBase::Zero, _) | (IndexBase::Auto, Some(_)) => 0,
@@ -110,7 +160,11 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
     let used = indices.iter().max().map_or(0, |&m| m as usize + 1);
     let ncols = match opts.n_features {
         Some(n) if n < used => {
-            return Err(Error::shape("n_features (the file uses a higher feature index)", used, n));
+            return Err(Error::shape(
+                "n_features (the file uses a higher feature index)",
+                used,
+                n,
+            ));
         }
         Some(n) => n,
         None => used,
@@ -138,7 +192,11 @@ pub fn write_libsvm_to<W: Write>(w: &mut W, data: &Dataset) -> Result<()> {
             .iter()
             .map(|&k| match &c.labels()[k as usize] {
                 Label::Number(x) => Ok(format_shortest(*x)),
-                Label::Text(s) => Err(Error::invalid_parameter("label", format!("{s:?}"), "numeric labels (LIBSVM files hold numbers only)")),
+                Label::Text(s) => Err(Error::invalid_parameter(
+                    "label",
+                    format!("{s:?}"),
+                    "numeric labels (LIBSVM files hold numbers only)",
+                )),
             })
             .collect::<Result<_>>()?,
     };
@@ -182,17 +240,34 @@ impl<'a> Iterator for Tokens<'a> {
 }
 
 fn parse_finite(tok: &[u8], line: usize, col: usize, what: &str) -> Result<f64> {
-    let parsed = std::str::from_utf8(tok).ok().and_then(|s| s.parse::<f64>().ok());
+    let parsed = std::str::from_utf8(tok)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok());
     match parsed {
         Some(x) if x.is_finite() => Ok(x),
-        Some(_) => Err(Error::parse(line, col, format!("{what} `{}` is not finite: NaN and infinities are refused", show(tok)))),
-        None => Err(Error::parse(line, col, format!("expected a number for the {what}, found `{}`", show(tok)))),
+        Some(_) => Err(Error::parse(
+            line,
+            col,
+            format!(
+                "{what} `{}` is not finite: NaN and infinities are refused",
+                show(tok)
+            ),
+        )),
+        None => Err(Error::parse(
+            line,
+            col,
+            format!("expected a number for the {what}, found `{}`", show(tok)),
+        )),
     }
 }
 
 fn show(tok: &[u8]) -> String {
     let s = String::from_utf8_lossy(tok);
-    if s.chars().count() > 40 { format!("{}…", s.chars().take(40).collect::<String>()) } else { s.into_owned() }
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.into_owned()
+    }
 }
 
 #[cfg(test)]
@@ -205,7 +280,11 @@ mod tests {
 
     fn parse_err(text: &str) -> (usize, usize, String) {
         match read(text) {
-            Err(Error::Parse { line, column, message }) => (line, column, message),
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => (line, column, message),
             other => panic!("expected a parse error for {text:?}, got {other:?}"),
         }
     }
@@ -224,29 +303,51 @@ mod tests {
 
     #[test]
     fn explicit_feature_count_widens_and_refuses_narrowing() {
-        let opts = LibsvmOptions { n_features: Some(10), ..Default::default() };
+        let opts = LibsvmOptions {
+            n_features: Some(10),
+            ..Default::default()
+        };
         let d = read_libsvm_from(&b"1 2:1\n"[..], &opts).unwrap();
         assert_eq!(d.n_features(), 10);
-        let opts = LibsvmOptions { n_features: Some(1), ..Default::default() };
-        assert!(matches!(read_libsvm_from(&b"1 2:1\n"[..], &opts), Err(Error::ShapeMismatch { .. })));
+        let opts = LibsvmOptions {
+            n_features: Some(1),
+            ..Default::default()
+        };
+        assert!(matches!(
+            read_libsvm_from(&b"1 2:1\n"[..], &opts),
+            Err(Error::ShapeMismatch { .. })
+        ));
     }
 
     #[test]
     fn zero_based_files_need_a_flag_or_auto() {
         assert_eq!(parse_err("1 0:1 2:3\n").0, 1);
         for base in [IndexBase::Zero, IndexBase::Auto] {
-            let opts = LibsvmOptions { index_base: base, ..Default::default() };
+            let opts = LibsvmOptions {
+                index_base: base,
+                ..Default::default()
+            };
             let d = read_libsvm_from(&b"1 0:1 2:3\n"[..], &opts).unwrap();
             assert_eq!(d.records.to_dense().row(0), &[1.0, 0.0, 3.0]);
         }
-        let opts = LibsvmOptions { index_base: IndexBase::Auto, ..Default::default() };
+        let opts = LibsvmOptions {
+            index_base: IndexBase::Auto,
+            ..Default::default()
+        };
         let d = read_libsvm_from(&b"1 1:1 3:3\n"[..], &opts).unwrap();
         assert_eq!(d.records.to_dense().row(0), &[1.0, 0.0, 3.0]);
     }
 
     #[test]
     fn malformed_lines_name_line_and_column() {
-        assert_eq!(parse_err("1 1:1\n1 3:1 2:1\n"), (2, 7, "feature indices must increase along a line: 2 after 3".into()));
+        assert_eq!(
+            parse_err("1 1:1\n1 3:1 2:1\n"),
+            (
+                2,
+                7,
+                "feature indices must increase along a line: 2 after 3".into()
+            )
+        );
         assert_eq!(parse_err("1 2:1 2:5\n").0, 1);
         assert_eq!(parse_err("1 1:abc\n").1, 5);
         assert_eq!(parse_err("abc 1:1\n").1, 1);
@@ -269,7 +370,10 @@ mod tests {
     fn empty_input_is_an_empty_dataset() {
         let d = read("").unwrap();
         assert_eq!(d.n_samples(), 0);
-        assert!(matches!(crate::validate::check_non_empty(&d.records), Err(Error::EmptyDataset(_))));
+        assert!(matches!(
+            crate::validate::check_non_empty(&d.records),
+            Err(Error::EmptyDataset(_))
+        ));
     }
 
     #[test]
@@ -277,7 +381,14 @@ mod tests {
         let d = read("1 1:0.1 4:-3e-300\n-1\n0.5 2:1.7976931348623157e308\n").unwrap();
         let mut out = Vec::new();
         write_libsvm_to(&mut out, &d).unwrap();
-        let back = read_libsvm_from(&out[..], &LibsvmOptions { n_features: Some(d.n_features()), ..Default::default() }).unwrap();
+        let back = read_libsvm_from(
+            &out[..],
+            &LibsvmOptions {
+                n_features: Some(d.n_features()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(back, d);
     }
 }

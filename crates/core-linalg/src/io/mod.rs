@@ -11,9 +11,13 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-pub use self::csv::{CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from};
+pub use self::csv::{
+    CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from, write_csv, write_csv_to,
+};
 pub use format::{format_g, format_shortest};
-pub use libsvm::{IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to};
+pub use libsvm::{
+    IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,
+};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -24,9 +28,15 @@ pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let head = reader.fill_buf().map_err(|e| Error::io(path, e))?;
     Ok(if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(reader)))
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(reader),
+        ))
     } else if head.starts_with(b"BZh") {
-        Box::new(BufReader::with_capacity(1 << 16, bzip2::read::MultiBzDecoder::new(reader)))
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            bzip2::read::MultiBzDecoder::new(reader),
+        ))
     } else {
         Box::new(reader)
     })
@@ -70,19 +80,31 @@ pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(|e| Error::io(path, e))? == 0 {
+        if reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(path, e))?
+            == 0
+        {
             return Ok(DataFormat::Libsvm);
         }
         let text = line.split(|&b| b == b'#').next().unwrap_or_default();
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        return Ok(if text.contains(&b':') || !text.contains(&b',') { DataFormat::Libsvm } else { DataFormat::Csv });
+        return Ok(if text.contains(&b':') || !text.contains(&b',') {
+            DataFormat::Libsvm
+        } else {
+            DataFormat::Csv
+        });
     }
 }
 
 fn has_extension(path: &Path, ext: &str) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
     let name = name.trim_end_matches(".gz").trim_end_matches(".bz2");
     name.ends_with(&format!(".{ext}"))
 }

@@ -36,7 +36,11 @@ pub struct KBinsDiscretizerParams {
 
 impl Default for KBinsDiscretizerParams {
     fn default() -> Self {
-        Self { n_bins: 5, strategy: BinStrategy::Quantile, encode: BinEncoding::OneHot }
+        Self {
+            n_bins: 5,
+            strategy: BinStrategy::Quantile,
+            encode: BinEncoding::OneHot,
+        }
     }
 }
 
@@ -85,7 +89,10 @@ impl KBinsDiscretizer {
 
     /// Per feature, the number of bins.
     pub fn n_bins(&self) -> Vec<usize> {
-        self.edges.iter().map(|e| e.len().saturating_sub(1).max(1)).collect()
+        self.edges
+            .iter()
+            .map(|e| e.len().saturating_sub(1).max(1))
+            .collect()
     }
 
     fn bin(&self, j: usize, x: f64) -> usize {
@@ -110,7 +117,11 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
 
     fn fit(&self, records: &R) -> Result<KBinsDiscretizer> {
         if self.n_bins < 2 {
-            return Err(Error::invalid_parameter("n_bins", self.n_bins, "at least 2"));
+            return Err(Error::invalid_parameter(
+                "n_bins",
+                self.n_bins,
+                "at least 2",
+            ));
         }
         check_fit_input(records)?;
         let k = self.n_bins;
@@ -123,8 +134,12 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
                     return vec![lo, hi];
                 }
                 let raw: Vec<f64> = match self.strategy {
-                    BinStrategy::Uniform => (0..=k).map(|b| lo + (hi - lo) * b as f64 / k as f64).collect(),
-                    BinStrategy::Quantile => (0..=k).map(|b| quantile(&col, b as f64 / k as f64)).collect(),
+                    BinStrategy::Uniform => (0..=k)
+                        .map(|b| lo + (hi - lo) * b as f64 / k as f64)
+                        .collect(),
+                    BinStrategy::Quantile => (0..=k)
+                        .map(|b| quantile(&col, b as f64 / k as f64))
+                        .collect(),
                 };
                 let mut kept = vec![raw[0]];
                 for &e in &raw[1..] {
@@ -138,7 +153,10 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
                 kept
             })
             .collect();
-        Ok(KBinsDiscretizer { encode: self.encode, edges })
+        Ok(KBinsDiscretizer {
+            encode: self.encode,
+            edges,
+        })
     }
 }
 
@@ -158,7 +176,14 @@ impl Transform for KBinsDiscretizer {
             }
             BinEncoding::OneHot => {
                 let widths = self.n_bins();
-                let offsets: Vec<usize> = widths.iter().scan(0, |acc, &w| { let o = *acc; *acc += w; Some(o) }).collect();
+                let offsets: Vec<usize> = widths
+                    .iter()
+                    .scan(0, |acc, &w| {
+                        let o = *acc;
+                        *acc += w;
+                        Some(o)
+                    })
+                    .collect();
                 let total: usize = widths.iter().sum();
                 let d = widths.len();
                 let mut indptr = Vec::with_capacity(x.nrows() + 1);
@@ -171,7 +196,9 @@ impl Transform for KBinsDiscretizer {
                     indptr.push(indices.len());
                 }
                 let values = vec![1.0; indices.len()];
-                Ok(Matrix::Sparse(CsrMatrix::new(indptr, indices, values, total)?))
+                Ok(Matrix::Sparse(CsrMatrix::new(
+                    indptr, indices, values, total,
+                )?))
             }
         }
     }
@@ -189,15 +216,33 @@ mod tests {
     #[test]
     fn uniform_and_quantile_edges() {
         let x = DenseMatrix::from_row_major(vec![0.0, 1.0, 2.0, 3.0, 10.0], 5, 1).unwrap();
-        let u = KBinsDiscretizer::params().n_bins(2).strategy(BinStrategy::Uniform).encode(BinEncoding::Ordinal).fit(&x).unwrap();
+        let u = KBinsDiscretizer::params()
+            .n_bins(2)
+            .strategy(BinStrategy::Uniform)
+            .encode(BinEncoding::Ordinal)
+            .fit(&x)
+            .unwrap();
         assert_eq!(u.bin_edges()[0], vec![0.0, 5.0, 10.0]);
-        assert_eq!(u.transform(&x).unwrap().to_dense().as_slice(), &[0.0, 0.0, 0.0, 0.0, 1.0]);
-        let q = KBinsDiscretizer::params().n_bins(2).encode(BinEncoding::Ordinal).fit(&x).unwrap();
+        assert_eq!(
+            u.transform(&x).unwrap().to_dense().as_slice(),
+            &[0.0, 0.0, 0.0, 0.0, 1.0]
+        );
+        let q = KBinsDiscretizer::params()
+            .n_bins(2)
+            .encode(BinEncoding::Ordinal)
+            .fit(&x)
+            .unwrap();
         assert_eq!(q.bin_edges()[0], vec![0.0, 2.0, 10.0]);
         // side = right: 2.0 sits on the edge and goes up, as numpy.searchsorted(side="right").
-        assert_eq!(q.transform(&x).unwrap().to_dense().as_slice(), &[0.0, 0.0, 1.0, 1.0, 1.0]);
+        assert_eq!(
+            q.transform(&x).unwrap().to_dense().as_slice(),
+            &[0.0, 0.0, 1.0, 1.0, 1.0]
+        );
         let outside = DenseMatrix::from_row_major(vec![-5.0, 50.0], 2, 1).unwrap();
-        assert_eq!(q.transform(&outside).unwrap().to_dense().as_slice(), &[0.0, 1.0]);
+        assert_eq!(
+            q.transform(&outside).unwrap().to_dense().as_slice(),
+            &[0.0, 1.0]
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub struct MinMaxScalerParams {
 
 impl Default for MinMaxScalerParams {
     fn default() -> Self {
-        Self { lower: 0.0, upper: 1.0 }
+        Self {
+            lower: 0.0,
+            upper: 1.0,
+        }
     }
 }
 
@@ -32,7 +35,11 @@ impl MinMaxScalerParams {
 
     fn check(&self) -> Result<()> {
         if !(self.lower.is_finite() && self.upper.is_finite() && self.lower < self.upper) {
-            return Err(Error::invalid_parameter("range", format!("[{}, {}]", self.lower, self.upper), "finite lower < upper"));
+            return Err(Error::invalid_parameter(
+                "range",
+                format!("[{}, {}]", self.lower, self.upper),
+                "finite lower < upper",
+            ));
         }
         Ok(())
     }
@@ -60,17 +67,34 @@ impl MinMaxScaler {
 
     /// A scaler from known per-feature minima and maxima (for example read from an svm-scale
     /// parameters file).
-    pub fn from_min_max(params: &MinMaxScalerParams, data_min: Vec<f64>, data_max: Vec<f64>) -> Result<Self> {
+    pub fn from_min_max(
+        params: &MinMaxScalerParams,
+        data_min: Vec<f64>,
+        data_max: Vec<f64>,
+    ) -> Result<Self> {
         params.check()?;
         if data_min.len() != data_max.len() {
-            return Err(Error::shape("per-feature maxima (one per minimum)", data_min.len(), data_max.len()));
+            return Err(Error::shape(
+                "per-feature maxima (one per minimum)",
+                data_min.len(),
+                data_max.len(),
+            ));
         }
         validate::check_finite_slice(&data_min)?;
         validate::check_finite_slice(&data_max)?;
         if let Some(j) = data_min.iter().zip(&data_max).position(|(a, b)| a > b) {
-            return Err(Error::invalid_parameter("data_min/data_max", format!("feature {j}: {} > {}", data_min[j], data_max[j]), "min ≤ max"));
+            return Err(Error::invalid_parameter(
+                "data_min/data_max",
+                format!("feature {j}: {} > {}", data_min[j], data_max[j]),
+                "min ≤ max",
+            ));
         }
-        Ok(Self { lower: params.lower, upper: params.upper, data_min, data_max })
+        Ok(Self {
+            lower: params.lower,
+            upper: params.upper,
+            data_min,
+            data_max,
+        })
     }
 
     /// Per-feature training minima.
@@ -112,7 +136,12 @@ impl<R: Records + ?Sized> Fit<R> for MinMaxScalerParams {
         self.check()?;
         check_fit_input(records)?;
         let (data_min, data_max) = column_min_max(records);
-        Ok(MinMaxScaler { lower: self.lower, upper: self.upper, data_min, data_max })
+        Ok(MinMaxScaler {
+            lower: self.lower,
+            upper: self.upper,
+            data_min,
+            data_max,
+        })
     }
 }
 
@@ -126,7 +155,9 @@ impl Transform for MinMaxScaler {
         for i in 0..records.n_samples() {
             let dst = out.row_mut(i);
             dst.copy_from_slice(&zero);
-            records.row(i).for_each_stored(|j, v| dst[j] = self.scale_value(j, v));
+            records
+                .row(i)
+                .for_each_stored(|j, v| dst[j] = self.scale_value(j, v));
         }
         Ok(Matrix::Dense(out))
     }
@@ -142,7 +173,8 @@ mod tests {
 
     #[test]
     fn maps_training_range_onto_target_range() {
-        let x = DenseMatrix::from_rows(&[[1.0, 5.0, 2.0], [3.0, 5.0, -2.0], [2.0, 5.0, 0.0]]).unwrap();
+        let x =
+            DenseMatrix::from_rows(&[[1.0, 5.0, 2.0], [3.0, 5.0, -2.0], [2.0, 5.0, 0.0]]).unwrap();
         let s = MinMaxScaler::params().range(-1.0, 1.0).fit(&x).unwrap();
         let y = s.transform(&x).unwrap().to_dense();
         assert_eq!(y.row(0), &[-1.0, -1.0, 1.0]);
@@ -165,11 +197,20 @@ mod tests {
     #[test]
     fn bad_range_and_bad_input_are_refused() {
         let x = DenseMatrix::from_rows(&[[1.0], [2.0]]).unwrap();
-        assert!(matches!(MinMaxScaler::params().range(1.0, 1.0).fit(&x), Err(Error::InvalidParameter { .. })));
+        assert!(matches!(
+            MinMaxScaler::params().range(1.0, 1.0).fit(&x),
+            Err(Error::InvalidParameter { .. })
+        ));
         let nan = DenseMatrix::from_rows(&[[1.0], [f64::NAN]]).unwrap();
-        assert!(matches!(MinMaxScaler::params().fit(&nan), Err(Error::NonFinite { row: 1, col: 0 })));
+        assert!(matches!(
+            MinMaxScaler::params().fit(&nan),
+            Err(Error::NonFinite { row: 1, col: 0 })
+        ));
         let s = MinMaxScaler::params().fit(&x).unwrap();
         let wide = DenseMatrix::from_rows(&[[1.0, 2.0]]).unwrap();
-        assert!(matches!(s.transform(&wide), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(
+            s.transform(&wide),
+            Err(Error::ShapeMismatch { .. })
+        ));
     }
 }

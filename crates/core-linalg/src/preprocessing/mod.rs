@@ -52,10 +52,8 @@ fn column_min_max<R: Records + ?Sized>(records: &R) -> (Vec<f64>, Vec<f64>) {
 
 /// Column values as a dense vector per column (for quantiles and category sets).
 fn columns<R: Records + ?Sized>(records: &R) -> Vec<Vec<f64>> {
-    let (n, d) = (records.n_samples(), records.n_features());
-    let mut cols = vec![vec![0.0; n]; d];
-    for i in 0..n {
-        records.row(i).for_each_stored(|j, v| cols[j][i] = v);
-    }
-    cols
+    let x = records.to_dense();
+    (0..x.ncols())
+        .map(|j| x.rows().map(|r| r[j]).collect())
+        .collect()
 }

@@ -62,7 +62,10 @@ impl OneHotEncoder {
 
     /// Number of output columns.
     pub fn n_output_features(&self) -> usize {
-        self.categories.iter().map(|c| c.as_ref().map_or(1, Vec::len)).sum()
+        self.categories
+            .iter()
+            .map(|c| c.as_ref().map_or(1, Vec::len))
+            .sum()
     }
 }
 
@@ -75,7 +78,11 @@ impl<R: Records + ?Sized> Fit<R> for OneHotEncoderParams {
         let mut encode = vec![self.columns.is_none(); d];
         for &c in self.columns.iter().flatten() {
             if c >= d {
-                return Err(Error::invalid_parameter("columns", c, format!("column indices below {d}")));
+                return Err(Error::invalid_parameter(
+                    "columns",
+                    c,
+                    format!("column indices below {d}"),
+                ));
             }
             encode[c] = true;
         }
@@ -91,7 +98,10 @@ impl<R: Records + ?Sized> Fit<R> for OneHotEncoderParams {
                 })
             })
             .collect();
-        Ok(OneHotEncoder { handle_unknown: self.handle_unknown, categories })
+        Ok(OneHotEncoder {
+            handle_unknown: self.handle_unknown,
+            categories,
+        })
     }
 }
 
@@ -135,7 +145,12 @@ impl Transform for OneHotEncoder {
             }
             indptr.push(indices.len());
         }
-        Ok(Matrix::Sparse(CsrMatrix::new(indptr, indices, values, self.n_output_features())?))
+        Ok(Matrix::Sparse(CsrMatrix::new(
+            indptr,
+            indices,
+            values,
+            self.n_output_features(),
+        )?))
     }
 }
 
@@ -150,16 +165,27 @@ mod tests {
 
     #[test]
     fn encodes_selected_columns_in_place() {
-        let x = DenseMatrix::from_rows(&[[2.0, 0.5, 1.0], [1.0, 0.0, 3.0], [2.0, 1.5, 3.0]]).unwrap();
+        let x =
+            DenseMatrix::from_rows(&[[2.0, 0.5, 1.0], [1.0, 0.0, 3.0], [2.0, 1.5, 3.0]]).unwrap();
         let e = OneHotEncoder::params().columns(vec![0, 2]).fit(&x).unwrap();
         assert_eq!(e.n_output_features(), 5);
         let y = e.transform(&x).unwrap().to_dense();
         assert_eq!(y.row(0), &[0.0, 1.0, 0.5, 1.0, 0.0]);
         assert_eq!(y.row(1), &[1.0, 0.0, 0.0, 0.0, 1.0]);
         let unseen = DenseMatrix::from_rows(&[[5.0, 0.0, 1.0]]).unwrap();
-        assert!(matches!(e.transform(&unseen), Err(Error::InvalidParameter { .. })));
-        let lenient = OneHotEncoder::params().columns(vec![0, 2]).handle_unknown(UnknownCategory::Ignore).fit(&x).unwrap();
-        assert_eq!(lenient.transform(&unseen).unwrap().to_dense().row(0), &[0.0, 0.0, 0.0, 1.0, 0.0]);
+        assert!(matches!(
+            e.transform(&unseen),
+            Err(Error::InvalidParameter { .. })
+        ));
+        let lenient = OneHotEncoder::params()
+            .columns(vec![0, 2])
+            .handle_unknown(UnknownCategory::Ignore)
+            .fit(&x)
+            .unwrap();
+        assert_eq!(
+            lenient.transform(&unseen).unwrap().to_dense().row(0),
+            &[0.0, 0.0, 0.0, 1.0, 0.0]
+        );
         assert!(OneHotEncoder::params().columns(vec![3]).fit(&x).is_err());
     }
 }

@@ -23,7 +23,12 @@ pub struct PolynomialFeaturesParams {
 
 impl Default for PolynomialFeaturesParams {
     fn default() -> Self {
-        Self { degree: 2, interaction_only: false, include_bias: true, kernel_scaling: false }
+        Self {
+            degree: 2,
+            interaction_only: false,
+            include_bias: true,
+            kernel_scaling: false,
+        }
     }
 }
 
@@ -136,7 +141,9 @@ impl<R: Records + ?Sized> Fit<R> for PolynomialFeaturesParams {
                         return Err(Error::invalid_parameter(
                             "degree",
                             self.degree,
-                            format!("an expansion of at most {MAX_OUTPUT_FEATURES} columns for {d} features (use a polynomial kernel instead)"),
+                            format!(
+                                "an expansion of at most {MAX_OUTPUT_FEATURES} columns for {d} features (use a polynomial kernel instead)"
+                            ),
                         ));
                     }
                 }
@@ -146,11 +153,20 @@ impl<R: Records + ?Sized> Fit<R> for PolynomialFeaturesParams {
         let p = self.degree;
         let fact = |n: usize| (1..=n).map(|x| x as f64).product::<f64>();
         let coef = if self.kernel_scaling {
-            deg.iter().zip(&exp_fact).map(|(&k, &e)| (fact(p) / (fact(p - k) * e)).sqrt()).collect()
+            deg.iter()
+                .zip(&exp_fact)
+                .map(|(&k, &e)| (fact(p) / (fact(p - k) * e)).sqrt())
+                .collect()
         } else {
             vec![1.0; parent.len()]
         };
-        Ok(PolynomialFeatures { n_features_in: d, include_bias: self.include_bias, parent, factor, coef })
+        Ok(PolynomialFeatures {
+            n_features_in: d,
+            include_bias: self.include_bias,
+            parent,
+            factor,
+            coef,
+        })
     }
 }
 
@@ -167,7 +183,12 @@ impl Transform for PolynomialFeatures {
             for m in 1..mono.len() {
                 mono[m] = mono[self.parent[m]] * x[self.factor[m]];
             }
-            for ((o, &v), &c) in out.row_mut(i).iter_mut().zip(&mono[skip..]).zip(&self.coef[skip..]) {
+            for ((o, &v), &c) in out
+                .row_mut(i)
+                .iter_mut()
+                .zip(&mono[skip..])
+                .zip(&self.coef[skip..])
+            {
                 *o = v * c;
             }
         }
@@ -189,11 +210,25 @@ mod tests {
         let x = DenseMatrix::from_rows(&[[2.0, 3.0]]).unwrap();
         let p = PolynomialFeatures::params().fit(&x).unwrap();
         // sklearn: [1, a, b, a², ab, b²]
-        assert_eq!(p.transform(&x).unwrap().to_dense().row(0), &[1.0, 2.0, 3.0, 4.0, 6.0, 9.0]);
+        assert_eq!(
+            p.transform(&x).unwrap().to_dense().row(0),
+            &[1.0, 2.0, 3.0, 4.0, 6.0, 9.0]
+        );
         assert_eq!(p.powers()[4], vec![1, 1]);
-        let q = PolynomialFeatures::params().degree(3).interaction_only(true).include_bias(false).fit(&DenseMatrix::from_rows(&[[2.0, 3.0, 5.0]]).unwrap()).unwrap();
+        let q = PolynomialFeatures::params()
+            .degree(3)
+            .interaction_only(true)
+            .include_bias(false)
+            .fit(&DenseMatrix::from_rows(&[[2.0, 3.0, 5.0]]).unwrap())
+            .unwrap();
         // [a, b, c, ab, ac, bc, abc]
-        assert_eq!(q.transform(&DenseMatrix::from_rows(&[[2.0, 3.0, 5.0]]).unwrap()).unwrap().to_dense().row(0), &[2.0, 3.0, 5.0, 6.0, 10.0, 15.0, 30.0]);
+        assert_eq!(
+            q.transform(&DenseMatrix::from_rows(&[[2.0, 3.0, 5.0]]).unwrap())
+                .unwrap()
+                .to_dense()
+                .row(0),
+            &[2.0, 3.0, 5.0, 6.0, 10.0, 15.0, 30.0]
+        );
     }
 
     proptest! {
@@ -216,6 +251,12 @@ mod tests {
     fn refuses_degree_zero_and_inconsistent_scaling() {
         let x = DenseMatrix::from_rows(&[[1.0]]).unwrap();
         assert!(PolynomialFeatures::params().degree(0).fit(&x).is_err());
-        assert!(PolynomialFeatures::params().kernel_scaling(true).include_bias(false).fit(&x).is_err());
+        assert!(
+            PolynomialFeatures::params()
+                .kernel_scaling(true)
+                .include_bias(false)
+                .fit(&x)
+                .is_err()
+        );
     }
 }

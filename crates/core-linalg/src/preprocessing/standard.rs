@@ -17,7 +17,10 @@ pub struct StandardScalerParams {
 
 impl Default for StandardScalerParams {
     fn default() -> Self {
-        Self { with_mean: true, with_std: true }
+        Self {
+            with_mean: true,
+            with_std: true,
+        }
     }
 }
 
@@ -57,7 +60,12 @@ impl StandardScaler {
 
     /// An unfitted scaler to feed with [`PartialFit::partial_fit`].
     pub fn empty(params: StandardScalerParams, n_features: usize) -> Self {
-        Self { params, n_seen: 0, mean: vec![0.0; n_features], m2: vec![0.0; n_features] }
+        Self {
+            params,
+            n_seen: 0,
+            mean: vec![0.0; n_features],
+            m2: vec![0.0; n_features],
+        }
     }
 
     /// Per-feature means.
@@ -67,14 +75,29 @@ impl StandardScaler {
 
     /// Per-feature population variances.
     pub fn variance(&self) -> Vec<f64> {
-        self.m2.iter().map(|m| if self.n_seen == 0 { 0.0 } else { m / self.n_seen as f64 }).collect()
+        self.m2
+            .iter()
+            .map(|m| {
+                if self.n_seen == 0 {
+                    0.0
+                } else {
+                    m / self.n_seen as f64
+                }
+            })
+            .collect()
     }
 
     /// Per-feature divisors: the standard deviation, or 1 where it is zero or scaling is off.
     pub fn scale(&self) -> Vec<f64> {
         self.variance()
             .into_iter()
-            .map(|v| if self.params.with_std && v > 0.0 { v.sqrt() } else { 1.0 })
+            .map(|v| {
+                if self.params.with_std && v > 0.0 {
+                    v.sqrt()
+                } else {
+                    1.0
+                }
+            })
             .collect()
     }
 
@@ -145,7 +168,11 @@ impl Transform for StandardScaler {
                 Ok(Matrix::Sparse(out))
             }
             _ => {
-                let shift: Vec<f64> = if self.params.with_mean { self.mean.clone() } else { vec![0.0; scale.len()] };
+                let shift: Vec<f64> = if self.params.with_mean {
+                    self.mean.clone()
+                } else {
+                    vec![0.0; scale.len()]
+                };
                 let mut out = DenseMatrix::zeros(records.n_samples(), scale.len());
                 for i in 0..records.n_samples() {
                     let dst = out.row_mut(i);
@@ -172,8 +199,12 @@ mod tests {
     fn brute(rows: &[Vec<f64>]) -> (Vec<f64>, Vec<f64>) {
         let n = rows.len() as f64;
         let d = rows[0].len();
-        let mean: Vec<f64> = (0..d).map(|j| rows.iter().map(|r| r[j]).sum::<f64>() / n).collect();
-        let var = (0..d).map(|j| rows.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n).collect();
+        let mean: Vec<f64> = (0..d)
+            .map(|j| rows.iter().map(|r| r[j]).sum::<f64>() / n)
+            .collect();
+        let var = (0..d)
+            .map(|j| rows.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n)
+            .collect();
         (mean, var)
     }
 
@@ -208,7 +239,9 @@ mod tests {
 
     #[test]
     fn sparse_without_mean_stays_sparse_and_constant_features_are_only_centred() {
-        let x = crate::CsrMatrix::from_dense(&DenseMatrix::from_rows(&[[0.0, 2.0], [4.0, 2.0]]).unwrap());
+        let x = crate::CsrMatrix::from_dense(
+            &DenseMatrix::from_rows(&[[0.0, 2.0], [4.0, 2.0]]).unwrap(),
+        );
         let s = StandardScaler::params().with_mean(false).fit(&x).unwrap();
         match s.transform(&x).unwrap() {
             Matrix::Sparse(m) => assert_eq!(m.to_dense().row(1), &[2.0, 2.0]),

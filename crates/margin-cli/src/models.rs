@@ -1,0 +1,281 @@
+//! `margin train` and `margin predict`: the grammar every model family registers into.
+//!
+//! A model family adds one [`ModelEntry`] to [`REGISTRY`]: its command-line name, the model-file
+//! kind it writes, its parameters, and functions to fit and to predict. `train` parses
+//! `--name value` pairs into [`ParamArgs`] and hands them to the entry; `predict` reads the kind
+//! from the model file's header and dispatches on it.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use core_linalg::{Dataset, Error, Label, Matrix};
+
+use crate::Failure;
+use crate::data::{FormatArg, load};
+
+/// Parameters given as `--name value` pairs, consumed by a model entry.
+#[derive(Debug, Default)]
+pub struct ParamArgs {
+    values: BTreeMap<String, String>,
+}
+
+impl ParamArgs {
+    /// Removes and parses parameter `name`, if given.
+    #[allow(dead_code)] // Used by the model entries that the model issues register.
+    pub fn take<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, Failure> {
+        match self.values.remove(name) {
+            None => Ok(None),
+            Some(v) => v.parse().map(Some).map_err(|_| {
+                Failure::usage(format!(
+                    "--{name}: cannot read `{v}` as a {}",
+                    std::any::type_name::<T>()
+                ))
+            }),
+        }
+    }
+
+    /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
+    #[allow(dead_code)] // Used by the model entries that the model issues register.
+    pub fn finish(self, model: &str) -> Result<(), Failure> {
+        match self.values.keys().next() {
+            None => Ok(()),
+            Some(k) => Err(Failure::usage(format!(
+                "model `{model}` has no parameter --{k} (see `margin train {model} --help`)"
+            ))),
+        }
+    }
+}
+
+/// What a model predicts for a data file.
+#[allow(dead_code)] // Built by the model entries that the model issues register.
+pub enum Predictions {
+    /// Class labels, with class probabilities when asked for and available.
+    Labels {
+        labels: Vec<Label>,
+        proba: Option<(Vec<Label>, core_linalg::DenseMatrix)>,
+    },
+    /// Continuous values.
+    Values(Vec<f64>),
+}
+
+/// One trainable model as the CLI knows it.
+pub struct ModelEntry {
+    /// The name after `margin train`.
+    pub name: &'static str,
+    /// The kind its model files carry.
+    pub kind: &'static str,
+    /// One line for the model list.
+    pub summary: &'static str,
+    /// `--name value: meaning (default)` lines.
+    pub params_help: &'static str,
+    /// Fits on a dataset and returns the model file's bytes.
+    pub train: fn(&Dataset, ParamArgs) -> Result<Vec<u8>, Failure>,
+    /// Predicts from model-file bytes.
+    pub predict: fn(&[u8], &Matrix, bool) -> Result<Predictions, Failure>,
+}
+
+/// The models `margin train` knows. Each model issue registers its families here.
+pub const REGISTRY: &[ModelEntry] = &[];
+
+fn model_list() -> String {
+    if REGISTRY.is_empty() {
+        return "no models are registered in this build yet".into();
+    }
+    REGISTRY
+        .iter()
+        .map(|m| format!("  {:<16} {}", m.name, m.summary))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Arguments of `margin train`.
+#[derive(Args, Debug)]
+#[command(
+    disable_help_flag = true,
+    override_usage = "margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>",
+    after_help = "Run `margin train <MODEL> --help` for a model's parameters."
+)]
+pub struct TrainArgs {
+    /// The model, its `--param value` pairs, the training data and `-o MODEL_FILE`.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "MODEL ARGS"
+    )]
+    rest: Vec<String>,
+}
+
+/// Parsed `train` words.
+struct TrainCommand {
+    model: String,
+    params: ParamArgs,
+    data: PathBuf,
+    output: PathBuf,
+    format: FormatArg,
+}
+
+fn parse_train(words: &[String]) -> Result<Option<TrainCommand>, Failure> {
+    let Some((model, rest)) = words.split_first() else {
+        return Err(Failure::usage(format!(
+            "usage: margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\nmodels:\n{}",
+            model_list()
+        )));
+    };
+    if model == "--help" || model == "-h" {
+        println!(
+            "usage: margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\n\nmodels:\n{}",
+            model_list()
+        );
+        return Ok(None);
+    }
+    let mut params = ParamArgs::default();
+    let (mut data, mut output, mut format) = (None, None, FormatArg::Auto);
+    let mut it = rest.iter();
+    while let Some(w) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Failure::usage(format!("{flag} needs a value")))
+        };
+        match w.as_str() {
+            "--help" | "-h" => {
+                let entry = find(model)?;
+                println!(
+                    "usage: margin train {model} [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\n\n{}\n\nparameters:\n{}",
+                    entry.summary, entry.params_help
+                );
+                return Ok(None);
+            }
+            "-o" | "--output" => output = Some(PathBuf::from(value(w)?)),
+            "--format" => {
+                format = match value(w)?.as_str() {
+                    "auto" => FormatArg::Auto,
+                    "libsvm" => FormatArg::Libsvm,
+                    "csv" => FormatArg::Csv,
+                    other => {
+                        return Err(Failure::usage(format!(
+                            "--format: expected auto, libsvm or csv, found `{other}`"
+                        )));
+                    }
+                }
+            }
+            flag if flag.starts_with("--") && flag.len() > 2 => {
+                let name = flag[2..].replace('_', "-");
+                let v = value(flag)?;
+                if params.values.insert(name.clone(), v).is_some() {
+                    return Err(Failure::usage(format!("--{name} given twice")));
+                }
+            }
+            positional if data.is_none() => data = Some(PathBuf::from(positional)),
+            extra => {
+                return Err(Failure::usage(format!(
+                    "unexpected argument `{extra}` (the training data is already given)"
+                )));
+            }
+        }
+    }
+    let data = data.ok_or_else(|| Failure::usage("missing <TRAIN_DATA>"))?;
+    let output = output.ok_or_else(|| Failure::usage("missing -o <MODEL_FILE>"))?;
+    Ok(Some(TrainCommand {
+        model: model.clone(),
+        params,
+        data,
+        output,
+        format,
+    }))
+}
+
+fn find(model: &str) -> Result<&'static ModelEntry, Failure> {
+    REGISTRY
+        .iter()
+        .find(|m| m.name == model)
+        .ok_or_else(|| Failure::usage(format!("unknown model `{model}`; {}", model_list())))
+}
+
+/// Runs `margin train`.
+pub fn train(args: &TrainArgs) -> Result<(), Failure> {
+    let Some(cmd) = parse_train(&args.rest)? else {
+        return Ok(());
+    };
+    let entry = find(&cmd.model)?;
+    let data = load(&cmd.data, cmd.format)?;
+    let bytes = (entry.train)(&data, cmd.params)?;
+    std::fs::write(&cmd.output, bytes).map_err(|e| Failure::from(Error::io(&cmd.output, e)))
+}
+
+/// Arguments of `margin predict`.
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// A model file written by `margin train`.
+    model: PathBuf,
+    /// The data to predict (its labels, if any, are used to report metrics).
+    data: PathBuf,
+    /// Write one prediction per line here (default: stdout).
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    /// Also write class probabilities (classifiers that estimate them).
+    #[arg(long)]
+    proba: bool,
+    /// Input format.
+    #[arg(long, value_enum, default_value_t)]
+    format: FormatArg,
+}
+
+/// Runs `margin predict`.
+pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
+    let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
+    let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
+    let entry = REGISTRY.iter().find(|m| m.kind == kind).ok_or_else(|| {
+        Failure::usage(format!(
+            "{}: model kind `{kind}` is not known to this build",
+            args.model.display()
+        ))
+    })?;
+    let data = load(&args.data, args.format)?;
+    let predictions = (entry.predict)(&bytes, &data.records, args.proba)?;
+    write_predictions(args.output.as_deref(), &predictions)
+}
+
+fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure> {
+    let mut out: Box<dyn Write> = match path {
+        Some(p) => Box::new(BufWriter::new(
+            std::fs::File::create(p).map_err(|e| Failure::from(Error::io(p, e)))?,
+        )),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let name = path.map_or_else(|| PathBuf::from("<stdout>"), Path::to_path_buf);
+    let io = |e| Failure::from(Error::io(&name, e));
+    match p {
+        Predictions::Labels {
+            labels,
+            proba: None,
+        } => {
+            for l in labels {
+                writeln!(out, "{l}").map_err(io)?;
+            }
+        }
+        Predictions::Labels {
+            labels,
+            proba: Some((classes, probs)),
+        } => {
+            let head: Vec<String> = classes.iter().map(ToString::to_string).collect();
+            writeln!(out, "labels {}", head.join(" ")).map_err(io)?;
+            for (i, l) in labels.iter().enumerate() {
+                let row: Vec<String> = probs
+                    .row(i)
+                    .iter()
+                    .map(|v| core_linalg::io::format_g(*v, 6))
+                    .collect();
+                writeln!(out, "{l} {}", row.join(" ")).map_err(io)?;
+            }
+        }
+        Predictions::Values(v) => {
+            for x in v {
+                writeln!(out, "{}", core_linalg::io::format_g(*x, 17)).map_err(io)?;
+            }
+        }
+    }
+    out.flush().map_err(io)
+}

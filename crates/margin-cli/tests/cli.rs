@@ -1,0 +1,162 @@
+//! End-to-end tests of the `margin` binary: outputs against stored reference fixtures
+//! (see tests/fixtures/gen_scale.py for how they were produced) and exit codes for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn margin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_margin"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the margin binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "margin failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+#[test]
+fn scale_heart_scale_matches_svm_scale_byte_for_byte() {
+    let out = margin(&["scale", "-l", "-1", "-u", "1", "datasets/heart_scale"]);
+    assert_eq!(stdout(&out), read(&fixture("heart_scale.scaled")));
+}
+
+#[test]
+fn scale_save_then_restore_matches_svm_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("range");
+    let p = params.to_str().unwrap();
+    let out = margin(&["scale", "-l", "0", "-u", "1", "-s", p, "datasets/svmguide1"]);
+    assert_eq!(stdout(&out), read(&fixture("svmguide1.scaled")));
+    assert_eq!(read(&params), read(&fixture("svmguide1.range")));
+    let out = margin(&["scale", "-r", p, "datasets/svmguide1.t"]);
+    assert_eq!(stdout(&out), read(&fixture("svmguide1.t.scaled")));
+}
+
+#[test]
+fn scale_csv_matches_scikit_learn_min_max_scaler() {
+    let input = fixture("svmguide1_head.csv");
+    let out = stdout(&margin(&[
+        "scale",
+        "-l",
+        "-1",
+        "-u",
+        "1",
+        input.to_str().unwrap(),
+    ]));
+    let expected = read(&fixture("svmguide1_head.scaled.csv"));
+    let (got, want): (Vec<&str>, Vec<&str>) = (out.lines().collect(), expected.lines().collect());
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got[0], want[0], "header");
+    for (g, w) in got[1..].iter().zip(&want[1..]) {
+        for (a, b) in g.split(',').zip(w.split(',')) {
+            let (a, b): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn info_describes_a_bundled_dataset() {
+    let out = stdout(&margin(&["info", "datasets/dna.scale"]));
+    assert!(out.contains("rows: 2000\n"), "{out}");
+    assert!(out.contains("features: 180\n"), "{out}");
+    assert!(
+        out.contains("class counts: 1: 464, 2: 485, 3: 1051"),
+        "{out}"
+    );
+    let out = stdout(&margin(&["info", "datasets/housing_scale"]));
+    assert!(out.contains("targets: continuous, range [5, 50]"), "{out}");
+}
+
+fn fails_with(args: &[&str], code: i32, needle: &str) {
+    let out = margin(args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "{args:?}: stderr was {err:?}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_gets_exit_code_2_and_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let zero_index = write("zero.svm", "1 1:2\n-1 0:3\n");
+    fails_with(&["info", &zero_index], 2, "line 2, column 4");
+    let decreasing = write("dec.svm", "1 3:2 2:1\n");
+    fails_with(&["scale", &decreasing], 2, "increase");
+    let nan = write("nan.svm", "1 1:nan\n");
+    fails_with(&["info", &nan], 2, "not finite");
+    let csv = write("bad.csv", "a,b,y\n1,2,0\n3,x,1\n");
+    fails_with(&["info", &csv], 2, "line 3");
+    let params = write("params", "nonsense\n");
+    fails_with(
+        &["scale", "-r", &params, "datasets/heart_scale"],
+        2,
+        "svm-scale parameters file",
+    );
+    fails_with(&["info", "no/such/file"], 2, "No such file");
+    fails_with(
+        &["scale", "-l", "1", "-u", "0", "datasets/heart_scale"],
+        2,
+        "lower/upper",
+    );
+    fails_with(
+        &["scale", "-s", "a", "-r", "b", "datasets/heart_scale"],
+        2,
+        "cannot be used with",
+    );
+    fails_with(&["train"], 2, "usage: margin train");
+    fails_with(
+        &["train", "no-such-model", "datasets/heart_scale", "-o", "m"],
+        2,
+        "unknown model",
+    );
+    let not_a_model = write("m.margin", "hello");
+    fails_with(
+        &["predict", &not_a_model, "datasets/heart_scale"],
+        2,
+        "not a margin model file",
+    );
+}
+
+#[test]
+fn help_exists_for_every_subcommand() {
+    for sub in ["info", "scale", "predict"] {
+        let out = margin(&[sub, "--help"]);
+        assert!(out.status.success(), "{sub}");
+    }
+    assert!(stdout(&margin(&["train", "--help"])).contains("usage: margin train"));
+}
