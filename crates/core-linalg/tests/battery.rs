@@ -1,0 +1,120 @@
+//! The estimator battery checked against a small, real model (nearest centroid) that must pass
+//! it, and against deliberately broken variants that must fail it: a battery that cannot fail
+//! would prove nothing.
+
+use core_linalg::battery::{Task, check_estimator};
+use core_linalg::{Dataset, Fit, Label, ModelFile, Predict, Records, Result, validate};
+use serde::{Deserialize, Serialize};
+
+/// How the toy estimator misbehaves, if at all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Flaw {
+    None,
+    SkipsValidation,
+    PanicsOnOneSample,
+}
+
+#[derive(Clone, Debug)]
+struct NearestCentroidParams {
+    flaw: Flaw,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct NearestCentroid {
+    labels: Vec<Label>,
+    centroids: Vec<Vec<f64>>,
+}
+
+impl ModelFile for NearestCentroid {
+    const KIND: &'static str = "test-nearest-centroid";
+}
+
+impl Fit for NearestCentroidParams {
+    type Model = NearestCentroid;
+
+    fn fit(&self, data: &Dataset) -> Result<NearestCentroid> {
+        if self.flaw != Flaw::SkipsValidation {
+            validate::check_dataset(data)?;
+        }
+        let classes = data.targets.classes()?;
+        if self.flaw == Flaw::PanicsOnOneSample && data.n_samples() == 1 {
+            panic!("one sample");
+        }
+        validate::check_min_classes(&classes, 2)?;
+        let d = data.n_features();
+        let mut sums = vec![vec![0.0; d]; classes.n_classes()];
+        let counts = classes.counts();
+        for (i, &k) in classes.indices().iter().enumerate() {
+            data.records.row(i).axpy(1.0, &mut sums[k as usize]);
+        }
+        for (s, &c) in sums.iter_mut().zip(&counts) {
+            s.iter_mut().for_each(|v| *v /= c.max(1) as f64);
+        }
+        Ok(NearestCentroid {
+            labels: classes.labels().to_vec(),
+            centroids: sums,
+        })
+    }
+}
+
+impl Predict for NearestCentroid {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        validate::check_predict(self.centroids[0].len(), records)?;
+        let mut x = vec![0.0; records.n_features()];
+        Ok((0..records.n_samples())
+            .map(|i| {
+                records.row(i).to_dense_into(&mut x);
+                // Distances scaled by the largest magnitude, so 1e300 inputs do not overflow.
+                let scale = x
+                    .iter()
+                    .chain(self.centroids.iter().flatten())
+                    .fold(0.0f64, |m, v| m.max(v.abs()))
+                    .max(f64::MIN_POSITIVE);
+                let dist = |c: &[f64]| {
+                    c.iter()
+                        .zip(&x)
+                        .map(|(a, b)| ((a - b) / scale).powi(2))
+                        .sum::<f64>()
+                };
+                let best = (0..self.centroids.len())
+                    .min_by(|&a, &b| dist(&self.centroids[a]).total_cmp(&dist(&self.centroids[b])))
+                    .unwrap_or(0);
+                self.labels[best].clone()
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn a_careful_model_passes() {
+    check_estimator(
+        &NearestCentroidParams { flaw: Flaw::None },
+        Task::Classification,
+    );
+}
+
+fn battery_failure(flaw: Flaw) -> String {
+    let result = std::panic::catch_unwind(|| {
+        check_estimator(&NearestCentroidParams { flaw }, Task::Classification)
+    });
+    let payload = result.expect_err("the battery should have failed");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn skipping_validation_is_caught() {
+    let report = battery_failure(Flaw::SkipsValidation);
+    assert!(report.contains("NaN in the records"), "{report}");
+    assert!(report.contains("no samples"), "{report}");
+}
+
+#[test]
+fn a_panic_is_caught_and_named() {
+    let report = battery_failure(Flaw::PanicsOnOneSample);
+    assert!(report.contains("one sample: panicked"), "{report}");
+}
