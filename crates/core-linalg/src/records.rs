@@ -37,6 +37,20 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// `f(x_j, z_j)` over every column of a dense row `x` and a sparse row `z`.
+#[inline]
+fn dense_sparse_union(x: &[f64], z: SparseRow<'_>, mut f: impl FnMut(f64, f64)) {
+    let mut k = 0;
+    for (j, &v) in x.iter().enumerate() {
+        if z.indices.get(k) == Some(&(j as u32)) {
+            f(v, z.values[k]);
+            k += 1;
+        } else {
+            f(v, 0.0);
+        }
+    }
+}
+
 fn sparse_dot_sparse(a: SparseRow<'_>, b: SparseRow<'_>) -> f64 {
     let (mut i, mut j, mut s) = (0, 0, 0.0);
     while i < a.indices.len() && j < b.indices.len() {
@@ -85,6 +99,67 @@ impl<'a> RowView<'a> {
         match self {
             RowView::Dense(x) => dot(x, x),
             RowView::Sparse(r) => dot(r.values, r.values),
+        }
+    }
+
+    /// `‖x − z‖²`, computed from the differences (no cancellation when `x ≈ z`).
+    #[inline]
+    pub fn sq_dist(&self, other: &RowView<'_>) -> f64 {
+        let mut s = 0.0;
+        self.zip_union(other, |a, b| s += (a - b) * (a - b));
+        s
+    }
+
+    /// `‖x − z‖₁`.
+    #[inline]
+    pub fn l1_dist(&self, other: &RowView<'_>) -> f64 {
+        let mut s = 0.0;
+        self.zip_union(other, |a, b| s += (a - b).abs());
+        s
+    }
+
+    /// Calls `f(x_j, z_j)` for every column `j` stored in either row (zeros fill the gaps; for
+    /// two dense rows, every column).
+    #[inline]
+    pub fn zip_union(&self, other: &RowView<'_>, mut f: impl FnMut(f64, f64)) {
+        match (self, other) {
+            (RowView::Dense(a), RowView::Dense(b)) => a.iter().zip(*b).for_each(|(&x, &z)| f(x, z)),
+            (RowView::Sparse(a), RowView::Sparse(b)) => {
+                let (mut i, mut j) = (0, 0);
+                while i < a.indices.len() || j < b.indices.len() {
+                    let ka = a.indices.get(i).copied().unwrap_or(u32::MAX);
+                    let kb = b.indices.get(j).copied().unwrap_or(u32::MAX);
+                    match ka.cmp(&kb) {
+                        std::cmp::Ordering::Less => {
+                            f(a.values[i], 0.0);
+                            i += 1;
+                        }
+                        std::cmp::Ordering::Greater => {
+                            f(0.0, b.values[j]);
+                            j += 1;
+                        }
+                        std::cmp::Ordering::Equal => {
+                            f(a.values[i], b.values[j]);
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+            }
+            (RowView::Dense(a), RowView::Sparse(b)) => dense_sparse_union(a, *b, &mut f),
+            (RowView::Sparse(a), RowView::Dense(b)) => dense_sparse_union(b, *a, |z, x| f(x, z)),
+        }
+    }
+
+    /// Value of column `j` (zero when a sparse row does not store it).
+    #[inline]
+    pub fn get(&self, j: usize) -> f64 {
+        match self {
+            RowView::Dense(x) => x.get(j).copied().unwrap_or(0.0),
+            RowView::Sparse(r) => r
+                .indices
+                .binary_search(&(j as u32))
+                .map_or(0.0, |k| r.values[k]),
         }
     }
 
@@ -236,6 +311,25 @@ impl Records for CsrMatrix {
     }
 }
 
+/// A reference to records is records too (so `&R` with `R: ?Sized` can become `&dyn Records`).
+impl<R: Records + ?Sized> Records for &R {
+    fn n_samples(&self) -> usize {
+        (**self).n_samples()
+    }
+    fn n_features(&self) -> usize {
+        (**self).n_features()
+    }
+    fn row(&self, i: usize) -> RowView<'_> {
+        (**self).row(i)
+    }
+    fn as_dense(&self) -> Option<&DenseMatrix> {
+        (**self).as_dense()
+    }
+    fn as_sparse(&self) -> Option<&CsrMatrix> {
+        (**self).as_sparse()
+    }
+}
+
 /// Owned records in either layout: what a [`Dataset`](crate::Dataset) holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Matrix {
@@ -334,5 +428,36 @@ impl From<CsrMatrix> for Matrix {
 impl From<faer::Mat<f64>> for Matrix {
     fn from(m: faer::Mat<f64>) -> Self {
         Matrix::Dense(m.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn row_operations_agree_across_layouts(
+            a in proptest::collection::vec(prop_oneof![Just(0.0), -5.0f64..5.0], 1..12),
+            b_seed in proptest::collection::vec(prop_oneof![Just(0.0), -5.0f64..5.0], 12),
+        ) {
+            let b: Vec<f64> = b_seed[..a.len()].to_vec();
+            let dense = DenseMatrix::from_rows(&[a.clone(), b.clone()]).unwrap();
+            let sparse = CsrMatrix::from_dense(&dense);
+            let (da, db, sa, sb) = (dense.row(0), dense.row(1), Records::row(&sparse, 0), Records::row(&sparse, 1));
+            let (da, db) = (RowView::Dense(da), RowView::Dense(db));
+            let dot_def: f64 = a.iter().zip(&b).map(|(x, z)| x * z).sum();
+            let sq_def: f64 = a.iter().zip(&b).map(|(x, z)| (x - z) * (x - z)).sum();
+            let l1_def: f64 = a.iter().zip(&b).map(|(x, z)| (x - z).abs()).sum();
+            for (x, z) in [(da, db), (sa, sb), (da, sb), (sa, db)] {
+                prop_assert!((x.dot(&z) - dot_def).abs() <= 1e-12 * (1.0 + dot_def.abs()));
+                prop_assert!((x.sq_dist(&z) - sq_def).abs() <= 1e-12 * (1.0 + sq_def));
+                prop_assert!((x.l1_dist(&z) - l1_def).abs() <= 1e-12 * (1.0 + l1_def));
+                for j in 0..a.len() {
+                    prop_assert_eq!(x.get(j), a[j]);
+                }
+            }
+        }
     }
 }

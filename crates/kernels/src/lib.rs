@@ -1,7 +1,57 @@
 //! # kernels: kernel functions, Gram matrices and the kernel cache
 //!
-//! This crate will hold the `Kernel` trait and the kernels (linear, polynomial, RBF, sigmoid,
-//! matrix-dot, Laplacian, χ², precomputed), kernel algebra (scaling, sums, products,
-//! composition), rayon-parallel Gram matrices through faer's GEMM with a memory guard, the LRU
-//! kernel-column cache SMO reads through, and Nyström / random Fourier features. It is filled
-//! by the kernels issue; nothing is implemented yet.
+//! - [`Kernel`]: `k(x, z)` on two samples, dense or sparse. The standard kernels keep
+//!   scikit-learn's and LIBSVM's names and meanings: [`Linear`], [`Polynomial`], [`Rbf`] (also
+//!   from σ), [`Sigmoid`] (not PSD), [`Laplacian`], [`ChiSquared`], [`MatrixDot`] (`xᵀAz` for an
+//!   SPD `A`), [`Precomputed`] (LIBSVM's `-t 4` format); [`Gamma`] resolves `"scale"` and
+//!   `"auto"`.
+//! - Kernel algebra that keeps a kernel a kernel: [`Scaled`], [`Sum`], [`Product`],
+//!   [`Mapped`] (`k(ψ(x), ψ(z))`), [`RankOne`] (`f(x) f(z)`), and [`KernelExt`] to chain them.
+//!   [`KernelSpec`] holds any standard kernel or combination as plain, serializable data.
+//! - [`gram`] and [`cross_gram`]: Gram matrices through faer's GEMM (triangular for symmetric
+//!   ones) for dot-product kernels, with vectorized exponentials; a rayon-parallel tiled loop for
+//!   the others; a memory budget that refuses a matrix too large to allocate.
+//! - [`ColumnCache`] + [`KernelSource`]: the LRU cache of `f32` kernel columns, with LIBSVM's
+//!   swap semantics, that an SMO solver reads through.
+//! - [`Nystroem`] and [`RandomFourierFeatures`]: explicit approximate feature spaces.
+//! - [`polynomial_feature_map`]: the explicit map of the polynomial kernel (the kernel trick,
+//!   shown).
+//!
+//! ```
+//! use core_linalg::{DenseMatrix, RowView};
+//! use kernels::{gram, Kernel, KernelExt, Linear, Rbf};
+//!
+//! let x = DenseMatrix::from_rows(&[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])?;
+//! let k = Rbf::with_gamma(0.5)?.plus(Linear);
+//! let g = gram(&k, &x)?;
+//! let direct = k.eval(RowView::Dense(x.row(0)), RowView::Dense(x.row(2)));
+//! assert!((g.get(0, 2) - direct).abs() < 1e-12);
+//! assert_eq!(g.get(0, 2), g.get(2, 0));
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod algebra;
+mod approx;
+mod cache;
+mod feature_map;
+mod gram;
+mod kernel;
+mod simd;
+mod spec;
+mod standard;
+
+pub use algebra::{KernelExt, Mapped, Product, RankOne, Scaled, Sum, map_records};
+pub use approx::{
+    Landmarks, Nystroem, NystroemParams, RandomFourierFeatures, RandomFourierFeaturesParams,
+};
+pub use cache::{ColumnCache, ColumnSource, KernelSource};
+pub use feature_map::polynomial_feature_map;
+pub use gram::{GramMethod, GramOptions, cross_gram, cross_gram_with, gram, gram_with};
+pub use kernel::{DotForm, Kernel};
+pub use simd::exp_nonpositive_in_place;
+pub use spec::KernelSpec;
+pub use standard::{
+    ChiSquared, Gamma, Laplacian, Linear, MatrixDot, Polynomial, Precomputed, Rbf, Sigmoid,
+};

@@ -1,0 +1,273 @@
+//! Explicit feature spaces that approximate a kernel, so linear solvers (Pegasos, DCD, ridge)
+//! reach kernel-quality models on data too large for a Gram matrix: Nyström and random Fourier
+//! features.
+
+use core_linalg::split::rng_from_seed;
+use core_linalg::{
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, validate,
+};
+use faer::{Accum, Side};
+use rand::Rng;
+use rand::seq::index::sample;
+use serde::{Deserialize, Serialize};
+
+use crate::gram::{cross_gram, gram, par};
+use crate::spec::KernelSpec;
+
+/// How Nyström picks its landmark samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Landmarks {
+    /// A uniform random subset of the training samples (scikit-learn's `Nystroem`).
+    Uniform,
+    /// k-means++ seeding in the input space: spread-out landmarks, usually a better
+    /// approximation for the same count.
+    KMeansPlusPlus,
+}
+
+/// Parameters of [`Nystroem`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NystroemParams {
+    kernel: KernelSpec,
+    n_components: usize,
+    landmarks: Landmarks,
+    seed: u64,
+}
+
+impl NystroemParams {
+    /// `n_components` landmarks (default 100) for `kernel`, chosen uniformly with seed 0.
+    pub fn new(kernel: impl Into<KernelSpec>) -> Self {
+        Self {
+            kernel: kernel.into(),
+            n_components: 100,
+            landmarks: Landmarks::Uniform,
+            seed: 0,
+        }
+    }
+    /// Number of landmarks (output dimension).
+    pub fn n_components(mut self, m: usize) -> Self {
+        self.n_components = m;
+        self
+    }
+    /// Landmark choice.
+    pub fn landmarks(mut self, l: Landmarks) -> Self {
+        self.landmarks = l;
+        self
+    }
+    /// Seed for the landmark choice.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+}
+
+/// The Nyström feature map `φ(x) = W^{-1/2} k(L, x)` for landmarks `L` with `W = K(L, L)`, so
+/// that `φ(x)·φ(z) ≈ k(x, z)`, exact when `x` or `z` is a landmark. Eigenvalues of `W` below
+/// `1e-12` are clamped, as scikit-learn does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Nystroem {
+    kernel: KernelSpec,
+    landmarks: DenseMatrix,
+    /// `W^{-1/2}` (m × m, row-major).
+    normalization: DenseMatrix,
+}
+
+impl Nystroem {
+    /// Parameters for `kernel`.
+    pub fn params(kernel: impl Into<KernelSpec>) -> NystroemParams {
+        NystroemParams::new(kernel)
+    }
+
+    /// The landmark samples.
+    pub fn landmarks(&self) -> &DenseMatrix {
+        &self.landmarks
+    }
+}
+
+fn kmeans_pp<R: Records + ?Sized>(x: &R, m: usize, seed: u64) -> Vec<usize> {
+    let n = x.n_samples();
+    let mut rng = rng_from_seed(seed);
+    let mut chosen = vec![rng.random_range(0..n)];
+    let mut d2: Vec<f64> = (0..n)
+        .map(|i| x.row(i).sq_dist(&x.row(chosen[0])))
+        .collect();
+    while chosen.len() < m {
+        let total: f64 = d2.iter().sum();
+        let next = if total > 0.0 {
+            let mut target = rng.random_range(0.0..total);
+            d2.iter()
+                .position(|&d| {
+                    target -= d;
+                    target < 0.0
+                })
+                .unwrap_or(n - 1)
+        } else {
+            // All remaining samples coincide with landmarks: take any unchosen one.
+            (0..n).find(|i| !chosen.contains(i)).unwrap_or(0)
+        };
+        chosen.push(next);
+        for (i, d) in d2.iter_mut().enumerate() {
+            *d = d.min(x.row(i).sq_dist(&x.row(next)));
+        }
+    }
+    chosen
+}
+
+impl<R: Records + ?Sized> Fit<R> for NystroemParams {
+    type Model = Nystroem;
+
+    fn fit(&self, x: &R) -> Result<Nystroem> {
+        validate::check_non_empty(x)?;
+        validate::check_finite(x)?;
+        let n = x.n_samples();
+        if self.n_components == 0 || self.n_components > n {
+            return Err(Error::invalid_parameter(
+                "n_components",
+                self.n_components,
+                format!("between 1 and the number of samples, {n}"),
+            ));
+        }
+        let m = self.n_components;
+        let mut idx = match self.landmarks {
+            Landmarks::Uniform => sample(&mut rng_from_seed(self.seed), n, m).into_vec(),
+            Landmarks::KMeansPlusPlus => kmeans_pp(x, m, self.seed),
+        };
+        idx.sort_unstable();
+        let landmarks = x.to_dense().select_rows(&idx);
+        let w = gram(&self.kernel, &landmarks)?;
+        let eig = w.as_faer().self_adjoint_eigen(Side::Lower).map_err(|e| {
+            Error::Numerical(format!(
+                "eigendecomposition of the landmark Gram matrix failed: {e:?}"
+            ))
+        })?;
+        let (u, s) = (eig.U(), eig.S());
+        // W^{-1/2} = U diag(1/√s) Uᵀ.
+        let scaled = faer::Mat::from_fn(m, m, |i, j| u[(i, j)] / s[j].max(1e-12).sqrt());
+        let mut norm = faer::Mat::<f64>::zeros(m, m);
+        faer::linalg::matmul::matmul(
+            norm.as_mut(),
+            Accum::Replace,
+            scaled.as_ref(),
+            u.transpose(),
+            1.0,
+            par(),
+        );
+        Ok(Nystroem {
+            kernel: self.kernel.clone(),
+            landmarks,
+            normalization: DenseMatrix::from_faer(norm.as_ref()),
+        })
+    }
+}
+
+impl Transform for Nystroem {
+    fn transform<R: Records + ?Sized>(&self, x: &R) -> Result<Matrix> {
+        validate::check_predict(self.landmarks.ncols(), x)?;
+        let c = cross_gram(&self.kernel, x, &self.landmarks)?;
+        let m = self.landmarks.nrows();
+        let mut out = faer::Mat::<f64>::zeros(x.n_samples(), m);
+        faer::linalg::matmul::matmul(
+            out.as_mut(),
+            Accum::Replace,
+            c.as_faer(),
+            self.normalization.as_faer(),
+            1.0,
+            par(),
+        );
+        Ok(Matrix::Dense(DenseMatrix::from_faer(out.as_ref())))
+    }
+}
+
+impl ModelFile for Nystroem {
+    const KIND: &'static str = "nystroem";
+}
+
+/// Parameters of [`RandomFourierFeatures`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomFourierFeaturesParams {
+    gamma: f64,
+    n_components: usize,
+    seed: u64,
+}
+
+/// Random Fourier features for the RBF kernel `exp(−γ‖x − z‖²)` (Rahimi & Recht 2007,
+/// scikit-learn's `RBFSampler`): `φ(x) = √(2/D) cos(Wx + b)` with `W ~ N(0, 2γ I)` and
+/// `b ~ U(0, 2π)`, so that `E[φ(x)·φ(z)] = k(x, z)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomFourierFeatures {
+    /// `D × d`, row-major.
+    weights: DenseMatrix,
+    offsets: Vec<f64>,
+}
+
+impl RandomFourierFeatures {
+    /// `D = n_components` features (default 100) for RBF with this γ, seed 0.
+    pub fn params(gamma: f64) -> RandomFourierFeaturesParams {
+        RandomFourierFeaturesParams {
+            gamma,
+            n_components: 100,
+            seed: 0,
+        }
+    }
+}
+
+impl RandomFourierFeaturesParams {
+    /// Output dimension `D`.
+    pub fn n_components(mut self, d: usize) -> Self {
+        self.n_components = d;
+        self
+    }
+    /// Seed for the random projection.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+}
+
+impl<R: Records + ?Sized> Fit<R> for RandomFourierFeaturesParams {
+    type Model = RandomFourierFeatures;
+
+    fn fit(&self, x: &R) -> Result<RandomFourierFeatures> {
+        validate::check_positive("gamma", self.gamma)?;
+        if self.n_components == 0 {
+            return Err(Error::invalid_parameter("n_components", 0, "at least 1"));
+        }
+        validate::check_non_empty(x)?;
+        let d = x.n_features();
+        let mut rng = rng_from_seed(self.seed);
+        let sd = (2.0 * self.gamma).sqrt();
+        // Box–Muller: two uniforms give a standard normal.
+        let mut normal = || {
+            let u1: f64 = 1.0 - rng.random::<f64>();
+            let u2: f64 = rng.random::<f64>();
+            (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        };
+        let w: Vec<f64> = (0..self.n_components * d).map(|_| sd * normal()).collect();
+        let offsets = (0..self.n_components)
+            .map(|_| rng.random_range(0.0..std::f64::consts::TAU))
+            .collect();
+        Ok(RandomFourierFeatures {
+            weights: DenseMatrix::from_row_major(w, self.n_components, d)?,
+            offsets,
+        })
+    }
+}
+
+impl Transform for RandomFourierFeatures {
+    fn transform<R: Records + ?Sized>(&self, x: &R) -> Result<Matrix> {
+        validate::check_predict(self.weights.ncols(), x)?;
+        let dim = self.weights.nrows();
+        let scale = (2.0 / dim as f64).sqrt();
+        let mut out = DenseMatrix::zeros(x.n_samples(), dim);
+        for i in 0..x.n_samples() {
+            let xi = x.row(i);
+            for (k, o) in out.row_mut(i).iter_mut().enumerate() {
+                *o = scale * (xi.dot_dense(self.weights.row(k)) + self.offsets[k]).cos();
+            }
+        }
+        Ok(Matrix::Dense(out))
+    }
+}
+
+impl ModelFile for RandomFourierFeatures {
+    const KIND: &'static str = "random-fourier-features";
+}

@@ -1,0 +1,411 @@
+//! The standard kernels, with scikit-learn's / LIBSVM's parameter names and meanings.
+
+use core_linalg::{Error, Records, Result, RowView};
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::{DotForm, Kernel, powi};
+
+/// How γ is chosen, as scikit-learn's `gamma` parameter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum Gamma {
+    /// `1 / (d · Var(X))`, the variance taken over every entry of the training records
+    /// (unstored sparse entries count as zeros); 1 when that variance is 0. scikit-learn's default.
+    #[default]
+    Scale,
+    /// `1 / d`. LIBSVM's default.
+    Auto,
+    /// A given value (> 0).
+    Value(f64),
+}
+
+impl Gamma {
+    /// The value of γ for these training records.
+    pub fn resolve<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
+        let d = records.n_features();
+        match *self {
+            Gamma::Value(g) if g.is_finite() && g > 0.0 => Ok(g),
+            Gamma::Value(g) => Err(Error::invalid_parameter(
+                "gamma",
+                g,
+                "a finite number > 0, \"scale\" or \"auto\"",
+            )),
+            _ if d == 0 => Err(Error::EmptyDataset(
+                "no features: gamma cannot be derived".into(),
+            )),
+            Gamma::Auto => Ok(1.0 / d as f64),
+            Gamma::Scale => {
+                let total = (records.n_samples() * d) as f64;
+                if total == 0.0 {
+                    return Err(Error::EmptyDataset(
+                        "no samples: gamma cannot be derived".into(),
+                    ));
+                }
+                let (mut sum, mut sum_sq) = (0.0, 0.0);
+                for i in 0..records.n_samples() {
+                    records.row(i).for_each_stored(|_, v| {
+                        sum += v;
+                        sum_sq += v * v;
+                    });
+                }
+                let mean = sum / total;
+                let var = (sum_sq / total - mean * mean).max(0.0);
+                Ok(if var > 0.0 {
+                    1.0 / (d as f64 * var)
+                } else {
+                    1.0
+                })
+            }
+        }
+    }
+}
+
+fn check_gamma(gamma: f64) -> Result<()> {
+    if gamma.is_finite() && gamma > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "gamma",
+            gamma,
+            "a finite number > 0",
+        ))
+    }
+}
+
+/// `k(x, z) = x·z`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Linear;
+
+impl Kernel for Linear {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        x.dot(&z)
+    }
+    fn name(&self) -> String {
+        "linear".into()
+    }
+    fn dot_form(&self) -> Option<DotForm> {
+        Some(DotForm::Linear)
+    }
+}
+
+/// `k(x, z) = (γ x·z + coef0)^degree`. `(x·z)²` is `γ = 1, coef0 = 0, degree = 2`;
+/// `(1 + x·z)^p` is `γ = 1, coef0 = 1, degree = p`. PSD for `coef0 ≥ 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Polynomial {
+    gamma: f64,
+    coef0: f64,
+    degree: u32,
+}
+
+impl Polynomial {
+    /// `(γ x·z + coef0)^degree` with `γ > 0`, `coef0 ≥ 0`, `degree ≥ 1`.
+    pub fn new(gamma: f64, coef0: f64, degree: u32) -> Result<Self> {
+        check_gamma(gamma)?;
+        if !(coef0.is_finite() && coef0 >= 0.0) {
+            return Err(Error::invalid_parameter(
+                "coef0",
+                coef0,
+                "a finite number ≥ 0 (a negative coef0 breaks positive semi-definiteness)",
+            ));
+        }
+        if degree == 0 {
+            return Err(Error::invalid_parameter("degree", degree, "an integer ≥ 1"));
+        }
+        Ok(Self {
+            gamma,
+            coef0,
+            degree,
+        })
+    }
+
+    /// γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+    /// The constant term.
+    pub fn coef0(&self) -> f64 {
+        self.coef0
+    }
+    /// The power.
+    pub fn degree(&self) -> u32 {
+        self.degree
+    }
+}
+
+impl Kernel for Polynomial {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        powi(self.gamma * x.dot(&z) + self.coef0, self.degree)
+    }
+    fn name(&self) -> String {
+        format!(
+            "polynomial(gamma={}, coef0={}, degree={})",
+            self.gamma, self.coef0, self.degree
+        )
+    }
+    fn dot_form(&self) -> Option<DotForm> {
+        Some(DotForm::Polynomial {
+            gamma: self.gamma,
+            coef0: self.coef0,
+            degree: self.degree,
+        })
+    }
+}
+
+/// The Gaussian kernel `k(x, z) = exp(−γ ‖x − z‖²)`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rbf {
+    gamma: f64,
+}
+
+impl Rbf {
+    /// `exp(−γ ‖x − z‖²)`, `γ > 0`.
+    pub fn with_gamma(gamma: f64) -> Result<Self> {
+        check_gamma(gamma)?;
+        Ok(Self { gamma })
+    }
+
+    /// `exp(−‖x − z‖² / (2σ²))`, that is `γ = 1 / (2σ²)`.
+    pub fn with_sigma(sigma: f64) -> Result<Self> {
+        if !(sigma.is_finite() && sigma > 0.0) {
+            return Err(Error::invalid_parameter(
+                "sigma",
+                sigma,
+                "a finite number > 0",
+            ));
+        }
+        Self::with_gamma(1.0 / (2.0 * sigma * sigma))
+    }
+
+    /// γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+}
+
+impl Kernel for Rbf {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        (-self.gamma * x.sq_dist(&z)).exp()
+    }
+    fn name(&self) -> String {
+        format!("rbf(gamma={})", self.gamma)
+    }
+    fn dot_form(&self) -> Option<DotForm> {
+        Some(DotForm::Rbf { gamma: self.gamma })
+    }
+}
+
+/// `k(x, z) = tanh(γ x·z + coef0)`. Not positive semi-definite in general: it is offered because
+/// LIBSVM and scikit-learn offer it, and SMO copes with an indefinite `Q` (LIBSVM's τ rule).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sigmoid {
+    gamma: f64,
+    coef0: f64,
+}
+
+impl Sigmoid {
+    /// `tanh(γ x·z + coef0)` with `γ > 0`.
+    pub fn new(gamma: f64, coef0: f64) -> Result<Self> {
+        check_gamma(gamma)?;
+        if !coef0.is_finite() {
+            return Err(Error::invalid_parameter("coef0", coef0, "a finite number"));
+        }
+        Ok(Self { gamma, coef0 })
+    }
+}
+
+impl Kernel for Sigmoid {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        (self.gamma * x.dot(&z) + self.coef0).tanh()
+    }
+    fn name(&self) -> String {
+        format!("sigmoid(gamma={}, coef0={})", self.gamma, self.coef0)
+    }
+    fn dot_form(&self) -> Option<DotForm> {
+        Some(DotForm::Sigmoid {
+            gamma: self.gamma,
+            coef0: self.coef0,
+        })
+    }
+    fn is_psd(&self) -> bool {
+        false
+    }
+}
+
+/// `k(x, z) = exp(−γ ‖x − z‖₁)` (scikit-learn's `laplacian_kernel`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Laplacian {
+    gamma: f64,
+}
+
+impl Laplacian {
+    /// `exp(−γ ‖x − z‖₁)`, `γ > 0`.
+    pub fn with_gamma(gamma: f64) -> Result<Self> {
+        check_gamma(gamma)?;
+        Ok(Self { gamma })
+    }
+}
+
+impl Kernel for Laplacian {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        (-self.gamma * x.l1_dist(&z)).exp()
+    }
+    fn name(&self) -> String {
+        format!("laplacian(gamma={})", self.gamma)
+    }
+}
+
+/// The exponential χ² kernel `k(x, z) = exp(−γ Σ_j (x_j − z_j)² / (x_j + z_j))` for
+/// non-negative features (histograms), as scikit-learn's `chi2_kernel`; terms with
+/// `x_j + z_j = 0` contribute 0.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChiSquared {
+    gamma: f64,
+}
+
+impl ChiSquared {
+    /// `γ > 0`.
+    pub fn with_gamma(gamma: f64) -> Result<Self> {
+        check_gamma(gamma)?;
+        Ok(Self { gamma })
+    }
+}
+
+impl Kernel for ChiSquared {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        let mut s = 0.0;
+        x.zip_union(&z, |a, b| {
+            if a + b > 0.0 {
+                s += (a - b) * (a - b) / (a + b);
+            }
+        });
+        (-self.gamma * s).exp()
+    }
+    fn name(&self) -> String {
+        format!("chi2(gamma={})", self.gamma)
+    }
+    fn check(&self, records: &dyn Records) -> Result<()> {
+        for i in 0..records.n_samples() {
+            let mut bad = None;
+            records.row(i).for_each_stored(|j, v| {
+                if v < 0.0 && bad.is_none() {
+                    bad = Some((j, v));
+                }
+            });
+            if let Some((j, v)) = bad {
+                return Err(Error::invalid_parameter(
+                    "records",
+                    format!("{v} at row {i}, column {j}"),
+                    "non-negative features for the χ² kernel",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `k(x, z) = xᵀ A z` for a symmetric positive-definite `A` (a learned or known metric).
+///
+/// `A` is factored once as `L Lᵀ` (Cholesky), so `k(x, z) = (Lᵀx)·(Lᵀz)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatrixDot {
+    a: core_linalg::DenseMatrix,
+}
+
+impl MatrixDot {
+    /// Refuses an `A` that is not square, not symmetric (to 1e-12 relative) or not positive
+    /// definite.
+    pub fn new(a: core_linalg::DenseMatrix) -> Result<Self> {
+        let d = a.nrows();
+        if a.ncols() != d || d == 0 {
+            return Err(Error::shape(
+                "matrix-dot kernel: A must be square (columns = rows)",
+                d,
+                a.ncols(),
+            ));
+        }
+        core_linalg::validate::check_finite(&a)?;
+        let scale = a.as_slice().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for i in 0..d {
+            for j in 0..i {
+                if (a.get(i, j) - a.get(j, i)).abs() > 1e-12 * scale {
+                    return Err(Error::invalid_parameter(
+                        "A",
+                        format!(
+                            "A[{i},{j}] = {} but A[{j},{i}] = {}",
+                            a.get(i, j),
+                            a.get(j, i)
+                        ),
+                        "a symmetric matrix",
+                    ));
+                }
+            }
+        }
+        if a.as_faer().llt(faer::Side::Lower).is_err() {
+            return Err(Error::invalid_parameter(
+                "A",
+                "a matrix with a non-positive pivot",
+                "a positive-definite matrix (Cholesky failed)",
+            ));
+        }
+        Ok(Self { a })
+    }
+}
+
+impl Kernel for MatrixDot {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        let mut s = 0.0;
+        x.for_each_stored(|i, xi| {
+            if xi != 0.0 {
+                s += xi * z.dot_dense(self.a.row(i));
+            }
+        });
+        s
+    }
+    fn name(&self) -> String {
+        format!("matrix-dot(d={})", self.a.nrows())
+    }
+    fn check(&self, records: &dyn Records) -> Result<()> {
+        if records.n_features() != self.a.nrows() {
+            return Err(Error::shape(
+                "feature count for the matrix-dot kernel (the size of A)",
+                self.a.nrows(),
+                records.n_features(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A user-supplied Gram matrix, in LIBSVM's precomputed format (`-t 4`): in each sample,
+/// column 0 holds its 1-based serial number `i` among the training samples and columns `1..=n`
+/// hold `K(x, x_1) … K(x, x_n)`. Then `k(x, z) = x[z's serial number]`.
+///
+/// Training records are the `n × (n + 1)` matrix `[i | K(x_i, ·)]`; test records the `m × (n + 1)`
+/// matrix `[anything | K(t, ·)]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Precomputed;
+
+impl Kernel for Precomputed {
+    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+        x.get(z.get(0) as usize)
+    }
+    fn name(&self) -> String {
+        "precomputed".into()
+    }
+    fn check(&self, records: &dyn Records) -> Result<()> {
+        let width = records.n_features();
+        for i in 0..records.n_samples() {
+            let id = records.row(i).get(0);
+            if !(id >= 1.0 && id.fract() == 0.0 && (id as usize) < width) {
+                return Err(Error::invalid_parameter(
+                    "precomputed kernel serial number (column 0)",
+                    format!("{id} at row {i}"),
+                    format!(
+                        "an integer in 1..={} naming the training sample",
+                        width.saturating_sub(1)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
