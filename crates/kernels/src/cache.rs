@@ -50,6 +50,12 @@ const CHUNK: usize = 512;
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     /// A source over all samples of `records`, in their order.
     pub fn new(kernel: &'a K, records: &'a R) -> Self {
+        Self::subset(kernel, records, (0..records.n_samples()).collect())
+    }
+
+    /// A source over the samples at `indices` (positions `0..indices.len()`), without copying
+    /// them: what a one-vs-one subproblem uses.
+    pub fn subset(kernel: &'a K, records: &'a R, indices: Vec<usize>) -> Self {
         let form = kernel.dot_form();
         let sq_norms = match &form {
             Some(f) if f.needs_norms() => (0..records.n_samples())
@@ -61,7 +67,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             kernel,
             records,
             form,
-            order: (0..records.n_samples()).collect(),
+            order: indices,
             sq_norms,
         }
     }
@@ -196,6 +202,11 @@ impl<S: ColumnSource> ColumnCache<S> {
         &self.source
     }
 
+    /// The source, mutable.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
+    }
+
     /// Column `i` over positions `0..len`, computing the part not cached yet.
     pub fn column(&mut self, i: usize, len: usize) -> &[f32] {
         let have = self.heads[i].data.len();
@@ -218,6 +229,20 @@ impl<S: ColumnSource> ColumnCache<S> {
             self.push_newest(i);
         }
         &self.heads[i].data[..len]
+    }
+
+    /// Columns `i` and `j` (distinct) over positions `0..len`, both held at once (fetching the
+    /// second never evicts the first: the cache holds at least two full columns).
+    pub fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        self.column(i, len);
+        if i == j {
+            let c = &self.heads[i].data[..len];
+            return (c, c);
+        }
+        self.unlink(i);
+        self.column(j, len);
+        self.push_newest(i);
+        (&self.heads[i].data[..len], &self.heads[j].data[..len])
     }
 
     /// Swaps positions `i` and `j` in the source and in every cached column.

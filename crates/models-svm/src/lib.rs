@@ -1,5 +1,53 @@
-//! # models-svm: support vector machines
+//! # models-svm: support vector machines with LIBSVM's answers
 //!
-//! This crate will hold C-SVC, ν-SVC, ε-SVR, ν-SVR, one-class SVM and the linear SVM, with
-//! LIBSVM-compatible answers, multiclass one-vs-one, class weights and Platt probabilities. It
-//! is filled by the kernel-SVM and linear-solver issues; nothing is implemented yet.
+//! - [`Svc`]: C-support vector classification (binary, one-vs-one or one-vs-rest multiclass,
+//!   class and sample weights, any kernel; `C = ∞` for a hard margin).
+//! - [`Svr`]: ε-support vector regression.
+//! - [`OneClassSvm`]: ν one-class SVM (novelty detection).
+//!
+//! All are solved by [`optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
+//! `f32` kernel-column cache of `cache_size` MB), so they reach LIBSVM's objective, support
+//! vectors and predictions. Parameters keep scikit-learn's names and defaults.
+//!
+//! | model | parameter | default | meaning |
+//! |---|---|---|---|
+//! | all | `kernel` | RBF, `gamma = "scale"` | see [`SvmKernel`] |
+//! | all | `tol` | 1e-3 | stop when the maximal KKT violation is below it |
+//! | all | `shrinking` | true | LIBSVM's shrinking heuristic |
+//! | all | `cache_size_mb` | 200 | kernel cache budget |
+//! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported |
+//! | `Svc`, `Svr` | `c` | 1 | regularization (`∞`: hard margin) |
+//! | `Svc` | `class_weight` | uniform | [`ClassWeight`] |
+//! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
+//! | `Svr` | `epsilon` | 0.1 | width of the insensitive tube |
+//! | `OneClassSvm` | `nu` | 0.5 | upper bound on the outlier fraction |
+//!
+//! ```
+//! use core_linalg::{datasets, split::train_test_split, Fit, Predict};
+//! use models_svm::Svc;
+//!
+//! let data = datasets::heart_scale()?;
+//! let (train, test) = train_test_split(&data, 0.25, true, 1)?;
+//! let model = Svc::params().c(1.0).fit(&train)?;
+//! let predicted = model.predict(&test.records)?;
+//! let truth = test.targets.classes()?;
+//! let correct = predicted.iter().zip(truth.indices()).filter(|(p, &t)| **p == truth.labels()[t as usize]).count();
+//! assert!(correct as f64 / predicted.len() as f64 > 0.75);
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod decision;
+mod expansion;
+mod kernel_choice;
+mod one_class;
+mod q;
+mod settings;
+mod svc;
+mod svr;
+
+pub use kernel_choice::SvmKernel;
+pub use one_class::{OneClassSvm, OneClassSvmParams};
+pub use svc::{BinaryModel, ClassWeight, LabelOrder, Multiclass, Svc, SvcParams};
+pub use svr::{Svr, SvrParams};

@@ -1,0 +1,46 @@
+//! Kernel values between samples to predict and a model's support vectors, in bounded blocks.
+
+use core_linalg::{Matrix, Records, Result};
+use kernels::{Kernel, cross_gram};
+
+/// Largest block of kernel values held at once while predicting, in bytes.
+const BLOCK_BYTES: usize = 64 << 20;
+
+/// Calls `f(i, k)` for every row `i` of `records`, where `k[s] = K(x_i, sv_s)`. Rows are
+/// processed in blocks whose kernel matrix (GEMM-backed for dot-product kernels) stays below
+/// 64 MiB.
+pub(crate) fn kernel_rows<K, R>(
+    kernel: &K,
+    records: &R,
+    support: &Matrix,
+    mut f: impl FnMut(usize, &[f64]),
+) -> Result<()>
+where
+    K: Kernel + ?Sized,
+    R: Records + ?Sized,
+{
+    let n = records.n_samples();
+    let m = support.n_samples().max(1);
+    let block = (BLOCK_BYTES / (8 * m)).clamp(1, n.max(1));
+    let mut start = 0;
+    while start < n {
+        let end = (start + block).min(n);
+        let rows: Vec<usize> = (start..end).collect();
+        let chunk = select(records, &rows);
+        let kx = cross_gram(kernel, &chunk, support)?;
+        for (r, i) in (start..end).enumerate() {
+            f(i, kx.row(r));
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// The rows at `rows` as owned records in the same layout.
+fn select<R: Records + ?Sized>(records: &R, rows: &[usize]) -> Matrix {
+    match (records.as_dense(), records.as_sparse()) {
+        (Some(d), _) => Matrix::Dense(d.select_rows(rows)),
+        (None, Some(s)) => Matrix::Sparse(s.select_rows(rows)),
+        (None, None) => Matrix::Dense(records.to_dense().select_rows(rows)),
+    }
+}

@@ -1,0 +1,536 @@
+//! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
+
+use core_linalg::{
+    Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict,
+    Records, Result, validate,
+};
+use kernels::{Kernel, KernelSpec};
+use optim::smo::{self, Problem, StopReason};
+use serde::{Deserialize, Serialize};
+
+use crate::decision::kernel_rows;
+use crate::q::SignedQ;
+use crate::settings::{Settings, settings_builders};
+
+/// Per-class weights multiplying `C` (scikit-learn's `class_weight`, LIBSVM's `-wi`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum ClassWeight {
+    /// Every class weighs 1.
+    #[default]
+    Uniform,
+    /// `n / (k · n_c)`: rare classes weigh more.
+    Balanced,
+    /// Given weights for some labels; unlisted labels weigh 1.
+    Given(Vec<(Label, f64)>),
+}
+
+/// How more than two classes are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Multiclass {
+    /// One binary problem per pair of classes, then a vote (LIBSVM's and scikit-learn's way);
+    /// ties go to the class that comes first.
+    #[default]
+    OneVsOne,
+    /// One binary problem per class against the rest; the largest decision value wins.
+    OneVsRest,
+}
+
+/// The order of classes inside the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LabelOrder {
+    /// Sorted labels, as scikit-learn's `classes_` (the default).
+    #[default]
+    Sorted,
+    /// Order of first appearance in the training data, with a binary `-1, +1` problem swapped
+    /// so `+1` comes first: LIBSVM's order, which fixes the sign of its decision values and
+    /// the layout of its model files (`margin svm-train` uses it).
+    FirstSeen,
+}
+
+/// Parameters of [`Svc`], with scikit-learn's names and defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SvcParams {
+    settings: Settings,
+    c: f64,
+    class_weight: ClassWeight,
+    multiclass: Multiclass,
+    label_order: LabelOrder,
+}
+
+impl Default for SvcParams {
+    fn default() -> Self {
+        Self {
+            settings: Settings::default(),
+            c: 1.0,
+            class_weight: ClassWeight::Uniform,
+            multiclass: Multiclass::OneVsOne,
+            label_order: LabelOrder::Sorted,
+        }
+    }
+}
+
+settings_builders!(SvcParams);
+
+impl SvcParams {
+    /// Regularization `C > 0` (default 1); `f64::INFINITY` gives the hard-margin SVM, which
+    /// exists only for separable data.
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+    /// Class weights (default uniform).
+    pub fn class_weight(mut self, w: ClassWeight) -> Self {
+        self.class_weight = w;
+        self
+    }
+    /// Multiclass strategy (default one-vs-one).
+    pub fn multiclass(mut self, m: Multiclass) -> Self {
+        self.multiclass = m;
+        self
+    }
+    /// Class order inside the model (default sorted).
+    pub fn label_order(mut self, o: LabelOrder) -> Self {
+        self.label_order = o;
+        self
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.c.is_nan() || self.c <= 0.0 {
+            return Err(Error::invalid_parameter(
+                "C",
+                self.c,
+                "a number > 0 (or infinity for a hard margin)",
+            ));
+        }
+        self.settings.check()?;
+        if let ClassWeight::Given(w) = &self.class_weight {
+            for (label, weight) in w {
+                if !(weight.is_finite() && *weight >= 0.0) {
+                    return Err(Error::invalid_parameter(
+                        format!("class_weight[{label}]"),
+                        weight,
+                        "a finite number ≥ 0",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One binary subproblem of a fitted classifier: class `positive` (+1) against `negative`
+/// (−1, or every other class for one-vs-rest).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BinaryModel {
+    /// The +1 class (index into [`Svc::labels`]).
+    pub positive: usize,
+    /// The −1 class, or `None` for one-vs-rest.
+    pub negative: Option<usize>,
+    /// `(support vector index, α_i y_i)` for every support vector of this problem.
+    pub coef: Vec<(usize, f64)>,
+    /// The offset: decision value `Σ α_i y_i K(x_i, x) − ρ`, positive for `positive`.
+    pub rho: f64,
+    /// Dual objective at the solution.
+    pub objective: f64,
+    /// SMO iterations.
+    pub iterations: usize,
+    /// Why SMO stopped.
+    pub stop: StopReason,
+    /// Support vectors at their upper bound (`α_i = C_i`).
+    pub n_bounded: usize,
+}
+
+/// A fitted C-SVC.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Svc {
+    kernel: KernelSpec,
+    labels: Vec<Label>,
+    n_features: usize,
+    support: Matrix,
+    support_indices: Vec<usize>,
+    support_class: Vec<usize>,
+    problems: Vec<BinaryModel>,
+    multiclass: Multiclass,
+    /// For the linear kernel: one weight vector per problem, so prediction is one dot product.
+    weights: Option<Vec<Vec<f64>>>,
+}
+
+impl Svc {
+    /// Default parameters.
+    pub fn params() -> SvcParams {
+        SvcParams::default()
+    }
+
+    /// The classes, in the model's order.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+    /// The resolved kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.kernel
+    }
+    /// Training-set indices of the support vectors (grouped by class, in the model's order).
+    pub fn support_indices(&self) -> &[usize] {
+        &self.support_indices
+    }
+    /// The support vectors, one row each.
+    pub fn support_vectors(&self) -> &Matrix {
+        &self.support
+    }
+    /// The class of each support vector.
+    pub fn support_class(&self) -> &[usize] {
+        &self.support_class
+    }
+    /// Support vectors per class.
+    pub fn n_support(&self) -> Vec<usize> {
+        let mut n = vec![0; self.labels.len()];
+        for &c in &self.support_class {
+            n[c] += 1;
+        }
+        n
+    }
+    /// The binary problems (one for two classes; `k(k−1)/2` one-vs-one or `k` one-vs-rest).
+    pub fn problems(&self) -> &[BinaryModel] {
+        &self.problems
+    }
+    /// Intercepts `b = −ρ`, one per problem.
+    pub fn intercept(&self) -> Vec<f64> {
+        self.problems.iter().map(|p| -p.rho).collect()
+    }
+    /// Why each problem's solver stopped (check for [`StopReason::MaxIterations`]).
+    pub fn stop_reasons(&self) -> Vec<StopReason> {
+        self.problems.iter().map(|p| p.stop).collect()
+    }
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+    /// The multiclass strategy.
+    pub fn multiclass(&self) -> Multiclass {
+        self.multiclass
+    }
+    /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`.
+    pub fn coef(&self) -> Option<&[Vec<f64>]> {
+        self.weights.as_deref()
+    }
+    /// For a linear kernel, the geometric margin `1/‖w‖` of each problem.
+    pub fn margin(&self) -> Option<Vec<f64>> {
+        self.weights.as_ref().map(|ws| {
+            ws.iter()
+                .map(|w| 1.0 / core_linalg::dot(w, w).sqrt())
+                .collect()
+        })
+    }
+
+    /// Assembles a model from its parts (LIBSVM model files use this). Support vectors are
+    /// rows of `support`; `support_class[s]` is the class of row `s`.
+    pub(crate) fn from_parts(
+        kernel: KernelSpec,
+        labels: Vec<Label>,
+        support: Matrix,
+        support_class: Vec<usize>,
+        problems: Vec<BinaryModel>,
+        multiclass: Multiclass,
+    ) -> Self {
+        let n_features = support.n_features();
+        let support_indices = (0..support.n_samples()).collect();
+        let mut m = Self {
+            kernel,
+            labels,
+            n_features,
+            support,
+            support_indices,
+            support_class,
+            problems,
+            multiclass,
+            weights: None,
+        };
+        m.weights = m.linear_weights();
+        m
+    }
+
+    fn linear_weights(&self) -> Option<Vec<Vec<f64>>> {
+        if self.kernel != KernelSpec::Linear(kernels::Linear) {
+            return None;
+        }
+        Some(
+            self.problems
+                .iter()
+                .map(|p| {
+                    let mut w = vec![0.0; self.n_features];
+                    for &(s, a) in &p.coef {
+                        self.support.row(s).axpy(a, &mut w);
+                    }
+                    w
+                })
+                .collect(),
+        )
+    }
+
+    /// Decision values of every problem (LIBSVM's convention: positive means the problem's
+    /// `positive` class), one row per sample, one column per problem.
+    pub fn problem_decisions<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features, records)?;
+        let n = records.n_samples();
+        let np = self.problems.len();
+        let mut out = DenseMatrix::zeros(n, np);
+        if let Some(ws) = &self.weights {
+            for i in 0..n {
+                let x = records.row(i);
+                for (k, (w, p)) in ws.iter().zip(&self.problems).enumerate() {
+                    out.row_mut(i)[k] = x.dot_dense(w) - p.rho;
+                }
+            }
+            return Ok(out);
+        }
+        kernel_rows(&self.kernel, records, &self.support, |i, kx| {
+            for (k, p) in self.problems.iter().enumerate() {
+                let s: f64 = p.coef.iter().map(|&(sv, a)| a * kx[sv]).sum();
+                out.row_mut(i)[k] = s - p.rho;
+            }
+        })?;
+        Ok(out)
+    }
+
+    fn vote(&self, dec: &[f64]) -> usize {
+        match self.multiclass {
+            Multiclass::OneVsRest => {
+                (0..dec.len()).fold(0, |best, k| if dec[k] > dec[best] { k } else { best })
+            }
+            Multiclass::OneVsOne => {
+                let mut votes = vec![0usize; self.labels.len()];
+                for (p, &d) in self.problems.iter().zip(dec) {
+                    let winner = if d > 0.0 {
+                        p.positive
+                    } else {
+                        p.negative.unwrap_or(p.positive)
+                    };
+                    votes[winner] += 1;
+                }
+                (0..votes.len()).fold(0, |best, k| if votes[k] > votes[best] { k } else { best })
+            }
+        }
+    }
+
+    /// Predicted class indices (into [`Svc::labels`]).
+    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        let dec = self.problem_decisions(records)?;
+        Ok(dec.rows().map(|row| self.vote(row)).collect())
+    }
+}
+
+impl Predict for Svc {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_classes(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl DecisionFunction for Svc {
+    /// scikit-learn's convention: for two classes one column, positive for `labels()[1]`; for
+    /// more, one column per problem (one-vs-one pairs in order, or one per class for
+    /// one-vs-rest), positive for the pair's first class.
+    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let mut dec = self.problem_decisions(records)?;
+        if self.labels.len() == 2 {
+            dec.as_mut_slice().iter_mut().for_each(|v| *v = -*v);
+        }
+        Ok(dec)
+    }
+}
+
+impl ModelFile for Svc {
+    const KIND: &'static str = "svc";
+}
+
+/// The class order for `classes` as `order` asks: `order[k]` = dataset class index of model
+/// class `k`.
+fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
+    match order {
+        LabelOrder::Sorted => (0..classes.n_classes()).collect(),
+        LabelOrder::FirstSeen => {
+            let mut seen: Vec<usize> = Vec::new();
+            for &c in classes.indices() {
+                if !seen.contains(&(c as usize)) {
+                    seen.push(c as usize);
+                }
+            }
+            let is = |k: usize, v: f64| matches!(classes.labels()[k], Label::Number(x) if x == v);
+            if seen.len() == 2 && is(seen[0], -1.0) && is(seen[1], 1.0) {
+                seen.swap(0, 1);
+            }
+            seen
+        }
+    }
+}
+
+/// Per-class weight from the parameter, for classes in model order.
+fn class_weights(w: &ClassWeight, labels: &[Label], counts: &[usize]) -> Vec<f64> {
+    let n: usize = counts.iter().sum();
+    match w {
+        ClassWeight::Uniform => vec![1.0; labels.len()],
+        ClassWeight::Balanced => counts
+            .iter()
+            .map(|&c| n as f64 / (labels.len() as f64 * c.max(1) as f64))
+            .collect(),
+        ClassWeight::Given(given) => labels
+            .iter()
+            .map(|l| given.iter().find(|(g, _)| g == l).map_or(1.0, |(_, w)| *w))
+            .collect(),
+    }
+}
+
+impl Fit for SvcParams {
+    type Model = Svc;
+
+    fn fit(&self, data: &Dataset) -> Result<Svc> {
+        self.check()?;
+        validate::check_dataset(data)?;
+        let classes = data.targets.classes()?;
+        validate::check_min_classes(&classes, 2)?;
+        let kernel = self.settings.kernel.resolve(&data.records)?;
+        kernel.check(&&data.records)?;
+
+        // Model class k is dataset class order[k]; only classes present in the data count.
+        let order: Vec<usize> = class_order(&classes, self.label_order)
+            .into_iter()
+            .filter(|&c| classes.counts()[c] > 0)
+            .collect();
+        let mut model_class = vec![usize::MAX; classes.n_classes()];
+        for (k, &c) in order.iter().enumerate() {
+            model_class[c] = k;
+        }
+        let y: Vec<usize> = classes
+            .indices()
+            .iter()
+            .map(|&c| model_class[c as usize])
+            .collect();
+        let labels: Vec<Label> = order.iter().map(|&c| classes.labels()[c].clone()).collect();
+        let k = labels.len();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for (i, &c) in y.iter().enumerate() {
+            members[c].push(i);
+        }
+        let counts: Vec<usize> = members.iter().map(Vec::len).collect();
+        let cw = class_weights(&self.class_weight, &labels, &counts);
+        let bound: Vec<f64> = (0..y.len())
+            .map(|i| self.c * cw[y[i]] * data.sample_weights.as_ref().map_or(1.0, |w| w[i]))
+            .collect();
+
+        let pairs: Vec<(usize, Option<usize>)> = match (self.multiclass, k) {
+            (_, 2) => vec![(0, Some(1))],
+            (Multiclass::OneVsOne, _) => (0..k)
+                .flat_map(|a| (a + 1..k).map(move |b| (a, Some(b))))
+                .collect(),
+            (Multiclass::OneVsRest, _) => (0..k).map(|a| (a, None)).collect(),
+        };
+        let mut raw: Vec<(usize, Option<usize>, Vec<usize>, smo::Solution, Vec<i8>)> =
+            Vec::with_capacity(pairs.len());
+        for (a, b) in pairs {
+            // LIBSVM's layout: the positive class's samples first, then the negative's; samples
+            // with a zero bound (zero weight) take no part.
+            let idx: Vec<usize> = match b {
+                Some(b) => members[a]
+                    .iter()
+                    .chain(&members[b])
+                    .copied()
+                    .filter(|&i| bound[i] > 0.0)
+                    .collect(),
+                None => (0..y.len()).filter(|&i| bound[i] > 0.0).collect(),
+            };
+            let ys: Vec<i8> = idx
+                .iter()
+                .map(|&i| if y[i] == a { 1 } else { -1 })
+                .collect();
+            if !ys.contains(&1) || !ys.contains(&-1) {
+                return Err(Error::TooFewClasses {
+                    found: 1,
+                    required: 2,
+                });
+            }
+            let problem = Problem {
+                p: vec![-1.0; idx.len()],
+                y: ys.clone(),
+                c: idx.iter().map(|&i| bound[i]).collect(),
+                alpha: vec![0.0; idx.len()],
+            };
+            let mut q = SignedQ::new(
+                &kernel,
+                &data.records,
+                idx.clone(),
+                ys.clone(),
+                self.settings.cache_bytes(),
+            );
+            let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
+            raw.push((a, b, idx, sol, ys));
+        }
+
+        // Support vectors: samples with α > 0 in any problem, grouped by class in model order.
+        let mut is_sv = vec![false; y.len()];
+        for (_, _, idx, sol, _) in &raw {
+            for (t, &i) in idx.iter().enumerate() {
+                if sol.alpha[t] > 0.0 {
+                    is_sv[i] = true;
+                }
+            }
+        }
+        let support_indices: Vec<usize> = members
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&i| is_sv[i])
+            .collect();
+        let mut sv_id = vec![usize::MAX; y.len()];
+        for (s, &i) in support_indices.iter().enumerate() {
+            sv_id[i] = s;
+        }
+        let problems = raw
+            .into_iter()
+            .map(|(a, b, idx, sol, ys)| {
+                let mut coef: Vec<(usize, f64)> = idx
+                    .iter()
+                    .zip(&sol.alpha)
+                    .zip(&ys)
+                    .filter(|((_, al), _)| **al > 0.0)
+                    .map(|((&i, &al), &yy)| (sv_id[i], al * f64::from(yy)))
+                    .collect();
+                coef.sort_by_key(|&(s, _)| s);
+                let n_bounded = idx
+                    .iter()
+                    .zip(&sol.alpha)
+                    .filter(|&(&i, &al)| al >= bound[i])
+                    .count();
+                BinaryModel {
+                    positive: a,
+                    negative: b,
+                    coef,
+                    rho: sol.rho,
+                    objective: sol.objective,
+                    iterations: sol.iterations,
+                    stop: sol.stop,
+                    n_bounded,
+                }
+            })
+            .collect();
+        let support = data.records.select_rows(&support_indices);
+        let support_class = support_indices.iter().map(|&i| y[i]).collect();
+        let mut model = Svc {
+            kernel,
+            labels,
+            n_features: data.n_features(),
+            support,
+            support_indices,
+            support_class,
+            problems,
+            multiclass: self.multiclass,
+            weights: None,
+        };
+        model.weights = model.linear_weights();
+        Ok(model)
+    }
+}

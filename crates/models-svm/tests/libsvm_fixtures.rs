@@ -1,0 +1,265 @@
+//! margin's SVMs against LIBSVM 3.37 itself, on the bundled data at tolerance 1e-6 (fixtures
+//! and the command that made them: tests/fixtures/gen_libsvm.py). Objectives within 1e-6
+//! relative, the same support vectors, the same predictions.
+
+use std::collections::BTreeSet;
+
+use core_linalg::{Dataset, Fit, Label, Predict, datasets};
+use kernels::{Gamma, Polynomial};
+use models_svm::{ClassWeight, LabelOrder, OneClassSvm, Svc, SvmKernel, Svr};
+
+struct Fixture {
+    problems: Vec<(usize, f64, f64, usize, usize)>,
+    labels: Vec<f64>,
+    sv_indices: BTreeSet<usize>,
+    predictions: Vec<f64>,
+}
+
+fn fixture(name: &str) -> Fixture {
+    let path = format!("{}/tests/fixtures/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut f = Fixture {
+        problems: Vec::new(),
+        labels: Vec::new(),
+        sv_indices: BTreeSet::new(),
+        predictions: Vec::new(),
+    };
+    for line in text.lines() {
+        let (key, rest) = line.split_once(": ").unwrap();
+        let nums = || rest.split_whitespace().map(|v| v.parse::<f64>().unwrap());
+        match key {
+            "labels" => f.labels = nums().collect(),
+            "sv_indices" => f.sv_indices = nums().map(|v| v as usize - 1).collect(),
+            "predictions" => f.predictions = nums().collect(),
+            k if k.starts_with("problem") => {
+                let w: Vec<&str> = rest.split_whitespace().collect();
+                f.problems.push((
+                    w[1].parse().unwrap(),
+                    w[3].parse().unwrap(),
+                    w[5].parse().unwrap(),
+                    w[7].parse().unwrap(),
+                    w[9].parse().unwrap(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    f
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs().max(1.0)
+}
+
+fn number(l: &Label) -> f64 {
+    match l {
+        Label::Number(x) => *x,
+        Label::Text(t) => panic!("text label {t}"),
+    }
+}
+
+/// LIBSVM prints objective and ρ with 6 decimals: compare to that precision.
+fn check_problem(
+    name: &str,
+    k: usize,
+    want: (usize, f64, f64, usize, usize),
+    obj: f64,
+    rho: f64,
+    n_sv: usize,
+    n_bsv: usize,
+    iters: usize,
+) {
+    let (w_iter, w_obj, w_rho, w_nsv, w_nbsv) = want;
+    assert!(
+        close(obj, w_obj, 1e-6) || (obj - w_obj).abs() <= 5e-7,
+        "{name} problem {k}: obj {obj} vs LIBSVM {w_obj}"
+    );
+    assert!(
+        (rho - w_rho).abs() <= 1e-5,
+        "{name} problem {k}: rho {rho} vs LIBSVM {w_rho}"
+    );
+    assert_eq!(
+        (n_sv, n_bsv),
+        (w_nsv, w_nbsv),
+        "{name} problem {k}: nSV/nBSV"
+    );
+    // Same working sets, same shrinking: the same number of iterations as LIBSVM.
+    assert_eq!(iters, w_iter, "{name} problem {k}: iterations");
+}
+
+fn check_svc(name: &str, params: models_svm::SvcParams, train: &Dataset, test: &Dataset) {
+    let f = fixture(name);
+    let model = params
+        .label_order(LabelOrder::FirstSeen)
+        .tol(1e-6)
+        .fit(train)
+        .unwrap();
+    assert_eq!(
+        model.labels().iter().map(number).collect::<Vec<_>>(),
+        f.labels,
+        "{name}: label order"
+    );
+    for (k, (p, want)) in model.problems().iter().zip(&f.problems).enumerate() {
+        check_problem(
+            name,
+            k,
+            *want,
+            p.objective,
+            p.rho,
+            p.coef.len(),
+            p.n_bounded,
+            p.iterations,
+        );
+    }
+    let svs: BTreeSet<usize> = model.support_indices().iter().copied().collect();
+    assert_eq!(svs, f.sv_indices, "{name}: support vectors");
+    let pred: Vec<f64> = model
+        .predict(&test.records)
+        .unwrap()
+        .iter()
+        .map(number)
+        .collect();
+    assert_eq!(pred, f.predictions, "{name}: predictions");
+}
+
+#[test]
+fn c_svc_rbf_on_heart_scale() {
+    let d = datasets::heart_scale().unwrap();
+    check_svc(
+        "heart_rbf",
+        Svc::params().c(1.0).kernel(SvmKernel::Rbf {
+            gamma: Gamma::Value(0.0769230769230769),
+        }),
+        &d,
+        &d,
+    );
+}
+
+#[test]
+fn c_svc_rbf_without_shrinking() {
+    let d = datasets::heart_scale().unwrap();
+    check_svc(
+        "heart_rbf_c10_noshrink",
+        Svc::params()
+            .c(10.0)
+            .shrinking(false)
+            .kernel(SvmKernel::Rbf {
+                gamma: Gamma::Value(0.2),
+            }),
+        &d,
+        &d,
+    );
+}
+
+#[test]
+fn c_svc_linear_on_heart_scale() {
+    let d = datasets::heart_scale().unwrap();
+    check_svc(
+        "heart_linear",
+        Svc::params().c(0.5).kernel(SvmKernel::Linear),
+        &d,
+        &d,
+    );
+}
+
+#[test]
+fn c_svc_polynomial_with_class_weights() {
+    let d = datasets::heart_scale().unwrap();
+    let weights = ClassWeight::Given(vec![(Label::Number(1.0), 3.0), (Label::Number(-1.0), 0.5)]);
+    let params = Svc::params()
+        .c(2.0)
+        .class_weight(weights)
+        .kernel(Polynomial::new(0.1, 1.0, 2).unwrap());
+    check_svc("heart_poly_weighted", params, &d, &d);
+}
+
+#[test]
+fn c_svc_three_classes_one_vs_one_on_dna() {
+    let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
+    check_svc(
+        "dna_rbf",
+        Svc::params().c(1.0).kernel(SvmKernel::Rbf {
+            gamma: Gamma::Value(0.005555555555555556),
+        }),
+        &train,
+        &test,
+    );
+}
+
+#[test]
+fn epsilon_svr_on_housing() {
+    let f = fixture("housing_svr");
+    let d = datasets::housing_scale().unwrap();
+    let model = Svr::params()
+        .c(10.0)
+        .epsilon(0.5)
+        .tol(1e-6)
+        .kernel(SvmKernel::Rbf {
+            gamma: Gamma::Value(0.0769230769230769),
+        })
+        .fit(&d)
+        .unwrap();
+    let n_bsv = model.dual_coef().iter().filter(|c| c.abs() >= 10.0).count();
+    check_problem(
+        "housing_svr",
+        0,
+        f.problems[0],
+        model.objective(),
+        -model.intercept(),
+        model.support_indices().len(),
+        n_bsv,
+        model.iterations(),
+    );
+    assert_eq!(
+        model
+            .support_indices()
+            .iter()
+            .copied()
+            .collect::<BTreeSet<_>>(),
+        f.sv_indices
+    );
+    let pred = model.predict(&d.records).unwrap();
+    for (p, w) in pred.iter().zip(&f.predictions) {
+        assert!((p - w).abs() <= 1e-5 * w.abs().max(1.0), "{p} vs {w}");
+    }
+}
+
+#[test]
+fn one_class_svm_on_heart_scale() {
+    let f = fixture("heart_one_class");
+    let d = datasets::heart_scale().unwrap();
+    let model = OneClassSvm::params()
+        .nu(0.3)
+        .tol(1e-6)
+        .kernel(SvmKernel::Rbf {
+            gamma: Gamma::Value(0.0769230769230769),
+        })
+        .fit(&d)
+        .unwrap();
+    let n_bsv = model.dual_coef().iter().filter(|&&c| c >= 1.0).count();
+    check_problem(
+        "heart_one_class",
+        0,
+        f.problems[0],
+        model.objective(),
+        model.rho(),
+        model.support_indices().len(),
+        n_bsv,
+        model.iterations(),
+    );
+    assert_eq!(
+        model
+            .support_indices()
+            .iter()
+            .copied()
+            .collect::<BTreeSet<_>>(),
+        f.sv_indices
+    );
+    let pred: Vec<f64> = model
+        .predict(&d.records)
+        .unwrap()
+        .iter()
+        .map(number)
+        .collect();
+    assert_eq!(pred, f.predictions);
+}

@@ -1,0 +1,929 @@
+//! Sequential minimal optimization for the SVM dual, to LIBSVM's standard.
+//!
+//! The problem is LIBSVM's general form
+//!
+//! ```text
+//! min_α  ½ αᵀ Q α + pᵀ α   subject to   yᵀ α = Δ,   0 ≤ α_i ≤ C_i,   y_i ∈ {+1, −1},
+//! ```
+//!
+//! which C-SVC, ε-SVR and the one-class SVM all reduce to (the model crate builds `Q`, `p`, `y`
+//! and the bounds). The algorithm is the one of Fan, Chen & Lin (JMLR 2005) as LIBSVM 3.x runs
+//! it: each iteration picks `i` with the largest first-order violation and `j` maximizing the
+//! second-order decrease (with `τ = 1e-12` when the pair's curvature is not positive), solves the
+//! two-variable subproblem in closed form, and updates the gradient from two columns of `Q`.
+//! Every `min(l, 1000)` iterations bounded variables that cannot move are *shrunk* out of the
+//! active set (kept as a prefix by swapping positions); the gradient of shrunk variables is
+//! rebuilt from `Ḡ_i = Σ_{α_j = C_j} C_j Q_ij` when needed, and optimality is always checked on all
+//! variables before stopping. The stopping rule is `m(α) − M(α) < tol`.
+//!
+//! [`solve_nu`] is the ν variant (two equality constraints, one per label), as LIBSVM's
+//! `Solver_NU`.
+
+use core_linalg::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Curvature used for a pair whose `K_ii + K_jj − 2K_ij` is not positive (LIBSVM's τ).
+const TAU: f64 = 1e-12;
+
+/// Columns of the dual's `Q` matrix, in an order the solver may permute.
+///
+/// Implementations hold the kernel cache; the solver asks for column prefixes over its active
+/// set and swaps positions when it shrinks.
+pub trait QMatrix {
+    /// Number of variables `l`.
+    fn len(&self) -> usize;
+    /// Whether there are no variables.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// `Q_ii` at position `i`.
+    fn diagonal(&self, i: usize) -> f64;
+    /// Column `i` over positions `0..len`.
+    fn column(&mut self, i: usize, len: usize) -> &[f32];
+    /// Columns `i` and `j` (distinct) over positions `0..len`, both at once.
+    fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]);
+    /// Swaps positions `i` and `j`.
+    fn swap_index(&mut self, i: usize, j: usize);
+}
+
+/// A dense `Q` held in memory, for small problems and tests.
+pub struct DenseQ {
+    n: usize,
+    /// Column-major `n × n`, in the current order.
+    data: Vec<f32>,
+    diag: Vec<f64>,
+}
+
+impl DenseQ {
+    /// `Q_ij = q(i, j)` for `i, j < n`.
+    pub fn new(n: usize, q: impl Fn(usize, usize) -> f64) -> Self {
+        let mut data = Vec::with_capacity(n * n);
+        for j in 0..n {
+            data.extend((0..n).map(|i| q(i, j) as f32));
+        }
+        Self {
+            n,
+            data,
+            diag: (0..n).map(|i| q(i, i)).collect(),
+        }
+    }
+}
+
+impl QMatrix for DenseQ {
+    fn len(&self) -> usize {
+        self.n
+    }
+    fn diagonal(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+    fn column(&mut self, i: usize, len: usize) -> &[f32] {
+        &self.data[i * self.n..i * self.n + len]
+    }
+    fn column_pair(&mut self, i: usize, j: usize, len: usize) -> (&[f32], &[f32]) {
+        (
+            &self.data[i * self.n..i * self.n + len],
+            &self.data[j * self.n..j * self.n + len],
+        )
+    }
+    fn swap_index(&mut self, i: usize, j: usize) {
+        let n = self.n;
+        for c in 0..n {
+            self.data.swap(c * n + i, c * n + j);
+        }
+        for r in 0..n {
+            self.data.swap(i * n + r, j * n + r);
+        }
+        self.diag.swap(i, j);
+    }
+}
+
+/// The data of one dual problem, in the caller's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Linear term `p`.
+    pub p: Vec<f64>,
+    /// Labels `y_i ∈ {+1, −1}`.
+    pub y: Vec<i8>,
+    /// Upper bounds `C_i > 0`.
+    pub c: Vec<f64>,
+    /// A feasible starting point (`0 ≤ α_i ≤ C_i`; its `yᵀα` fixes `Δ`).
+    pub alpha: Vec<f64>,
+}
+
+/// Solver settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolverOptions {
+    /// Stop when the maximal violation `m(α) − M(α)` is below this (LIBSVM's `-e`, default 1e-3).
+    pub tol: f64,
+    /// Shrink the active set (LIBSVM's `-h`, default true).
+    pub shrinking: bool,
+    /// Iteration limit; `None` is LIBSVM's `max(10⁷, 100·l)`.
+    pub max_iter: Option<usize>,
+}
+
+impl Default for SolverOptions {
+    fn default() -> Self {
+        Self {
+            tol: 1e-3,
+            shrinking: true,
+            max_iter: None,
+        }
+    }
+}
+
+/// Why the solver stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StopReason {
+    /// The maximal violation fell below the tolerance.
+    Converged,
+    /// The iteration limit was reached first: the solution is usable but not optimal to `tol`.
+    MaxIterations,
+}
+
+/// The solution and how it was reached.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Solution {
+    /// `α`, in the caller's order.
+    pub alpha: Vec<f64>,
+    /// The offset: the decision value is `Σ α_i y_i K(x_i, x) − ρ`.
+    pub rho: f64,
+    /// The dual objective `½αᵀQα + pᵀα`.
+    pub objective: f64,
+    /// Iterations performed.
+    pub iterations: usize,
+    /// Why the solver stopped.
+    pub stop: StopReason,
+    /// For [`solve_nu`]: LIBSVM's `r` (the margin scale that C-SVC and ε-SVR coefficients are
+    /// divided by). 0 for [`solve`].
+    pub r: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Lower,
+    Upper,
+    Free,
+}
+
+/// The solver's state, with every per-variable array in the current (permuted) order.
+struct State<'q, Q: QMatrix> {
+    q: &'q mut Q,
+    l: usize,
+    active: usize,
+    y: Vec<i8>,
+    g: Vec<f64>,
+    g_bar: Vec<f64>,
+    alpha: Vec<f64>,
+    status: Vec<Bound>,
+    p: Vec<f64>,
+    c: Vec<f64>,
+    qd: Vec<f64>,
+    /// Position → caller's index.
+    order: Vec<usize>,
+    unshrink: bool,
+    tol: f64,
+    nu: bool,
+}
+
+fn check_problem<Q: QMatrix>(q: &Q, pr: &Problem, opts: &SolverOptions) -> Result<()> {
+    let l = q.len();
+    for (name, len) in [
+        ("p", pr.p.len()),
+        ("y", pr.y.len()),
+        ("c", pr.c.len()),
+        ("alpha", pr.alpha.len()),
+    ] {
+        if len != l {
+            return Err(Error::shape(
+                format!("SMO problem: length of {name} (one per variable of Q)"),
+                l,
+                len,
+            ));
+        }
+    }
+    if !(opts.tol.is_finite() && opts.tol > 0.0) {
+        return Err(Error::invalid_parameter(
+            "tol",
+            opts.tol,
+            "a finite number > 0",
+        ));
+    }
+    for i in 0..l {
+        if pr.y[i] != 1 && pr.y[i] != -1 {
+            return Err(Error::invalid_parameter(
+                "y",
+                format!("{} at {i}", pr.y[i]),
+                "+1 or -1",
+            ));
+        }
+        if !(pr.c[i] > 0.0) || pr.c[i].is_nan() {
+            return Err(Error::invalid_parameter(
+                "C",
+                format!("{} at {i}", pr.c[i]),
+                "a number > 0 (infinity allowed for a hard margin)",
+            ));
+        }
+        if !(0.0..=pr.c[i]).contains(&pr.alpha[i]) {
+            return Err(Error::invalid_parameter(
+                "alpha",
+                format!("{} at {i}", pr.alpha[i]),
+                "a feasible start, 0 ≤ α_i ≤ C_i",
+            ));
+        }
+        if !pr.p[i].is_finite() {
+            return Err(Error::NonFinite { row: i, col: 0 });
+        }
+    }
+    Ok(())
+}
+
+impl<'q, Q: QMatrix> State<'q, Q> {
+    fn new(q: &'q mut Q, pr: Problem, tol: f64, nu: bool) -> Self {
+        let l = q.len();
+        let qd = (0..l).map(|i| q.diagonal(i)).collect();
+        let status = (0..l).map(|i| bound_of(pr.alpha[i], pr.c[i])).collect();
+        let mut s = State {
+            q,
+            l,
+            active: l,
+            y: pr.y,
+            g: pr.p.clone(),
+            g_bar: vec![0.0; l],
+            alpha: pr.alpha,
+            status,
+            p: pr.p,
+            c: pr.c,
+            qd,
+            order: (0..l).collect(),
+            unshrink: false,
+            tol,
+            nu,
+        };
+        // Initial gradient G = p + Qα and Ḡ = Σ_{α_i = C_i} C_i Q_i.
+        for i in 0..l {
+            if s.status[i] != Bound::Lower {
+                let (a, ci, upper) = (s.alpha[i], s.c[i], s.status[i] == Bound::Upper);
+                let col = s.q.column(i, l);
+                for j in 0..l {
+                    s.g[j] += a * f64::from(col[j]);
+                }
+                if upper {
+                    for j in 0..l {
+                        s.g_bar[j] += ci * f64::from(col[j]);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    fn is_upper(&self, i: usize) -> bool {
+        self.status[i] == Bound::Upper
+    }
+    fn is_lower(&self, i: usize) -> bool {
+        self.status[i] == Bound::Lower
+    }
+    fn is_free(&self, i: usize) -> bool {
+        self.status[i] == Bound::Free
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.q.swap_index(i, j);
+        self.y.swap(i, j);
+        self.g.swap(i, j);
+        self.g_bar.swap(i, j);
+        self.alpha.swap(i, j);
+        self.status.swap(i, j);
+        self.p.swap(i, j);
+        self.c.swap(i, j);
+        self.qd.swap(i, j);
+        self.order.swap(i, j);
+    }
+
+    fn reconstruct_gradient(&mut self) {
+        let (l, active) = (self.l, self.active);
+        if active == l {
+            return;
+        }
+        for j in active..l {
+            self.g[j] = self.g_bar[j] + self.p[j];
+        }
+        let n_free = (0..active).filter(|&j| self.is_free(j)).count();
+        // Read whichever set of columns is smaller: inactive columns over the active prefix, or
+        // free active columns over the inactive suffix.
+        if n_free * l > 2 * active * (l - active) {
+            for i in active..l {
+                let col = self.q.column(i, active);
+                let mut acc = 0.0;
+                for j in 0..active {
+                    if self.status[j] == Bound::Free {
+                        acc += self.alpha[j] * f64::from(col[j]);
+                    }
+                }
+                self.g[i] += acc;
+            }
+        } else {
+            for i in 0..active {
+                if self.status[i] == Bound::Free {
+                    let a = self.alpha[i];
+                    let col = self.q.column(i, l);
+                    for j in active..l {
+                        self.g[j] += a * f64::from(col[j]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Solves the two-variable subproblem for `(i, j)` and updates α, the bounds, G and Ḡ.
+    fn update_pair(&mut self, i: usize, j: usize) {
+        let active = self.active;
+        let (ci, cj) = (self.c[i], self.c[j]);
+        let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
+        let (qii, qjj) = (self.qd[i], self.qd[j]);
+        let qij = f64::from(self.q.column(i, active)[j]);
+        let (mut ai, mut aj) = (old_i, old_j);
+        if self.y[i] != self.y[j] {
+            let quad = positive_or_tau(qii + qjj + 2.0 * qij);
+            let delta = (-self.g[i] - self.g[j]) / quad;
+            let diff = ai - aj;
+            ai += delta;
+            aj += delta;
+            if diff > 0.0 {
+                if aj < 0.0 {
+                    aj = 0.0;
+                    ai = diff;
+                }
+            } else if ai < 0.0 {
+                ai = 0.0;
+                aj = -diff;
+            }
+            if diff > ci - cj {
+                if ai > ci {
+                    ai = ci;
+                    aj = ci - diff;
+                }
+            } else if aj > cj {
+                aj = cj;
+                ai = cj + diff;
+            }
+        } else {
+            let quad = positive_or_tau(qii + qjj - 2.0 * qij);
+            let delta = (self.g[i] - self.g[j]) / quad;
+            let sum = ai + aj;
+            ai -= delta;
+            aj += delta;
+            if sum > ci {
+                if ai > ci {
+                    ai = ci;
+                    aj = sum - ci;
+                }
+            } else if aj < 0.0 {
+                aj = 0.0;
+                ai = sum;
+            }
+            if sum > cj {
+                if aj > cj {
+                    aj = cj;
+                    ai = sum - cj;
+                }
+            } else if ai < 0.0 {
+                ai = 0.0;
+                aj = sum;
+            }
+        }
+        self.alpha[i] = ai;
+        self.alpha[j] = aj;
+        let (di, dj) = (ai - old_i, aj - old_j);
+        {
+            let (col_i, col_j) = self.q.column_pair(i, j, active);
+            for k in 0..active {
+                self.g[k] += f64::from(col_i[k]) * di + f64::from(col_j[k]) * dj;
+            }
+        }
+        for (k, ck) in [(i, ci), (j, cj)] {
+            let was_upper = self.is_upper(k);
+            self.status[k] = bound_of(self.alpha[k], ck);
+            if was_upper != self.is_upper(k) {
+                let l = self.l;
+                let sign = if was_upper { -ck } else { ck };
+                let col = self.q.column(k, l);
+                for t in 0..l {
+                    self.g_bar[t] += sign * f64::from(col[t]);
+                }
+            }
+        }
+    }
+
+    /// LIBSVM's second-order working-set selection; `None` when optimal to `tol`.
+    fn select_working_set(&mut self) -> Option<(usize, usize)> {
+        if self.nu {
+            return self.select_working_set_nu();
+        }
+        let active = self.active;
+        let (mut gmax, mut gmax_idx) = (f64::NEG_INFINITY, None);
+        for t in 0..active {
+            if self.y[t] == 1 {
+                if !self.is_upper(t) && -self.g[t] >= gmax {
+                    gmax = -self.g[t];
+                    gmax_idx = Some(t);
+                }
+            } else if !self.is_lower(t) && self.g[t] >= gmax {
+                gmax = self.g[t];
+                gmax_idx = Some(t);
+            }
+        }
+        let mut gmax2 = f64::NEG_INFINITY;
+        let (mut best_j, mut best_obj) = (None, f64::INFINITY);
+        if let Some(i) = gmax_idx {
+            let yi = f64::from(self.y[i]);
+            let qii = self.qd[i];
+            let col = self.q.column(i, active);
+            for j in 0..active {
+                let (yj, gj) = (self.y[j], self.g[j]);
+                let (eligible, grad_diff, quad) = if yj == 1 {
+                    if self.status[j] == Bound::Lower {
+                        continue;
+                    }
+                    gmax2 = gmax2.max(gj);
+                    (
+                        true,
+                        gmax + gj,
+                        qii + self.qd[j] - 2.0 * yi * f64::from(col[j]),
+                    )
+                } else {
+                    if self.status[j] == Bound::Upper {
+                        continue;
+                    }
+                    gmax2 = gmax2.max(-gj);
+                    (
+                        true,
+                        gmax - gj,
+                        qii + self.qd[j] + 2.0 * yi * f64::from(col[j]),
+                    )
+                };
+                if eligible && grad_diff > 0.0 {
+                    let obj = -(grad_diff * grad_diff) / positive_or_tau(quad);
+                    if obj <= best_obj {
+                        best_obj = obj;
+                        best_j = Some(j);
+                    }
+                }
+            }
+        } else {
+            for j in 0..active {
+                if self.y[j] == 1 {
+                    if !self.is_lower(j) {
+                        gmax2 = gmax2.max(self.g[j]);
+                    }
+                } else if !self.is_upper(j) {
+                    gmax2 = gmax2.max(-self.g[j]);
+                }
+            }
+        }
+        if gmax + gmax2 < self.tol {
+            return None;
+        }
+        Some((gmax_idx?, best_j?))
+    }
+
+    /// The ν variant: `i` and `j` are chosen among variables of one label.
+    fn select_working_set_nu(&mut self) -> Option<(usize, usize)> {
+        let active = self.active;
+        let (mut gmaxp, mut gmaxp_idx) = (f64::NEG_INFINITY, None);
+        let (mut gmaxn, mut gmaxn_idx) = (f64::NEG_INFINITY, None);
+        for t in 0..active {
+            if self.y[t] == 1 {
+                if !self.is_upper(t) && -self.g[t] >= gmaxp {
+                    gmaxp = -self.g[t];
+                    gmaxp_idx = Some(t);
+                }
+            } else if !self.is_lower(t) && self.g[t] >= gmaxn {
+                gmaxn = self.g[t];
+                gmaxn_idx = Some(t);
+            }
+        }
+        let (mut gmaxp2, mut gmaxn2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        let (mut best_j, mut best_obj) = (None, f64::INFINITY);
+        let col_p: Option<Vec<f32>> = gmaxp_idx.map(|ip| self.q.column(ip, active).to_vec());
+        let col_n: Option<Vec<f32>> = gmaxn_idx.map(|in_| self.q.column(in_, active).to_vec());
+        for j in 0..active {
+            let gj = self.g[j];
+            if self.y[j] == 1 {
+                if self.is_lower(j) {
+                    continue;
+                }
+                gmaxp2 = gmaxp2.max(gj);
+                let grad_diff = gmaxp + gj;
+                if let (Some(ip), Some(col)) = (gmaxp_idx, &col_p) {
+                    if grad_diff > 0.0 {
+                        let quad = self.qd[ip] + self.qd[j] - 2.0 * f64::from(col[j]);
+                        let obj = -(grad_diff * grad_diff) / positive_or_tau(quad);
+                        if obj <= best_obj {
+                            best_obj = obj;
+                            best_j = Some(j);
+                        }
+                    }
+                }
+            } else {
+                if self.is_upper(j) {
+                    continue;
+                }
+                gmaxn2 = gmaxn2.max(-gj);
+                let grad_diff = gmaxn - gj;
+                if let (Some(in_), Some(col)) = (gmaxn_idx, &col_n) {
+                    if grad_diff > 0.0 {
+                        let quad = self.qd[in_] + self.qd[j] - 2.0 * f64::from(col[j]);
+                        let obj = -(grad_diff * grad_diff) / positive_or_tau(quad);
+                        if obj <= best_obj {
+                            best_obj = obj;
+                            best_j = Some(j);
+                        }
+                    }
+                }
+            }
+        }
+        if (gmaxp + gmaxp2).max(gmaxn + gmaxn2) < self.tol {
+            return None;
+        }
+        let j = best_j?;
+        let i = if self.y[j] == 1 {
+            gmaxp_idx?
+        } else {
+            gmaxn_idx?
+        };
+        Some((i, j))
+    }
+
+    fn be_shrunk(&self, i: usize, gmax1: f64, gmax2: f64) -> bool {
+        match (self.status[i], self.y[i] == 1) {
+            (Bound::Upper, true) => -self.g[i] > gmax1,
+            (Bound::Upper, false) => -self.g[i] > gmax2,
+            (Bound::Lower, true) => self.g[i] > gmax2,
+            (Bound::Lower, false) => self.g[i] > gmax1,
+            (Bound::Free, _) => false,
+        }
+    }
+
+    fn be_shrunk_nu(&self, i: usize, gmax: [f64; 4]) -> bool {
+        let [gmax1, gmax2, gmax3, gmax4] = gmax;
+        match (self.status[i], self.y[i] == 1) {
+            (Bound::Upper, true) => -self.g[i] > gmax1,
+            (Bound::Upper, false) => -self.g[i] > gmax4,
+            (Bound::Lower, true) => self.g[i] > gmax2,
+            (Bound::Lower, false) => self.g[i] > gmax3,
+            (Bound::Free, _) => false,
+        }
+    }
+
+    fn shrink(&mut self) {
+        if self.nu {
+            return self.shrink_nu();
+        }
+        let (mut gmax1, mut gmax2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for i in 0..self.active {
+            let g = self.g[i];
+            if self.y[i] == 1 {
+                if !self.is_upper(i) {
+                    gmax1 = gmax1.max(-g);
+                }
+                if !self.is_lower(i) {
+                    gmax2 = gmax2.max(g);
+                }
+            } else {
+                if !self.is_upper(i) {
+                    gmax2 = gmax2.max(-g);
+                }
+                if !self.is_lower(i) {
+                    gmax1 = gmax1.max(g);
+                }
+            }
+        }
+        if !self.unshrink && gmax1 + gmax2 <= self.tol * 10.0 {
+            self.unshrink = true;
+            self.reconstruct_gradient();
+            self.active = self.l;
+        }
+        self.compact(|s, i| s.be_shrunk(i, gmax1, gmax2));
+    }
+
+    fn shrink_nu(&mut self) {
+        let mut gm = [f64::NEG_INFINITY; 4];
+        for i in 0..self.active {
+            let g = self.g[i];
+            if !self.is_upper(i) {
+                if self.y[i] == 1 {
+                    gm[0] = gm[0].max(-g);
+                } else {
+                    gm[3] = gm[3].max(-g);
+                }
+            }
+            if !self.is_lower(i) {
+                if self.y[i] == 1 {
+                    gm[1] = gm[1].max(g);
+                } else {
+                    gm[2] = gm[2].max(g);
+                }
+            }
+        }
+        if !self.unshrink && (gm[0] + gm[1]).max(gm[2] + gm[3]) <= self.tol * 10.0 {
+            self.unshrink = true;
+            self.reconstruct_gradient();
+            self.active = self.l;
+        }
+        self.compact(|s, i| s.be_shrunk_nu(i, gm));
+    }
+
+    /// Moves every variable that `shrunk` marks behind the active prefix.
+    fn compact(&mut self, shrunk: impl Fn(&Self, usize) -> bool) {
+        let mut i = 0;
+        while i < self.active {
+            if shrunk(self, i) {
+                self.active -= 1;
+                while self.active > i {
+                    if !shrunk(self, self.active) {
+                        self.swap(i, self.active);
+                        break;
+                    }
+                    self.active -= 1;
+                }
+            }
+            i += 1;
+        }
+    }
+
+    fn rho(&self) -> f64 {
+        let (mut ub, mut lb, mut sum_free, mut n_free) =
+            (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
+        for i in 0..self.active {
+            let yg = f64::from(self.y[i]) * self.g[i];
+            match (self.status[i], self.y[i] == 1) {
+                (Bound::Upper, false) | (Bound::Lower, true) => ub = ub.min(yg),
+                (Bound::Upper, true) | (Bound::Lower, false) => lb = lb.max(yg),
+                (Bound::Free, _) => {
+                    n_free += 1;
+                    sum_free += yg;
+                }
+            }
+        }
+        if n_free > 0 {
+            sum_free / n_free as f64
+        } else {
+            (ub + lb) / 2.0
+        }
+    }
+
+    /// The ν solver's ρ and r: one offset per label, `ρ = (r₁ − r₂)/2`, `r = (r₁ + r₂)/2`.
+    fn rho_nu(&self) -> (f64, f64) {
+        let mut side = [(f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize); 2];
+        for i in 0..self.active {
+            let s = &mut side[usize::from(self.y[i] != 1)];
+            match self.status[i] {
+                Bound::Upper => s.1 = s.1.max(self.g[i]),
+                Bound::Lower => s.0 = s.0.min(self.g[i]),
+                Bound::Free => {
+                    s.2 += self.g[i];
+                    s.3 += 1;
+                }
+            }
+        }
+        let r = |(ub, lb, sum, n): (f64, f64, f64, usize)| {
+            if n > 0 {
+                sum / n as f64
+            } else {
+                (ub + lb) / 2.0
+            }
+        };
+        let (r1, r2) = (r(side[0]), r(side[1]));
+        ((r1 - r2) / 2.0, (r1 + r2) / 2.0)
+    }
+
+    fn run(mut self, opts: &SolverOptions) -> Solution {
+        let l = self.l;
+        let max_iter = opts
+            .max_iter
+            .unwrap_or_else(|| 10_000_000usize.max(l.saturating_mul(100)));
+        let mut counter = l.min(1000) + 1;
+        let mut iter = 0;
+        let mut stop = StopReason::Converged;
+        while iter < max_iter {
+            counter -= 1;
+            if counter == 0 {
+                counter = l.min(1000);
+                if opts.shrinking {
+                    self.shrink();
+                }
+            }
+            let pair = match self.select_working_set() {
+                Some(p) => p,
+                None => {
+                    // Optimal on the active set: check again on every variable.
+                    self.reconstruct_gradient();
+                    self.active = l;
+                    match self.select_working_set() {
+                        Some(p) => {
+                            counter = 1;
+                            p
+                        }
+                        None => break,
+                    }
+                }
+            };
+            iter += 1;
+            self.update_pair(pair.0, pair.1);
+        }
+        if iter >= max_iter {
+            stop = StopReason::MaxIterations;
+            if self.active < l {
+                self.reconstruct_gradient();
+                self.active = l;
+            }
+        }
+        let (rho, r) = if self.nu {
+            self.rho_nu()
+        } else {
+            (self.rho(), 0.0)
+        };
+        let objective = (0..l)
+            .map(|i| self.alpha[i] * (self.g[i] + self.p[i]))
+            .sum::<f64>()
+            / 2.0;
+        let mut alpha = vec![0.0; l];
+        for (pos, &orig) in self.order.iter().enumerate() {
+            alpha[orig] = self.alpha[pos];
+        }
+        Solution {
+            alpha,
+            rho,
+            objective,
+            iterations: iter,
+            stop,
+            r,
+        }
+    }
+}
+
+fn positive_or_tau(quad: f64) -> f64 {
+    if quad > 0.0 { quad } else { TAU }
+}
+
+fn bound_of(alpha: f64, c: f64) -> Bound {
+    if alpha >= c {
+        Bound::Upper
+    } else if alpha <= 0.0 {
+        Bound::Lower
+    } else {
+        Bound::Free
+    }
+}
+
+/// Solves the dual with the single equality constraint `yᵀα = Δ` (C-SVC, ε-SVR, one-class).
+pub fn solve<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> Result<Solution> {
+    check_problem(q, &problem, opts)?;
+    Ok(State::new(q, problem, opts.tol, false).run(opts))
+}
+
+/// Solves the ν dual: the same problem with one equality constraint per label, as LIBSVM's
+/// `Solver_NU` (ν-SVC, ν-SVR). [`Solution::r`] is set.
+pub fn solve_nu<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> Result<Solution> {
+    check_problem(q, &problem, opts)?;
+    Ok(State::new(q, problem, opts.tol, true).run(opts))
+}
+
+/// The maximal KKT violation `m(α) − M(α)` of `alpha` for the single-constraint problem, from
+/// the full gradient `G = Qα + p` (for tests and diagnostics).
+pub fn max_violation(
+    q_full: &dyn Fn(usize, usize) -> f64,
+    problem: &Problem,
+    alpha: &[f64],
+) -> f64 {
+    let l = alpha.len();
+    let g: Vec<f64> = (0..l)
+        .map(|i| problem.p[i] + (0..l).map(|j| q_full(i, j) * alpha[j]).sum::<f64>())
+        .collect();
+    let (mut m_up, mut m_low) = (f64::NEG_INFINITY, f64::INFINITY);
+    for t in 0..l {
+        let yg = -f64::from(problem.y[t]) * g[t];
+        let up = (problem.y[t] == 1 && alpha[t] < problem.c[t])
+            || (problem.y[t] == -1 && alpha[t] > 0.0);
+        let low = (problem.y[t] == -1 && alpha[t] < problem.c[t])
+            || (problem.y[t] == 1 && alpha[t] > 0.0);
+        if up {
+            m_up = m_up.max(yg);
+        }
+        if low {
+            m_low = m_low.min(yg);
+        }
+    }
+    m_up - m_low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linear_q(x: &[[f64; 2]], y: &[i8]) -> impl Fn(usize, usize) -> f64 {
+        let (x, y) = (x.to_vec(), y.to_vec());
+        move |i, j| f64::from(y[i] * y[j]) * (x[i][0] * x[j][0] + x[i][1] * x[j][1])
+    }
+
+    #[test]
+    fn hand_solved_hard_margin_in_the_plane() {
+        // Points (0,0) −1, (2,0) +1, (2,2) +1 with a hard margin: the separating line is
+        // x₁ = 1, so w = (1, 0), b = −1, margin 1/‖w‖ = 1; α = (½, ½, 0).
+        let x = [[0.0, 0.0], [2.0, 0.0], [2.0, 2.0]];
+        let y = [-1i8, 1, 1];
+        let qf = linear_q(&x, &y);
+        let mut q = DenseQ::new(3, &qf);
+        let pr = Problem {
+            p: vec![-1.0; 3],
+            y: y.to_vec(),
+            c: vec![f64::INFINITY; 3],
+            alpha: vec![0.0; 3],
+        };
+        let sol = solve(
+            &mut q,
+            pr.clone(),
+            &SolverOptions {
+                tol: 1e-12,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let w: Vec<f64> = (0..2)
+            .map(|d| {
+                (0..3)
+                    .map(|i| sol.alpha[i] * f64::from(y[i]) * x[i][d])
+                    .sum()
+            })
+            .collect();
+        assert!((w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9, "{w:?}");
+        assert!((sol.rho - 1.0).abs() < 1e-9, "rho {}", sol.rho);
+        assert!(
+            (sol.alpha[0] - 0.5).abs() < 1e-9
+                && (sol.alpha[1] - 0.5).abs() < 1e-9
+                && sol.alpha[2].abs() < 1e-9
+        );
+        assert!((sol.objective + 0.5).abs() < 1e-9);
+        assert_eq!(sol.stop, StopReason::Converged);
+        assert!(max_violation(&qf, &pr, &sol.alpha) < 1e-9);
+    }
+
+    #[test]
+    fn iteration_limit_is_reported_not_hidden() {
+        let x = [[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.5, 1.5]];
+        let y = [-1i8, 1, 1, -1];
+        let mut q = DenseQ::new(4, linear_q(&x, &y));
+        let pr = Problem {
+            p: vec![-1.0; 4],
+            y: y.to_vec(),
+            c: vec![1.0; 4],
+            alpha: vec![0.0; 4],
+        };
+        let sol = solve(
+            &mut q,
+            pr,
+            &SolverOptions {
+                max_iter: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!((sol.iterations, sol.stop), (1, StopReason::MaxIterations));
+    }
+
+    #[test]
+    fn malformed_problems_are_refused() {
+        let mut q = DenseQ::new(2, |i, j| if i == j { 1.0 } else { 0.0 });
+        let good = Problem {
+            p: vec![-1.0; 2],
+            y: vec![1, -1],
+            c: vec![1.0; 2],
+            alpha: vec![0.0; 2],
+        };
+        let bad_y = Problem {
+            y: vec![1, 0],
+            ..good.clone()
+        };
+        let bad_c = Problem {
+            c: vec![1.0, 0.0],
+            ..good.clone()
+        };
+        let bad_alpha = Problem {
+            alpha: vec![2.0, 0.0],
+            ..good.clone()
+        };
+        let short = Problem {
+            p: vec![-1.0],
+            ..good.clone()
+        };
+        for pr in [bad_y, bad_c, bad_alpha, short] {
+            assert!(solve(&mut q, pr, &SolverOptions::default()).is_err());
+        }
+        let bad_tol = SolverOptions {
+            tol: 0.0,
+            ..Default::default()
+        };
+        assert!(solve(&mut q, good, &bad_tol).is_err());
+    }
+}
