@@ -212,6 +212,17 @@ impl Sigmoid {
     }
 }
 
+impl Sigmoid {
+    /// γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+    /// The constant term.
+    pub fn coef0(&self) -> f64 {
+        self.coef0
+    }
+}
+
 impl Kernel for Sigmoid {
     fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
         (self.gamma * x.dot(&z) + self.coef0).tanh()

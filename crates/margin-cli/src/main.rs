@@ -5,6 +5,8 @@
 //! margin scale [-l LOWER] [-u UPPER] [-y Y_LOWER Y_UPPER] [-s SAVE | -r RESTORE] <DATA>
 //! margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>
 //! margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba]
+//! margin svm-train [options] training_set_file [model_file]
+//! margin svm-predict [options] test_file model_file output_file
 //! ```
 //!
 //! Errors go to stderr; the exit code is 2 for bad input (files, flags, data) and 1 for an
@@ -12,6 +14,7 @@
 
 mod data;
 mod info;
+mod libsvm_cli;
 mod models;
 mod scale;
 
@@ -38,6 +41,12 @@ enum Command {
     Train(models::TrainArgs),
     /// Predict with a saved model: margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba].
     Predict(models::PredictArgs),
+    /// LIBSVM's svm-train: same flags, output and model files (see `margin svm-train --help`).
+    #[command(name = "svm-train")]
+    SvmTrain(libsvm_cli::SvmTrainArgs),
+    /// LIBSVM's svm-predict: test_file model_file output_file.
+    #[command(name = "svm-predict")]
+    SvmPredict(libsvm_cli::SvmPredictArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -94,6 +103,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Scale(a) => scale::run(&a),
         Command::Train(a) => models::train(&a),
         Command::Predict(a) => models::predict(&a),
+        Command::SvmTrain(a) => libsvm_cli::train(&a),
+        Command::SvmPredict(a) => libsvm_cli::predict(&a),
     }
 }
 

@@ -37,13 +37,6 @@ impl Expansion {
             .collect();
         let support = data.records.select_rows(&support_indices);
         let coef: Vec<f64> = support_indices.iter().map(|&i| coef_all[i]).collect();
-        let weights = (kernel == KernelSpec::Linear(kernels::Linear)).then(|| {
-            let mut w = vec![0.0; data.n_features()];
-            for (s, &c) in coef.iter().enumerate() {
-                support.row(s).axpy(c, &mut w);
-            }
-            w
-        });
         Self {
             kernel,
             n_features: data.n_features(),
@@ -54,8 +47,28 @@ impl Expansion {
             objective: sol.objective,
             iterations: sol.iterations,
             stop: sol.stop,
-            weights,
+            weights: None,
         }
+        .with_linear_weights()
+    }
+
+    /// Collapses a linear kernel's expansion into `w = Σ c_s sv_s`.
+    pub(crate) fn with_linear_weights(mut self) -> Self {
+        self.weights = (self.kernel == KernelSpec::Linear(kernels::Linear)).then(|| {
+            let mut w = vec![0.0; self.n_features];
+            for (s, &c) in self.coef.iter().enumerate() {
+                self.support.row(s).axpy(c, &mut w);
+            }
+            w
+        });
+        self
+    }
+
+    /// The same expansion over `n_features` columns (wider only).
+    pub(crate) fn with_n_features(mut self, n_features: usize) -> Result<Self> {
+        self.support = self.support.with_n_features(n_features)?;
+        self.n_features = n_features;
+        Ok(self.with_linear_weights())
     }
 
     /// `f(x)` for every row.

@@ -41,6 +41,7 @@
 mod decision;
 mod expansion;
 mod kernel_choice;
+mod libsvm_format;
 mod one_class;
 mod q;
 mod settings;
@@ -48,6 +49,7 @@ mod svc;
 mod svr;
 
 pub use kernel_choice::SvmKernel;
+pub use libsvm_format::LibsvmModel;
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use svc::{BinaryModel, ClassWeight, LabelOrder, Multiclass, Svc, SvcParams};
 pub use svr::{Svr, SvrParams};

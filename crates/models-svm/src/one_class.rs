@@ -42,7 +42,7 @@ impl OneClassSvmParams {
 /// A fitted one-class SVM: `f(x) = Σ_s α_s K(sv_s, x) − ρ`, inlier (`+1`) where `f(x) > 0`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OneClassSvm {
-    expansion: Expansion,
+    pub(crate) expansion: Expansion,
 }
 
 impl OneClassSvm {

@@ -249,6 +249,15 @@ impl Svc {
         m
     }
 
+    /// The same model accepting records of `n_features` columns (wider only: extra features
+    /// meet zeros in every support vector).
+    pub(crate) fn with_n_features(mut self, n_features: usize) -> Result<Self> {
+        self.support = self.support.with_n_features(n_features)?;
+        self.n_features = n_features;
+        self.weights = self.linear_weights();
+        Ok(self)
+    }
+
     fn linear_weights(&self) -> Option<Vec<Vec<f64>>> {
         if self.kernel != KernelSpec::Linear(kernels::Linear) {
             return None;

@@ -45,7 +45,7 @@ impl SvrParams {
 /// A fitted ε-SVR: `f(x) = Σ_s (α_s − α*_s) K(sv_s, x) − ρ`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svr {
-    expansion: Expansion,
+    pub(crate) expansion: Expansion,
 }
 
 impl Svr {
