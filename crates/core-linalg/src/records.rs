@@ -454,8 +454,8 @@ mod tests {
                 prop_assert!((x.dot(&z) - dot_def).abs() <= 1e-12 * (1.0 + dot_def.abs()));
                 prop_assert!((x.sq_dist(&z) - sq_def).abs() <= 1e-12 * (1.0 + sq_def));
                 prop_assert!((x.l1_dist(&z) - l1_def).abs() <= 1e-12 * (1.0 + l1_def));
-                for j in 0..a.len() {
-                    prop_assert_eq!(x.get(j), a[j]);
+                for (j, &v) in a.iter().enumerate() {
+                    prop_assert_eq!(x.get(j), v);
                 }
             }
         }

@@ -17,6 +17,7 @@ mod info;
 mod libsvm_cli;
 mod models;
 mod scale;
+mod svm_models;
 
 use std::process::ExitCode;
 

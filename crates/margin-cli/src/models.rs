@@ -23,7 +23,6 @@ pub struct ParamArgs {
 
 impl ParamArgs {
     /// Removes and parses parameter `name`, if given.
-    #[allow(dead_code)] // Used by the model entries that the model issues register.
     pub fn take<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, Failure> {
         match self.values.remove(name) {
             None => Ok(None),
@@ -37,7 +36,6 @@ impl ParamArgs {
     }
 
     /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
-    #[allow(dead_code)] // Used by the model entries that the model issues register.
     pub fn finish(self, model: &str) -> Result<(), Failure> {
         match self.values.keys().next() {
             None => Ok(()),
@@ -49,13 +47,9 @@ impl ParamArgs {
 }
 
 /// What a model predicts for a data file.
-#[allow(dead_code)] // Built by the model entries that the model issues register.
 pub enum Predictions {
-    /// Class labels, with class probabilities when asked for and available.
-    Labels {
-        labels: Vec<Label>,
-        proba: Option<(Vec<Label>, core_linalg::DenseMatrix)>,
-    },
+    /// Class labels.
+    Labels(Vec<Label>),
     /// Continuous values.
     Values(Vec<f64>),
 }
@@ -68,21 +62,20 @@ pub struct ModelEntry {
     pub kind: &'static str,
     /// One line for the model list.
     pub summary: &'static str,
-    /// `--name value: meaning (default)` lines.
+    /// `--name value: meaning (default)` lines for the model's own parameters.
     pub params_help: &'static str,
+    /// The same for parameters it shares with its family.
+    pub common_help: &'static str,
     /// Fits on a dataset and returns the model file's bytes.
     pub train: fn(&Dataset, ParamArgs) -> Result<Vec<u8>, Failure>,
     /// Predicts from model-file bytes.
     pub predict: fn(&[u8], &Matrix, bool) -> Result<Predictions, Failure>,
 }
 
-/// The models `margin train` knows. Each model issue registers its families here.
-pub const REGISTRY: &[ModelEntry] = &[];
+/// The models `margin train` knows. Each model family registers its entries here.
+pub const REGISTRY: &[ModelEntry] = &crate::svm_models::ENTRIES;
 
 fn model_list() -> String {
-    if REGISTRY.is_empty() {
-        return "no models are registered in this build yet".into();
-    }
     REGISTRY
         .iter()
         .map(|m| format!("  {:<16} {}", m.name, m.summary))
@@ -143,8 +136,8 @@ fn parse_train(words: &[String]) -> Result<Option<TrainCommand>, Failure> {
             "--help" | "-h" => {
                 let entry = find(model)?;
                 println!(
-                    "usage: margin train {model} [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\n\n{}\n\nparameters:\n{}",
-                    entry.summary, entry.params_help
+                    "usage: margin train {model} [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\n\n{}\n\nparameters:\n{}\n{}",
+                    entry.summary, entry.params_help, entry.common_help
                 );
                 return Ok(None);
             }
@@ -235,7 +228,39 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     })?;
     let data = load(&args.data, args.format)?;
     let predictions = (entry.predict)(&bytes, &data.records, args.proba)?;
-    write_predictions(args.output.as_deref(), &predictions)
+    write_predictions(args.output.as_deref(), &predictions)?;
+    for (name, value) in scores(&data, &predictions)? {
+        println!("{name}: {value:.6}");
+    }
+    Ok(())
+}
+
+/// The metrics a prediction report prints: accuracy for labels, R², RMSE and MAE for values.
+fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)>, Failure> {
+    if data.n_samples() == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(match p {
+        Predictions::Labels(labels) => {
+            let truth: Vec<Label> = match &data.targets {
+                core_linalg::Targets::Values(v) => v.iter().map(|&x| Label::Number(x)).collect(),
+                core_linalg::Targets::Classes(c) => c
+                    .indices()
+                    .iter()
+                    .map(|&k| c.labels()[k as usize].clone())
+                    .collect(),
+            };
+            vec![("accuracy", metrics::accuracy(&truth, labels)?)]
+        }
+        Predictions::Values(v) => {
+            let truth = data.targets.values()?;
+            vec![
+                ("r2", metrics::r2_score(&truth, v)?),
+                ("rmse", metrics::root_mean_squared_error(&truth, v)?),
+                ("mae", metrics::mean_absolute_error(&truth, v)?),
+            ]
+        }
+    })
 }
 
 fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure> {
@@ -248,27 +273,9 @@ fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure
     let name = path.map_or_else(|| PathBuf::from("<stdout>"), Path::to_path_buf);
     let io = |e| Failure::from(Error::io(&name, e));
     match p {
-        Predictions::Labels {
-            labels,
-            proba: None,
-        } => {
+        Predictions::Labels(labels) => {
             for l in labels {
                 writeln!(out, "{l}").map_err(io)?;
-            }
-        }
-        Predictions::Labels {
-            labels,
-            proba: Some((classes, probs)),
-        } => {
-            let head: Vec<String> = classes.iter().map(ToString::to_string).collect();
-            writeln!(out, "labels {}", head.join(" ")).map_err(io)?;
-            for (i, l) in labels.iter().enumerate() {
-                let row: Vec<String> = probs
-                    .row(i)
-                    .iter()
-                    .map(|v| core_linalg::io::format_g(*v, 6))
-                    .collect();
-                writeln!(out, "{l} {}", row.join(" ")).map_err(io)?;
             }
         }
         Predictions::Values(v) => {

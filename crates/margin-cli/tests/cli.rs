@@ -160,3 +160,87 @@ fn help_exists_for_every_subcommand() {
     }
     assert!(stdout(&margin(&["train", "--help"])).contains("usage: margin train"));
 }
+
+#[test]
+fn train_then_predict_reports_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("svc.margin");
+    let preds = dir.path().join("pred.txt");
+    let m = model.to_str().unwrap();
+    stdout(&margin(&[
+        "train",
+        "svc",
+        "--c",
+        "1",
+        "--kernel",
+        "rbf",
+        "--gamma",
+        "auto",
+        "datasets/dna.scale",
+        "-o",
+        m,
+    ]));
+    let out = stdout(&margin(&[
+        "predict",
+        m,
+        "datasets/dna.scale.t",
+        "-o",
+        preds.to_str().unwrap(),
+    ]));
+    // scikit-learn 1.9.1 SVC(C=1, gamma=1/180), which also sorts the classes, scores 0.946880.
+    assert_eq!(out, "accuracy: 0.946880\n");
+    assert_eq!(read(&preds).lines().count(), 1186);
+    let model = dir.path().join("svr.margin");
+    let m = model.to_str().unwrap();
+    stdout(&margin(&[
+        "train",
+        "svr",
+        "--c",
+        "10",
+        "--epsilon",
+        "0.5",
+        "--gamma",
+        "auto",
+        "datasets/housing_scale",
+        "-o",
+        m,
+    ]));
+    let out = stdout(&margin(&[
+        "predict",
+        m,
+        "datasets/housing_scale",
+        "-o",
+        preds.to_str().unwrap(),
+    ]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines.len() == 3
+            && lines[0].starts_with("r2: ")
+            && lines[1].starts_with("rmse: ")
+            && lines[2].starts_with("mae: "),
+        "{out}"
+    );
+    fails_with(
+        &["train", "svc", "--cc", "1", "datasets/heart_scale", "-o", m],
+        2,
+        "no parameter --cc",
+    );
+    fails_with(
+        &[
+            "train",
+            "svc",
+            "--gamma",
+            "big",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "--gamma",
+    );
+    fails_with(
+        &["predict", m, "datasets/heart_scale", "--proba"],
+        2,
+        "probabilities",
+    );
+}

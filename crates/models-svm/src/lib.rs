@@ -31,7 +31,7 @@
 //! let model = Svc::params().c(1.0).fit(&train)?;
 //! let predicted = model.predict(&test.records)?;
 //! let truth = test.targets.classes()?;
-//! let correct = predicted.iter().zip(truth.indices()).filter(|(p, &t)| **p == truth.labels()[t as usize]).count();
+//! let correct = predicted.iter().zip(truth.indices()).filter(|&(p, &t)| *p == truth.labels()[t as usize]).count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.75);
 //! # Ok::<(), core_linalg::Error>(())
 //! ```

@@ -338,12 +338,8 @@ impl LibsvmModel {
                 for a in 0..nr_class {
                     for b in a + 1..nr_class {
                         let mut coef = Vec::new();
-                        for s in start[a]..start[a] + nr_sv[a] {
-                            coef.push((s, coefs[s][b - 1]));
-                        }
-                        for s in start[b]..start[b] + nr_sv[b] {
-                            coef.push((s, coefs[s][a]));
-                        }
+                        coef.extend((start[a]..start[a] + nr_sv[a]).map(|s| (s, coefs[s][b - 1])));
+                        coef.extend((start[b]..start[b] + nr_sv[b]).map(|s| (s, coefs[s][a])));
                         coef.retain(|&(_, v)| v != 0.0);
                         problems.push(BinaryModel {
                             positive: a,

@@ -438,8 +438,7 @@ impl Fit for SvcParams {
                 .collect(),
             (Multiclass::OneVsRest, _) => (0..k).map(|a| (a, None)).collect(),
         };
-        let mut raw: Vec<(usize, Option<usize>, Vec<usize>, smo::Solution, Vec<i8>)> =
-            Vec::with_capacity(pairs.len());
+        let mut problems: Vec<BinaryModel> = Vec::with_capacity(pairs.len());
         for (a, b) in pairs {
             // LIBSVM's layout: the positive class's samples first, then the negative's; samples
             // with a zero bound (zero weight) take no part.
@@ -476,16 +475,36 @@ impl Fit for SvcParams {
                 self.settings.cache_bytes(),
             );
             let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
-            raw.push((a, b, idx, sol, ys));
+            // Coefficients keyed by training index until the support set is known.
+            let coef = idx
+                .iter()
+                .zip(&sol.alpha)
+                .zip(&ys)
+                .filter(|((_, al), _)| **al > 0.0)
+                .map(|((&i, &al), &yy)| (i, al * f64::from(yy)))
+                .collect();
+            let n_bounded = idx
+                .iter()
+                .zip(&sol.alpha)
+                .filter(|&(&i, &al)| al >= bound[i])
+                .count();
+            problems.push(BinaryModel {
+                positive: a,
+                negative: b,
+                coef,
+                rho: sol.rho,
+                objective: sol.objective,
+                iterations: sol.iterations,
+                stop: sol.stop,
+                n_bounded,
+            });
         }
 
         // Support vectors: samples with α > 0 in any problem, grouped by class in model order.
         let mut is_sv = vec![false; y.len()];
-        for (_, _, idx, sol, _) in &raw {
-            for (t, &i) in idx.iter().enumerate() {
-                if sol.alpha[t] > 0.0 {
-                    is_sv[i] = true;
-                }
+        for p in &problems {
+            for &(i, _) in &p.coef {
+                is_sv[i] = true;
             }
         }
         let support_indices: Vec<usize> = members
@@ -498,34 +517,12 @@ impl Fit for SvcParams {
         for (s, &i) in support_indices.iter().enumerate() {
             sv_id[i] = s;
         }
-        let problems = raw
-            .into_iter()
-            .map(|(a, b, idx, sol, ys)| {
-                let mut coef: Vec<(usize, f64)> = idx
-                    .iter()
-                    .zip(&sol.alpha)
-                    .zip(&ys)
-                    .filter(|((_, al), _)| **al > 0.0)
-                    .map(|((&i, &al), &yy)| (sv_id[i], al * f64::from(yy)))
-                    .collect();
-                coef.sort_by_key(|&(s, _)| s);
-                let n_bounded = idx
-                    .iter()
-                    .zip(&sol.alpha)
-                    .filter(|&(&i, &al)| al >= bound[i])
-                    .count();
-                BinaryModel {
-                    positive: a,
-                    negative: b,
-                    coef,
-                    rho: sol.rho,
-                    objective: sol.objective,
-                    iterations: sol.iterations,
-                    stop: sol.stop,
-                    n_bounded,
-                }
-            })
-            .collect();
+        for p in &mut problems {
+            for entry in &mut p.coef {
+                entry.0 = sv_id[entry.0];
+            }
+            p.coef.sort_by_key(|&(sv, _)| sv);
+        }
         let support = data.records.select_rows(&support_indices);
         let support_class = support_indices.iter().map(|&i| y[i]).collect();
         let mut model = Svc {

@@ -59,16 +59,14 @@ fn number(l: &Label) -> f64 {
 }
 
 /// LIBSVM prints objective and ρ with 6 decimals: compare to that precision.
+/// `got` and `want` are (iterations, objective, ρ, nSV, nBSV).
 fn check_problem(
     name: &str,
     k: usize,
     want: (usize, f64, f64, usize, usize),
-    obj: f64,
-    rho: f64,
-    n_sv: usize,
-    n_bsv: usize,
-    iters: usize,
+    got: (usize, f64, f64, usize, usize),
 ) {
+    let (iters, obj, rho, n_sv, n_bsv) = got;
     let (w_iter, w_obj, w_rho, w_nsv, w_nbsv) = want;
     assert!(
         close(obj, w_obj, 1e-6) || (obj - w_obj).abs() <= 5e-7,
@@ -104,11 +102,7 @@ fn check_svc(name: &str, params: models_svm::SvcParams, train: &Dataset, test: &
             name,
             k,
             *want,
-            p.objective,
-            p.rho,
-            p.coef.len(),
-            p.n_bounded,
-            p.iterations,
+            (p.iterations, p.objective, p.rho, p.coef.len(), p.n_bounded),
         );
     }
     let svs: BTreeSet<usize> = model.support_indices().iter().copied().collect();
@@ -204,11 +198,13 @@ fn epsilon_svr_on_housing() {
         "housing_svr",
         0,
         f.problems[0],
-        model.objective(),
-        -model.intercept(),
-        model.support_indices().len(),
-        n_bsv,
-        model.iterations(),
+        (
+            model.iterations(),
+            model.objective(),
+            -model.intercept(),
+            model.support_indices().len(),
+            n_bsv,
+        ),
     );
     assert_eq!(
         model
@@ -241,11 +237,13 @@ fn one_class_svm_on_heart_scale() {
         "heart_one_class",
         0,
         f.problems[0],
-        model.objective(),
-        model.rho(),
-        model.support_indices().len(),
-        n_bsv,
-        model.iterations(),
+        (
+            model.iterations(),
+            model.objective(),
+            model.rho(),
+            model.support_indices().len(),
+            n_bsv,
+        ),
     );
     assert_eq!(
         model
@@ -262,4 +260,53 @@ fn one_class_svm_on_heart_scale() {
         .map(number)
         .collect();
     assert_eq!(pred, f.predictions);
+}
+
+#[test]
+fn sorted_class_order_matches_scikit_learn() {
+    // scikit-learn's SVC sorts classes; so does margin by default (tests/fixtures/gen_sklearn.py).
+    let text = include_str!("fixtures/sklearn_dna_svc.txt");
+    let field = |key: &str| -> Vec<Vec<f64>> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix(key))
+            .map(|rest| {
+                rest.split_whitespace()
+                    .map(|v| v.parse().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
+    let model = Svc::params()
+        .kernel(SvmKernel::Rbf {
+            gamma: Gamma::Value(1.0 / 180.0),
+        })
+        .fit(&train)
+        .unwrap();
+    let n_support: Vec<f64> = model.n_support().iter().map(|&n| n as f64).collect();
+    assert_eq!(n_support, field("n_support: ")[0]);
+    for (got, want) in model.intercept().iter().zip(&field("intercept: ")[0]) {
+        assert!((got - want).abs() < 1e-6, "intercept {got} vs {want}");
+    }
+    let pred: Vec<f64> = model
+        .predict(&test.records)
+        .unwrap()
+        .iter()
+        .map(number)
+        .collect();
+    assert_eq!(pred, field("predictions: ")[0]);
+    let dec = core_linalg::DecisionFunction::decision_function(
+        &model,
+        &test.records.select_rows(&[0, 1, 2, 3, 4]),
+    )
+    .unwrap();
+    for (r, want) in field("decision: ").iter().enumerate() {
+        for (c, w) in want.iter().enumerate() {
+            assert!(
+                (dec.get(r, c) - w).abs() < 1e-6,
+                "decision[{r},{c}] {} vs {w}",
+                dec.get(r, c)
+            );
+        }
+    }
 }

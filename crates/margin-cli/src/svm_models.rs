@@ -1,0 +1,174 @@
+//! The SVM families registered with `margin train` / `margin predict`.
+
+use core_linalg::{Dataset, Matrix, ModelFile, Predict};
+use kernels::Gamma;
+use models_svm::{ClassWeight, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+
+use crate::Failure;
+use crate::models::{ModelEntry, ParamArgs, Predictions};
+
+const COMMON_HELP: &str = "  --kernel linear|poly|rbf|sigmoid   kernel (default rbf)
+  --gamma scale|auto|<number>        kernel γ (default scale = 1/(d·Var X))
+  --degree <int>                     polynomial degree (default 3)
+  --coef0 <number>                   polynomial/sigmoid constant (default 0)
+  --tol <number>                     stopping tolerance (default 0.001)
+  --shrinking true|false             shrinking heuristic (default true)
+  --cache-size <MB>                  kernel cache (default 200)
+  --max-iter <int>                   iteration limit per binary problem (default max(10^7, 100·n))";
+
+fn kernel(p: &mut ParamArgs) -> Result<SvmKernel, Failure> {
+    let gamma = match p.take::<String>("gamma")?.as_deref() {
+        None | Some("scale") => Gamma::Scale,
+        Some("auto") => Gamma::Auto,
+        Some(v) => Gamma::Value(v.parse().map_err(|_| {
+            Failure::usage(format!(
+                "--gamma: expected scale, auto or a number, found `{v}`"
+            ))
+        })?),
+    };
+    let degree = p.take::<u32>("degree")?.unwrap_or(3);
+    let coef0 = p.take::<f64>("coef0")?.unwrap_or(0.0);
+    Ok(match p.take::<String>("kernel")?.as_deref() {
+        None | Some("rbf") => SvmKernel::Rbf { gamma },
+        Some("linear") => SvmKernel::Linear,
+        Some("poly") | Some("polynomial") => SvmKernel::Polynomial {
+            degree,
+            gamma,
+            coef0,
+        },
+        Some("sigmoid") => SvmKernel::Sigmoid { gamma, coef0 },
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--kernel: expected linear, poly, rbf or sigmoid, found `{other}`"
+            )));
+        }
+    })
+}
+
+/// Applies the settings every SVM shares.
+macro_rules! common {
+    ($params:expr, $p:expr) => {{
+        let mut params = $params.kernel(kernel(&mut $p)?);
+        if let Some(t) = $p.take("tol")? {
+            params = params.tol(t);
+        }
+        if let Some(s) = $p.take("shrinking")? {
+            params = params.shrinking(s);
+        }
+        if let Some(m) = $p.take("cache-size")? {
+            params = params.cache_size_mb(m);
+        }
+        if let Some(n) = $p.take("max-iter")? {
+            params = params.max_iter(n);
+        }
+        params
+    }};
+}
+
+fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = common!(Svc::params(), p);
+    if let Some(c) = p.take("c")? {
+        params = params.c(c);
+    }
+    match p.take::<String>("class-weight")?.as_deref() {
+        None => {}
+        Some("balanced") => params = params.class_weight(ClassWeight::Balanced),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--class-weight: expected balanced, found `{other}`"
+            )));
+        }
+    }
+    match p.take::<String>("multiclass")?.as_deref() {
+        None | Some("ovo") => {}
+        Some("ovr") => params = params.multiclass(Multiclass::OneVsRest),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--multiclass: expected ovo or ovr, found `{other}`"
+            )));
+        }
+    }
+    p.finish("svc")?;
+    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+}
+
+fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = common!(Svr::params(), p);
+    if let Some(c) = p.take("c")? {
+        params = params.c(c);
+    }
+    if let Some(e) = p.take("epsilon")? {
+        params = params.epsilon(e);
+    }
+    p.finish("svr")?;
+    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+}
+
+fn train_one_class(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = common!(OneClassSvm::params(), p);
+    if let Some(nu) = p.take("nu")? {
+        params = params.nu(nu);
+    }
+    p.finish("one-class-svm")?;
+    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+}
+
+fn no_proba(proba: bool, what: &str) -> Result<(), Failure> {
+    if proba {
+        return Err(Failure::usage(format!(
+            "--proba: {what} does not estimate probabilities yet"
+        )));
+    }
+    Ok(())
+}
+
+fn predict_svc(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    no_proba(proba, "svc")?;
+    Ok(Predictions::Labels(Svc::from_bytes(bytes)?.predict(x)?))
+}
+
+fn predict_svr(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    no_proba(proba, "svr")?;
+    Ok(Predictions::Values(Svr::from_bytes(bytes)?.predict(x)?))
+}
+
+fn predict_one_class(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    no_proba(proba, "one-class-svm")?;
+    Ok(Predictions::Labels(
+        OneClassSvm::from_bytes(bytes)?.predict(x)?,
+    ))
+}
+
+/// The SVM entries of the registry.
+pub const ENTRIES: [ModelEntry; 3] = [
+    ModelEntry {
+        name: "svc",
+        kind: Svc::KIND,
+        summary: "C-support vector classifier (LIBSVM's C-SVC; scikit-learn's SVC)",
+        params_help: "  --c <number>                       regularization C (default 1)
+  --class-weight balanced            weight classes by n / (k · n_class)
+  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest",
+        common_help: COMMON_HELP,
+        train: train_svc,
+        predict: predict_svc,
+    },
+    ModelEntry {
+        name: "svr",
+        kind: Svr::KIND,
+        summary: "epsilon-support vector regression (LIBSVM's epsilon-SVR; scikit-learn's SVR)",
+        params_help: "  --c <number>                       regularization C (default 1)
+  --epsilon <number>                 insensitive tube half-width (default 0.1)",
+        common_help: COMMON_HELP,
+        train: train_svr,
+        predict: predict_svr,
+    },
+    ModelEntry {
+        name: "one-class-svm",
+        kind: OneClassSvm::KIND,
+        summary: "one-class SVM for novelty detection (+1 inlier, -1 outlier)",
+        params_help: "  --nu <number>                      outlier fraction bound in (0, 1] (default 0.5)",
+        common_help: COMMON_HELP,
+        train: train_one_class,
+        predict: predict_one_class,
+    },
+];
