@@ -91,37 +91,40 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         )
     }
 
+    /// Fills `out[k]` for positions `start + k`. `probe` is sample `i` as a dense vector when
+    /// the kernel has a dot-product form (a sparse row's dot product with it is a gather).
     fn fill_chunk(
         &self,
         xi: RowView<'_>,
+        probe: &[f64],
         sq_i: f64,
-        positions: &[usize],
+        start: usize,
         out: &mut [f32],
-        scratch: &mut Vec<f64>,
+        scratch: &mut (Vec<f64>, Vec<f64>),
     ) {
+        let positions = start..start + out.len();
         match &self.form {
             Some(form) => {
-                scratch.clear();
-                scratch.extend(
+                let (dots, norms) = scratch;
+                dots.clear();
+                dots.extend(
                     positions
-                        .iter()
-                        .map(|&p| xi.dot(&self.records.row(self.order[p]))),
+                        .clone()
+                        .map(|p| self.records.row(self.order[p]).dot_dense(probe)),
                 );
-                let norms: Vec<f64> = if form.needs_norms() {
-                    positions
-                        .iter()
-                        .map(|&p| self.sq_norms[self.order[p]])
-                        .collect()
+                norms.clear();
+                if form.needs_norms() {
+                    norms.extend(positions.map(|p| self.sq_norms[self.order[p]]));
                 } else {
-                    vec![0.0; positions.len()]
-                };
-                apply_form(form, scratch, sq_i, &norms);
-                for (o, &v) in out.iter_mut().zip(scratch.iter()) {
+                    norms.resize(dots.len(), 0.0);
+                }
+                apply_form(form, dots, sq_i, norms);
+                for (o, &v) in out.iter_mut().zip(dots.iter()) {
                     *o = v as f32;
                 }
             }
             None => {
-                for (o, &p) in out.iter_mut().zip(positions) {
+                for (o, p) in out.iter_mut().zip(positions) {
                     *o = self.kernel.eval(xi, self.records.row(self.order[p])) as f32;
                 }
             }
@@ -138,12 +141,21 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
         let a = self.order[i];
         let xi = self.records.row(a);
         let sq_i = self.sq_norms.get(a).copied().unwrap_or(0.0);
-        let positions: Vec<usize> = range.collect();
-        out.par_chunks_mut(CHUNK)
-            .zip(positions.par_chunks(CHUNK))
-            .for_each_init(Vec::new, |scratch, (o, pos)| {
-                self.fill_chunk(xi, sq_i, pos, o, scratch);
-            });
+        let scattered;
+        let probe: &[f64] = match (xi, &self.form) {
+            (RowView::Dense(x), _) => x,
+            (RowView::Sparse(_), Some(_)) => {
+                let mut v = vec![0.0; self.records.n_features()];
+                xi.to_dense_into(&mut v);
+                scattered = v;
+                &scattered
+            }
+            (RowView::Sparse(_), None) => &[],
+        };
+        out.par_chunks_mut(CHUNK).enumerate().for_each_init(
+            || (Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK)),
+            |scratch, (k, o)| self.fill_chunk(xi, probe, sq_i, range.start + k * CHUNK, o, scratch),
+        );
     }
 
     fn swap(&mut self, i: usize, j: usize) {

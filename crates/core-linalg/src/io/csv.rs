@@ -91,15 +91,17 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
                 rows.push((line, record.iter().map(|f| f.trim().to_owned()).collect()));
             }
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
-                let message = match e.kind() {
-                    csv::ErrorKind::Utf8 { .. } => "invalid UTF-8 text".to_owned(),
+                let line = e.position().map_or(1, |p| p.line().max(1) as usize);
+                let (column, message) = match e.kind() {
+                    csv::ErrorKind::Utf8 { err, .. } => {
+                        (err.field() + 1, "invalid UTF-8 text".to_owned())
+                    }
                     csv::ErrorKind::Io(_) => {
                         return Err(Error::io("<input>", std::io::Error::other(e.to_string())));
                     }
-                    _ => e.to_string(),
+                    _ => (1, e.to_string()),
                 };
-                return Err(Error::parse(line, 1, message));
+                return Err(Error::parse(line, column, message));
             }
         }
     }
@@ -427,6 +429,14 @@ mod tests {
         assert_eq!(bad("1,2,0\n3,,1\n").1, 2);
         assert!(bad("1;2;0\n3;4;1\n").2.contains("delimiter"));
         assert!(bad("1,2,inf\n").2.contains("not finite"));
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_field() {
+        match read_csv_from(&b"a,b,y\n1,2,0\n3,\xff,1\n"[..], &CsvOptions::default()) {
+            Err(Error::Parse { line, column, .. }) => assert_eq!((line, column), (3, 2)),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

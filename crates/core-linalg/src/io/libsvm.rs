@@ -47,6 +47,8 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
     let mut raw_indices: Vec<u64> = Vec::new();
     let mut values = Vec::new();
     let mut first_zero: Option<(usize, usize)> = None;
+    // The largest index and where it is: whether it fits depends on the index base.
+    let mut largest: Option<(u64, usize, usize)> = None;
     let mut line = Vec::with_capacity(1024);
     let mut line_no = 0;
     loop {
@@ -58,9 +60,14 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
             break;
         }
         line_no += 1;
-        let content = match line.iter().position(|&b| b == b'#') {
-            Some(p) => &line[..p],
-            None => &line[..],
+        // A UTF-8 byte-order mark (as Windows editors write) is not part of the first label.
+        let text = match line_no {
+            1 => line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line),
+            _ => &line[..],
+        };
+        let content = match text.iter().position(|&b| b == b'#') {
+            Some(p) => &text[..p],
+            None => text,
         };
         let mut tokens = Tokens {
             bytes: content,
@@ -135,6 +142,9 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
             if idx == 0 && first_zero.is_none() {
                 first_zero = Some((line_no, col));
             }
+            if largest.is_none_or(|(m, ..)| idx > m) {
+                largest = Some((idx, line_no, col));
+            }
             values.push(parse_finite(
                 val_tok,
                 line_no,
@@ -156,8 +166,21 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
         (IndexBase::One, None) | (IndexBase::Auto, None) => 1,
         (IndexBase::Zero, _) | (IndexBase::Auto, Some(_)) => 0,
     };
+    // Column `u32::MAX` would need 2^32 columns, one more than a CSR matrix holds.
+    if let Some((idx, line, col)) = largest
+        && idx - shift >= u64::from(u32::MAX)
+    {
+        return Err(Error::parse(
+            line,
+            col,
+            format!(
+                "feature index {idx} is too large: a zero-based file holds at most {} features",
+                u32::MAX
+            ),
+        ));
+    }
     let indices: Vec<u32> = raw_indices.iter().map(|&i| (i - shift) as u32).collect();
-    let used = indices.iter().max().map_or(0, |&m| m as usize + 1);
+    let used = largest.map_or(0, |(m, ..)| (m - shift) as usize + 1);
     let ncols = match opts.n_features {
         Some(n) if n < used => {
             return Err(Error::shape(
@@ -390,5 +413,45 @@ mod tests {
         )
         .unwrap();
         assert_eq!(back, d);
+    }
+
+    #[test]
+    fn largest_index_fits_one_based_but_not_zero_based() {
+        // Found by tests/io_roundtrip.rs (readers_never_panic_on_almost_valid_lines): a
+        // zero-based 4294967295 needs 2^32 columns and was refused as an invalid `ncols`
+        // parameter, with no line or column.
+        let text = "3.4942266\t4294967295:1570919614e44\n";
+        let d = read(text).unwrap();
+        assert_eq!(d.n_features(), u32::MAX as usize);
+        for base in [IndexBase::Zero, IndexBase::Auto] {
+            let opts = LibsvmOptions {
+                index_base: base,
+                ..Default::default()
+            };
+            let text = if base == IndexBase::Auto {
+                "1 0:1\n3.4942266\t4294967295:1\n"
+            } else {
+                text
+            };
+            match read_libsvm_from(text.as_bytes(), &opts) {
+                Err(Error::Parse {
+                    line,
+                    column,
+                    message,
+                }) => {
+                    assert_eq!(column, 11, "{message}");
+                    assert_eq!(line, if base == IndexBase::Auto { 2 } else { 1 });
+                    assert!(message.contains("too large"), "{message}");
+                }
+                other => panic!("{base:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let d = read("\u{feff}+1 1:0.5\n-1 2:1\n").unwrap();
+        assert_eq!(d.targets, Targets::Values(vec![1.0, -1.0]));
+        assert_eq!(parse_err("1 1:1\n\u{feff}1 1:1\n").0, 2);
     }
 }
