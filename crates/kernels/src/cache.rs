@@ -235,6 +235,8 @@ impl<S: ColumnSource> ColumnCache<S> {
             }
             self.free -= need.min(self.free);
             let mut data = std::mem::take(&mut self.heads[i].data);
+            // Exact growth: the budget counts floats, so capacity must not double behind it.
+            data.reserve_exact(len - data.len());
             data.resize(len, 0.0);
             self.source.fill(i, have..len, &mut data[have..]);
             self.heads[i].data = data;
