@@ -19,9 +19,10 @@ const TRAIN_USAGE: &str = "Usage: margin svm-train [options] training_set_file [
 options:
 -s svm_type : set type of SVM (default 0)
 	0 -- C-SVC		(multi-class classification)
+	1 -- nu-SVC		(multi-class classification)
 	2 -- one-class SVM
 	3 -- epsilon-SVR	(regression)
-	(1 nu-SVC and 4 nu-SVR are not supported yet)
+	4 -- nu-SVR		(regression)
 -t kernel_type : set type of kernel function (default 2)
 	0 -- linear: u'*v
 	1 -- polynomial: (gamma*u'*v + coef0)^degree
@@ -31,8 +32,8 @@ options:
 -d degree : set degree in kernel function (default 3)
 -g gamma : set gamma in kernel function (default 1/num_features)
 -r coef0 : set coef0 in kernel function (default 0)
--c cost : set the parameter C of C-SVC and epsilon-SVR (default 1)
--n nu : set the parameter nu of one-class SVM (default 0.5)
+-c cost : set the parameter C of C-SVC, epsilon-SVR, and nu-SVR (default 1)
+-n nu : set the parameter nu of nu-SVC, one-class SVM, and nu-SVR (default 0.5)
 -p epsilon : set the epsilon in loss function of epsilon-SVR (default 0.1)
 -m cachesize : set cache memory size in MB (default 100)
 -e epsilon : set tolerance of termination criterion (default 0.001)
@@ -260,11 +261,26 @@ fn train_once(o: &TrainOptions, data: &Dataset) -> Result<Trained, Failure> {
                 .cache_size_mb(o.cache_mb)
                 .fit(data)?,
         ),
-        1 | 4 => {
-            return Err(Failure::usage(
-                "nu-SVC (-s 1) and nu-SVR (-s 4) are not supported yet",
-            ));
-        }
+        1 => Trained::Svc(
+            Svc::nu_params()
+                .nu(o.nu)
+                .kernel(k)
+                .tol(o.tol)
+                .shrinking(o.shrinking)
+                .cache_size_mb(o.cache_mb)
+                .label_order(LabelOrder::FirstSeen)
+                .fit(data)?,
+        ),
+        4 => Trained::Svr(
+            Svr::nu_params()
+                .nu(o.nu)
+                .c(o.c)
+                .kernel(k)
+                .tol(o.tol)
+                .shrinking(o.shrinking)
+                .cache_size_mb(o.cache_mb)
+                .fit(data)?,
+        ),
         s => return Err(Failure::usage(format!("unknown svm type {s} (0-4)"))),
     })
 }
@@ -310,7 +326,7 @@ fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
                 let (cp, cn) = (o.c * weight_of(p.positive), o.c * weight_of(neg));
                 let l = counts[p.positive] + counts[neg];
                 let sum_alpha: f64 = p.coef.iter().map(|(_, a)| a.abs()).sum();
-                let nu = (cp == cn).then(|| sum_alpha / (cp * l as f64));
+                let nu = (cp == cn && !m.is_nu()).then(|| sum_alpha / (cp * l as f64));
                 block(
                     p.iterations,
                     nu,
@@ -325,10 +341,10 @@ fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
         Trained::Svr(m) => {
             let sum_alpha: f64 = m.dual_coef().iter().map(|a| a.abs()).sum();
             let n_bsv = m.dual_coef().iter().filter(|a| a.abs() >= o.c).count();
-            let nu = sum_alpha / (o.c * data.n_samples() as f64);
+            let nu = (!m.is_nu()).then(|| sum_alpha / (o.c * data.n_samples() as f64));
             block(
                 m.iterations(),
-                Some(nu),
+                nu,
                 m.objective(),
                 -m.intercept(),
                 m.dual_coef().len(),
@@ -391,7 +407,7 @@ pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
 fn cross_validate(o: &TrainOptions, data: &Dataset, k: usize) -> Result<(), Failure> {
     let n = data.n_samples();
     let folds = match (o.svm_type, data.targets.classes()) {
-        (0, Ok(classes)) => StratifiedKFold::new(k.min(n)).shuffle(0).split(&classes)?,
+        (0 | 1, Ok(classes)) => StratifiedKFold::new(k.min(n)).shuffle(0).split(&classes)?,
         _ => core_linalg::split::KFold::new(k.min(n))
             .shuffle(0)
             .split(n)?,
@@ -410,7 +426,7 @@ fn cross_validate(o: &TrainOptions, data: &Dataset, k: usize) -> Result<(), Fail
         }
     }
     let truth = data.targets.values()?;
-    if o.svm_type == 3 {
+    if o.svm_type == 3 || o.svm_type == 4 {
         println!(
             "Cross Validation Mean squared error = {}",
             format_g(metrics::mean_squared_error(&truth, &predicted)?, 6)

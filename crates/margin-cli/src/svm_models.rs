@@ -92,6 +92,36 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
 }
 
+fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = common!(Svc::nu_params(), p);
+    if let Some(nu) = p.take("nu")? {
+        params = params.nu(nu);
+    }
+    match p.take::<String>("multiclass")?.as_deref() {
+        None | Some("ovo") => {}
+        Some("ovr") => params = params.multiclass(Multiclass::OneVsRest),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--multiclass: expected ovo or ovr, found `{other}`"
+            )));
+        }
+    }
+    p.finish("nu-svc")?;
+    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+}
+
+fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = common!(Svr::nu_params(), p);
+    if let Some(c) = p.take("c")? {
+        params = params.c(c);
+    }
+    if let Some(nu) = p.take("nu")? {
+        params = params.nu(nu);
+    }
+    p.finish("nu-svr")?;
+    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+}
+
 fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = common!(Svr::params(), p);
     if let Some(c) = p.take("c")? {
@@ -140,7 +170,7 @@ fn predict_one_class(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Prediction
 }
 
 /// The SVM entries of the registry.
-pub const ENTRIES: [ModelEntry; 3] = [
+pub const ENTRIES: [ModelEntry; 5] = [
     ModelEntry {
         name: "svc",
         kind: Svc::KIND,
@@ -160,6 +190,26 @@ pub const ENTRIES: [ModelEntry; 3] = [
   --epsilon <number>                 insensitive tube half-width (default 0.1)",
         common_help: COMMON_HELP,
         train: train_svr,
+        predict: predict_svr,
+    },
+    ModelEntry {
+        name: "nu-svc",
+        kind: Svc::KIND,
+        summary: "nu-support vector classifier (LIBSVM's nu-SVC; scikit-learn's NuSVC)",
+        params_help: "  --nu <number>                      margin-error fraction bound in (0, 1] (default 0.5)
+  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest",
+        common_help: COMMON_HELP,
+        train: train_nu_svc,
+        predict: predict_svc,
+    },
+    ModelEntry {
+        name: "nu-svr",
+        kind: Svr::KIND,
+        summary: "nu-support vector regression (LIBSVM's nu-SVR; scikit-learn's NuSVR)",
+        params_help: "  --c <number>                       regularization C (default 1)
+  --nu <number>                      support-vector fraction bound in (0, 1] (default 0.5)",
+        common_help: COMMON_HELP,
+        train: train_nu_svr,
         predict: predict_svr,
     },
     ModelEntry {

@@ -168,8 +168,16 @@ fn bad_svm_options_and_files_are_refused() {
         "kernel type",
     );
     fails_with(
-        &["svm-train", "-s", "1", "datasets/heart_scale", m],
-        "not supported yet",
+        &[
+            "svm-train",
+            "-s",
+            "1",
+            "-n",
+            "0.99",
+            "datasets/heart_scale",
+            m,
+        ],
+        "infeasible",
     );
     fails_with(
         &["svm-train", "-x", "1", "datasets/heart_scale", m],

@@ -2,7 +2,8 @@
 //!
 //! - [`Svc`]: C-support vector classification (binary, one-vs-one or one-vs-rest multiclass,
 //!   class and sample weights, any kernel; `C = ∞` for a hard margin).
-//! - [`Svr`]: ε-support vector regression.
+//! - ν-SVC ([`Svc::nu_params`]): the same classifier parameterized by ν instead of C.
+//! - [`Svr`]: ε-support vector regression, and ν-SVR ([`Svr::nu_params`]).
 //! - [`OneClassSvm`]: ν one-class SVM (novelty detection).
 //!
 //! All are solved by [`optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
@@ -51,5 +52,5 @@ mod svr;
 pub use kernel_choice::SvmKernel;
 pub use libsvm_format::LibsvmModel;
 pub use one_class::{OneClassSvm, OneClassSvmParams};
-pub use svc::{BinaryModel, ClassWeight, LabelOrder, Multiclass, Svc, SvcParams};
-pub use svr::{Svr, SvrParams};
+pub use svc::{BinaryModel, ClassWeight, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
+pub use svr::{NuSvrParams, Svr, SvrParams};

@@ -100,7 +100,11 @@ impl LibsvmModel {
                         "one-vs-one (LIBSVM model files hold only one-vs-one)",
                     ));
                 }
-                out.push_str("svm_type c_svc\n");
+                out.push_str(if m.is_nu() {
+                    "svm_type nu_svc\n"
+                } else {
+                    "svm_type c_svc\n"
+                });
                 kernel_lines(m.kernel(), &mut out)?;
                 let k = m.labels().len();
                 let n_sv = m.support_class().len();
@@ -141,7 +145,11 @@ impl LibsvmModel {
                     sv_line(&mut out, &row, m.support_vectors().row(s), precomputed);
                 }
             }
-            LibsvmModel::Svr(m) => expansion_text("epsilon_svr", &m.expansion, &mut out)?,
+            LibsvmModel::Svr(m) => expansion_text(
+                if m.is_nu() { "nu_svr" } else { "epsilon_svr" },
+                &m.expansion,
+                &mut out,
+            )?,
             LibsvmModel::OneClass(m) => expansion_text("one_class", &m.expansion, &mut out)?,
         }
         Ok(out)
@@ -296,13 +304,14 @@ impl LibsvmModel {
             .first()
             .ok_or_else(|| Error::parse(1, 1, "missing `rho`"))?;
         match svm_type {
-            "epsilon_svr" => Ok(LibsvmModel::Svr(Svr {
+            "epsilon_svr" | "nu_svr" => Ok(LibsvmModel::Svr(Svr {
                 expansion: expansion(first_rho),
+                nu: svm_type == "nu_svr",
             })),
             "one_class" => Ok(LibsvmModel::OneClass(OneClassSvm {
                 expansion: expansion(first_rho),
             })),
-            "c_svc" => {
+            "c_svc" | "nu_svc" => {
                 let labels: Vec<Label> = nums("label")?.into_iter().map(Label::Number).collect();
                 let nr_sv: Vec<usize> = nums("nr_sv")?.into_iter().map(|v| v as usize).collect();
                 if labels.len() != nr_class
@@ -361,6 +370,7 @@ impl LibsvmModel {
                     support_class,
                     problems,
                     Multiclass::OneVsOne,
+                    svm_type == "nu_svc",
                 )))
             }
             other => Err(Error::parse(

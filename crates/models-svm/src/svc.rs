@@ -118,6 +118,49 @@ impl SvcParams {
     }
 }
 
+/// Parameters of ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`), which fits the same
+/// [`Svc`] model: ν ∈ (0, 1] bounds the fraction of margin errors from above and the fraction
+/// of support vectors from below, in place of C.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NuSvcParams {
+    settings: Settings,
+    nu: f64,
+    multiclass: Multiclass,
+    label_order: LabelOrder,
+}
+
+impl Default for NuSvcParams {
+    fn default() -> Self {
+        Self {
+            settings: Settings::default(),
+            nu: 0.5,
+            multiclass: Multiclass::OneVsOne,
+            label_order: LabelOrder::Sorted,
+        }
+    }
+}
+
+settings_builders!(NuSvcParams);
+
+impl NuSvcParams {
+    /// ν in (0, 1] (default 0.5). Infeasible values (above `2·min(n₊, n₋)/(n₊ + n₋)` for some
+    /// pair of classes) are refused at fit time.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+    /// Multiclass strategy (default one-vs-one).
+    pub fn multiclass(mut self, m: Multiclass) -> Self {
+        self.multiclass = m;
+        self
+    }
+    /// Class order inside the model (default sorted).
+    pub fn label_order(mut self, o: LabelOrder) -> Self {
+        self.label_order = o;
+        self
+    }
+}
+
 /// One binary subproblem of a fitted classifier: class `positive` (+1) against `negative`
 /// (−1, or every other class for one-vs-rest).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -151,6 +194,8 @@ pub struct Svc {
     support_class: Vec<usize>,
     problems: Vec<BinaryModel>,
     multiclass: Multiclass,
+    /// Trained as ν-SVC (LIBSVM model files say `nu_svc`).
+    nu: bool,
     /// For the linear kernel: one weight vector per problem, so prediction is one dot product.
     weights: Option<Vec<Vec<f64>>>,
 }
@@ -159,6 +204,11 @@ impl Svc {
     /// Default parameters.
     pub fn params() -> SvcParams {
         SvcParams::default()
+    }
+
+    /// Default ν-SVC parameters.
+    pub fn nu_params() -> NuSvcParams {
+        NuSvcParams::default()
     }
 
     /// The classes, in the model's order.
@@ -209,6 +259,10 @@ impl Svc {
     pub fn multiclass(&self) -> Multiclass {
         self.multiclass
     }
+    /// Whether the model was trained as ν-SVC.
+    pub fn is_nu(&self) -> bool {
+        self.nu
+    }
     /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`.
     pub fn coef(&self) -> Option<&[Vec<f64>]> {
         self.weights.as_deref()
@@ -231,6 +285,7 @@ impl Svc {
         support_class: Vec<usize>,
         problems: Vec<BinaryModel>,
         multiclass: Multiclass,
+        nu: bool,
     ) -> Self {
         let n_features = support.n_features();
         let support_indices = (0..support.n_samples()).collect();
@@ -243,6 +298,7 @@ impl Svc {
             support_class,
             problems,
             multiclass,
+            nu,
             weights: None,
         };
         m.weights = m.linear_weights();
@@ -399,144 +455,270 @@ impl Fit for SvcParams {
 
     fn fit(&self, data: &Dataset) -> Result<Svc> {
         self.check()?;
-        validate::check_dataset(data)?;
-        let classes = data.targets.classes()?;
-        validate::check_min_classes(&classes, 2)?;
-        let kernel = self.settings.kernel.resolve(&data.records)?;
-        kernel.check(&&data.records)?;
-
-        // Model class k is dataset class order[k]; only classes present in the data count.
-        let order: Vec<usize> = class_order(&classes, self.label_order)
-            .into_iter()
-            .filter(|&c| classes.counts()[c] > 0)
-            .collect();
-        let mut model_class = vec![usize::MAX; classes.n_classes()];
-        for (k, &c) in order.iter().enumerate() {
-            model_class[c] = k;
-        }
-        let y: Vec<usize> = classes
-            .indices()
-            .iter()
-            .map(|&c| model_class[c as usize])
-            .collect();
-        let labels: Vec<Label> = order.iter().map(|&c| classes.labels()[c].clone()).collect();
-        let k = labels.len();
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
-        for (i, &c) in y.iter().enumerate() {
-            members[c].push(i);
-        }
-        let counts: Vec<usize> = members.iter().map(Vec::len).collect();
-        let cw = class_weights(&self.class_weight, &labels, &counts);
-        let bound: Vec<f64> = (0..y.len())
-            .map(|i| self.c * cw[y[i]] * data.sample_weights.as_ref().map_or(1.0, |w| w[i]))
-            .collect();
-
-        let pairs: Vec<(usize, Option<usize>)> = match (self.multiclass, k) {
-            (_, 2) => vec![(0, Some(1))],
-            (Multiclass::OneVsOne, _) => (0..k)
-                .flat_map(|a| (a + 1..k).map(move |b| (a, Some(b))))
-                .collect(),
-            (Multiclass::OneVsRest, _) => (0..k).map(|a| (a, None)).collect(),
+        let spec = ClassifierSpec {
+            settings: &self.settings,
+            multiclass: self.multiclass,
+            label_order: self.label_order,
+            formulation: Formulation::C {
+                c: self.c,
+                class_weight: &self.class_weight,
+            },
         };
-        let mut problems: Vec<BinaryModel> = Vec::with_capacity(pairs.len());
-        for (a, b) in pairs {
-            // LIBSVM's layout: the positive class's samples first, then the negative's; samples
-            // with a zero bound (zero weight) take no part.
-            let idx: Vec<usize> = match b {
-                Some(b) => members[a]
-                    .iter()
-                    .chain(&members[b])
-                    .copied()
-                    .filter(|&i| bound[i] > 0.0)
-                    .collect(),
-                None => (0..y.len()).filter(|&i| bound[i] > 0.0).collect(),
-            };
-            let ys: Vec<i8> = idx
-                .iter()
-                .map(|&i| if y[i] == a { 1 } else { -1 })
-                .collect();
-            if !ys.contains(&1) || !ys.contains(&-1) {
-                return Err(Error::TooFewClasses {
-                    found: 1,
-                    required: 2,
-                });
-            }
+        fit_classifier(&spec, data)
+    }
+}
+
+impl Fit for NuSvcParams {
+    type Model = Svc;
+
+    fn fit(&self, data: &Dataset) -> Result<Svc> {
+        self.settings.check()?;
+        if !(self.nu > 0.0 && self.nu <= 1.0) {
+            return Err(Error::invalid_parameter(
+                "nu",
+                self.nu,
+                "a number in (0, 1]",
+            ));
+        }
+        if data.sample_weights.is_some() {
+            return Err(Error::invalid_parameter(
+                "sample_weights",
+                "given",
+                "none: ν-SVC does not take sample weights (use Svc)",
+            ));
+        }
+        let spec = ClassifierSpec {
+            settings: &self.settings,
+            multiclass: self.multiclass,
+            label_order: self.label_order,
+            formulation: Formulation::Nu { nu: self.nu },
+        };
+        fit_classifier(&spec, data)
+    }
+}
+
+/// Which dual a classifier's binary problems solve.
+enum Formulation<'a> {
+    /// C-SVC: `0 ≤ α_i ≤ C·w_class·w_sample`, `p = −1`.
+    C {
+        c: f64,
+        class_weight: &'a ClassWeight,
+    },
+    /// ν-SVC: LIBSVM's scaled form, solved with bounds 1 and rescaled by `1/r`.
+    Nu { nu: f64 },
+}
+
+struct ClassifierSpec<'a> {
+    settings: &'a Settings,
+    multiclass: Multiclass,
+    label_order: LabelOrder,
+    formulation: Formulation<'a>,
+}
+
+/// Solves one binary problem; returns the solution (α already in C-SVC scale) and the upper
+/// bound each α is compared with to count bounded support vectors.
+fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
+    spec: &ClassifierSpec<'_>,
+    q: &mut SignedQ<'_, K, R>,
+    ys: &[i8],
+    bounds: Vec<f64>,
+) -> Result<(smo::Solution, Vec<f64>)> {
+    let l = ys.len();
+    match spec.formulation {
+        Formulation::C { .. } => {
             let problem = Problem {
-                p: vec![-1.0; idx.len()],
-                y: ys.clone(),
-                c: idx.iter().map(|&i| bound[i]).collect(),
-                alpha: vec![0.0; idx.len()],
+                p: vec![-1.0; l],
+                y: ys.to_vec(),
+                c: bounds.clone(),
+                alpha: vec![0.0; l],
             };
-            let mut q = SignedQ::new(
-                &kernel,
-                &data.records,
-                idx.clone(),
-                ys.clone(),
-                self.settings.cache_bytes(),
-            );
-            let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
-            // Coefficients keyed by training index until the support set is known.
-            let coef = idx
+            Ok((smo::solve(q, problem, &spec.settings.solver())?, bounds))
+        }
+        Formulation::Nu { nu } => {
+            let n_pos = ys.iter().filter(|&&y| y == 1).count();
+            let n_neg = l - n_pos;
+            if nu * l as f64 / 2.0 > n_pos.min(n_neg) as f64 {
+                return Err(Error::invalid_parameter(
+                    "nu",
+                    nu,
+                    format!(
+                        "at most 2·min(n₊, n₋)/(n₊ + n₋) = {} for a pair of classes with {n_pos} and {n_neg} samples (ν is infeasible)",
+                        2.0 * n_pos.min(n_neg) as f64 / l as f64
+                    ),
+                ));
+            }
+            // LIBSVM's feasible start: ν·l/2 of weight on each side, at most 1 per sample.
+            let (mut left_pos, mut left_neg) = (nu * l as f64 / 2.0, nu * l as f64 / 2.0);
+            let alpha = ys
                 .iter()
-                .zip(&sol.alpha)
-                .zip(&ys)
-                .filter(|((_, al), _)| **al > 0.0)
-                .map(|((&i, &al), &yy)| (i, al * f64::from(yy)))
+                .map(|&y| {
+                    let left = if y == 1 { &mut left_pos } else { &mut left_neg };
+                    let a = left.min(1.0);
+                    *left -= a;
+                    a
+                })
                 .collect();
-            let n_bounded = idx
+            let problem = Problem {
+                p: vec![0.0; l],
+                y: ys.to_vec(),
+                c: vec![1.0; l],
+                alpha,
+            };
+            let mut sol = smo::solve_nu(q, problem, &spec.settings.solver())?;
+            let r = sol.r;
+            if !(r.is_finite() && r > 0.0) {
+                return Err(Error::Numerical(format!(
+                    "ν-SVC margin scale r = {r}: the problem is degenerate (try a larger ν)"
+                )));
+            }
+            sol.alpha.iter_mut().for_each(|a| *a /= r);
+            sol.rho /= r;
+            sol.objective /= r * r;
+            Ok((sol, vec![1.0 / r; l]))
+        }
+    }
+}
+
+fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
+    validate::check_dataset(data)?;
+    let classes = data.targets.classes()?;
+    validate::check_min_classes(&classes, 2)?;
+    let kernel = spec.settings.kernel.resolve(&data.records)?;
+    kernel.check(&&data.records)?;
+
+    // Model class k is dataset class order[k]; only classes present in the data count.
+    let order: Vec<usize> = class_order(&classes, spec.label_order)
+        .into_iter()
+        .filter(|&c| classes.counts()[c] > 0)
+        .collect();
+    let mut model_class = vec![usize::MAX; classes.n_classes()];
+    for (k, &c) in order.iter().enumerate() {
+        model_class[c] = k;
+    }
+    let y: Vec<usize> = classes
+        .indices()
+        .iter()
+        .map(|&c| model_class[c as usize])
+        .collect();
+    let labels: Vec<Label> = order.iter().map(|&c| classes.labels()[c].clone()).collect();
+    let k = labels.len();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
+    for (i, &c) in y.iter().enumerate() {
+        members[c].push(i);
+    }
+    let counts: Vec<usize> = members.iter().map(Vec::len).collect();
+    let bound: Vec<f64> = match spec.formulation {
+        Formulation::C { c, class_weight } => {
+            let cw = class_weights(class_weight, &labels, &counts);
+            (0..y.len())
+                .map(|i| c * cw[y[i]] * data.sample_weights.as_ref().map_or(1.0, |w| w[i]))
+                .collect()
+        }
+        Formulation::Nu { .. } => vec![1.0; y.len()],
+    };
+
+    let pairs: Vec<(usize, Option<usize>)> = match (spec.multiclass, k) {
+        (_, 2) => vec![(0, Some(1))],
+        (Multiclass::OneVsOne, _) => (0..k)
+            .flat_map(|a| (a + 1..k).map(move |b| (a, Some(b))))
+            .collect(),
+        (Multiclass::OneVsRest, _) => (0..k).map(|a| (a, None)).collect(),
+    };
+    let mut problems: Vec<BinaryModel> = Vec::with_capacity(pairs.len());
+    for (a, b) in pairs {
+        // LIBSVM's layout: the positive class's samples first, then the negative's; samples
+        // with a zero bound (zero weight) take no part.
+        let idx: Vec<usize> = match b {
+            Some(b) => members[a]
                 .iter()
-                .zip(&sol.alpha)
-                .filter(|&(&i, &al)| al >= bound[i])
-                .count();
-            problems.push(BinaryModel {
-                positive: a,
-                negative: b,
-                coef,
-                rho: sol.rho,
-                objective: sol.objective,
-                iterations: sol.iterations,
-                stop: sol.stop,
-                n_bounded,
+                .chain(&members[b])
+                .copied()
+                .filter(|&i| bound[i] > 0.0)
+                .collect(),
+            None => (0..y.len()).filter(|&i| bound[i] > 0.0).collect(),
+        };
+        let ys: Vec<i8> = idx
+            .iter()
+            .map(|&i| if y[i] == a { 1 } else { -1 })
+            .collect();
+        if !ys.contains(&1) || !ys.contains(&-1) {
+            return Err(Error::TooFewClasses {
+                found: 1,
+                required: 2,
             });
         }
-
-        // Support vectors: samples with α > 0 in any problem, grouped by class in model order.
-        let mut is_sv = vec![false; y.len()];
-        for p in &problems {
-            for &(i, _) in &p.coef {
-                is_sv[i] = true;
-            }
-        }
-        let support_indices: Vec<usize> = members
+        let mut q = SignedQ::new(
+            &kernel,
+            &data.records,
+            idx.clone(),
+            ys.clone(),
+            spec.settings.cache_bytes(),
+        );
+        let (sol, upper) =
+            solve_binary(spec, &mut q, &ys, idx.iter().map(|&i| bound[i]).collect())?;
+        // Coefficients keyed by training index until the support set is known.
+        let coef = idx
             .iter()
-            .flatten()
-            .copied()
-            .filter(|&i| is_sv[i])
+            .zip(&sol.alpha)
+            .zip(&ys)
+            .filter(|((_, al), _)| **al > 0.0)
+            .map(|((&i, &al), &yy)| (i, al * f64::from(yy)))
             .collect();
-        let mut sv_id = vec![usize::MAX; y.len()];
-        for (s, &i) in support_indices.iter().enumerate() {
-            sv_id[i] = s;
-        }
-        for p in &mut problems {
-            for entry in &mut p.coef {
-                entry.0 = sv_id[entry.0];
-            }
-            p.coef.sort_by_key(|&(sv, _)| sv);
-        }
-        let support = data.records.select_rows(&support_indices);
-        let support_class = support_indices.iter().map(|&i| y[i]).collect();
-        let mut model = Svc {
-            kernel,
-            labels,
-            n_features: data.n_features(),
-            support,
-            support_indices,
-            support_class,
-            problems,
-            multiclass: self.multiclass,
-            weights: None,
-        };
-        model.weights = model.linear_weights();
-        Ok(model)
+        let n_bounded = idx
+            .iter()
+            .zip(&sol.alpha)
+            .zip(&upper)
+            .filter(|&((_, &al), &u)| al >= u)
+            .count();
+        problems.push(BinaryModel {
+            positive: a,
+            negative: b,
+            coef,
+            rho: sol.rho,
+            objective: sol.objective,
+            iterations: sol.iterations,
+            stop: sol.stop,
+            n_bounded,
+        });
     }
+
+    // Support vectors: samples with α > 0 in any problem, grouped by class in model order.
+    let mut is_sv = vec![false; y.len()];
+    for p in &problems {
+        for &(i, _) in &p.coef {
+            is_sv[i] = true;
+        }
+    }
+    let support_indices: Vec<usize> = members
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&i| is_sv[i])
+        .collect();
+    let mut sv_id = vec![usize::MAX; y.len()];
+    for (s, &i) in support_indices.iter().enumerate() {
+        sv_id[i] = s;
+    }
+    for p in &mut problems {
+        for entry in &mut p.coef {
+            entry.0 = sv_id[entry.0];
+        }
+        p.coef.sort_by_key(|&(sv, _)| sv);
+    }
+    let support = data.records.select_rows(&support_indices);
+    let support_class = support_indices.iter().map(|&i| y[i]).collect();
+    let mut model = Svc {
+        kernel,
+        labels,
+        n_features: data.n_features(),
+        support,
+        support_indices,
+        support_class,
+        problems,
+        multiclass: spec.multiclass,
+        nu: matches!(spec.formulation, Formulation::Nu { .. }),
+        weights: None,
+    };
+    model.weights = model.linear_weights();
+    Ok(model)
 }

@@ -46,12 +46,22 @@ impl SvrParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svr {
     pub(crate) expansion: Expansion,
+    /// Trained as ν-SVR (LIBSVM model files say `nu_svr`).
+    pub(crate) nu: bool,
 }
 
 impl Svr {
     /// Default parameters.
     pub fn params() -> SvrParams {
         SvrParams::default()
+    }
+    /// Default ν-SVR parameters.
+    pub fn nu_params() -> NuSvrParams {
+        NuSvrParams::default()
+    }
+    /// Whether the model was trained as ν-SVR.
+    pub fn is_nu(&self) -> bool {
+        self.nu
     }
     /// The resolved kernel.
     pub fn kernel(&self) -> &KernelSpec {
@@ -87,56 +97,152 @@ impl Svr {
     }
 }
 
+/// Parameters of ν-SVR (LIBSVM's `-s 4`, scikit-learn's `NuSVR`), which fits the same [`Svr`]
+/// model: ν ∈ (0, 1] replaces ε and chooses the tube width itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NuSvrParams {
+    settings: Settings,
+    c: f64,
+    nu: f64,
+}
+
+impl Default for NuSvrParams {
+    fn default() -> Self {
+        Self {
+            settings: Settings::default(),
+            c: 1.0,
+            nu: 0.5,
+        }
+    }
+}
+
+settings_builders!(NuSvrParams);
+
+impl NuSvrParams {
+    /// Regularization `C > 0` (default 1).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+    /// ν in (0, 1] (default 0.5): an upper bound on the fraction of errors outside the tube and
+    /// a lower bound on the fraction of support vectors.
+    pub fn nu(mut self, nu: f64) -> Self {
+        self.nu = nu;
+        self
+    }
+}
+
+/// The ε or ν formulation of support vector regression.
+enum Formulation {
+    Epsilon(f64),
+    Nu(f64),
+}
+
+fn fit_regressor(
+    settings: &Settings,
+    c: f64,
+    formulation: Formulation,
+    data: &Dataset,
+) -> Result<Svr> {
+    settings.check()?;
+    if c.is_nan() || c <= 0.0 {
+        return Err(core_linalg::Error::invalid_parameter(
+            "C",
+            c,
+            "a number > 0",
+        ));
+    }
+    match formulation {
+        Formulation::Epsilon(e) if !(e.is_finite() && e >= 0.0) => {
+            return Err(core_linalg::Error::invalid_parameter(
+                "epsilon",
+                e,
+                "a finite number ≥ 0",
+            ));
+        }
+        Formulation::Nu(nu) if !(nu > 0.0 && nu <= 1.0) => {
+            return Err(core_linalg::Error::invalid_parameter(
+                "nu",
+                nu,
+                "a number in (0, 1]",
+            ));
+        }
+        _ => {}
+    }
+    validate::check_dataset(data)?;
+    let y = data.targets.values()?;
+    validate::check_finite_slice(&y)?;
+    let kernel = settings.kernel.resolve(&data.records)?;
+    Expansion::check_kernel(&kernel, data)?;
+    let l = data.n_samples();
+    let weight = |i: usize| data.sample_weights.as_ref().map_or(1.0, |w| w[i]);
+    // Variables α (positions 0..l, y = +1) and α* (l..2l, y = −1), LIBSVM's layout.
+    let bounds: Vec<f64> = (0..2 * l)
+        .map(|p| c * weight(p % l))
+        .map(|b| if b > 0.0 { b } else { f64::MIN_POSITIVE })
+        .collect();
+    let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
+    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes());
+    let (sol, nu) = match formulation {
+        Formulation::Epsilon(eps) => {
+            let p = (0..2 * l)
+                .map(|p| if p < l { eps - y[p] } else { eps + y[p - l] })
+                .collect();
+            let problem = Problem {
+                p,
+                y: signs,
+                c: bounds,
+                alpha: vec![0.0; 2 * l],
+            };
+            (smo::solve(&mut q, problem, &settings.solver())?, false)
+        }
+        Formulation::Nu(nu) => {
+            // LIBSVM's feasible start: C·ν·l/2 spread over the first samples, equally on α and α*.
+            let mut left = c * nu * l as f64 / 2.0;
+            let mut alpha = vec![0.0; 2 * l];
+            for i in 0..l {
+                let a = left.min(bounds[i]);
+                alpha[i] = a;
+                alpha[i + l] = a;
+                left -= a;
+            }
+            let p = (0..2 * l)
+                .map(|p| if p < l { -y[p] } else { y[p - l] })
+                .collect();
+            let problem = Problem {
+                p,
+                y: signs,
+                c: bounds,
+                alpha,
+            };
+            (smo::solve_nu(&mut q, problem, &settings.solver())?, true)
+        }
+    };
+    let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
+    Ok(Svr {
+        expansion: Expansion::new(kernel, data, &coef, &sol),
+        nu,
+    })
+}
+
 impl Fit for SvrParams {
     type Model = Svr;
 
     fn fit(&self, data: &Dataset) -> Result<Svr> {
-        self.settings.check()?;
-        if self.c.is_nan() || self.c <= 0.0 {
-            return Err(core_linalg::Error::invalid_parameter(
-                "C",
-                self.c,
-                "a number > 0",
-            ));
-        }
-        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
-            return Err(core_linalg::Error::invalid_parameter(
-                "epsilon",
-                self.epsilon,
-                "a finite number ≥ 0",
-            ));
-        }
-        validate::check_dataset(data)?;
-        let y = data.targets.values()?;
-        validate::check_finite_slice(&y)?;
-        let kernel = self.settings.kernel.resolve(&data.records)?;
-        Expansion::check_kernel(&kernel, data)?;
-        let l = data.n_samples();
-        let weight = |i: usize| data.sample_weights.as_ref().map_or(1.0, |w| w[i]);
-        // Variables α (positions 0..l, y = +1) and α* (l..2l, y = −1), LIBSVM's layout.
-        let problem = Problem {
-            p: (0..2 * l)
-                .map(|p| {
-                    if p < l {
-                        self.epsilon - y[p]
-                    } else {
-                        self.epsilon + y[p - l]
-                    }
-                })
-                .collect(),
-            y: (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect(),
-            c: (0..2 * l)
-                .map(|p| self.c * weight(p % l))
-                .map(|c| if c > 0.0 { c } else { f64::MIN_POSITIVE })
-                .collect(),
-            alpha: vec![0.0; 2 * l],
-        };
-        let mut q = SvrQ::new(&kernel, &data.records, self.settings.cache_bytes());
-        let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
-        let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
-        Ok(Svr {
-            expansion: Expansion::new(kernel, data, &coef, &sol),
-        })
+        fit_regressor(
+            &self.settings,
+            self.c,
+            Formulation::Epsilon(self.epsilon),
+            data,
+        )
+    }
+}
+
+impl Fit for NuSvrParams {
+    type Model = Svr;
+
+    fn fit(&self, data: &Dataset) -> Result<Svr> {
+        fit_regressor(&self.settings, self.c, Formulation::Nu(self.nu), data)
     }
 }
 
