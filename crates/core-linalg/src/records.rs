@@ -51,6 +51,25 @@ fn dense_sparse_union(x: &[f64], z: SparseRow<'_>, mut f: impl FnMut(f64, f64)) 
     }
 }
 
+/// `x · w` for a sparse `x`: a gather with four independent accumulators (a single running sum
+/// would serialize on the adder's latency).
+#[inline]
+fn sparse_dot_dense(x: SparseRow<'_>, w: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (ci, cv) = (x.indices.chunks_exact(4), x.values.chunks_exact(4));
+    let (ri, rv) = (ci.remainder(), cv.remainder());
+    for (idx, val) in ci.zip(cv) {
+        for k in 0..4 {
+            acc[k] += val[k] * w[idx[k] as usize];
+        }
+    }
+    let mut tail = 0.0;
+    for (&j, &v) in ri.iter().zip(rv) {
+        tail += v * w[j as usize];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
 fn sparse_dot_sparse(a: SparseRow<'_>, b: SparseRow<'_>) -> f64 {
     let (mut i, mut j, mut s) = (0, 0, 0.0);
     while i < a.indices.len() && j < b.indices.len() {
@@ -73,12 +92,7 @@ impl<'a> RowView<'a> {
     pub fn dot_dense(&self, w: &[f64]) -> f64 {
         match self {
             RowView::Dense(x) => dot(x, w),
-            RowView::Sparse(r) => r
-                .indices
-                .iter()
-                .zip(r.values)
-                .map(|(&j, &v)| v * w[j as usize])
-                .sum(),
+            RowView::Sparse(r) => sparse_dot_dense(*r, w),
         }
     }
 
@@ -282,6 +296,7 @@ impl Records for DenseMatrix {
     fn n_features(&self) -> usize {
         self.ncols()
     }
+    #[inline]
     fn row(&self, i: usize) -> RowView<'_> {
         RowView::Dense(DenseMatrix::row(self, i))
     }
@@ -300,6 +315,7 @@ impl Records for CsrMatrix {
     fn n_features(&self) -> usize {
         self.ncols()
     }
+    #[inline]
     fn row(&self, i: usize) -> RowView<'_> {
         RowView::Sparse(CsrMatrix::row(self, i))
     }
@@ -319,6 +335,7 @@ impl<R: Records + ?Sized> Records for &R {
     fn n_features(&self) -> usize {
         (**self).n_features()
     }
+    #[inline]
     fn row(&self, i: usize) -> RowView<'_> {
         (**self).row(i)
     }
@@ -393,6 +410,7 @@ impl Records for Matrix {
             Matrix::Sparse(s) => s.ncols(),
         }
     }
+    #[inline]
     fn row(&self, i: usize) -> RowView<'_> {
         match self {
             Matrix::Dense(d) => RowView::Dense(d.row(i)),

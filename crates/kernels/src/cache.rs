@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
+use crate::simd::row_dots;
 
 /// What fills the cache: entries `Q(i, t)` of a symmetric matrix over positions `0..len()`,
 /// whose order the solver permutes with [`ColumnSource::swap`].
@@ -40,9 +41,20 @@ pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     form: Option<DotForm>,
     /// Position → sample index.
     order: Vec<usize>,
-    /// Squared norm of each sample, by sample index (when the form needs them).
+    /// Squared norm of the sample at each position (swapped with the positions), for
+    /// dot-product kernels.
     sq_norms: Vec<f64>,
+    /// For dot-product kernels on dense-enough data: the samples as dense rows in position
+    /// order, swapped along with the positions, so a column streams through memory instead of
+    /// chasing rows scattered by shrinking's swaps.
+    packed: Option<Vec<f64>>,
 }
+
+/// Largest packed copy of the samples a source makes, in bytes.
+const MAX_PACKED_BYTES: usize = 512 << 20;
+/// Sparse samples are packed densely only above this fraction of stored entries: below it a
+/// dense dot product costs more than the gather it replaces.
+const MIN_PACKED_DENSITY: f64 = 0.25;
 
 /// Rows per parallel task when computing a column.
 const CHUNK: usize = 512;
@@ -58,17 +70,28 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     pub fn subset(kernel: &'a K, records: &'a R, indices: Vec<usize>) -> Self {
         let form = kernel.dot_form();
         let sq_norms = match &form {
-            Some(f) if f.needs_norms() => (0..records.n_samples())
-                .map(|i| records.row_sq_norm(i))
-                .collect(),
-            _ => Vec::new(),
+            Some(_) => indices.iter().map(|&i| records.row_sq_norm(i)).collect(),
+            None => Vec::new(),
         };
+        let d = records.n_features();
+        let density = records.nnz() as f64 / (records.n_samples() * d).max(1) as f64;
+        let pack = form.is_some()
+            && indices.len() * d * 8 <= MAX_PACKED_BYTES
+            && (records.as_dense().is_some() || density >= MIN_PACKED_DENSITY);
+        let packed = pack.then(|| {
+            let mut buf = vec![0.0; indices.len() * d];
+            for (p, &i) in indices.iter().enumerate() {
+                records.row(i).to_dense_into(&mut buf[p * d..(p + 1) * d]);
+            }
+            buf
+        });
         Self {
             kernel,
             records,
             form,
             order: indices,
             sq_norms,
+            packed,
         }
     }
 
@@ -100,25 +123,26 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         sq_i: f64,
         start: usize,
         out: &mut [f32],
-        scratch: &mut (Vec<f64>, Vec<f64>),
+        scratch: &mut Vec<f64>,
     ) {
         let positions = start..start + out.len();
         match &self.form {
             Some(form) => {
-                let (dots, norms) = scratch;
+                let dots = scratch;
                 dots.clear();
-                dots.extend(
-                    positions
-                        .clone()
-                        .map(|p| self.records.row(self.order[p]).dot_dense(probe)),
-                );
-                norms.clear();
-                if form.needs_norms() {
-                    norms.extend(positions.map(|p| self.sq_norms[self.order[p]]));
-                } else {
-                    norms.resize(dots.len(), 0.0);
+                match &self.packed {
+                    Some(rows) => {
+                        let d = probe.len();
+                        dots.resize(out.len(), 0.0);
+                        row_dots(&rows[start * d..(start + out.len()) * d], probe, dots);
+                    }
+                    None => dots.extend(
+                        positions
+                            .clone()
+                            .map(|p| self.records.row(self.order[p]).dot_dense(probe)),
+                    ),
                 }
-                apply_form(form, dots, sq_i, norms);
+                apply_form(form, dots, sq_i, &self.sq_norms[positions]);
                 for (o, &v) in out.iter_mut().zip(dots.iter()) {
                     *o = v as f32;
                 }
@@ -140,7 +164,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
     fn fill(&self, i: usize, range: Range<usize>, out: &mut [f32]) {
         let a = self.order[i];
         let xi = self.records.row(a);
-        let sq_i = self.sq_norms.get(a).copied().unwrap_or(0.0);
+        let sq_i = self.sq_norms.get(i).copied().unwrap_or(0.0);
         let scattered;
         let probe: &[f64] = match (xi, &self.form) {
             (RowView::Dense(x), _) => x,
@@ -153,13 +177,22 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
             (RowView::Sparse(_), None) => &[],
         };
         out.par_chunks_mut(CHUNK).enumerate().for_each_init(
-            || (Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK)),
+            || Vec::with_capacity(CHUNK),
             |scratch, (k, o)| self.fill_chunk(xi, probe, sq_i, range.start + k * CHUNK, o, scratch),
         );
     }
 
     fn swap(&mut self, i: usize, j: usize) {
         self.order.swap(i, j);
+        if !self.sq_norms.is_empty() {
+            self.sq_norms.swap(i, j);
+        }
+        if let Some(rows) = &mut self.packed {
+            let d = self.records.n_features();
+            let (lo, hi) = (i.min(j), i.max(j));
+            let (head, tail) = rows.split_at_mut(hi * d);
+            head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+        }
     }
 }
 

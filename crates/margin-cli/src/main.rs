@@ -38,9 +38,9 @@ enum Command {
     Info(info::InfoArgs),
     /// Scale features to [LOWER, UPPER], as LIBSVM's svm-scale (same flags, output and params file).
     Scale(scale::ScaleArgs),
-    /// Fit a model: margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>.
+    /// Fit a model: `margin train MODEL [--param value ...] TRAIN_DATA -o MODEL_FILE`.
     Train(models::TrainArgs),
-    /// Predict with a saved model: margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba].
+    /// Predict with a saved model: `margin predict MODEL_FILE DATA [-o PREDICTIONS]`.
     Predict(models::PredictArgs),
     /// LIBSVM's svm-train: same flags, output and model files (see `margin svm-train --help`).
     #[command(name = "svm-train")]

@@ -1,0 +1,37 @@
+//! The README's example: an RBF SVM on the bundled heart data, saved and reloaded.
+//!
+//! `cargo run --release -p margin --example svm_heart`
+
+use margin::kernels::Gamma;
+use margin::prelude::*;
+use margin::svm::{Svc, SvmKernel};
+
+fn main() -> margin::Result<()> {
+    let data = margin::datasets::heart_scale()?; // 270 × 13, labels ±1
+    let (train, test) = train_test_split(&data, 0.25, true, 42)?; // stratified, seeded
+    let model = Svc::params()
+        .c(1.0)
+        .kernel(SvmKernel::Rbf {
+            gamma: Gamma::Scale,
+        })
+        .fit(&train)?;
+    let labels = model.predict(&test.records)?; // original labels (±1)
+    let scores = model.decision_function(&test.records)?; // > 0 means labels()[1]
+    let path = std::env::temp_dir().join("heart.margin");
+    model.save(&path)?; // versioned, checksummed
+    let same = Svc::load(&path)?;
+    assert_eq!(same.predict(&test.records)?, labels);
+    let truth = test.targets.classes()?;
+    let correct = labels
+        .iter()
+        .zip(truth.indices())
+        .filter(|&(l, &t)| *l == truth.labels()[t as usize])
+        .count();
+    println!(
+        "{} support vectors; test accuracy {:.4}; first decision value {:.4}",
+        model.support_indices().len(),
+        correct as f64 / labels.len() as f64,
+        scores.get(0, 0)
+    );
+    Ok(())
+}
