@@ -1,34 +1,16 @@
 //! End-to-end tests of the `margin` binary: outputs against stored reference fixtures
 //! (see tests/fixtures/gen_scale.py for how they were produced) and exit codes for bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::{Path, PathBuf};
+
+use common::{fails_with, margin, stdout};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-fn margin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_margin"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the margin binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "margin failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
 }
 
 fn read(p: &Path) -> String {
@@ -87,22 +69,6 @@ fn info_describes_a_bundled_dataset() {
     );
     let out = stdout(&margin(&["info", "datasets/housing_scale"]));
     assert!(out.contains("targets: continuous, range [5, 50]"), "{out}");
-}
-
-fn fails_with(args: &[&str], code: i32, needle: &str) {
-    let out = margin(args);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(needle), "{args:?}: stderr was {err:?}");
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
 }
 
 #[test]
