@@ -13,6 +13,13 @@ pub fn rng_from_seed(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
+/// The indices `0..n` in a random order fixed by `seed`.
+pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rng_from_seed(seed));
+    order
+}
+
 /// One cross-validation fold: the indices to train on and those to test on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fold {

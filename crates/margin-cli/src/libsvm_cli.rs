@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use core_linalg::io::{LibsvmOptions, format_g, read_libsvm};
 use core_linalg::split::StratifiedKFold;
-use core_linalg::{Dataset, Error, Fit, Label, Predict, Targets};
+use core_linalg::{Dataset, Error, Fit, Label, Predict, PredictProba, Targets};
 use kernels::{Gamma, Polynomial, Sigmoid};
 use models_svm::{
     ClassWeight, LabelOrder, LibsvmModel, OneClassSvm, Svc, SvcParams, SvmKernel, Svr,
@@ -38,7 +38,7 @@ options:
 -m cachesize : set cache memory size in MB (default 100)
 -e epsilon : set tolerance of termination criterion (default 0.001)
 -h shrinking : whether to use the shrinking heuristics, 0 or 1 (default 1)
--b probability_estimates : whether to train a model for probability estimates, 0 or 1 (default 0; 1 is not supported yet)
+-b probability_estimates : whether to train a C-SVC or nu-SVC model for probability estimates, 0 or 1 (default 0)
 -wi weight : set the parameter C of class i to weight*C, for C-SVC (default 1)
 -v n : n-fold cross validation mode
 -q : quiet mode (no outputs)";
@@ -68,6 +68,7 @@ struct TrainOptions {
     cache_mb: f64,
     tol: f64,
     shrinking: bool,
+    probability: bool,
     weights: Vec<(f64, f64)>,
     folds: Option<usize>,
     quiet: bool,
@@ -88,6 +89,7 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
         cache_mb: 100.0,
         tol: 1e-3,
         shrinking: true,
+        probability: false,
         weights: Vec::new(),
         folds: None,
         quiet: false,
@@ -130,13 +132,7 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
             "-m" => o.cache_mb = num("cachesize")?,
             "-e" => o.tol = num("tolerance")?,
             "-h" => o.shrinking = num("shrinking")? != 0.0,
-            "-b" => {
-                if num("probability_estimates")? != 0.0 {
-                    return Err(Failure::usage(
-                        "-b 1 (probability estimates) is not supported yet",
-                    ));
-                }
-            }
+            "-b" => o.probability = num("probability_estimates")? != 0.0,
             "-v" => {
                 let n = num("n-fold")?;
                 if n < 2.0 || n.fract() != 0.0 {
@@ -224,6 +220,11 @@ fn train_once(o: &TrainOptions, data: &Dataset) -> Result<Trained, Failure> {
     {
         Sigmoid::new(*g, *coef0)?;
     }
+    if o.probability && !matches!(o.svm_type, 0 | 1) {
+        return Err(Failure::usage(
+            "-b 1: probability estimates are supported for C-SVC and nu-SVC (-s 0, -s 1) only",
+        ));
+    }
     Ok(match o.svm_type {
         0 => {
             let weights = ClassWeight::Given(
@@ -239,7 +240,8 @@ fn train_once(o: &TrainOptions, data: &Dataset) -> Result<Trained, Failure> {
                 .shrinking(o.shrinking)
                 .cache_size_mb(o.cache_mb)
                 .class_weight(weights)
-                .label_order(LabelOrder::FirstSeen);
+                .label_order(LabelOrder::FirstSeen)
+                .probability(o.probability);
             Trained::Svc(params.fit(data)?)
         }
         2 => Trained::OneClass(
@@ -264,6 +266,7 @@ fn train_once(o: &TrainOptions, data: &Dataset) -> Result<Trained, Failure> {
         1 => Trained::Svc(
             Svc::nu_params()
                 .nu(o.nu)
+                .probability(o.probability)
                 .kernel(k)
                 .tol(o.tol)
                 .shrinking(o.shrinking)
@@ -453,7 +456,7 @@ fn label_value(l: &Label) -> f64 {
 
 const PREDICT_USAGE: &str = "Usage: margin svm-predict [options] test_file model_file output_file
 options:
--b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0; 1 is not supported yet)
+-b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0); for classification models only
 -q : quiet mode (no outputs)";
 
 /// Arguments of `margin svm-predict` (LIBSVM's flags).
@@ -472,6 +475,7 @@ pub struct SvmPredictArgs {
 pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
     let words = &args.rest;
     let mut quiet = false;
+    let mut probability = false;
     let mut i = 0;
     while i < words.len() && words[i].starts_with('-') {
         match words[i].as_str() {
@@ -480,11 +484,15 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
                 i += 1;
             }
             "-b" => {
-                if words.get(i + 1).map(String::as_str) != Some("0") {
-                    return Err(Failure::usage(
-                        "-b 1 (probability estimates) is not supported yet",
-                    ));
-                }
+                probability = match words.get(i + 1).map(String::as_str) {
+                    Some("0") => false,
+                    Some("1") => true,
+                    other => {
+                        return Err(Failure::usage(format!(
+                            "-b: expected 0 or 1, found {other:?}"
+                        )));
+                    }
+                };
                 i += 2;
             }
             "--help" | "-h" => {
@@ -513,23 +521,48 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
     let width = test.n_features().max(model.n_features());
     let model = model.with_n_features(width)?;
     let records = test.records.clone().with_n_features(width)?;
-    let (predicted, regression): (Vec<f64>, bool) = match &model {
-        LibsvmModel::Svc(m) => (
-            m.predict(&records)?.iter().map(label_value).collect(),
-            false,
-        ),
-        LibsvmModel::OneClass(m) => (
-            m.predict(&records)?.iter().map(label_value).collect(),
-            false,
-        ),
-        LibsvmModel::Svr(m) => (m.predict(&records)?, true),
-    };
     let file =
         std::fs::File::create(output_path).map_err(|e| Failure::from(Error::io(output_path, e)))?;
     let mut out = BufWriter::new(file);
     let io = |e| Failure::from(Error::io(output_path, e));
-    for v in &predicted {
-        writeln!(out, "{}", format_g(*v, 17)).map_err(io)?;
+    let (predicted, regression): (Vec<f64>, bool) = match (&model, probability) {
+        (LibsvmModel::Svc(m), true) => {
+            // LIBSVM's -b 1: a header of labels, then the most probable label and every
+            // class's probability per line.
+            let probs = m.predict_proba(&records).map_err(|_| {
+                Failure::usage("model does not support probability estimates (train it with -b 1)")
+            })?;
+            let labels: Vec<f64> = m.labels().iter().map(label_value).collect();
+            let head: Vec<String> = labels.iter().map(|l| format_g(*l, 17)).collect();
+            writeln!(out, "labels {}", head.join(" ")).map_err(io)?;
+            let mut predicted = Vec::with_capacity(probs.nrows());
+            for row in probs.rows() {
+                let best = (0..row.len()).fold(0, |b, c| if row[c] > row[b] { c } else { b });
+                let cells: Vec<String> = row.iter().map(|p| format_g(*p, 6)).collect();
+                writeln!(out, "{} {}", format_g(labels[best], 6), cells.join(" ")).map_err(io)?;
+                predicted.push(labels[best]);
+            }
+            (predicted, false)
+        }
+        (_, true) => {
+            return Err(Failure::usage(
+                "-b 1: probability estimates are available for C-SVC and nu-SVC models only",
+            ));
+        }
+        (LibsvmModel::Svc(m), false) => (
+            m.predict(&records)?.iter().map(label_value).collect(),
+            false,
+        ),
+        (LibsvmModel::OneClass(m), false) => (
+            m.predict(&records)?.iter().map(label_value).collect(),
+            false,
+        ),
+        (LibsvmModel::Svr(m), false) => (m.predict(&records)?, true),
+    };
+    if !probability {
+        for v in &predicted {
+            writeln!(out, "{}", format_g(*v, 17)).map_err(io)?;
+        }
     }
     out.flush().map_err(io)?;
     if quiet {

@@ -50,6 +50,12 @@ impl ParamArgs {
 pub enum Predictions {
     /// Class labels.
     Labels(Vec<Label>),
+    /// Class labels with each class's probability (columns in `classes` order).
+    Probabilities {
+        labels: Vec<Label>,
+        classes: Vec<Label>,
+        probs: core_linalg::DenseMatrix,
+    },
     /// Continuous values.
     Values(Vec<f64>),
 }
@@ -208,7 +214,7 @@ pub struct PredictArgs {
     /// Write one prediction per line here (default: stdout).
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
-    /// Also write class probabilities (classifiers that estimate them).
+    /// Also write each class's probability (classifiers trained to estimate them).
     #[arg(long)]
     proba: bool,
     /// Input format.
@@ -241,7 +247,7 @@ fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)>, F
         return Ok(Vec::new());
     }
     Ok(match p {
-        Predictions::Labels(labels) => {
+        Predictions::Labels(labels) | Predictions::Probabilities { labels, .. } => {
             let truth: Vec<Label> = match &data.targets {
                 core_linalg::Targets::Values(v) => v.iter().map(|&x| Label::Number(x)).collect(),
                 core_linalg::Targets::Classes(c) => c
@@ -276,6 +282,21 @@ fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure
         Predictions::Labels(labels) => {
             for l in labels {
                 writeln!(out, "{l}").map_err(io)?;
+            }
+        }
+        Predictions::Probabilities {
+            labels,
+            classes,
+            probs,
+        } => {
+            let head: Vec<String> = classes.iter().map(ToString::to_string).collect();
+            writeln!(out, "label {}", head.join(" ")).map_err(io)?;
+            for (l, row) in labels.iter().zip(probs.rows()) {
+                let cells: Vec<String> = row
+                    .iter()
+                    .map(|p| core_linalg::io::format_g(*p, 6))
+                    .collect();
+                writeln!(out, "{l} {}", cells.join(" ")).map_err(io)?;
             }
         }
         Predictions::Values(v) => {

@@ -1,6 +1,6 @@
 //! The SVM families registered with `margin train` / `margin predict`.
 
-use core_linalg::{Dataset, Matrix, ModelFile, Predict};
+use core_linalg::{Dataset, Matrix, ModelFile, Predict, PredictProba};
 use kernels::Gamma;
 use models_svm::{ClassWeight, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
@@ -88,6 +88,9 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
             )));
         }
     }
+    if let Some(yes) = p.take("probability")? {
+        params = params.probability(yes);
+    }
     p.finish("svc")?;
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
 }
@@ -105,6 +108,9 @@ fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
                 "--multiclass: expected ovo or ovr, found `{other}`"
             )));
         }
+    }
+    if let Some(yes) = p.take("probability")? {
+        params = params.probability(yes);
     }
     p.finish("nu-svc")?;
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
@@ -153,8 +159,19 @@ fn no_proba(proba: bool, what: &str) -> Result<(), Failure> {
 }
 
 fn predict_svc(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    no_proba(proba, "svc")?;
-    Ok(Predictions::Labels(Svc::from_bytes(bytes)?.predict(x)?))
+    let model = Svc::from_bytes(bytes)?;
+    let labels = model.predict(x)?;
+    if !proba {
+        return Ok(Predictions::Labels(labels));
+    }
+    let probs = model.predict_proba(x).map_err(|_| {
+        Failure::usage("--proba: this model was trained without --probability true")
+    })?;
+    Ok(Predictions::Probabilities {
+        labels,
+        classes: model.labels().to_vec(),
+        probs,
+    })
 }
 
 fn predict_svr(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
@@ -177,7 +194,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         summary: "C-support vector classifier (LIBSVM's C-SVC; scikit-learn's SVC)",
         params_help: "  --c <number>                       regularization C (default 1)
   --class-weight balanced            weight classes by n / (k · n_class)
-  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest",
+  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest
+  --probability true|false           fit Platt probabilities for predict --proba (default false)",
         common_help: COMMON_HELP,
         train: train_svc,
         predict: predict_svc,
@@ -197,7 +215,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         kind: Svc::KIND,
         summary: "nu-support vector classifier (LIBSVM's nu-SVC; scikit-learn's NuSVC)",
         params_help: "  --nu <number>                      margin-error fraction bound in (0, 1] (default 0.5)
-  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest",
+  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest
+  --probability true|false           fit Platt probabilities for predict --proba (default false)",
         common_help: COMMON_HELP,
         train: train_nu_svc,
         predict: predict_svc,

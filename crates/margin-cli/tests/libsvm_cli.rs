@@ -183,3 +183,70 @@ fn bad_svm_options_and_files_are_refused() {
         "too few classes",
     );
 }
+
+#[test]
+fn probability_outputs_follow_libsvm() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, out) = (dir.path().join("m"), dir.path().join("o"));
+    let (m, o) = (model.to_str().unwrap(), out.to_str().unwrap());
+    stdout(&margin(&[
+        "svm-train",
+        "-q",
+        "-b",
+        "1",
+        "datasets/heart_scale",
+        m,
+    ]));
+    let text = std::fs::read_to_string(&model).unwrap();
+    assert!(
+        text.contains("\nprobA ") && text.contains("\nprobB "),
+        "{text}"
+    );
+    let printed = stdout(&margin(&[
+        "svm-predict",
+        "-b",
+        "1",
+        "datasets/heart_scale",
+        m,
+        o,
+    ]));
+    assert!(printed.starts_with("Accuracy = "), "{printed}");
+    let lines: Vec<String> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines[0], "labels 1 -1");
+    assert_eq!(lines.len(), 271);
+    for line in &lines[1..] {
+        let v: Vec<f64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+        assert!((v[1] + v[2] - 1.0).abs() < 1e-5, "{line}");
+        assert_eq!(v[0], if v[1] > v[2] { 1.0 } else { -1.0 }, "{line}");
+    }
+    let plain = root().join("crates/models-svm/tests/fixtures/heart_default.model");
+    common::fails_with(
+        &[
+            "svm-predict",
+            "-b",
+            "1",
+            "datasets/heart_scale",
+            plain.to_str().unwrap(),
+            o,
+        ],
+        2,
+        "probability",
+    );
+    common::fails_with(
+        &[
+            "svm-train",
+            "-s",
+            "3",
+            "-b",
+            "1",
+            "datasets/housing_scale",
+            m,
+        ],
+        2,
+        "C-SVC and nu-SVC",
+    );
+}

@@ -44,6 +44,7 @@ mod expansion;
 mod kernel_choice;
 mod libsvm_format;
 mod one_class;
+mod probability;
 mod q;
 mod settings;
 mod svc;

@@ -116,6 +116,21 @@ impl LibsvmModel {
                 for l in m.labels() {
                     let _ = write!(out, " {}", label_int(l)?);
                 }
+                if let Some(sig) = m
+                    .problems()
+                    .iter()
+                    .map(|p| p.probability)
+                    .collect::<Option<Vec<_>>>()
+                {
+                    out.push_str("\nprobA");
+                    for (a, _) in &sig {
+                        let _ = write!(out, " {}", format_g(*a, 17));
+                    }
+                    out.push_str("\nprobB");
+                    for (_, b) in &sig {
+                        let _ = write!(out, " {}", format_g(*b, 17));
+                    }
+                }
                 out.push_str("\nnr_sv");
                 for c in m.n_support() {
                     let _ = write!(out, " {c}");
@@ -339,6 +354,9 @@ impl LibsvmModel {
                         Some(s)
                     })
                     .collect();
+                let (prob_a, prob_b) = (nums("probA")?, nums("probB")?);
+                let prob = (prob_a.len() == rho.len() && prob_b.len() == rho.len())
+                    .then_some((prob_a, prob_b));
                 let support_class: Vec<usize> = (0..nr_class)
                     .flat_map(|c| std::iter::repeat_n(c, nr_sv[c]))
                     .collect();
@@ -359,6 +377,7 @@ impl LibsvmModel {
                             iterations: 0,
                             stop: StopReason::Converged,
                             n_bounded: 0,
+                            probability: prob.as_ref().map(|(a, b)| (a[p], b[p])),
                         });
                         p += 1;
                     }

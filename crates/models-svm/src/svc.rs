@@ -2,13 +2,14 @@
 
 use core_linalg::{
     Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict,
-    Records, Result, validate,
+    PredictProba, Records, Result, validate,
 };
 use kernels::{Kernel, KernelSpec};
 use optim::smo::{self, Problem, StopReason};
 use serde::{Deserialize, Serialize};
 
 use crate::decision::kernel_rows;
+use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
 use crate::settings::{Settings, settings_builders};
 
@@ -55,6 +56,8 @@ pub struct SvcParams {
     class_weight: ClassWeight,
     multiclass: Multiclass,
     label_order: LabelOrder,
+    probability: bool,
+    seed: u64,
 }
 
 impl Default for SvcParams {
@@ -65,6 +68,8 @@ impl Default for SvcParams {
             class_weight: ClassWeight::Uniform,
             multiclass: Multiclass::OneVsOne,
             label_order: LabelOrder::Sorted,
+            probability: false,
+            seed: 0,
         }
     }
 }
@@ -91,6 +96,17 @@ impl SvcParams {
     /// Class order inside the model (default sorted).
     pub fn label_order(mut self, o: LabelOrder) -> Self {
         self.label_order = o;
+        self
+    }
+    /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
+    /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one only.
+    pub fn probability(mut self, yes: bool) -> Self {
+        self.probability = yes;
+        self
+    }
+    /// Seed of the cross-validation shuffle behind the probability estimates (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
         self
     }
 
@@ -127,6 +143,8 @@ pub struct NuSvcParams {
     nu: f64,
     multiclass: Multiclass,
     label_order: LabelOrder,
+    probability: bool,
+    seed: u64,
 }
 
 impl Default for NuSvcParams {
@@ -136,6 +154,8 @@ impl Default for NuSvcParams {
             nu: 0.5,
             multiclass: Multiclass::OneVsOne,
             label_order: LabelOrder::Sorted,
+            probability: false,
+            seed: 0,
         }
     }
 }
@@ -157,6 +177,17 @@ impl NuSvcParams {
     /// Class order inside the model (default sorted).
     pub fn label_order(mut self, o: LabelOrder) -> Self {
         self.label_order = o;
+        self
+    }
+    /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
+    /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one only.
+    pub fn probability(mut self, yes: bool) -> Self {
+        self.probability = yes;
+        self
+    }
+    /// Seed of the cross-validation shuffle behind the probability estimates (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
         self
     }
 }
@@ -181,6 +212,9 @@ pub struct BinaryModel {
     pub stop: StopReason,
     /// Support vectors at their upper bound (`α_i = C_i`).
     pub n_bounded: usize,
+    /// Platt's sigmoid `(A, B)`: `P(positive | f) = 1 / (1 + exp(A f + B))`, when fitted with
+    /// probability estimates.
+    pub probability: Option<(f64, f64)>,
 }
 
 /// A fitted C-SVC.
@@ -409,6 +443,40 @@ impl DecisionFunction for Svc {
     }
 }
 
+impl PredictProba for Svc {
+    /// Class probabilities (columns in [`Svc::labels`] order) from each problem's Platt sigmoid,
+    /// coupled across pairs for more than two classes. Needs a model fitted with
+    /// `probability(true)`.
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let sigmoids: Vec<(f64, f64)> = self
+            .problems
+            .iter()
+            .map(|p| p.probability)
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "probability",
+                    false,
+                    "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
+                )
+            })?;
+        let dec = self.problem_decisions(records)?;
+        let k = self.labels.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), k);
+        let mut r = DenseMatrix::zeros(k, k);
+        for (i, row) in dec.rows().enumerate() {
+            for ((p, &(a, b)), &f) in self.problems.iter().zip(&sigmoids).zip(row) {
+                let (x, y) = (p.positive, p.negative.unwrap_or(p.positive));
+                let pr = clip(sigmoid_predict(f, a, b));
+                r.row_mut(x)[y] = pr;
+                r.row_mut(y)[x] = 1.0 - pr;
+            }
+            out.row_mut(i).copy_from_slice(&couple(&r));
+        }
+        Ok(out)
+    }
+}
+
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
 }
@@ -463,6 +531,8 @@ impl Fit for SvcParams {
                 c: self.c,
                 class_weight: &self.class_weight,
             },
+            probability: self.probability,
+            seed: self.seed,
         };
         fit_classifier(&spec, data)
     }
@@ -492,6 +562,8 @@ impl Fit for NuSvcParams {
             multiclass: self.multiclass,
             label_order: self.label_order,
             formulation: Formulation::Nu { nu: self.nu },
+            probability: self.probability,
+            seed: self.seed,
         };
         fit_classifier(&spec, data)
     }
@@ -513,6 +585,69 @@ struct ClassifierSpec<'a> {
     multiclass: Multiclass,
     label_order: LabelOrder,
     formulation: Formulation<'a>,
+    probability: bool,
+    seed: u64,
+}
+
+/// Platt's sigmoid for one binary problem, fitted on 5-fold cross-validated decision values
+/// (LIBSVM's `svm_binary_svc_probability`; folds shuffled by the seed).
+fn platt(
+    spec: &ClassifierSpec<'_>,
+    kernel: &KernelSpec,
+    records: &Matrix,
+    idx: &[usize],
+    ys: &[i8],
+    bounds: &[f64],
+) -> Result<(f64, f64)> {
+    const FOLDS: usize = 5;
+    let l = idx.len();
+    let perm = core_linalg::split::permutation(l, spec.seed);
+    let mut dec = vec![0.0; l];
+    for f in 0..FOLDS {
+        let (begin, end) = (f * l / FOLDS, (f + 1) * l / FOLDS);
+        let test = &perm[begin..end];
+        let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
+        let (n_pos, n_neg) =
+            train.iter().fold(
+                (0, 0),
+                |(p, n), &t| if ys[t] == 1 { (p + 1, n) } else { (p, n + 1) },
+            );
+        // A fold whose training part lacks a class predicts that class's sign, as LIBSVM does.
+        let constant = match (n_pos, n_neg) {
+            (0, 0) => Some(0.0),
+            (_, 0) => Some(1.0),
+            (0, _) => Some(-1.0),
+            _ => None,
+        };
+        if let Some(v) = constant {
+            test.iter().for_each(|&t| dec[t] = v);
+            continue;
+        }
+        let tr_idx: Vec<usize> = train.iter().map(|&t| idx[t]).collect();
+        let tr_y: Vec<i8> = train.iter().map(|&t| ys[t]).collect();
+        let tr_b: Vec<f64> = train.iter().map(|&t| bounds[t]).collect();
+        let mut q = SignedQ::new(
+            kernel,
+            records,
+            tr_idx.clone(),
+            tr_y.clone(),
+            spec.settings.cache_bytes(),
+        );
+        let (sol, _) = solve_binary(spec, &mut q, &tr_y, tr_b)?;
+        let sv: Vec<usize> = (0..tr_idx.len()).filter(|&t| sol.alpha[t] > 0.0).collect();
+        let coef: Vec<f64> = sv
+            .iter()
+            .map(|&t| sol.alpha[t] * f64::from(tr_y[t]))
+            .collect();
+        let sv_rows = records.select_rows(&sv.iter().map(|&t| tr_idx[t]).collect::<Vec<_>>());
+        let test_rows = records.select_rows(&test.iter().map(|&t| idx[t]).collect::<Vec<_>>());
+        let k = kernels::cross_gram(kernel, &test_rows, &sv_rows)?;
+        for (r, &t) in test.iter().enumerate() {
+            dec[t] = core_linalg::dot(k.row(r), &coef) - sol.rho;
+        }
+    }
+    let positive: Vec<bool> = ys.iter().map(|&y| y == 1).collect();
+    Ok(sigmoid_fit(&dec, &positive))
 }
 
 /// Solves one binary problem; returns the solution (α already in C-SVC scale) and the upper
@@ -580,6 +715,13 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
 }
 
 fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
+    if spec.probability && spec.multiclass == Multiclass::OneVsRest {
+        return Err(Error::invalid_parameter(
+            "probability",
+            true,
+            "one-vs-one classification (pairwise coupling needs every pair)",
+        ));
+    }
     validate::check_dataset(data)?;
     let classes = data.targets.classes()?;
     validate::check_min_classes(&classes, 2)?;
@@ -670,6 +812,19 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             .zip(&upper)
             .filter(|&((_, &al), &u)| al >= u)
             .count();
+        let probability = if spec.probability {
+            let pair_bounds: Vec<f64> = idx.iter().map(|&i| bound[i]).collect();
+            Some(platt(
+                spec,
+                &kernel,
+                &data.records,
+                &idx,
+                &ys,
+                &pair_bounds,
+            )?)
+        } else {
+            None
+        };
         problems.push(BinaryModel {
             positive: a,
             negative: b,
@@ -679,6 +834,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             iterations: sol.iterations,
             stop: sol.stop,
             n_bounded,
+            probability,
         });
     }
 

@@ -1,0 +1,215 @@
+//! Class probabilities for SVMs, as LIBSVM computes them: Platt's sigmoid fitted on
+//! cross-validated decision values (with the improvements of Lin, Lin & Weng 2007: target
+//! smoothing, a Newton method with backtracking, and overflow-free evaluation), and for more than
+//! two classes the pairwise coupling of Wu, Lin & Weng (2004, their second method).
+
+// The coupling iteration indexes its k × k matrix as the paper writes it.
+#![allow(clippy::needless_range_loop)]
+
+use core_linalg::DenseMatrix;
+
+/// Probabilities are kept in `[MIN_PROB, 1 − MIN_PROB]` before coupling, as LIBSVM does, so no
+/// pairwise estimate is exactly 0 or 1.
+const MIN_PROB: f64 = 1e-7;
+
+/// `log(1 + e^{−|z|})`-style terms of the sigmoid's negative log-likelihood, without overflow.
+fn nll_term(dec: f64, a: f64, b: f64, target: f64) -> f64 {
+    let f = dec * a + b;
+    if f >= 0.0 {
+        target * f + (-f).exp().ln_1p()
+    } else {
+        (target - 1.0) * f + f.exp().ln_1p()
+    }
+}
+
+/// Fits `P(positive | f) = 1 / (1 + exp(A f + B))` to decision values `dec` with labels
+/// `positive`, returning `(A, B)`. Targets are Platt's smoothed `(n₊ + 1)/(n₊ + 2)` and
+/// `1/(n₋ + 2)`.
+pub(crate) fn sigmoid_fit(dec: &[f64], positive: &[bool]) -> (f64, f64) {
+    const MAX_ITER: usize = 100;
+    const MIN_STEP: f64 = 1e-10;
+    const SIGMA: f64 = 1e-12;
+    const EPS: f64 = 1e-5;
+    let prior1 = positive.iter().filter(|&&p| p).count() as f64;
+    let prior0 = positive.len() as f64 - prior1;
+    let (hi, lo) = ((prior1 + 1.0) / (prior1 + 2.0), 1.0 / (prior0 + 2.0));
+    let t: Vec<f64> = positive.iter().map(|&p| if p { hi } else { lo }).collect();
+    let objective = |a: f64, b: f64| {
+        dec.iter()
+            .zip(&t)
+            .map(|(&d, &ti)| nll_term(d, a, b, ti))
+            .sum::<f64>()
+    };
+    let (mut a, mut b) = (0.0, ((prior0 + 1.0) / (prior1 + 1.0)).ln());
+    let mut fval = objective(a, b);
+    for _ in 0..MAX_ITER {
+        let (mut h11, mut h22, mut h21, mut g1, mut g2) = (SIGMA, SIGMA, 0.0, 0.0, 0.0);
+        for (&d, &ti) in dec.iter().zip(&t) {
+            let f = d * a + b;
+            let (p, q) = if f >= 0.0 {
+                let e = (-f).exp();
+                (e / (1.0 + e), 1.0 / (1.0 + e))
+            } else {
+                let e = f.exp();
+                (1.0 / (1.0 + e), e / (1.0 + e))
+            };
+            let d2 = p * q;
+            h11 += d * d * d2;
+            h22 += d2;
+            h21 += d * d2;
+            let d1 = ti - p;
+            g1 += d * d1;
+            g2 += d1;
+        }
+        if g1.abs() < EPS && g2.abs() < EPS {
+            break;
+        }
+        let det = h11 * h22 - h21 * h21;
+        let (da, db) = (-(h22 * g1 - h21 * g2) / det, -(-h21 * g1 + h11 * g2) / det);
+        let gd = g1 * da + g2 * db;
+        let mut step = 1.0;
+        while step >= MIN_STEP {
+            let (na, nb) = (a + step * da, b + step * db);
+            let nf = objective(na, nb);
+            if nf < fval + 1e-4 * step * gd {
+                (a, b, fval) = (na, nb, nf);
+                break;
+            }
+            step /= 2.0;
+        }
+        if step < MIN_STEP {
+            break;
+        }
+    }
+    (a, b)
+}
+
+/// `P(positive | f)` under a fitted sigmoid.
+pub(crate) fn sigmoid_predict(dec: f64, a: f64, b: f64) -> f64 {
+    let f = dec * a + b;
+    if f >= 0.0 {
+        let e = (-f).exp();
+        e / (1.0 + e)
+    } else {
+        1.0 / (1.0 + f.exp())
+    }
+}
+
+/// Class probabilities from pairwise ones: `r[(i, j)]` estimates `P(i | i or j)`. Solves Wu,
+/// Lin & Weng's quadratic problem `min ½ pᵀQp` on the simplex by their fixed-point iteration.
+pub(crate) fn couple(r: &DenseMatrix) -> Vec<f64> {
+    let k = r.nrows();
+    if k == 2 {
+        return vec![r.get(0, 1), r.get(1, 0)];
+    }
+    let mut q = vec![vec![0.0; k]; k];
+    for t in 0..k {
+        for j in 0..k {
+            if j != t {
+                q[t][t] += r.get(j, t) * r.get(j, t);
+                q[t][j] = -r.get(j, t) * r.get(t, j);
+            }
+        }
+    }
+    let mut p = vec![1.0 / k as f64; k];
+    let mut qp = vec![0.0; k];
+    let eps = 0.005 / k as f64;
+    for _ in 0..100.max(k) {
+        let mut pqp = 0.0;
+        for t in 0..k {
+            qp[t] = (0..k).map(|j| q[t][j] * p[j]).sum();
+            pqp += p[t] * qp[t];
+        }
+        if qp.iter().all(|&v| (v - pqp).abs() < eps) {
+            break;
+        }
+        for t in 0..k {
+            let diff = (-qp[t] + pqp) / q[t][t];
+            p[t] += diff;
+            pqp = (pqp + diff * (diff * q[t][t] + 2.0 * qp[t])) / ((1.0 + diff) * (1.0 + diff));
+            for j in 0..k {
+                qp[j] = (qp[j] + diff * q[t][j]) / (1.0 + diff);
+                p[j] /= 1.0 + diff;
+            }
+        }
+    }
+    p
+}
+
+/// Pairwise probability clipped into `[MIN_PROB, 1 − MIN_PROB]`.
+pub(crate) fn clip(p: f64) -> f64 {
+    p.clamp(MIN_PROB, 1.0 - MIN_PROB)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn sigmoid_fit_reaches_a_stationary_point() {
+        let dec: Vec<f64> = (0..60).map(|i| (i as f64 - 30.0) / 7.0).collect();
+        let positive: Vec<bool> = (0..60).map(|i| (i * 37 % 60) < i).collect();
+        let (a, b) = sigmoid_fit(&dec, &positive);
+        let prior1 = positive.iter().filter(|&&p| p).count() as f64;
+        let prior0 = 60.0 - prior1;
+        let t: Vec<f64> = positive
+            .iter()
+            .map(|&p| {
+                if p {
+                    (prior1 + 1.0) / (prior1 + 2.0)
+                } else {
+                    1.0 / (prior0 + 2.0)
+                }
+            })
+            .collect();
+        let f = |a: f64, b: f64| {
+            dec.iter()
+                .zip(&t)
+                .map(|(&d, &ti)| nll_term(d, a, b, ti))
+                .sum::<f64>()
+        };
+        let h = 1e-6;
+        let (ga, gb) = (
+            (f(a + h, b) - f(a - h, b)) / (2.0 * h),
+            (f(a, b + h) - f(a, b - h)) / (2.0 * h),
+        );
+        assert!(
+            ga.abs() < 1e-4 && gb.abs() < 1e-4,
+            "gradient ({ga}, {gb}) at ({a}, {b})"
+        );
+        assert!(
+            a < 0.0,
+            "larger decision values must mean the positive class: A = {a}"
+        );
+    }
+
+    #[test]
+    fn sigmoid_predict_is_overflow_free_and_monotone() {
+        assert_eq!(sigmoid_predict(1e308, -1.0, 0.0), 1.0);
+        assert_eq!(sigmoid_predict(-1e308, -1.0, 0.0), 0.0);
+        assert!(sigmoid_predict(1.0, -2.0, 0.1) > sigmoid_predict(0.5, -2.0, 0.1));
+    }
+
+    proptest! {
+        #[test]
+        fn coupling_recovers_consistent_pairwise_probabilities(raw in proptest::collection::vec(0.05f64..1.0, 3..7)) {
+            let total: f64 = raw.iter().sum();
+            let truth: Vec<f64> = raw.iter().map(|v| v / total).collect();
+            let k = truth.len();
+            let mut r = DenseMatrix::zeros(k, k);
+            for i in 0..k {
+                for j in 0..k {
+                    if i != j {
+                        r.row_mut(i)[j] = truth[i] / (truth[i] + truth[j]);
+                    }
+                }
+            }
+            let p = couple(&r);
+            prop_assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+            for (a, b) in p.iter().zip(&truth) {
+                prop_assert!((a - b).abs() < 5e-3, "{p:?} vs {truth:?}");
+            }
+        }
+    }
+}
