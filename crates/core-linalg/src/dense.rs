@@ -88,6 +88,7 @@ impl DenseMatrix {
     ///
     /// # Panics
     /// If `i >= nrows()`: indices are the caller's own loop bounds, not user input.
+    #[inline]
     pub fn row(&self, i: usize) -> &[f64] {
         &self.data[i * self.ncols..(i + 1) * self.ncols]
     }

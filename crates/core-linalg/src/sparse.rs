@@ -157,6 +157,7 @@ impl CsrMatrix {
     }
 
     /// Row `i`.
+    #[inline]
     pub fn row(&self, i: usize) -> SparseRow<'_> {
         let (a, b) = (self.indptr[i], self.indptr[i + 1]);
         SparseRow {

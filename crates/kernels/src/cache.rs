@@ -56,8 +56,8 @@ const MAX_PACKED_BYTES: usize = 512 << 20;
 /// dense dot product costs more than the gather it replaces.
 const MIN_PACKED_DENSITY: f64 = 0.25;
 
-/// Rows per parallel task when computing a column.
-const CHUNK: usize = 512;
+/// Fewest rows per parallel task when computing a column.
+const MIN_CHUNK: usize = 256;
 
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     /// A source over all samples of `records`, in their order.
@@ -176,9 +176,11 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
             }
             (RowView::Sparse(_), None) => &[],
         };
-        out.par_chunks_mut(CHUNK).enumerate().for_each_init(
-            || Vec::with_capacity(CHUNK),
-            |scratch, (k, o)| self.fill_chunk(xi, probe, sq_i, range.start + k * CHUNK, o, scratch),
+        // A few tasks per thread: enough to balance, few enough that scheduling stays cheap.
+        let chunk = (out.len() / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
+        out.par_chunks_mut(chunk).enumerate().for_each_init(
+            || Vec::with_capacity(chunk),
+            |scratch, (k, o)| self.fill_chunk(xi, probe, sq_i, range.start + k * chunk, o, scratch),
         );
     }
 

@@ -231,3 +231,59 @@ fn multiclass_models_save_load_and_ignore_the_thread_count() {
     let dec = one.decision_function(&test.records).unwrap();
     assert_eq!(dec.ncols(), 3);
 }
+
+#[test]
+fn precomputed_kernel_gives_the_same_machine() {
+    let data = core_linalg::datasets::heart_scale().unwrap();
+    let x = data.records.to_dense();
+    let rbf = Rbf::with_gamma(0.1).unwrap();
+    let k = kernels::gram(&rbf, &x).unwrap();
+    // LIBSVM's precomputed layout: column 0 is the 1-based serial number.
+    let rows: Vec<Vec<f64>> = (0..x.nrows())
+        .map(|i| [vec![(i + 1) as f64], k.row(i).to_vec()].concat())
+        .collect();
+    let pre = Dataset::new(DenseMatrix::from_rows(&rows).unwrap(), data.targets.clone()).unwrap();
+    let direct = Svc::params().kernel(rbf).fit(&data).unwrap();
+    let via_gram = Svc::params()
+        .kernel(SvmKernel::Precomputed)
+        .fit(&pre)
+        .unwrap();
+    let (a, b) = (&direct.problems()[0], &via_gram.problems()[0]);
+    assert!(
+        (a.objective - b.objective).abs() < 1e-6 * a.objective.abs(),
+        "{} vs {}",
+        a.objective,
+        b.objective
+    );
+    assert_eq!(direct.support_indices(), via_gram.support_indices());
+    assert_eq!(
+        direct.predict(&data.records).unwrap(),
+        via_gram.predict(&pre.records).unwrap()
+    );
+}
+
+#[test]
+fn sample_and_balanced_class_weights_scale_c_as_documented() {
+    let data = core_linalg::datasets::heart_scale().unwrap();
+    let doubled = data
+        .clone()
+        .with_sample_weights(vec![2.0; data.n_samples()])
+        .unwrap();
+    let a = Svc::params().c(2.0).fit(&data).unwrap();
+    let b = Svc::params().c(1.0).fit(&doubled).unwrap();
+    assert_eq!(a.problems()[0].coef, b.problems()[0].coef);
+    // heart_scale has 150 of −1 and 120 of +1: balanced weights are 270/(2·150) and 270/(2·120).
+    let balanced = Svc::params()
+        .class_weight(models_svm::ClassWeight::Balanced)
+        .fit(&data)
+        .unwrap();
+    let given = Svc::params()
+        .class_weight(models_svm::ClassWeight::Given(vec![
+            (Label::Number(-1.0), 0.9),
+            (Label::Number(1.0), 1.125),
+        ]))
+        .fit(&data)
+        .unwrap();
+    assert_eq!(balanced.problems()[0].coef, given.problems()[0].coef);
+    assert_ne!(balanced.problems()[0].coef, a.problems()[0].coef);
+}
