@@ -65,6 +65,26 @@ macro_rules! common {
     }};
 }
 
+/// Applies the options every classifier shares: `--multiclass` and `--probability`.
+macro_rules! classifier_options {
+    ($params:expr, $p:expr) => {{
+        let mut params = $params;
+        match $p.take::<String>("multiclass")?.as_deref() {
+            None | Some("ovo") => {}
+            Some("ovr") => params = params.multiclass(Multiclass::OneVsRest),
+            Some(other) => {
+                return Err(Failure::usage(format!(
+                    "--multiclass: expected ovo or ovr, found `{other}`"
+                )));
+            }
+        }
+        if let Some(yes) = $p.take("probability")? {
+            params = params.probability(yes);
+        }
+        params
+    }};
+}
+
 fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = common!(Svc::params(), p);
     if let Some(c) = p.take("c")? {
@@ -79,18 +99,7 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
             )));
         }
     }
-    match p.take::<String>("multiclass")?.as_deref() {
-        None | Some("ovo") => {}
-        Some("ovr") => params = params.multiclass(Multiclass::OneVsRest),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--multiclass: expected ovo or ovr, found `{other}`"
-            )));
-        }
-    }
-    if let Some(yes) = p.take("probability")? {
-        params = params.probability(yes);
-    }
+    params = classifier_options!(params, p);
     p.finish("svc")?;
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
 }
@@ -100,18 +109,7 @@ fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     if let Some(nu) = p.take("nu")? {
         params = params.nu(nu);
     }
-    match p.take::<String>("multiclass")?.as_deref() {
-        None | Some("ovo") => {}
-        Some("ovr") => params = params.multiclass(Multiclass::OneVsRest),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--multiclass: expected ovo or ovr, found `{other}`"
-            )));
-        }
-    }
-    if let Some(yes) = p.take("probability")? {
-        params = params.probability(yes);
-    }
+    params = classifier_options!(params, p);
     p.finish("nu-svc")?;
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
 }

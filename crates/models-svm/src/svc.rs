@@ -60,6 +60,36 @@ pub struct SvcParams {
     seed: u64,
 }
 
+/// Builder methods every classifier's params share (fields `multiclass`, `label_order`,
+/// `probability`, `seed`).
+macro_rules! classifier_builders {
+    ($t:ty) => {
+        impl $t {
+            /// Multiclass strategy (default one-vs-one).
+            pub fn multiclass(mut self, m: Multiclass) -> Self {
+                self.multiclass = m;
+                self
+            }
+            /// Class order inside the model (default sorted).
+            pub fn label_order(mut self, o: LabelOrder) -> Self {
+                self.label_order = o;
+                self
+            }
+            /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
+            /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one only.
+            pub fn probability(mut self, yes: bool) -> Self {
+                self.probability = yes;
+                self
+            }
+            /// Seed of the cross-validation shuffle behind the probability estimates (default 0).
+            pub fn seed(mut self, seed: u64) -> Self {
+                self.seed = seed;
+                self
+            }
+        }
+    };
+}
+
 impl Default for SvcParams {
     fn default() -> Self {
         Self {
@@ -75,6 +105,7 @@ impl Default for SvcParams {
 }
 
 settings_builders!(SvcParams);
+classifier_builders!(SvcParams);
 
 impl SvcParams {
     /// Regularization `C > 0` (default 1); `f64::INFINITY` gives the hard-margin SVM, which
@@ -86,27 +117,6 @@ impl SvcParams {
     /// Class weights (default uniform).
     pub fn class_weight(mut self, w: ClassWeight) -> Self {
         self.class_weight = w;
-        self
-    }
-    /// Multiclass strategy (default one-vs-one).
-    pub fn multiclass(mut self, m: Multiclass) -> Self {
-        self.multiclass = m;
-        self
-    }
-    /// Class order inside the model (default sorted).
-    pub fn label_order(mut self, o: LabelOrder) -> Self {
-        self.label_order = o;
-        self
-    }
-    /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
-    /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one only.
-    pub fn probability(mut self, yes: bool) -> Self {
-        self.probability = yes;
-        self
-    }
-    /// Seed of the cross-validation shuffle behind the probability estimates (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
         self
     }
 
@@ -161,33 +171,13 @@ impl Default for NuSvcParams {
 }
 
 settings_builders!(NuSvcParams);
+classifier_builders!(NuSvcParams);
 
 impl NuSvcParams {
     /// ν in (0, 1] (default 0.5). Infeasible values (above `2·min(n₊, n₋)/(n₊ + n₋)` for some
     /// pair of classes) are refused at fit time.
     pub fn nu(mut self, nu: f64) -> Self {
         self.nu = nu;
-        self
-    }
-    /// Multiclass strategy (default one-vs-one).
-    pub fn multiclass(mut self, m: Multiclass) -> Self {
-        self.multiclass = m;
-        self
-    }
-    /// Class order inside the model (default sorted).
-    pub fn label_order(mut self, o: LabelOrder) -> Self {
-        self.label_order = o;
-        self
-    }
-    /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
-    /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one only.
-    pub fn probability(mut self, yes: bool) -> Self {
-        self.probability = yes;
-        self
-    }
-    /// Seed of the cross-validation shuffle behind the probability estimates (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
         self
     }
 }
