@@ -1,10 +1,16 @@
 //! # metrics: scores for margin's models
 //!
-//! Today: the scores every prediction report needs — [`accuracy`] for classifiers;
-//! [`mean_squared_error`], [`root_mean_squared_error`], [`mean_absolute_error`], [`r2_score`]
-//! and [`squared_correlation`] for regressors. Each refuses empty input and mismatched lengths
-//! with a typed error. Confusion matrices, ROC/PR curves, cross-validation, search and plots
-//! come with the metrics issue.
+//! - Classification: [`accuracy`]; the [`ConfusionMatrix`] with TP/FP/TN/FN per class,
+//!   precision, recall, specificity, false-positive rate, F-β (micro / macro / weighted
+//!   [`Average`]), balanced accuracy, Matthews correlation, Cohen's κ, and an explicit
+//!   [`ZeroDivision`] policy for undefined ratios.
+//! - Ranking: [`roc_curve`] (optionally dropping collinear points), [`roc_auc`] (the
+//!   Mann–Whitney statistic, ties counting one half), [`average_precision`].
+//! - Regression: [`mean_squared_error`], [`root_mean_squared_error`], [`mean_absolute_error`],
+//!   [`r2_score`], [`squared_correlation`].
+//!
+//! Each refuses empty input and mismatched lengths with a typed error. Cross-validation,
+//! search and plots come with the rest of the metrics issue.
 //!
 //! ```
 //! let truth = [3.0, -0.5, 2.0, 7.0];
@@ -18,9 +24,13 @@
 #![warn(missing_docs)]
 
 mod classification;
+mod confusion;
+mod ranking;
 mod regression;
 
 pub use classification::accuracy;
+pub use confusion::{Average, ConfusionMatrix, Score, ZeroDivision};
+pub use ranking::{RocCurve, average_precision, roc_auc, roc_curve};
 pub use regression::{
     mean_absolute_error, mean_squared_error, r2_score, root_mean_squared_error, squared_correlation,
 };

@@ -1,0 +1,352 @@
+//! The confusion matrix and every score derived from it.
+
+use core_linalg::{Error, Result};
+
+/// How per-class scores are combined for more than two classes (scikit-learn's `average`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Average {
+    /// Pool every class's TP, FP and FN, then score once.
+    Micro,
+    /// The unweighted mean of per-class scores.
+    Macro,
+    /// The mean of per-class scores weighted by each class's support (true count).
+    Weighted,
+}
+
+/// What a score is when its denominator is zero (precision with no positive predictions),
+/// scikit-learn's `zero_division`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ZeroDivision {
+    /// Use this value (scikit-learn's default is 0, with a warning).
+    Value(f64),
+    /// Return an error instead.
+    Error,
+}
+
+/// Counts `C[t][p]` of samples whose true class is `t` and predicted class is `p`, over the
+/// classes `0..k` (class indices, as `Classes::indices` gives them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfusionMatrix {
+    counts: Vec<Vec<u64>>,
+}
+
+impl ConfusionMatrix {
+    /// Tallies `truth` against `predicted` (both class indices below `k`).
+    pub fn new(truth: &[usize], predicted: &[usize], k: usize) -> Result<Self> {
+        crate::check_pair(truth.len(), predicted.len())?;
+        let mut counts = vec![vec![0u64; k]; k];
+        for (i, (&t, &p)) in truth.iter().zip(predicted).enumerate() {
+            if t >= k || p >= k {
+                return Err(Error::invalid_parameter(
+                    "class index",
+                    format!("{} at sample {i}", t.max(p)),
+                    format!("below the number of classes, {k}"),
+                ));
+            }
+            counts[t][p] += 1;
+        }
+        Ok(Self { counts })
+    }
+
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// `C[t][p]`.
+    pub fn get(&self, truth: usize, predicted: usize) -> u64 {
+        self.counts[truth][predicted]
+    }
+
+    /// Rows (true classes) of counts.
+    pub fn rows(&self) -> &[Vec<u64>] {
+        &self.counts
+    }
+
+    fn total(&self) -> u64 {
+        self.counts.iter().flatten().sum()
+    }
+
+    /// True positives of class `c` (one-vs-rest).
+    pub fn tp(&self, c: usize) -> u64 {
+        self.counts[c][c]
+    }
+
+    /// False positives of class `c`: predicted `c`, truly another class.
+    pub fn fp(&self, c: usize) -> u64 {
+        (0..self.n_classes())
+            .filter(|&t| t != c)
+            .map(|t| self.counts[t][c])
+            .sum()
+    }
+
+    /// False negatives of class `c`: truly `c`, predicted another class.
+    pub fn fn_(&self, c: usize) -> u64 {
+        (0..self.n_classes())
+            .filter(|&p| p != c)
+            .map(|p| self.counts[c][p])
+            .sum()
+    }
+
+    /// True negatives of class `c`.
+    pub fn tn(&self, c: usize) -> u64 {
+        self.total() - self.tp(c) - self.fp(c) - self.fn_(c)
+    }
+
+    /// Samples whose true class is `c`.
+    pub fn support(&self, c: usize) -> u64 {
+        self.counts[c].iter().sum()
+    }
+
+    /// The fraction predicted correctly.
+    pub fn accuracy(&self) -> f64 {
+        (0..self.n_classes()).map(|c| self.tp(c)).sum::<u64>() as f64 / self.total() as f64
+    }
+
+    /// The mean of per-class recalls over classes that occur.
+    pub fn balanced_accuracy(&self) -> f64 {
+        let present: Vec<usize> = (0..self.n_classes())
+            .filter(|&c| self.support(c) > 0)
+            .collect();
+        present
+            .iter()
+            .map(|&c| self.tp(c) as f64 / self.support(c) as f64)
+            .sum::<f64>()
+            / present.len() as f64
+    }
+
+    /// Precision of class `c`: TP / (TP + FP).
+    pub fn precision(&self, c: usize, zero: ZeroDivision) -> Result<f64> {
+        ratio(
+            self.tp(c),
+            self.tp(c) + self.fp(c),
+            zero,
+            "precision (no sample predicted as this class)",
+        )
+    }
+
+    /// Recall (sensitivity, true-positive rate) of class `c`: TP / (TP + FN).
+    pub fn recall(&self, c: usize, zero: ZeroDivision) -> Result<f64> {
+        ratio(
+            self.tp(c),
+            self.tp(c) + self.fn_(c),
+            zero,
+            "recall (no sample of this class)",
+        )
+    }
+
+    /// Specificity (true-negative rate) of class `c`: TN / (TN + FP).
+    pub fn specificity(&self, c: usize, zero: ZeroDivision) -> Result<f64> {
+        ratio(
+            self.tn(c),
+            self.tn(c) + self.fp(c),
+            zero,
+            "specificity (no sample of another class)",
+        )
+    }
+
+    /// False-positive rate of class `c`: FP / (FP + TN) = 1 − specificity.
+    pub fn false_positive_rate(&self, c: usize, zero: ZeroDivision) -> Result<f64> {
+        ratio(
+            self.fp(c),
+            self.tn(c) + self.fp(c),
+            zero,
+            "false-positive rate (no sample of another class)",
+        )
+    }
+
+    /// F-β of class `c`: `(1 + β²)·P·R / (β²·P + R)`, computed from counts as scikit-learn does.
+    pub fn f_beta(&self, c: usize, beta: f64, zero: ZeroDivision) -> Result<f64> {
+        f_beta_counts(self.tp(c), self.fp(c), self.fn_(c), beta, zero)
+    }
+
+    /// Precision, recall or F-β combined over classes.
+    pub fn averaged(&self, score: Score, average: Average, zero: ZeroDivision) -> Result<f64> {
+        let k = self.n_classes();
+        if average == Average::Micro {
+            let (tp, fp, fn_) = (0..k).fold((0, 0, 0), |(a, b, c), i| {
+                (a + self.tp(i), b + self.fp(i), c + self.fn_(i))
+            });
+            return match score {
+                Score::Precision => ratio(tp, tp + fp, zero, "micro precision"),
+                Score::Recall => ratio(tp, tp + fn_, zero, "micro recall"),
+                Score::FBeta(beta) => f_beta_counts(tp, fp, fn_, beta, zero),
+            };
+        }
+        let per_class: Vec<f64> = (0..k)
+            .map(|c| match score {
+                Score::Precision => self.precision(c, zero),
+                Score::Recall => self.recall(c, zero),
+                Score::FBeta(beta) => self.f_beta(c, beta, zero),
+            })
+            .collect::<Result<_>>()?;
+        Ok(match average {
+            Average::Macro => per_class.iter().sum::<f64>() / k as f64,
+            _ => {
+                let total = self.total() as f64;
+                per_class
+                    .iter()
+                    .enumerate()
+                    .map(|(c, s)| s * self.support(c) as f64 / total)
+                    .sum()
+            }
+        })
+    }
+
+    /// Matthews correlation coefficient (the multiclass `R_K` statistic; 0 when undefined).
+    pub fn matthews(&self) -> f64 {
+        let k = self.n_classes();
+        let s = self.total() as f64;
+        let c = (0..k).map(|i| self.tp(i)).sum::<u64>() as f64;
+        let t: Vec<f64> = (0..k).map(|i| self.support(i) as f64).collect();
+        let p: Vec<f64> = (0..k)
+            .map(|j| (0..k).map(|i| self.counts[i][j]).sum::<u64>() as f64)
+            .collect();
+        let tp_sum: f64 = t.iter().zip(&p).map(|(a, b)| a * b).sum();
+        let den = ((s * s - p.iter().map(|v| v * v).sum::<f64>())
+            * (s * s - t.iter().map(|v| v * v).sum::<f64>()))
+        .sqrt();
+        if den == 0.0 {
+            0.0
+        } else {
+            (c * s - tp_sum) / den
+        }
+    }
+
+    /// Cohen's κ: agreement beyond chance, `(p_o − p_e) / (1 − p_e)` (0 when `p_e = 1`).
+    pub fn cohen_kappa(&self) -> f64 {
+        let k = self.n_classes();
+        let s = self.total() as f64;
+        let po = self.accuracy();
+        let pe: f64 = (0..k)
+            .map(|c| self.support(c) as f64 * (0..k).map(|t| self.counts[t][c]).sum::<u64>() as f64)
+            .sum::<f64>()
+            / (s * s);
+        if pe == 1.0 {
+            0.0
+        } else {
+            (po - pe) / (1.0 - pe)
+        }
+    }
+}
+
+/// A per-class score [`ConfusionMatrix::averaged`] combines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Score {
+    /// TP / (TP + FP).
+    Precision,
+    /// TP / (TP + FN).
+    Recall,
+    /// F-β.
+    FBeta(f64),
+}
+
+fn ratio(num: u64, den: u64, zero: ZeroDivision, what: &str) -> Result<f64> {
+    if den > 0 {
+        return Ok(num as f64 / den as f64);
+    }
+    match zero {
+        ZeroDivision::Value(v) => Ok(v),
+        ZeroDivision::Error => Err(Error::invalid_parameter(
+            "zero_division",
+            "Error",
+            format!("a defined {what}: pass ZeroDivision::Value to choose one"),
+        )),
+    }
+}
+
+fn f_beta_counts(tp: u64, fp: u64, fn_: u64, beta: f64, zero: ZeroDivision) -> Result<f64> {
+    if !(beta.is_finite() && beta >= 0.0) {
+        return Err(Error::invalid_parameter(
+            "beta",
+            beta,
+            "a finite number ≥ 0",
+        ));
+    }
+    let b2 = beta * beta;
+    let den = (1.0 + b2) * tp as f64 + b2 * fn_ as f64 + fp as f64;
+    if den == 0.0 {
+        return ratio(0, 0, zero, "F-score (no positives predicted or present)");
+    }
+    Ok((1.0 + b2) * tp as f64 / den)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const ZERO: ZeroDivision = ZeroDivision::Value(0.0);
+
+    #[test]
+    fn scores_match_scikit_learn_on_a_small_case() {
+        // sklearn.metrics with y_true = [0, 1, 2, 0, 1, 2, 0, 0], y_pred = [0, 2, 1, 0, 0, 2, 0, 1]:
+        // precision macro 0.4166666666666667, recall macro 0.4166666666666667, f1 weighted 0.5,
+        // MCC 0.2, kappa 0.19999999999999996, balanced accuracy 0.4166666666666667
+        // (scikit-learn 1.9.1).
+        let t = [0, 1, 2, 0, 1, 2, 0, 0];
+        let p = [0, 2, 1, 0, 0, 2, 0, 1];
+        let m = ConfusionMatrix::new(&t, &p, 3).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(
+            m.averaged(Score::Precision, Average::Macro, ZERO).unwrap(),
+            0.416_666_666_666_666_7
+        ));
+        assert!(close(
+            m.averaged(Score::Recall, Average::Macro, ZERO).unwrap(),
+            0.416_666_666_666_666_7
+        ));
+        assert!(close(
+            m.averaged(Score::FBeta(1.0), Average::Weighted, ZERO)
+                .unwrap(),
+            0.5
+        ));
+        assert!(close(m.matthews(), 0.2));
+        assert!(close(m.cohen_kappa(), 0.199_999_999_999_999_96));
+        assert!(close(m.balanced_accuracy(), 0.416_666_666_666_666_7));
+        assert!(close(
+            m.averaged(Score::FBeta(1.0), Average::Micro, ZERO).unwrap(),
+            m.accuracy()
+        ));
+    }
+
+    #[test]
+    fn zero_division_is_explicit() {
+        let m = ConfusionMatrix::new(&[0, 0], &[0, 0], 2).unwrap();
+        assert_eq!(m.precision(1, ZeroDivision::Value(1.0)).unwrap(), 1.0);
+        assert!(m.precision(1, ZeroDivision::Error).is_err());
+        assert!(ConfusionMatrix::new(&[0, 3], &[0, 0], 2).is_err());
+        assert!(ConfusionMatrix::new(&[], &[], 2).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn counts_and_scores_agree_with_their_definitions(pairs in proptest::collection::vec((0usize..3, 0usize..3), 1..80)) {
+            let (t, p): (Vec<usize>, Vec<usize>) = pairs.iter().copied().unzip();
+            let m = ConfusionMatrix::new(&t, &p, 3).unwrap();
+            for c in 0..3 {
+                let tp = pairs.iter().filter(|&&(a, b)| a == c && b == c).count() as u64;
+                let fp = pairs.iter().filter(|&&(a, b)| a != c && b == c).count() as u64;
+                let fn_ = pairs.iter().filter(|&&(a, b)| a == c && b != c).count() as u64;
+                prop_assert_eq!((m.tp(c), m.fp(c), m.fn_(c)), (tp, fp, fn_));
+                prop_assert_eq!(m.tn(c), pairs.len() as u64 - tp - fp - fn_);
+                if tp + fp > 0 {
+                    prop_assert_eq!(m.precision(c, ZERO).unwrap(), tp as f64 / (tp + fp) as f64);
+                }
+                let (pr, re) = (m.precision(c, ZERO).unwrap(), m.recall(c, ZERO).unwrap());
+                let f1 = m.f_beta(c, 1.0, ZERO).unwrap();
+                if pr + re > 0.0 {
+                    prop_assert!((f1 - 2.0 * pr * re / (pr + re)).abs() < 1e-12);
+                }
+            }
+            // Micro-averaged precision, recall and F1 all equal accuracy for single-label data.
+            for s in [Score::Precision, Score::Recall, Score::FBeta(1.0)] {
+                prop_assert!((m.averaged(s, Average::Micro, ZERO).unwrap() - m.accuracy()).abs() < 1e-12);
+            }
+            let macro_p = m.averaged(Score::Precision, Average::Macro, ZERO).unwrap();
+            let mean: f64 = (0..3).map(|c| m.precision(c, ZERO).unwrap()).sum::<f64>() / 3.0;
+            prop_assert!((macro_p - mean).abs() < 1e-12);
+            prop_assert!(m.matthews().abs() <= 1.0 + 1e-12 && m.cohen_kappa() <= 1.0 + 1e-12);
+        }
+    }
+}
