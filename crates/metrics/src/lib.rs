@@ -9,8 +9,10 @@
 //! - Regression: [`mean_squared_error`], [`root_mean_squared_error`], [`mean_absolute_error`],
 //!   [`r2_score`], [`squared_correlation`].
 //!
-//! Each refuses empty input and mismatched lengths with a typed error. Cross-validation,
-//! search and plots come with the rest of the metrics issue.
+//! - Model selection: [`cross_validate`] and [`cross_val_predict`], folds fitted in parallel.
+//!
+//! Each refuses empty input and mismatched lengths with a typed error. Search, learning curves
+//! and plots come with the rest of the metrics issue.
 //!
 //! ```
 //! let truth = [3.0, -0.5, 2.0, 7.0];
@@ -27,6 +29,7 @@ mod classification;
 mod confusion;
 mod ranking;
 mod regression;
+mod selection;
 
 pub use classification::accuracy;
 pub use confusion::{Average, ConfusionMatrix, Score, ZeroDivision};
@@ -34,6 +37,7 @@ pub use ranking::{RocCurve, average_precision, roc_auc, roc_curve};
 pub use regression::{
     mean_absolute_error, mean_squared_error, r2_score, root_mean_squared_error, squared_correlation,
 };
+pub use selection::{cross_val_predict, cross_validate};
 
 use core_linalg::{Error, Result};
 
