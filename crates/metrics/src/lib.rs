@@ -4,10 +4,13 @@
 //!   precision, recall, specificity, false-positive rate, F-β (micro / macro / weighted
 //!   [`Average`]), balanced accuracy, Matthews correlation, Cohen's κ, and an explicit
 //!   [`ZeroDivision`] policy for undefined ratios.
-//! - Ranking: [`roc_curve`] (optionally dropping collinear points), [`roc_auc`] (the
-//!   Mann–Whitney statistic, ties counting one half), [`average_precision`].
+//! - Ranking and probabilities: [`roc_curve`] (optionally dropping intermediate points),
+//!   [`roc_auc`] (the Mann–Whitney statistic, ties counting one half), [`average_precision`],
+//!   [`log_loss`], [`brier_score`].
 //! - Regression: [`mean_squared_error`], [`root_mean_squared_error`], [`mean_absolute_error`],
-//!   [`r2_score`], [`squared_correlation`].
+//!   [`median_absolute_error`], [`r2_score`], [`explained_variance`], [`max_error`],
+//!   [`mean_absolute_percentage_error`], [`squared_correlation`].
+//! - Clustering: [`adjusted_rand_index`], [`silhouette`].
 //!
 //! - Model selection: [`cross_validate`] and [`cross_val_predict`], folds fitted in parallel.
 //!
@@ -26,16 +29,22 @@
 #![warn(missing_docs)]
 
 mod classification;
+mod clustering;
 mod confusion;
+mod probabilistic;
 mod ranking;
 mod regression;
 mod selection;
 
 pub use classification::accuracy;
+pub use clustering::{adjusted_rand_index, silhouette};
 pub use confusion::{Average, ConfusionMatrix, Score, ZeroDivision};
+pub use probabilistic::{brier_score, log_loss};
 pub use ranking::{RocCurve, average_precision, roc_auc, roc_curve};
 pub use regression::{
-    mean_absolute_error, mean_squared_error, r2_score, root_mean_squared_error, squared_correlation,
+    explained_variance, max_error, mean_absolute_error, mean_absolute_percentage_error,
+    mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,
+    squared_correlation,
 };
 pub use selection::{cross_val_predict, cross_validate};
 

@@ -54,6 +54,64 @@ pub fn r2_score(truth: &[f64], predicted: &[f64]) -> Result<f64> {
     })
 }
 
+/// The median of `|y − ŷ|`.
+pub fn median_absolute_error(truth: &[f64], predicted: &[f64]) -> Result<f64> {
+    check(truth, predicted)?;
+    let mut e: Vec<f64> = truth
+        .iter()
+        .zip(predicted)
+        .map(|(t, p)| (t - p).abs())
+        .collect();
+    e.sort_by(f64::total_cmp);
+    let n = e.len();
+    Ok(if n % 2 == 1 {
+        e[n / 2]
+    } else {
+        (e[n / 2 - 1] + e[n / 2]) / 2.0
+    })
+}
+
+/// `1 − Var(y − ŷ) / Var(y)` (1 for a perfect fit of constant truth, 0 otherwise, as
+/// scikit-learn's `force_finite`).
+pub fn explained_variance(truth: &[f64], predicted: &[f64]) -> Result<f64> {
+    check(truth, predicted)?;
+    let var = |v: &mut dyn Iterator<Item = f64>, n: usize| {
+        let xs: Vec<f64> = v.collect();
+        let m = xs.iter().sum::<f64>() / n as f64;
+        xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n as f64
+    };
+    let n = truth.len();
+    let num = var(&mut truth.iter().zip(predicted).map(|(t, p)| t - p), n);
+    let den = var(&mut truth.iter().copied(), n);
+    Ok(if den == 0.0 {
+        if num == 0.0 { 1.0 } else { 0.0 }
+    } else {
+        1.0 - num / den
+    })
+}
+
+/// The largest `|y − ŷ|`.
+pub fn max_error(truth: &[f64], predicted: &[f64]) -> Result<f64> {
+    check(truth, predicted)?;
+    Ok(truth
+        .iter()
+        .zip(predicted)
+        .map(|(t, p)| (t - p).abs())
+        .fold(0.0, f64::max))
+}
+
+/// `mean(|y − ŷ| / max(|y|, ε))` with ε the machine epsilon, as scikit-learn (a fraction, not
+/// a percentage; huge when some `y` is near 0).
+pub fn mean_absolute_percentage_error(truth: &[f64], predicted: &[f64]) -> Result<f64> {
+    check(truth, predicted)?;
+    Ok(truth
+        .iter()
+        .zip(predicted)
+        .map(|(t, p)| (t - p).abs() / t.abs().max(f64::EPSILON))
+        .sum::<f64>()
+        / truth.len() as f64)
+}
+
 /// The squared Pearson correlation of truth and prediction, computed as LIBSVM's svm-predict
 /// reports it (from the five sums); 0 when either side is constant.
 pub fn squared_correlation(truth: &[f64], predicted: &[f64]) -> Result<f64> {
@@ -86,6 +144,14 @@ mod tests {
         assert!((r2_score(&t, &p).unwrap() - 0.948_608_137_044_967_9).abs() < 1e-15);
         assert_eq!(r2_score(&[1.0, 1.0], &[1.0, 1.0]).unwrap(), 1.0);
         assert_eq!(r2_score(&[1.0, 1.0], &[1.0, 2.0]).unwrap(), 0.0);
+        // scikit-learn 1.9.1 on the same pair: 0.5, 0.9571734475374732, 1.0, 0.3273809523809524.
+        assert_eq!(median_absolute_error(&t, &p).unwrap(), 0.5);
+        assert!((explained_variance(&t, &p).unwrap() - 0.957_173_447_537_473_2).abs() < 1e-15);
+        assert_eq!(max_error(&t, &p).unwrap(), 1.0);
+        assert!(
+            (mean_absolute_percentage_error(&t, &p).unwrap() - 0.327_380_952_380_952_4).abs()
+                < 1e-15
+        );
     }
 
     proptest! {
