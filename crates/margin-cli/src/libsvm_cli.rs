@@ -201,91 +201,129 @@ enum Trained {
     OneClass(OneClassSvm),
 }
 
-fn train_once(o: &TrainOptions, data: &Dataset) -> Result<Trained, Failure> {
-    let k = kernel(o)?;
-    // LIBSVM resolves polynomial and sigmoid kernels with their own checks: validate here so
-    // the error names the flag.
-    if let SvmKernel::Polynomial {
-        gamma: Gamma::Value(g),
-        coef0,
-        degree,
-    } = &k
-    {
-        Polynomial::new(*g, *coef0, *degree)?;
-    }
-    if let SvmKernel::Sigmoid {
-        gamma: Gamma::Value(g),
-        coef0,
-    } = &k
-    {
-        Sigmoid::new(*g, *coef0)?;
+/// Checks the options that do not depend on the data, naming the flag at fault, and returns the
+/// kernel they describe.
+fn checked_kernel(o: &TrainOptions) -> Result<SvmKernel, Failure> {
+    if o.svm_type > 4 {
+        return Err(Failure::usage(format!(
+            "unknown svm type {} (0-4)",
+            o.svm_type
+        )));
     }
     if o.probability && !matches!(o.svm_type, 0 | 1) {
         return Err(Failure::usage(
             "-b 1: probability estimates are supported for C-SVC and nu-SVC (-s 0, -s 1) only",
         ));
     }
-    Ok(match o.svm_type {
-        0 => {
-            let weights = ClassWeight::Given(
-                o.weights
-                    .iter()
-                    .map(|&(l, w)| (Label::Number(l), w))
-                    .collect(),
-            );
-            let params: SvcParams = Svc::params()
-                .c(o.c)
-                .kernel(k)
-                .tol(o.tol)
-                .shrinking(o.shrinking)
-                .cache_size_mb(o.cache_mb)
-                .class_weight(weights)
-                .label_order(LabelOrder::FirstSeen)
-                .probability(o.probability);
-            Trained::Svc(params.fit(data)?)
+    let k = kernel(o)?;
+    match &k {
+        SvmKernel::Polynomial {
+            gamma: Gamma::Value(g),
+            coef0,
+            degree,
+        } => {
+            Polynomial::new(*g, *coef0, *degree)?;
         }
-        2 => Trained::OneClass(
-            OneClassSvm::params()
-                .nu(o.nu)
-                .kernel(k)
-                .tol(o.tol)
-                .shrinking(o.shrinking)
-                .cache_size_mb(o.cache_mb)
-                .fit(data)?,
-        ),
-        3 => Trained::Svr(
-            Svr::params()
-                .c(o.c)
-                .epsilon(o.p)
-                .kernel(k)
-                .tol(o.tol)
-                .shrinking(o.shrinking)
-                .cache_size_mb(o.cache_mb)
-                .fit(data)?,
-        ),
-        1 => Trained::Svc(
-            Svc::nu_params()
-                .nu(o.nu)
-                .probability(o.probability)
-                .kernel(k)
-                .tol(o.tol)
-                .shrinking(o.shrinking)
-                .cache_size_mb(o.cache_mb)
-                .label_order(LabelOrder::FirstSeen)
-                .fit(data)?,
-        ),
-        4 => Trained::Svr(
-            Svr::nu_params()
-                .nu(o.nu)
-                .c(o.c)
-                .kernel(k)
-                .tol(o.tol)
-                .shrinking(o.shrinking)
-                .cache_size_mb(o.cache_mb)
-                .fit(data)?,
-        ),
-        s => return Err(Failure::usage(format!("unknown svm type {s} (0-4)"))),
-    })
+        SvmKernel::Sigmoid {
+            gamma: Gamma::Value(g),
+            coef0,
+        } => {
+            Sigmoid::new(*g, *coef0)?;
+        }
+        _ => {}
+    }
+    Ok(k)
+}
+
+/// svm-train's options as margin params: one fit per call (what cross-validation repeats).
+struct LibsvmParams<'a> {
+    options: &'a TrainOptions,
+    kernel: SvmKernel,
+}
+
+impl Fit for LibsvmParams<'_> {
+    type Model = Trained;
+
+    fn fit(&self, data: &Dataset) -> core_linalg::Result<Trained> {
+        let (o, k) = (self.options, self.kernel.clone());
+        Ok(match o.svm_type {
+            0 => {
+                let weights = ClassWeight::Given(
+                    o.weights
+                        .iter()
+                        .map(|&(l, w)| (Label::Number(l), w))
+                        .collect(),
+                );
+                let params: SvcParams = Svc::params()
+                    .c(o.c)
+                    .kernel(k)
+                    .tol(o.tol)
+                    .shrinking(o.shrinking)
+                    .cache_size_mb(o.cache_mb)
+                    .class_weight(weights)
+                    .label_order(LabelOrder::FirstSeen)
+                    .probability(o.probability);
+                Trained::Svc(params.fit(data)?)
+            }
+            1 => Trained::Svc(
+                Svc::nu_params()
+                    .nu(o.nu)
+                    .probability(o.probability)
+                    .kernel(k)
+                    .tol(o.tol)
+                    .shrinking(o.shrinking)
+                    .cache_size_mb(o.cache_mb)
+                    .label_order(LabelOrder::FirstSeen)
+                    .fit(data)?,
+            ),
+            2 => Trained::OneClass(
+                OneClassSvm::params()
+                    .nu(o.nu)
+                    .kernel(k)
+                    .tol(o.tol)
+                    .shrinking(o.shrinking)
+                    .cache_size_mb(o.cache_mb)
+                    .fit(data)?,
+            ),
+            3 => Trained::Svr(
+                Svr::params()
+                    .c(o.c)
+                    .epsilon(o.p)
+                    .kernel(k)
+                    .tol(o.tol)
+                    .shrinking(o.shrinking)
+                    .cache_size_mb(o.cache_mb)
+                    .fit(data)?,
+            ),
+            // 4; `checked_kernel` refused anything above.
+            _ => Trained::Svr(
+                Svr::nu_params()
+                    .nu(o.nu)
+                    .c(o.c)
+                    .kernel(k)
+                    .tol(o.tol)
+                    .shrinking(o.shrinking)
+                    .cache_size_mb(o.cache_mb)
+                    .fit(data)?,
+            ),
+        })
+    }
+}
+
+impl Predict for Trained {
+    /// Labels as numbers (LIBSVM's labels are numeric) or regression values.
+    type Output = Vec<f64>;
+
+    fn predict<R: core_linalg::Records + ?Sized>(
+        &self,
+        records: &R,
+    ) -> core_linalg::Result<Vec<f64>> {
+        Ok(match self {
+            Trained::Svc(m) => m.predict(records)?.iter().map(label_value).collect(),
+            Trained::OneClass(m) => m.predict(records)?.iter().map(label_value).collect(),
+            Trained::Svr(m) => m.predict(records)?,
+        })
+    }
 }
 
 /// LIBSVM's per-problem summary lines.
@@ -390,10 +428,14 @@ pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
     };
     let data = read_libsvm(&o.train, &index_base(o.kernel_type == 4))
         .map_err(|e| Failure::in_file(&o.train, e))?;
+    let params = LibsvmParams {
+        kernel: checked_kernel(&o)?,
+        options: &o,
+    };
     if let Some(k) = o.folds {
-        return cross_validate(&o, &data, k);
+        return cross_validate(&params, &data, k);
     }
-    let trained = train_once(&o, &data)?;
+    let trained = params.fit(&data)?;
     if !o.quiet {
         print!("{}", report(&trained, &data, &o));
     }
@@ -407,27 +449,15 @@ pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::in_file(&o.model, e))
 }
 
-fn cross_validate(o: &TrainOptions, data: &Dataset, k: usize) -> Result<(), Failure> {
-    let n = data.n_samples();
+fn cross_validate(params: &LibsvmParams<'_>, data: &Dataset, k: usize) -> Result<(), Failure> {
+    let (o, n) = (params.options, data.n_samples());
     let folds = match (o.svm_type, data.targets.classes()) {
         (0 | 1, Ok(classes)) => StratifiedKFold::new(k.min(n)).shuffle(0).split(&classes)?,
         _ => core_linalg::split::KFold::new(k.min(n))
             .shuffle(0)
             .split(n)?,
     };
-    let mut predicted = vec![0.0; n];
-    for fold in &folds {
-        let train = data.select(&fold.train);
-        let test = data.select(&fold.test);
-        let values: Vec<f64> = match train_once(o, &train)? {
-            Trained::Svc(m) => m.predict(&test.records)?.iter().map(label_value).collect(),
-            Trained::OneClass(m) => m.predict(&test.records)?.iter().map(label_value).collect(),
-            Trained::Svr(m) => m.predict(&test.records)?,
-        };
-        for (&i, v) in fold.test.iter().zip(values) {
-            predicted[i] = v;
-        }
-    }
+    let predicted: Vec<f64> = metrics::cross_val_predict(params, data, &folds)?;
     let truth = data.targets.values()?;
     if o.svm_type == 3 || o.svm_type == 4 {
         println!(
