@@ -193,6 +193,44 @@ impl ConfusionMatrix {
         })
     }
 
+    /// The classification report, with `names[c]` naming class `c`.
+    pub fn report(&self, names: &[String]) -> Result<ClassificationReport> {
+        if names.len() != self.n_classes() {
+            return Err(Error::shape(
+                "class names (one per class)",
+                self.n_classes(),
+                names.len(),
+            ));
+        }
+        let zero = ZeroDivision::Value(0.0);
+        let classes: Vec<ReportRow> = (0..self.n_classes())
+            .map(|c| {
+                Ok(ReportRow {
+                    name: names[c].clone(),
+                    precision: self.precision(c, zero)?,
+                    recall: self.recall(c, zero)?,
+                    f1: self.f_beta(c, 1.0, zero)?,
+                    support: self.support(c),
+                })
+            })
+            .collect::<Result<_>>()?;
+        let avg = |name: &str, average: Average| -> Result<ReportRow> {
+            Ok(ReportRow {
+                name: name.into(),
+                precision: self.averaged(Score::Precision, average, zero)?,
+                recall: self.averaged(Score::Recall, average, zero)?,
+                f1: self.averaged(Score::FBeta(1.0), average, zero)?,
+                support: self.total(),
+            })
+        };
+        Ok(ClassificationReport {
+            classes,
+            accuracy: self.accuracy(),
+            macro_avg: avg("macro avg", Average::Macro)?,
+            weighted_avg: avg("weighted avg", Average::Weighted)?,
+        })
+    }
+
     /// Matthews correlation coefficient (the multiclass `R_K` statistic; 0 when undefined).
     pub fn matthews(&self) -> f64 {
         let k = self.n_classes();
@@ -227,6 +265,71 @@ impl ConfusionMatrix {
         } else {
             (po - pe) / (1.0 - pe)
         }
+    }
+}
+
+/// One line of a [`ClassificationReport`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportRow {
+    /// Class name (or `macro avg` / `weighted avg`).
+    pub name: String,
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1 score.
+    pub f1: f64,
+    /// Number of samples of the class (all samples for the averages).
+    pub support: u64,
+}
+
+/// Per-class precision, recall, F1 and support with their averages, as scikit-learn's
+/// `classification_report` (undefined ratios count 0). `Display` prints scikit-learn's layout
+/// with 4 decimals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassificationReport {
+    /// One row per class.
+    pub classes: Vec<ReportRow>,
+    /// Accuracy.
+    pub accuracy: f64,
+    /// Unweighted means.
+    pub macro_avg: ReportRow,
+    /// Means weighted by support.
+    pub weighted_avg: ReportRow,
+}
+
+impl std::fmt::Display for ClassificationReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let width = self
+            .classes
+            .iter()
+            .map(|r| r.name.chars().count())
+            .chain([12, 4])
+            .max()
+            .unwrap_or(12);
+        writeln!(
+            f,
+            "{:>width$}  {:>9} {:>9} {:>9} {:>9}\n",
+            "", "precision", "recall", "f1-score", "support"
+        )?;
+        let row = |f: &mut std::fmt::Formatter<'_>, r: &ReportRow| {
+            writeln!(
+                f,
+                "{:>width$}  {:>9.4} {:>9.4} {:>9.4} {:>9}",
+                r.name, r.precision, r.recall, r.f1, r.support
+            )
+        };
+        for r in &self.classes {
+            row(f, r)?;
+        }
+        writeln!(f)?;
+        writeln!(
+            f,
+            "{:>width$}  {:>9} {:>9} {:>9.4} {:>9}",
+            "accuracy", "", "", self.accuracy, self.weighted_avg.support
+        )?;
+        row(f, &self.macro_avg)?;
+        row(f, &self.weighted_avg)
     }
 }
 
@@ -308,6 +411,25 @@ mod tests {
             m.averaged(Score::FBeta(1.0), Average::Micro, ZERO).unwrap(),
             m.accuracy()
         ));
+    }
+
+    #[test]
+    fn report_prints_like_scikit_learn() {
+        let m =
+            ConfusionMatrix::new(&[0, 1, 2, 0, 1, 2, 0, 0], &[0, 2, 1, 0, 0, 2, 0, 1], 3).unwrap();
+        let names: Vec<String> = ["0", "1", "2"].iter().map(|s| s.to_string()).collect();
+        // scikit-learn 1.9.1: classification_report(y_true, y_pred, digits=4).
+        let want = "              precision    recall  f1-score   support
+
+           0     0.7500    0.7500    0.7500         4
+           1     0.0000    0.0000    0.0000         2
+           2     0.5000    0.5000    0.5000         2
+
+    accuracy                         0.5000         8
+   macro avg     0.4167    0.4167    0.4167         8
+weighted avg     0.5000    0.5000    0.5000         8
+";
+        assert_eq!(m.report(&names).unwrap().to_string(), want);
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! - Classification: [`accuracy`]; the [`ConfusionMatrix`] with TP/FP/TN/FN per class,
 //!   precision, recall, specificity, false-positive rate, F-β (micro / macro / weighted
 //!   [`Average`]), balanced accuracy, Matthews correlation, Cohen's κ, and an explicit
-//!   [`ZeroDivision`] policy for undefined ratios.
+//!   [`ZeroDivision`] policy for undefined ratios, and the [`ClassificationReport`].
 //! - Ranking and probabilities: [`roc_curve`] (optionally dropping intermediate points),
-//!   [`roc_auc`] (the Mann–Whitney statistic, ties counting one half), [`average_precision`],
+//!   [`roc_auc`] (the Mann–Whitney statistic, ties counting one half), [`roc_auc_multiclass`]
+//!   (one-vs-rest or one-vs-one), [`precision_recall_curve`], [`average_precision`],
 //!   [`log_loss`], [`brier_score`].
 //! - Regression: [`mean_squared_error`], [`root_mean_squared_error`], [`mean_absolute_error`],
 //!   [`median_absolute_error`], [`r2_score`], [`explained_variance`], [`max_error`],
@@ -38,9 +39,14 @@ mod selection;
 
 pub use classification::accuracy;
 pub use clustering::{adjusted_rand_index, silhouette};
-pub use confusion::{Average, ConfusionMatrix, Score, ZeroDivision};
+pub use confusion::{
+    Average, ClassificationReport, ConfusionMatrix, ReportRow, Score, ZeroDivision,
+};
 pub use probabilistic::{brier_score, log_loss};
-pub use ranking::{RocCurve, average_precision, roc_auc, roc_curve};
+pub use ranking::{
+    MulticlassRoc, PrecisionRecallCurve, RocCurve, average_precision, precision_recall_curve,
+    roc_auc, roc_auc_multiclass, roc_curve,
+};
 pub use regression::{
     explained_variance, max_error, mean_absolute_error, mean_absolute_percentage_error,
     mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,

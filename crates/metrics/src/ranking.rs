@@ -1,6 +1,6 @@
 //! Scores from continuous predictions: ROC curve, AUROC, average precision.
 
-use core_linalg::{Error, Result, validate};
+use core_linalg::{DenseMatrix, Error, Result, validate};
 
 /// A ROC curve: false- and true-positive rates at each distinct threshold, from (0, 0) (the
 /// threshold +∞) to (1, 1).
@@ -108,6 +108,106 @@ pub fn average_precision(positive: &[bool], scores: &[f64]) -> Result<f64> {
     Ok(ap)
 }
 
+/// A precision–recall curve in scikit-learn's layout: thresholds increasing; `precision[k]` and
+/// `recall[k]` at `thresholds[k]`, then a final point (1, 0) with no threshold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrecisionRecallCurve {
+    /// Precision at each threshold, then 1.
+    pub precision: Vec<f64>,
+    /// Recall at each threshold (non-increasing), then 0.
+    pub recall: Vec<f64>,
+    /// The distinct scores, increasing.
+    pub thresholds: Vec<f64>,
+}
+
+/// The precision–recall curve of `scores` against `positive`.
+pub fn precision_recall_curve(positive: &[bool], scores: &[f64]) -> Result<PrecisionRecallCurve> {
+    let (n_pos, _) = check(positive, scores)?;
+    let pts = steps(positive, scores);
+    let mut curve = PrecisionRecallCurve {
+        precision: pts
+            .iter()
+            .rev()
+            .map(|&(_, fp, tp)| tp as f64 / (tp + fp) as f64)
+            .collect(),
+        recall: pts
+            .iter()
+            .rev()
+            .map(|&(_, _, tp)| tp as f64 / n_pos as f64)
+            .collect(),
+        thresholds: pts.iter().rev().map(|p| p.0).collect(),
+    };
+    curve.precision.push(1.0);
+    curve.recall.push(0.0);
+    Ok(curve)
+}
+
+/// How [`roc_auc_multiclass`] reduces a multiclass problem to binary ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MulticlassRoc {
+    /// Each class against the rest, averaged with equal weights.
+    OneVsRestMacro,
+    /// Each class against the rest, weighted by class frequency.
+    OneVsRestWeighted,
+    /// Every pair of classes on their samples only, both directions averaged (Hand & Till 2001).
+    OneVsOne,
+}
+
+/// AUROC for `k ≥ 2` classes from class probabilities (row `i`, column `c`: the score of class
+/// `c` for sample `i`), as scikit-learn's `roc_auc_score(multi_class=…)`.
+pub fn roc_auc_multiclass(
+    truth: &[usize],
+    proba: &DenseMatrix,
+    strategy: MulticlassRoc,
+) -> Result<f64> {
+    crate::check_pair(truth.len(), proba.nrows())?;
+    let k = proba.ncols();
+    if let Some(&t) = truth.iter().find(|&&t| t >= k) {
+        return Err(Error::invalid_parameter(
+            "class index",
+            t,
+            format!("below the {k} score columns"),
+        ));
+    }
+    let column =
+        |c: usize, rows: &[usize]| -> Vec<f64> { rows.iter().map(|&i| proba.get(i, c)).collect() };
+    let all: Vec<usize> = (0..truth.len()).collect();
+    match strategy {
+        MulticlassRoc::OneVsRestMacro | MulticlassRoc::OneVsRestWeighted => {
+            let mut total = 0.0;
+            for c in 0..k {
+                let pos: Vec<bool> = truth.iter().map(|&t| t == c).collect();
+                let auc = roc_auc(&pos, &column(c, &all))?;
+                let support = pos.iter().filter(|&&p| p).count() as f64;
+                total += if strategy == MulticlassRoc::OneVsRestMacro {
+                    auc / k as f64
+                } else {
+                    auc * support / truth.len() as f64
+                };
+            }
+            Ok(total)
+        }
+        MulticlassRoc::OneVsOne => {
+            let mut total = 0.0;
+            for a in 0..k {
+                for b in a + 1..k {
+                    let rows: Vec<usize> = all
+                        .iter()
+                        .copied()
+                        .filter(|&i| truth[i] == a || truth[i] == b)
+                        .collect();
+                    let is_a: Vec<bool> = rows.iter().map(|&i| truth[i] == a).collect();
+                    let is_b: Vec<bool> = is_a.iter().map(|&x| !x).collect();
+                    total += (roc_auc(&is_a, &column(a, &rows))?
+                        + roc_auc(&is_b, &column(b, &rows))?)
+                        / 2.0;
+                }
+            }
+            Ok(total / (k * (k - 1) / 2) as f64)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +255,37 @@ mod tests {
                 prop_assert!((area - num / den).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn precision_recall_and_multiclass_auc_match_scikit_learn() {
+        let y = [false, false, true, true, false, true];
+        let s = [0.1, 0.4, 0.35, 0.8, 0.35, 0.9];
+        let pr = precision_recall_curve(&y, &s).unwrap();
+        let (t, h) = (1.0 / 3.0, 2.0 / 3.0);
+        assert_eq!(pr.thresholds, vec![0.1, 0.35, 0.4, 0.8, 0.9]);
+        assert_eq!(pr.recall, vec![1.0, 1.0, h, h, t, 0.0]);
+        assert_eq!(pr.precision, vec![0.5, 0.6, h, 1.0, 1.0, 1.0]);
+        // scikit-learn 1.9.1 roc_auc_score(y, P, multi_class=ovr macro / ovr weighted / ovo):
+        // 0.8244047619047619, 0.8273809523809523, 0.826388888888889.
+        let truth = [0, 1, 2, 2, 1, 0, 2, 1, 0, 2];
+        let p = DenseMatrix::from_rows(&[
+            [0.5, 0.3, 0.2],
+            [0.4, 0.4, 0.2],
+            [0.1, 0.2, 0.7],
+            [0.3, 0.4, 0.3],
+            [0.4, 0.3, 0.3],
+            [0.3, 0.3, 0.4],
+            [0.2, 0.5, 0.3],
+            [0.1, 0.7, 0.2],
+            [0.6, 0.2, 0.2],
+            [0.3, 0.3, 0.4],
+        ])
+        .unwrap();
+        let auc = |s| roc_auc_multiclass(&truth, &p, s).unwrap();
+        assert!((auc(MulticlassRoc::OneVsRestMacro) - 0.824_404_761_904_761_9).abs() < 1e-15);
+        assert!((auc(MulticlassRoc::OneVsRestWeighted) - 0.827_380_952_380_952_3).abs() < 1e-15);
+        assert!((auc(MulticlassRoc::OneVsOne) - 0.826_388_888_888_889).abs() < 1e-15);
     }
 
     #[test]
