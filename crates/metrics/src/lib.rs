@@ -13,10 +13,12 @@
 //!   [`mean_absolute_percentage_error`], [`squared_correlation`].
 //! - Clustering: [`adjusted_rand_index`], [`silhouette`].
 //!
-//! - Model selection: [`cross_validate`] and [`cross_val_predict`], folds fitted in parallel.
+//! - Model selection: [`cross_validate`] and [`cross_val_predict`] (folds fitted in parallel),
+//!   and [`search`] over a [`Grid`] of named parameter values (all of them, or a seeded random
+//!   sample), refitting the best.
 //!
-//! Each refuses empty input and mismatched lengths with a typed error. Search, learning curves
-//! and plots come with the rest of the metrics issue.
+//! Each refuses empty input and mismatched lengths with a typed error. Learning curves and
+//! plots come with the rest of the metrics issue.
 //!
 //! ```
 //! let truth = [3.0, -0.5, 2.0, 7.0];
@@ -35,6 +37,7 @@ mod confusion;
 mod probabilistic;
 mod ranking;
 mod regression;
+mod search;
 mod selection;
 
 pub use classification::accuracy;
@@ -52,6 +55,7 @@ pub use regression::{
     mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,
     squared_correlation,
 };
+pub use search::{Candidate, Grid, SearchResult, search};
 pub use selection::{cross_val_predict, cross_validate};
 
 use core_linalg::{Error, Result};

@@ -51,3 +51,48 @@ fn folds_score_like_hand_fitted_models_on_any_thread_count() {
     assert!((pooled - weighted).abs() < 1e-12);
     assert!(cross_validate(&params, &data, &[], score).is_err());
 }
+
+#[test]
+fn grid_search_picks_the_best_cross_validated_candidate_and_refits_it() {
+    use kernels::Rbf;
+    use metrics::{Grid, search};
+    let data = datasets::heart_scale().unwrap();
+    let folds = StratifiedKFold::new(3)
+        .shuffle(1)
+        .split(&data.targets.classes().unwrap())
+        .unwrap();
+    let grid = Grid::new(Svc::params())
+        .axis("C", [0.01, 1.0, 100.0], |p, c| Ok(p.c(c)))
+        .axis("gamma", [0.01, 0.1], |p, g| {
+            Ok(p.kernel(Rbf::with_gamma(g)?))
+        });
+    let candidates = grid.candidates().unwrap();
+    assert_eq!(candidates.len(), 6);
+    assert_eq!(
+        candidates[1].settings,
+        vec![
+            ("C".to_string(), "0.01".to_string()),
+            ("gamma".to_string(), "0.1".to_string())
+        ]
+    );
+    let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
+    let result = search(candidates.clone(), &data, &folds, score).unwrap();
+    let means = result.mean_scores();
+    for (c, m) in candidates.iter().zip(&means) {
+        let by_hand = cross_validate(&c.params, &data, &folds, score).unwrap();
+        assert_eq!(*m, by_hand.iter().sum::<f64>() / by_hand.len() as f64);
+    }
+    assert!(means.iter().all(|&m| m <= means[result.best]));
+    let refit = candidates[result.best].params.fit(&data).unwrap();
+    assert_eq!(
+        result.model.predict(&data.records).unwrap(),
+        refit.predict(&data.records).unwrap()
+    );
+    assert!(result.table().contains(" *"));
+    let sampled = grid.sample(4, 9).unwrap();
+    assert_eq!(sampled.len(), 4);
+    assert_eq!(grid.sample(4, 9).unwrap()[3].settings, sampled[3].settings);
+    let bad =
+        Grid::new(Svc::params()).axis("gamma", [-1.0], |p, g| Ok(p.kernel(Rbf::with_gamma(g)?)));
+    assert!(bad.candidates().is_err());
+}
