@@ -5,6 +5,7 @@
 //! margin scale [-l LOWER] [-u UPPER] [-y Y_LOWER Y_UPPER] [-s SAVE | -r RESTORE] <DATA>
 //! margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>
 //! margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba]
+//! margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2]
 //! margin svm-train [options] training_set_file [model_file]
 //! margin svm-predict [options] test_file model_file output_file
 //! ```
@@ -13,6 +14,7 @@
 //! internal failure. No command prints a panic trace.
 
 mod data;
+mod evaluate;
 mod info;
 mod libsvm_cli;
 mod models;
@@ -40,6 +42,8 @@ enum Command {
     Scale(scale::ScaleArgs),
     /// Fit a model: `margin train MODEL [--param value ...] TRAIN_DATA -o MODEL_FILE`.
     Train(models::TrainArgs),
+    /// Cross-validate a model: `margin evaluate MODEL [--param value ...] DATA --cv K [--seed S] [--metrics ...]`.
+    Evaluate(evaluate::EvaluateArgs),
     /// Predict with a saved model: `margin predict MODEL_FILE DATA [-o PREDICTIONS]`.
     Predict(models::PredictArgs),
     /// LIBSVM's svm-train: same flags, output and model files (see `margin svm-train --help`).
@@ -104,6 +108,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Scale(a) => scale::run(&a),
         Command::Train(a) => models::train(&a),
         Command::Predict(a) => models::predict(&a),
+        Command::Evaluate(a) => evaluate::run(&a),
         Command::SvmTrain(a) => libsvm_cli::train(&a),
         Command::SvmPredict(a) => libsvm_cli::predict(&a),
     }

@@ -16,7 +16,7 @@ use crate::Failure;
 use crate::data::{FormatArg, load};
 
 /// Parameters given as `--name value` pairs, consumed by a model entry.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ParamArgs {
     values: BTreeMap<String, String>,
 }
@@ -68,6 +68,8 @@ pub struct ModelEntry {
     pub kind: &'static str,
     /// One line for the model list.
     pub summary: &'static str,
+    /// Whether it predicts classes (cross-validation then stratifies its folds).
+    pub classifier: bool,
     /// `--name value: meaning (default)` lines for the model's own parameters.
     pub params_help: &'static str,
     /// The same for parameters it shares with its family.
@@ -106,31 +108,40 @@ pub struct TrainArgs {
     rest: Vec<String>,
 }
 
-/// Parsed `train` words.
-struct TrainCommand {
-    model: String,
-    params: ParamArgs,
-    data: PathBuf,
-    output: PathBuf,
-    format: FormatArg,
+/// Parsed `MODEL [--param value ...] DATA [command flags]` words.
+pub struct ModelCommand {
+    /// The model's registry name.
+    pub model: String,
+    /// `--name value` pairs for the model.
+    pub params: ParamArgs,
+    /// The data file.
+    pub data: PathBuf,
+    /// How to read it.
+    pub format: FormatArg,
+    /// The command's own flags (named in `reserved`), by name without dashes.
+    pub options: BTreeMap<String, String>,
 }
 
-fn parse_train(words: &[String]) -> Result<Option<TrainCommand>, Failure> {
+/// Parses the grammar `train` and `evaluate` share. `-o` is short for `--output`. Flags named
+/// in `reserved` go to [`ModelCommand::options`], the others to the model's parameters.
+pub fn parse_model_command(
+    words: &[String],
+    usage: &str,
+    reserved: &[&str],
+) -> Result<Option<ModelCommand>, Failure> {
     let Some((model, rest)) = words.split_first() else {
         return Err(Failure::usage(format!(
-            "usage: margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\nmodels:\n{}",
+            "usage: {usage}\nmodels:\n{}",
             model_list()
         )));
     };
     if model == "--help" || model == "-h" {
-        println!(
-            "usage: margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\n\nmodels:\n{}",
-            model_list()
-        );
+        println!("usage: {usage}\n\nmodels:\n{}", model_list());
         return Ok(None);
     }
     let mut params = ParamArgs::default();
-    let (mut data, mut output, mut format) = (None, None, FormatArg::Auto);
+    let mut options = BTreeMap::new();
+    let (mut data, mut format) = (None, FormatArg::Auto);
     let mut it = rest.iter();
     while let Some(w) = it.next() {
         let mut value = |flag: &str| {
@@ -142,12 +153,11 @@ fn parse_train(words: &[String]) -> Result<Option<TrainCommand>, Failure> {
             "--help" | "-h" => {
                 let entry = find(model)?;
                 println!(
-                    "usage: margin train {model} [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>\n\n{}\n\nparameters:\n{}\n{}",
+                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n{}",
                     entry.summary, entry.params_help, entry.common_help
                 );
                 return Ok(None);
             }
-            "-o" | "--output" => output = Some(PathBuf::from(value(w)?)),
             "--format" => {
                 format = match value(w)?.as_str() {
                     "auto" => FormatArg::Auto,
@@ -160,33 +170,44 @@ fn parse_train(words: &[String]) -> Result<Option<TrainCommand>, Failure> {
                     }
                 }
             }
-            flag if flag.starts_with("--") && flag.len() > 2 => {
-                let name = flag[2..].replace('_', "-");
+            flag if (flag.starts_with("--") && flag.len() > 2) || flag == "-o" => {
+                let name = if flag == "-o" {
+                    "output".to_owned()
+                } else {
+                    flag[2..].replace('_', "-")
+                };
                 let v = value(flag)?;
-                if params.values.insert(name.clone(), v).is_some() {
+                let target = if reserved.contains(&name.as_str()) {
+                    &mut options
+                } else {
+                    &mut params.values
+                };
+                if target.insert(name.clone(), v).is_some() {
                     return Err(Failure::usage(format!("--{name} given twice")));
                 }
             }
             positional if data.is_none() => data = Some(PathBuf::from(positional)),
             extra => {
                 return Err(Failure::usage(format!(
-                    "unexpected argument `{extra}` (the training data is already given)"
+                    "unexpected argument `{extra}` (the data file is already given)"
                 )));
             }
         }
     }
-    let data = data.ok_or_else(|| Failure::usage("missing <TRAIN_DATA>"))?;
-    let output = output.ok_or_else(|| Failure::usage("missing -o <MODEL_FILE>"))?;
-    Ok(Some(TrainCommand {
+    let data =
+        data.ok_or_else(|| Failure::usage(format!("missing the data file\nusage: {usage}")))?;
+    Ok(Some(ModelCommand {
         model: model.clone(),
         params,
         data,
-        output,
         format,
+        options,
     }))
 }
 
-fn find(model: &str) -> Result<&'static ModelEntry, Failure> {
+const TRAIN_USAGE: &str = "margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>";
+
+pub fn find(model: &str) -> Result<&'static ModelEntry, Failure> {
     REGISTRY
         .iter()
         .find(|m| m.name == model)
@@ -195,13 +216,18 @@ fn find(model: &str) -> Result<&'static ModelEntry, Failure> {
 
 /// Runs `margin train`.
 pub fn train(args: &TrainArgs) -> Result<(), Failure> {
-    let Some(cmd) = parse_train(&args.rest)? else {
+    let Some(cmd) = parse_model_command(&args.rest, TRAIN_USAGE, &["output"])? else {
         return Ok(());
     };
+    let output = PathBuf::from(
+        cmd.options
+            .get("output")
+            .ok_or_else(|| Failure::usage("missing -o <MODEL_FILE>"))?,
+    );
     let entry = find(&cmd.model)?;
     let data = load(&cmd.data, cmd.format)?;
     let bytes = (entry.train)(&data, cmd.params)?;
-    std::fs::write(&cmd.output, bytes).map_err(|e| Failure::from(Error::io(&cmd.output, e)))
+    std::fs::write(&output, bytes).map_err(|e| Failure::from(Error::io(&output, e)))
 }
 
 /// Arguments of `margin predict`.
@@ -242,7 +268,7 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
 }
 
 /// The metrics a prediction report prints: accuracy for labels, R², RMSE and MAE for values.
-fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)>, Failure> {
+pub fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)>, Failure> {
     if data.n_samples() == 0 {
         return Ok(Vec::new());
     }

@@ -188,6 +188,7 @@ fn predict_one_class(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Prediction
 pub const ENTRIES: [ModelEntry; 5] = [
     ModelEntry {
         name: "svc",
+        classifier: true,
         kind: Svc::KIND,
         summary: "C-support vector classifier (LIBSVM's C-SVC; scikit-learn's SVC)",
         params_help: "  --c <number>                       regularization C (default 1)
@@ -200,6 +201,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
     },
     ModelEntry {
         name: "svr",
+        classifier: false,
         kind: Svr::KIND,
         summary: "epsilon-support vector regression (LIBSVM's epsilon-SVR; scikit-learn's SVR)",
         params_help: "  --c <number>                       regularization C (default 1)
@@ -210,6 +212,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
     },
     ModelEntry {
         name: "nu-svc",
+        classifier: true,
         kind: Svc::KIND,
         summary: "nu-support vector classifier (LIBSVM's nu-SVC; scikit-learn's NuSVC)",
         params_help: "  --nu <number>                      margin-error fraction bound in (0, 1] (default 0.5)
@@ -221,6 +224,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
     },
     ModelEntry {
         name: "nu-svr",
+        classifier: false,
         kind: Svr::KIND,
         summary: "nu-support vector regression (LIBSVM's nu-SVR; scikit-learn's NuSVR)",
         params_help: "  --c <number>                       regularization C (default 1)
@@ -231,6 +235,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
     },
     ModelEntry {
         name: "one-class-svm",
+        classifier: true,
         kind: OneClassSvm::KIND,
         summary: "one-class SVM for novelty detection (+1 inlier, -1 outlier)",
         params_help: "  --nu <number>                      outlier fraction bound in (0, 1] (default 0.5)",

@@ -210,3 +210,77 @@ fn train_then_predict_reports_metrics() {
         "probabilities",
     );
 }
+
+#[test]
+fn evaluate_cross_validates_any_registered_model() {
+    let out = stdout(&margin(&[
+        "evaluate",
+        "svc",
+        "datasets/heart_scale",
+        "--cv",
+        "5",
+        "--seed",
+        "2",
+        "--metrics",
+        "accuracy,mcc",
+    ]));
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0], vec!["fold", "accuracy", "mcc"]);
+    assert_eq!(rows.len(), 1 + 5 + 2, "{out}");
+    let acc: Vec<f64> = rows[1..6].iter().map(|r| r[1].parse().unwrap()).collect();
+    let mean: f64 = rows[6][1].parse().unwrap();
+    assert!((acc.iter().sum::<f64>() / 5.0 - mean).abs() < 2e-6, "{out}");
+    assert!(acc.iter().all(|&a| a > 0.6 && a <= 1.0));
+    // Same seed, same folds, same table.
+    assert_eq!(
+        out,
+        stdout(&margin(&[
+            "evaluate",
+            "svc",
+            "datasets/heart_scale",
+            "--cv",
+            "5",
+            "--seed",
+            "2",
+            "--metrics",
+            "accuracy,mcc"
+        ]))
+    );
+    let reg = stdout(&margin(&[
+        "evaluate",
+        "svr",
+        "datasets/housing_scale",
+        "--cv",
+        "3",
+    ]));
+    assert!(
+        reg.starts_with("fold") && reg.contains("r2") && reg.contains("rmse"),
+        "{reg}"
+    );
+    fails_with(
+        &["evaluate", "svc", "datasets/heart_scale"],
+        2,
+        "missing --cv",
+    );
+    fails_with(
+        &[
+            "evaluate",
+            "svc",
+            "datasets/heart_scale",
+            "--cv",
+            "5",
+            "--metrics",
+            "r2",
+        ],
+        2,
+        "not a metric",
+    );
+    fails_with(
+        &["evaluate", "svc", "datasets/heart_scale", "--cv", "1"],
+        2,
+        "at least 2",
+    );
+}
