@@ -14,11 +14,11 @@
 //! - Clustering: [`adjusted_rand_index`], [`silhouette`].
 //!
 //! - Model selection: [`cross_validate`] and [`cross_val_predict`] (folds fitted in parallel),
-//!   and [`search`] over a [`Grid`] of named parameter values (all of them, or a seeded random
-//!   sample), refitting the best.
+//!   [`search`] over a [`Grid`] of named parameter values (all of them, or a seeded random
+//!   sample), refitting the best, and the data of [`learning_curve`] and [`validation_curve`].
 //!
-//! Each refuses empty input and mismatched lengths with a typed error. Learning curves and
-//! plots come with the rest of the metrics issue.
+//! Each refuses empty input and mismatched lengths with a typed error. Plots come with the rest
+//! of the metrics issue.
 //!
 //! ```
 //! let truth = [3.0, -0.5, 2.0, 7.0];
@@ -56,7 +56,9 @@ pub use regression::{
     squared_correlation,
 };
 pub use search::{Candidate, Grid, SearchResult, search};
-pub use selection::{cross_val_predict, cross_validate};
+pub use selection::{
+    CurvePoint, cross_val_predict, cross_validate, learning_curve, validation_curve,
+};
 
 use core_linalg::{Error, Result};
 

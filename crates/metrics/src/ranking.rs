@@ -1,6 +1,7 @@
 //! Scores from continuous predictions: ROC curve, AUROC, average precision.
 
 use core_linalg::{DenseMatrix, Error, Result, validate};
+use rayon::slice::ParallelSliceMut;
 
 /// A ROC curve: false- and true-positive rates at each distinct threshold, from (0, 0) (the
 /// threshold +∞) to (1, 1).
@@ -30,19 +31,24 @@ fn check(positive: &[bool], scores: &[f64]) -> Result<(usize, usize)> {
 
 /// Cumulative (false positives, true positives) at each distinct score, highest first.
 fn steps(positive: &[bool], scores: &[f64]) -> Vec<(f64, usize, usize)> {
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    // Sorting the (score, label) pairs themselves keeps the sort cache-friendly; rayon's
+    // parallel sort is deterministic for a total order with ties broken by the label.
+    let mut pairs: Vec<(f64, bool)> = scores
+        .iter()
+        .copied()
+        .zip(positive.iter().copied())
+        .collect();
+    pairs.par_sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let (mut fp, mut tp) = (0, 0);
     let mut out: Vec<(f64, usize, usize)> = Vec::new();
-    for (k, &i) in order.iter().enumerate() {
-        if positive[i] {
+    for (k, &(score, pos)) in pairs.iter().enumerate() {
+        if pos {
             tp += 1
         } else {
             fp += 1
         }
-        let last_of_tie = order.get(k + 1).is_none_or(|&j| scores[j] != scores[i]);
-        if last_of_tie {
-            out.push((scores[i], fp, tp));
+        if pairs.get(k + 1).is_none_or(|next| next.0 != score) {
+            out.push((score, fp, tp));
         }
     }
     out

@@ -78,3 +78,107 @@ where
         .map(|p| p.ok_or_else(|| Error::Numerical("a fold returned too few predictions".into())))
         .collect()
 }
+
+/// Scores on the training part and on the held-out part of each fold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePoint {
+    /// Training samples used (for a learning curve) or the candidate's index (validation curve).
+    pub x: usize,
+    /// Score on the samples fitted, per fold.
+    pub train_scores: Vec<f64>,
+    /// Score on the held-out samples, per fold.
+    pub test_scores: Vec<f64>,
+}
+
+fn train_and_test_scores<P, S>(
+    params: &P,
+    data: &Dataset,
+    train: &[usize],
+    test: &[usize],
+    score: &S,
+) -> Result<(f64, f64)>
+where
+    P: Fit,
+    P::Model: Predict,
+    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64>,
+{
+    let (tr, te) = (data.select(train), data.select(test));
+    let model = params.fit(&tr)?;
+    Ok((
+        score(&tr, &model.predict(&tr.records)?)?,
+        score(&te, &model.predict(&te.records)?)?,
+    ))
+}
+
+/// The learning curve: for each fraction in `train_fractions` (in (0, 1]), each fold's model is
+/// fitted on the first fraction of its training part and scored there and on its test part.
+/// Whether more data would help shows as a gap closing between the two curves.
+pub fn learning_curve<P, S>(
+    params: &P,
+    data: &Dataset,
+    folds: &[Fold],
+    train_fractions: &[f64],
+    score: S,
+) -> Result<Vec<CurvePoint>>
+where
+    P: Fit + Sync,
+    P::Model: Predict,
+    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64> + Sync,
+{
+    if let Some(&f) = train_fractions.iter().find(|&&f| !(f > 0.0 && f <= 1.0)) {
+        return Err(Error::invalid_parameter(
+            "train_fractions",
+            f,
+            "fractions in (0, 1]",
+        ));
+    }
+    train_fractions
+        .iter()
+        .map(|&frac| {
+            let per_fold: Vec<(f64, f64)> = folds
+                .par_iter()
+                .map(|fold| {
+                    let n = ((fold.train.len() as f64 * frac).ceil() as usize)
+                        .clamp(1, fold.train.len());
+                    train_and_test_scores(params, data, &fold.train[..n], &fold.test, &score)
+                })
+                .collect::<Result<_>>()?;
+            let n = ((folds.first().map_or(0, |f| f.train.len()) as f64 * frac).ceil()) as usize;
+            Ok(CurvePoint {
+                x: n,
+                train_scores: per_fold.iter().map(|p| p.0).collect(),
+                test_scores: per_fold.iter().map(|p| p.1).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The validation curve: each candidate (typically one grid axis) scored on the training and
+/// held-out parts of every fold; `x` is the candidate's index.
+pub fn validation_curve<P, S>(
+    candidates: &[P],
+    data: &Dataset,
+    folds: &[Fold],
+    score: S,
+) -> Result<Vec<CurvePoint>>
+where
+    P: Fit + Sync,
+    P::Model: Predict,
+    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64> + Sync,
+{
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(x, params)| {
+            let per_fold: Vec<(f64, f64)> = folds
+                .par_iter()
+                .map(|fold| train_and_test_scores(params, data, &fold.train, &fold.test, &score))
+                .collect::<Result<_>>()?;
+            Ok(CurvePoint {
+                x,
+                train_scores: per_fold.iter().map(|p| p.0).collect(),
+                test_scores: per_fold.iter().map(|p| p.1).collect(),
+            })
+        })
+        .collect()
+}

@@ -96,3 +96,36 @@ fn grid_search_picks_the_best_cross_validated_candidate_and_refits_it() {
         Grid::new(Svc::params()).axis("gamma", [-1.0], |p, g| Ok(p.kernel(Rbf::with_gamma(g)?)));
     assert!(bad.candidates().is_err());
 }
+
+#[test]
+fn learning_and_validation_curves_score_train_and_test_parts() {
+    use kernels::Rbf;
+    use metrics::{learning_curve, validation_curve};
+    let data = datasets::heart_scale().unwrap();
+    let folds = StratifiedKFold::new(3)
+        .shuffle(4)
+        .split(&data.targets.classes().unwrap())
+        .unwrap();
+    let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
+    let curve = learning_curve(&Svc::params(), &data, &folds, &[0.2, 0.6, 1.0], score).unwrap();
+    assert_eq!(
+        curve.iter().map(|p| p.x).collect::<Vec<_>>(),
+        vec![36, 108, 180]
+    );
+    let full = cross_validate(&Svc::params(), &data, &folds, score).unwrap();
+    assert_eq!(curve[2].test_scores, full);
+    assert!(
+        curve
+            .iter()
+            .all(|p| p.train_scores.len() == 3 && p.test_scores.len() == 3)
+    );
+    let cands: Vec<_> = [0.001, 0.1, 10.0]
+        .iter()
+        .map(|&g| Svc::params().kernel(Rbf::with_gamma(g).unwrap()))
+        .collect();
+    let v = validation_curve(&cands, &data, &folds, score).unwrap();
+    // A huge γ memorizes the training part: near-perfect there, worse held out.
+    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+    assert!(mean(&v[2].train_scores) > 0.99 && mean(&v[2].test_scores) < mean(&v[2].train_scores));
+    assert!(learning_curve(&Svc::params(), &data, &folds, &[1.5], score).is_err());
+}
