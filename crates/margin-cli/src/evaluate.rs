@@ -1,10 +1,11 @@
 //! `margin evaluate`: k-fold cross-validation of any registered model, folds in parallel, each
 //! metric per fold and as mean ± standard deviation.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use core_linalg::split::{KFold, StratifiedKFold};
+use core_linalg::split::{Fold, KFold, StratifiedKFold};
 use core_linalg::{Dataset, Label};
 use metrics::{Average, ConfusionMatrix, Score, ZeroDivision};
 use rayon::prelude::*;
@@ -91,9 +92,17 @@ fn unknown(name: &str, known: &[&str]) -> Failure {
     ))
 }
 
+/// One fold's held-out part, its predictions and (for `--roc`) its scores.
+type FoldResult = (Dataset, Predictions, Option<Vec<f64>>);
+
 /// Runs `margin evaluate`.
 pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
-    let Some(cmd) = parse_model_command(&args.rest, USAGE, &["cv", "seed", "metrics"])? else {
+    let Some(cmd) = parse_model_command(
+        &args.rest,
+        USAGE,
+        &["cv", "seed", "metrics", "roc", "report"],
+    )?
+    else {
         return Ok(());
     };
     let entry = find(&cmd.model)?;
@@ -109,6 +118,17 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
             .map_err(|_| Failure::usage("--seed: expected a non-negative integer"))?,
         None => 0,
     };
+    let roc_path = cmd.options.get("roc").map(PathBuf::from);
+    let scorer = match (&roc_path, entry.scores) {
+        (None, _) => None,
+        (Some(_), Some(f)) => Some(f),
+        (Some(_), None) => {
+            return Err(Failure::usage(format!(
+                "--roc: model `{}` gives no scores for a ROC curve",
+                cmd.model
+            )));
+        }
+    };
     let data = load(&cmd.data, cmd.format)?;
     // Classifiers get stratified folds, regressors plain ones.
     let folds = if entry.classifier {
@@ -119,19 +139,20 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         KFold::new(k).shuffle(seed).split(data.n_samples())?
     };
     let started = Instant::now();
-    let results: Vec<(Dataset, Predictions)> = folds
+    let results: Vec<FoldResult> = folds
         .par_iter()
         .map(|fold| {
             let (train, test) = (data.select(&fold.train), data.select(&fold.test));
             let bytes = (entry.train)(&train, cmd.params.clone())?;
             let predictions = (entry.predict)(&bytes, &test.records, false)?;
+            let scores = scorer.map(|f| f(&bytes, &test.records)).transpose()?;
             if started.elapsed().as_secs_f64() > 1.0 {
                 eprint!(
                     "\rmargin evaluate: a fold finished after {:.1} s",
                     started.elapsed().as_secs_f64()
                 );
             }
-            Ok((test, predictions))
+            Ok((test, predictions, scores))
         })
         .collect::<Result<_, Failure>>()?;
     if started.elapsed().as_secs_f64() > 1.0 {
@@ -150,24 +171,21 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     };
     let table: Vec<Vec<f64>> = results
         .iter()
-        .map(|(test, p)| {
+        .map(|(test, p, _)| {
             names
                 .iter()
                 .map(|n| metric(n, test, p))
                 .collect::<Result<_, Failure>>()
         })
         .collect::<Result<_, Failure>>()?;
-    println!(
-        "{:<6}{}",
+    let line = |head: &str, cells: &[String]| format!("{head:<6}{}\n", cells.concat());
+    let mut text = line(
         "fold",
-        names.iter().map(|n| format!("{n:>18}")).collect::<String>()
+        &names.iter().map(|n| format!("{n:>18}")).collect::<Vec<_>>(),
     );
+    let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:>18.6}")).collect::<Vec<_>>();
     for (f, row) in table.iter().enumerate() {
-        println!(
-            "{:<6}{}",
-            f + 1,
-            row.iter().map(|v| format!("{v:>18.6}")).collect::<String>()
-        );
+        text.push_str(&line(&(f + 1).to_string(), &fmt(row)));
     }
     let n = table.len() as f64;
     let means: Vec<f64> = (0..names.len())
@@ -176,18 +194,86 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     let sds: Vec<f64> = (0..names.len())
         .map(|j| (table.iter().map(|r| (r[j] - means[j]).powi(2)).sum::<f64>() / n).sqrt())
         .collect();
-    println!(
-        "{:<6}{}",
-        "mean",
-        means
-            .iter()
-            .map(|v| format!("{v:>18.6}"))
-            .collect::<String>()
-    );
-    println!(
-        "{:<6}{}",
-        "std",
-        sds.iter().map(|v| format!("{v:>18.6}")).collect::<String>()
-    );
+    text.push_str(&line("mean", &fmt(&means)));
+    text.push_str(&line("std", &fmt(&sds)));
+    print!("{text}");
+    let auc = match &roc_path {
+        Some(path) => Some(write_roc(path, &folds, &data, &results)?),
+        None => None,
+    };
+    if let Some(path) = cmd.options.get("report") {
+        write_report(
+            Path::new(path),
+            &args.rest,
+            &text,
+            &folds,
+            &data,
+            &results,
+            auc,
+        )?;
+    }
     Ok(())
+}
+
+/// Pools the folds' held-out scores into one ROC curve, writes it as SVG, returns its area.
+fn write_roc(
+    path: &Path,
+    folds: &[Fold],
+    data: &Dataset,
+    results: &[FoldResult],
+) -> Result<f64, Failure> {
+    let classes = data.targets.classes()?;
+    let mut scores = vec![0.0; data.n_samples()];
+    for (fold, (_, _, s)) in folds.iter().zip(results) {
+        for (&i, &v) in fold.test.iter().zip(s.iter().flatten()) {
+            scores[i] = v;
+        }
+    }
+    // Scores grow toward the second (larger) class, as the models' decision functions do.
+    let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
+    let curve = metrics::roc_curve(&positive, &scores, true)?;
+    let auc = metrics::roc_auc(&positive, &scores)?;
+    std::fs::write(path, metrics::plot::roc_svg(&curve, auc))
+        .map_err(|e| Failure::from(core_linalg::Error::io(path, e)))?;
+    Ok(auc)
+}
+
+/// A Markdown report: the command, the fold table, the pooled AUROC, and for classifiers the
+/// pooled predictions' classification report.
+fn write_report(
+    path: &Path,
+    words: &[String],
+    table: &str,
+    folds: &[Fold],
+    data: &Dataset,
+    results: &[FoldResult],
+    auc: Option<f64>,
+) -> Result<(), Failure> {
+    let mut md = format!(
+        "# margin evaluate\n\n`margin evaluate {}`\n\n```text\n{table}```\n",
+        words.join(" ")
+    );
+    if let Some(auc) = auc {
+        md.push_str(&format!("\nPooled cross-validated AUROC: {auc:.6}\n"));
+    }
+    if let Ok(classes) = data.targets.classes() {
+        let mut predicted = vec![None; data.n_samples()];
+        for (fold, (_, p, _)) in folds.iter().zip(results) {
+            if let Predictions::Labels(labels) | Predictions::Probabilities { labels, .. } = p {
+                for (&i, l) in fold.test.iter().zip(labels) {
+                    predicted[i] = classes.labels().iter().position(|c| c == l);
+                }
+            }
+        }
+        if let Some(predicted) = predicted.into_iter().collect::<Option<Vec<usize>>>() {
+            let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
+            let m = ConfusionMatrix::new(&truth, &predicted, classes.n_classes())?;
+            let names: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
+            md.push_str(&format!(
+                "\nPooled over the folds:\n\n```text\n{}```\n",
+                m.report(&names)?
+            ));
+        }
+    }
+    std::fs::write(path, md).map_err(|e| Failure::from(core_linalg::Error::io(path, e)))
 }

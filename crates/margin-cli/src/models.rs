@@ -60,6 +60,9 @@ pub enum Predictions {
     Values(Vec<f64>),
 }
 
+/// Computes a binary classifier's scores from model-file bytes.
+pub type ScoreFn = fn(&[u8], &Matrix) -> Result<Vec<f64>, Failure>;
+
 /// One trainable model as the CLI knows it.
 pub struct ModelEntry {
     /// The name after `margin train`.
@@ -78,6 +81,9 @@ pub struct ModelEntry {
     pub train: fn(&Dataset, ParamArgs) -> Result<Vec<u8>, Failure>,
     /// Predicts from model-file bytes.
     pub predict: fn(&[u8], &Matrix, bool) -> Result<Predictions, Failure>,
+    /// For binary classifiers: a real score per sample, larger meaning the second class (for
+    /// ROC curves).
+    pub scores: Option<ScoreFn>,
 }
 
 /// The models `margin train` knows. Each model family registers its entries here.

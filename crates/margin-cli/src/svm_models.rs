@@ -1,6 +1,6 @@
 //! The SVM families registered with `margin train` / `margin predict`.
 
-use core_linalg::{Dataset, Matrix, ModelFile, Predict, PredictProba};
+use core_linalg::{Dataset, DecisionFunction, Matrix, ModelFile, Predict, PredictProba};
 use kernels::Gamma;
 use models_svm::{ClassWeight, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
@@ -172,6 +172,16 @@ fn predict_svc(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Fai
     })
 }
 
+fn scores_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let model = Svc::from_bytes(bytes)?;
+    if model.labels().len() != 2 {
+        return Err(Failure::usage(
+            "a ROC curve needs a binary problem (this model has more than two classes)",
+        ));
+    }
+    Ok(model.decision_function(x)?.into_vec())
+}
+
 fn predict_svr(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
     no_proba(proba, "svr")?;
     Ok(Predictions::Values(Svr::from_bytes(bytes)?.predict(x)?))
@@ -198,6 +208,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         common_help: COMMON_HELP,
         train: train_svc,
         predict: predict_svc,
+        scores: Some(scores_svc),
     },
     ModelEntry {
         name: "svr",
@@ -209,6 +220,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         common_help: COMMON_HELP,
         train: train_svr,
         predict: predict_svr,
+        scores: None,
     },
     ModelEntry {
         name: "nu-svc",
@@ -221,6 +233,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         common_help: COMMON_HELP,
         train: train_nu_svc,
         predict: predict_svc,
+        scores: Some(scores_svc),
     },
     ModelEntry {
         name: "nu-svr",
@@ -232,6 +245,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         common_help: COMMON_HELP,
         train: train_nu_svr,
         predict: predict_svr,
+        scores: None,
     },
     ModelEntry {
         name: "one-class-svm",
@@ -242,5 +256,6 @@ pub const ENTRIES: [ModelEntry; 5] = [
         common_help: COMMON_HELP,
         train: train_one_class,
         predict: predict_one_class,
+        scores: None,
     },
 ];

@@ -17,8 +17,10 @@
 //!   [`search`] over a [`Grid`] of named parameter values (all of them, or a seeded random
 //!   sample), refitting the best, and the data of [`learning_curve`] and [`validation_curve`].
 //!
-//! Each refuses empty input and mismatched lengths with a typed error. Plots come with the rest
-//! of the metrics issue.
+//! - [`plot`]: SVG charts of ROC and precision–recall curves, the confusion matrix, and learning
+//!   and validation curves.
+//!
+//! Each refuses empty input and mismatched lengths with a typed error.
 //!
 //! ```
 //! let truth = [3.0, -0.5, 2.0, 7.0];
@@ -34,6 +36,7 @@
 mod classification;
 mod clustering;
 mod confusion;
+pub mod plot;
 mod probabilistic;
 mod ranking;
 mod regression;

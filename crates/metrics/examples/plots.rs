@@ -1,0 +1,79 @@
+//! Writes every chart `metrics::plot` draws, from cross-validating an SVM on the bundled heart
+//! data, into the directory given (default: the system temp directory).
+//!
+//! `cargo run -p metrics --example plots -- OUT_DIR`
+
+use core_linalg::split::StratifiedKFold;
+use core_linalg::{Dataset, DecisionFunction, Fit, Label, Predict, datasets};
+use metrics::{ConfusionMatrix, accuracy, learning_curve, plot};
+use models_svm::Svc;
+
+fn main() -> core_linalg::Result<()> {
+    let out = std::env::args()
+        .nth(1)
+        .map_or_else(std::env::temp_dir, Into::into);
+    let data = datasets::heart_scale()?;
+    let classes = data.targets.classes()?;
+    let folds = StratifiedKFold::new(5).shuffle(1).split(&classes)?;
+    let (mut scores, mut predicted) = (vec![0.0; data.n_samples()], vec![0usize; data.n_samples()]);
+    for fold in &folds {
+        let model = Svc::params().fit(&data.select(&fold.train))?;
+        let test = data.records.select_rows(&fold.test);
+        let dec = model.decision_function(&test)?;
+        for (k, (&i, label)) in fold.test.iter().zip(model.predict(&test)?).enumerate() {
+            scores[i] = dec.get(k, 0);
+            predicted[i] = classes
+                .labels()
+                .iter()
+                .position(|l| *l == label)
+                .unwrap_or(0);
+        }
+    }
+    let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
+    let write = |name: &str, svg: String| {
+        std::fs::write(out.join(name), svg).map_err(|e| core_linalg::Error::io(out.join(name), e))
+    };
+    write(
+        "roc.svg",
+        plot::roc_svg(
+            &metrics::roc_curve(&positive, &scores, true)?,
+            metrics::roc_auc(&positive, &scores)?,
+        ),
+    )?;
+    let pr = metrics::precision_recall_curve(&positive, &scores)?;
+    write(
+        "pr.svg",
+        plot::precision_recall_svg(&pr, metrics::average_precision(&positive, &scores)?),
+    )?;
+    let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
+    let names: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
+    write(
+        "confusion.svg",
+        plot::confusion_svg(&ConfusionMatrix::new(&truth, &predicted, 2)?, &names),
+    )?;
+    let labels = |d: &Dataset| -> Vec<Label> {
+        let c = d.targets.classes().expect("class labels");
+        c.indices()
+            .iter()
+            .map(|&k| c.labels()[k as usize].clone())
+            .collect()
+    };
+    let fractions = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0];
+    let curve = learning_curve(
+        &Svc::params(),
+        &data,
+        &folds,
+        &fractions,
+        |t: &Dataset, p: &Vec<Label>| accuracy(&labels(t), p),
+    )?;
+    let xs: Vec<f64> = curve.iter().map(|p| p.x as f64).collect();
+    write(
+        "learning.svg",
+        plot::curve_svg("Learning curve (RBF SVC)", "training samples", &curve, &xs),
+    )?;
+    println!(
+        "wrote roc.svg, pr.svg, confusion.svg, learning.svg to {}",
+        out.display()
+    );
+    Ok(())
+}
