@@ -233,8 +233,7 @@ fn write_roc(
     let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
     let curve = metrics::roc_curve(&positive, &scores, true)?;
     let auc = metrics::roc_auc(&positive, &scores)?;
-    std::fs::write(path, metrics::plot::roc_svg(&curve, auc))
-        .map_err(|e| Failure::from(core_linalg::Error::io(path, e)))?;
+    metrics::plot::write_chart(path, &metrics::plot::roc_svg(&curve, auc))?;
     Ok(auc)
 }
 

@@ -284,3 +284,62 @@ fn evaluate_cross_validates_any_registered_model() {
         "at least 2",
     );
 }
+
+#[test]
+fn evaluate_writes_roc_charts_and_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (svg, png, report) = (
+        dir.path().join("roc.svg"),
+        dir.path().join("roc.png"),
+        dir.path().join("report.md"),
+    );
+    let (s, p, r) = (
+        svg.to_str().unwrap(),
+        png.to_str().unwrap(),
+        report.to_str().unwrap(),
+    );
+    stdout(&margin(&[
+        "evaluate",
+        "svc",
+        "datasets/heart_scale",
+        "--cv",
+        "3",
+        "--roc",
+        s,
+        "--report",
+        r,
+    ]));
+    let text = read(&svg);
+    assert!(
+        text.starts_with("<svg") && text.contains("AUC = 0."),
+        "{text}"
+    );
+    let md = read(&report);
+    assert!(
+        md.contains("Pooled cross-validated AUROC") && md.contains("weighted avg"),
+        "{md}"
+    );
+    stdout(&margin(&[
+        "evaluate",
+        "svc",
+        "datasets/heart_scale",
+        "--cv",
+        "3",
+        "--roc",
+        p,
+    ]));
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    fails_with(
+        &[
+            "evaluate",
+            "svr",
+            "datasets/housing_scale",
+            "--cv",
+            "3",
+            "--roc",
+            s,
+        ],
+        2,
+        "no scores",
+    );
+}

@@ -1,4 +1,4 @@
-//! Writes every chart `metrics::plot` draws, from cross-validating an SVM on the bundled heart
+//! Writes every chart `metrics::plot` draws (SVG and PNG), from cross-validating an SVM on the bundled heart
 //! data, into the directory given (default: the system temp directory).
 //!
 //! `cargo run -p metrics --example plots -- OUT_DIR`
@@ -30,8 +30,10 @@ fn main() -> core_linalg::Result<()> {
         }
     }
     let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
-    let write = |name: &str, svg: String| {
-        std::fs::write(out.join(name), svg).map_err(|e| core_linalg::Error::io(out.join(name), e))
+    // Each chart as SVG and as PNG.
+    let write = |name: &str, svg: String| -> core_linalg::Result<()> {
+        plot::write_chart(&out.join(name), &svg)?;
+        plot::write_chart(&out.join(name.replace(".svg", ".png")), &svg)
     };
     write(
         "roc.svg",
@@ -72,7 +74,7 @@ fn main() -> core_linalg::Result<()> {
         plot::curve_svg("Learning curve (RBF SVC)", "training samples", &curve, &xs),
     )?;
     println!(
-        "wrote roc.svg, pr.svg, confusion.svg, learning.svg to {}",
+        "wrote the roc, pr, confusion and learning charts (.svg and .png) to {}",
         out.display()
     );
     Ok(())

@@ -1,8 +1,12 @@
 //! Small hand-written SVG charts: ROC and precision–recall curves, a confusion-matrix heat map,
-//! learning and validation curves. Plain SVG 1.1 text, no dependencies; any browser or
-//! `rsvg-convert` renders it.
+//! learning and validation curves, as plain SVG 1.1 text; [`to_png`] rasterizes any of them
+//! (resvg, with a bundled DejaVu Sans so text renders the same on every machine) and
+//! [`write_chart`] picks the format from the file name.
 
 use std::fmt::Write as _;
+use std::path::Path;
+
+use core_linalg::{Error, Result};
 
 use crate::confusion::ConfusionMatrix;
 use crate::ranking::{PrecisionRecallCurve, RocCurve};
@@ -300,6 +304,46 @@ pub fn confusion_svg(m: &ConfusionMatrix, names: &[String]) -> String {
     svg
 }
 
+/// The font every chart's text is drawn with when rasterized (see `fonts/LICENSE.txt`).
+const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+
+/// Rasterizes a chart's SVG to PNG bytes at its own size.
+pub fn to_png(svg: &str) -> Result<Vec<u8>> {
+    let mut options = resvg::usvg::Options::default();
+    {
+        let fonts = options.fontdb_mut();
+        fonts.load_font_data(FONT.to_vec());
+        fonts.set_sans_serif_family("DejaVu Sans");
+    }
+    let tree = resvg::usvg::Tree::from_str(svg, &options)
+        .map_err(|e| Error::Numerical(format!("chart SVG did not parse: {e}")))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| Error::Numerical("empty chart".into()))?;
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| Error::Numerical(format!("PNG encoding failed: {e}")))
+}
+
+/// Writes a chart as PNG when `path` ends in `.png`, as SVG otherwise.
+pub fn write_chart(path: &Path, svg: &str) -> Result<()> {
+    let is_png = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let bytes = if is_png {
+        to_png(svg)?
+    } else {
+        svg.as_bytes().to_vec()
+    };
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +359,11 @@ mod tests {
         let heat = confusion_svg(&m, &["a<b".into(), "c".into()]);
         assert!(heat.contains("a&lt;b") && heat.matches("<rect").count() == 1 + 4);
         assert_eq!(tick_step(1.0), 0.2);
+        let png = to_png(&svg).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // Text is drawn: the same chart without its labels rasterizes differently.
+        let bare = svg.replace("AUC = 1.0000", "");
+        assert_ne!(to_png(&bare).unwrap(), png);
         assert_eq!(tick_step(37.0), 10.0);
     }
 }
