@@ -95,23 +95,10 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         }
     }
 
-    /// The sample index at position `p`.
-    pub fn sample_at(&self, p: usize) -> usize {
-        self.order[p]
-    }
-
     /// `k(x_a, x_a)` for the sample at position `p`.
     pub fn diagonal(&self, p: usize) -> f64 {
         let x = self.records.row(self.order[p]);
         self.kernel.eval(x, x)
-    }
-
-    /// `k` between the samples at positions `p` and `q`, in `f64`.
-    pub fn entry(&self, p: usize, q: usize) -> f64 {
-        self.kernel.eval(
-            self.records.row(self.order[p]),
-            self.records.row(self.order[q]),
-        )
     }
 
     /// Fills `out[k]` for positions `start + k`. `probe` is sample `i` as a dense vector when
@@ -247,11 +234,6 @@ impl<S: ColumnSource> ColumnCache<S> {
     /// The source (for solver-side data that follows the same permutation).
     pub fn source(&self) -> &S {
         &self.source
-    }
-
-    /// The source, mutable.
-    pub fn source_mut(&mut self) -> &mut S {
-        &mut self.source
     }
 
     /// Column `i` over positions `0..len`, computing the part not cached yet.

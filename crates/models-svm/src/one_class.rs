@@ -1,7 +1,7 @@
 //! The ν one-class SVM (LIBSVM's `-s 2`, scikit-learn's `OneClassSVM`).
 
 use core_linalg::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, Records, Result,
+    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
     validate,
 };
 use kernels::KernelSpec;
@@ -86,13 +86,7 @@ impl Fit for OneClassSvmParams {
     /// Targets are ignored: the model describes the records alone.
     fn fit(&self, data: &Dataset) -> Result<OneClassSvm> {
         self.settings.check()?;
-        if !(self.nu > 0.0 && self.nu <= 1.0) {
-            return Err(Error::invalid_parameter(
-                "nu",
-                self.nu,
-                "a number in (0, 1]",
-            ));
-        }
+        validate::check_in_range("nu", self.nu, 0.0, 1.0, true)?;
         validate::check_dataset(data)?;
         let kernel = self.settings.kernel.resolve(&data.records)?;
         Expansion::check_kernel(&kernel, data)?;

@@ -533,13 +533,7 @@ impl Fit for NuSvcParams {
 
     fn fit(&self, data: &Dataset) -> Result<Svc> {
         self.settings.check()?;
-        if !(self.nu > 0.0 && self.nu <= 1.0) {
-            return Err(Error::invalid_parameter(
-                "nu",
-                self.nu,
-                "a number in (0, 1]",
-            ));
-        }
+        validate::check_in_range("nu", self.nu, 0.0, 1.0, true)?;
         if data.sample_weights.is_some() {
             return Err(Error::invalid_parameter(
                 "sample_weights",

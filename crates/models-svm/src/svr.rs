@@ -160,13 +160,7 @@ fn fit_regressor(
                 "a finite number ≥ 0",
             ));
         }
-        Formulation::Nu(nu) if !(nu > 0.0 && nu <= 1.0) => {
-            return Err(core_linalg::Error::invalid_parameter(
-                "nu",
-                nu,
-                "a number in (0, 1]",
-            ));
-        }
+        Formulation::Nu(nu) => validate::check_in_range("nu", nu, 0.0, 1.0, true)?,
         _ => {}
     }
     validate::check_dataset(data)?;
