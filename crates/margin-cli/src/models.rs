@@ -1,6 +1,6 @@
 //! `margin train` and `margin predict`: the grammar every model family registers into.
 //!
-//! A model family adds one [`ModelEntry`] to [`REGISTRY`]: its command-line name, the model-file
+//! A model family adds a slice of [`ModelEntry`]s to `FAMILIES`: its command-line name, the model-file
 //! kind it writes, its parameters, and functions to fit and to predict. `train` parses
 //! `--name value` pairs into [`ParamArgs`] and hands them to the entry; `predict` reads the kind
 //! from the model file's header and dispatches on it.
@@ -86,12 +86,16 @@ pub struct ModelEntry {
     pub scores: Option<ScoreFn>,
 }
 
-/// The models `margin train` knows. Each model family registers its entries here.
-pub const REGISTRY: &[ModelEntry] = &crate::svm_models::ENTRIES;
+/// The model families `margin train` knows, one slice of entries per family module.
+const FAMILIES: &[&[ModelEntry]] = &[&crate::svm_models::ENTRIES];
+
+/// Every registered model, family by family.
+pub fn registry() -> impl Iterator<Item = &'static ModelEntry> {
+    FAMILIES.iter().flat_map(|family| family.iter())
+}
 
 fn model_list() -> String {
-    REGISTRY
-        .iter()
+    registry()
         .map(|m| format!("  {:<16} {}", m.name, m.summary))
         .collect::<Vec<_>>()
         .join("\n")
@@ -214,8 +218,7 @@ pub fn parse_model_command(
 const TRAIN_USAGE: &str = "margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>";
 
 pub fn find(model: &str) -> Result<&'static ModelEntry, Failure> {
-    REGISTRY
-        .iter()
+    registry()
         .find(|m| m.name == model)
         .ok_or_else(|| Failure::usage(format!("unknown model `{model}`; {}", model_list())))
 }
@@ -258,7 +261,7 @@ pub struct PredictArgs {
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
     let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
-    let entry = REGISTRY.iter().find(|m| m.kind == kind).ok_or_else(|| {
+    let entry = registry().find(|m| m.kind == kind).ok_or_else(|| {
         Failure::usage(format!(
             "{}: model kind `{kind}` is not known to this build",
             args.model.display()
