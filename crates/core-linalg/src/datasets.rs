@@ -7,6 +7,7 @@
 //! | [`svmguide1`] / [`svmguide1_test`] | binary, labels 0/1, unscaled | 3,089 / 4,000 × 4 |
 //! | [`dna`] / [`dna_test`] | 3 classes, binary features | 2,000 / 1,186 × 180 |
 //! | [`housing_scale`] | regression | 506 × 13 |
+//! | [`a9a`] / [`a9a_test`] | binary, labels −1/+1, sparse binary features | 32,561 / 16,281 × 123 |
 
 use crate::dataset::Dataset;
 use crate::error::Result;
@@ -22,6 +23,17 @@ macro_rules! bundled {
     };
 }
 
+/// Reads a gzip-compressed bundled file (the larger sets ship compressed).
+fn load_gz(bytes: &[u8], n_features: usize) -> Result<Dataset> {
+    read_libsvm_from(
+        std::io::BufReader::new(flate2::read::GzDecoder::new(bytes)),
+        &LibsvmOptions {
+            n_features: Some(n_features),
+            ..Default::default()
+        },
+    )
+}
+
 fn load(bytes: &[u8], n_features: usize) -> Result<Dataset> {
     read_libsvm_from(
         bytes,
@@ -33,7 +45,7 @@ fn load(bytes: &[u8], n_features: usize) -> Result<Dataset> {
 }
 
 /// A bundled dataset by its file name (`heart_scale`, `svmguide1`, `svmguide1.t`, `dna.scale`,
-/// `dna.scale.t`, `housing_scale`), or `None` for an unknown name.
+/// `dna.scale.t`, `housing_scale`, `a9a`, `a9a.t`), or `None` for an unknown name.
 pub fn by_name(name: &str) -> Option<Result<Dataset>> {
     Some(match name {
         "heart_scale" => heart_scale(),
@@ -42,18 +54,22 @@ pub fn by_name(name: &str) -> Option<Result<Dataset>> {
         "dna.scale" => dna(),
         "dna.scale.t" => dna_test(),
         "housing_scale" => housing_scale(),
+        "a9a" => a9a(),
+        "a9a.t" => a9a_test(),
         _ => return None,
     })
 }
 
 /// The names [`by_name`] knows.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 8] = [
     "heart_scale",
     "svmguide1",
     "svmguide1.t",
     "dna.scale",
     "dna.scale.t",
     "housing_scale",
+    "a9a",
+    "a9a.t",
 ];
 
 /// Statlog Heart, scaled to [−1, 1] by LIBSVM's authors: 270 samples, 13 features, labels ±1.
@@ -88,6 +104,17 @@ pub fn housing_scale() -> Result<Dataset> {
     load(bundled!("housing_scale"), 13)
 }
 
+/// UCI Adult as preprocessed by Platt (LIBSVM's `a9a`): 32,561 × 123 sparse binary
+/// features, labels ±1 (does the person earn more than $50k a year?).
+pub fn a9a() -> Result<Dataset> {
+    load_gz(bundled!("a9a.gz"), 123)
+}
+
+/// The `a9a` test part: 16,281 × 123.
+pub fn a9a_test() -> Result<Dataset> {
+    load_gz(bundled!("a9a.t.gz"), 123)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +129,8 @@ mod tests {
             (dna().unwrap(), 2000, 180, Some(vec![464, 485, 1051])),
             (dna_test().unwrap(), 1186, 180, Some(vec![303, 280, 603])),
             (housing_scale().unwrap(), 506, 13, None),
+            (a9a().unwrap(), 32561, 123, Some(vec![24720, 7841])),
+            (a9a_test().unwrap(), 16281, 123, Some(vec![12435, 3846])),
         ];
         for (d, n, f, counts) in cases {
             assert_eq!((d.records.n_samples(), d.records.n_features()), (n, f));

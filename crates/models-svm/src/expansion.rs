@@ -3,7 +3,8 @@
 
 use core_linalg::{Dataset, Matrix, Records, Result, validate};
 use kernels::{Kernel, KernelSpec};
-use optim::smo::{Solution, StopReason};
+use optim::StopReason;
+use optim::smo::Solution;
 use serde::{Deserialize, Serialize};
 
 use crate::decision::kernel_rows;

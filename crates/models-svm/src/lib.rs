@@ -5,6 +5,10 @@
 //! - ν-SVC ([`Svc::nu_params`]): the same classifier parameterized by ν instead of C.
 //! - [`Svr`]: ε-support vector regression, and ν-SVR ([`Svr::nu_params`]).
 //! - [`OneClassSvm`]: ν one-class SVM (novelty detection).
+//! - [`LinearSvc`]: the linear SVM in the primal (LIBLINEAR's `-s 1/-s 3`, scikit-learn's
+//!   `LinearSVC`), fitted by dual coordinate descent ([`optim::dcd`]) or by Pegasos
+//!   ([`optim::pegasos`]); one-vs-rest for more classes. It scales to data where a kernel
+//!   SVM does not: its cost grows with the number of stored features, not with `n²`.
 //!
 //! All are solved by [`optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
 //! `f32` kernel-column cache of `cache_size` MB), so they reach LIBSVM's objective, support
@@ -22,6 +26,16 @@
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
 //! | `Svr` | `epsilon` | 0.1 | width of the insensitive tube |
 //! | `OneClassSvm` | `nu` | 0.5 | upper bound on the outlier fraction |
+//!
+//! | `LinearSvc` parameter | default | meaning |
+//! |---|---|---|
+//! | `c` (or `lambda` = 1/(nC)) | 1 | cost of margin violations |
+//! | `loss` | squared hinge | [`SvmLoss`]: hinge (L1) or squared hinge (L2) |
+//! | `solver` | DCD | [`LinearSolver`]: DCD, or Pegasos (hinge only; epochs, batch size, projection, iterate) |
+//! | `tol`, `max_iter` | 1e-4, 1000 | DCD's projected-gradient tolerance and epoch limit |
+//! | `fit_intercept`, `intercept_scaling` | true, 1 | LIBLINEAR's bias feature `B` (the intercept is regularized) |
+//! | `class_weight` | uniform | [`ClassWeight`] |
+//! | `seed` | 0 | visiting order of the samples |
 //!
 //! ```
 //! use core_linalg::{datasets, split::train_test_split, Fit, Predict};
@@ -43,6 +57,7 @@ mod decision;
 mod expansion;
 mod kernel_choice;
 mod libsvm_format;
+mod linear_svc;
 mod one_class;
 mod probability;
 mod q;
@@ -52,6 +67,7 @@ mod svr;
 
 pub use kernel_choice::SvmKernel;
 pub use libsvm_format::LibsvmModel;
+pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use svc::{BinaryModel, ClassWeight, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};

@@ -7,7 +7,7 @@ use std::path::Path;
 use core_linalg::io::{LibsvmOptions, format_g, read_libsvm_from};
 use core_linalg::{Error, Label, Matrix, Records, Result};
 use kernels::{KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
-use optim::smo::StopReason;
+use optim::StopReason;
 
 use crate::expansion::Expansion;
 use crate::svc::{BinaryModel, Multiclass, Svc};

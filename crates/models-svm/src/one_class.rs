@@ -5,7 +5,8 @@ use core_linalg::{
     validate,
 };
 use kernels::KernelSpec;
-use optim::smo::{self, Problem, StopReason};
+use optim::StopReason;
+use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;

@@ -5,7 +5,8 @@ use core_linalg::{
     PredictProba, Records, Result, validate,
 };
 use kernels::{Kernel, KernelSpec};
-use optim::smo::{self, Problem, StopReason};
+use optim::StopReason;
+use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::decision::kernel_rows;
@@ -493,7 +494,7 @@ fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
 }
 
 /// Per-class weight from the parameter, for classes in model order.
-fn class_weights(w: &ClassWeight, labels: &[Label], counts: &[usize]) -> Vec<f64> {
+pub(crate) fn class_weights(w: &ClassWeight, labels: &[Label], counts: &[usize]) -> Vec<f64> {
     let n: usize = counts.iter().sum();
     match w {
         ClassWeight::Uniform => vec![1.0; labels.len()],

@@ -2,7 +2,8 @@
 
 use core_linalg::{Dataset, Fit, ModelFile, Predict, Records, Result, validate};
 use kernels::KernelSpec;
-use optim::smo::{self, Problem, StopReason};
+use optim::StopReason;
+use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;

@@ -6,7 +6,15 @@
 //!   and its ν variant. The solver sees `Q` only through the [`smo::QMatrix`] trait, so the
 //!   model crate decides how columns are computed and cached.
 //!
-//! Gradient descent, Pegasos, dual coordinate descent and L-BFGS come with their issues.
+//! - [`gd`]: (sub)gradient descent — batch, mini-batch, stochastic; constant, `1/t`, `1/√t`
+//!   and Armijo steps; stopping on the gradient norm, relative change or iterations; an
+//!   [`gd::Observer`] for progress and loss curves.
+//! - [`pegasos`]: the Pegasos stochastic sub-gradient solver for the linear SVM (`O(nnz)`
+//!   steps on sparse data, mini-batches, projection, averaged iterates) and its kernelized
+//!   textbook form.
+//! - [`dcd`]: LIBLINEAR's dual coordinate descent for L1- and L2-loss linear SVMs.
+//! - [`loss`] and [`risk`]: the per-sample losses and the regularized empirical risk of a
+//!   linear model, the [`gd::FiniteSum`] the descent solvers minimize.
 //!
 //! ```
 //! use optim::smo::{DenseQ, Problem, SolverOptions, solve};
@@ -23,4 +31,20 @@
 
 #![warn(missing_docs)]
 
+pub mod dcd;
+pub mod gd;
+pub mod loss;
+pub mod pegasos;
+pub mod risk;
 pub mod smo;
+
+use serde::{Deserialize, Serialize};
+
+/// Why an iterative solver stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StopReason {
+    /// The solver's optimality measure fell below the tolerance.
+    Converged,
+    /// The iteration limit was reached first: the solution is usable but not optimal to `tol`.
+    MaxIterations,
+}

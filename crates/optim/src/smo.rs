@@ -24,6 +24,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use core_linalg::{Error, Result};
+
+use crate::StopReason;
 use serde::{Deserialize, Serialize};
 
 /// Curvature used for a pair whose `K_ii + K_jj − 2K_ij` is not positive (LIBSVM's τ).
@@ -133,15 +135,6 @@ impl Default for SolverOptions {
             max_iter: None,
         }
     }
-}
-
-/// Why the solver stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StopReason {
-    /// The maximal violation fell below the tolerance.
-    Converged,
-    /// The iteration limit was reached first: the solution is usable but not optimal to `tol`.
-    MaxIterations,
 }
 
 /// The solution and how it was reached.

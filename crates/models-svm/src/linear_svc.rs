@@ -1,0 +1,406 @@
+//! Linear support vector classification in the primal space (LIBLINEAR's `-s 1/3`,
+//! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
+
+use core_linalg::{
+    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, Records, Result,
+    validate,
+};
+use optim::StopReason;
+pub use optim::dcd::SvmLoss;
+use optim::dcd::{self, DcdOptions};
+pub use optim::pegasos::Iterate;
+use optim::pegasos::{self, PegasosOptions};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::svc::{ClassWeight, class_weights};
+
+/// How strongly `w` is regularized.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Penalty {
+    /// The SVM's cost `C` in `½‖w‖² + C Σ loss` (scikit-learn's and LIBLINEAR's).
+    C(f64),
+    /// Pegasos's `λ` in `(λ/2)‖w‖² + (1/n) Σ loss`: the same problem with `C = 1/(nλ)`,
+    /// `n` the number of training samples.
+    Lambda(f64),
+}
+
+/// The solver of a [`LinearSvc`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LinearSolver {
+    /// Dual coordinate descent (Hsieh et al. 2008; LIBLINEAR's solver): exact to `tol`.
+    Dcd,
+    /// Pegasos stochastic sub-gradient descent (hinge loss only): a fixed number of epochs,
+    /// no tolerance; see [`optim::pegasos`].
+    Pegasos {
+        /// Passes over the data.
+        epochs: usize,
+        /// Samples per step.
+        batch_size: usize,
+        /// Project onto the ball of radius `1/√λ` after each step.
+        projection: bool,
+        /// Which iterate becomes the model.
+        iterate: Iterate,
+    },
+}
+
+impl LinearSolver {
+    /// Pegasos with margin's defaults: 50 epochs of single-sample steps, no projection, the
+    /// average of the last half of the iterates.
+    pub fn pegasos() -> Self {
+        Self::Pegasos {
+            epochs: 50,
+            batch_size: 1,
+            projection: false,
+            iterate: Iterate::SuffixAverage,
+        }
+    }
+}
+
+/// Hyperparameters of [`LinearSvc`] (scikit-learn's `LinearSVC` names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearSvcParams {
+    penalty: Penalty,
+    loss: SvmLoss,
+    solver: LinearSolver,
+    tol: f64,
+    max_iter: usize,
+    fit_intercept: bool,
+    intercept_scaling: f64,
+    class_weight: ClassWeight,
+    seed: u64,
+}
+
+impl Default for LinearSvcParams {
+    fn default() -> Self {
+        Self {
+            penalty: Penalty::C(1.0),
+            loss: SvmLoss::SquaredHinge,
+            solver: LinearSolver::Dcd,
+            tol: 1e-4,
+            max_iter: 1000,
+            fit_intercept: true,
+            intercept_scaling: 1.0,
+            class_weight: ClassWeight::Uniform,
+            seed: 0,
+        }
+    }
+}
+
+impl LinearSvcParams {
+    /// Cost `C > 0` (default 1).
+    pub fn c(mut self, c: f64) -> Self {
+        self.penalty = Penalty::C(c);
+        self
+    }
+    /// Pegasos's regularization `λ > 0` instead of `C` (`C = 1/(nλ)`).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.penalty = Penalty::Lambda(lambda);
+        self
+    }
+    /// Loss (default squared hinge, as scikit-learn; LIBLINEAR `-s 1`; hinge is `-s 3`).
+    pub fn loss(mut self, loss: SvmLoss) -> Self {
+        self.loss = loss;
+        self
+    }
+    /// Solver (default dual coordinate descent).
+    pub fn solver(mut self, solver: LinearSolver) -> Self {
+        self.solver = solver;
+        self
+    }
+    /// DCD's tolerance on the projected-gradient spread (default 1e-4).
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+    /// DCD's epoch limit per binary problem (default 1000); reaching it is reported.
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+    /// Fit an intercept (default true) as LIBLINEAR does: a constant feature of value
+    /// `intercept_scaling` is appended, so the intercept is *regularized* with `w`.
+    pub fn fit_intercept(mut self, yes: bool) -> Self {
+        self.fit_intercept = yes;
+        self
+    }
+    /// The value `B` of the appended feature (default 1); a larger `B` weakens the
+    /// intercept's regularization. The intercept is `B · w_B`.
+    pub fn intercept_scaling(mut self, b: f64) -> Self {
+        self.intercept_scaling = b;
+        self
+    }
+    /// Per-class weights multiplying `C` (default uniform).
+    pub fn class_weight(mut self, w: ClassWeight) -> Self {
+        self.class_weight = w;
+        self
+    }
+    /// Seed of the coordinate or sample order.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    fn check(&self) -> Result<()> {
+        match self.penalty {
+            Penalty::C(c) => validate::check_positive("c", c)?,
+            Penalty::Lambda(l) => validate::check_positive("lambda", l)?,
+        }
+        validate::check_positive("tol", self.tol)?;
+        validate::check_positive("intercept_scaling", self.intercept_scaling)?;
+        if self.max_iter == 0 {
+            return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
+        }
+        if let LinearSolver::Pegasos {
+            epochs, batch_size, ..
+        } = self.solver
+        {
+            if self.loss != SvmLoss::Hinge {
+                return Err(Error::invalid_parameter(
+                    "loss",
+                    "squared_hinge",
+                    "hinge with the Pegasos solver (Pegasos minimizes the hinge loss)",
+                ));
+            }
+            if epochs == 0 {
+                return Err(Error::invalid_parameter("epochs", 0, "at least 1"));
+            }
+            if batch_size == 0 {
+                return Err(Error::invalid_parameter("batch_size", 0, "at least 1"));
+            }
+        }
+        if let ClassWeight::Given(given) = &self.class_weight
+            && let Some((label, w)) = given.iter().find(|(_, w)| !(*w > 0.0 && w.is_finite()))
+        {
+            return Err(Error::invalid_parameter(
+                format!("class_weight[{label}]"),
+                w,
+                "a finite number > 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A fitted linear SVM: one weight vector per binary problem (one for two classes, one per
+/// class against the rest otherwise).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearSvc {
+    labels: Vec<Label>,
+    coef: Vec<Vec<f64>>,
+    intercept: Vec<f64>,
+    c: f64,
+    iterations: Vec<usize>,
+    stops: Vec<StopReason>,
+}
+
+impl LinearSvc {
+    /// Default hyperparameters.
+    pub fn params() -> LinearSvcParams {
+        LinearSvcParams::default()
+    }
+
+    /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// Weights, one vector per binary problem: one for two classes, positive for
+    /// `labels()[1]` (scikit-learn's convention), else one per class against the rest.
+    pub fn coef(&self) -> &[Vec<f64>] {
+        &self.coef
+    }
+
+    /// Intercepts, one per binary problem (0 without `fit_intercept`).
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
+    }
+
+    /// The cost `C` the problems were solved with (from `λ` when given as `λ`).
+    pub fn c(&self) -> f64 {
+        self.c
+    }
+
+    /// The geometric margin `1/‖w‖` of each problem (infinite for `w = 0`).
+    pub fn margin(&self) -> Vec<f64> {
+        self.coef
+            .iter()
+            .map(|w| 1.0 / core_linalg::dot(w, w).sqrt())
+            .collect()
+    }
+
+    /// Epochs each binary problem ran.
+    pub fn iterations(&self) -> &[usize] {
+        &self.iterations
+    }
+
+    /// Why each problem's solver stopped (Pegasos always reports `Converged` after its epochs).
+    pub fn stop_reasons(&self) -> &[StopReason] {
+        &self.stops
+    }
+
+    /// The number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.coef[0].len()
+    }
+
+    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        let k = self.coef.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), k);
+        out.as_mut_slice()
+            .par_chunks_mut(k)
+            .enumerate()
+            .for_each(|(i, row)| {
+                let x = records.row(i);
+                for (p, v) in row.iter_mut().enumerate() {
+                    *v = x.dot_dense(&self.coef[p]) + self.intercept[p];
+                }
+            });
+        Ok(out)
+    }
+
+    /// Predicted class indices into [`LinearSvc::labels`].
+    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        let scores = self.scores(records)?;
+        Ok(scores
+            .rows()
+            .map(|s| {
+                if self.labels.len() == 2 {
+                    usize::from(s[0] > 0.0)
+                } else {
+                    // Ties go to the earlier class.
+                    (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
+                }
+            })
+            .collect())
+    }
+}
+
+impl Predict for LinearSvc {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_classes(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl DecisionFunction for LinearSvc {
+    /// `w·x + b` per problem: one column for two classes (positive for `labels()[1]`), one per
+    /// class otherwise.
+    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        self.scores(records)
+    }
+}
+
+impl ModelFile for LinearSvc {
+    const KIND: &'static str = "linear-svc";
+}
+
+impl Fit for LinearSvcParams {
+    type Model = LinearSvc;
+
+    fn fit(&self, data: &Dataset) -> Result<LinearSvc> {
+        self.check()?;
+        validate::check_dataset(data)?;
+        let classes = data.targets.classes()?;
+        validate::check_min_classes(&classes, 2)?;
+        let counts = classes.counts();
+        // Only classes present in the data take part (a subset's labels may list more).
+        let present: Vec<usize> = (0..classes.n_classes())
+            .filter(|&c| counts[c] > 0)
+            .collect();
+        let labels: Vec<Label> = present
+            .iter()
+            .map(|&c| classes.labels()[c].clone())
+            .collect();
+        let mut model_class = vec![usize::MAX; classes.n_classes()];
+        for (k, &c) in present.iter().enumerate() {
+            model_class[c] = k;
+        }
+        let y: Vec<usize> = classes
+            .indices()
+            .iter()
+            .map(|&c| model_class[c as usize])
+            .collect();
+        let class_counts: Vec<usize> = present.iter().map(|&c| counts[c]).collect();
+        let cw = class_weights(&self.class_weight, &labels, &class_counts);
+        let n = data.n_samples();
+        let c = match self.penalty {
+            Penalty::C(c) => c,
+            Penalty::Lambda(l) => 1.0 / (n as f64 * l),
+        };
+        let sample = |i: usize| data.sample_weights.as_ref().map_or(1.0, |w| w[i]);
+        let bias = self.fit_intercept.then_some(self.intercept_scaling);
+        // Two classes: one problem, positive for labels[1]; more: one per class.
+        let positives: Vec<usize> = if labels.len() == 2 {
+            vec![1]
+        } else {
+            (0..labels.len()).collect()
+        };
+        let x = &data.records;
+        let solved: Vec<(Vec<f64>, usize, StopReason)> = positives
+            .par_iter()
+            .map(|&p| {
+                let signs: Vec<f64> = y.iter().map(|&k| if k == p { 1.0 } else { -1.0 }).collect();
+                let weight: Vec<f64> = (0..n).map(|i| cw[y[i]] * sample(i)).collect();
+                match self.solver {
+                    LinearSolver::Dcd => {
+                        let costs: Vec<f64> = weight.iter().map(|w| c * w).collect();
+                        let options = DcdOptions {
+                            loss: self.loss,
+                            tol: self.tol,
+                            max_iter: self.max_iter,
+                            shrinking: true,
+                            bias,
+                            seed: self.seed,
+                        };
+                        dcd::dcd(x, &signs, &costs, &options).map(|s| (s.w, s.iterations, s.stop))
+                    }
+                    LinearSolver::Pegasos {
+                        epochs,
+                        batch_size,
+                        projection,
+                        iterate,
+                    } => {
+                        let options = PegasosOptions {
+                            lambda: 1.0 / (n as f64 * c),
+                            epochs,
+                            batch_size,
+                            projection,
+                            iterate,
+                            bias,
+                            seed: self.seed,
+                        };
+                        pegasos::pegasos(x, &signs, Some(&weight), &options)
+                            .map(|s| (s.w, epochs, StopReason::Converged))
+                    }
+                }
+            })
+            .collect::<Result<_>>()?;
+        let d = x.n_features();
+        let mut coef = Vec::with_capacity(solved.len());
+        let mut intercept = Vec::with_capacity(solved.len());
+        let mut iterations = Vec::with_capacity(solved.len());
+        let mut stops = Vec::with_capacity(solved.len());
+        for (mut w, it, stop) in solved {
+            intercept.push(bias.map_or(0.0, |b| b * w[d]));
+            w.truncate(d);
+            coef.push(w);
+            iterations.push(it);
+            stops.push(stop);
+        }
+        Ok(LinearSvc {
+            labels,
+            coef,
+            intercept,
+            c,
+            iterations,
+            stops,
+        })
+    }
+}

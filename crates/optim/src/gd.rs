@@ -1,0 +1,612 @@
+//! (Sub)gradient descent: batch, mini-batch and stochastic, with the textbook step rules.
+//!
+//! The problem is a [`FiniteSum`] `f(w) = (1/n) Σᵢ fᵢ(w)` (a regularized empirical risk such
+//! as [`crate::risk::LinearRisk`]); full-batch descent only ever asks for the whole gradient,
+//! mini-batch and stochastic descent ask for unbiased estimates from a few terms.
+//!
+//! An *iteration* is one gradient step in full-batch mode and one epoch (a pass over a fresh
+//! random permutation of the terms, in mini-batches) otherwise; the objective, the full
+//! gradient norm and the stopping tests are evaluated once per iteration, and an
+//! [`Observer`] sees each one (progress bars, loss curves, early stopping).
+//!
+//! ```
+//! use optim::gd::{minimize, Batch, GdOptions, GdStop, LossHistory, StepRule};
+//! use optim::risk::LinearRisk;
+//! use optim::loss::Loss;
+//! use core_linalg::DenseMatrix;
+//!
+//! // Least squares y = 2x through the origin: the minimizer of ½(2x − w x)² averaged is w = 2.
+//! let x = DenseMatrix::from_rows(&[vec![1.0], vec![2.0], vec![3.0]])?;
+//! let y = [2.0, 4.0, 6.0];
+//! let risk = LinearRisk::new(&x, &y, None, Loss::Squared, 0.0, false)?;
+//! let options = GdOptions { step: StepRule::Constant(0.1), grad_tol: 1e-10, ..GdOptions::default() };
+//! let mut history = LossHistory::default();
+//! let result = minimize(&risk, vec![0.0], &options, &mut history)?;
+//! assert_eq!(result.stop, GdStop::GradientNorm);
+//! assert!((result.w[0] - 2.0).abs() < 1e-9);
+//! assert!(history.values.windows(2).all(|p| p[1] <= p[0]));
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+
+use core_linalg::split::rng_from_seed;
+use core_linalg::{Error, Result};
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+/// A differentiable (or subdifferentiable) objective of `dim()` parameters.
+pub trait Objective {
+    /// The number of parameters.
+    fn dim(&self) -> usize;
+    /// `f(w)`.
+    fn value(&self, w: &[f64]) -> f64;
+    /// `f(w)`, writing `∇f(w)` (a subgradient where `f` has a kink) into `grad`.
+    fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64;
+}
+
+/// An objective that is an average of `n_terms()` terms, so a few terms give an unbiased
+/// estimate of its gradient.
+pub trait FiniteSum: Objective {
+    /// The number of terms `n`.
+    fn n_terms(&self) -> usize;
+    /// Writes an unbiased estimate of `∇f(w)` computed from the terms in `batch` into `grad`.
+    fn batch_gradient(&self, w: &[f64], batch: &[usize], grad: &mut [f64]);
+}
+
+/// Which terms each step's gradient is computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Batch {
+    /// All terms: classic gradient descent.
+    Full,
+    /// `k` terms per step, drawn without replacement from each epoch's permutation.
+    MiniBatch(usize),
+    /// One term per step (`MiniBatch(1)`).
+    Stochastic,
+}
+
+/// The step size `η_t` at step `t = 1, 2, …` (steps are counted across epochs).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum StepRule {
+    /// `η_t = η`.
+    Constant(f64),
+    /// `η_t = η₀ / t`.
+    InverseT(f64),
+    /// `η_t = η₀ / √t`.
+    InverseSqrtT(f64),
+    /// Armijo backtracking (full batch only): starting from `min(initial, 2·η_{t−1})`, multiply
+    /// by `shrink` until `f(w − η g) ≤ f(w) − c·η·‖g‖²`.
+    Armijo {
+        /// The first trial step.
+        initial: f64,
+        /// Factor in (0, 1) applied after each rejected trial.
+        shrink: f64,
+        /// The sufficient-decrease constant `c` in (0, 1).
+        c: f64,
+    },
+}
+
+/// Settings of [`minimize`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GdOptions {
+    /// Terms per step (default full batch).
+    pub batch: Batch,
+    /// Step rule (default Armijo from 1 with shrink ½ and c = 10⁻⁴).
+    pub step: StepRule,
+    /// Iteration limit (steps in full-batch mode, epochs otherwise; default 1000).
+    pub max_iter: usize,
+    /// Stop when `‖∇f(w)‖₂ ≤ grad_tol` (default 1e-6; 0 disables).
+    pub grad_tol: f64,
+    /// Stop when `|f_prev − f| ≤ rel_tol · max(|f_prev|, |f|)` between iterations (default 0,
+    /// disabled; subgradient methods are not monotone, so use it with care there).
+    pub rel_tol: f64,
+    /// Seed of the epoch permutations.
+    pub seed: u64,
+}
+
+impl Default for GdOptions {
+    fn default() -> Self {
+        Self {
+            batch: Batch::Full,
+            step: StepRule::Armijo {
+                initial: 1.0,
+                shrink: 0.5,
+                c: 1e-4,
+            },
+            max_iter: 1000,
+            grad_tol: 1e-6,
+            rel_tol: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+/// Why [`minimize`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GdStop {
+    /// The gradient norm fell below `grad_tol`.
+    GradientNorm,
+    /// The objective changed by less than `rel_tol` (relative) in one iteration.
+    RelativeChange,
+    /// `max_iter` iterations ran.
+    MaxIterations,
+    /// Armijo backtracking could not find a decreasing step (the step fell below 10⁻²⁰,
+    /// usually because `w` is optimal to rounding).
+    StepTooSmall,
+    /// The observer asked to stop.
+    Observer,
+}
+
+/// What an [`Observer`] sees after each iteration.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// Iterations completed (steps or epochs), from 1.
+    pub iteration: usize,
+    /// `f(w)`.
+    pub objective: f64,
+    /// `‖∇f(w)‖₂` (full gradient).
+    pub gradient_norm: f64,
+    /// The last step size used.
+    pub step: f64,
+    /// The current parameters.
+    pub w: &'a [f64],
+}
+
+/// Whether to go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Continue iterating.
+    Continue,
+    /// Stop now and return the current `w`.
+    Stop,
+}
+
+/// Receives progress once per iteration.
+pub trait Observer {
+    /// Called after each iteration; returning [`Control::Stop`] ends the run.
+    fn observe(&mut self, progress: &Progress<'_>) -> Control;
+}
+
+/// Any closure over [`Progress`] is an observer.
+impl<F: FnMut(&Progress<'_>) -> Control> Observer for F {
+    fn observe(&mut self, progress: &Progress<'_>) -> Control {
+        self(progress)
+    }
+}
+
+/// An observer that records the objective after each iteration (a loss curve).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LossHistory {
+    /// `f(w)` after iterations 1, 2, ….
+    pub values: Vec<f64>,
+}
+
+impl Observer for LossHistory {
+    fn observe(&mut self, progress: &Progress<'_>) -> Control {
+        self.values.push(progress.objective);
+        Control::Continue
+    }
+}
+
+/// The result of [`minimize`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct GdResult {
+    /// The final parameters.
+    pub w: Vec<f64>,
+    /// `f(w)`.
+    pub objective: f64,
+    /// `‖∇f(w)‖₂`.
+    pub gradient_norm: f64,
+    /// Iterations run (steps or epochs).
+    pub iterations: usize,
+    /// Why it stopped.
+    pub stop: GdStop,
+}
+
+fn check_options(options: &GdOptions) -> Result<()> {
+    let positive = |name: &str, v: f64| {
+        if v > 0.0 && v.is_finite() {
+            Ok(())
+        } else {
+            Err(Error::invalid_parameter(name, v, "a finite number > 0"))
+        }
+    };
+    match options.step {
+        StepRule::Constant(eta) | StepRule::InverseT(eta) | StepRule::InverseSqrtT(eta) => {
+            positive("step", eta)?
+        }
+        StepRule::Armijo { initial, shrink, c } => {
+            positive("armijo initial step", initial)?;
+            if !(shrink > 0.0 && shrink < 1.0) {
+                return Err(Error::invalid_parameter(
+                    "armijo shrink",
+                    shrink,
+                    "in (0, 1)",
+                ));
+            }
+            if !(c > 0.0 && c < 1.0) {
+                return Err(Error::invalid_parameter("armijo c", c, "in (0, 1)"));
+            }
+            if options.batch != Batch::Full {
+                return Err(Error::invalid_parameter(
+                    "step",
+                    "armijo",
+                    "a fixed rule (constant, 1/t, 1/sqrt t) with mini-batch or stochastic descent: \
+                     a line search needs the full objective",
+                ));
+            }
+        }
+    }
+    if options.batch == Batch::MiniBatch(0) {
+        return Err(Error::invalid_parameter("batch_size", 0, "at least 1"));
+    }
+    if options.max_iter == 0 {
+        return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
+    }
+    for (name, v) in [("grad_tol", options.grad_tol), ("rel_tol", options.rel_tol)] {
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(Error::invalid_parameter(name, v, "a finite number >= 0"));
+        }
+    }
+    Ok(())
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+fn fixed_step(rule: StepRule, t: usize) -> f64 {
+    let t = t as f64;
+    match rule {
+        StepRule::Constant(eta) => eta,
+        StepRule::InverseT(eta) => eta / t,
+        StepRule::InverseSqrtT(eta) => eta / t.sqrt(),
+        StepRule::Armijo { initial, .. } => initial,
+    }
+}
+
+/// Minimizes `f` from `w0` by (sub)gradient descent.
+///
+/// Errors: invalid options, `w0` of the wrong length or not finite, or an objective that
+/// becomes non-finite (a step too large for the problem: the error says so).
+pub fn minimize<F: FiniteSum + ?Sized>(
+    f: &F,
+    w0: Vec<f64>,
+    options: &GdOptions,
+    observer: &mut dyn Observer,
+) -> Result<GdResult> {
+    check_options(options)?;
+    if w0.len() != f.dim() {
+        return Err(Error::shape("starting point length", f.dim(), w0.len()));
+    }
+    core_linalg::validate::check_finite_slice(&w0)?;
+    let mut w = w0;
+    let mut grad = vec![0.0; w.len()];
+    let mut value = f.value_and_gradient(&w, &mut grad);
+    let mut gradient_norm = norm(&grad);
+    let mut rng = rng_from_seed(options.seed);
+    let mut order: Vec<usize> = (0..f.n_terms()).collect();
+    let mut trial = vec![0.0; w.len()];
+    let mut step = fixed_step(options.step, 1);
+    let mut t = 0usize;
+    let mut iterations = 0;
+    let stop = loop {
+        if options.grad_tol > 0.0 && gradient_norm <= options.grad_tol {
+            break GdStop::GradientNorm;
+        }
+        if iterations == options.max_iter {
+            break GdStop::MaxIterations;
+        }
+        let previous = value;
+        match (options.batch, options.step) {
+            (Batch::Full, StepRule::Armijo { initial, shrink, c }) => {
+                step = if iterations == 0 {
+                    initial
+                } else {
+                    initial.min(2.0 * step)
+                };
+                let decrease = c * gradient_norm * gradient_norm;
+                let accepted = loop {
+                    for ((t, w), g) in trial.iter_mut().zip(&w).zip(&grad) {
+                        *t = w - step * g;
+                    }
+                    let v = f.value(&trial);
+                    if v <= value - step * decrease {
+                        break true;
+                    }
+                    step *= shrink;
+                    if step < 1e-20 {
+                        break false;
+                    }
+                };
+                if !accepted {
+                    break GdStop::StepTooSmall;
+                }
+                std::mem::swap(&mut w, &mut trial);
+            }
+            (Batch::Full, rule) => {
+                t += 1;
+                step = fixed_step(rule, t);
+                for (w, g) in w.iter_mut().zip(&grad) {
+                    *w -= step * g;
+                }
+            }
+            (batch, rule) => {
+                let k = match batch {
+                    Batch::MiniBatch(k) => k,
+                    _ => 1,
+                };
+                order.shuffle(&mut rng);
+                for chunk in order.chunks(k) {
+                    t += 1;
+                    step = fixed_step(rule, t);
+                    f.batch_gradient(&w, chunk, &mut grad);
+                    for (w, g) in w.iter_mut().zip(&grad) {
+                        *w -= step * g;
+                    }
+                }
+            }
+        }
+        iterations += 1;
+        value = f.value_and_gradient(&w, &mut grad);
+        gradient_norm = norm(&grad);
+        if !value.is_finite() {
+            return Err(Error::Numerical(format!(
+                "the objective became {value} at iteration {iterations}: the step size ({step:e}) \
+                 is too large for this problem; choose a smaller one or Armijo backtracking"
+            )));
+        }
+        let progress = Progress {
+            iteration: iterations,
+            objective: value,
+            gradient_norm,
+            step,
+            w: &w,
+        };
+        if observer.observe(&progress) == Control::Stop {
+            break GdStop::Observer;
+        }
+        if options.rel_tol > 0.0
+            && (previous - value).abs() <= options.rel_tol * previous.abs().max(value.abs())
+        {
+            break GdStop::RelativeChange;
+        }
+    };
+    Ok(GdResult {
+        w,
+        objective: value,
+        gradient_norm,
+        iterations,
+        stop,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `f(w) = (1/n) Σ ½ a_i (w − c_i)²`: minimizer the a-weighted mean of `c`.
+    struct Quadratic {
+        a: Vec<f64>,
+        c: Vec<f64>,
+    }
+
+    impl Objective for Quadratic {
+        fn dim(&self) -> usize {
+            1
+        }
+        fn value(&self, w: &[f64]) -> f64 {
+            let n = self.a.len() as f64;
+            self.a
+                .iter()
+                .zip(&self.c)
+                .map(|(a, c)| 0.5 * a * (w[0] - c).powi(2))
+                .sum::<f64>()
+                / n
+        }
+        fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+            let all: Vec<usize> = (0..self.a.len()).collect();
+            self.batch_gradient(w, &all, grad);
+            self.value(w)
+        }
+    }
+
+    impl FiniteSum for Quadratic {
+        fn n_terms(&self) -> usize {
+            self.a.len()
+        }
+        fn batch_gradient(&self, w: &[f64], batch: &[usize], grad: &mut [f64]) {
+            grad[0] = batch
+                .iter()
+                .map(|&i| self.a[i] * (w[0] - self.c[i]))
+                .sum::<f64>()
+                / batch.len() as f64;
+        }
+    }
+
+    fn problem() -> (Quadratic, f64) {
+        let q = Quadratic {
+            a: vec![1.0, 2.0, 3.0, 0.5],
+            c: vec![-1.0, 2.0, 0.5, 4.0],
+        };
+        let optimum =
+            q.a.iter().zip(&q.c).map(|(a, c)| a * c).sum::<f64>() / q.a.iter().sum::<f64>();
+        (q, optimum)
+    }
+
+    fn run(options: GdOptions) -> GdResult {
+        let (q, _) = problem();
+        minimize(&q, vec![10.0], &options, &mut |_: &Progress<'_>| {
+            Control::Continue
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn every_step_rule_reaches_the_minimizer_in_full_batch() {
+        let (_, optimum) = problem();
+        for step in [
+            StepRule::Constant(0.5),
+            StepRule::InverseT(1.5),
+            StepRule::InverseSqrtT(1.0),
+            StepRule::Armijo {
+                initial: 1.0,
+                shrink: 0.5,
+                c: 1e-4,
+            },
+        ] {
+            let r = run(GdOptions {
+                step,
+                grad_tol: 1e-9,
+                max_iter: 100_000,
+                ..GdOptions::default()
+            });
+            assert_eq!(r.stop, GdStop::GradientNorm, "{step:?}");
+            assert!(
+                (r.w[0] - optimum).abs() < 1e-8,
+                "{step:?}: {} vs {optimum}",
+                r.w[0]
+            );
+        }
+    }
+
+    #[test]
+    fn stochastic_and_mini_batch_descent_approach_the_minimizer() {
+        let (_, optimum) = problem();
+        for batch in [Batch::Stochastic, Batch::MiniBatch(2)] {
+            let r = run(GdOptions {
+                batch,
+                step: StepRule::InverseT(1.0),
+                grad_tol: 0.0,
+                max_iter: 20_000,
+                seed: 3,
+                ..GdOptions::default()
+            });
+            assert_eq!(r.stop, GdStop::MaxIterations);
+            assert!(
+                (r.w[0] - optimum).abs() < 1e-3,
+                "{batch:?}: {} vs {optimum}",
+                r.w[0]
+            );
+        }
+    }
+
+    #[test]
+    fn same_seed_same_path() {
+        let options = GdOptions {
+            batch: Batch::Stochastic,
+            step: StepRule::InverseSqrtT(0.3),
+            max_iter: 50,
+            seed: 9,
+            ..GdOptions::default()
+        };
+        assert_eq!(run(options), run(options));
+        assert_ne!(
+            run(options).w,
+            run(GdOptions {
+                seed: 10,
+                ..options
+            })
+            .w
+        );
+    }
+
+    #[test]
+    fn observer_sees_every_iteration_and_can_stop() {
+        let (q, _) = problem();
+        let mut seen = Vec::new();
+        let mut observer = |p: &Progress<'_>| {
+            seen.push(p.iteration);
+            if p.iteration == 3 {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        };
+        let r = minimize(
+            &q,
+            vec![10.0],
+            &GdOptions {
+                step: StepRule::Constant(0.01),
+                ..GdOptions::default()
+            },
+            &mut observer,
+        )
+        .unwrap();
+        assert_eq!((r.stop, r.iterations), (GdStop::Observer, 3));
+        assert_eq!(seen, [1, 2, 3]);
+    }
+
+    #[test]
+    fn relative_change_and_iteration_limit_stop_the_run() {
+        let r = run(GdOptions {
+            step: StepRule::Constant(0.01),
+            grad_tol: 0.0,
+            rel_tol: 1e-3,
+            ..GdOptions::default()
+        });
+        assert_eq!(r.stop, GdStop::RelativeChange);
+        let r = run(GdOptions {
+            step: StepRule::Constant(0.01),
+            max_iter: 7,
+            ..GdOptions::default()
+        });
+        assert_eq!((r.stop, r.iterations), (GdStop::MaxIterations, 7));
+    }
+
+    #[test]
+    fn divergence_and_bad_options_are_errors() {
+        let (q, _) = problem();
+        let mut go_on = |_: &Progress<'_>| Control::Continue;
+        let diverging = GdOptions {
+            step: StepRule::Constant(1e3),
+            max_iter: 10_000,
+            ..GdOptions::default()
+        };
+        assert!(matches!(
+            minimize(&q, vec![10.0], &diverging, &mut go_on),
+            Err(Error::Numerical(_))
+        ));
+        for bad in [
+            GdOptions {
+                step: StepRule::Constant(-1.0),
+                ..GdOptions::default()
+            },
+            GdOptions {
+                step: StepRule::InverseT(f64::NAN),
+                ..GdOptions::default()
+            },
+            GdOptions {
+                batch: Batch::Stochastic,
+                ..GdOptions::default()
+            },
+            GdOptions {
+                batch: Batch::MiniBatch(0),
+                step: StepRule::Constant(0.1),
+                ..GdOptions::default()
+            },
+            GdOptions {
+                max_iter: 0,
+                ..GdOptions::default()
+            },
+            GdOptions {
+                grad_tol: -1.0,
+                ..GdOptions::default()
+            },
+        ] {
+            assert!(
+                matches!(
+                    minimize(&q, vec![0.0], &bad, &mut go_on),
+                    Err(Error::InvalidParameter { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            minimize(&q, vec![0.0, 1.0], &GdOptions::default(), &mut go_on),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            minimize(&q, vec![f64::NAN], &GdOptions::default(), &mut go_on),
+            Err(Error::NonFinite { .. })
+        ));
+    }
+}
