@@ -308,3 +308,34 @@ impl Dataset {
         }
     }
 }
+
+/// Per-class weights multiplying each sample's cost or loss (scikit-learn's `class_weight`,
+/// LIBSVM's `-wi`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum ClassWeight {
+    /// Every class weighs 1.
+    #[default]
+    Uniform,
+    /// `n / (k · n_c)`: rare classes weigh more.
+    Balanced,
+    /// Given weights for some labels; unlisted labels weigh 1.
+    Given(Vec<(Label, f64)>),
+}
+
+impl ClassWeight {
+    /// The weight of each class, for classes `labels` with sample counts `counts`.
+    pub fn per_class(&self, labels: &[Label], counts: &[usize]) -> Vec<f64> {
+        let n: usize = counts.iter().sum();
+        match self {
+            ClassWeight::Uniform => vec![1.0; labels.len()],
+            ClassWeight::Balanced => counts
+                .iter()
+                .map(|&c| n as f64 / (labels.len() as f64 * c.max(1) as f64))
+                .collect(),
+            ClassWeight::Given(given) => labels
+                .iter()
+                .map(|l| given.iter().find(|(g, _)| g == l).map_or(1.0, |(_, w)| *w))
+                .collect(),
+        }
+    }
+}

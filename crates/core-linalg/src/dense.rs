@@ -10,11 +10,31 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 /// A dense `n × d` matrix of `f64`, stored row by row.
+///
+/// Decoding (model files) goes through [`DenseMatrix::from_row_major`], so a file whose buffer
+/// length disagrees with its shape is refused instead of breaking indexing later.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "DenseParts")]
 pub struct DenseMatrix {
     data: Vec<f64>,
     nrows: usize,
     ncols: usize,
+}
+
+/// The serialized fields of a [`DenseMatrix`], before their shape is checked.
+#[derive(Deserialize)]
+struct DenseParts {
+    data: Vec<f64>,
+    nrows: usize,
+    ncols: usize,
+}
+
+impl TryFrom<DenseParts> for DenseMatrix {
+    type Error = Error;
+
+    fn try_from(p: DenseParts) -> Result<Self> {
+        Self::from_row_major(p.data, p.nrows, p.ncols)
+    }
 }
 
 impl DenseMatrix {

@@ -43,7 +43,7 @@ pub mod split;
 mod traits;
 pub mod validate;
 
-pub use dataset::{Classes, Dataset, Label, Targets};
+pub use dataset::{ClassWeight, Classes, Dataset, Label, Targets};
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
 pub use model_file::{FORMAT_VERSION, ModelFile, peek_kind};

@@ -41,9 +41,18 @@ pub trait ModelFile: Serialize + DeserializeOwned {
         encode(Self::KIND, self)
     }
 
-    /// Decodes a model, refusing anything that is not an intact file of this kind.
+    /// Checks the invariants a decoded model must hold (shapes that agree), so that an intact
+    /// file written by something else is refused instead of breaking prediction later. The
+    /// default accepts everything; models whose fields must agree override it.
+    fn check_consistent(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Decodes a model, refusing anything that is not an intact, consistent file of this kind.
     fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        decode(Self::KIND, bytes)
+        let model: Self = decode(Self::KIND, bytes)?;
+        model.check_consistent()?;
+        Ok(model)
     }
 
     /// Writes the model to `path` (through a temporary file, so a failed save leaves no
@@ -206,6 +215,61 @@ mod tests {
             Err(Error::ModelFile { reason }) => reason,
             other => panic!("expected a refusal, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn intact_files_with_inconsistent_matrices_are_refused() {
+        // Same field layout as DenseMatrix / CsrMatrix, but shapes that disagree.
+        #[derive(Serialize)]
+        struct Dense {
+            data: Vec<f64>,
+            nrows: usize,
+            ncols: usize,
+        }
+        #[derive(Serialize)]
+        struct Csr {
+            indptr: Vec<usize>,
+            indices: Vec<u32>,
+            values: Vec<f64>,
+            ncols: usize,
+        }
+        let dense = encode(
+            "toy",
+            &Dense {
+                data: vec![1.0; 3],
+                nrows: 2,
+                ncols: 2,
+            },
+        )
+        .unwrap();
+        assert!(matches!(
+            decode::<crate::DenseMatrix>("toy", &dense),
+            Err(Error::ModelFile { .. })
+        ));
+        let good = encode(
+            "toy",
+            &Dense {
+                data: vec![1.0; 4],
+                nrows: 2,
+                ncols: 2,
+            },
+        )
+        .unwrap();
+        assert!(decode::<crate::DenseMatrix>("toy", &good).is_ok());
+        let csr = encode(
+            "toy",
+            &Csr {
+                indptr: vec![0, 2],
+                indices: vec![1, 0],
+                values: vec![1.0, 2.0],
+                ncols: 2,
+            },
+        )
+        .unwrap();
+        assert!(matches!(
+            decode::<crate::CsrMatrix>("toy", &csr),
+            Err(Error::ModelFile { .. })
+        ));
     }
 
     #[test]

@@ -9,11 +9,30 @@ use crate::error::{Error, Result};
 ///
 /// Explicitly stored zeros are kept (a file that says `13:0` reads back as it was written).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CsrParts")]
 pub struct CsrMatrix {
     indptr: Vec<usize>,
     indices: Vec<u32>,
     values: Vec<f64>,
     ncols: usize,
+}
+
+/// The serialized fields of a [`CsrMatrix`]; decoding re-checks every invariant through
+/// [`CsrMatrix::new`].
+#[derive(Deserialize)]
+struct CsrParts {
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+    ncols: usize,
+}
+
+impl TryFrom<CsrParts> for CsrMatrix {
+    type Error = Error;
+
+    fn try_from(p: CsrParts) -> Result<Self> {
+        Self::new(p.indptr, p.indices, p.values, p.ncols)
+    }
 }
 
 /// One sparse row: parallel slices of strictly increasing column indices and their values.

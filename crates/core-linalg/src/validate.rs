@@ -107,3 +107,40 @@ pub fn check_in_range(name: &str, value: f64, lo: f64, hi: f64, lo_open: bool) -
         ))
     }
 }
+
+/// For [`crate::ModelFile::check_consistent`]: a linear model's weight rows (one per problem,
+/// at least one) all have `n_features` entries and there is one intercept per row.
+pub fn check_linear_model(coef: &[Vec<f64>], intercept: &[f64], n_features: usize) -> Result<()> {
+    if coef.is_empty()
+        || coef.len() != intercept.len()
+        || coef.iter().any(|w| w.len() != n_features)
+    {
+        return Err(Error::model_file(format!(
+            "inconsistent linear model: {} weight rows, {} intercepts, {n_features} features",
+            coef.len(),
+            intercept.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_model_shapes_must_agree() {
+        assert!(check_linear_model(&[vec![1.0, 2.0]], &[0.5], 2).is_ok());
+        for (coef, intercept, d) in [
+            (vec![], vec![], 2),
+            (vec![vec![1.0, 2.0]], vec![], 2),
+            (vec![vec![1.0, 2.0], vec![1.0]], vec![0.0, 0.0], 2),
+            (vec![vec![1.0, 2.0]], vec![0.0], 3),
+        ] {
+            assert!(matches!(
+                check_linear_model(&coef, &intercept, d),
+                Err(Error::ModelFile { .. })
+            ));
+        }
+    }
+}

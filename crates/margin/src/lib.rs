@@ -29,7 +29,8 @@
 
 pub use core_linalg as linalg;
 pub use core_linalg::{
-    Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result, Targets,
+    ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result,
+    Targets,
 };
 pub use core_linalg::{datasets, io, preprocessing, split, validate};
 pub use kernels;

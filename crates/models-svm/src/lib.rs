@@ -65,9 +65,10 @@ mod settings;
 mod svc;
 mod svr;
 
+pub use core_linalg::ClassWeight;
 pub use kernel_choice::SvmKernel;
 pub use libsvm_format::LibsvmModel;
 pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
-pub use svc::{BinaryModel, ClassWeight, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
+pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};

@@ -2,8 +2,8 @@
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
 use core_linalg::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, Records, Result,
-    validate,
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    Records, Result, validate,
 };
 use optim::StopReason;
 pub use optim::dcd::SvmLoss;
@@ -12,8 +12,6 @@ pub use optim::pegasos::Iterate;
 use optim::pegasos::{self, PegasosOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-
-use crate::svc::{ClassWeight, class_weights};
 
 /// How strongly `w` is regularized.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -187,6 +185,7 @@ impl LinearSvcParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearSvc {
     labels: Vec<Label>,
+    n_features: usize,
     coef: Vec<Vec<f64>>,
     intercept: Vec<f64>,
     c: f64,
@@ -241,7 +240,7 @@ impl LinearSvc {
 
     /// The number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
-        self.coef[0].len()
+        self.n_features
     }
 
     fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
@@ -299,6 +298,22 @@ impl DecisionFunction for LinearSvc {
 
 impl ModelFile for LinearSvc {
     const KIND: &'static str = "linear-svc";
+
+    fn check_consistent(&self) -> Result<()> {
+        let problems = if self.labels.len() == 2 {
+            1
+        } else {
+            self.labels.len()
+        };
+        if self.labels.len() < 2 || self.coef.len() != problems {
+            return Err(Error::model_file(format!(
+                "{} classes but {} weight rows",
+                self.labels.len(),
+                self.coef.len()
+            )));
+        }
+        validate::check_linear_model(&self.coef, &self.intercept, self.n_features)
+    }
 }
 
 impl Fit for LinearSvcParams {
@@ -328,7 +343,7 @@ impl Fit for LinearSvcParams {
             .map(|&c| model_class[c as usize])
             .collect();
         let class_counts: Vec<usize> = present.iter().map(|&c| counts[c]).collect();
-        let cw = class_weights(&self.class_weight, &labels, &class_counts);
+        let cw = self.class_weight.per_class(&labels, &class_counts);
         let n = data.n_samples();
         let c = match self.penalty {
             Penalty::C(c) => c,
@@ -396,6 +411,7 @@ impl Fit for LinearSvcParams {
         }
         Ok(LinearSvc {
             labels,
+            n_features: d,
             coef,
             intercept,
             c,

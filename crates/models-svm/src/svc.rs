@@ -1,8 +1,8 @@
 //! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
 
 use core_linalg::{
-    Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict,
-    PredictProba, Records, Result, validate,
+    ClassWeight, Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
+    ModelFile, Predict, PredictProba, Records, Result, validate,
 };
 use kernels::{Kernel, KernelSpec};
 use optim::StopReason;
@@ -13,18 +13,6 @@ use crate::decision::kernel_rows;
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
 use crate::settings::{Settings, settings_builders};
-
-/// Per-class weights multiplying `C` (scikit-learn's `class_weight`, LIBSVM's `-wi`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub enum ClassWeight {
-    /// Every class weighs 1.
-    #[default]
-    Uniform,
-    /// `n / (k · n_c)`: rare classes weigh more.
-    Balanced,
-    /// Given weights for some labels; unlisted labels weigh 1.
-    Given(Vec<(Label, f64)>),
-}
 
 /// How more than two classes are handled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -493,22 +481,6 @@ fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
     }
 }
 
-/// Per-class weight from the parameter, for classes in model order.
-pub(crate) fn class_weights(w: &ClassWeight, labels: &[Label], counts: &[usize]) -> Vec<f64> {
-    let n: usize = counts.iter().sum();
-    match w {
-        ClassWeight::Uniform => vec![1.0; labels.len()],
-        ClassWeight::Balanced => counts
-            .iter()
-            .map(|&c| n as f64 / (labels.len() as f64 * c.max(1) as f64))
-            .collect(),
-        ClassWeight::Given(given) => labels
-            .iter()
-            .map(|l| given.iter().find(|(g, _)| g == l).map_or(1.0, |(_, w)| *w))
-            .collect(),
-    }
-}
-
 impl Fit for SvcParams {
     type Model = Svc;
 
@@ -736,7 +708,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
     let counts: Vec<usize> = members.iter().map(Vec::len).collect();
     let bound: Vec<f64> = match spec.formulation {
         Formulation::C { c, class_weight } => {
-            let cw = class_weights(class_weight, &labels, &counts);
+            let cw = class_weight.per_class(&labels, &counts);
             (0..y.len())
                 .map(|i| c * cw[y[i]] * data.sample_weights.as_ref().map_or(1.0, |w| w[i]))
                 .collect()

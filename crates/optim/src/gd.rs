@@ -41,6 +41,11 @@ pub trait Objective {
     fn value(&self, w: &[f64]) -> f64;
     /// `f(w)`, writing `∇f(w)` (a subgradient where `f` has a kink) into `grad`.
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64;
+    /// Whether an L1 penalty applies to parameter `j` (intercepts are usually exempt).
+    fn is_penalized(&self, j: usize) -> bool {
+        let _ = j;
+        true
+    }
 }
 
 /// An objective that is an average of `n_terms()` terms, so a few terms give an unbiased
@@ -93,11 +98,17 @@ pub struct GdOptions {
     pub step: StepRule,
     /// Iteration limit (steps in full-batch mode, epochs otherwise; default 1000).
     pub max_iter: usize,
-    /// Stop when `‖∇f(w)‖₂ ≤ grad_tol` (default 1e-6; 0 disables).
+    /// Stop when `‖∇f(w)‖₂ ≤ grad_tol` (default 1e-6; 0 disables). With an L1 penalty the
+    /// norm is that of the smallest subgradient of the penalized objective, 0 at its optimum.
     pub grad_tol: f64,
     /// Stop when `|f_prev − f| ≤ rel_tol · max(|f_prev|, |f|)` between iterations (default 0,
     /// disabled; subgradient methods are not monotone, so use it with care there).
     pub rel_tol: f64,
+    /// Weight of an L1 penalty `l1 · Σ |w_j|` over the objective's penalized parameters
+    /// ([`Objective::is_penalized`]), handled by a soft-threshold (proximal) step after each
+    /// gradient step: proximal gradient descent (ISTA), or truncated stochastic gradient
+    /// (default 0, none).
+    pub l1: f64,
     /// Seed of the epoch permutations.
     pub seed: u64,
 }
@@ -114,6 +125,7 @@ impl Default for GdOptions {
             max_iter: 1000,
             grad_tol: 1e-6,
             rel_tol: 0.0,
+            l1: 0.0,
             seed: 0,
         }
     }
@@ -241,7 +253,11 @@ fn check_options(options: &GdOptions) -> Result<()> {
     if options.max_iter == 0 {
         return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
     }
-    for (name, v) in [("grad_tol", options.grad_tol), ("rel_tol", options.rel_tol)] {
+    for (name, v) in [
+        ("grad_tol", options.grad_tol),
+        ("rel_tol", options.rel_tol),
+        ("l1", options.l1),
+    ] {
         if !(v >= 0.0 && v.is_finite()) {
             return Err(Error::invalid_parameter(name, v, "a finite number >= 0"));
         }
@@ -249,8 +265,49 @@ fn check_options(options: &GdOptions) -> Result<()> {
     Ok(())
 }
 
-fn norm(v: &[f64]) -> f64 {
-    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+/// `f(w) + l1 · Σ_{penalized} |w_j|`.
+fn composite<F: Objective + ?Sized>(f: &F, value: f64, w: &[f64], l1: f64) -> f64 {
+    if l1 == 0.0 {
+        return value;
+    }
+    value
+        + l1 * w
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| f.is_penalized(j))
+            .map(|(_, v)| v.abs())
+            .sum::<f64>()
+}
+
+/// The norm of the smallest subgradient of `f + l1‖·‖₁` at `w`.
+fn optimality<F: Objective + ?Sized>(f: &F, grad: &[f64], w: &[f64], l1: f64) -> f64 {
+    grad.iter()
+        .zip(w)
+        .enumerate()
+        .map(|(j, (&g, &w))| {
+            let s = if l1 == 0.0 || !f.is_penalized(j) {
+                g
+            } else if w != 0.0 {
+                g + l1 * w.signum()
+            } else {
+                (g.abs() - l1).max(0.0)
+            };
+            s * s
+        })
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// The proximal step of `η·l1‖·‖₁`: soft-thresholding of the penalized parameters.
+fn soft_threshold<F: Objective + ?Sized>(f: &F, w: &mut [f64], threshold: f64) {
+    if threshold == 0.0 {
+        return;
+    }
+    for (j, v) in w.iter_mut().enumerate() {
+        if f.is_penalized(j) {
+            *v = v.signum() * (v.abs() - threshold).max(0.0);
+        }
+    }
 }
 
 fn fixed_step(rule: StepRule, t: usize) -> f64 {
@@ -280,8 +337,10 @@ pub fn minimize<F: FiniteSum + ?Sized>(
     core_linalg::validate::check_finite_slice(&w0)?;
     let mut w = w0;
     let mut grad = vec![0.0; w.len()];
-    let mut value = f.value_and_gradient(&w, &mut grad);
-    let mut gradient_norm = norm(&grad);
+    let l1 = options.l1;
+    let mut smooth = f.value_and_gradient(&w, &mut grad);
+    let mut value = composite(f, smooth, &w, l1);
+    let mut gradient_norm = optimality(f, &grad, &w, l1);
     let mut rng = rng_from_seed(options.seed);
     let mut order: Vec<usize> = (0..f.n_terms()).collect();
     let mut trial = vec![0.0; w.len()];
@@ -304,12 +363,29 @@ pub fn minimize<F: FiniteSum + ?Sized>(
                     initial.min(2.0 * step)
                 };
                 let decrease = c * gradient_norm * gradient_norm;
+                // f is only known to rounding: without this slack, backtracking near the
+                // optimum shrinks the step to nothing on noise.
+                let slack = 4.0 * f64::EPSILON * smooth.abs();
                 let accepted = loop {
                     for ((t, w), g) in trial.iter_mut().zip(&w).zip(&grad) {
                         *t = w - step * g;
                     }
-                    let v = f.value(&trial);
-                    if v <= value - step * decrease {
+                    let enough = if l1 == 0.0 {
+                        f.value(&trial) <= value - step * decrease + slack
+                    } else {
+                        // Proximal gradient's test (Beck & Teboulle 2009): the quadratic
+                        // model at w must bound f at the shrunk trial point.
+                        soft_threshold(f, &mut trial, step * l1);
+                        let v = f.value(&trial);
+                        let model: f64 = trial
+                            .iter()
+                            .zip(&w)
+                            .zip(&grad)
+                            .map(|((t, w), g)| g * (t - w) + (t - w) * (t - w) / (2.0 * step))
+                            .sum();
+                        v <= smooth + model + slack
+                    };
+                    if enough {
                         break true;
                     }
                     step *= shrink;
@@ -328,6 +404,7 @@ pub fn minimize<F: FiniteSum + ?Sized>(
                 for (w, g) in w.iter_mut().zip(&grad) {
                     *w -= step * g;
                 }
+                soft_threshold(f, &mut w, step * l1);
             }
             (batch, rule) => {
                 let k = match batch {
@@ -342,12 +419,14 @@ pub fn minimize<F: FiniteSum + ?Sized>(
                     for (w, g) in w.iter_mut().zip(&grad) {
                         *w -= step * g;
                     }
+                    soft_threshold(f, &mut w, step * l1);
                 }
             }
         }
         iterations += 1;
-        value = f.value_and_gradient(&w, &mut grad);
-        gradient_norm = norm(&grad);
+        smooth = f.value_and_gradient(&w, &mut grad);
+        value = composite(f, smooth, &w, l1);
+        gradient_norm = optimality(f, &grad, &w, l1);
         if !value.is_finite() {
             return Err(Error::Numerical(format!(
                 "the objective became {value} at iteration {iterations}: the step size ({step:e}) \
@@ -486,6 +565,49 @@ mod tests {
                 "{batch:?}: {} vs {optimum}",
                 r.w[0]
             );
+        }
+    }
+
+    #[test]
+    fn l1_proximal_steps_reach_the_soft_threshold_solution() {
+        // min (1/n) Σ ½(w xᵢ − yᵢ)² + l1 |w| has w* = S(mean(x y), l1) / mean(x²).
+        let x = core_linalg::DenseMatrix::from_rows(&[[1.0], [2.0], [-1.0], [0.5]]).unwrap();
+        let y = [0.3, 0.9, -0.2, 0.1];
+        let risk =
+            crate::risk::LinearRisk::new(&x, &y, None, crate::loss::Loss::Squared, 0.0, false)
+                .unwrap();
+        let (xy, xx): (f64, f64) = (
+            (0.3 + 1.8 + 0.2 + 0.05) / 4.0,
+            (1.0 + 4.0 + 1.0 + 0.25) / 4.0,
+        );
+        for l1 in [0.1, 0.5, 1.0] {
+            let expected = xy.signum() * (xy.abs() - l1).max(0.0) / xx;
+            for step in [
+                StepRule::Constant(0.3),
+                StepRule::Armijo {
+                    initial: 1.0,
+                    shrink: 0.5,
+                    c: 1e-4,
+                },
+            ] {
+                let options = GdOptions {
+                    step,
+                    l1,
+                    grad_tol: 1e-12,
+                    max_iter: 10_000,
+                    ..GdOptions::default()
+                };
+                let r = minimize(&risk, vec![0.0], &options, &mut |_: &Progress<'_>| {
+                    Control::Continue
+                })
+                .unwrap();
+                assert_eq!(r.stop, GdStop::GradientNorm, "l1={l1} {step:?}");
+                assert!(
+                    (r.w[0] - expected).abs() < 1e-10,
+                    "l1={l1} {step:?}: {} vs {expected}",
+                    r.w[0]
+                );
+            }
         }
     }
 

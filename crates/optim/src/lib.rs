@@ -12,7 +12,11 @@
 //! - [`pegasos`]: the Pegasos stochastic sub-gradient solver for the linear SVM (`O(nnz)`
 //!   steps on sparse data, mini-batches, projection, averaged iterates) and its kernelized
 //!   textbook form.
+//! - [`lbfgs`] (limited-memory BFGS with a strong-Wolfe line search, SciPy's stopping rules)
+//!   and [`newton`] (Cholesky-factored Newton steps for small problems): the smooth solvers.
 //! - [`dcd`]: LIBLINEAR's dual coordinate descent for L1- and L2-loss linear SVMs.
+//! - [`cd`]: cyclic coordinate descent for the elastic net (lasso, ridge and between), with
+//!   scikit-learn's duality-gap stopping and warm starts.
 //! - [`loss`] and [`risk`]: the per-sample losses and the regularized empirical risk of a
 //!   linear model, the [`gd::FiniteSum`] the descent solvers minimize.
 //!
@@ -31,9 +35,12 @@
 
 #![warn(missing_docs)]
 
+pub mod cd;
 pub mod dcd;
 pub mod gd;
+pub mod lbfgs;
 pub mod loss;
+pub mod newton;
 pub mod pegasos;
 pub mod risk;
 pub mod smo;

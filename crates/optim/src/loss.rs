@@ -51,6 +51,26 @@ impl Loss {
         }
     }
 
+    /// `∂²ℓ/∂f²` at `(y, f)` (the squared hinge's generalized second derivative, 2 inside
+    /// the margin and 0 outside; 0 for the hinge, whose curvature is not defined).
+    pub fn second_derivative(self, y: f64, f: f64) -> f64 {
+        match self {
+            Self::Hinge => 0.0,
+            Self::SquaredHinge => {
+                if y * f < 1.0 {
+                    2.0
+                } else {
+                    0.0
+                }
+            }
+            Self::Logistic => {
+                let p = sigmoid(y * f);
+                p * (1.0 - p)
+            }
+            Self::Squared => 1.0,
+        }
+    }
+
     /// Whether the loss is differentiable everywhere (the hinge is not at `y f = 1`).
     pub fn is_smooth(self) -> bool {
         !matches!(self, Self::Hinge)
@@ -126,6 +146,22 @@ mod tests {
             let h = 1e-6;
             let numeric = (loss.value(y, f + h) - loss.value(y, f - h)) / (2.0 * h);
             let analytic = loss.derivative(y, f);
+            prop_assert!((numeric - analytic).abs() <= 1e-6 * (1.0 + analytic.abs()),
+                "{loss:?} y={y} f={f}: numeric {numeric} analytic {analytic}");
+        }
+
+        #[test]
+        fn second_derivatives_match_finite_differences(
+            positive in any::<bool>(),
+            f in -5.0f64..5.0,
+            which in 1usize..4,
+        ) {
+            let loss = LOSSES[which];
+            let y = if positive { 1.0 } else { -1.0 };
+            prop_assume!(loss != Loss::SquaredHinge || (1.0 - y * f).abs() > 1e-3);
+            let h = 1e-5;
+            let numeric = (loss.derivative(y, f + h) - loss.derivative(y, f - h)) / (2.0 * h);
+            let analytic = loss.second_derivative(y, f);
             prop_assert!((numeric - analytic).abs() <= 1e-6 * (1.0 + analytic.abs()),
                 "{loss:?} y={y} f={f}: numeric {numeric} analytic {analytic}");
         }

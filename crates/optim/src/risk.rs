@@ -13,8 +13,11 @@
 use core_linalg::{Error, Records, Result, validate};
 use rayon::prelude::*;
 
+use faer::Mat;
+
 use crate::gd::{FiniteSum, Objective};
 use crate::loss::Loss;
+use crate::newton::Hessian;
 
 /// Rows per parallel block: large enough to amortize a gradient-sized partial sum.
 const BLOCK: usize = 2048;
@@ -120,6 +123,10 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
         self.n_features() + usize::from(self.fit_intercept)
     }
 
+    fn is_penalized(&self, j: usize) -> bool {
+        j < self.n_features()
+    }
+
     fn value(&self, w: &[f64]) -> f64 {
         let sums: Vec<f64> = self
             .blocks()
@@ -196,6 +203,273 @@ impl<R: Records + ?Sized> FiniteSum for LinearRisk<'_, R> {
     }
 }
 
+impl<R: Records + ?Sized> Hessian for LinearRisk<'_, R> {
+    /// `(1/n) Σ sᵢ ℓ''ᵢ x̃ᵢx̃ᵢᵀ + λ I` (no λ on the intercept), `x̃ = (x, 1)`; one rank-one
+    /// update per row over its stored features, block-parallel and summed in block order.
+    fn hessian(&self, w: &[f64], h: &mut Mat<f64>) {
+        let dim = self.dim();
+        let d = self.n_features();
+        let partials: Vec<Vec<f64>> = self
+            .blocks()
+            .map(|rows| {
+                let mut block = vec![0.0; dim * dim];
+                let mut stored: Vec<(usize, f64)> = Vec::new();
+                for i in rows {
+                    let c =
+                        self.weight(i) * self.loss.second_derivative(self.y[i], self.score(w, i));
+                    if c == 0.0 {
+                        continue;
+                    }
+                    stored.clear();
+                    self.x.row(i).for_each_stored(|j, v| stored.push((j, v)));
+                    if self.fit_intercept {
+                        stored.push((d, 1.0));
+                    }
+                    for &(j, vj) in &stored {
+                        let row = &mut block[j * dim..(j + 1) * dim];
+                        for &(k, vk) in &stored {
+                            row[k] += c * vj * vk;
+                        }
+                    }
+                }
+                block
+            })
+            .collect();
+        let inv_n = 1.0 / self.x.n_samples() as f64;
+        for j in 0..dim {
+            for k in 0..dim {
+                h[(j, k)] = partials.iter().map(|b| b[j * dim + k]).sum::<f64>() * inv_n;
+            }
+        }
+        for j in 0..d {
+            h[(j, j)] += self.l2;
+        }
+    }
+}
+
+/// The multinomial logistic (softmax cross-entropy) risk of `k` linear scores:
+///
+/// `f(W, b) = (1/n) Σᵢ sᵢ [log Σ_c exp(f_ic) − f_{i,yᵢ}] + (λ/2) Σ_c ‖w_c‖²`, `f_ic = w_c·xᵢ + b_c`.
+///
+/// Parameters are laid out class by class: `w_c` then (when `fit_intercept`) `b_c`, so class
+/// `c` owns `[c·p, (c+1)·p)` with `p = d + 1` (or `d`).
+pub struct SoftmaxRisk<'a, R: Records + ?Sized> {
+    x: &'a R,
+    y: &'a [usize],
+    k: usize,
+    weights: Option<&'a [f64]>,
+    l2: f64,
+    fit_intercept: bool,
+}
+
+impl<'a, R: Records + ?Sized> SoftmaxRisk<'a, R> {
+    /// The risk on `(x, y)` with class indices `y < k`, optional sample weights, L2 strength
+    /// `λ ≥ 0`, and per-class intercepts when `fit_intercept`.
+    pub fn new(
+        x: &'a R,
+        y: &'a [usize],
+        k: usize,
+        weights: Option<&'a [f64]>,
+        l2: f64,
+        fit_intercept: bool,
+    ) -> Result<Self> {
+        let n = x.n_samples();
+        if n == 0 {
+            return Err(Error::EmptyDataset(
+                "the risk needs at least one sample".into(),
+            ));
+        }
+        if y.len() != n {
+            return Err(Error::shape("targets", n, y.len()));
+        }
+        if k < 2 {
+            return Err(Error::invalid_parameter("k", k, "at least 2 classes"));
+        }
+        if let Some(row) = y.iter().position(|&c| c >= k) {
+            return Err(Error::invalid_parameter(
+                format!("class of sample {row}"),
+                y[row],
+                format!("an index below {k}"),
+            ));
+        }
+        if let Some(s) = weights {
+            if s.len() != n {
+                return Err(Error::shape("sample weights", n, s.len()));
+            }
+            validate::check_finite_slice(s)?;
+            if let Some(row) = s.iter().position(|&v| v < 0.0) {
+                return Err(Error::invalid_parameter(
+                    format!("sample weight {row}"),
+                    s[row],
+                    "a number >= 0",
+                ));
+            }
+        }
+        if !(l2 >= 0.0 && l2.is_finite()) {
+            return Err(Error::invalid_parameter("l2", l2, "a finite number >= 0"));
+        }
+        Ok(Self {
+            x,
+            y,
+            k,
+            weights,
+            l2,
+            fit_intercept,
+        })
+    }
+
+    fn width(&self) -> usize {
+        self.x.n_features() + usize::from(self.fit_intercept)
+    }
+
+    /// The `k` scores of sample `i` into `out`.
+    fn scores(&self, w: &[f64], i: usize, out: &mut [f64]) {
+        let (d, p) = (self.x.n_features(), self.width());
+        let row = self.x.row(i);
+        for (c, o) in out.iter_mut().enumerate() {
+            let wc = &w[c * p..(c + 1) * p];
+            *o = row.dot_dense(&wc[..d]) + if self.fit_intercept { wc[d] } else { 0.0 };
+        }
+    }
+
+    /// Turns scores into probabilities in place and returns `log Σ exp`.
+    fn softmax(scores: &mut [f64]) -> f64 {
+        let max = scores.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+        let mut sum = 0.0;
+        for v in scores.iter_mut() {
+            *v = (*v - max).exp();
+            sum += *v;
+        }
+        for v in scores.iter_mut() {
+            *v /= sum;
+        }
+        max + sum.ln()
+    }
+
+    fn penalty(&self, w: &[f64]) -> f64 {
+        (0..w.len())
+            .filter(|&j| self.is_penalized(j))
+            .map(|j| w[j] * w[j])
+            .sum::<f64>()
+            * 0.5
+            * self.l2
+    }
+
+    /// Adds sample `i`'s gradient, scaled by `scale`, into `grad`; returns its weighted loss.
+    fn add_sample(
+        &self,
+        w: &[f64],
+        i: usize,
+        scale: f64,
+        scores: &mut [f64],
+        grad: &mut [f64],
+    ) -> f64 {
+        let (d, p) = (self.x.n_features(), self.width());
+        self.scores(w, i, scores);
+        let own = scores[self.y[i]];
+        let lse = Self::softmax(scores);
+        let s = self.weights.map_or(1.0, |s| s[i]);
+        let row = self.x.row(i);
+        for (c, &prob) in scores.iter().enumerate() {
+            let coef = scale * s * (prob - f64::from(u8::from(c == self.y[i])));
+            if coef != 0.0 {
+                let gc = &mut grad[c * p..(c + 1) * p];
+                row.axpy(coef, &mut gc[..d]);
+                if self.fit_intercept {
+                    gc[d] += coef;
+                }
+            }
+        }
+        s * (lse - own)
+    }
+}
+
+impl<R: Records + ?Sized> Objective for SoftmaxRisk<'_, R> {
+    fn dim(&self) -> usize {
+        self.k * self.width()
+    }
+
+    fn is_penalized(&self, j: usize) -> bool {
+        !self.fit_intercept || j % self.width() != self.x.n_features()
+    }
+
+    fn value(&self, w: &[f64]) -> f64 {
+        let sums: Vec<f64> = self
+            .blocks()
+            .map(|rows| {
+                let mut scores = vec![0.0; self.k];
+                rows.map(|i| {
+                    self.scores(w, i, &mut scores);
+                    let own = scores[self.y[i]];
+                    self.weights.map_or(1.0, |s| s[i]) * (Self::softmax(&mut scores) - own)
+                })
+                .sum()
+            })
+            .collect();
+        sums.iter().sum::<f64>() / self.x.n_samples() as f64 + self.penalty(w)
+    }
+
+    fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+        let dim = self.dim();
+        let partials: Vec<(f64, Vec<f64>)> = self
+            .blocks()
+            .map(|rows| {
+                let mut g = vec![0.0; dim];
+                let mut scores = vec![0.0; self.k];
+                let loss = rows
+                    .map(|i| self.add_sample(w, i, 1.0, &mut scores, &mut g))
+                    .sum();
+                (loss, g)
+            })
+            .collect();
+        let inv_n = 1.0 / self.x.n_samples() as f64;
+        grad.fill(0.0);
+        let mut loss = 0.0;
+        for (l, g) in &partials {
+            loss += l;
+            for (a, b) in grad.iter_mut().zip(g) {
+                *a += b;
+            }
+        }
+        for (j, g) in grad.iter_mut().enumerate() {
+            *g *= inv_n;
+            if self.is_penalized(j) {
+                *g += self.l2 * w[j];
+            }
+        }
+        loss * inv_n + self.penalty(w)
+    }
+}
+
+impl<R: Records + ?Sized> FiniteSum for SoftmaxRisk<'_, R> {
+    fn n_terms(&self) -> usize {
+        self.x.n_samples()
+    }
+
+    fn batch_gradient(&self, w: &[f64], batch: &[usize], grad: &mut [f64]) {
+        grad.fill(0.0);
+        let mut scores = vec![0.0; self.k];
+        let scale = 1.0 / batch.len() as f64;
+        for &i in batch {
+            self.add_sample(w, i, scale, &mut scores, grad);
+        }
+        for (j, g) in grad.iter_mut().enumerate() {
+            if self.is_penalized(j) {
+                *g += self.l2 * w[j];
+            }
+        }
+    }
+}
+
+impl<R: Records + ?Sized> SoftmaxRisk<'_, R> {
+    fn blocks(&self) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> + '_ {
+        let n = self.x.n_samples();
+        (0..n.div_ceil(BLOCK))
+            .into_par_iter()
+            .map(move |b| b * BLOCK..((b + 1) * BLOCK).min(n))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +530,48 @@ mod tests {
             for (a, b) in batch.iter().zip(&grad) {
                 prop_assert!((a - b).abs() < 1e-12);
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// The softmax risk's gradient agrees with central differences, and with two classes
+        /// its value is the logistic risk of the score difference.
+        #[test]
+        fn softmax_gradient_matches_finite_differences(seed in any::<u64>(), l2 in 0.0f64..1.0, intercept in any::<bool>(), weighted in any::<bool>()) {
+            let (n, d, k) = (10, 3, 3);
+            let x = rows(seed, n, d);
+            let y: Vec<usize> = (0..n).map(|i| ((seed >> (2 * i)) % 3) as usize).collect();
+            let s: Vec<f64> = (0..n).map(|i| 0.5 + (i % 2) as f64).collect();
+            let risk = SoftmaxRisk::new(&x, &y, k, weighted.then_some(&s[..]), l2, intercept).unwrap();
+            let w = rows(seed ^ 5, 1, risk.dim()).row(0).to_vec();
+            let mut grad = vec![0.0; risk.dim()];
+            let value = risk.value_and_gradient(&w, &mut grad);
+            prop_assert!((value - risk.value(&w)).abs() < 1e-12);
+            for j in 0..risk.dim() {
+                let h = 1e-6;
+                let (mut up, mut down) = (w.clone(), w.clone());
+                up[j] += h;
+                down[j] -= h;
+                let numeric = (risk.value(&up) - risk.value(&down)) / (2.0 * h);
+                prop_assert!((numeric - grad[j]).abs() < 1e-6 * (1.0 + grad[j].abs()), "j={j}: {numeric} vs {}", grad[j]);
+            }
+            let mut batch = vec![0.0; risk.dim()];
+            risk.batch_gradient(&w, &(0..n).collect::<Vec<_>>(), &mut batch);
+            if !weighted {
+                for (a, b) in batch.iter().zip(&grad) {
+                    prop_assert!((a - b).abs() < 1e-12);
+                }
+            }
+            // Two classes with w_0 = 0: softmax loss = logistic loss of the class-1 score.
+            let y2: Vec<usize> = y.iter().map(|&c| c % 2).collect();
+            let pm: Vec<f64> = y2.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
+            let two = SoftmaxRisk::new(&x, &y2, 2, None, 0.0, intercept).unwrap();
+            let one = LinearRisk::new(&x, &pm, None, Loss::Logistic, 0.0, intercept).unwrap();
+            let p = d + usize::from(intercept);
+            let mut w2 = vec![0.0; 2 * p];
+            w2[p..].copy_from_slice(&w[..p]);
+            prop_assert!((two.value(&w2) - one.value(&w[..p])).abs() < 1e-12);
         }
     }
 
