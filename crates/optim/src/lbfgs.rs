@@ -26,7 +26,7 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-use core_linalg::{Error, Result, validate};
+use core_linalg::{Error, Result, dot, validate};
 use serde::{Deserialize, Serialize};
 
 use crate::gd::{Control, GdResult, GdStop, Objective, Observer, Progress};
@@ -57,10 +57,6 @@ impl Default for LbfgsOptions {
             max_line_search: 20,
         }
     }
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 pub(crate) fn max_abs(v: &[f64]) -> f64 {
