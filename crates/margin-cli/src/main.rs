@@ -17,9 +17,15 @@ mod data;
 mod evaluate;
 mod info;
 mod libsvm_cli;
+mod linear_svm_models;
+mod logistic_models;
 mod models;
+mod naive_bayes_models;
+mod perceptron_models;
+mod regression_models;
 mod scale;
 mod svm_models;
+mod tour;
 
 use std::process::ExitCode;
 
@@ -52,6 +58,8 @@ enum Command {
     /// LIBSVM's svm-predict: test_file model_file output_file.
     #[command(name = "svm-predict")]
     SvmPredict(libsvm_cli::SvmPredictArgs),
+    /// Tour the models on the bundled datasets: a table of scores and times, and ROC charts.
+    Tour(tour::TourArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -111,6 +119,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Evaluate(a) => evaluate::run(&a),
         Command::SvmTrain(a) => libsvm_cli::train(&a),
         Command::SvmPredict(a) => libsvm_cli::predict(&a),
+        Command::Tour(a) => tour::run(&a),
     }
 }
 

@@ -87,7 +87,14 @@ pub struct ModelEntry {
 }
 
 /// The model families `margin train` knows, one slice of entries per family module.
-const FAMILIES: &[&[ModelEntry]] = &[&crate::svm_models::ENTRIES];
+const FAMILIES: &[&[ModelEntry]] = &[
+    &crate::svm_models::ENTRIES,
+    &crate::linear_svm_models::ENTRIES,
+    &crate::logistic_models::ENTRIES,
+    &crate::naive_bayes_models::ENTRIES,
+    &crate::regression_models::ENTRIES,
+    &crate::perceptron_models::ENTRIES,
+];
 
 /// Every registered model, family by family.
 pub fn registry() -> impl Iterator<Item = &'static ModelEntry> {

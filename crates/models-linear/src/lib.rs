@@ -1,5 +1,43 @@
 //! # models-linear: linear models, perceptrons, naive Bayes
 //!
-//! This crate will hold linear, ridge, lasso, elastic-net and kernel ridge regression,
-//! logistic regression, the perceptron and kernel perceptron, and naive Bayes. It is filled by
-//! the models-linear issue; nothing is implemented yet.
+//! Every model keeps scikit-learn's parameter names, defaults and objective, so results compare
+//! one to one (each module's doc has its hyperparameter table and a runnable example):
+//!
+//! | model | module | fitted by |
+//! |---|---|---|
+//! | [`LinearRegression`] (QR, SVD, normal equations; standard errors, prediction intervals) | [`regression`] | faer QR / SVD / Cholesky |
+//! | [`Ridge`] (one SVD for many alphas), [`KernelRidge`] (any kernel) | [`regression`] | faer Cholesky / SVD |
+//! | [`ElasticNet`] (and the lasso: [`ElasticNet::lasso_params`]), regularization paths | [`elastic_net`] | [`optim::cd`] (duality gap) |
+//! | [`LogisticRegression`] (binary and multinomial; none / L2 / L1 / elastic net) | [`logistic`] | [`optim::lbfgs`], [`optim::newton`], [`optim::gd`] |
+//! | [`Perceptron`], [`KernelPerceptron`] | [`perceptron`] | the mistake-driven update |
+//! | [`MultinomialNB`], [`BernoulliNB`], [`GaussianNB`] (streaming with `partial_fit`) | [`naive_bayes`] | counts and moments in log space |
+//!
+//! ```
+//! use core_linalg::{datasets, split::train_test_split, Fit, Predict};
+//! use models_linear::LogisticRegression;
+//!
+//! let data = datasets::dna()?;
+//! let (train, test) = train_test_split(&data, 0.25, true, 7)?;
+//! let model = LogisticRegression::params().c(0.1).fit(&train)?;
+//! let predicted = model.predict(&test.records)?;
+//! assert_eq!(predicted.len(), test.n_samples());
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod naive_bayes;
+pub use naive_bayes::{
+    BernoulliNB, BernoulliNBParams, GaussianNB, GaussianNBParams, MultinomialNB,
+    MultinomialNBParams,
+};
+pub mod regression;
+pub use regression::{
+    KernelRidge, KernelRidgeParams, LinearRegression, LinearRegressionParams, LstsqSolver,
+    PredictionInterval, Ridge, RidgeParams, RidgeSolver,
+};
+pub mod perceptron;
+pub use perceptron::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
+pub mod logistic;
+pub use logistic::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
+pub mod elastic_net;
+pub use elastic_net::{ElasticNet, ElasticNetParams, alpha_grid};

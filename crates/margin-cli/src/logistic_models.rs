@@ -1,0 +1,199 @@
+//! Logistic regression, the lasso and the elastic net, registered with `margin train` /
+//! `margin predict` under scikit-learn's parameter names.
+
+use core_linalg::{
+    ClassWeight, Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict, PredictProba,
+};
+use models_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
+
+use crate::Failure;
+use crate::models::{ModelEntry, ParamArgs, Predictions};
+
+fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = LogisticRegression::params();
+    if let Some(c) = p.take("c")? {
+        params = params.c(c);
+    }
+    let l1_ratio = p.take::<f64>("l1-ratio")?;
+    params = params.penalty(match (p.take::<String>("penalty")?.as_deref(), l1_ratio) {
+        (None | Some("l2"), None) => Penalty::L2,
+        (Some("none"), None) => Penalty::None,
+        (Some("l1"), None) => Penalty::L1,
+        (Some("elasticnet") | Some("elastic-net"), Some(l1_ratio)) => {
+            Penalty::ElasticNet { l1_ratio }
+        }
+        (Some("elasticnet") | Some("elastic-net"), None) => {
+            return Err(Failure::usage("--penalty elasticnet needs --l1-ratio"));
+        }
+        (_, Some(_)) => {
+            return Err(Failure::usage("--l1-ratio goes with --penalty elasticnet"));
+        }
+        (Some(other), None) => {
+            return Err(Failure::usage(format!(
+                "--penalty: expected none, l2, l1 or elasticnet, found `{other}`"
+            )));
+        }
+    });
+    let batch_size = p.take::<usize>("batch-size")?;
+    let eta0 = p.take::<f64>("eta0")?;
+    let solver = match p.take::<String>("solver")?.as_deref() {
+        None | Some("lbfgs") => LogisticSolver::Lbfgs,
+        Some("newton") | Some("newton-cholesky") => LogisticSolver::Newton,
+        Some("gd") | Some("gradient-descent") => LogisticSolver::GradientDescent,
+        Some("sgd") => LogisticSolver::Sgd {
+            batch_size: batch_size.unwrap_or(1),
+            eta0: eta0.unwrap_or(0.1),
+        },
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--solver: expected lbfgs, newton, gd or sgd, found `{other}`"
+            )));
+        }
+    };
+    if !matches!(solver, LogisticSolver::Sgd { .. }) && (batch_size.is_some() || eta0.is_some()) {
+        return Err(Failure::usage(
+            "--batch-size and --eta0 go with --solver sgd",
+        ));
+    }
+    params = params.solver(solver);
+    if let Some(t) = p.take("tol")? {
+        params = params.tol(t);
+    }
+    if let Some(n) = p.take("max-iter")? {
+        params = params.max_iter(n);
+    }
+    if let Some(yes) = p.take("fit-intercept")? {
+        params = params.fit_intercept(yes);
+    }
+    match p.take::<String>("class-weight")?.as_deref() {
+        None => {}
+        Some("balanced") => params = params.class_weight(ClassWeight::Balanced),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--class-weight: expected balanced, found `{other}`"
+            )));
+        }
+    }
+    if let Some(seed) = p.take("seed")? {
+        params = params.seed(seed);
+    }
+    p.finish("logistic")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn predict_logistic(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    let model = LogisticRegression::from_bytes(bytes)?;
+    let labels = model.predict(x)?;
+    if !proba {
+        return Ok(Predictions::Labels(labels));
+    }
+    Ok(Predictions::Probabilities {
+        labels,
+        classes: model.labels().to_vec(),
+        probs: model.predict_proba(x)?,
+    })
+}
+
+fn scores_logistic(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let model = LogisticRegression::from_bytes(bytes)?;
+    if model.labels().len() != 2 {
+        return Err(Failure::usage(
+            "a ROC curve needs a binary problem (this model has more than two classes)",
+        ));
+    }
+    Ok(model.decision_function(x)?.into_vec())
+}
+
+fn enet(mut params: ElasticNetParams, p: &mut ParamArgs) -> Result<ElasticNetParams, Failure> {
+    if let Some(a) = p.take("alpha")? {
+        params = params.alpha(a);
+    }
+    if let Some(yes) = p.take("fit-intercept")? {
+        params = params.fit_intercept(yes);
+    }
+    if let Some(t) = p.take("tol")? {
+        params = params.tol(t);
+    }
+    if let Some(n) = p.take("max-iter")? {
+        params = params.max_iter(n);
+    }
+    Ok(params)
+}
+
+fn train_lasso(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let params = enet(ElasticNet::lasso_params(), &mut p)?;
+    p.finish("lasso")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn train_elastic_net(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = enet(ElasticNet::params(), &mut p)?;
+    if let Some(r) = p.take("l1-ratio")? {
+        params = params.l1_ratio(r);
+    }
+    p.finish("elastic-net")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn predict_enet(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    if proba {
+        return Err(Failure::usage(
+            "--proba: a regression model has no class probabilities",
+        ));
+    }
+    Ok(Predictions::Values(
+        ElasticNet::from_bytes(bytes)?.predict(x)?,
+    ))
+}
+
+const ENET_HELP: &str = "  --alpha <number>                   penalty strength (default 1)
+  --fit-intercept true|false         fit an unpenalized intercept (default true)
+  --tol <number>                     duality-gap tolerance relative to |y - mean y|^2 (default 0.0001)
+  --max-iter <int>                   coordinate-descent epochs (default 1000)";
+
+/// The entries of this family.
+pub const ENTRIES: [ModelEntry; 3] = [
+    ModelEntry {
+        name: "logistic",
+        classifier: true,
+        kind: LogisticRegression::KIND,
+        summary: "logistic regression, binary or multinomial (scikit-learn's LogisticRegression)",
+        params_help:
+            "  --c <number>                       inverse regularization strength (default 1)
+  --penalty none|l2|l1|elasticnet    penalty on the weights (default l2)
+  --l1-ratio <number>                L1 share of the elastic net, in [0, 1]
+  --solver lbfgs|newton|gd|sgd       solver (default lbfgs; l1/elasticnet need gd or sgd)
+  --batch-size <int> --eta0 <number> SGD's mini-batch (default 1) and initial step (default 0.1)
+  --tol <number>                     gradient tolerance (default 0.0001)
+  --max-iter <int>                   iterations, epochs for sgd (default 100)
+  --fit-intercept true|false         fit an unpenalized intercept (default true)
+  --class-weight balanced            weight classes by n / (k · n_class)
+  --seed <int>                       SGD's sample order (default 0)",
+        common_help: "",
+        train: train_logistic,
+        predict: predict_logistic,
+        scores: Some(scores_logistic),
+    },
+    ModelEntry {
+        name: "lasso",
+        classifier: false,
+        kind: ElasticNet::KIND,
+        summary: "L1-penalized least squares by coordinate descent (scikit-learn's Lasso)",
+        params_help: ENET_HELP,
+        common_help: "",
+        train: train_lasso,
+        predict: predict_enet,
+        scores: None,
+    },
+    ModelEntry {
+        name: "elastic-net",
+        classifier: false,
+        kind: ElasticNet::KIND,
+        summary: "L1 + L2 penalized least squares by coordinate descent (scikit-learn's ElasticNet)",
+        params_help: "  --l1-ratio <number>                L1 share in [0, 1] (default 0.5)",
+        common_help: ENET_HELP,
+        train: train_elastic_net,
+        predict: predict_enet,
+        scores: None,
+    },
+];

@@ -1,0 +1,160 @@
+//! The naive Bayes family registered with `margin train` / `margin predict`.
+
+use core_linalg::{Dataset, Fit, Label, Matrix, ModelFile, Predict, PredictProba};
+use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+
+use crate::Failure;
+use crate::models::{ModelEntry, ParamArgs, Predictions};
+
+const DISCRETE_HELP: &str = "  --alpha <number>                   additive (Laplace/Lidstone) smoothing ≥ 0; 0 = none (default 1)
+  --fit-prior true|false             learn class priors from class frequencies, else uniform (default true)";
+
+/// Applies `--alpha` and `--fit-prior`, which both discrete models take.
+macro_rules! discrete {
+    ($params:expr, $p:expr) => {{
+        let mut params = $params;
+        if let Some(a) = $p.take("alpha")? {
+            params = params.alpha(a);
+        }
+        if let Some(f) = $p.take("fit-prior")? {
+            params = params.fit_prior(f);
+        }
+        params
+    }};
+}
+
+fn train_multinomial(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let params = discrete!(MultinomialNB::params(), p);
+    p.finish("multinomial-nb")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn train_bernoulli(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = discrete!(BernoulliNB::params(), p);
+    match p.take::<String>("binarize")?.as_deref() {
+        None => {}
+        Some("none") => params = params.binarize(None),
+        Some(t) => {
+            let t = t.parse().map_err(|_| {
+                Failure::usage(format!(
+                    "--binarize: expected a number or none, found `{t}`"
+                ))
+            })?;
+            params = params.binarize(Some(t));
+        }
+    }
+    p.finish("bernoulli-nb")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn train_gaussian(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = GaussianNB::params();
+    if let Some(v) = p.take("var-smoothing")? {
+        params = params.var_smoothing(v);
+    }
+    p.finish("gaussian-nb")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+/// Labels, and with `--proba` each class's probability, from a fitted model.
+fn predictions<M>(
+    model: &M,
+    labels: &[Label],
+    x: &Matrix,
+    proba: bool,
+) -> Result<Predictions, Failure>
+where
+    M: Predict<Output = Vec<Label>> + PredictProba,
+{
+    let predicted = model.predict(x)?;
+    if !proba {
+        return Ok(Predictions::Labels(predicted));
+    }
+    Ok(Predictions::Probabilities {
+        labels: predicted,
+        classes: labels.to_vec(),
+        probs: model.predict_proba(x)?,
+    })
+}
+
+/// For a ROC curve: the probability of the second class, in [0, 1] (log-odds would be a
+/// finer ranking but become infinite where `alpha = 0` rules a class out).
+fn second_class_probability<M: PredictProba>(
+    model: &M,
+    n_classes: usize,
+    x: &Matrix,
+) -> Result<Vec<f64>, Failure> {
+    if n_classes != 2 {
+        return Err(Failure::usage(
+            "a ROC curve needs a binary problem (this model has more than two classes)",
+        ));
+    }
+    Ok(model.predict_proba(x)?.rows().map(|r| r[1]).collect())
+}
+
+fn predict_multinomial(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    let m = MultinomialNB::from_bytes(bytes)?;
+    predictions(&m, m.labels(), x, proba)
+}
+
+fn predict_bernoulli(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    let m = BernoulliNB::from_bytes(bytes)?;
+    predictions(&m, m.labels(), x, proba)
+}
+
+fn predict_gaussian(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    let m = GaussianNB::from_bytes(bytes)?;
+    predictions(&m, m.labels(), x, proba)
+}
+
+fn scores_multinomial(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let m = MultinomialNB::from_bytes(bytes)?;
+    second_class_probability(&m, m.labels().len(), x)
+}
+
+fn scores_bernoulli(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let m = BernoulliNB::from_bytes(bytes)?;
+    second_class_probability(&m, m.labels().len(), x)
+}
+
+fn scores_gaussian(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let m = GaussianNB::from_bytes(bytes)?;
+    second_class_probability(&m, m.labels().len(), x)
+}
+
+/// The naive Bayes entries of the registry.
+pub const ENTRIES: [ModelEntry; 3] = [
+    ModelEntry {
+        name: "multinomial-nb",
+        classifier: true,
+        kind: MultinomialNB::KIND,
+        summary: "multinomial naive Bayes for non-negative counts (scikit-learn's MultinomialNB)",
+        params_help: "",
+        common_help: DISCRETE_HELP,
+        train: train_multinomial,
+        predict: predict_multinomial,
+        scores: Some(scores_multinomial),
+    },
+    ModelEntry {
+        name: "bernoulli-nb",
+        classifier: true,
+        kind: BernoulliNB::KIND,
+        summary: "Bernoulli naive Bayes for binary features (scikit-learn's BernoulliNB)",
+        params_help: "  --binarize <number>|none           a value above it is present (default 0); none: values already in [0, 1]",
+        common_help: DISCRETE_HELP,
+        train: train_bernoulli,
+        predict: predict_bernoulli,
+        scores: Some(scores_bernoulli),
+    },
+    ModelEntry {
+        name: "gaussian-nb",
+        classifier: true,
+        kind: GaussianNB::KIND,
+        summary: "Gaussian naive Bayes for continuous features (scikit-learn's GaussianNB)",
+        params_help: "  --var-smoothing <number>           added to every variance, times the largest one (default 1e-9)",
+        common_help: "",
+        train: train_gaussian,
+        predict: predict_gaussian,
+        scores: Some(scores_gaussian),
+    },
+];

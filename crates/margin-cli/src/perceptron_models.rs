@@ -1,0 +1,184 @@
+//! The perceptrons registered with `margin train` / `margin predict`: `perceptron` (the primal
+//! rule, scikit-learn's `Perceptron`) and `kernel-perceptron` (the dual rule with a kernel).
+
+use core_linalg::{Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict};
+use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
+use models_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
+
+use crate::Failure;
+use crate::models::{ModelEntry, ParamArgs, Predictions};
+
+const COMMON_HELP: &str = "  --max-iter <int>                   epochs at most (default 1000)
+  --shuffle true|false               reshuffle the samples before each epoch (default true)
+  --fit-intercept true|false         learn the bias (default true)
+  --seed <int>                       seed of the shuffles (default 0)";
+
+/// The options both perceptrons share, applied through the builder methods they share.
+macro_rules! common {
+    ($params:expr, $p:expr) => {{
+        let mut params = $params;
+        if let Some(n) = $p.take("max-iter")? {
+            params = params.max_iter(n);
+        }
+        if let Some(yes) = $p.take("shuffle")? {
+            params = params.shuffle(yes);
+        }
+        if let Some(yes) = $p.take("fit-intercept")? {
+            params = params.fit_intercept(yes);
+        }
+        if let Some(seed) = $p.take("seed")? {
+            params = params.seed(seed);
+        }
+        params
+    }};
+}
+
+fn train_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params: PerceptronParams = common!(Perceptron::params(), p);
+    if let Some(eta) = p.take("eta0")? {
+        params = params.eta0(eta);
+    }
+    p.finish("perceptron")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+/// `--kernel` with its `--gamma`, `--degree`, `--coef0`, defaulting to the library's
+/// `(x·z + 1)²` (poly, γ = 1, degree 2, coef0 1); the RBF's γ defaults to scale, as the SVMs'.
+/// A flag the chosen kernel does not use is refused rather than ignored.
+fn kernel(p: &mut ParamArgs, data: &Dataset) -> Result<KernelSpec, Failure> {
+    let kind = p.take::<String>("kernel")?;
+    let gamma = match p.take::<String>("gamma")?.as_deref() {
+        None => None,
+        Some("scale") => Some(Gamma::Scale),
+        Some("auto") => Some(Gamma::Auto),
+        Some(v) => Some(Gamma::Value(v.parse().map_err(|_| {
+            Failure::usage(format!(
+                "--gamma: expected scale, auto or a number, found `{v}`"
+            ))
+        })?)),
+    };
+    let degree = p.take::<u32>("degree")?;
+    let coef0 = p.take::<f64>("coef0")?;
+    let unused = |flag: &str, given: bool, kernel: &str| {
+        if given {
+            Err(Failure::usage(format!(
+                "--{flag} does not apply to the {kernel} kernel"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match kind.as_deref() {
+        Some("linear") => {
+            unused("gamma", gamma.is_some(), "linear")?;
+            unused("degree", degree.is_some(), "linear")?;
+            unused("coef0", coef0.is_some(), "linear")?;
+            Linear.into()
+        }
+        Some("rbf") => {
+            unused("degree", degree.is_some(), "rbf")?;
+            unused("coef0", coef0.is_some(), "rbf")?;
+            let g = gamma.unwrap_or(Gamma::Scale).resolve(&data.records)?;
+            Rbf::with_gamma(g)?.into()
+        }
+        None | Some("poly") | Some("polynomial") => Polynomial::new(
+            gamma.unwrap_or(Gamma::Value(1.0)).resolve(&data.records)?,
+            coef0.unwrap_or(1.0),
+            degree.unwrap_or(2),
+        )?
+        .into(),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--kernel: expected linear, poly or rbf, found `{other}`"
+            )));
+        }
+    })
+}
+
+fn train_kernel_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params: KernelPerceptronParams = common!(KernelPerceptron::params(), p);
+    params = params.kernel(kernel(&mut p, data)?);
+    if let Some(mb) = p.take("gram-budget-mb")? {
+        params = params.gram_budget_mb(mb);
+    }
+    p.finish("kernel-perceptron")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn no_proba(proba: bool) -> Result<(), Failure> {
+    if proba {
+        return Err(Failure::usage(
+            "--proba: a perceptron gives scores, not probabilities",
+        ));
+    }
+    Ok(())
+}
+
+fn binary(n_labels: usize) -> Result<(), Failure> {
+    if n_labels != 2 {
+        return Err(Failure::usage(
+            "a ROC curve needs a binary problem (this model has more than two classes)",
+        ));
+    }
+    Ok(())
+}
+
+fn predict_perceptron(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    no_proba(proba)?;
+    Ok(Predictions::Labels(
+        Perceptron::from_bytes(bytes)?.predict(x)?,
+    ))
+}
+
+fn scores_perceptron(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let model = Perceptron::from_bytes(bytes)?;
+    binary(model.labels().len())?;
+    Ok(model.decision_function(x)?.into_vec())
+}
+
+fn predict_kernel_perceptron(
+    bytes: &[u8],
+    x: &Matrix,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    no_proba(proba)?;
+    Ok(Predictions::Labels(
+        KernelPerceptron::from_bytes(bytes)?.predict(x)?,
+    ))
+}
+
+fn scores_kernel_perceptron(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let model = KernelPerceptron::from_bytes(bytes)?;
+    binary(model.labels().len())?;
+    Ok(model.decision_function(x)?.into_vec())
+}
+
+/// The perceptron entries of the registry.
+pub const ENTRIES: [ModelEntry; 2] = [
+    ModelEntry {
+        name: "perceptron",
+        classifier: true,
+        kind: Perceptron::KIND,
+        summary: "the perceptron rule w += eta0·y·x on mistakes (scikit-learn's Perceptron)",
+        params_help: "  --eta0 <number>                    step size > 0 (default 1; rescales w and b only)",
+        common_help: COMMON_HELP,
+        train: train_perceptron,
+        predict: predict_perceptron,
+        scores: Some(scores_perceptron),
+    },
+    ModelEntry {
+        name: "kernel-perceptron",
+        classifier: true,
+        kind: KernelPerceptron::KIND,
+        summary: "the perceptron rule in the dual, with a kernel (default (x·z + 1)²)",
+        params_help: "  --kernel linear|poly|rbf           kernel (default poly)
+  --gamma scale|auto|<number>        poly/rbf γ (default 1 for poly, scale = 1/(d·Var X) for rbf)
+  --degree <int>                     poly degree (default 2)
+  --coef0 <number>                   poly constant (default 1)
+  --gram-budget-mb <number>          largest training Gram matrix to hold (default 200); above, columns are computed per mistake",
+        common_help: COMMON_HELP,
+        train: train_kernel_perceptron,
+        predict: predict_kernel_perceptron,
+        scores: Some(scores_kernel_perceptron),
+    },
+];

@@ -1,0 +1,176 @@
+//! The least-squares family registered with `margin train` / `margin predict`: linear, ridge
+//! and kernel ridge regression.
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
+use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
+use models_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
+
+use crate::Failure;
+use crate::models::{ModelEntry, ParamArgs, Predictions};
+
+const FIT_INTERCEPT_HELP: &str = "  --fit-intercept true|false         fit an (unpenalized) intercept by centring (default true)";
+
+fn fit_intercept(p: &mut ParamArgs) -> Result<bool, Failure> {
+    Ok(p.take("fit-intercept")?.unwrap_or(true))
+}
+
+fn train_linear(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = LinearRegression::params().fit_intercept(fit_intercept(&mut p)?);
+    match p.take::<String>("solver")?.as_deref() {
+        None | Some("qr") => {}
+        Some("svd") => params = params.solver(LstsqSolver::Svd),
+        Some("normal-equations") => params = params.solver(LstsqSolver::NormalEquations),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--solver: expected qr, svd or normal-equations, found `{other}`"
+            )));
+        }
+    }
+    p.finish("linear")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn train_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = Ridge::params().fit_intercept(fit_intercept(&mut p)?);
+    if let Some(a) = p.take("alpha")? {
+        params = params.alpha(a);
+    }
+    match p.take::<String>("solver")?.as_deref() {
+        None | Some("cholesky") => {}
+        Some("svd") => params = params.solver(RidgeSolver::Svd),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--solver: expected cholesky or svd, found `{other}`"
+            )));
+        }
+    }
+    p.finish("ridge")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+/// `--kernel` with its `--gamma`, `--degree`, `--coef0`, defaulting as scikit-learn's
+/// `KernelRidge` does (linear; γ = 1/d; degree 3; coef0 1). A flag the chosen kernel does not
+/// use is refused rather than ignored.
+fn kernel(p: &mut ParamArgs, data: &Dataset) -> Result<KernelSpec, Failure> {
+    let kind = p.take::<String>("kernel")?;
+    let gamma = match p.take::<String>("gamma")?.as_deref() {
+        None => None,
+        Some("auto") => Some(Gamma::Auto),
+        Some(v) => Some(Gamma::Value(v.parse().map_err(|_| {
+            Failure::usage(format!("--gamma: expected auto or a number, found `{v}`"))
+        })?)),
+    };
+    let degree = p.take::<u32>("degree")?;
+    let coef0 = p.take::<f64>("coef0")?;
+    let unused = |flag: &str, given: bool, kernel: &str| {
+        if given {
+            Err(Failure::usage(format!(
+                "--{flag} does not apply to the {kernel} kernel"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    let gamma_value = |g: Option<Gamma>| g.unwrap_or(Gamma::Auto).resolve(&data.records);
+    Ok(match kind.as_deref() {
+        None | Some("linear") => {
+            unused("gamma", gamma.is_some(), "linear")?;
+            unused("degree", degree.is_some(), "linear")?;
+            unused("coef0", coef0.is_some(), "linear")?;
+            Linear.into()
+        }
+        Some("rbf") => {
+            unused("degree", degree.is_some(), "rbf")?;
+            unused("coef0", coef0.is_some(), "rbf")?;
+            Rbf::with_gamma(gamma_value(gamma)?)?.into()
+        }
+        Some("poly") | Some("polynomial") => Polynomial::new(
+            gamma_value(gamma)?,
+            coef0.unwrap_or(1.0),
+            degree.unwrap_or(3),
+        )?
+        .into(),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--kernel: expected linear, rbf or poly, found `{other}`"
+            )));
+        }
+    })
+}
+
+fn train_kernel_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+    let mut params = KernelRidge::params().kernel(kernel(&mut p, data)?);
+    if let Some(a) = p.take("alpha")? {
+        params = params.alpha(a);
+    }
+    p.finish("kernel-ridge")?;
+    Ok(params.fit(data)?.to_bytes()?)
+}
+
+fn values<M: Predict<Output = Vec<f64>>>(
+    model: M,
+    x: &Matrix,
+    proba: bool,
+    name: &str,
+) -> Result<Predictions, Failure> {
+    if proba {
+        return Err(Failure::usage(format!(
+            "--proba: {name} is a regressor and has no class probabilities"
+        )));
+    }
+    Ok(Predictions::Values(model.predict(x)?))
+}
+
+fn predict_linear(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    values(LinearRegression::from_bytes(bytes)?, x, proba, "linear")
+}
+
+fn predict_ridge(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    values(Ridge::from_bytes(bytes)?, x, proba, "ridge")
+}
+
+fn predict_kernel_ridge(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
+    values(KernelRidge::from_bytes(bytes)?, x, proba, "kernel-ridge")
+}
+
+/// The least-squares entries of the registry.
+pub const ENTRIES: [ModelEntry; 3] = [
+    ModelEntry {
+        name: "linear",
+        classifier: false,
+        kind: LinearRegression::KIND,
+        summary: "least-squares linear regression (scikit-learn's LinearRegression)",
+        params_help: "  --solver qr|svd|normal-equations   QR (default; SVD when the data are rank-deficient), SVD, or Cholesky of X'X",
+        common_help: FIT_INTERCEPT_HELP,
+        train: train_linear,
+        predict: predict_linear,
+        scores: None,
+    },
+    ModelEntry {
+        name: "ridge",
+        classifier: false,
+        kind: Ridge::KIND,
+        summary: "ridge regression: least squares + alpha·|w|² (scikit-learn's Ridge)",
+        params_help: "  --alpha <number>                   penalty strength ≥ 0 (default 1)
+  --solver cholesky|svd              Cholesky (default) or SVD",
+        common_help: FIT_INTERCEPT_HELP,
+        train: train_ridge,
+        predict: predict_ridge,
+        scores: None,
+    },
+    ModelEntry {
+        name: "kernel-ridge",
+        classifier: false,
+        kind: KernelRidge::KIND,
+        summary: "kernel ridge regression, no intercept (scikit-learn's KernelRidge)",
+        params_help: "  --alpha <number>                   penalty strength ≥ 0 (default 1)
+  --kernel linear|rbf|poly           kernel (default linear)
+  --gamma auto|<number>              rbf/poly γ (default auto = 1/d, scikit-learn's gamma=None)
+  --degree <int>                     poly degree (default 3)
+  --coef0 <number>                   poly constant (default 1)",
+        common_help: "",
+        train: train_kernel_ridge,
+        predict: predict_kernel_ridge,
+        scores: None,
+    },
+];

@@ -1,0 +1,155 @@
+//! `margin train perceptron|kernel-perceptron` and `margin predict`.
+
+mod common;
+
+use common::{fails_with, margin, stdout};
+
+/// Trains on `train` with `args`, predicts `test`, returns the printed report and the
+/// predictions file's lines.
+fn train_and_predict(args: &[&str], train: &str, test: &str) -> (String, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("perceptron.margin");
+    let preds = dir.path().join("pred.txt");
+    let m = model.to_str().unwrap();
+    let mut words = vec!["train"];
+    words.extend_from_slice(args);
+    words.extend_from_slice(&[train, "-o", m]);
+    stdout(&margin(&words));
+    let out = stdout(&margin(&[
+        "predict",
+        m,
+        test,
+        "-o",
+        preds.to_str().unwrap(),
+    ]));
+    let lines = std::fs::read_to_string(&preds)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    (out, lines)
+}
+
+#[test]
+fn perceptron_matches_scikit_learn_unshuffled() {
+    // scikit-learn 1.9.1 Perceptron(shuffle=False, tol=None, max_iter=30) on heart_scale
+    // scores 0.848148 on its training rows (models-linear's fixture perceptron_heart.txt).
+    let (out, lines) = train_and_predict(
+        &["perceptron", "--shuffle", "false", "--max-iter", "30"],
+        "datasets/heart_scale",
+        "datasets/heart_scale",
+    );
+    assert_eq!(out, "accuracy: 0.848148\n");
+    assert_eq!(lines.len(), 270);
+}
+
+#[test]
+fn the_kernel_perceptron_solves_xor_and_the_primal_one_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let xor = dir.path().join("xor.libsvm");
+    std::fs::write(&xor, "-1 1:1 2:1\n-1 1:-1 2:-1\n+1 1:1 2:-1\n+1 1:-1 2:1\n").unwrap();
+    let xor = xor.to_str().unwrap();
+    let (out, lines) = train_and_predict(&["kernel-perceptron"], xor, xor);
+    assert_eq!(out, "accuracy: 1.000000\n");
+    assert_eq!(lines, ["-1", "-1", "1", "1"]);
+    let (out, _) = train_and_predict(
+        &[
+            "kernel-perceptron",
+            "--kernel",
+            "poly",
+            "--degree",
+            "2",
+            "--gamma",
+            "1",
+            "--coef0",
+            "1",
+        ],
+        xor,
+        xor,
+    );
+    assert_eq!(out, "accuracy: 1.000000\n");
+    let (out, _) = train_and_predict(&["perceptron", "--max-iter", "50"], xor, xor);
+    assert_ne!(out, "accuracy: 1.000000\n");
+}
+
+#[test]
+fn kernel_perceptron_with_rbf_and_columns_on_the_fly() {
+    let args = |budget: &'static str| {
+        [
+            "kernel-perceptron",
+            "--kernel",
+            "rbf",
+            "--gamma",
+            "0.2",
+            "--max-iter",
+            "30",
+            "--seed",
+            "4",
+            "--gram-budget-mb",
+            budget,
+        ]
+    };
+    for budget in ["200", "0"] {
+        let (out, _) = train_and_predict(
+            &args(budget),
+            "datasets/heart_scale",
+            "datasets/heart_scale",
+        );
+        let accuracy: f64 = out
+            .trim()
+            .strip_prefix("accuracy: ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(accuracy > 0.9, "budget {budget}: {out}");
+    }
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    let args = |extra: &[&'static str]| {
+        let mut a = vec!["train"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["datasets/heart_scale", "-o", "/dev/null"]);
+        a
+    };
+    fails_with(&args(&["perceptron", "--eta0", "0"]), 2, "eta0");
+    fails_with(&args(&["perceptron", "--max-iter", "0"]), 2, "max_iter");
+    fails_with(&args(&["perceptron", "--shuffle", "maybe"]), 2, "--shuffle");
+    fails_with(&args(&["perceptron", "--kernel", "rbf"]), 2, "--kernel");
+    fails_with(
+        &args(&["kernel-perceptron", "--kernel", "sigmoid"]),
+        2,
+        "--kernel",
+    );
+    fails_with(
+        &args(&["kernel-perceptron", "--kernel", "rbf", "--degree", "3"]),
+        2,
+        "--degree",
+    );
+    fails_with(&args(&["kernel-perceptron", "--gamma", "-1"]), 2, "gamma");
+    fails_with(
+        &args(&["kernel-perceptron", "--gram-budget-mb", "-5"]),
+        2,
+        "gram_budget_mb",
+    );
+}
+
+#[test]
+fn predict_refuses_probabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("p.margin");
+    let m = model.to_str().unwrap();
+    stdout(&margin(&[
+        "train",
+        "perceptron",
+        "datasets/heart_scale",
+        "-o",
+        m,
+    ]));
+    fails_with(
+        &["predict", m, "datasets/heart_scale", "--proba"],
+        2,
+        "--proba",
+    );
+}

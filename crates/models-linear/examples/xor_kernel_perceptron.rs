@@ -1,0 +1,51 @@
+//! XOR, the problem that stopped the perceptron in 1969 (Minsky and Papert): no line separates
+//! the four corners of the square labelled by `−x₁x₂`, so the primal perceptron keeps making
+//! mistakes until its epoch limit. The degree-2 polynomial kernel `(x·z + 1)²` contains the
+//! product `x₁x₂` among its features, and the kernel perceptron separates the corners after a
+//! handful of mistakes.
+//!
+//! `cargo run -p models-linear --example xor_kernel_perceptron`
+
+use core_linalg::{Classes, Dataset, DenseMatrix, Fit, Label, Predict, Targets};
+use kernels::Polynomial;
+use models_linear::{KernelPerceptron, Perceptron};
+
+fn main() -> Result<(), core_linalg::Error> {
+    let x = DenseMatrix::from_rows(&[[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])?;
+    let labels = [-1.0, -1.0, 1.0, 1.0];
+    let xor = Dataset::new(x, Targets::Classes(Classes::from_numbers(&labels)?))?;
+    let accuracy = |predicted: &[Label]| {
+        let correct = predicted
+            .iter()
+            .zip(labels)
+            .filter(|(p, y)| **p == Label::Number(*y))
+            .count();
+        correct as f64 / labels.len() as f64
+    };
+
+    let primal = Perceptron::params().fit(&xor)?;
+    println!(
+        "primal perceptron:           {} mistakes in {} epochs, converged: {}, training accuracy {:.2}",
+        primal.mistakes()[0],
+        primal.n_iter()[0],
+        primal.converged(),
+        accuracy(&primal.predict(&xor.records)?)
+    );
+
+    let kernel = Polynomial::new(1.0, 1.0, 2)?;
+    let dual = KernelPerceptron::params().kernel(kernel).fit(&xor)?;
+    println!(
+        "kernel perceptron, (x·z+1)²: {} mistakes in {} epochs, converged: {}, training accuracy {:.2}",
+        dual.mistakes()[0],
+        dual.n_iter()[0],
+        dual.converged(),
+        accuracy(&dual.predict(&xor.records)?)
+    );
+    println!(
+        "support samples {:?}, alpha·y {:?}, bias {}",
+        dual.support(),
+        dual.dual_coef()[0],
+        dual.intercept()[0]
+    );
+    Ok(())
+}

@@ -1,0 +1,519 @@
+//! Logistic regression: binary (sigmoid, cross-entropy) and multinomial (softmax), with
+//! scikit-learn's parameter names, defaults and objective.
+//!
+//! The objective is `Σᵢ sᵢ ℓᵢ + (1/C)·penalty(w)` (as scikit-learn's), with `sᵢ` the sample
+//! weight times the class weight and the intercept never penalized; margin minimizes it divided
+//! by `n` (the same minimizer), so `tol` bounds the gradient of the *mean* loss as in
+//! scikit-learn. Two classes use one weight vector (positive for `labels()[1]`); more use one
+//! per class with the softmax.
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `penalty` | L2 | [`Penalty`]: none, L2, L1 or elastic net |
+//! | `c` | 1 | inverse regularization strength |
+//! | `solver` | L-BFGS | [`LogisticSolver`]: L-BFGS, Newton (two classes), gradient descent, SGD |
+//! | `tol` | 1e-4 | stop when the largest gradient component (L-BFGS, Newton) or the gradient norm (descent) is below it |
+//! | `max_iter` | 100 | iterations (epochs for SGD) |
+//! | `fit_intercept` | true | fit an unpenalized intercept |
+//! | `class_weight` | uniform | [`ClassWeight`] |
+//! | `seed` | 0 | SGD's sample order |
+//!
+//! Scores are computed without overflow: probabilities use the stable sigmoid and
+//! log-sum-exp, so `|w·x| = 10⁴` gives probabilities of exactly 0 and 1, never NaN.
+//!
+//! ```
+//! use core_linalg::{datasets, Fit, Predict, PredictProba};
+//! use models_linear::LogisticRegression;
+//!
+//! let data = datasets::heart_scale()?;
+//! let model = LogisticRegression::params().c(1.0).fit(&data)?;
+//! let proba = model.predict_proba(&data.records)?;
+//! assert_eq!(proba.ncols(), 2);
+//! let predicted = model.predict(&data.records)?;
+//! let correct = predicted.iter().zip(data.targets.classes()?.indices())
+//!     .filter(|&(p, &c)| *p == data.targets.classes().unwrap().labels()[c as usize]).count();
+//! assert!(correct as f64 / 270.0 > 0.8);
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+
+use core_linalg::{
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    PredictProba, Records, Result, validate,
+};
+use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
+use optim::lbfgs::{LbfgsOptions, lbfgs};
+use optim::loss::{Loss, sigmoid};
+use optim::newton::{NewtonOptions, newton};
+use optim::risk::{LinearRisk, SoftmaxRisk};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// The penalty on the weights (never on the intercept).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Penalty {
+    /// No penalty (`c` is ignored).
+    None,
+    /// `½‖w‖²` (the default).
+    L2,
+    /// `‖w‖₁`: sparse weights. Needs a descent solver.
+    L1,
+    /// `ρ‖w‖₁ + (1−ρ)/2 ‖w‖²` with `ρ = l1_ratio` in [0, 1]. Needs a descent solver.
+    ElasticNet {
+        /// The L1 share `ρ`.
+        l1_ratio: f64,
+    },
+}
+
+/// How the weights are found.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LogisticSolver {
+    /// Limited-memory BFGS (the default; scikit-learn's `lbfgs`). Penalties none and L2.
+    Lbfgs,
+    /// Newton steps with a Cholesky-factored Hessian (scikit-learn's `newton-cholesky`): few,
+    /// exact iterations for a small number of features. Two classes; penalties none and L2.
+    Newton,
+    /// Full-batch gradient descent with Armijo backtracking; with an L1 share, proximal
+    /// gradient descent (soft-thresholding after each step).
+    GradientDescent,
+    /// Stochastic gradient descent over mini-batches with steps `eta0/√t`; with an L1 share,
+    /// truncated (soft-thresholded) steps. Approximate: it stops after `max_iter` epochs.
+    Sgd {
+        /// Samples per step.
+        batch_size: usize,
+        /// Initial step size.
+        eta0: f64,
+    },
+}
+
+/// Hyperparameters of [`LogisticRegression`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogisticRegressionParams {
+    penalty: Penalty,
+    c: f64,
+    solver: LogisticSolver,
+    tol: f64,
+    max_iter: usize,
+    fit_intercept: bool,
+    class_weight: ClassWeight,
+    seed: u64,
+}
+
+impl Default for LogisticRegressionParams {
+    fn default() -> Self {
+        Self {
+            penalty: Penalty::L2,
+            c: 1.0,
+            solver: LogisticSolver::Lbfgs,
+            tol: 1e-4,
+            max_iter: 100,
+            fit_intercept: true,
+            class_weight: ClassWeight::Uniform,
+            seed: 0,
+        }
+    }
+}
+
+impl LogisticRegressionParams {
+    /// The penalty (default L2).
+    pub fn penalty(mut self, penalty: Penalty) -> Self {
+        self.penalty = penalty;
+        self
+    }
+    /// Inverse regularization strength `C > 0` (default 1).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+    /// The solver (default L-BFGS).
+    pub fn solver(mut self, solver: LogisticSolver) -> Self {
+        self.solver = solver;
+        self
+    }
+    /// Stopping tolerance (default 1e-4).
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+    /// Iteration limit (default 100; epochs for SGD). Reaching it is reported by
+    /// [`LogisticRegression::stop_reason`].
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+    /// Fit an unpenalized intercept (default true).
+    pub fn fit_intercept(mut self, yes: bool) -> Self {
+        self.fit_intercept = yes;
+        self
+    }
+    /// Per-class weights multiplying the sample weights (default uniform).
+    pub fn class_weight(mut self, w: ClassWeight) -> Self {
+        self.class_weight = w;
+        self
+    }
+    /// Seed of SGD's sample order.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    fn check(&self, n_classes: usize) -> Result<()> {
+        validate::check_positive("c", self.c)?;
+        validate::check_positive("tol", self.tol)?;
+        if self.max_iter == 0 {
+            return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
+        }
+        let has_l1 = match self.penalty {
+            Penalty::L1 => true,
+            Penalty::ElasticNet { l1_ratio } => {
+                validate::check_in_range("l1_ratio", l1_ratio, 0.0, 1.0, false)?;
+                l1_ratio > 0.0
+            }
+            Penalty::None | Penalty::L2 => false,
+        };
+        match self.solver {
+            LogisticSolver::Lbfgs | LogisticSolver::Newton if has_l1 => {
+                return Err(Error::invalid_parameter(
+                    "penalty",
+                    format!("{:?}", self.penalty),
+                    "none or l2 with the lbfgs and newton solvers (an L1 term is not smooth); \
+                     use the gradient-descent or sgd solver",
+                ));
+            }
+            LogisticSolver::Newton if n_classes > 2 => {
+                return Err(Error::invalid_parameter(
+                    "solver",
+                    "newton",
+                    "lbfgs, gradient-descent or sgd for more than two classes",
+                ));
+            }
+            LogisticSolver::Sgd { batch_size, eta0 } => {
+                if batch_size == 0 {
+                    return Err(Error::invalid_parameter("batch_size", 0, "at least 1"));
+                }
+                validate::check_positive("eta0", eta0)?;
+            }
+            _ => {}
+        }
+        if let ClassWeight::Given(given) = &self.class_weight
+            && let Some((label, w)) = given.iter().find(|(_, w)| !(*w >= 0.0 && w.is_finite()))
+        {
+            return Err(Error::invalid_parameter(
+                format!("class_weight[{label}]"),
+                w,
+                "a finite number >= 0",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `(l2, l1)` strengths of the risk divided by `n`.
+    fn strengths(&self, n: usize) -> (f64, f64) {
+        let scale = 1.0 / (self.c * n as f64);
+        match self.penalty {
+            Penalty::None => (0.0, 0.0),
+            Penalty::L2 => (scale, 0.0),
+            Penalty::L1 => (0.0, scale),
+            Penalty::ElasticNet { l1_ratio } => ((1.0 - l1_ratio) * scale, l1_ratio * scale),
+        }
+    }
+
+    /// Runs the chosen solver; Newton is run by the caller, which has its Hessian.
+    fn minimize<F: gd::FiniteSum + ?Sized>(&self, f: &F, l1: f64) -> Result<GdResult> {
+        let w0 = vec![0.0; f.dim()];
+        let mut quiet = |_: &Progress<'_>| Control::Continue;
+        match self.solver {
+            LogisticSolver::Lbfgs => lbfgs(
+                f,
+                w0,
+                &LbfgsOptions {
+                    max_iter: self.max_iter,
+                    grad_tol: self.tol,
+                    ..LbfgsOptions::default()
+                },
+                &mut quiet,
+            ),
+            LogisticSolver::Newton | LogisticSolver::GradientDescent => gd::minimize(
+                f,
+                w0,
+                &GdOptions {
+                    max_iter: self.max_iter,
+                    grad_tol: self.tol,
+                    l1,
+                    ..GdOptions::default()
+                },
+                &mut quiet,
+            ),
+            LogisticSolver::Sgd { batch_size, eta0 } => gd::minimize(
+                f,
+                w0,
+                &GdOptions {
+                    batch: Batch::MiniBatch(batch_size),
+                    step: StepRule::InverseSqrtT(eta0),
+                    max_iter: self.max_iter,
+                    grad_tol: self.tol,
+                    l1,
+                    seed: self.seed,
+                    ..GdOptions::default()
+                },
+                &mut quiet,
+            ),
+        }
+    }
+}
+
+/// A fitted logistic regression.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogisticRegression {
+    labels: Vec<Label>,
+    n_features: usize,
+    coef: Vec<Vec<f64>>,
+    intercept: Vec<f64>,
+    iterations: usize,
+    stop: GdStop,
+    objective: f64,
+}
+
+impl LogisticRegression {
+    /// Default hyperparameters.
+    pub fn params() -> LogisticRegressionParams {
+        LogisticRegressionParams::default()
+    }
+
+    /// Class labels, sorted (the columns of `predict_proba`).
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// Weights: one vector (positive for `labels()[1]`) for two classes, one per class else.
+    pub fn coef(&self) -> &[Vec<f64>] {
+        &self.coef
+    }
+
+    /// Intercepts, one per weight vector.
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
+    }
+
+    /// Iterations the solver ran (epochs for SGD).
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    /// Why the solver stopped ([`GdStop::MaxIterations`] means not converged to `tol`).
+    pub fn stop_reason(&self) -> GdStop {
+        self.stop
+    }
+
+    /// The minimized objective divided by `n`: mean weighted log-loss plus penalty.
+    pub fn objective(&self) -> f64 {
+        self.objective
+    }
+
+    /// The number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        let k = self.coef.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), k);
+        out.as_mut_slice()
+            .par_chunks_mut(k)
+            .enumerate()
+            .for_each(|(i, row)| {
+                let x = records.row(i);
+                for (c, v) in row.iter_mut().enumerate() {
+                    *v = x.dot_dense(&self.coef[c]) + self.intercept[c];
+                }
+            });
+        Ok(out)
+    }
+
+    /// Natural logarithms of the class probabilities, computed without forming tiny
+    /// probabilities first.
+    pub fn predict_log_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let scores = self.scores(records)?;
+        let k = self.labels.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), k);
+        for (i, s) in scores.rows().enumerate() {
+            let row = out.row_mut(i);
+            if k == 2 {
+                // log σ(z) = −log(1 + e^{−z}).
+                row[1] = -optim::loss::log1p_exp(-s[0]);
+                row[0] = -optim::loss::log1p_exp(s[0]);
+            } else {
+                let max = s.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
+                let lse = max + s.iter().map(|v| (v - max).exp()).sum::<f64>().ln();
+                for (o, v) in row.iter_mut().zip(s) {
+                    *o = v - lse;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Predicted class indices into [`LogisticRegression::labels`].
+    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        let scores = self.scores(records)?;
+        Ok(scores
+            .rows()
+            .map(|s| {
+                if self.labels.len() == 2 {
+                    usize::from(s[0] > 0.0)
+                } else {
+                    (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
+                }
+            })
+            .collect())
+    }
+}
+
+impl Predict for LogisticRegression {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_classes(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl PredictProba for LogisticRegression {
+    /// Class probabilities, columns in [`LogisticRegression::labels`] order.
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        if self.labels.len() == 2 {
+            let scores = self.scores(records)?;
+            let mut out = DenseMatrix::zeros(records.n_samples(), 2);
+            for (i, s) in scores.rows().enumerate() {
+                let p = sigmoid(s[0]);
+                out.row_mut(i).copy_from_slice(&[1.0 - p, p]);
+            }
+            return Ok(out);
+        }
+        let mut out = self.predict_log_proba(records)?;
+        out.as_mut_slice().iter_mut().for_each(|v| *v = v.exp());
+        Ok(out)
+    }
+}
+
+impl DecisionFunction for LogisticRegression {
+    /// `w·x + b`: one column for two classes (positive for `labels()[1]`), one per class else.
+    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        self.scores(records)
+    }
+}
+
+impl ModelFile for LogisticRegression {
+    const KIND: &'static str = "logistic-regression";
+
+    fn check_consistent(&self) -> Result<()> {
+        let problems = if self.labels.len() == 2 {
+            1
+        } else {
+            self.labels.len()
+        };
+        if self.labels.len() < 2 || self.coef.len() != problems {
+            return Err(Error::model_file(format!(
+                "{} classes but {} weight rows",
+                self.labels.len(),
+                self.coef.len()
+            )));
+        }
+        validate::check_linear_model(&self.coef, &self.intercept, self.n_features)
+    }
+}
+
+impl Fit for LogisticRegressionParams {
+    type Model = LogisticRegression;
+
+    fn fit(&self, data: &Dataset) -> Result<LogisticRegression> {
+        validate::check_dataset(data)?;
+        let classes = data.targets.classes()?;
+        validate::check_min_classes(&classes, 2)?;
+        let counts = classes.counts();
+        let present: Vec<usize> = (0..classes.n_classes())
+            .filter(|&c| counts[c] > 0)
+            .collect();
+        self.check(present.len())?;
+        let labels: Vec<Label> = present
+            .iter()
+            .map(|&c| classes.labels()[c].clone())
+            .collect();
+        let mut model_class = vec![usize::MAX; classes.n_classes()];
+        for (k, &c) in present.iter().enumerate() {
+            model_class[c] = k;
+        }
+        let y: Vec<usize> = classes
+            .indices()
+            .iter()
+            .map(|&c| model_class[c as usize])
+            .collect();
+        let class_counts: Vec<usize> = present.iter().map(|&c| counts[c]).collect();
+        let cw = self.class_weight.per_class(&labels, &class_counts);
+        let n = data.n_samples();
+        let weights: Option<Vec<f64>> = (self.class_weight != ClassWeight::Uniform
+            || data.sample_weights.is_some())
+        .then(|| {
+            (0..n)
+                .map(|i| cw[y[i]] * data.sample_weights.as_ref().map_or(1.0, |s| s[i]))
+                .collect()
+        });
+        let (l2, l1) = self.strengths(n);
+        let x = &data.records;
+        let d = x.n_features();
+        let p = d + usize::from(self.fit_intercept);
+        let (coef, intercept, result) = if labels.len() == 2 {
+            let signs: Vec<f64> = y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
+            let risk = LinearRisk::new(
+                x,
+                &signs,
+                weights.as_deref(),
+                Loss::Logistic,
+                l2,
+                self.fit_intercept,
+            )?;
+            let r = if self.solver == LogisticSolver::Newton {
+                newton(
+                    &risk,
+                    vec![0.0; p],
+                    &NewtonOptions {
+                        max_iter: self.max_iter,
+                        grad_tol: self.tol,
+                    },
+                    &mut |_: &Progress<'_>| Control::Continue,
+                )?
+            } else {
+                self.minimize(&risk, l1)?
+            };
+            let b = if self.fit_intercept { r.w[d] } else { 0.0 };
+            (vec![r.w[..d].to_vec()], vec![b], r)
+        } else {
+            let k = labels.len();
+            let risk = SoftmaxRisk::new(x, &y, k, weights.as_deref(), l2, self.fit_intercept)?;
+            let r = self.minimize(&risk, l1)?;
+            let coef = (0..k).map(|c| r.w[c * p..c * p + d].to_vec()).collect();
+            let intercept = (0..k)
+                .map(|c| {
+                    if self.fit_intercept {
+                        r.w[c * p + d]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            (coef, intercept, r)
+        };
+        Ok(LogisticRegression {
+            labels,
+            n_features: d,
+            coef,
+            intercept,
+            iterations: result.iterations,
+            stop: result.stop,
+            objective: result.objective,
+        })
+    }
+}

@@ -1,0 +1,323 @@
+//! Bernoulli naive Bayes (scikit-learn's `BernoulliNB`), for binary features.
+
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
+};
+use serde::{Deserialize, Serialize};
+
+use super::classes::{
+    batch_classes, check_alpha, check_prior, check_trained, declared_classes, fit_classes,
+};
+use super::discrete::{
+    Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
+    linear_jll,
+};
+use super::{JointLogLikelihood, rows_in_parallel};
+
+/// Parameters of [`BernoulliNB`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BernoulliNBParams {
+    alpha: f64,
+    fit_prior: bool,
+    class_prior: Option<Vec<f64>>,
+    binarize: Option<f64>,
+}
+
+impl Default for BernoulliNBParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            fit_prior: true,
+            class_prior: None,
+            binarize: Some(0.0),
+        }
+    }
+}
+
+discrete_builders!(BernoulliNBParams);
+
+impl BernoulliNBParams {
+    /// The threshold that makes features binary (default `Some(0.0)`): a value above it reads
+    /// as 1 (present), any other as 0. `None` reads the values as they are; they must then lie
+    /// in [0, 1] (binary already, or fractional evidence).
+    pub fn binarize(mut self, threshold: Option<f64>) -> Self {
+        self.binarize = threshold;
+        self
+    }
+
+    fn check(&self, n_classes: usize) -> Result<()> {
+        check_alpha(self.alpha)?;
+        if let Some(t) = self.binarize
+            && !t.is_finite()
+        {
+            return Err(Error::invalid_parameter(
+                "binarize",
+                t,
+                "a finite threshold, or None for records already in [0, 1]",
+            ));
+        }
+        if let Some(p) = &self.class_prior {
+            check_prior("class_prior", p, n_classes)?;
+        }
+        Ok(())
+    }
+
+    fn reading(&self) -> Reading {
+        self.binarize.map_or(Reading::Values, Reading::Threshold)
+    }
+
+    /// Without a threshold the values are probabilities of presence, so they must lie in [0, 1].
+    fn check_records<R: Records + ?Sized>(&self, records: &R) -> Result<()> {
+        match self.binarize {
+            Some(_) => Ok(()),
+            None => check_records_in(
+                records,
+                0.0,
+                1.0,
+                "values in [0, 1] when binarize is None (or set a binarize threshold)",
+            ),
+        }
+    }
+}
+
+/// A fitted Bernoulli naive Bayes classifier: feature `j` of a class-`c` sample is present
+/// with probability `p_cj = (N_cj + α) / (N_c + 2α)` (`N_cj`: weighted count of samples of
+/// class `c` with the feature, `N_c`: of class `c`), and a sample `x` scores
+/// `ln P(c) + Σ_j [x_j ln p_cj + (1 − x_j) ln(1 − p_cj)]`: an absent feature counts against
+/// classes where it is common.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "BernoulliFile", try_from = "BernoulliFile")]
+pub struct BernoulliNB {
+    params: BernoulliNBParams,
+    counts: Counts,
+    class_log_prior: Vec<f64>,
+    feature_log_prob: DenseMatrix,
+    /// `k × d`: `ln(1 − p_cj)`, from the counts (not `ln(1 − exp(ln p))`, which loses digits
+    /// as `p → 1`).
+    neg_log_prob: DenseMatrix,
+    /// Per class, `ln P(c) + Σ_j ln(1 − p_cj)`: the score of an all-zero sample.
+    base: Vec<f64>,
+    /// `d × k`: `ln p_cj − ln(1 − p_cj)`, what a present feature adds. The sparse scoring
+    /// reads only a sample's present features.
+    by_feature: Vec<f64>,
+    /// Some `p_cj` is exactly 0 or 1 (only with α = 0): the sums above would meet `∞ − ∞`,
+    /// so samples are scored feature by feature instead.
+    has_certain_features: bool,
+}
+
+/// The stored form: parameters and counts; the rest is recomputed (and so validated) on load.
+#[derive(Clone, Serialize, Deserialize)]
+struct BernoulliFile {
+    params: BernoulliNBParams,
+    counts: Counts,
+}
+
+impl From<BernoulliNB> for BernoulliFile {
+    fn from(m: BernoulliNB) -> Self {
+        Self {
+            params: m.params,
+            counts: m.counts,
+        }
+    }
+}
+
+impl TryFrom<BernoulliFile> for BernoulliNB {
+    type Error = Error;
+
+    fn try_from(f: BernoulliFile) -> Result<Self> {
+        f.counts.check()?;
+        let fc = &f.counts.feature_count;
+        if (0..fc.nrows()).any(|c| fc.row(c).iter().any(|&n| n > f.counts.class_count[c])) {
+            return Err(Error::model_file(
+                "a feature is counted present more often than its class has samples",
+            ));
+        }
+        f.params
+            .check(f.counts.labels.len())
+            .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
+        Ok(Self::from_counts(f.params, f.counts))
+    }
+}
+
+impl BernoulliNB {
+    /// Default parameters.
+    pub fn params() -> BernoulliNBParams {
+        BernoulliNBParams::default()
+    }
+
+    /// A model that has seen no sample yet, for [`PartialFit`]: `classes` lists every class
+    /// the stream may contain (at least two; sorted here, as `fit` sorts them), and every
+    /// batch must have `n_features` columns.
+    pub fn empty(params: BernoulliNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
+        let labels = declared_classes(classes)?;
+        params.check(labels.len())?;
+        Ok(Self::from_counts(params, Counts::new(labels, n_features)))
+    }
+
+    fn from_counts(params: BernoulliNBParams, counts: Counts) -> Self {
+        let mut model = Self {
+            params,
+            counts,
+            class_log_prior: Vec::new(),
+            feature_log_prob: DenseMatrix::zeros(0, 0),
+            neg_log_prob: DenseMatrix::zeros(0, 0),
+            base: Vec::new(),
+            by_feature: Vec::new(),
+            has_certain_features: false,
+        };
+        model.refresh();
+        model
+    }
+
+    /// Derives the smoothed log-probabilities from the counts (after every change of counts).
+    fn refresh(&mut self) {
+        let counts = &self.counts;
+        let (k, d) = (counts.labels.len(), counts.n_features());
+        let alpha = self.params.alpha;
+        let mut flp = DenseMatrix::zeros(k, d);
+        let mut neg = DenseMatrix::zeros(k, d);
+        for c in 0..k {
+            let n_c = counts.class_count[c];
+            let (present, absent) = (flp.row_mut(c), neg.row_mut(c));
+            if n_c + 2.0 * alpha > 0.0 {
+                let log_total = (n_c + 2.0 * alpha).ln();
+                for ((p, a), &n) in present
+                    .iter_mut()
+                    .zip(absent.iter_mut())
+                    .zip(counts.feature_count.row(c))
+                {
+                    *p = (n + alpha).ln() - log_total;
+                    // n ≤ n_c exactly: both are sums of the same non-negative weights (times
+                    // values ≤ 1) in the same order, and rounding is monotone.
+                    *a = (n_c - n + alpha).ln() - log_total;
+                }
+            } else {
+                // Only with α = 0 and an empty class: the limit α → 0⁺, α/2α = 1/2.
+                present.fill(-std::f64::consts::LN_2);
+                absent.fill(-std::f64::consts::LN_2);
+            }
+        }
+        let prior = class_log_prior(
+            &counts.class_count,
+            self.params.fit_prior,
+            self.params.class_prior.as_deref(),
+        );
+        self.has_certain_features = flp
+            .as_slice()
+            .iter()
+            .chain(neg.as_slice())
+            .any(|v| v.is_infinite());
+        self.base = (0..k)
+            .map(|c| prior[c] + neg.row(c).iter().sum::<f64>())
+            .collect();
+        let mut delta = flp.clone();
+        delta
+            .as_mut_slice()
+            .iter_mut()
+            .zip(neg.as_slice())
+            .for_each(|(p, a)| *p -= a);
+        self.by_feature = feature_major(&delta);
+        self.class_log_prior = prior;
+        self.feature_log_prob = flp;
+        self.neg_log_prob = neg;
+    }
+
+    /// Class labels, sorted (scikit-learn's `classes_`).
+    pub fn labels(&self) -> &[Label] {
+        &self.counts.labels
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.counts.n_features()
+    }
+    /// Summed sample weight per class (the sample count without weights).
+    pub fn class_count(&self) -> &[f64] {
+        &self.counts.class_count
+    }
+    /// `k × d`: summed weight of the class-`c` samples in which feature `j` is present.
+    pub fn feature_count(&self) -> &DenseMatrix {
+        &self.counts.feature_count
+    }
+    /// `ln P(c)` per class.
+    pub fn class_log_prior(&self) -> &[f64] {
+        &self.class_log_prior
+    }
+    /// `k × d`: `ln p_cj`, the smoothed log-probability that feature `j` is present in class `c`.
+    pub fn feature_log_prob(&self) -> &DenseMatrix {
+        &self.feature_log_prob
+    }
+
+    /// Scores every feature of every sample, with `0 · ln 0` taken as 0: the path for models
+    /// with some `p_cj` exactly 0 or 1.
+    fn certain_jll<R: Records + ?Sized>(&self, records: &R) -> DenseMatrix {
+        let (k, d) = (self.counts.labels.len(), self.n_features());
+        let read = |x: f64| match self.params.binarize {
+            Some(t) => f64::from(u8::from(x > t)),
+            None => x,
+        };
+        let term = |weight: f64, log_p: f64| if weight == 0.0 { 0.0 } else { weight * log_p };
+        rows_in_parallel(records, k, |row, out, scratch| {
+            scratch.resize(d, 0.0);
+            row.to_dense_into(scratch);
+            for (c, o) in out.iter_mut().enumerate() {
+                let (p, a) = (self.feature_log_prob.row(c), self.neg_log_prob.row(c));
+                *o = self.class_log_prior[c]
+                    + (0..d)
+                        .map(|j| {
+                            let v = read(scratch[j]);
+                            term(v, p[j]) + term(1.0 - v, a[j])
+                        })
+                        .sum::<f64>();
+            }
+        })
+    }
+}
+
+impl Fit for BernoulliNBParams {
+    type Model = BernoulliNB;
+
+    fn fit(&self, data: &Dataset) -> Result<BernoulliNB> {
+        check_alpha(self.alpha)?;
+        let (labels, class_of) = fit_classes(data)?;
+        self.check(labels.len())?;
+        self.check_records(&data.records)?;
+        let mut counts = Counts::new(labels, data.n_features());
+        counts.absorb(data, &class_of, self.reading());
+        Ok(BernoulliNB::from_counts(self.clone(), counts))
+    }
+}
+
+impl PartialFit<Dataset> for BernoulliNB {
+    /// Adds a batch to the counts. The batch must have the model's width and only its classes;
+    /// a refused batch leaves the model unchanged.
+    fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
+        let class_of = batch_classes(&self.counts.labels, self.n_features(), batch)?;
+        self.params.check_records(&batch.records)?;
+        self.counts.absorb(batch, &class_of, self.params.reading());
+        self.refresh();
+        Ok(())
+    }
+}
+
+impl JointLogLikelihood for BernoulliNB {
+    fn class_labels(&self) -> &[Label] {
+        &self.counts.labels
+    }
+
+    fn joint_log_likelihood<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        check_trained(&self.counts.class_count)?;
+        self.params.check_records(records)?;
+        Ok(if self.has_certain_features {
+            self.certain_jll(records)
+        } else {
+            linear_jll(records, self.params.reading(), &self.base, &self.by_feature)
+        })
+    }
+}
+
+super::nb_predictions!(BernoulliNB);
+
+impl ModelFile for BernoulliNB {
+    const KIND: &'static str = "bernoulli-nb";
+}

@@ -1,0 +1,228 @@
+//! Class bookkeeping the three models share: which classes `fit` learns, which a streaming
+//! model was declared with, how a batch's samples map onto them, and the checks on priors,
+//! weights and the smoothing parameter.
+
+use core_linalg::{Dataset, Error, Label, Result, validate};
+
+/// The classes `fit` learns, those present in the data (scikit-learn's `unique(y)`, sorted),
+/// and each sample's index among them.
+///
+/// Naive Bayes could describe a single class, and scikit-learn allows it, but a one-class
+/// model predicts that class for everything whatever the records say: margin refuses it with
+/// [`Error::TooFewClasses`], as the shared estimator battery asks of every classifier. A
+/// streaming model is declared with at least two classes too, though a batch may hold one.
+pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
+    validate::check_dataset(data)?;
+    let classes = data.targets.classes()?;
+    validate::check_min_classes(&classes, 2)?;
+    let counts = classes.counts();
+    let mut model_class = vec![usize::MAX; classes.n_classes()];
+    let mut labels = Vec::new();
+    for (c, label) in classes.labels().iter().enumerate() {
+        if counts[c] > 0 {
+            model_class[c] = labels.len();
+            labels.push(label.clone());
+        }
+    }
+    if let Some(w) = &data.sample_weights
+        && w.iter().sum::<f64>() <= 0.0
+    {
+        return Err(Error::invalid_parameter(
+            "sample_weights",
+            "all zero",
+            "at least one positive weight (a model of no evidence predicts nothing)",
+        ));
+    }
+    let of_sample = classes
+        .indices()
+        .iter()
+        .map(|&c| model_class[c as usize])
+        .collect();
+    Ok((labels, of_sample))
+}
+
+/// Sorted, deduplicated labels for a model created empty (scikit-learn's `classes` argument
+/// to the first `partial_fit`): numbers by value first, then text. Number labels must be
+/// finite integers, as [`core_linalg::Classes::from_numbers`] makes the labels of a batch.
+pub(crate) fn declared_classes(classes: &[Label]) -> Result<Vec<Label>> {
+    let mut numbers = Vec::new();
+    let mut texts = Vec::new();
+    for label in classes {
+        match label {
+            Label::Number(x) if x.is_finite() && x.fract() == 0.0 => numbers.push(*x + 0.0),
+            Label::Number(x) => {
+                return Err(Error::invalid_parameter(
+                    "classes",
+                    x,
+                    "finite, integer-valued number labels (the labels data files give)",
+                ));
+            }
+            Label::Text(s) => texts.push(s.clone()),
+        }
+    }
+    numbers.sort_by(f64::total_cmp);
+    numbers.dedup();
+    texts.sort_unstable();
+    texts.dedup();
+    let labels: Vec<Label> = numbers
+        .into_iter()
+        .map(Label::Number)
+        .chain(texts.into_iter().map(Label::Text))
+        .collect();
+    if labels.len() < 2 {
+        return Err(Error::TooFewClasses {
+            found: labels.len(),
+            required: 2,
+        });
+    }
+    Ok(labels)
+}
+
+/// Checks a `partial_fit` batch against the model's width and classes, and maps each sample
+/// to its class index. Nothing is changed when this fails, so a refused batch leaves the
+/// model as it was.
+pub(crate) fn batch_classes(
+    labels: &[Label],
+    n_features: usize,
+    batch: &Dataset,
+) -> Result<Vec<usize>> {
+    batch.check_consistent()?;
+    if batch.n_features() != n_features {
+        return Err(Error::shape(
+            "feature count of a partial_fit batch (must equal the model's)",
+            n_features,
+            batch.n_features(),
+        ));
+    }
+    validate::check_dataset(batch)?;
+    let classes = batch.targets.classes()?;
+    let to_model: Vec<Option<usize>> = classes
+        .labels()
+        .iter()
+        .map(|l| labels.iter().position(|m| m == l))
+        .collect();
+    classes
+        .indices()
+        .iter()
+        .enumerate()
+        .map(|(row, &c)| {
+            to_model[c as usize].ok_or_else(|| {
+                let known: Vec<String> = labels.iter().map(ToString::to_string).collect();
+                Error::invalid_parameter(
+                    "class label",
+                    format!("{} (sample {row})", classes.labels()[c as usize]),
+                    format!(
+                        "one of the model's classes [{}]: a model cannot learn a class it was not created with",
+                        known.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Weight of sample `i` (1 without weights).
+pub(crate) fn weight(data: &Dataset, i: usize) -> f64 {
+    data.sample_weights.as_ref().map_or(1.0, |w| w[i])
+}
+
+/// Refuses priors that are not one finite, non-negative value per class summing to 1.
+pub(crate) fn check_prior(name: &str, prior: &[f64], n_classes: usize) -> Result<()> {
+    if prior.len() != n_classes {
+        return Err(Error::invalid_parameter(
+            name,
+            format!("{} values", prior.len()),
+            format!("one prior per class ({n_classes}, in sorted label order)"),
+        ));
+    }
+    if let Some((k, p)) = prior
+        .iter()
+        .enumerate()
+        .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
+    {
+        return Err(Error::invalid_parameter(
+            name,
+            format!("{p} (class {k})"),
+            "finite priors ≥ 0",
+        ));
+    }
+    let sum: f64 = prior.iter().sum();
+    // Loose enough for priors typed as decimals (three times 0.333333 passes).
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(Error::invalid_parameter(
+            name,
+            format!("{prior:?} (sum {sum})"),
+            "priors summing to 1",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a smoothing parameter that is negative, infinite or NaN.
+pub(crate) fn check_alpha(alpha: f64) -> Result<()> {
+    if alpha.is_finite() && alpha >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "alpha",
+            alpha,
+            "a finite number ≥ 0 (0 means no smoothing)",
+        ))
+    }
+}
+
+/// Refuses to predict before any sample of positive weight was seen: the class priors and
+/// feature distributions are then undefined (0/0).
+pub(crate) fn check_trained(class_count: &[f64]) -> Result<()> {
+    if class_count.iter().sum::<f64>() > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::EmptyDataset(
+            "the model has not seen a sample with positive weight yet: partial_fit a batch before predicting"
+                .into(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_classes_are_sorted_deduplicated_and_checked() {
+        let l = declared_classes(&[
+            Label::Text("b".into()),
+            Label::Number(2.0),
+            Label::Number(-0.0),
+            Label::Text("a".into()),
+            Label::Number(2.0),
+        ])
+        .unwrap();
+        assert_eq!(
+            l,
+            vec![
+                Label::Number(0.0),
+                Label::Number(2.0),
+                Label::Text("a".into()),
+                Label::Text("b".into())
+            ]
+        );
+        assert!(matches!(
+            declared_classes(&[Label::Number(1.0), Label::Number(1.0)]),
+            Err(Error::TooFewClasses { found: 1, .. })
+        ));
+        assert!(declared_classes(&[Label::Number(1.5), Label::Number(2.0)]).is_err());
+        assert!(declared_classes(&[Label::Number(f64::NAN), Label::Number(2.0)]).is_err());
+    }
+
+    #[test]
+    fn priors_must_be_a_distribution_over_the_classes() {
+        assert!(check_prior("p", &[0.25, 0.75], 2).is_ok());
+        for bad in [&[0.5][..], &[0.5, 0.6], &[-0.5, 1.5], &[f64::NAN, 1.0]] {
+            assert!(matches!(
+                check_prior("p", bad, 2),
+                Err(Error::InvalidParameter { name, .. }) if name == "p"
+            ));
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! What MultinomialNB and BernoulliNB share: per-class feature counts (their sufficient
+//! statistic), how a sample's values are read, the class log-priors, and the sparse
+//! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
+
+use core_linalg::{Dataset, DenseMatrix, Error, Label, Records, Result, RowView};
+use serde::{Deserialize, Serialize};
+
+use super::classes::weight;
+use super::rows_in_parallel;
+
+/// How a discrete model reads a sample's values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Reading {
+    /// As stored (MultinomialNB's counts; BernoulliNB without a threshold).
+    Values,
+    /// 1 above the threshold, else 0 (BernoulliNB's `binarize`).
+    Threshold(f64),
+}
+
+impl Reading {
+    /// Calls `f(j, v)` for every feature whose read value `v` is non-zero. Sparse rows cost
+    /// O(stored entries), except under a negative threshold, which turns every unstored zero
+    /// into a 1 (the row is expanded into `scratch` then).
+    pub(crate) fn for_each_nonzero(
+        self,
+        row: RowView<'_>,
+        scratch: &mut Vec<f64>,
+        n_features: usize,
+        mut f: impl FnMut(usize, f64),
+    ) {
+        match (self, row) {
+            (Reading::Values, _) => row.for_each_stored(|j, v| {
+                if v != 0.0 {
+                    f(j, v);
+                }
+            }),
+            (Reading::Threshold(t), RowView::Sparse(_)) if t < 0.0 => {
+                scratch.resize(n_features, 0.0);
+                row.to_dense_into(scratch);
+                for (j, &v) in scratch.iter().enumerate() {
+                    if v > t {
+                        f(j, 1.0);
+                    }
+                }
+            }
+            (Reading::Threshold(t), _) => row.for_each_stored(|j, v| {
+                if v > t {
+                    f(j, 1.0);
+                }
+            }),
+        }
+    }
+}
+
+/// Refuses a stored value outside `[lo, hi]`, naming its row and column (an unstored sparse
+/// zero is never out of range: every caller's range holds 0).
+pub(crate) fn check_records_in<R: Records + ?Sized>(
+    records: &R,
+    lo: f64,
+    hi: f64,
+    expected: &str,
+) -> Result<()> {
+    for i in 0..records.n_samples() {
+        let mut bad = None;
+        records.row(i).for_each_stored(|j, v| {
+            if bad.is_none() && !(lo..=hi).contains(&v) {
+                bad = Some((j, v));
+            }
+        });
+        if let Some((j, v)) = bad {
+            return Err(Error::invalid_parameter(
+                "records",
+                format!("{v} at row {i}, column {j}"),
+                expected,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Weighted counts per class: the whole state a discrete naive Bayes model learns from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Counts {
+    /// Class labels, sorted.
+    pub(crate) labels: Vec<Label>,
+    /// Summed sample weight per class.
+    pub(crate) class_count: Vec<f64>,
+    /// `k × d`: summed weight × read value per class and feature.
+    pub(crate) feature_count: DenseMatrix,
+}
+
+impl Counts {
+    /// No samples yet.
+    pub(crate) fn new(labels: Vec<Label>, n_features: usize) -> Self {
+        let k = labels.len();
+        Self {
+            labels,
+            class_count: vec![0.0; k],
+            feature_count: DenseMatrix::zeros(k, n_features),
+        }
+    }
+
+    pub(crate) fn n_features(&self) -> usize {
+        self.feature_count.ncols()
+    }
+
+    /// Adds the samples of a validated batch, row by row into the running sums: streaming
+    /// the same rows in the same order in several batches adds the same numbers in the same
+    /// order, so the counts equal one `fit`'s bit for bit.
+    pub(crate) fn absorb(&mut self, data: &Dataset, class_of: &[usize], reading: Reading) {
+        let d = self.n_features();
+        let mut scratch = Vec::new();
+        for (i, &c) in class_of.iter().enumerate() {
+            let w = weight(data, i);
+            self.class_count[c] += w;
+            let counts = self.feature_count.row_mut(c);
+            reading.for_each_nonzero(data.records.row(i), &mut scratch, d, |j, v| {
+                counts[j] += w * v;
+            });
+        }
+    }
+
+    /// Checks counts decoded from a model file (the checksum guards against corruption, not
+    /// against a file written by something else), so a loaded model cannot index out of range.
+    pub(crate) fn check(&self) -> Result<()> {
+        let k = self.labels.len();
+        let fc = &self.feature_count;
+        let consistent = k >= 2
+            && self.class_count.len() == k
+            && fc.nrows() == k
+            && fc.as_slice().len() == k * fc.ncols();
+        let valid = |v: &f64| v.is_finite() && *v >= 0.0;
+        if !consistent || !self.class_count.iter().all(valid) || !fc.as_slice().iter().all(valid) {
+            return Err(Error::model_file(
+                "the naive Bayes counts are inconsistent (shapes or negative values)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Class log-priors: `ln` of the given priors; else, when fitting priors, `ln(n_c / n)`;
+/// else (and before any sample was seen) uniform.
+pub(crate) fn class_log_prior(
+    class_count: &[f64],
+    fit_prior: bool,
+    class_prior: Option<&[f64]>,
+) -> Vec<f64> {
+    let total: f64 = class_count.iter().sum();
+    match class_prior {
+        Some(p) => p.iter().map(|v| v.ln()).collect(),
+        None if fit_prior && total > 0.0 => {
+            let log_total = total.ln();
+            class_count.iter().map(|c| c.ln() - log_total).collect()
+        }
+        None => vec![-(class_count.len() as f64).ln(); class_count.len()],
+    }
+}
+
+/// `base_c + Σ_j x_j · weights[j·k + c]` over each sample's non-zero read values, one row of
+/// `n × k` per sample. `weights` is feature-major (`d × k`) so that one stored entry reads `k`
+/// contiguous numbers.
+pub(crate) fn linear_jll<R: Records + ?Sized>(
+    records: &R,
+    reading: Reading,
+    base: &[f64],
+    weights: &[f64],
+) -> DenseMatrix {
+    let k = base.len();
+    let d = records.n_features();
+    rows_in_parallel(records, k, |row, out, scratch| {
+        out.copy_from_slice(base);
+        reading.for_each_nonzero(row, scratch, d, |j, v| {
+            for (o, &w) in out.iter_mut().zip(&weights[j * k..(j + 1) * k]) {
+                *o += v * w;
+            }
+        });
+    })
+}
+
+/// `m` (`k × d`) transposed into a feature-major `d × k` buffer.
+pub(crate) fn feature_major(m: &DenseMatrix) -> Vec<f64> {
+    let (k, d) = (m.nrows(), m.ncols());
+    let mut out = vec![0.0; k * d];
+    for c in 0..k {
+        for (j, &v) in m.row(c).iter().enumerate() {
+            out[j * k + c] = v;
+        }
+    }
+    out
+}
+
+/// Builder methods the discrete models' params share (fields `alpha`, `fit_prior`,
+/// `class_prior`).
+macro_rules! discrete_builders {
+    ($t:ty) => {
+        impl $t {
+            /// Additive (Laplace/Lidstone) smoothing `α ≥ 0` (default 1), added to every
+            /// feature count. `α = 0` (no smoothing) is allowed, as scikit-learn's
+            /// `force_alpha=True` allows it: a feature never seen in a class then rules the
+            /// class out for any sample that has it, and a class without any count takes the
+            /// limit `α → 0⁺` (uniform features).
+            pub fn alpha(mut self, alpha: f64) -> Self {
+                self.alpha = alpha;
+                self
+            }
+            /// Learn the class priors from the (weighted) class frequencies (default true);
+            /// `false` makes them uniform. Ignored when priors are given.
+            pub fn fit_prior(mut self, yes: bool) -> Self {
+                self.fit_prior = yes;
+                self
+            }
+            /// Given class priors, one per class in sorted label order, non-negative and
+            /// summing to 1 (default: none, see [`fit_prior`](Self::fit_prior)).
+            pub fn class_prior(mut self, prior: Vec<f64>) -> Self {
+                self.class_prior = Some(prior);
+                self
+            }
+        }
+    };
+}
+
+pub(crate) use discrete_builders;

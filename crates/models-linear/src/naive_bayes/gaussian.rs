@@ -1,0 +1,466 @@
+//! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
+
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
+};
+use serde::{Deserialize, Serialize};
+
+use super::classes::{
+    batch_classes, check_prior, check_trained, declared_classes, fit_classes, weight,
+};
+use super::{JointLogLikelihood, rows_in_parallel};
+
+/// Parameters of [`GaussianNB`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GaussianNBParams {
+    priors: Option<Vec<f64>>,
+    var_smoothing: f64,
+}
+
+impl Default for GaussianNBParams {
+    fn default() -> Self {
+        Self {
+            priors: None,
+            var_smoothing: 1e-9,
+        }
+    }
+}
+
+impl GaussianNBParams {
+    /// Given class priors, one per class in sorted label order, non-negative and summing to 1
+    /// (default: none, the weighted class frequencies).
+    pub fn priors(mut self, priors: Vec<f64>) -> Self {
+        self.priors = Some(priors);
+        self
+    }
+
+    /// Portion of the largest feature variance added to every variance (default 1e-9, ≥ 0),
+    /// so that a feature constant within a class does not make its likelihood a spike.
+    pub fn var_smoothing(mut self, v: f64) -> Self {
+        self.var_smoothing = v;
+        self
+    }
+
+    fn check_var_smoothing(&self) -> Result<()> {
+        if self.var_smoothing.is_finite() && self.var_smoothing >= 0.0 {
+            Ok(())
+        } else {
+            Err(Error::invalid_parameter(
+                "var_smoothing",
+                self.var_smoothing,
+                "a finite number ≥ 0",
+            ))
+        }
+    }
+
+    fn check(&self, n_classes: usize) -> Result<()> {
+        self.check_var_smoothing()?;
+        if let Some(p) = &self.priors {
+            check_prior("priors", p, n_classes)?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything GaussianNB learns from data: per-class weighted means and (unsmoothed)
+/// variances, and the unweighted per-feature mean and squared deviations of every row seen,
+/// whose largest variance scales the smoothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Moments {
+    labels: Vec<Label>,
+    class_count: Vec<f64>,
+    theta: DenseMatrix,
+    sigma: DenseMatrix,
+    n_seen: usize,
+    seen_mean: Vec<f64>,
+    seen_m2: Vec<f64>,
+}
+
+/// Combines a part's weighted mean and variance (`n_new`, `mu_new`, `var_new`) into running
+/// ones (`n`, `mu`, `var`), as in Chan, Golub & LeVeque (1979): the pooled sum of squared
+/// deviations is the two parts' sums plus `n·n_new/(n + n_new) · (mu − mu_new)²`.
+fn merge(n: f64, mu: &mut [f64], var: &mut [f64], n_new: f64, mu_new: &[f64], var_new: &[f64]) {
+    if n == 0.0 {
+        mu.copy_from_slice(mu_new);
+        var.copy_from_slice(var_new);
+        return;
+    }
+    let total = n + n_new;
+    for j in 0..mu.len() {
+        let ssd =
+            n * var[j] + n_new * var_new[j] + (n_new * n / total) * (mu[j] - mu_new[j]).powi(2);
+        mu[j] = (n_new * mu_new[j] + n * mu[j]) / total;
+        var[j] = ssd / total;
+    }
+}
+
+impl Moments {
+    fn new(labels: Vec<Label>, d: usize) -> Self {
+        let k = labels.len();
+        Self {
+            labels,
+            class_count: vec![0.0; k],
+            theta: DenseMatrix::zeros(k, d),
+            sigma: DenseMatrix::zeros(k, d),
+            n_seen: 0,
+            seen_mean: vec![0.0; d],
+            seen_m2: vec![0.0; d],
+        }
+    }
+
+    /// The moments after a validated batch; an error, and no change, if they overflow.
+    fn absorb(&self, data: &Dataset, class_of: &[usize]) -> Result<Self> {
+        let (k, d, n) = (self.labels.len(), self.theta.ncols(), data.n_samples());
+        let mut x = vec![0.0; d];
+        // Two passes over the batch (means, then squared deviations from them) keep the
+        // variance free of the cancellation of E[x²] − E[x]².
+        let mut wsum = vec![0.0; k];
+        let mut mean = DenseMatrix::zeros(k, d);
+        let mut all_mean = vec![0.0; d];
+        for (i, &c) in class_of.iter().enumerate() {
+            let w = weight(data, i);
+            data.records.row(i).to_dense_into(&mut x);
+            wsum[c] += w;
+            for ((m, a), &v) in mean.row_mut(c).iter_mut().zip(&mut all_mean).zip(&x) {
+                *m += w * v;
+                *a += v;
+            }
+        }
+        for (c, &w) in wsum.iter().enumerate() {
+            if w > 0.0 {
+                mean.row_mut(c).iter_mut().for_each(|m| *m /= w);
+            }
+        }
+        all_mean.iter_mut().for_each(|a| *a /= n as f64);
+        let mut var = DenseMatrix::zeros(k, d);
+        let mut all_m2 = vec![0.0; d];
+        for (i, &c) in class_of.iter().enumerate() {
+            let w = weight(data, i);
+            data.records.row(i).to_dense_into(&mut x);
+            let mu = mean.row(c);
+            for (j, (s, &v)) in var.row_mut(c).iter_mut().zip(&x).enumerate() {
+                *s += w * (v - mu[j]).powi(2);
+                all_m2[j] += (v - all_mean[j]).powi(2);
+            }
+        }
+        let mut next = self.clone();
+        for (c, &w) in wsum.iter().enumerate() {
+            // A class absent from the batch (or present with zero weight) is left as it was.
+            if w > 0.0 {
+                var.row_mut(c).iter_mut().for_each(|s| *s /= w);
+                merge(
+                    self.class_count[c],
+                    next.theta.row_mut(c),
+                    next.sigma.row_mut(c),
+                    w,
+                    mean.row(c),
+                    var.row(c),
+                );
+                next.class_count[c] += w;
+            }
+        }
+        let (na, nb) = (self.n_seen as f64, n as f64);
+        for j in 0..d {
+            let delta = all_mean[j] - self.seen_mean[j];
+            next.seen_mean[j] += delta * nb / (na + nb);
+            next.seen_m2[j] += all_m2[j] + delta * delta * na * nb / (na + nb);
+        }
+        next.n_seen += n;
+        let overflow = |s: &[f64]| s.iter().position(|v| !v.is_finite()).map(|p| p % d);
+        if let Some(j) = overflow(&next.seen_mean)
+            .or(overflow(&next.seen_m2))
+            .or(overflow(next.theta.as_slice()))
+            .or(overflow(next.sigma.as_slice()))
+        {
+            return Err(Error::Numerical(format!(
+                "the mean or variance of feature {j} overflows f64: scale the features (their squares must stay below 1e308)"
+            )));
+        }
+        Ok(next)
+    }
+
+    /// Checks moments decoded from a model file.
+    fn check(&self) -> Result<()> {
+        let (k, d) = (self.labels.len(), self.seen_mean.len());
+        let shaped =
+            |m: &DenseMatrix| m.nrows() == k && m.ncols() == d && m.as_slice().len() == k * d;
+        let finite = |v: &f64| v.is_finite();
+        let non_negative = |v: &f64| v.is_finite() && *v >= 0.0;
+        let ok = k >= 2
+            && self.class_count.len() == k
+            && self.seen_m2.len() == d
+            && shaped(&self.theta)
+            && shaped(&self.sigma)
+            && self.class_count.iter().all(non_negative)
+            && self.theta.as_slice().iter().all(finite)
+            && self.sigma.as_slice().iter().all(non_negative)
+            && self.seen_mean.iter().all(finite)
+            && self.seen_m2.iter().all(non_negative);
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::model_file(
+                "the GaussianNB moments are inconsistent (shapes, or non-finite or negative values)",
+            ))
+        }
+    }
+}
+
+/// A fitted Gaussian naive Bayes classifier: feature `j` of a class-`c` sample is normal with
+/// mean `θ_cj` and variance `σ²_cj + ε`, where `ε = var_smoothing × max_j Var(x_j)` over
+/// every row seen; a sample scores `ln P(c) − ½ Σ_j [ln(2π σ²_cj) + (x_j − θ_cj)² / σ²_cj]`.
+///
+/// Streaming differs from scikit-learn's `partial_fit` in one respect: ε is recomputed from
+/// every row seen so far, where scikit-learn takes the variance of the latest batch only, so
+/// here streaming gives the model `fit` gives (a single `fit` is the same in both).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "GaussianFile", try_from = "GaussianFile")]
+pub struct GaussianNB {
+    params: GaussianNBParams,
+    moments: Moments,
+    epsilon: f64,
+    var: DenseMatrix,
+    class_prior: Vec<f64>,
+    /// Per class, `ln P(c)`.
+    class_log_prior: Vec<f64>,
+    /// Per class, `−½ Σ_j ln(2π σ²_cj)`.
+    log_norm: Vec<f64>,
+}
+
+/// The stored form: parameters and moments; the rest is recomputed (and so validated) on load.
+#[derive(Clone, Serialize, Deserialize)]
+struct GaussianFile {
+    params: GaussianNBParams,
+    moments: Moments,
+}
+
+impl From<GaussianNB> for GaussianFile {
+    fn from(m: GaussianNB) -> Self {
+        Self {
+            params: m.params,
+            moments: m.moments,
+        }
+    }
+}
+
+impl TryFrom<GaussianFile> for GaussianNB {
+    type Error = Error;
+
+    fn try_from(f: GaussianFile) -> Result<Self> {
+        f.moments.check()?;
+        f.params
+            .check(f.moments.labels.len())
+            .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
+        Ok(Self::from_moments(f.params, f.moments))
+    }
+}
+
+impl GaussianNB {
+    /// Default parameters.
+    pub fn params() -> GaussianNBParams {
+        GaussianNBParams::default()
+    }
+
+    /// A model that has seen no sample yet, for [`PartialFit`]: `classes` lists every class
+    /// the stream may contain (at least two; sorted here, as `fit` sorts them), and every
+    /// batch must have `n_features` columns.
+    pub fn empty(params: GaussianNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
+        let labels = declared_classes(classes)?;
+        params.check(labels.len())?;
+        Ok(Self::from_moments(params, Moments::new(labels, n_features)))
+    }
+
+    fn from_moments(params: GaussianNBParams, moments: Moments) -> Self {
+        let mut model = Self {
+            params,
+            moments,
+            epsilon: 0.0,
+            var: DenseMatrix::zeros(0, 0),
+            class_prior: Vec::new(),
+            class_log_prior: Vec::new(),
+            log_norm: Vec::new(),
+        };
+        model.refresh();
+        model
+    }
+
+    /// Derives the smoothed variances and the per-class constants from the moments.
+    fn refresh(&mut self) {
+        let m = &self.moments;
+        let k = m.labels.len();
+        let largest = if m.n_seen == 0 {
+            0.0
+        } else {
+            m.seen_m2
+                .iter()
+                .map(|s| s / m.n_seen as f64)
+                .fold(0.0, f64::max)
+        };
+        self.epsilon = self.params.var_smoothing * largest;
+        let mut var = m.sigma.clone();
+        var.as_mut_slice()
+            .iter_mut()
+            .for_each(|v| *v += self.epsilon);
+        let total: f64 = m.class_count.iter().sum();
+        self.class_prior = match &self.params.priors {
+            Some(p) => p.clone(),
+            None if total > 0.0 => m.class_count.iter().map(|c| c / total).collect(),
+            // Nothing seen yet: a placeholder that predicting refuses to use.
+            None => vec![1.0 / k as f64; k],
+        };
+        self.class_log_prior = self.class_prior.iter().map(|p| p.ln()).collect();
+        self.log_norm = (0..k)
+            .map(|c| {
+                -0.5 * var
+                    .row(c)
+                    .iter()
+                    .map(|v| (2.0 * std::f64::consts::PI * v).ln())
+                    .sum::<f64>()
+            })
+            .collect();
+        self.var = var;
+    }
+
+    /// Refuses to score with a variance that is zero or infinite in a class that can be
+    /// predicted (prior > 0): the density would be a spike or flat, and the score `0/0`.
+    fn check_variances(&self) -> Result<()> {
+        for (c, &p) in self.class_prior.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            if let Some(j) = self
+                .var
+                .row(c)
+                .iter()
+                .position(|v| !(v.is_finite() && *v > 0.0))
+            {
+                return Err(Error::Numerical(format!(
+                    "feature {j} has variance {} in class {}: every feature is constant (or \
+                     var_smoothing is 0 and this one is constant within the class), or \
+                     var_smoothing × the largest variance overflows; use a var_smoothing > 0 that keeps it finite",
+                    self.var.get(c, j),
+                    self.moments.labels[c]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Class labels, sorted (scikit-learn's `classes_`).
+    pub fn labels(&self) -> &[Label] {
+        &self.moments.labels
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.moments.theta.ncols()
+    }
+    /// Summed sample weight per class (the sample count without weights).
+    pub fn class_count(&self) -> &[f64] {
+        &self.moments.class_count
+    }
+    /// `P(c)` per class: the given priors, or the weighted class frequencies.
+    pub fn class_prior(&self) -> &[f64] {
+        &self.class_prior
+    }
+    /// `k × d`: per-class feature means `θ_cj`.
+    pub fn theta(&self) -> &DenseMatrix {
+        &self.moments.theta
+    }
+    /// `k × d`: per-class feature variances, smoothed (`σ²_cj + ε`).
+    pub fn var(&self) -> &DenseMatrix {
+        &self.var
+    }
+    /// The smoothing `ε = var_smoothing × max_j Var(x_j)` added to every variance.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+}
+
+impl Fit for GaussianNBParams {
+    type Model = GaussianNB;
+
+    fn fit(&self, data: &Dataset) -> Result<GaussianNB> {
+        self.check_var_smoothing()?;
+        let (labels, class_of) = fit_classes(data)?;
+        self.check(labels.len())?;
+        let moments = Moments::new(labels, data.n_features()).absorb(data, &class_of)?;
+        let model = GaussianNB::from_moments(self.clone(), moments);
+        model.check_variances()?;
+        Ok(model)
+    }
+}
+
+impl PartialFit<Dataset> for GaussianNB {
+    /// Merges a batch into the means and variances. The batch must have the model's width and
+    /// only its classes; a refused batch leaves the model unchanged.
+    fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
+        let class_of = batch_classes(&self.moments.labels, self.n_features(), batch)?;
+        self.moments = self.moments.absorb(batch, &class_of)?;
+        self.refresh();
+        Ok(())
+    }
+}
+
+impl JointLogLikelihood for GaussianNB {
+    fn class_labels(&self) -> &[Label] {
+        &self.moments.labels
+    }
+
+    fn joint_log_likelihood<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        check_trained(&self.moments.class_count)?;
+        self.check_variances()?;
+        let d = self.n_features();
+        Ok(rows_in_parallel(
+            records,
+            self.labels().len(),
+            |row, out, x| {
+                x.resize(d, 0.0);
+                row.to_dense_into(x);
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = if self.class_prior[c] == 0.0 {
+                        // An impossible class; its variances may be unusable, so skip them.
+                        f64::NEG_INFINITY
+                    } else {
+                        let (theta, var) = (self.moments.theta.row(c), self.var.row(c));
+                        let dist: f64 = (0..d).map(|j| (x[j] - theta[j]).powi(2) / var[j]).sum();
+                        self.class_log_prior[c] + (self.log_norm[c] - 0.5 * dist)
+                    };
+                }
+            },
+        ))
+    }
+}
+
+super::nb_predictions!(GaussianNB);
+
+impl ModelFile for GaussianNB {
+    const KIND: &'static str = "gaussian-nb";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file with a valid header and checksum but a negative variance is refused on load.
+    #[test]
+    fn a_well_sealed_but_inconsistent_file_is_refused() {
+        #[derive(Serialize, Deserialize)]
+        #[serde(transparent)]
+        struct Forged(GaussianFile);
+        impl ModelFile for Forged {
+            const KIND: &'static str = GaussianNB::KIND;
+        }
+        let mut moments = Moments::new(vec![Label::Number(0.0), Label::Number(1.0)], 2);
+        moments.sigma.row_mut(1)[0] = -1.0;
+        let forged = Forged(GaussianFile {
+            params: GaussianNBParams::default(),
+            moments,
+        });
+        let bytes = forged.to_bytes().unwrap();
+        assert!(matches!(
+            GaussianNB::from_bytes(&bytes),
+            Err(Error::ModelFile { reason }) if reason.contains("inconsistent")
+        ));
+    }
+}

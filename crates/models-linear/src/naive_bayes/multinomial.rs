@@ -1,0 +1,260 @@
+//! Multinomial naive Bayes (scikit-learn's `MultinomialNB`), for counts.
+
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
+};
+use serde::{Deserialize, Serialize};
+
+use super::JointLogLikelihood;
+use super::classes::{
+    batch_classes, check_alpha, check_prior, check_trained, declared_classes, fit_classes,
+};
+use super::discrete::{
+    Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
+    linear_jll,
+};
+
+/// Parameters of [`MultinomialNB`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MultinomialNBParams {
+    alpha: f64,
+    fit_prior: bool,
+    class_prior: Option<Vec<f64>>,
+}
+
+impl Default for MultinomialNBParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            fit_prior: true,
+            class_prior: None,
+        }
+    }
+}
+
+discrete_builders!(MultinomialNBParams);
+
+impl MultinomialNBParams {
+    fn check(&self, n_classes: usize) -> Result<()> {
+        check_alpha(self.alpha)?;
+        if let Some(p) = &self.class_prior {
+            check_prior("class_prior", p, n_classes)?;
+        }
+        Ok(())
+    }
+}
+
+/// What `MultinomialNB` reads: counts, so a negative value is an error.
+const COUNTS: &str = "non-negative feature counts (MultinomialNB models counts such as word \
+                      frequencies; use GaussianNB for real-valued features)";
+
+/// A fitted multinomial naive Bayes classifier: each class `c` draws a sample's features from
+/// one multinomial with probabilities
+/// `θ_cj = (N_cj + α) / (N_c + α·d)`, where `N_cj` is the (weighted) count of feature `j`
+/// in class `c`, and scores a sample `x` by `ln P(c) + Σ_j x_j ln θ_cj`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "MultinomialFile", try_from = "MultinomialFile")]
+pub struct MultinomialNB {
+    params: MultinomialNBParams,
+    counts: Counts,
+    class_log_prior: Vec<f64>,
+    feature_log_prob: DenseMatrix,
+    /// `feature_log_prob` transposed (`d × k`), the layout the sparse scoring loop reads.
+    by_feature: Vec<f64>,
+}
+
+/// The stored form: parameters and counts only. The log-probabilities are recomputed on
+/// load (deterministically, so a loaded model equals the saved one bit for bit), which also
+/// validates a decoded file before it can be used.
+#[derive(Clone, Serialize, Deserialize)]
+struct MultinomialFile {
+    params: MultinomialNBParams,
+    counts: Counts,
+}
+
+impl From<MultinomialNB> for MultinomialFile {
+    fn from(m: MultinomialNB) -> Self {
+        Self {
+            params: m.params,
+            counts: m.counts,
+        }
+    }
+}
+
+impl TryFrom<MultinomialFile> for MultinomialNB {
+    type Error = Error;
+
+    fn try_from(f: MultinomialFile) -> Result<Self> {
+        f.counts.check()?;
+        f.params
+            .check(f.counts.labels.len())
+            .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
+        Ok(Self::from_counts(f.params, f.counts))
+    }
+}
+
+impl MultinomialNB {
+    /// Default parameters.
+    pub fn params() -> MultinomialNBParams {
+        MultinomialNBParams::default()
+    }
+
+    /// A model that has seen no sample yet, for [`PartialFit`]: `classes` lists every class
+    /// the stream may contain (at least two; sorted here, as `fit` sorts them), and every
+    /// batch must have `n_features` columns.
+    pub fn empty(
+        params: MultinomialNBParams,
+        classes: &[Label],
+        n_features: usize,
+    ) -> Result<Self> {
+        let labels = declared_classes(classes)?;
+        params.check(labels.len())?;
+        Ok(Self::from_counts(params, Counts::new(labels, n_features)))
+    }
+
+    fn from_counts(params: MultinomialNBParams, counts: Counts) -> Self {
+        let mut model = Self {
+            params,
+            counts,
+            class_log_prior: Vec::new(),
+            feature_log_prob: DenseMatrix::zeros(0, 0),
+            by_feature: Vec::new(),
+        };
+        model.refresh();
+        model
+    }
+
+    /// Derives the smoothed log-probabilities from the counts (after every change of counts).
+    fn refresh(&mut self) {
+        let counts = &self.counts;
+        let (k, d) = (counts.labels.len(), counts.n_features());
+        let alpha = self.params.alpha;
+        let mut flp = DenseMatrix::zeros(k, d);
+        for c in 0..k {
+            let n = counts.feature_count.row(c);
+            let total: f64 = n.iter().map(|v| v + alpha).sum();
+            let out = flp.row_mut(c);
+            if total > 0.0 {
+                let log_total = total.ln();
+                for (o, v) in out.iter_mut().zip(n) {
+                    *o = (v + alpha).ln() - log_total;
+                }
+            } else {
+                // Only with α = 0 and no count in the class: the limit α → 0⁺ of the smoothed
+                // estimate, (0 + α)/(0 + α·d) = 1/d, instead of 0/0.
+                out.fill(-(d as f64).ln());
+            }
+        }
+        self.class_log_prior = class_log_prior(
+            &counts.class_count,
+            self.params.fit_prior,
+            self.params.class_prior.as_deref(),
+        );
+        self.by_feature = feature_major(&flp);
+        self.feature_log_prob = flp;
+    }
+
+    /// Class labels, sorted (scikit-learn's `classes_`).
+    pub fn labels(&self) -> &[Label] {
+        &self.counts.labels
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.counts.n_features()
+    }
+    /// Summed sample weight per class (the sample count without weights).
+    pub fn class_count(&self) -> &[f64] {
+        &self.counts.class_count
+    }
+    /// `k × d`: summed weight × count per class and feature, before smoothing.
+    pub fn feature_count(&self) -> &DenseMatrix {
+        &self.counts.feature_count
+    }
+    /// `ln P(c)` per class.
+    pub fn class_log_prior(&self) -> &[f64] {
+        &self.class_log_prior
+    }
+    /// `k × d`: `ln θ_cj`, the smoothed log-probability of feature `j` in class `c`.
+    pub fn feature_log_prob(&self) -> &DenseMatrix {
+        &self.feature_log_prob
+    }
+}
+
+impl Fit for MultinomialNBParams {
+    type Model = MultinomialNB;
+
+    fn fit(&self, data: &Dataset) -> Result<MultinomialNB> {
+        check_alpha(self.alpha)?;
+        let (labels, class_of) = fit_classes(data)?;
+        self.check(labels.len())?;
+        check_records_in(&data.records, 0.0, f64::INFINITY, COUNTS)?;
+        let mut counts = Counts::new(labels, data.n_features());
+        counts.absorb(data, &class_of, Reading::Values);
+        Ok(MultinomialNB::from_counts(self.clone(), counts))
+    }
+}
+
+impl PartialFit<Dataset> for MultinomialNB {
+    /// Adds a batch to the counts. The batch must have the model's width and only its classes;
+    /// a refused batch leaves the model unchanged.
+    fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
+        let class_of = batch_classes(&self.counts.labels, self.n_features(), batch)?;
+        check_records_in(&batch.records, 0.0, f64::INFINITY, COUNTS)?;
+        self.counts.absorb(batch, &class_of, Reading::Values);
+        self.refresh();
+        Ok(())
+    }
+}
+
+impl JointLogLikelihood for MultinomialNB {
+    fn class_labels(&self) -> &[Label] {
+        &self.counts.labels
+    }
+
+    fn joint_log_likelihood<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        check_trained(&self.counts.class_count)?;
+        check_records_in(records, 0.0, f64::INFINITY, COUNTS)?;
+        Ok(linear_jll(
+            records,
+            Reading::Values,
+            &self.class_log_prior,
+            &self.by_feature,
+        ))
+    }
+}
+
+super::nb_predictions!(MultinomialNB);
+
+impl ModelFile for MultinomialNB {
+    const KIND: &'static str = "multinomial-nb";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file with a valid header and checksum whose counts do not fit together (as a buggy or
+    /// hostile writer could produce) is refused on load instead of panicking at predict.
+    #[test]
+    fn a_well_sealed_but_inconsistent_file_is_refused() {
+        #[derive(Serialize, Deserialize)]
+        #[serde(transparent)]
+        struct Forged(MultinomialFile);
+        impl ModelFile for Forged {
+            const KIND: &'static str = MultinomialNB::KIND;
+        }
+        let labels = vec![Label::Number(0.0), Label::Number(1.0)];
+        let mut counts = Counts::new(labels, 3);
+        counts.class_count.pop();
+        let forged = Forged(MultinomialFile {
+            params: MultinomialNBParams::default(),
+            counts,
+        });
+        let bytes = forged.to_bytes().unwrap();
+        assert!(matches!(
+            MultinomialNB::from_bytes(&bytes),
+            Err(Error::ModelFile { reason }) if reason.contains("inconsistent")
+        ));
+    }
+}

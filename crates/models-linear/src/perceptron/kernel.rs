@@ -1,0 +1,418 @@
+//! The kernel perceptron: the perceptron rule in the dual, with any kernel.
+
+use core_linalg::{
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
+    Predict, Records, Result, RowView, validate,
+};
+use kernels::{Kernel, KernelSpec, Polynomial};
+use optim::StopReason;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{Encoded, Learner, Run, Schedule, classes_from_scores, train};
+
+/// Kernel entries computed per block of rows at prediction (32 MiB of `f64`), so predicting
+/// many samples never holds the whole test × support kernel matrix.
+const PREDICT_BLOCK_ENTRIES: usize = 1 << 22;
+
+/// Columns shorter than this are computed on the calling thread.
+const PARALLEL_COLUMN_MIN: usize = 2048;
+
+/// Bytes in one of `gram_budget_mb`'s megabytes (a MiB, as LIBSVM's and scikit-learn's
+/// `cache_size`).
+const MB: f64 = (1u64 << 20) as f64;
+
+/// Hyperparameters of [`KernelPerceptron`].
+///
+/// scikit-learn has no kernel perceptron; the shared parameters keep its `Perceptron`'s names
+/// and defaults. There is no `eta0`: `αᵢ` counts mistakes, and a step size would rescale every
+/// `αᵢ` and `b` together without changing a prediction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelPerceptronParams {
+    /// `None` is the default kernel `(x·z + 1)²`, built at fit time.
+    kernel: Option<KernelSpec>,
+    max_iter: usize,
+    shuffle: bool,
+    seed: u64,
+    fit_intercept: bool,
+    gram_budget_mb: f64,
+}
+
+impl Default for KernelPerceptronParams {
+    fn default() -> Self {
+        Self {
+            kernel: None,
+            max_iter: 1000,
+            shuffle: true,
+            seed: 0,
+            fit_intercept: true,
+            gram_budget_mb: 200.0,
+        }
+    }
+}
+
+impl KernelPerceptronParams {
+    /// The kernel: any [`KernelSpec`] (linear, polynomial, RBF, sums, products, …). The
+    /// default is the polynomial kernel `(γ x·z + coef0)^degree` with γ = 1, coef0 = 1,
+    /// degree 2, whose feature space holds every quadratic boundary (XOR's included) and
+    /// which, with γ fixed, does not depend on the data's variance.
+    pub fn kernel(mut self, kernel: impl Into<KernelSpec>) -> Self {
+        self.kernel = Some(kernel.into());
+        self
+    }
+    /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+    /// Reshuffle the visiting order before each epoch (default true); false visits the
+    /// samples in their order in the dataset.
+    pub fn shuffle(mut self, yes: bool) -> Self {
+        self.shuffle = yes;
+        self
+    }
+    /// Seed of the shuffles (default 0). The same seed gives the same visiting orders as
+    /// [`Perceptron`](super::Perceptron)'s.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Learn the bias `b` (default true), updated as the primal perceptron's: `b ← b + s·y`
+    /// on a mistake (`s` the sample weight). Without it `f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x)`.
+    pub fn fit_intercept(mut self, yes: bool) -> Self {
+        self.fit_intercept = yes;
+        self
+    }
+    /// Largest training Gram matrix to hold, in MB of `f64` (default 200; `8n²` bytes are
+    /// needed for `n` samples). Above it, each mistake computes its sample's kernel column
+    /// (`n` evaluations) instead of reading it, and nothing of size `n²` is stored; 0 always
+    /// computes columns.
+    pub fn gram_budget_mb(mut self, mb: f64) -> Self {
+        self.gram_budget_mb = mb;
+        self
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            max_iter: self.max_iter,
+            shuffle: self.shuffle,
+            seed: self.seed,
+        }
+    }
+}
+
+/// A fitted kernel perceptron: per binary problem, `f(x) = Σᵢ cᵢ k(xᵢ, x) + b` over the
+/// support samples (those with a mistake in some problem), `cᵢ = αᵢ yᵢ`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelPerceptron {
+    kernel: KernelSpec,
+    labels: Vec<Label>,
+    support: Vec<usize>,
+    support_vectors: Matrix,
+    dual_coef: Vec<Vec<f64>>,
+    intercept: Vec<f64>,
+    n_iter: Vec<usize>,
+    mistakes: Vec<usize>,
+    stops: Vec<StopReason>,
+}
+
+impl KernelPerceptron {
+    /// Default hyperparameters.
+    pub fn params() -> KernelPerceptronParams {
+        KernelPerceptronParams::default()
+    }
+
+    /// The kernel the model was trained with.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.kernel
+    }
+
+    /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// Indices, in the training set and ascending, of the samples kept for prediction: those
+    /// with `αᵢ > 0` in at least one binary problem.
+    pub fn support(&self) -> &[usize] {
+        &self.support
+    }
+
+    /// The support samples' records, in [`KernelPerceptron::support`]'s order.
+    pub fn support_vectors(&self) -> &Matrix {
+        &self.support_vectors
+    }
+
+    /// Per binary problem (one for two classes, positive for `labels()[1]`; else one per
+    /// class against the rest), `αᵢ yᵢ` for each support sample: `αᵢ` is the sample's
+    /// (weighted) number of mistakes in that problem, possibly 0 there.
+    pub fn dual_coef(&self) -> &[Vec<f64>] {
+        &self.dual_coef
+    }
+
+    /// Intercepts, one per binary problem (0 without `fit_intercept`).
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
+    }
+
+    /// Epochs each binary problem ran (the last one without a mistake when it converged).
+    pub fn n_iter(&self) -> &[usize] {
+        &self.n_iter
+    }
+
+    /// Mistakes (updates) each binary problem made over all its epochs.
+    pub fn mistakes(&self) -> &[usize] {
+        &self.mistakes
+    }
+
+    /// Why each problem stopped: [`StopReason::Converged`] after an epoch without a mistake,
+    /// [`StopReason::MaxIterations`] after `max_iter` epochs.
+    pub fn stop_reasons(&self) -> &[StopReason] {
+        &self.stops
+    }
+
+    /// Whether every problem ended with an epoch without a mistake (every training sample of
+    /// positive weight is then classified correctly).
+    pub fn converged(&self) -> bool {
+        self.stops.iter().all(|s| *s == StopReason::Converged)
+    }
+
+    /// The number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.support_vectors.n_features()
+    }
+
+    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        let k = self.dual_coef.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), k);
+        let block = (PREDICT_BLOCK_ENTRIES / self.support.len().max(1)).max(1);
+        for (b, chunk) in out.as_mut_slice().chunks_mut(block * k).enumerate() {
+            let rows = RowRange {
+                inner: records,
+                start: b * block,
+                len: chunk.len() / k,
+            };
+            let gram = kernels::cross_gram(&self.kernel, &rows, &self.support_vectors)?;
+            for (scores, kernel_row) in chunk.chunks_mut(k).zip(gram.rows()) {
+                for (p, v) in scores.iter_mut().enumerate() {
+                    *v = core_linalg::dot(kernel_row, &self.dual_coef[p]) + self.intercept[p];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Predicted class indices into [`KernelPerceptron::labels`].
+    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        Ok(classes_from_scores(
+            &self.scores(records)?,
+            self.labels.len(),
+        ))
+    }
+}
+
+impl Predict for KernelPerceptron {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_classes(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl DecisionFunction for KernelPerceptron {
+    /// `Σᵢ αᵢ yᵢ k(xᵢ, x) + b` per problem: one column for two classes (positive for
+    /// `labels()[1]`), one per class otherwise.
+    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        self.scores(records)
+    }
+}
+
+impl ModelFile for KernelPerceptron {
+    const KIND: &'static str = "kernel-perceptron";
+}
+
+/// Rows `start..start + len` of other records, as records (one prediction block).
+struct RowRange<'a, R: ?Sized> {
+    inner: &'a R,
+    start: usize,
+    len: usize,
+}
+
+impl<R: Records + ?Sized> Records for RowRange<'_, R> {
+    fn n_samples(&self) -> usize {
+        self.len
+    }
+    fn n_features(&self) -> usize {
+        self.inner.n_features()
+    }
+    fn row(&self, i: usize) -> RowView<'_> {
+        self.inner.row(self.start + i)
+    }
+    fn as_dense(&self) -> Option<&DenseMatrix> {
+        None
+    }
+    fn as_sparse(&self) -> Option<&CsrMatrix> {
+        None
+    }
+}
+
+fn overflow(kernel: &KernelSpec) -> Error {
+    Error::Numerical(format!(
+        "the {} kernel overflowed on these records: rescale the features",
+        kernel.name()
+    ))
+}
+
+/// Where training reads the kernel column `k(·, xᵢ)` of a mistaken sample.
+enum Columns<'a> {
+    /// Row `i` of the (symmetric) training Gram matrix.
+    Gram(&'a DenseMatrix),
+    /// Computed at each mistake into `buf`.
+    OnTheFly {
+        kernel: &'a KernelSpec,
+        x: &'a Matrix,
+        buf: Vec<f64>,
+    },
+}
+
+/// The dual state: `αᵢ`, `b`, and `g = Σⱼ αⱼ yⱼ k(xⱼ, ·)` at every training sample, updated
+/// on each mistake so that a visit costs one lookup and a mistake one kernel column.
+struct Dual<'a> {
+    columns: Columns<'a>,
+    g: Vec<f64>,
+    alpha: Vec<f64>,
+    b: f64,
+    fit_intercept: bool,
+}
+
+impl Learner for Dual<'_> {
+    fn score(&self, i: usize) -> f64 {
+        self.g[i] + self.b
+    }
+
+    fn update(&mut self, i: usize, sign: f64, weight: f64) -> Result<()> {
+        let column: &[f64] = match &mut self.columns {
+            Columns::Gram(gram) => gram.row(i),
+            Columns::OnTheFly { kernel, x, buf } => {
+                let xi = x.row(i);
+                // `x` is the basis side, as in `kernels::cross_gram` (it matters only for a
+                // precomputed kernel).
+                let eval = |(j, v): (usize, &mut f64)| *v = kernel.eval(x.row(j), xi);
+                // Handing a short column to the thread pool costs more than computing it.
+                if buf.len() >= PARALLEL_COLUMN_MIN {
+                    buf.par_iter_mut().enumerate().for_each(eval);
+                } else {
+                    buf.iter_mut().enumerate().for_each(eval);
+                }
+                if buf.iter().any(|v| !v.is_finite()) {
+                    return Err(overflow(kernel));
+                }
+                buf
+            }
+        };
+        let step = weight * sign;
+        self.g
+            .iter_mut()
+            .zip(column)
+            .for_each(|(g, k)| *g += step * k);
+        self.alpha[i] += weight;
+        if self.fit_intercept {
+            self.b += step;
+        }
+        Ok(())
+    }
+
+    fn is_finite(&self) -> bool {
+        self.b.is_finite()
+            && self.g.iter().all(|v| v.is_finite())
+            && self.alpha.iter().all(|v| v.is_finite())
+    }
+}
+
+impl Fit for KernelPerceptronParams {
+    type Model = KernelPerceptron;
+
+    fn fit(&self, data: &Dataset) -> Result<KernelPerceptron> {
+        let schedule = self.schedule();
+        schedule.check()?;
+        let budget = self.gram_budget_mb;
+        if !(budget.is_finite() && budget >= 0.0) {
+            return Err(Error::invalid_parameter(
+                "gram_budget_mb",
+                budget,
+                "a finite number ≥ 0",
+            ));
+        }
+        let encoded = Encoded::new(data)?;
+        let kernel = match &self.kernel {
+            Some(k) => k.clone(),
+            None => Polynomial::new(1.0, 1.0, 2)?.into(),
+        };
+        let x = &data.records;
+        kernel.check(x)?;
+        let n = x.n_samples();
+        let gram = if 8.0 * (n as f64) * (n as f64) <= budget * MB {
+            let gram = kernels::gram(&kernel, x)?;
+            if gram.as_slice().iter().any(|v| !v.is_finite()) {
+                return Err(overflow(&kernel));
+            }
+            Some(gram)
+        } else {
+            None
+        };
+        let weights = data.sample_weights.as_deref();
+        let solved: Vec<(Vec<f64>, Vec<f64>, f64, Run)> = encoded
+            .positives
+            .par_iter()
+            .map(|&p| {
+                let signs = encoded.signs(p);
+                let columns = match &gram {
+                    Some(g) => Columns::Gram(g),
+                    None => Columns::OnTheFly {
+                        kernel: &kernel,
+                        x,
+                        buf: vec![0.0; n],
+                    },
+                };
+                let mut learner = Dual {
+                    columns,
+                    g: vec![0.0; n],
+                    alpha: vec![0.0; n],
+                    b: 0.0,
+                    fit_intercept: self.fit_intercept,
+                };
+                let run = train(&mut learner, &signs, weights, schedule)?;
+                Ok((learner.alpha, signs, learner.b, run))
+            })
+            .collect::<Result<_>>()?;
+        let support: Vec<usize> = (0..n)
+            .filter(|&i| solved.iter().any(|(alpha, ..)| alpha[i] > 0.0))
+            .collect();
+        let mut model = KernelPerceptron {
+            kernel,
+            labels: encoded.labels,
+            support_vectors: x.select_rows(&support),
+            dual_coef: Vec::with_capacity(solved.len()),
+            intercept: Vec::with_capacity(solved.len()),
+            n_iter: Vec::with_capacity(solved.len()),
+            mistakes: Vec::with_capacity(solved.len()),
+            stops: Vec::with_capacity(solved.len()),
+            support,
+        };
+        for (alpha, signs, b, run) in solved {
+            model
+                .dual_coef
+                .push(model.support.iter().map(|&i| alpha[i] * signs[i]).collect());
+            model.intercept.push(b);
+            model.n_iter.push(run.n_iter);
+            model.mistakes.push(run.mistakes);
+            model.stops.push(run.stop);
+        }
+        Ok(model)
+    }
+}

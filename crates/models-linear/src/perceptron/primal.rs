@@ -1,0 +1,253 @@
+//! The primal perceptron: one weight vector per binary problem.
+
+use core_linalg::{
+    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
+    validate,
+};
+use optim::StopReason;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{Encoded, Learner, Schedule, classes_from_scores, train};
+
+/// Hyperparameters of [`Perceptron`] (scikit-learn's `Perceptron` names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PerceptronParams {
+    max_iter: usize,
+    shuffle: bool,
+    seed: u64,
+    eta0: f64,
+    fit_intercept: bool,
+}
+
+impl Default for PerceptronParams {
+    fn default() -> Self {
+        Self {
+            max_iter: 1000,
+            shuffle: true,
+            seed: 0,
+            eta0: 1.0,
+            fit_intercept: true,
+        }
+    }
+}
+
+impl PerceptronParams {
+    /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+    /// Reshuffle the visiting order before each epoch (default true); false visits the
+    /// samples in their order in the dataset.
+    pub fn shuffle(mut self, yes: bool) -> Self {
+        self.shuffle = yes;
+        self
+    }
+    /// Seed of the shuffles (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Step size `η > 0` (default 1). From `w = 0` it only rescales `w` and `b`, so the
+    /// predictions do not depend on it (up to rounding).
+    pub fn eta0(mut self, eta0: f64) -> Self {
+        self.eta0 = eta0;
+        self
+    }
+    /// Learn the bias `b` (default true); without it the decision boundary passes through the
+    /// origin.
+    pub fn fit_intercept(mut self, yes: bool) -> Self {
+        self.fit_intercept = yes;
+        self
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            max_iter: self.max_iter,
+            shuffle: self.shuffle,
+            seed: self.seed,
+        }
+    }
+}
+
+/// A fitted perceptron: `w·x + b` per binary problem (one for two classes, one per class
+/// against the rest otherwise).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Perceptron {
+    labels: Vec<Label>,
+    coef: Vec<Vec<f64>>,
+    intercept: Vec<f64>,
+    n_iter: Vec<usize>,
+    mistakes: Vec<usize>,
+    stops: Vec<StopReason>,
+}
+
+impl Perceptron {
+    /// Default hyperparameters.
+    pub fn params() -> PerceptronParams {
+        PerceptronParams::default()
+    }
+
+    /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// Weights, one vector per binary problem: one for two classes, positive for
+    /// `labels()[1]`, else one per class against the rest.
+    pub fn coef(&self) -> &[Vec<f64>] {
+        &self.coef
+    }
+
+    /// Intercepts, one per binary problem (0 without `fit_intercept`).
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
+    }
+
+    /// Epochs each binary problem ran (the last one without a mistake when it converged).
+    pub fn n_iter(&self) -> &[usize] {
+        &self.n_iter
+    }
+
+    /// Mistakes (updates) each binary problem made over all its epochs.
+    pub fn mistakes(&self) -> &[usize] {
+        &self.mistakes
+    }
+
+    /// Why each problem stopped: [`StopReason::Converged`] after an epoch without a mistake,
+    /// [`StopReason::MaxIterations`] after `max_iter` epochs.
+    pub fn stop_reasons(&self) -> &[StopReason] {
+        &self.stops
+    }
+
+    /// Whether every problem ended with an epoch without a mistake (every training sample of
+    /// positive weight is then classified correctly).
+    pub fn converged(&self) -> bool {
+        self.stops.iter().all(|s| *s == StopReason::Converged)
+    }
+
+    /// The number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.coef.first().map_or(0, Vec::len)
+    }
+
+    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_features(), records)?;
+        let k = self.coef.len();
+        let mut out = DenseMatrix::zeros(records.n_samples(), k);
+        out.as_mut_slice()
+            .par_chunks_mut(k)
+            .enumerate()
+            .for_each(|(i, row)| {
+                let x = records.row(i);
+                for (p, v) in row.iter_mut().enumerate() {
+                    *v = x.dot_dense(&self.coef[p]) + self.intercept[p];
+                }
+            });
+        Ok(out)
+    }
+
+    /// Predicted class indices into [`Perceptron::labels`].
+    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        Ok(classes_from_scores(
+            &self.scores(records)?,
+            self.labels.len(),
+        ))
+    }
+}
+
+impl Predict for Perceptron {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_classes(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl DecisionFunction for Perceptron {
+    /// `w·x + b` per problem: one column for two classes (positive for `labels()[1]`), one per
+    /// class otherwise.
+    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        self.scores(records)
+    }
+}
+
+impl ModelFile for Perceptron {
+    const KIND: &'static str = "perceptron";
+}
+
+/// `(w, b)` and the records it is trained on.
+struct Primal<'a, R: ?Sized> {
+    x: &'a R,
+    w: Vec<f64>,
+    b: f64,
+    eta0: f64,
+    fit_intercept: bool,
+}
+
+impl<R: Records + ?Sized> Learner for Primal<'_, R> {
+    fn score(&self, i: usize) -> f64 {
+        self.x.row(i).dot_dense(&self.w) + self.b
+    }
+
+    fn update(&mut self, i: usize, sign: f64, weight: f64) -> Result<()> {
+        let step = self.eta0 * weight * sign;
+        self.x.row(i).axpy(step, &mut self.w);
+        if self.fit_intercept {
+            self.b += step;
+        }
+        Ok(())
+    }
+
+    fn is_finite(&self) -> bool {
+        self.b.is_finite() && self.w.iter().all(|v| v.is_finite())
+    }
+}
+
+impl Fit for PerceptronParams {
+    type Model = Perceptron;
+
+    fn fit(&self, data: &Dataset) -> Result<Perceptron> {
+        self.schedule().check()?;
+        validate::check_positive("eta0", self.eta0)?;
+        let encoded = Encoded::new(data)?;
+        let weights = data.sample_weights.as_deref();
+        let x = &data.records;
+        let solved: Vec<(Primal<'_, _>, super::Run)> = encoded
+            .positives
+            .par_iter()
+            .map(|&p| {
+                let mut learner = Primal {
+                    x,
+                    w: vec![0.0; x.n_features()],
+                    b: 0.0,
+                    eta0: self.eta0,
+                    fit_intercept: self.fit_intercept,
+                };
+                let run = train(&mut learner, &encoded.signs(p), weights, self.schedule())?;
+                Ok((learner, run))
+            })
+            .collect::<Result<_>>()?;
+        let mut model = Perceptron {
+            labels: encoded.labels,
+            coef: Vec::with_capacity(solved.len()),
+            intercept: Vec::with_capacity(solved.len()),
+            n_iter: Vec::with_capacity(solved.len()),
+            mistakes: Vec::with_capacity(solved.len()),
+            stops: Vec::with_capacity(solved.len()),
+        };
+        for (learner, run) in solved {
+            model.coef.push(learner.w);
+            model.intercept.push(learner.b);
+            model.n_iter.push(run.n_iter);
+            model.mistakes.push(run.mistakes);
+            model.stops.push(run.stop);
+        }
+        Ok(model)
+    }
+}

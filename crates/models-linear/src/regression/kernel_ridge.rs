@@ -1,0 +1,201 @@
+//! Kernel ridge regression: ridge in the feature space of a kernel, solved in the dual.
+
+use core_linalg::faer::{Mat, MatMut};
+use core_linalg::{
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
+    RowView, validate,
+};
+use kernels::{KernelSpec, Linear};
+use serde::{Deserialize, Serialize};
+
+use super::design::{Supervision, check_alpha, par_for, regression_inputs};
+use super::solve::{cholesky_solve_in_place, symmetric_pinv_solve};
+
+/// Kernel entries computed per block of rows at prediction (32 MiB of `f64`), so predicting
+/// many samples never holds the whole test × train kernel matrix.
+const PREDICT_BLOCK_ENTRIES: usize = 1 << 22;
+
+/// Parameters of [`KernelRidge`] (scikit-learn's names and defaults).
+///
+/// The kernel is a concrete [`KernelSpec`]; scikit-learn's `gamma=None` for the RBF,
+/// polynomial and sigmoid kernels means `γ = 1 / n_features`
+/// ([`kernels::Gamma::Auto`] resolves it), and its polynomial `coef0` defaults to 1.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelRidgeParams {
+    alpha: f64,
+    kernel: KernelSpec,
+}
+
+impl Default for KernelRidgeParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            kernel: Linear.into(),
+        }
+    }
+}
+
+impl KernelRidgeParams {
+    /// Penalty strength `α ≥ 0` (default 1), added to the Gram matrix's diagonal.
+    pub fn alpha(mut self, alpha: f64) -> Self {
+        self.alpha = alpha;
+        self
+    }
+    /// The kernel (default linear, as scikit-learn's).
+    pub fn kernel(mut self, kernel: impl Into<KernelSpec>) -> Self {
+        self.kernel = kernel.into();
+        self
+    }
+}
+
+/// A fitted kernel ridge regression `f(x) = Σᵢ cᵢ k(xᵢ, x)` with dual coefficients
+/// `c = (K + αI)⁻¹ y`. There is no intercept (as in scikit-learn); with the linear kernel the
+/// model is [`Ridge`](super::Ridge) without an intercept.
+///
+/// The model keeps its training records, which every prediction needs; with sample weights
+/// `sw`, `c = √sw ⊙ (√sw K √sw + αI)⁻¹ (√sw ⊙ y)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelRidge {
+    kernel: KernelSpec,
+    dual_coef: Vec<f64>,
+    records: Matrix,
+}
+
+impl KernelRidge {
+    /// Default parameters.
+    pub fn params() -> KernelRidgeParams {
+        KernelRidgeParams::default()
+    }
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        &self.kernel
+    }
+    /// The dual coefficients `c`, one per training sample.
+    pub fn dual_coef(&self) -> &[f64] {
+        &self.dual_coef
+    }
+    /// The training records the predictions expand over.
+    pub fn training_records(&self) -> &Matrix {
+        &self.records
+    }
+}
+
+/// `√sw K √sw + αI` in place over the (symmetric, so equally row- or column-major) Gram
+/// buffer.
+fn regularize(mut k: MatMut<'_, f64>, sqrt_w: Option<&[f64]>, alpha: f64) {
+    let n = k.nrows();
+    if let Some(s) = sqrt_w {
+        for j in 0..n {
+            for i in 0..n {
+                k[(i, j)] *= s[i] * s[j];
+            }
+        }
+    }
+    for i in 0..n {
+        k[(i, i)] += alpha;
+    }
+}
+
+fn gram_matrix(kernel: &KernelSpec, records: &Matrix) -> Result<Vec<f64>> {
+    let k = kernels::gram(kernel, records)?.into_vec();
+    if k.iter().any(|v| !v.is_finite()) {
+        return Err(Error::Numerical(format!(
+            "the {} kernel overflowed on these records: rescale the features",
+            kernels::Kernel::name(kernel)
+        )));
+    }
+    Ok(k)
+}
+
+impl Fit for KernelRidgeParams {
+    type Model = KernelRidge;
+
+    fn fit(&self, data: &Dataset) -> Result<KernelRidge> {
+        check_alpha(self.alpha)?;
+        let Supervision { y, weights: w } = regression_inputs(data)?;
+        let n = data.n_samples();
+        let sqrt_w: Option<Vec<f64>> = w.map(|w| w.iter().map(|v| v.sqrt()).collect());
+        let weight = |i: usize| sqrt_w.as_ref().map_or(1.0, |s| s[i]);
+        let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| y[i] * weight(i));
+        let mut k = gram_matrix(&self.kernel, &data.records)?;
+        let mut a = MatMut::from_column_major_slice_mut(&mut k, n, n);
+        regularize(a.as_mut(), sqrt_w.as_deref(), self.alpha);
+        let par = par_for((n as f64).powi(3) / 3.0);
+        let solution = if cholesky_solve_in_place(a, rhs.as_mut(), par) {
+            rhs
+        } else {
+            // Not positive definite (α = 0 on a singular Gram, or an indefinite kernel such as
+            // the sigmoid): the minimum-norm least-squares solution, as scikit-learn falls back
+            // to. The factorization overwrote the matrix, so it is computed again.
+            let mut k = gram_matrix(&self.kernel, &data.records)?;
+            let mut a = MatMut::from_column_major_slice_mut(&mut k, n, n);
+            regularize(a.as_mut(), sqrt_w.as_deref(), self.alpha);
+            let b = Mat::<f64>::from_fn(n, 1, |i, _| y[i] * weight(i));
+            symmetric_pinv_solve(a.as_ref(), b.as_ref())?
+        };
+        let dual_coef: Vec<f64> = (0..n).map(|i| solution[(i, 0)] * weight(i)).collect();
+        if dual_coef.iter().any(|c| !c.is_finite()) {
+            return Err(Error::Numerical(
+                "kernel ridge produced non-finite coefficients: rescale the features or targets"
+                    .into(),
+            ));
+        }
+        Ok(KernelRidge {
+            kernel: self.kernel.clone(),
+            dual_coef,
+            records: data.records.clone(),
+        })
+    }
+}
+
+/// Rows `start..start + len` of other records, as records (the kernel matrix of a block of
+/// test samples against the training set).
+struct RowBlock<'a, R: ?Sized> {
+    inner: &'a R,
+    start: usize,
+    len: usize,
+}
+
+impl<R: Records + ?Sized> Records for RowBlock<'_, R> {
+    fn n_samples(&self) -> usize {
+        self.len
+    }
+    fn n_features(&self) -> usize {
+        self.inner.n_features()
+    }
+    fn row(&self, i: usize) -> RowView<'_> {
+        self.inner.row(self.start + i)
+    }
+    fn as_dense(&self) -> Option<&DenseMatrix> {
+        None
+    }
+    fn as_sparse(&self) -> Option<&CsrMatrix> {
+        None
+    }
+}
+
+impl Predict for KernelRidge {
+    type Output = Vec<f64>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        validate::check_predict(self.records.n_features(), records)?;
+        let m = records.n_samples();
+        let n_train = self.records.n_samples().max(1);
+        let block = (PREDICT_BLOCK_ENTRIES / n_train).max(1);
+        let mut out = Vec::with_capacity(m);
+        for start in (0..m).step_by(block) {
+            let rows = RowBlock {
+                inner: records,
+                start,
+                len: block.min(m - start),
+            };
+            let k = kernels::cross_gram(&self.kernel, &rows, &self.records)?;
+            out.extend(k.rows().map(|r| core_linalg::dot(r, &self.dual_coef)));
+        }
+        Ok(out)
+    }
+}
+
+impl ModelFile for KernelRidge {
+    const KIND: &'static str = "kernel-ridge";
+}

@@ -1,0 +1,440 @@
+//! Ordinary and weighted least squares, with the Gaussian-noise inference around them.
+
+use core_linalg::faer::linalg::matmul::matmul;
+use core_linalg::faer::linalg::triangular_inverse::invert_upper_triangular;
+use core_linalg::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
+use core_linalg::faer::{Accum, Mat, MatRef, Par};
+use core_linalg::{Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::design::{Design, predict_linear, rcond};
+use super::solve::{Spectral, blocked_gram, cholesky_solve_in_place, tsqr};
+use super::student_t::t_quantile;
+
+/// How [`LinearRegression`] solves its least-squares problem.
+///
+/// QR and SVD start from the same tall-skinny QR of `[X | y]`: row blocks whose size depends
+/// only on the data's shape are factored in parallel and their triangles once more, so the
+/// answer is bit-for-bit the same on any number of threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LstsqSolver {
+    /// Householder QR, then back substitution (the default). When `R` shows the design to be
+    /// rank-deficient or too ill-conditioned to trust (`‖R‖_F ‖R⁻¹‖_F ≥ 1 / (ε · max(n, d))`),
+    /// or there are no more samples than features, the fit switches to
+    /// [`LstsqSolver::Svd`].
+    #[default]
+    Qr,
+    /// The minimum-norm least-squares solution through the SVD (of the `d × d` factor `R`
+    /// after the QR when `n > d`, else of `X`), singular values at most
+    /// `ε · max(n, d) · s_max` treated as zero (numpy's `lstsq` rule). Reports the singular
+    /// values. Costs the QR plus `O(d³)`.
+    Svd,
+    /// Cholesky factorization of `XᵀX`: the fastest for `n ≫ d`, but it squares the condition
+    /// number, so it loses accuracy on ill-conditioned data. Falls back to
+    /// [`LstsqSolver::Svd`] when the factor is numerically singular
+    /// (`min Lᵢᵢ ≤ √(ε · max(n, d)) · max Lᵢᵢ`).
+    NormalEquations,
+}
+
+/// Parameters of [`LinearRegression`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearRegressionParams {
+    fit_intercept: bool,
+    solver: LstsqSolver,
+}
+
+impl Default for LinearRegressionParams {
+    fn default() -> Self {
+        Self {
+            fit_intercept: true,
+            solver: LstsqSolver::Qr,
+        }
+    }
+}
+
+impl LinearRegressionParams {
+    /// Fit an intercept by centring the data (default true); false forces the model through
+    /// the origin.
+    pub fn fit_intercept(mut self, yes: bool) -> Self {
+        self.fit_intercept = yes;
+        self
+    }
+    /// The solver (default [`LstsqSolver::Qr`]).
+    pub fn solver(mut self, solver: LstsqSolver) -> Self {
+        self.solver = solver;
+        self
+    }
+}
+
+/// Least-squares predictions with their Gaussian prediction intervals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PredictionInterval {
+    /// The point predictions `ŷ`.
+    pub prediction: Vec<f64>,
+    /// Lower ends `ŷ − t σ̂ √(1 + h)`.
+    pub lower: Vec<f64>,
+    /// Upper ends `ŷ + t σ̂ √(1 + h)`.
+    pub upper: Vec<f64>,
+}
+
+/// A fitted least-squares model `y = x·w + b`, with the quantities classical inference uses.
+///
+/// With sample weights it is weighted least squares: it minimizes `Σ wᵢ (yᵢ − xᵢ·w − b)²`, and
+/// the weights are read as precisions (observation `i` has noise variance `σ²/wᵢ`), as
+/// statsmodels' `WLS` reads them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinearRegression {
+    coef: Vec<f64>,
+    intercept: f64,
+    fit_intercept: bool,
+    rank: usize,
+    singular_values: Option<Vec<f64>>,
+    solver: LstsqSolver,
+    n_samples: usize,
+    rss: f64,
+    weight_sum: f64,
+    x_offset: Vec<f64>,
+    /// `(X̃ᵀX̃)⁻¹` of the centred weighted design after dividing it by `x_scale` (so the
+    /// entries stay representable); `None` when the design is rank-deficient.
+    inverse_gram: Option<DenseMatrix>,
+    x_scale: f64,
+}
+
+impl LinearRegression {
+    /// Default parameters.
+    pub fn params() -> LinearRegressionParams {
+        LinearRegressionParams::default()
+    }
+    /// The weights `w`, one per feature.
+    pub fn coef(&self) -> &[f64] {
+        &self.coef
+    }
+    /// The intercept `b` (0 when fitted without one).
+    pub fn intercept(&self) -> f64 {
+        self.intercept
+    }
+    /// Rank of the (centred) design: below the feature count when features are collinear or
+    /// constant, in which case `coef` is the minimum-norm solution.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+    /// Singular values of the centred, weighted design in non-increasing order, when the SVD
+    /// solved the problem (chosen, or fallen back to).
+    pub fn singular_values(&self) -> Option<&[f64]> {
+        self.singular_values.as_deref()
+    }
+    /// The solver that produced the solution (after any fallback to SVD).
+    pub fn solver(&self) -> LstsqSolver {
+        self.solver
+    }
+    /// Residual sum of squares on the training data, `Σ wᵢ rᵢ²`.
+    pub fn rss(&self) -> f64 {
+        self.rss
+    }
+    /// Residual degrees of freedom `N − p`, with `p` = rank plus one for the intercept.
+    pub fn df_resid(&self) -> usize {
+        self.n_samples
+            .saturating_sub(self.rank + usize::from(self.fit_intercept))
+    }
+    /// The maximum-likelihood noise variance `σ̂² = RSS / N`.
+    pub fn noise_variance_ml(&self) -> f64 {
+        self.rss / self.n_samples as f64
+    }
+    /// The unbiased noise variance `σ̂² = RSS / (N − p)`; `None` when `N ≤ p`.
+    pub fn noise_variance(&self) -> Option<f64> {
+        match self.df_resid() {
+            0 => None,
+            df => Some(self.rss / df as f64),
+        }
+    }
+
+    /// `(X̃ᵀX̃)⁻¹` (scaled) and the unbiased σ̂², when inference is defined.
+    fn inference(&self) -> Option<(MatRef<'_, f64>, f64)> {
+        Some((
+            self.inverse_gram.as_ref()?.as_faer(),
+            self.noise_variance()?,
+        ))
+    }
+
+    /// `zᵀ G z` for the scaled inverse Gram `G` and `z = (x − x̄) / x_scale`.
+    fn leverage(&self, g: MatRef<'_, f64>, x: impl Fn(usize) -> f64) -> f64 {
+        let d = self.coef.len();
+        let z: Vec<f64> = (0..d)
+            .map(|j| (x(j) - self.x_offset[j]) / self.x_scale)
+            .collect();
+        (0..d)
+            .map(|i| z[i] * (0..d).map(|j| g[(i, j)] * z[j]).sum::<f64>())
+            .sum()
+    }
+
+    /// Standard errors of the weights, `√(σ̂² [(X̃ᵀX̃)⁻¹]ⱼⱼ)` with the unbiased σ̂². `None` when
+    /// the design is rank-deficient (the weights are then not identifiable) or `N ≤ p`.
+    pub fn coef_standard_errors(&self) -> Option<Vec<f64>> {
+        let (g, sigma2) = self.inference()?;
+        Some(
+            (0..self.coef.len())
+                .map(|j| (sigma2 * g[(j, j)]).sqrt() / self.x_scale)
+                .collect(),
+        )
+    }
+
+    /// Standard error of the intercept, `σ̂ √(1/Σwᵢ + x̄ᵀ(X̃ᵀX̃)⁻¹x̄)` (the intercept's entry of
+    /// `σ̂² (ZᵀWZ)⁻¹` for the design `Z = [1 X]`). `None` without an intercept or when
+    /// [`coef_standard_errors`](Self::coef_standard_errors) is.
+    pub fn intercept_standard_error(&self) -> Option<f64> {
+        if !self.fit_intercept {
+            return None;
+        }
+        let (g, sigma2) = self.inference()?;
+        // The leverage of the origin x = 0 is x̄ᵀ G x̄.
+        let h = self.leverage(g, |_| 0.0);
+        Some((sigma2 * (1.0 / self.weight_sum + h)).sqrt())
+    }
+
+    /// Predictions with two-sided prediction intervals for new observations at `confidence`
+    /// (in (0, 1), e.g. 0.95), under the model's Gaussian noise assumption:
+    /// `ŷ ± t_{(1+confidence)/2, N−p} σ̂ √(1 + h)`, where `h = 1/Σwᵢ + (x − x̄)ᵀ(X̃ᵀX̃)⁻¹(x − x̄)`
+    /// (without the `1/Σwᵢ` term when there is no intercept) and each new observation has unit
+    /// weight.
+    ///
+    /// Fails with [`Error::Numerical`] when the design was rank-deficient or had no residual
+    /// degrees of freedom.
+    pub fn predict_interval<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        confidence: f64,
+    ) -> Result<PredictionInterval> {
+        if !(confidence > 0.0 && confidence < 1.0) {
+            return Err(Error::invalid_parameter(
+                "confidence",
+                confidence,
+                "a number in (0, 1)",
+            ));
+        }
+        let prediction = self.predict(records)?;
+        let (g, sigma2) = self.inference().ok_or_else(|| {
+            Error::Numerical(format!(
+                "prediction intervals need a full-rank design with more samples than parameters (rank {} of {} features, {} samples)",
+                self.rank,
+                self.coef.len(),
+                self.n_samples
+            ))
+        })?;
+        let t = t_quantile(0.5 + 0.5 * confidence, self.df_resid() as f64);
+        let base = if self.fit_intercept {
+            1.0 + 1.0 / self.weight_sum
+        } else {
+            1.0
+        };
+        let d = self.coef.len();
+        let half: Vec<f64> = (0..records.n_samples())
+            .into_par_iter()
+            .with_min_len(256)
+            .map_init(
+                || vec![0.0; d],
+                |row, i| {
+                    records.row(i).to_dense_into(row);
+                    let h = self.leverage(g, |j| row[j]);
+                    t * (sigma2 * (base + h)).sqrt()
+                },
+            )
+            .collect();
+        Ok(PredictionInterval {
+            lower: prediction.iter().zip(&half).map(|(p, h)| p - h).collect(),
+            upper: prediction.iter().zip(&half).map(|(p, h)| p + h).collect(),
+            prediction,
+        })
+    }
+}
+
+/// A solution of the scaled problem `min ‖y − X w‖`.
+struct Solution {
+    coef: Vec<f64>,
+    rank: usize,
+    singular_values: Option<Vec<f64>>,
+    rss: f64,
+    inverse_gram: Option<Mat<f64>>,
+    solver: LstsqSolver,
+}
+
+/// `‖R‖_F` over the upper triangle of a square matrix.
+fn upper_frobenius(r: MatRef<'_, f64>) -> f64 {
+    (0..r.ncols())
+        .map(|j| (0..=j).map(|i| r[(i, j)] * r[(i, j)]).sum::<f64>())
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// `A Aᵀ`.
+fn times_transpose(a: MatRef<'_, f64>) -> Mat<f64> {
+    let mut out = Mat::<f64>::zeros(a.nrows(), a.nrows());
+    matmul(
+        out.as_mut(),
+        Accum::Replace,
+        a,
+        a.transpose(),
+        1.0,
+        Par::Seq,
+    );
+    out
+}
+
+/// Back substitution with the QR factor `R` of `[X | y]` (`(d + 1) × (d + 1)`): `R₁₁ w = R₁₂`,
+/// and the last diagonal entry is the residual norm. `None` when `R₁₁` is too close to
+/// singular to trust, for the SVD to take over.
+fn solve_qr(r_aug: &Mat<f64>, n: usize) -> Option<Solution> {
+    let d = r_aug.ncols() - 1;
+    let r = r_aug.as_ref().get(..d, ..d);
+    let mut r_inv = Mat::<f64>::zeros(d, d);
+    invert_upper_triangular(r_inv.as_mut(), r, Par::Seq);
+    // ‖R‖_F ‖R⁻¹‖_F bounds the condition number from above (within a factor d), so this
+    // sends every design the SVD would call rank-deficient to the SVD; a NaN or ∞ from a zero
+    // pivot fails the comparison too.
+    let cond = upper_frobenius(r) * upper_frobenius(r_inv.as_ref());
+    let trusted = cond * rcond(n, d) < 1.0;
+    if !trusted {
+        return None;
+    }
+    let mut coef = r_aug.as_ref().get(..d, d..).to_owned();
+    solve_upper_triangular_in_place(r, coef.as_mut(), Par::Seq);
+    Some(Solution {
+        coef: (0..d).map(|i| coef[(i, 0)]).collect(),
+        rank: d,
+        singular_values: None,
+        rss: r_aug[(d, d)] * r_aug[(d, d)],
+        inverse_gram: Some(times_transpose(r_inv.as_ref())),
+        solver: LstsqSolver::Qr,
+    })
+}
+
+/// Cholesky on `XᵀX`. `None` when the factor is numerically singular.
+fn solve_normal_equations(design: &Design) -> Option<Solution> {
+    let (n, d) = (design.n(), design.d());
+    // [X y]ᵀ[X y] holds XᵀX and Xᵀy.
+    let gram_xy = blocked_gram(design.xy.as_ref());
+    let mut gram = gram_xy.as_ref().get(..d, ..d).to_owned();
+    let mut rhs = gram_xy.as_ref().get(..d, d..).to_owned();
+    if !cholesky_solve_in_place(gram.as_mut(), rhs.as_mut(), Par::Seq) {
+        return None;
+    }
+    let (lo, hi) = (0..d)
+        .map(|i| gram[(i, i)])
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    // Written so that NaN pivots count as singular too.
+    let regular = lo > rcond(n, d).sqrt() * hi;
+    if !regular {
+        return None;
+    }
+    // (XᵀX)⁻¹ = L⁻ᵀ L⁻¹: invert Lᵀ (upper triangular) and multiply by its transpose.
+    let mut l_inv_t = Mat::<f64>::zeros(d, d);
+    invert_upper_triangular(l_inv_t.as_mut(), gram.as_ref().transpose(), Par::Seq);
+    // The residual from the data, not from the Gram matrix, where it would cancel.
+    let mut r = design.y().to_owned();
+    matmul(
+        r.as_mut(),
+        Accum::Add,
+        design.x(),
+        rhs.as_ref(),
+        -1.0,
+        Par::Seq,
+    );
+    Some(Solution {
+        coef: (0..d).map(|i| rhs[(i, 0)]).collect(),
+        rank: d,
+        singular_values: None,
+        rss: r.col(0).squared_norm_l2(),
+        inverse_gram: Some(times_transpose(l_inv_t.as_ref())),
+        solver: LstsqSolver::NormalEquations,
+    })
+}
+
+/// The minimum-norm solution from the spectral form.
+fn solve_svd(spectral: Spectral) -> Solution {
+    let rank = spectral.rank();
+    let inverse: Vec<f64> = spectral.s[..rank].iter().map(|s| 1.0 / s).collect();
+    let coef = spectral.solve(&inverse);
+    // The residual: the part of y outside the span of U, plus its components along the
+    // singular directions left out.
+    let rss = spectral.rss_outside + spectral.uty[rank..].iter().map(|c| c * c).sum::<f64>();
+    let inverse_gram = (rank == spectral.d()).then(|| spectral.inverse_gram());
+    Solution {
+        coef,
+        rank,
+        singular_values: Some(spectral.s),
+        rss,
+        inverse_gram,
+        solver: LstsqSolver::Svd,
+    }
+}
+
+impl Fit for LinearRegressionParams {
+    type Model = LinearRegression;
+
+    fn fit(&self, data: &Dataset) -> Result<LinearRegression> {
+        let mut design = Design::new(data, self.fit_intercept)?;
+        let (n, d) = (design.n(), design.d());
+        let solution = if n <= d {
+            // No QR of a short matrix solves least squares: straight to the SVD.
+            solve_svd(Spectral::of(&mut design)?)
+        } else {
+            let normal = match self.solver {
+                LstsqSolver::NormalEquations => solve_normal_equations(&design),
+                _ => None,
+            };
+            match normal {
+                Some(s) => s,
+                None => {
+                    let r_aug = tsqr(design.xy.as_mut());
+                    let qr = match self.solver {
+                        LstsqSolver::Qr => solve_qr(&r_aug, n),
+                        _ => None,
+                    };
+                    match qr {
+                        Some(s) => s,
+                        None => solve_svd(Spectral::from_r(&r_aug, n)?),
+                    }
+                }
+            }
+        };
+        let (coef, intercept) = design.unscale(&solution.coef);
+        if !(coef.iter().all(|c| c.is_finite()) && intercept.is_finite()) {
+            return Err(Error::Numerical(
+                "least squares produced non-finite weights: the data's range is too wide for f64; rescale the features or targets".into(),
+            ));
+        }
+        let y_scale2 = design.y_scale * design.y_scale;
+        Ok(LinearRegression {
+            coef,
+            intercept,
+            fit_intercept: self.fit_intercept,
+            rank: solution.rank,
+            singular_values: solution
+                .singular_values
+                .map(|s| s.iter().map(|v| v * design.x_scale).collect()),
+            solver: solution.solver,
+            n_samples: n,
+            rss: solution.rss * y_scale2,
+            weight_sum: design.weight_sum,
+            x_offset: design.x_offset,
+            inverse_gram: solution
+                .inverse_gram
+                .map(|g| DenseMatrix::from_faer(g.as_ref())),
+            x_scale: design.x_scale,
+        })
+    }
+}
+
+impl Predict for LinearRegression {
+    type Output = Vec<f64>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        predict_linear(records, &self.coef, self.intercept)
+    }
+}
+
+impl ModelFile for LinearRegression {
+    const KIND: &'static str = "linear-regression";
+}

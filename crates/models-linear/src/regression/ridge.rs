@@ -1,0 +1,234 @@
+//! Ridge regression: least squares with an L2 penalty on the weights (not on the intercept).
+
+use core_linalg::faer::linalg::matmul::matmul;
+use core_linalg::faer::{Accum, Mat, Par};
+use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use serde::{Deserialize, Serialize};
+
+use super::design::{Design, check_alpha, col_to_vec, par_for, predict_linear};
+use super::solve::{Spectral, blocked_gram, cholesky_solve_in_place};
+
+/// How [`Ridge`] solves `(XᵀX + αI) w = Xᵀy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RidgeSolver {
+    /// Cholesky factorization (the default, scikit-learn's choice for dense data): of the
+    /// `d × d` system `XᵀX + αI` when `n ≥ d`, else of the `n × n` system `XXᵀ + αI` (then
+    /// `w = Xᵀc`). When the matrix is not numerically positive definite (`α = 0` on collinear
+    /// data) the fit switches to [`RidgeSolver::Svd`], as scikit-learn falls back to least
+    /// squares.
+    #[default]
+    Cholesky,
+    /// SVD `X = U S Vᵀ` (through the tall-skinny QR when `n > d`, as
+    /// [`LstsqSolver::Svd`](super::LstsqSolver::Svd)): `w = V diag(s / (s² + α)) Uᵀy`,
+    /// singular values at most `ε · max(n, d) · s_max` left out. Slower, exact for `α = 0` on
+    /// rank-deficient data, and what [`RidgeParams::fit_path`] uses for every α at once.
+    Svd,
+}
+
+/// Parameters of [`Ridge`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RidgeParams {
+    alpha: f64,
+    fit_intercept: bool,
+    solver: RidgeSolver,
+}
+
+impl Default for RidgeParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            fit_intercept: true,
+            solver: RidgeSolver::Cholesky,
+        }
+    }
+}
+
+impl RidgeParams {
+    /// Penalty strength `α ≥ 0` on `‖w‖²` (default 1).
+    pub fn alpha(mut self, alpha: f64) -> Self {
+        self.alpha = alpha;
+        self
+    }
+    /// Fit an unpenalized intercept by centring (default true).
+    pub fn fit_intercept(mut self, yes: bool) -> Self {
+        self.fit_intercept = yes;
+        self
+    }
+    /// The solver (default [`RidgeSolver::Cholesky`]).
+    pub fn solver(mut self, solver: RidgeSolver) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// One model per α in `alphas`, from a single SVD of the design (the regularization path):
+    /// each extra α costs `O(d · min(n, d))`. This params value's own `alpha` and
+    /// `solver` are not used; every model reports [`RidgeSolver::Svd`], and equals what
+    /// `self.alpha(a).solver(RidgeSolver::Svd).fit(data)` returns.
+    pub fn fit_path(&self, data: &Dataset, alphas: &[f64]) -> Result<Vec<Ridge>> {
+        if alphas.is_empty() {
+            return Err(Error::invalid_parameter(
+                "alphas",
+                "[]",
+                "at least one value",
+            ));
+        }
+        for &a in alphas {
+            check_alpha(a)?;
+        }
+        let mut design = Design::new(data, self.fit_intercept)?;
+        let spectral = Spectral::of(&mut design)?;
+        alphas
+            .iter()
+            .map(|&alpha| {
+                let coef = spectral_coef(&spectral, scaled_alpha(alpha, &design));
+                Ridge::from_scaled(&design, &coef, alpha, RidgeSolver::Svd)
+            })
+            .collect()
+    }
+}
+
+/// A fitted ridge regression `y = x·w + b`, minimizing `Σ wᵢ (yᵢ − xᵢ·w − b)² + α ‖w‖²`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ridge {
+    coef: Vec<f64>,
+    intercept: f64,
+    alpha: f64,
+    solver: RidgeSolver,
+}
+
+impl Ridge {
+    /// Default parameters.
+    pub fn params() -> RidgeParams {
+        RidgeParams::default()
+    }
+    /// The weights `w`.
+    pub fn coef(&self) -> &[f64] {
+        &self.coef
+    }
+    /// The intercept `b` (0 when fitted without one).
+    pub fn intercept(&self) -> f64 {
+        self.intercept
+    }
+    /// The penalty α the model was fitted with.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+    /// The solver that produced the solution (after any fallback).
+    pub fn solver(&self) -> RidgeSolver {
+        self.solver
+    }
+
+    fn from_scaled(
+        design: &Design,
+        scaled_coef: &[f64],
+        alpha: f64,
+        solver: RidgeSolver,
+    ) -> Result<Self> {
+        let (coef, intercept) = design.unscale(scaled_coef);
+        if !(coef.iter().all(|c| c.is_finite()) && intercept.is_finite()) {
+            return Err(Error::Numerical(
+                "ridge produced non-finite weights: the data's range is too wide for f64; rescale the features or targets".into(),
+            ));
+        }
+        Ok(Self {
+            coef,
+            intercept,
+            alpha,
+            solver,
+        })
+    }
+}
+
+/// α in the units of the scaled design: `‖y − Xw‖² + α‖w‖²` on `X/s`, `y/t` with `w = w' t/s`
+/// has penalty `α/s²`. Divided twice so that `s²` itself cannot overflow.
+fn scaled_alpha(alpha: f64, design: &Design) -> f64 {
+    alpha / design.x_scale / design.x_scale
+}
+
+/// Cholesky on the smaller of the primal and dual systems. `None` when it is not positive
+/// definite.
+fn solve_cholesky(design: &Design, alpha: f64) -> Option<Vec<f64>> {
+    let (n, d) = (design.n(), design.d());
+    let (x, y) = (design.x(), design.y());
+    if n >= d {
+        // [X y]ᵀ[X y] holds XᵀX and Xᵀy.
+        let gram_xy = blocked_gram(design.xy.as_ref());
+        let mut a = gram_xy.as_ref().get(..d, ..d).to_owned();
+        let mut b = gram_xy.as_ref().get(..d, d..).to_owned();
+        for i in 0..d {
+            a[(i, i)] += alpha;
+        }
+        cholesky_solve_in_place(a.as_mut(), b.as_mut(), Par::Seq).then(|| col_to_vec(b.as_ref(), d))
+    } else {
+        let par = par_for(n as f64 * n as f64 * d as f64);
+        let mut k = Mat::<f64>::zeros(n, n);
+        matmul(k.as_mut(), Accum::Replace, x, x.transpose(), 1.0, par);
+        for i in 0..n {
+            k[(i, i)] += alpha;
+        }
+        let mut c = y.to_owned();
+        if !cholesky_solve_in_place(k.as_mut(), c.as_mut(), Par::Seq) {
+            return None;
+        }
+        let mut w = Mat::<f64>::zeros(d, 1);
+        matmul(
+            w.as_mut(),
+            Accum::Replace,
+            x.transpose(),
+            c.as_ref(),
+            1.0,
+            par,
+        );
+        Some(col_to_vec(w.as_ref(), d))
+    }
+}
+
+/// The weights for one (scaled) α from the spectral form.
+fn spectral_coef(spectral: &Spectral, alpha: f64) -> Vec<f64> {
+    // An infinite penalty (α·2^2000 after scaling) gives s/∞ = 0: the limit w = 0.
+    let filter: Vec<f64> = spectral.s[..spectral.rank()]
+        .iter()
+        .map(|s| s / (s * s + alpha))
+        .collect();
+    spectral.solve(&filter)
+}
+
+impl Fit for RidgeParams {
+    type Model = Ridge;
+
+    fn fit(&self, data: &Dataset) -> Result<Ridge> {
+        check_alpha(self.alpha)?;
+        let mut design = Design::new(data, self.fit_intercept)?;
+        let alpha = scaled_alpha(self.alpha, &design);
+        if alpha.is_infinite() {
+            // The penalty outweighs any fit by more than f64 can express: w = 0 is the limit.
+            return Ridge::from_scaled(&design, &vec![0.0; design.d()], self.alpha, self.solver);
+        }
+        let (coef, solver) = match self.solver {
+            RidgeSolver::Cholesky => match solve_cholesky(&design, alpha) {
+                Some(c) => (c, RidgeSolver::Cholesky),
+                None => (
+                    spectral_coef(&Spectral::of(&mut design)?, alpha),
+                    RidgeSolver::Svd,
+                ),
+            },
+            RidgeSolver::Svd => (
+                spectral_coef(&Spectral::of(&mut design)?, alpha),
+                RidgeSolver::Svd,
+            ),
+        };
+        Ridge::from_scaled(&design, &coef, self.alpha, solver)
+    }
+}
+
+impl Predict for Ridge {
+    type Output = Vec<f64>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        predict_linear(records, &self.coef, self.intercept)
+    }
+}
+
+impl ModelFile for Ridge {
+    const KIND: &'static str = "ridge";
+}
