@@ -309,6 +309,51 @@ impl Dataset {
     }
 }
 
+/// The classes that occur in a dataset, in sorted label order, and each sample's index among
+/// them: what a classifier trains on (a subset's [`Classes`] may list labels it lacks).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PresentClasses {
+    /// The labels that occur, sorted.
+    pub labels: Vec<Label>,
+    /// Each sample's index into `labels`.
+    pub y: Vec<usize>,
+    /// Samples per label.
+    pub counts: Vec<usize>,
+}
+
+impl Classes {
+    /// The classes that occur, re-indexed densely in sorted order.
+    pub fn present(&self) -> PresentClasses {
+        let all = self.counts();
+        let present: Vec<usize> = (0..self.n_classes()).filter(|&c| all[c] > 0).collect();
+        let mut index = vec![0; self.n_classes()];
+        for (k, &c) in present.iter().enumerate() {
+            index[c] = k;
+        }
+        PresentClasses {
+            labels: present.iter().map(|&c| self.labels()[c].clone()).collect(),
+            y: self.indices().iter().map(|&c| index[c as usize]).collect(),
+            counts: present.iter().map(|&c| all[c]).collect(),
+        }
+    }
+}
+
+/// Class indices from decision scores: for two classes the sign of the one column (positive
+/// means class 1, scikit-learn's convention), else the largest column, ties to the earlier
+/// class.
+pub fn classes_from_scores(scores: &crate::DenseMatrix, n_classes: usize) -> Vec<usize> {
+    scores
+        .rows()
+        .map(|s| {
+            if n_classes == 2 {
+                usize::from(s[0] > 0.0)
+            } else {
+                (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
+            }
+        })
+        .collect()
+}
+
 /// Per-class weights multiplying each sample's cost or loss (scikit-learn's `class_weight`,
 /// LIBSVM's `-wi`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

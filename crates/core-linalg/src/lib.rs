@@ -43,7 +43,9 @@ pub mod split;
 mod traits;
 pub mod validate;
 
-pub use dataset::{ClassWeight, Classes, Dataset, Label, Targets};
+pub use dataset::{
+    ClassWeight, Classes, Dataset, Label, PresentClasses, Targets, classes_from_scores,
+};
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
 pub use model_file::{FORMAT_VERSION, ModelFile, peek_kind};

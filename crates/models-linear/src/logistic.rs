@@ -38,7 +38,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, Records, Result, validate,
+    PredictProba, PresentClasses, Records, Result, classes_from_scores, validate,
 };
 use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
 use optim::lbfgs::{LbfgsOptions, lbfgs};
@@ -356,16 +356,7 @@ impl LogisticRegression {
     /// Predicted class indices into [`LogisticRegression::labels`].
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let scores = self.scores(records)?;
-        Ok(scores
-            .rows()
-            .map(|s| {
-                if self.labels.len() == 2 {
-                    usize::from(s[0] > 0.0)
-                } else {
-                    (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
-                }
-            })
-            .collect())
+        Ok(classes_from_scores(&scores, self.labels.len()))
     }
 }
 
@@ -433,25 +424,12 @@ impl Fit for LogisticRegressionParams {
         validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
         validate::check_min_classes(&classes, 2)?;
-        let counts = classes.counts();
-        let present: Vec<usize> = (0..classes.n_classes())
-            .filter(|&c| counts[c] > 0)
-            .collect();
-        self.check(present.len())?;
-        let labels: Vec<Label> = present
-            .iter()
-            .map(|&c| classes.labels()[c].clone())
-            .collect();
-        let mut model_class = vec![usize::MAX; classes.n_classes()];
-        for (k, &c) in present.iter().enumerate() {
-            model_class[c] = k;
-        }
-        let y: Vec<usize> = classes
-            .indices()
-            .iter()
-            .map(|&c| model_class[c as usize])
-            .collect();
-        let class_counts: Vec<usize> = present.iter().map(|&c| counts[c]).collect();
+        let PresentClasses {
+            labels,
+            y,
+            counts: class_counts,
+        } = classes.present();
+        self.check(labels.len())?;
         let cw = self.class_weight.per_class(&labels, &class_counts);
         let n = data.n_samples();
         let weights: Option<Vec<f64>> = (self.class_weight != ClassWeight::Uniform

@@ -3,7 +3,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    Records, Result, validate,
+    PresentClasses, Records, Result, classes_from_scores, validate,
 };
 use optim::StopReason;
 pub use optim::dcd::SvmLoss;
@@ -262,17 +262,7 @@ impl LinearSvc {
     /// Predicted class indices into [`LinearSvc::labels`].
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let scores = self.scores(records)?;
-        Ok(scores
-            .rows()
-            .map(|s| {
-                if self.labels.len() == 2 {
-                    usize::from(s[0] > 0.0)
-                } else {
-                    // Ties go to the earlier class.
-                    (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
-                }
-            })
-            .collect())
+        Ok(classes_from_scores(&scores, self.labels.len()))
     }
 }
 
@@ -324,25 +314,11 @@ impl Fit for LinearSvcParams {
         validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
         validate::check_min_classes(&classes, 2)?;
-        let counts = classes.counts();
-        // Only classes present in the data take part (a subset's labels may list more).
-        let present: Vec<usize> = (0..classes.n_classes())
-            .filter(|&c| counts[c] > 0)
-            .collect();
-        let labels: Vec<Label> = present
-            .iter()
-            .map(|&c| classes.labels()[c].clone())
-            .collect();
-        let mut model_class = vec![usize::MAX; classes.n_classes()];
-        for (k, &c) in present.iter().enumerate() {
-            model_class[c] = k;
-        }
-        let y: Vec<usize> = classes
-            .indices()
-            .iter()
-            .map(|&c| model_class[c as usize])
-            .collect();
-        let class_counts: Vec<usize> = present.iter().map(|&c| counts[c]).collect();
+        let PresentClasses {
+            labels,
+            y,
+            counts: class_counts,
+        } = classes.present();
         let cw = self.class_weight.per_class(&labels, &class_counts);
         let n = data.n_samples();
         let c = match self.penalty {

@@ -75,26 +75,18 @@ impl<'a> Columns<'a> {
     }
 }
 
-/// Solves the elastic net from `w0` (zeros for a cold start) with `α ≥ 0` and `ρ = l1_ratio`
-/// in [0, 1].
-pub fn elastic_net(
-    x: Columns<'_>,
-    y: &[f64],
+/// The checks both entry points share: the start point, the penalty and the options.
+fn check_problem(
+    d: usize,
     alpha: f64,
     l1_ratio: f64,
-    w0: Vec<f64>,
+    w0: &[f64],
     options: &CdOptions,
-) -> Result<CdSolution> {
-    let (n, d) = (x.n, x.d());
-    if y.len() != n {
-        return Err(Error::shape("targets", n, y.len()));
-    }
+) -> Result<()> {
     if w0.len() != d {
         return Err(Error::shape("starting point length", d, w0.len()));
     }
-    validate::check_finite_slice(x.data)?;
-    validate::check_finite_slice(y)?;
-    validate::check_finite_slice(&w0)?;
+    validate::check_finite_slice(w0)?;
     if !(alpha >= 0.0 && alpha.is_finite()) {
         return Err(Error::invalid_parameter(
             "alpha",
@@ -113,6 +105,26 @@ pub fn elastic_net(
     if options.max_iter == 0 {
         return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
     }
+    Ok(())
+}
+
+/// Solves the elastic net from `w0` (zeros for a cold start) with `α ≥ 0` and `ρ = l1_ratio`
+/// in [0, 1].
+pub fn elastic_net(
+    x: Columns<'_>,
+    y: &[f64],
+    alpha: f64,
+    l1_ratio: f64,
+    w0: Vec<f64>,
+    options: &CdOptions,
+) -> Result<CdSolution> {
+    let (n, d) = (x.n, x.d());
+    if y.len() != n {
+        return Err(Error::shape("targets", n, y.len()));
+    }
+    validate::check_finite_slice(x.data)?;
+    validate::check_finite_slice(y)?;
+    check_problem(d, alpha, l1_ratio, &w0, options)?;
     // The objective times n: ½‖y − Xw‖² + l1‖w‖₁ + (l2/2)‖w‖².
     let l1 = alpha * l1_ratio * n as f64;
     let l2 = alpha * (1.0 - l1_ratio) * n as f64;
@@ -214,33 +226,12 @@ pub fn elastic_net_gram(
     if gram.len() != d * d {
         return Err(Error::shape("Gram matrix entries (d²)", d * d, gram.len()));
     }
-    if w0.len() != d {
-        return Err(Error::shape("starting point length", d, w0.len()));
-    }
     if n == 0 {
         return Err(Error::EmptyDataset(
             "the elastic net needs at least one sample".into(),
         ));
     }
-    validate::check_finite_slice(&w0)?;
-    if !(alpha >= 0.0 && alpha.is_finite()) {
-        return Err(Error::invalid_parameter(
-            "alpha",
-            alpha,
-            "a finite number >= 0",
-        ));
-    }
-    validate::check_in_range("l1_ratio", l1_ratio, 0.0, 1.0, false)?;
-    if !(options.tol >= 0.0 && options.tol.is_finite()) {
-        return Err(Error::invalid_parameter(
-            "tol",
-            options.tol,
-            "a finite number >= 0",
-        ));
-    }
-    if options.max_iter == 0 {
-        return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
-    }
+    check_problem(d, alpha, l1_ratio, &w0, options)?;
     if !gram.iter().chain(xty).all(|v| v.is_finite()) || !y_sq.is_finite() {
         return Err(Error::Numerical(
             "XᵀX or Xᵀy overflowed: rescale the features and targets (e.g. StandardScaler)".into(),

@@ -18,6 +18,7 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::StopReason;
+use crate::checks;
 use crate::loss::Loss;
 
 /// The SVM loss DCD minimizes.
@@ -91,21 +92,9 @@ pub fn dcd<R: Records + ?Sized>(
     options: &DcdOptions,
 ) -> Result<DcdSolution> {
     let n = x.n_samples();
-    if n == 0 {
-        return Err(Error::EmptyDataset("DCD needs at least one sample".into()));
-    }
-    if y.len() != n {
-        return Err(Error::shape("labels", n, y.len()));
-    }
+    checks::signed_labels(y, n, "DCD")?;
     if c.len() != n {
         return Err(Error::shape("costs", n, c.len()));
-    }
-    if let Some(row) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
-        return Err(Error::invalid_parameter(
-            format!("label of sample {row}"),
-            y[row],
-            "-1 or +1",
-        ));
     }
     validate::check_finite_slice(c)?;
     if let Some(row) = c.iter().position(|&v| v < 0.0) {

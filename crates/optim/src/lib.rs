@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod cd;
+mod checks;
 pub mod dcd;
 pub mod gd;
 pub mod lbfgs;

@@ -15,10 +15,12 @@
 //! to every sample, regularized like the other weights.
 
 use core_linalg::split::rng_from_seed;
-use core_linalg::{Error, Records, Result, validate};
+use core_linalg::{Error, Records, Result};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
+
+use crate::checks;
 
 /// Which iterate Pegasos returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,21 +77,7 @@ pub struct PegasosSolution {
 }
 
 fn check_common(n: usize, y: &[f64], lambda: f64) -> Result<()> {
-    if n == 0 {
-        return Err(Error::EmptyDataset(
-            "Pegasos needs at least one sample".into(),
-        ));
-    }
-    if y.len() != n {
-        return Err(Error::shape("labels", n, y.len()));
-    }
-    if let Some(row) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
-        return Err(Error::invalid_parameter(
-            format!("label of sample {row}"),
-            y[row],
-            "-1 or +1",
-        ));
-    }
+    checks::signed_labels(y, n, "Pegasos")?;
     if !(lambda > 0.0 && lambda.is_finite()) {
         return Err(Error::invalid_parameter(
             "lambda",
@@ -200,19 +188,7 @@ pub fn pegasos<R: Records + ?Sized>(
     {
         return Err(Error::invalid_parameter("bias", b, "a finite number > 0"));
     }
-    if let Some(s) = weights {
-        if s.len() != n {
-            return Err(Error::shape("sample weights", n, s.len()));
-        }
-        validate::check_finite_slice(s)?;
-        if let Some(row) = s.iter().position(|&v| v < 0.0) {
-            return Err(Error::invalid_parameter(
-                format!("sample weight {row}"),
-                s[row],
-                ">= 0",
-            ));
-        }
-    }
+    checks::sample_weights(weights, n)?;
     let lambda = options.lambda;
     let k = options.batch_size.min(n);
     let dim = x.n_features() + usize::from(options.bias.is_some());

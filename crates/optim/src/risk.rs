@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use faer::Mat;
 
+use crate::checks;
 use crate::gd::{FiniteSum, Objective};
 use crate::loss::Loss;
 use crate::newton::Hessian;
@@ -64,22 +65,8 @@ impl<'a, R: Records + ?Sized> LinearRisk<'a, R> {
                 "-1 or +1 for a classification loss",
             ));
         }
-        if let Some(s) = weights {
-            if s.len() != n {
-                return Err(Error::shape("sample weights", n, s.len()));
-            }
-            validate::check_finite_slice(s)?;
-            if let Some(row) = s.iter().position(|&v| v < 0.0) {
-                return Err(Error::invalid_parameter(
-                    format!("sample weight {row}"),
-                    s[row],
-                    "a number >= 0",
-                ));
-            }
-        }
-        if !(l2 >= 0.0 && l2.is_finite()) {
-            return Err(Error::invalid_parameter("l2", l2, "a finite number >= 0"));
-        }
+        checks::sample_weights(weights, n)?;
+        checks::non_negative("l2", l2)?;
         Ok(Self {
             x,
             y,
@@ -292,22 +279,8 @@ impl<'a, R: Records + ?Sized> SoftmaxRisk<'a, R> {
                 format!("an index below {k}"),
             ));
         }
-        if let Some(s) = weights {
-            if s.len() != n {
-                return Err(Error::shape("sample weights", n, s.len()));
-            }
-            validate::check_finite_slice(s)?;
-            if let Some(row) = s.iter().position(|&v| v < 0.0) {
-                return Err(Error::invalid_parameter(
-                    format!("sample weight {row}"),
-                    s[row],
-                    "a number >= 0",
-                ));
-            }
-        }
-        if !(l2 >= 0.0 && l2.is_finite()) {
-            return Err(Error::invalid_parameter("l2", l2, "a finite number >= 0"));
-        }
+        checks::sample_weights(weights, n)?;
+        checks::non_negative("l2", l2)?;
         Ok(Self {
             x,
             y,

@@ -2,14 +2,14 @@
 
 use core_linalg::{
     CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
-    Predict, Records, Result, RowView, validate,
+    Predict, Records, Result, RowView, classes_from_scores, validate,
 };
 use kernels::{Kernel, KernelSpec, Polynomial};
 use optim::StopReason;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Encoded, Learner, Run, Schedule, classes_from_scores, train};
+use super::{Encoded, Learner, Run, Schedule, train};
 
 /// Kernel entries computed per block of rows at prediction (32 MiB of `f64`), so predicting
 /// many samples never holds the whole test × support kernel matrix.

@@ -79,7 +79,7 @@ mod primal;
 pub use kernel::{KernelPerceptron, KernelPerceptronParams};
 pub use primal::{Perceptron, PerceptronParams};
 
-use core_linalg::{Dataset, DenseMatrix, Error, Label, Result, split};
+use core_linalg::{Dataset, Error, Label, PresentClasses, Result, split};
 use optim::StopReason;
 use rand::seq::SliceRandom;
 
@@ -110,24 +110,7 @@ impl Encoded {
                 "at least one positive weight (a weight-0 sample is never visited)",
             ));
         }
-        let counts = classes.counts();
-        // Only the classes present take part (a subset's labels may list more).
-        let present: Vec<usize> = (0..classes.n_classes())
-            .filter(|&c| counts[c] > 0)
-            .collect();
-        let mut class_of = vec![0; classes.n_classes()];
-        for (k, &c) in present.iter().enumerate() {
-            class_of[c] = k;
-        }
-        let labels: Vec<Label> = present
-            .iter()
-            .map(|&c| classes.labels()[c].clone())
-            .collect();
-        let y = classes
-            .indices()
-            .iter()
-            .map(|&c| class_of[c as usize])
-            .collect();
+        let PresentClasses { labels, y, .. } = classes.present();
         let positives = if labels.len() == 2 {
             vec![1]
         } else {
@@ -232,19 +215,4 @@ fn train<L: Learner>(
         mistakes,
         stop: stop.1,
     })
-}
-
-/// Class indices from scores: the sign of the one column for two classes (positive →
-/// `labels()[1]`), else the largest column, ties to the earlier class.
-fn classes_from_scores(scores: &DenseMatrix, n_labels: usize) -> Vec<usize> {
-    scores
-        .rows()
-        .map(|s| {
-            if n_labels == 2 {
-                usize::from(s[0] > 0.0)
-            } else {
-                (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
-            }
-        })
-        .collect()
 }

@@ -2,13 +2,13 @@
 
 use core_linalg::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    validate,
+    classes_from_scores, validate,
 };
 use optim::StopReason;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Encoded, Learner, Schedule, classes_from_scores, train};
+use super::{Encoded, Learner, Schedule, train};
 
 /// Hyperparameters of [`Perceptron`] (scikit-learn's `Perceptron` names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,54 @@
+//! Input checks the solvers share, each returning the typed error a caller can act on.
+
+use core_linalg::{Error, Result, validate};
+
+/// `n ≥ 1` samples and `y` of length `n` with every label `−1` or `+1`.
+pub(crate) fn signed_labels(y: &[f64], n: usize, solver: &str) -> Result<()> {
+    if n == 0 {
+        return Err(Error::EmptyDataset(format!(
+            "{solver} needs at least one sample"
+        )));
+    }
+    if y.len() != n {
+        return Err(Error::shape("labels", n, y.len()));
+    }
+    if let Some(row) = y.iter().position(|&v| v != 1.0 && v != -1.0) {
+        return Err(Error::invalid_parameter(
+            format!("label of sample {row}"),
+            y[row],
+            "-1 or +1",
+        ));
+    }
+    Ok(())
+}
+
+/// Optional per-sample weights: `n` of them, finite and `≥ 0`.
+pub(crate) fn sample_weights(weights: Option<&[f64]>, n: usize) -> Result<()> {
+    if let Some(s) = weights {
+        if s.len() != n {
+            return Err(Error::shape("sample weights", n, s.len()));
+        }
+        validate::check_finite_slice(s)?;
+        if let Some(row) = s.iter().position(|&v| v < 0.0) {
+            return Err(Error::invalid_parameter(
+                format!("sample weight {row}"),
+                s[row],
+                "a number >= 0",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A finite strength `≥ 0` named `name`.
+pub(crate) fn non_negative(name: &str, value: f64) -> Result<()> {
+    if value >= 0.0 && value.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            name,
+            value,
+            "a finite number >= 0",
+        ))
+    }
+}
