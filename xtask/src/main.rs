@@ -2,10 +2,19 @@
 //!
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the test suite (the README's
 //!   test command), and the docs with warnings denied.
+//! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end (`bench.rs`,
+//!   `benches/README.md`).
+
+mod bench;
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci    fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied)";
+fn usage() -> String {
+    format!(
+        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied)\n{}",
+        bench::USAGE
+    )
+}
 
 fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     eprintln!("xtask: cargo {}", args.join(" "));
@@ -42,14 +51,19 @@ fn ci() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1);
-    let result = match task.as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
-        Some("-h" | "--help") | None => {
-            println!("{USAGE}");
+        Some("bench") if args[1..].iter().any(|a| a == "-h" || a == "--help") => {
+            println!("usage: cargo xtask bench [options]\n\n{}", bench::USAGE);
             return ExitCode::SUCCESS;
         }
-        Some(other) => Err(format!("unknown task `{other}`\n{USAGE}")),
+        Some("bench") => bench::bench(&args[1..]),
+        Some("-h" | "--help") | None => {
+            println!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n{}", usage())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

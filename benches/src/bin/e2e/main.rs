@@ -1,0 +1,225 @@
+//! `e2e`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end, on real data.
+//!
+//! `cargo xtask bench` builds this binary and runs `e2e run`; see `benches/README.md`.
+//!
+//! - `e2e run [--python PY] [--quick] [--repeats R] [--threads N] [--only a,b] [--out DIR]`:
+//!   every case, each side in its own child process, medians, then the table on stdout and
+//!   `report.md` + `ratios.svg` in the output directory. Without `--python`, margin runs alone.
+//! - `e2e run-one --case NAME <data flags>`: margin's side of one case (the runner's child);
+//!   prints one JSON line.
+//! - `e2e list`: the cases.
+
+mod cases;
+mod data;
+mod report;
+mod runner;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::cases::CASES;
+use crate::data::{DataArgs, Res};
+use crate::runner::{Measure, Plan, Status};
+
+#[derive(Parser)]
+#[command(
+    name = "e2e",
+    about = "margin against its peers, end to end (see benches/README.md)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the cases (both sides in child processes) and write the report.
+    Run(RunArgs),
+    /// Run margin's side of one case and print its JSON line (the runner's child).
+    RunOne {
+        /// Case name (`e2e list`).
+        #[arg(long)]
+        case: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// List the cases.
+    List,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Python interpreter with scikit-learn, libsvm-official and liblinear-official; without
+    /// it margin runs alone and ratios show as "—".
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Why the peers are not run (shown in the report when --python is absent).
+    #[arg(long, value_name = "TEXT")]
+    no_peers_reason: Option<String>,
+    /// One repetition, small cases only.
+    #[arg(long)]
+    quick: bool,
+    /// Repetitions per side (default 3, or 1 with --quick); the medians are reported.
+    #[arg(long)]
+    repeats: Option<usize>,
+    /// Threads per side (RAYON_NUM_THREADS, OMP_NUM_THREADS, BLAS threads).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Only these cases (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Report directory (default: `<repo>/target/bench-report`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The command that started the run, for the report [default: this runner's command line].
+    #[arg(long)]
+    invocation: Option<String>,
+}
+
+/// The repository root (this crate sits in `benches/`).
+fn repo_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// VmHWM (the peak resident set) of this process, in MB.
+fn peak_rss_mb() -> Res<f64> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| format!("cannot read /proc/self/status for the peak memory: {e}"))?;
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .ok_or("no VmHWM line in /proc/self/status")?;
+    Ok(kib / 1024.0)
+}
+
+fn run_one(name: &str, data: &DataArgs) -> Res<()> {
+    let case = CASES
+        .iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| format!("unknown case `{name}` (see `e2e list`)"))?;
+    let outcome = (case.run)(data)?;
+    let measure = Measure {
+        outcome,
+        peak_rss_mb: peak_rss_mb()?,
+    };
+    println!("{}", serde_json::to_string(&measure)?);
+    Ok(())
+}
+
+fn list() {
+    for c in CASES {
+        let mode = if c.full_only {
+            "full only"
+        } else {
+            "quick+full"
+        };
+        println!(
+            "{:<14} {:<12} {:<10} margin: {}; peer: {}",
+            c.name, c.dataset, mode, c.margin, c.peer
+        );
+    }
+}
+
+/// Runs the plan; `Ok(false)` when a case failed (after the report is written).
+fn run(args: RunArgs) -> Res<bool> {
+    let root = repo_root();
+    let repeats = args.repeats.unwrap_or(if args.quick { 1 } else { 3 });
+    if repeats == 0 || args.threads == 0 {
+        return Err("--repeats and --threads must be at least 1".into());
+    }
+    let plan = Plan {
+        margin_exe: std::env::current_exe()
+            .map_err(|e| format!("cannot find this executable to re-run it: {e}"))?,
+        python: args.python,
+        peer_script: root.join("benches/peers/run.py"),
+        repeats,
+        quick: args.quick,
+        threads: args.threads,
+        only: args.only,
+        bundled: root.join("datasets"),
+        shared: margin_benches::shared_data_dir(),
+    };
+    let cases = plan.cases()?;
+    let peers = match &plan.python {
+        Some(python) => {
+            plan.check_peer_cases(python, &cases)?;
+            Ok(plan
+                .peer_output(python, &["--versions"])?
+                .trim()
+                .to_string())
+        }
+        None => Err(args
+            .no_peers_reason
+            .unwrap_or_else(|| "no --python given".into())),
+    };
+    let load_before = report::load_average();
+    let rows: Vec<_> = cases.into_iter().map(|c| plan.run_case(c)).collect();
+
+    let runner_line: Vec<String> = std::env::args().collect();
+    let runner_line = runner_line.join(" ");
+    let ctx = report::Context {
+        mode: if plan.quick {
+            format!("quick ({repeats} repetition(s), small cases only)")
+        } else {
+            format!("full ({repeats} repetition(s))")
+        },
+        threads: plan.threads,
+        peers,
+        invocation: args.invocation.unwrap_or_else(|| runner_line.clone()),
+        runner: runner_line,
+        load_before,
+    };
+    let out = args.out.unwrap_or_else(|| root.join("target/bench-report"));
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let report_path = out.join("report.md");
+    let svg_path = out.join("ratios.svg");
+    std::fs::write(&report_path, report::markdown(&rows, &ctx))
+        .map_err(|e| format!("cannot write {}: {e}", report_path.display()))?;
+    std::fs::write(&svg_path, report::ratios_svg(&rows))
+        .map_err(|e| format!("cannot write {}: {e}", svg_path.display()))?;
+
+    println!("{}", report::text_table(&rows));
+    if let Err(why) = &ctx.peers {
+        println!("peers not run ({why}): margin alone, ratios shown as —");
+    }
+    println!(
+        "ratio = margin / peer (< 1: margin faster); medians of {repeats} run(s) per side, {} \
+         thread(s) each",
+        plan.threads
+    );
+    println!(
+        "report: {}\nchart:  {}",
+        report_path.display(),
+        svg_path.display()
+    );
+    Ok(!rows.iter().any(|r| matches!(r.status, Status::Failed(_))))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Run(args) => run(args).inspect(|&ok| {
+            if !ok {
+                eprintln!("e2e: some cases failed (see the table and the report)");
+            }
+        }),
+        Cmd::RunOne { case, data } => run_one(&case, &data).map(|()| true),
+        Cmd::List => {
+            list();
+            Ok(true)
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("e2e: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

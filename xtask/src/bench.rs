@@ -1,0 +1,213 @@
+//! `cargo xtask bench`: find (or install) the Python peers, build the end-to-end runner
+//! (`benches/src/bin/e2e`) in release mode, run it, and optionally the criterion benches.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::cargo;
+
+pub const USAGE: &str =
+    "  bench [options]  margin against scikit-learn, LIBSVM and LIBLINEAR on real data (one child
+                   process per case, side and repetition; medians; ratio = margin / peer);
+                   prints the table and writes target/bench-report/report.md and ratios.svg
+      --quick            one repetition, small cases only (about a minute, plus the build)
+      --repeats R        repetitions per side (default 3; 1 with --quick)
+      --threads N        threads per side (default 2)
+      --only a,b         only these cases (`target/release/e2e list` names them)
+      --python PY        the Python to run the peers with (default: target/bench-venv, then python3)
+      --install-peers    when the peers are missing, pip-install them into target/bench-venv
+      --no-peers         run margin alone (ratios shown as —)
+      --criterion        also run `cargo bench -p margin-benches --bench '*'` (slow; shortened
+                         with --quick)";
+
+/// The peer packages (PyPI names) and the import that proves they are there.
+const PEER_PACKAGES: [&str; 3] = ["scikit-learn", "libsvm-official", "liblinear-official"];
+const PEER_IMPORT: &str = "import sklearn, libsvm, liblinear";
+
+struct Options {
+    quick: bool,
+    repeats: Option<String>,
+    threads: Option<String>,
+    only: Option<String>,
+    python: Option<PathBuf>,
+    install_peers: bool,
+    no_peers: bool,
+    criterion: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        quick: false,
+        repeats: None,
+        threads: None,
+        only: None,
+        python: None,
+        install_peers: false,
+        no_peers: false,
+        criterion: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match arg.as_str() {
+            "--quick" => o.quick = true,
+            "--repeats" => o.repeats = Some(value("--repeats")?),
+            "--threads" => o.threads = Some(value("--threads")?),
+            "--only" => o.only = Some(value("--only")?),
+            "--python" => o.python = Some(value("--python")?.into()),
+            "--install-peers" => o.install_peers = true,
+            "--no-peers" => o.no_peers = true,
+            "--criterion" => o.criterion = true,
+            other => return Err(format!("bench: unknown option `{other}`")),
+        }
+    }
+    for (name, v) in [("--repeats", &o.repeats), ("--threads", &o.threads)] {
+        if let Some(v) = v
+            && !v.parse::<usize>().is_ok_and(|n| n > 0)
+        {
+            return Err(format!("{name} takes a whole number ≥ 1, not `{v}`"));
+        }
+    }
+    if o.no_peers && (o.install_peers || o.python.is_some()) {
+        return Err("--no-peers cannot be combined with --install-peers or --python".into());
+    }
+    Ok(o)
+}
+
+fn has_peers(python: &Path) -> bool {
+    Command::new(python)
+        .args(["-c", PEER_IMPORT])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn run(program: &Path, args: &[&str]) -> Result<(), String> {
+    eprintln!("xtask: {} {}", program.display(), args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .status()
+        .map_err(|e| format!("could not run {}: {e}", program.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{} {}` failed ({status})",
+            program.display(),
+            args.join(" ")
+        ))
+    }
+}
+
+/// Creates `venv` and installs the peers into it; returns its interpreter.
+fn install_peers(venv: &Path) -> Result<PathBuf, String> {
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        let venv_arg = venv.display().to_string();
+        run(Path::new("python3"), &["-m", "venv", &venv_arg]).map_err(|e| {
+            format!("{e}\n(on Debian/Ubuntu the venv module is the python3-venv package)")
+        })?;
+    }
+    let mut args = vec!["-m", "pip", "install", "--quiet"];
+    args.extend(PEER_PACKAGES);
+    run(&python, &args)?;
+    if has_peers(&python) {
+        Ok(python)
+    } else {
+        Err(format!(
+            "installed the peers, but {} still cannot `{PEER_IMPORT}`",
+            python.display()
+        ))
+    }
+}
+
+/// The interpreter to run the peers with, or why there is none.
+fn find_peers(o: &Options, venv: &Path) -> Result<Result<PathBuf, String>, String> {
+    if o.no_peers {
+        return Ok(Err("asked for with --no-peers".into()));
+    }
+    let candidates: Vec<PathBuf> = match &o.python {
+        Some(p) => vec![p.clone()],
+        // A venv from an earlier --install-peers first: it is the one known to be complete.
+        None => vec![venv.join("bin/python"), PathBuf::from("python3")],
+    };
+    if let Some(found) = candidates.iter().find(|p| has_peers(p)) {
+        return Ok(Ok(found.clone()));
+    }
+    if o.install_peers {
+        return install_peers(venv).map(Ok);
+    }
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    eprintln!(
+        "xtask: the Python peers are missing ({} cannot `{PEER_IMPORT}`).\n\
+         xtask: to compare against them, either `pip install {}`\n\
+         xtask: or rerun with --install-peers (creates {} and installs them there).\n\
+         xtask: running margin alone; ratios will show as —.",
+        tried.join(", "),
+        PEER_PACKAGES.join(" "),
+        venv.display()
+    );
+    Ok(Err(format!(
+        "{} cannot `{PEER_IMPORT}`; pip install {} or use --install-peers",
+        tried.join(", "),
+        PEER_PACKAGES.join(" ")
+    )))
+}
+
+pub fn bench(args: &[String]) -> Result<(), String> {
+    let o = parse(args)?;
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest.parent().unwrap_or(manifest);
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let peers = find_peers(&o, &target.join("bench-venv"))?;
+
+    cargo(
+        &["build", "--release", "-p", "margin-benches", "--bin", "e2e"],
+        &[],
+    )?;
+    let mut e2e_args: Vec<String> = vec!["run".into()];
+    match &peers {
+        Ok(python) => e2e_args.extend(["--python".into(), python.display().to_string()]),
+        // `--flag=value`: a value may itself start with `--`.
+        Err(why) => e2e_args.push(format!("--no-peers-reason={why}")),
+    }
+    if o.quick {
+        e2e_args.push("--quick".into());
+    }
+    for (flag, value) in [
+        ("--repeats", &o.repeats),
+        ("--threads", &o.threads),
+        ("--only", &o.only),
+    ] {
+        if let Some(v) = value {
+            e2e_args.extend([flag.into(), v.clone()]);
+        }
+    }
+    let report = target.join("bench-report");
+    e2e_args.extend(["--out".into(), report.display().to_string()]);
+    let mut invocation = vec!["cargo xtask bench".to_string()];
+    invocation.extend(args.iter().cloned());
+    e2e_args.push(format!("--invocation={}", invocation.join(" ")));
+    let e2e = target.join("release/e2e");
+    let e2e_args: Vec<&str> = e2e_args.iter().map(String::as_str).collect();
+    // The runner's own failures (a child that failed) are errors; slow ratios are not.
+    run(&e2e, &e2e_args)?;
+
+    if o.criterion {
+        // `--bench '*'` selects the [[bench]] targets only: `--benches` would also run the
+        // library's test harness, which rejects criterion's options.
+        let mut bench_args = vec!["bench", "-p", "margin-benches", "--bench", "*"];
+        if o.quick {
+            bench_args.extend(["--", "--warm-up-time", "1", "--measurement-time", "2"]);
+        }
+        cargo(&bench_args, &[])?;
+    }
+    Ok(())
+}
