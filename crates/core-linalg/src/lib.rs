@@ -49,7 +49,7 @@ pub use dataset::{
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
 pub use model_file::{FORMAT_VERSION, ModelFile, peek_kind};
-pub use records::{Matrix, Records, RowView, dot};
+pub use records::{Matrix, Records, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{
     DecisionFunction, Fit, FitTransform, PartialFit, Predict, PredictProba, Transform,

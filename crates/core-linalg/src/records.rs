@@ -37,6 +37,29 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// `w_p·x_i + b_p` for every sample `i` and weight row `p`: an `n × rows` matrix, rows of
+/// samples computed in parallel (each entry by one thread, so the result does not depend on the
+/// thread count). The caller checks the feature count first.
+pub fn linear_scores<R: Records + ?Sized>(
+    records: &R,
+    coef: &[Vec<f64>],
+    intercept: &[f64],
+) -> crate::DenseMatrix {
+    use rayon::prelude::*;
+    let k = coef.len();
+    let mut out = crate::DenseMatrix::zeros(records.n_samples(), k);
+    out.as_mut_slice()
+        .par_chunks_mut(k.max(1))
+        .enumerate()
+        .for_each(|(i, row)| {
+            let x = records.row(i);
+            for ((v, w), b) in row.iter_mut().zip(coef).zip(intercept) {
+                *v = x.dot_dense(w) + b;
+            }
+        });
+    out
+}
+
 /// `f(x_j, z_j)` over every column of a dense row `x` and a sparse row `z`.
 #[inline]
 fn dense_sparse_union(x: &[f64], z: SparseRow<'_>, mut f: impl FnMut(f64, f64)) {

@@ -108,15 +108,24 @@ pub fn check_in_range(name: &str, value: f64, lo: f64, hi: f64, lo_open: bool) -
     }
 }
 
-/// For [`crate::ModelFile::check_consistent`]: a linear model's weight rows (one per problem,
-/// at least one) all have `n_features` entries and there is one intercept per row.
-pub fn check_linear_model(coef: &[Vec<f64>], intercept: &[f64], n_features: usize) -> Result<()> {
-    if coef.is_empty()
-        || coef.len() != intercept.len()
+/// For [`crate::ModelFile::check_consistent`]: a linear classifier over `n_classes` classes has
+/// one weight row for two classes, one per class otherwise, each of `n_features` entries, and
+/// one intercept per row.
+pub fn check_linear_classifier(
+    n_classes: usize,
+    coef: &[Vec<f64>],
+    intercept: &[f64],
+    n_features: usize,
+) -> Result<()> {
+    let rows = if n_classes == 2 { 1 } else { n_classes };
+    if n_classes < 2
+        || coef.len() != rows
+        || intercept.len() != rows
         || coef.iter().any(|w| w.len() != n_features)
     {
         return Err(Error::model_file(format!(
-            "inconsistent linear model: {} weight rows, {} intercepts, {n_features} features",
+            "inconsistent linear model: {n_classes} classes, {} weight rows, {} intercepts, \
+             {n_features} features",
             coef.len(),
             intercept.len()
         )));
@@ -130,15 +139,25 @@ mod tests {
 
     #[test]
     fn linear_model_shapes_must_agree() {
-        assert!(check_linear_model(&[vec![1.0, 2.0]], &[0.5], 2).is_ok());
-        for (coef, intercept, d) in [
-            (vec![], vec![], 2),
-            (vec![vec![1.0, 2.0]], vec![], 2),
-            (vec![vec![1.0, 2.0], vec![1.0]], vec![0.0, 0.0], 2),
-            (vec![vec![1.0, 2.0]], vec![0.0], 3),
+        assert!(check_linear_classifier(2, &[vec![1.0, 2.0]], &[0.5], 2).is_ok());
+        assert!(
+            check_linear_classifier(3, &[vec![1.0], vec![2.0], vec![3.0]], &[0.0; 3], 1).is_ok()
+        );
+        for (k, coef, intercept, d) in [
+            (2, vec![], vec![], 2),
+            (1, vec![vec![1.0, 2.0]], vec![0.0], 2),
+            (2, vec![vec![1.0, 2.0]], vec![], 2),
+            (3, vec![vec![1.0, 2.0], vec![1.0, 2.0]], vec![0.0, 0.0], 2),
+            (
+                3,
+                vec![vec![1.0, 2.0], vec![1.0], vec![1.0, 2.0]],
+                vec![0.0; 3],
+                2,
+            ),
+            (2, vec![vec![1.0, 2.0]], vec![0.0], 3),
         ] {
             assert!(matches!(
-                check_linear_model(&coef, &intercept, d),
+                check_linear_classifier(k, &coef, &intercept, d),
                 Err(Error::ModelFile { .. })
             ));
         }

@@ -38,14 +38,13 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, PresentClasses, Records, Result, classes_from_scores, validate,
+    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, validate,
 };
 use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
 use optim::lbfgs::{LbfgsOptions, lbfgs};
 use optim::loss::{Loss, sigmoid};
 use optim::newton::{NewtonOptions, newton};
 use optim::risk::{LinearRisk, SoftmaxRisk};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The penalty on the weights (never on the intercept).
@@ -316,18 +315,7 @@ impl LogisticRegression {
 
     fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_features(), records)?;
-        let k = self.coef.len();
-        let mut out = DenseMatrix::zeros(records.n_samples(), k);
-        out.as_mut_slice()
-            .par_chunks_mut(k)
-            .enumerate()
-            .for_each(|(i, row)| {
-                let x = records.row(i);
-                for (c, v) in row.iter_mut().enumerate() {
-                    *v = x.dot_dense(&self.coef[c]) + self.intercept[c];
-                }
-            });
-        Ok(out)
+        Ok(linear_scores(records, &self.coef, &self.intercept))
     }
 
     /// Natural logarithms of the class probabilities, computed without forming tiny
@@ -401,19 +389,12 @@ impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
 
     fn check_consistent(&self) -> Result<()> {
-        let problems = if self.labels.len() == 2 {
-            1
-        } else {
-            self.labels.len()
-        };
-        if self.labels.len() < 2 || self.coef.len() != problems {
-            return Err(Error::model_file(format!(
-                "{} classes but {} weight rows",
-                self.labels.len(),
-                self.coef.len()
-            )));
-        }
-        validate::check_linear_model(&self.coef, &self.intercept, self.n_features)
+        validate::check_linear_classifier(
+            self.labels.len(),
+            &self.coef,
+            &self.intercept,
+            self.n_features,
+        )
     }
 }
 

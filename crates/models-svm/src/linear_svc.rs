@@ -3,7 +3,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PresentClasses, Records, Result, classes_from_scores, validate,
+    PresentClasses, Records, Result, classes_from_scores, linear_scores, validate,
 };
 use optim::StopReason;
 pub use optim::dcd::SvmLoss;
@@ -245,18 +245,7 @@ impl LinearSvc {
 
     fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_features(), records)?;
-        let k = self.coef.len();
-        let mut out = DenseMatrix::zeros(records.n_samples(), k);
-        out.as_mut_slice()
-            .par_chunks_mut(k)
-            .enumerate()
-            .for_each(|(i, row)| {
-                let x = records.row(i);
-                for (p, v) in row.iter_mut().enumerate() {
-                    *v = x.dot_dense(&self.coef[p]) + self.intercept[p];
-                }
-            });
-        Ok(out)
+        Ok(linear_scores(records, &self.coef, &self.intercept))
     }
 
     /// Predicted class indices into [`LinearSvc::labels`].
@@ -290,19 +279,12 @@ impl ModelFile for LinearSvc {
     const KIND: &'static str = "linear-svc";
 
     fn check_consistent(&self) -> Result<()> {
-        let problems = if self.labels.len() == 2 {
-            1
-        } else {
-            self.labels.len()
-        };
-        if self.labels.len() < 2 || self.coef.len() != problems {
-            return Err(Error::model_file(format!(
-                "{} classes but {} weight rows",
-                self.labels.len(),
-                self.coef.len()
-            )));
-        }
-        validate::check_linear_model(&self.coef, &self.intercept, self.n_features)
+        validate::check_linear_classifier(
+            self.labels.len(),
+            &self.coef,
+            &self.intercept,
+            self.n_features,
+        )
     }
 }
 

@@ -13,6 +13,8 @@
 use core_linalg::{Error, Result, dot, validate};
 use serde::{Deserialize, Serialize};
 
+use crate::checks;
+
 use crate::StopReason;
 
 /// Settings of [`elastic_net`].
@@ -83,25 +85,10 @@ fn check_problem(
     w0: &[f64],
     options: &CdOptions,
 ) -> Result<()> {
-    if w0.len() != d {
-        return Err(Error::shape("starting point length", d, w0.len()));
-    }
-    validate::check_finite_slice(w0)?;
-    if !(alpha >= 0.0 && alpha.is_finite()) {
-        return Err(Error::invalid_parameter(
-            "alpha",
-            alpha,
-            "a finite number >= 0",
-        ));
-    }
+    checks::start_point(w0, d)?;
+    checks::non_negative("alpha", alpha)?;
     validate::check_in_range("l1_ratio", l1_ratio, 0.0, 1.0, false)?;
-    if !(options.tol >= 0.0 && options.tol.is_finite()) {
-        return Err(Error::invalid_parameter(
-            "tol",
-            options.tol,
-            "a finite number >= 0",
-        ));
-    }
+    checks::non_negative("tol", options.tol)?;
     if options.max_iter == 0 {
         return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
     }

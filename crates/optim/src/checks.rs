@@ -52,3 +52,11 @@ pub(crate) fn non_negative(name: &str, value: f64) -> Result<()> {
         ))
     }
 }
+
+/// A starting point of `dim` finite values.
+pub(crate) fn start_point(w0: &[f64], dim: usize) -> Result<()> {
+    if w0.len() != dim {
+        return Err(Error::shape("starting point length", dim, w0.len()));
+    }
+    validate::check_finite_slice(w0)
+}

@@ -33,6 +33,8 @@ use core_linalg::{Error, Result};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
+use crate::checks;
+
 /// A differentiable (or subdifferentiable) objective of `dim()` parameters.
 pub trait Objective {
     /// The number of parameters.
@@ -258,9 +260,7 @@ fn check_options(options: &GdOptions) -> Result<()> {
         ("rel_tol", options.rel_tol),
         ("l1", options.l1),
     ] {
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(Error::invalid_parameter(name, v, "a finite number >= 0"));
-        }
+        checks::non_negative(name, v)?;
     }
     Ok(())
 }
@@ -331,10 +331,7 @@ pub fn minimize<F: FiniteSum + ?Sized>(
     observer: &mut dyn Observer,
 ) -> Result<GdResult> {
     check_options(options)?;
-    if w0.len() != f.dim() {
-        return Err(Error::shape("starting point length", f.dim(), w0.len()));
-    }
-    core_linalg::validate::check_finite_slice(&w0)?;
+    checks::start_point(&w0, f.dim())?;
     let mut w = w0;
     let mut grad = vec![0.0; w.len()];
     let l1 = options.l1;

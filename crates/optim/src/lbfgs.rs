@@ -26,8 +26,10 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-use core_linalg::{Error, Result, dot, validate};
+use core_linalg::{Error, Result, dot};
 use serde::{Deserialize, Serialize};
+
+use crate::checks;
 
 use crate::gd::{Control, GdResult, GdStop, Objective, Observer, Progress};
 
@@ -222,15 +224,10 @@ pub fn lbfgs<F: Objective + ?Sized>(
         return Err(Error::invalid_parameter("max_line_search", 0, "at least 1"));
     }
     for (name, v) in [("grad_tol", options.grad_tol), ("f_tol", options.f_tol)] {
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(Error::invalid_parameter(name, v, "a finite number >= 0"));
-        }
+        checks::non_negative(name, v)?;
     }
     let n = f.dim();
-    if w0.len() != n {
-        return Err(Error::shape("starting point length", n, w0.len()));
-    }
-    validate::check_finite_slice(&w0)?;
+    checks::start_point(&w0, n)?;
     let mut w = w0;
     let mut grad = vec![0.0; n];
     let mut value = f.value_and_gradient(&w, &mut grad);

@@ -6,10 +6,12 @@
 //! Hessian that is not numerically positive definite gets `μI` added (μ grown tenfold until
 //! the factorization succeeds), which turns the step into a Levenberg–Marquardt step.
 
-use core_linalg::{Error, Result, validate};
+use core_linalg::{Error, Result};
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
 use serde::{Deserialize, Serialize};
+
+use crate::checks;
 
 use crate::gd::{Control, GdResult, GdStop, Objective, Observer, Progress};
 use crate::lbfgs::max_abs;
@@ -48,18 +50,9 @@ pub fn newton<F: Hessian + ?Sized>(
     if options.max_iter == 0 {
         return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
     }
-    if !(options.grad_tol >= 0.0 && options.grad_tol.is_finite()) {
-        return Err(Error::invalid_parameter(
-            "grad_tol",
-            options.grad_tol,
-            "a finite number >= 0",
-        ));
-    }
+    checks::non_negative("grad_tol", options.grad_tol)?;
     let n = f.dim();
-    if w0.len() != n {
-        return Err(Error::shape("starting point length", n, w0.len()));
-    }
-    validate::check_finite_slice(&w0)?;
+    checks::start_point(&w0, n)?;
     let mut w = w0;
     let mut grad = vec![0.0; n];
     let mut value = f.value_and_gradient(&w, &mut grad);

@@ -23,6 +23,32 @@ use crate::newton::Hessian;
 /// Rows per parallel block: large enough to amortize a gradient-sized partial sum.
 const BLOCK: usize = 2048;
 
+/// Fixed blocks of `BLOCK` rows covering `0..n`, for a parallel map whose results are then
+/// combined in block order.
+fn row_blocks(n: usize) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> {
+    (0..n.div_ceil(BLOCK))
+        .into_par_iter()
+        .map(move |b| b * BLOCK..((b + 1) * BLOCK).min(n))
+}
+
+/// Adds the blocks' `(loss, gradient)` sums in block order into `grad`, scaled by `1/n`, and
+/// returns the summed loss with `1/n`.
+fn reduce_blocks(partials: &[(f64, Vec<f64>)], grad: &mut [f64], n: usize) -> (f64, f64) {
+    grad.fill(0.0);
+    let mut loss = 0.0;
+    for (l, g) in partials {
+        loss += l;
+        for (a, b) in grad.iter_mut().zip(g) {
+            *a += b;
+        }
+    }
+    let inv_n = 1.0 / n as f64;
+    for v in grad.iter_mut() {
+        *v *= inv_n;
+    }
+    (loss, inv_n)
+}
+
 /// `(1/n) Σ sᵢ ℓ(yᵢ, w·xᵢ + b) + (λ/2)‖w‖²` over borrowed records.
 pub struct LinearRisk<'a, R: Records + ?Sized> {
     x: &'a R,
@@ -96,13 +122,6 @@ impl<'a, R: Records + ?Sized> LinearRisk<'a, R> {
         let d = self.n_features();
         0.5 * self.l2 * w[..d].iter().map(|v| v * v).sum::<f64>()
     }
-
-    fn blocks(&self) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> + '_ {
-        let n = self.x.n_samples();
-        (0..n.div_ceil(BLOCK))
-            .into_par_iter()
-            .map(move |b| b * BLOCK..((b + 1) * BLOCK).min(n))
-    }
 }
 
 impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
@@ -115,8 +134,7 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
     }
 
     fn value(&self, w: &[f64]) -> f64 {
-        let sums: Vec<f64> = self
-            .blocks()
+        let sums: Vec<f64> = row_blocks(self.x.n_samples())
             .map(|rows| {
                 rows.map(|i| self.weight(i) * self.loss.value(self.y[i], self.score(w, i)))
                     .sum()
@@ -128,8 +146,7 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
         let dim = self.dim();
         let d = self.n_features();
-        let partials: Vec<(f64, Vec<f64>)> = self
-            .blocks()
+        let partials: Vec<(f64, Vec<f64>)> = row_blocks(self.x.n_samples())
             .map(|rows| {
                 let mut g = vec![0.0; dim];
                 let mut loss = 0.0;
@@ -147,18 +164,7 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
                 (loss, g)
             })
             .collect();
-        let inv_n = 1.0 / self.x.n_samples() as f64;
-        grad.fill(0.0);
-        let mut loss = 0.0;
-        for (l, g) in &partials {
-            loss += l;
-            for (a, b) in grad.iter_mut().zip(g) {
-                *a += b;
-            }
-        }
-        for v in grad.iter_mut() {
-            *v *= inv_n;
-        }
+        let (loss, inv_n) = reduce_blocks(&partials, grad, self.x.n_samples());
         for (g, w) in grad[..d].iter_mut().zip(&w[..d]) {
             *g += self.l2 * w;
         }
@@ -196,8 +202,7 @@ impl<R: Records + ?Sized> Hessian for LinearRisk<'_, R> {
     fn hessian(&self, w: &[f64], h: &mut Mat<f64>) {
         let dim = self.dim();
         let d = self.n_features();
-        let partials: Vec<Vec<f64>> = self
-            .blocks()
+        let partials: Vec<Vec<f64>> = row_blocks(self.x.n_samples())
             .map(|rows| {
                 let mut block = vec![0.0; dim * dim];
                 let mut stored: Vec<(usize, f64)> = Vec::new();
@@ -367,8 +372,7 @@ impl<R: Records + ?Sized> Objective for SoftmaxRisk<'_, R> {
     }
 
     fn value(&self, w: &[f64]) -> f64 {
-        let sums: Vec<f64> = self
-            .blocks()
+        let sums: Vec<f64> = row_blocks(self.x.n_samples())
             .map(|rows| {
                 let mut scores = vec![0.0; self.k];
                 rows.map(|i| {
@@ -384,8 +388,7 @@ impl<R: Records + ?Sized> Objective for SoftmaxRisk<'_, R> {
 
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
         let dim = self.dim();
-        let partials: Vec<(f64, Vec<f64>)> = self
-            .blocks()
+        let partials: Vec<(f64, Vec<f64>)> = row_blocks(self.x.n_samples())
             .map(|rows| {
                 let mut g = vec![0.0; dim];
                 let mut scores = vec![0.0; self.k];
@@ -395,17 +398,8 @@ impl<R: Records + ?Sized> Objective for SoftmaxRisk<'_, R> {
                 (loss, g)
             })
             .collect();
-        let inv_n = 1.0 / self.x.n_samples() as f64;
-        grad.fill(0.0);
-        let mut loss = 0.0;
-        for (l, g) in &partials {
-            loss += l;
-            for (a, b) in grad.iter_mut().zip(g) {
-                *a += b;
-            }
-        }
+        let (loss, inv_n) = reduce_blocks(&partials, grad, self.x.n_samples());
         for (j, g) in grad.iter_mut().enumerate() {
-            *g *= inv_n;
             if self.is_penalized(j) {
                 *g += self.l2 * w[j];
             }
@@ -431,15 +425,6 @@ impl<R: Records + ?Sized> FiniteSum for SoftmaxRisk<'_, R> {
                 *g += self.l2 * w[j];
             }
         }
-    }
-}
-
-impl<R: Records + ?Sized> SoftmaxRisk<'_, R> {
-    fn blocks(&self) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> + '_ {
-        let n = self.x.n_samples();
-        (0..n.div_ceil(BLOCK))
-            .into_par_iter()
-            .map(move |b| b * BLOCK..((b + 1) * BLOCK).min(n))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use core_linalg::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    classes_from_scores, validate,
+    classes_from_scores, linear_scores, validate,
 };
 use optim::StopReason;
 use rayon::prelude::*;
@@ -134,18 +134,7 @@ impl Perceptron {
 
     fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_features(), records)?;
-        let k = self.coef.len();
-        let mut out = DenseMatrix::zeros(records.n_samples(), k);
-        out.as_mut_slice()
-            .par_chunks_mut(k)
-            .enumerate()
-            .for_each(|(i, row)| {
-                let x = records.row(i);
-                for (p, v) in row.iter_mut().enumerate() {
-                    *v = x.dot_dense(&self.coef[p]) + self.intercept[p];
-                }
-            });
-        Ok(out)
+        Ok(linear_scores(records, &self.coef, &self.intercept))
     }
 
     /// Predicted class indices into [`Perceptron::labels`].
@@ -179,6 +168,11 @@ impl DecisionFunction for Perceptron {
 
 impl ModelFile for Perceptron {
     const KIND: &'static str = "perceptron";
+
+    fn check_consistent(&self) -> Result<()> {
+        let d = self.n_features();
+        validate::check_linear_classifier(self.labels.len(), &self.coef, &self.intercept, d)
+    }
 }
 
 /// `(w, b)` and the records it is trained on.
