@@ -20,11 +20,18 @@ fn train_linear(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         None | Some("qr") => {}
         Some("svd") => params = params.solver(LstsqSolver::Svd),
         Some("normal-equations") => params = params.solver(LstsqSolver::NormalEquations),
+        Some("gradient-descent") => params = params.solver(LstsqSolver::GradientDescent),
         Some(other) => {
             return Err(Failure::usage(format!(
-                "--solver: expected qr, svd or normal-equations, found `{other}`"
+                "--solver: expected qr, svd, normal-equations or gradient-descent, found `{other}`"
             )));
         }
+    }
+    if let Some(m) = p.take("max-iter")? {
+        params = params.max_iter(m);
+    }
+    if let Some(t) = p.take("tol")? {
+        params = params.tol(t);
     }
     p.finish("linear")?;
     Ok(params.fit(data)?.to_bytes()?)
@@ -140,7 +147,10 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: LinearRegression::KIND,
         summary: "least-squares linear regression (scikit-learn's LinearRegression)",
-        params_help: "  --solver qr|svd|normal-equations   QR (default; SVD when the data are rank-deficient), SVD, or Cholesky of X'X",
+        params_help: "  --solver qr|svd|normal-equations|gradient-descent
+                                     QR (default; SVD when the data are rank-deficient), SVD, Cholesky of X'X, or gradient descent
+  --max-iter <count>                 gradient descent's step limit (default 100000)
+  --tol <number>                     gradient descent stops when the scaled gradient norm is below it (default 1e-10)",
         common_help: FIT_INTERCEPT_HELP,
         train: train_linear,
         predict: predict_linear,

@@ -12,7 +12,7 @@ fn train_then_predict_matches_scikit_learns_scores() {
     let model = dir.path().join("reg.margin");
     let m = model.to_str().unwrap();
     // (model and flags, scikit-learn 1.9.1's r2 / rmse / mae when predicting the training data)
-    let cases: [(&[&str], [&str; 3]); 9] = [
+    let cases: [(&[&str], [&str; 3]); 10] = [
         (&["linear"], ["0.740643", "4.679191", "3.270862"]),
         (
             &["linear", "--solver", "svd"],
@@ -20,6 +20,10 @@ fn train_then_predict_matches_scikit_learns_scores() {
         ),
         (
             &["linear", "--solver", "normal-equations"],
+            ["0.740643", "4.679191", "3.270862"],
+        ),
+        (
+            &["linear", "--solver", "gradient-descent"],
             ["0.740643", "4.679191", "3.270862"],
         ),
         (
@@ -118,7 +122,7 @@ fn bad_flags_are_refused_with_exit_code_2() {
     fails_with(
         &["train", "linear", "--solver", "lu", data, "-o", m],
         2,
-        "expected qr, svd or normal-equations",
+        "expected qr, svd, normal-equations or gradient-descent",
     );
     fails_with(
         &["train", "ridge", "--solver", "qr", data, "-o", m],

@@ -515,3 +515,85 @@ fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
     };
     assert_eq!(on(1), on(2));
 }
+
+#[test]
+fn gradient_descent_reaches_the_qr_answer_on_housing() {
+    let data = core_linalg::datasets::housing_scale().unwrap();
+    let qr = LinearRegression::params().fit(&data).unwrap();
+    let gd = LinearRegression::params()
+        .solver(LstsqSolver::GradientDescent)
+        .fit(&data)
+        .unwrap();
+    let (steps, stop) = gd.gd_stop().unwrap();
+    assert_eq!(stop, optim::gd::GdStop::GradientNorm, "after {steps} steps");
+    assert_eq!(gd.solver(), LstsqSolver::GradientDescent);
+    for (a, b) in gd.coef().iter().zip(qr.coef()) {
+        assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+    }
+    assert!(close(gd.intercept(), qr.intercept(), 1e-6));
+    assert!(
+        close(gd.rss(), qr.rss(), 1e-10),
+        "{} vs {}",
+        gd.rss(),
+        qr.rss()
+    );
+    assert!(close(
+        gd.noise_variance().unwrap(),
+        qr.noise_variance().unwrap(),
+        1e-10
+    ));
+    // Inference needs (XᵀX)⁻¹, which descent never forms.
+    assert_eq!(gd.coef_standard_errors(), None);
+    assert!(qr.gd_stop().is_none());
+}
+
+#[test]
+fn gradient_descent_tends_to_the_minimum_norm_solution() {
+    // x₂ = 2 x₁: every w with w₁ + 2 w₂ = 3 fits; the minimum-norm one is (0.6, 1.2).
+    let rows: Vec<Vec<f64>> = (0..6).map(|i| vec![i as f64, 2.0 * i as f64]).collect();
+    let y: Vec<f64> = rows.iter().map(|r| 3.0 * r[0] - 1.0).collect();
+    let data = dataset(&rows, &y);
+    let gd = LinearRegression::params()
+        .solver(LstsqSolver::GradientDescent)
+        .fit(&data)
+        .unwrap();
+    let svd = LinearRegression::params()
+        .solver(LstsqSolver::Svd)
+        .fit(&data)
+        .unwrap();
+    assert!(close(svd.coef()[0], 0.6, 1e-12) && close(svd.coef()[1], 1.2, 1e-12));
+    assert!(
+        close(gd.coef()[0], 0.6, 1e-9) && close(gd.coef()[1], 1.2, 1e-9),
+        "{:?}",
+        gd.coef()
+    );
+    assert!(close(gd.intercept(), -1.0, 1e-9));
+}
+
+#[test]
+fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
+    let data = core_linalg::datasets::housing_scale().unwrap();
+    let few = LinearRegression::params()
+        .solver(LstsqSolver::GradientDescent)
+        .max_iter(3)
+        .fit(&data)
+        .unwrap();
+    assert_eq!(few.gd_stop(), Some((3, optim::gd::GdStop::MaxIterations)));
+    for params in [
+        LinearRegression::params()
+            .solver(LstsqSolver::GradientDescent)
+            .max_iter(0),
+        LinearRegression::params()
+            .solver(LstsqSolver::GradientDescent)
+            .tol(f64::NAN),
+        LinearRegression::params()
+            .solver(LstsqSolver::GradientDescent)
+            .tol(-1.0),
+    ] {
+        let err = params.fit(&data).unwrap_err();
+        assert!(
+            matches!(err, core_linalg::Error::InvalidParameter { .. }),
+            "{err}"
+        );
+    }
+}

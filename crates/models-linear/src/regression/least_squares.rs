@@ -5,6 +5,9 @@ use core_linalg::faer::linalg::triangular_inverse::invert_upper_triangular;
 use core_linalg::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use core_linalg::faer::{Accum, Mat, MatRef, Par};
 use core_linalg::{Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result};
+use optim::gd::{self, Control, GdOptions, GdStop, Progress};
+use optim::loss::Loss;
+use optim::risk::LinearRisk;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +38,16 @@ pub enum LstsqSolver {
     /// [`LstsqSolver::Svd`] when the factor is numerically singular
     /// (`min Lᵢᵢ ≤ √(ε · max(n, d)) · max Lᵢᵢ`).
     NormalEquations,
+    /// Full-batch gradient descent on `(1/2n)‖y − Xw‖²` over the centred, scaled design, with
+    /// Armijo backtracking, from `w = 0` until the gradient norm falls below `tol` or
+    /// `max_iter` steps ran ([`LinearRegression::gd_stop`] says which). The textbook
+    /// iterative fit: it reaches the QR answer, slowly when the design is ill-conditioned
+    /// (steps grow with the condition number). Starting at zero it stays in the row space of
+    /// `X`, so on a rank-deficient design it tends to the minimum-norm solution, as the SVD
+    /// gives. It never factors the design, so the rank is reported as the feature count
+    /// unchecked, and the standard errors and prediction intervals (which need `(XᵀX)⁻¹`)
+    /// are unavailable: use a direct solver for inference.
+    GradientDescent,
 }
 
 /// Parameters of [`LinearRegression`] (scikit-learn's names and defaults).
@@ -42,6 +55,8 @@ pub enum LstsqSolver {
 pub struct LinearRegressionParams {
     fit_intercept: bool,
     solver: LstsqSolver,
+    max_iter: usize,
+    tol: f64,
 }
 
 impl Default for LinearRegressionParams {
@@ -49,6 +64,8 @@ impl Default for LinearRegressionParams {
         Self {
             fit_intercept: true,
             solver: LstsqSolver::Qr,
+            max_iter: 100_000,
+            tol: 1e-10,
         }
     }
 }
@@ -63,6 +80,20 @@ impl LinearRegressionParams {
     /// The solver (default [`LstsqSolver::Qr`]).
     pub fn solver(mut self, solver: LstsqSolver) -> Self {
         self.solver = solver;
+        self
+    }
+    /// Step limit of [`LstsqSolver::GradientDescent`] (default 100,000; the direct solvers
+    /// ignore it).
+    pub fn max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+    /// [`LstsqSolver::GradientDescent`] stops when the gradient of `(1/2n)‖y − Xw‖²`, in the
+    /// design's scaled units (features and targets divided by a power of two near their
+    /// largest magnitude), has norm at most `tol` (default 1e-10; the direct solvers ignore
+    /// it).
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
         self
     }
 }
@@ -99,6 +130,8 @@ pub struct LinearRegression {
     /// entries stay representable); `None` when the design is rank-deficient.
     inverse_gram: Option<DenseMatrix>,
     x_scale: f64,
+    /// Steps and stopping reason of a gradient-descent fit.
+    gd: Option<(usize, GdStop)>,
 }
 
 impl LinearRegression {
@@ -127,6 +160,12 @@ impl LinearRegression {
     /// The solver that produced the solution (after any fallback to SVD).
     pub fn solver(&self) -> LstsqSolver {
         self.solver
+    }
+    /// Steps taken and why descent stopped, for a [`LstsqSolver::GradientDescent`] fit
+    /// (`None` for the direct solvers). [`GdStop::MaxIterations`] means the weights are not
+    /// at the optimum: raise `max_iter` or `tol`.
+    pub fn gd_stop(&self) -> Option<(usize, GdStop)> {
+        self.gd
     }
     /// Residual sum of squares on the training data, `Σ wᵢ rᵢ²`.
     pub fn rss(&self) -> f64 {
@@ -256,6 +295,7 @@ struct Solution {
     rss: f64,
     inverse_gram: Option<Mat<f64>>,
     solver: LstsqSolver,
+    gd: Option<(usize, GdStop)>,
 }
 
 /// `‖R‖_F` over the upper triangle of a square matrix.
@@ -305,6 +345,7 @@ fn solve_qr(r_aug: &Mat<f64>, n: usize) -> Option<Solution> {
         rss: r_aug[(d, d)] * r_aug[(d, d)],
         inverse_gram: Some(times_transpose(r_inv.as_ref())),
         solver: LstsqSolver::Qr,
+        gd: None,
     })
 }
 
@@ -348,6 +389,7 @@ fn solve_normal_equations(design: &Design) -> Option<Solution> {
         rss: r.col(0).squared_norm_l2(),
         inverse_gram: Some(times_transpose(l_inv_t.as_ref())),
         solver: LstsqSolver::NormalEquations,
+        gd: None,
     })
 }
 
@@ -367,7 +409,36 @@ fn solve_svd(spectral: Spectral) -> Solution {
         rss,
         inverse_gram,
         solver: LstsqSolver::Svd,
+        gd: None,
     }
+}
+
+/// Gradient descent from zero on `(1/2n)‖y − Xw‖²` over the scaled design.
+fn solve_gradient_descent(design: &Design, max_iter: usize, tol: f64) -> Result<Solution> {
+    let x = DenseMatrix::from_faer(design.x());
+    let y = design.y().col(0).iter().copied().collect::<Vec<f64>>();
+    let risk = LinearRisk::new(&x, &y, None, Loss::Squared, 0.0, false)?;
+    let options = GdOptions {
+        max_iter,
+        grad_tol: tol,
+        ..GdOptions::default()
+    };
+    let result = gd::minimize(
+        &risk,
+        vec![0.0; x.ncols()],
+        &options,
+        &mut |_: &Progress<'_>| Control::Continue,
+    )?;
+    Ok(Solution {
+        rank: x.ncols(),
+        singular_values: None,
+        // The objective is RSS / 2n.
+        rss: 2.0 * result.objective * x.nrows() as f64,
+        inverse_gram: None,
+        solver: LstsqSolver::GradientDescent,
+        gd: Some((result.iterations, result.stop)),
+        coef: result.w,
+    })
 }
 
 impl Fit for LinearRegressionParams {
@@ -376,7 +447,19 @@ impl Fit for LinearRegressionParams {
     fn fit(&self, data: &Dataset) -> Result<LinearRegression> {
         let mut design = Design::new(data, self.fit_intercept)?;
         let (n, d) = (design.n(), design.d());
-        let solution = if n <= d {
+        let solution = if self.solver == LstsqSolver::GradientDescent {
+            if self.max_iter == 0 {
+                return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
+            }
+            if !(self.tol >= 0.0 && self.tol.is_finite()) {
+                return Err(Error::invalid_parameter(
+                    "tol",
+                    self.tol,
+                    "a finite number ≥ 0",
+                ));
+            }
+            solve_gradient_descent(&design, self.max_iter, self.tol)?
+        } else if n <= d {
             // No QR of a short matrix solves least squares: straight to the SVD.
             solve_svd(Spectral::of(&mut design)?)
         } else {
@@ -423,6 +506,7 @@ impl Fit for LinearRegressionParams {
                 .inverse_gram
                 .map(|g| DenseMatrix::from_faer(g.as_ref())),
             x_scale: design.x_scale,
+            gd: solution.gd,
         })
     }
 }

@@ -4,7 +4,8 @@
 //!   default; the SVD's minimum-norm solution when the design is rank-deficient (collinear or
 //!   constant features: [`rank`](LinearRegression::rank) and
 //!   [`singular_values`](LinearRegression::singular_values) say so); the normal equations on
-//!   request. It also reports the noise variance (maximum-likelihood `RSS/N` and unbiased
+//!   request, or gradient descent (the textbook iterative fit, which reaches the same answer).
+//!   It also reports the noise variance (maximum-likelihood `RSS/N` and unbiased
 //!   `RSS/(N − p)`), the coefficients' standard errors and Gaussian prediction intervals
 //!   ([`LinearRegression::predict_interval`]).
 //! - [`Ridge`]: least squares plus `α‖w‖²` (intercept not penalized), by Cholesky or SVD;
@@ -25,7 +26,8 @@
 //! | model | parameter | default | meaning |
 //! |---|---|---|---|
 //! | `LinearRegression`, `Ridge` | `fit_intercept` | true | centre the data and fit an unpenalized intercept |
-//! | `LinearRegression` | `solver` | [`LstsqSolver::Qr`] | QR (SVD fallback when rank-deficient), `Svd`, or `NormalEquations` (Cholesky of `XᵀX`) |
+//! | `LinearRegression` | `solver` | [`LstsqSolver::Qr`] | QR (SVD fallback when rank-deficient), `Svd`, `NormalEquations` (Cholesky of `XᵀX`), or `GradientDescent` |
+//! | `LinearRegression` | `max_iter`, `tol` | 100,000, 1e-10 | gradient descent's step limit and gradient-norm tolerance |
 //! | `Ridge` | `alpha` | 1 | penalty on `‖w‖²`, ≥ 0 |
 //! | `Ridge` | `solver` | [`RidgeSolver::Cholesky`] | Cholesky of the primal or dual system (SVD fallback), or `Svd` |
 //! | `KernelRidge` | `alpha` | 1 | added to the Gram matrix's diagonal, ≥ 0 |
