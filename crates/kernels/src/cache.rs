@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use core_linalg::{Records, RowView};
+use core_linalg::{Records, RowView, SparseRow};
 use rayon::prelude::*;
 
 use crate::gram::apply_form;
@@ -48,6 +48,75 @@ pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     /// order, swapped along with the positions, so a column streams through memory instead of
     /// chasing rows scattered by shrinking's swaps.
     packed: Option<Vec<f64>>,
+    /// For dot-product kernels on sparse data not packed: the samples by feature, and each
+    /// position's index into them (swapped with the positions).
+    by_feature: Option<(ByFeature, Vec<u32>)>,
+}
+
+/// The samples of a source by feature (compressed columns over the source's own sample
+/// numbering `0..m`).
+///
+/// A column's dot products `x_a · x_b` for all `b` then cost, over the features `f` stored in
+/// `x_a`, the number of samples storing `f`: on sparse data whose common features are few
+/// (w8a, a9a) that is several times less than one gather per stored entry of every row. Each
+/// dot product is summed in increasing feature order, as LIBSVM's sparse dot is.
+struct ByFeature {
+    /// Feature `f`'s entries are `starts[f]..starts[f + 1]`.
+    starts: Vec<usize>,
+    /// Sample of each entry, increasing within a feature.
+    samples: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl ByFeature {
+    fn new<R: Records + ?Sized>(records: &R, indices: &[usize]) -> Self {
+        let d = records.n_features();
+        let mut starts = vec![0usize; d + 1];
+        for &i in indices {
+            records.row(i).for_each_stored(|f, _| starts[f + 1] += 1);
+        }
+        for f in 0..d {
+            starts[f + 1] += starts[f];
+        }
+        let mut next = starts.clone();
+        let mut samples = vec![0u32; starts[d]];
+        let mut values = vec![0.0; starts[d]];
+        for (t, &i) in indices.iter().enumerate() {
+            records.row(i).for_each_stored(|f, v| {
+                samples[next[f]] = t as u32;
+                values[next[f]] = v;
+                next[f] += 1;
+            });
+        }
+        Self {
+            starts,
+            samples,
+            values,
+        }
+    }
+
+    /// Entries of `x_a` against all stored samples: the work of [`Self::dots_into`].
+    fn cost(&self, xa: &SparseRow<'_>) -> usize {
+        xa.indices
+            .iter()
+            .map(|&f| self.starts[f as usize + 1] - self.starts[f as usize])
+            .sum()
+    }
+
+    /// `out[k] = x_a · x_{first + k}` for the samples `first..first + out.len()`.
+    fn dots_into(&self, xa: &SparseRow<'_>, first: u32, out: &mut [f64]) {
+        out.fill(0.0);
+        let last = first + out.len() as u32;
+        for (&f, &v) in xa.indices.iter().zip(xa.values) {
+            let (a, b) = (self.starts[f as usize], self.starts[f as usize + 1]);
+            let samples = &self.samples[a..b];
+            let lo = a + samples.partition_point(|&t| t < first);
+            let hi = a + samples.partition_point(|&t| t < last);
+            for (&t, &x) in self.samples[lo..hi].iter().zip(&self.values[lo..hi]) {
+                out[(t - first) as usize] += v * x;
+            }
+        }
+    }
 }
 
 /// Largest packed copy of the samples a source makes, in bytes.
@@ -85,6 +154,10 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             }
             buf
         });
+        let by_feature = (form.is_some() && !pack && records.as_sparse().is_some()).then(|| {
+            let positions = (0..indices.len() as u32).collect();
+            (ByFeature::new(records, &indices), positions)
+        });
         Self {
             kernel,
             records,
@@ -92,6 +165,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             order: indices,
             sq_norms,
             packed,
+            by_feature,
         }
     }
 
@@ -143,6 +217,46 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     }
 }
 
+impl<K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'_, K, R> {
+    /// [`ColumnSource::fill`] through the samples by feature.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_by_feature(
+        &self,
+        by_feature: &ByFeature,
+        sample_at: &[u32],
+        form: &DotForm,
+        xi: SparseRow<'_>,
+        sq_i: f64,
+        range: Range<usize>,
+        out: &mut [f32],
+    ) {
+        let m = self.order.len();
+        let chunk = (m / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
+        let mut dots = vec![0.0; m];
+        dots.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(k, d)| by_feature.dots_into(&xi, (k * chunk) as u32, d));
+        let chunk = (out.len() / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
+        out.par_chunks_mut(chunk).enumerate().for_each_init(
+            || Vec::with_capacity(chunk),
+            |scratch, (k, o)| {
+                let start = range.start + k * chunk;
+                let positions = start..start + o.len();
+                scratch.clear();
+                scratch.extend(
+                    sample_at[positions.clone()]
+                        .iter()
+                        .map(|&t| dots[t as usize]),
+                );
+                apply_form(form, scratch, sq_i, &self.sq_norms[positions]);
+                for (o, &v) in o.iter_mut().zip(scratch.iter()) {
+                    *o = v as f32;
+                }
+            },
+        );
+    }
+}
+
 impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, K, R> {
     fn len(&self) -> usize {
         self.order.len()
@@ -152,6 +266,19 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
         let a = self.order[i];
         let xi = self.records.row(a);
         let sq_i = self.sq_norms.get(i).copied().unwrap_or(0.0);
+        if let (Some((by_feature, sample_at)), Some(form), RowView::Sparse(row)) =
+            (&self.by_feature, &self.form, xi)
+        {
+            // By feature only when it is cheaper than gathering each row of the range: it
+            // computes every sample's dot product, then reads the range's.
+            let stored = self.records.nnz() as f64 / self.order.len().max(1) as f64;
+            let by_row = range.len() as f64 * stored;
+            let m = self.order.len();
+            if (by_feature.cost(&row) + m) as f64 <= 0.5 * by_row {
+                self.fill_by_feature(by_feature, sample_at, form, row, sq_i, range, out);
+                return;
+            }
+        }
         let scattered;
         let probe: &[f64] = match (xi, &self.form) {
             (RowView::Dense(x), _) => x,
@@ -173,6 +300,9 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
 
     fn swap(&mut self, i: usize, j: usize) {
         self.order.swap(i, j);
+        if let Some((_, sample_at)) = &mut self.by_feature {
+            sample_at.swap(i, j);
+        }
         if !self.sq_norms.is_empty() {
             self.sq_norms.swap(i, j);
         }
@@ -366,7 +496,7 @@ impl<S: ColumnSource> ColumnCache<S> {
 mod tests {
     use super::*;
     use crate::standard::{Laplacian, Rbf};
-    use core_linalg::DenseMatrix;
+    use core_linalg::{CsrMatrix, DenseMatrix};
 
     fn data(n: usize) -> DenseMatrix {
         DenseMatrix::from_row_major(
@@ -379,9 +509,24 @@ mod tests {
         .unwrap()
     }
 
-    fn check_against_kernel<K: Kernel>(k: &K, budget: usize) {
-        let x = data(50);
-        let mut cache = ColumnCache::new(KernelSource::new(k, &x), budget);
+    /// 50 sparse samples over 40 features, three stored entries each: sparse enough that
+    /// long columns go through the samples by feature, short ones row by row.
+    fn sparse_data() -> CsrMatrix {
+        let rows: Vec<Vec<f64>> = (0..50)
+            .map(|i| {
+                let mut row = vec![0.0; 40];
+                for k in 0..3 {
+                    row[(i * 7 + k * 13 + k * k) % 40] =
+                        ((i * 31 + k * 17) % 19) as f64 / 9.0 - 1.0;
+                }
+                row
+            })
+            .collect();
+        DenseMatrix::from_rows(&rows).unwrap().to_sparse()
+    }
+
+    fn check_against_kernel<K: Kernel, R: Records>(k: &K, x: &R, budget: usize) {
+        let mut cache = ColumnCache::new(KernelSource::new(k, x), budget);
         let mut perm: Vec<usize> = (0..50).collect();
         let swaps = [(3, 40), (0, 49), (10, 11), (20, 5), (7, 7)];
         for step in 0..60 {
@@ -389,10 +534,7 @@ mod tests {
             let len = 10 + (step * 7) % 41;
             let col = cache.column(i, len).to_vec();
             for (t, &v) in col.iter().enumerate() {
-                let want = k.eval(
-                    RowView::Dense(x.row(perm[i])),
-                    RowView::Dense(x.row(perm[t])),
-                );
+                let want = k.eval(x.row(perm[i]), x.row(perm[t]));
                 assert!(
                     (f64::from(v) - want).abs() <= 1e-6 * want.abs().max(1e-30),
                     "step {step}: column {i} entry {t}: {v} vs {want}"
@@ -410,9 +552,33 @@ mod tests {
     fn columns_follow_swaps_with_large_and_tiny_budgets() {
         let rbf = Rbf::with_gamma(0.7).unwrap();
         let lap = Laplacian::with_gamma(0.3).unwrap();
+        let sparse = sparse_data();
         for budget in [1 << 20, 0, 50 * 4 * 3] {
-            check_against_kernel(&rbf, budget);
-            check_against_kernel(&lap, budget);
+            check_against_kernel(&rbf, &data(50), budget);
+            check_against_kernel(&lap, &data(50), budget);
+            check_against_kernel(&rbf, &sparse, budget);
+            check_against_kernel(&crate::standard::Linear, &sparse, budget);
+        }
+    }
+
+    #[test]
+    fn dot_products_by_feature_are_the_sequential_sparse_dots() {
+        let x = sparse_data();
+        let all: Vec<usize> = (0..50).collect();
+        let by_feature = ByFeature::new(&x, &all);
+        for a in [0, 7, 49] {
+            let xa = x.row(a);
+            for (first, len) in [(0, 50), (13, 20), (49, 1)] {
+                let mut out = vec![f64::NAN; len];
+                by_feature.dots_into(&xa, first as u32, &mut out);
+                for (k, &v) in out.iter().enumerate() {
+                    // Summed in increasing feature order, as LIBSVM's dot: bit for bit.
+                    let mut want = 0.0f64;
+                    RowView::Sparse(xa)
+                        .zip_union(&RowView::Sparse(x.row(first + k)), |p, q| want += p * q);
+                    assert_eq!(v.to_bits(), want.to_bits(), "x_{a} · x_{}", first + k);
+                }
+            }
         }
     }
 }
