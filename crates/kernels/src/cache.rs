@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
-use crate::simd::row_dots;
+use crate::packed::PackedRows;
 
 /// What fills the cache: entries `Q(i, t)` of a symmetric matrix over positions `0..len()`,
 /// whose order the solver permutes with [`ColumnSource::swap`].
@@ -47,7 +47,7 @@ pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     /// For dot-product kernels on dense-enough data: the samples as dense rows in position
     /// order, swapped along with the positions, so a column streams through memory instead of
     /// chasing rows scattered by shrinking's swaps.
-    packed: Option<Vec<f64>>,
+    packed: Option<PackedRows>,
     /// For dot-product kernels on sparse data not packed: the samples by feature, and each
     /// position's index into them (swapped with the positions).
     by_feature: Option<(ByFeature, Vec<u32>)>,
@@ -145,14 +145,12 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         let d = records.n_features();
         let density = records.nnz() as f64 / (records.n_samples() * d).max(1) as f64;
         let pack = form.is_some()
-            && indices.len() * d * 8 <= MAX_PACKED_BYTES
+            && PackedRows::bytes(indices.len(), d) <= MAX_PACKED_BYTES
             && (records.as_dense().is_some() || density >= MIN_PACKED_DENSITY);
         let packed = pack.then(|| {
-            let mut buf = vec![0.0; indices.len() * d];
-            for (p, &i) in indices.iter().enumerate() {
-                records.row(i).to_dense_into(&mut buf[p * d..(p + 1) * d]);
-            }
-            buf
+            PackedRows::new(indices.len(), d, |p, out| {
+                records.row(indices[p]).to_dense_into(out)
+            })
         });
         let by_feature = (form.is_some() && !pack && records.as_sparse().is_some()).then(|| {
             let positions = (0..indices.len() as u32).collect();
@@ -193,9 +191,8 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
                 dots.clear();
                 match &self.packed {
                     Some(rows) => {
-                        let d = probe.len();
                         dots.resize(out.len(), 0.0);
-                        row_dots(&rows[start * d..(start + out.len()) * d], probe, dots);
+                        rows.dots(positions.clone(), probe, dots);
                     }
                     None => dots.extend(
                         positions
@@ -291,7 +288,9 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
             (RowView::Sparse(_), None) => &[],
         };
         // A few tasks per thread: enough to balance, few enough that scheduling stays cheap.
-        let chunk = (out.len() / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
+        let chunk = (out.len() / (4 * rayon::current_num_threads()))
+            .max(MIN_CHUNK)
+            .next_multiple_of(16);
         out.par_chunks_mut(chunk).enumerate().for_each_init(
             || Vec::with_capacity(chunk),
             |scratch, (k, o)| self.fill_chunk(xi, probe, sq_i, range.start + k * chunk, o, scratch),
@@ -307,10 +306,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
             self.sq_norms.swap(i, j);
         }
         if let Some(rows) = &mut self.packed {
-            let d = self.records.n_features();
-            let (lo, hi) = (i.min(j), i.max(j));
-            let (head, tail) = rows.split_at_mut(hi * d);
-            head[lo * d..(lo + 1) * d].swap_with_slice(&mut tail[..d]);
+            rows.swap_rows(i, j);
         }
     }
 }

@@ -38,6 +38,7 @@ mod cache;
 mod feature_map;
 mod gram;
 mod kernel;
+mod packed;
 mod simd;
 mod spec;
 mod standard;

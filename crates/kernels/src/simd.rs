@@ -87,50 +87,6 @@ fn exp1<const FMA: bool>(x: f64) -> f64 {
     }
 }
 
-/// `out[r] = rows[r] · probe` for consecutive rows of `probe.len()` values each (the packed
-/// samples of a kernel column), with AVX2 + FMA when the CPU has them.
-pub(crate) fn row_dots(rows: &[f64], probe: &[f64], out: &mut [f64]) {
-    if probe.is_empty() {
-        out.fill(0.0);
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { row_dots_avx2_fma(rows, probe, out) };
-            return;
-        }
-    }
-    row_dots_loop::<false>(rows, probe, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn row_dots_avx2_fma(rows: &[f64], probe: &[f64], out: &mut [f64]) {
-    row_dots_loop::<true>(rows, probe, out);
-}
-
-#[inline(always)]
-fn row_dots_loop<const FMA: bool>(rows: &[f64], probe: &[f64], out: &mut [f64]) {
-    for (o, row) in out.iter_mut().zip(rows.chunks_exact(probe.len())) {
-        let mut acc = [0.0f64; 4];
-        let (cr, cp) = (row.chunks_exact(4), probe.chunks_exact(4));
-        let (rr, rp) = (cr.remainder(), cp.remainder());
-        for (a, b) in cr.zip(cp) {
-            for k in 0..4 {
-                acc[k] = madd::<FMA>(a[k], b[k], acc[k]);
-            }
-        }
-        let mut tail = 0.0;
-        for (a, b) in rr.iter().zip(rp) {
-            tail = madd::<FMA>(*a, *b, tail);
-        }
-        *o = (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,25 +112,6 @@ mod tests {
                 assert!(ulps(y, x.exp()) <= 2, "exp({x}) = {y}, libm {}", x.exp());
             }
         }
-    }
-
-    #[test]
-    fn row_dots_match_the_definition() {
-        let probe: Vec<f64> = (0..23).map(|i| (i as f64 * 0.37).sin()).collect();
-        let rows: Vec<f64> = (0..23 * 9).map(|i| (i as f64 * 0.11).cos()).collect();
-        let mut out = vec![0.0; 9];
-        row_dots(&rows, &probe, &mut out);
-        for (r, o) in out.iter().enumerate() {
-            let want: f64 = rows[r * 23..(r + 1) * 23]
-                .iter()
-                .zip(&probe)
-                .map(|(a, b)| a * b)
-                .sum();
-            assert!((o - want).abs() < 1e-13, "{o} vs {want}");
-        }
-        let mut empty = vec![1.0; 3];
-        row_dots(&[], &[], &mut empty);
-        assert_eq!(empty, vec![0.0; 3]);
     }
 
     #[test]
