@@ -256,9 +256,17 @@ impl Svc {
     pub fn problems(&self) -> &[BinaryModel] {
         &self.problems
     }
-    /// Intercepts `b = −ρ`, one per problem.
+    /// Intercepts, one per problem, in [`DecisionFunction`]'s convention (scikit-learn's):
+    /// `b = −ρ` of each problem, negated for two classes so that the decision value
+    /// `w·x + b` is positive for `labels()[1]`.
     pub fn intercept(&self) -> Vec<f64> {
-        self.problems.iter().map(|p| -p.rho).collect()
+        let sign = self.binary_sign();
+        self.problems.iter().map(|p| -sign * p.rho).collect()
+    }
+    /// −1 for two classes, whose one problem's decision values (positive for the first class,
+    /// LIBSVM's convention) are negated to scikit-learn's; 1 otherwise.
+    fn binary_sign(&self) -> f64 {
+        if self.labels.len() == 2 { -1.0 } else { 1.0 }
     }
     /// Why each problem's solver stopped (check for [`StopReason::MaxIterations`]).
     pub fn stop_reasons(&self) -> Vec<StopReason> {
@@ -276,9 +284,16 @@ impl Svc {
     pub fn is_nu(&self) -> bool {
         self.nu
     }
-    /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`.
-    pub fn coef(&self) -> Option<&[Vec<f64>]> {
-        self.weights.as_deref()
+    /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`, in
+    /// [`DecisionFunction`]'s convention as [`Svc::intercept`] (negated for two classes, as
+    /// scikit-learn's `coef_`): `w·x + b` is the decision value.
+    pub fn coef(&self) -> Option<Vec<Vec<f64>>> {
+        let sign = self.binary_sign();
+        self.weights.as_ref().map(|ws| {
+            ws.iter()
+                .map(|w| w.iter().map(|v| sign * v).collect())
+                .collect()
+        })
     }
     /// For a linear kernel, the geometric margin `1/‖w‖` of each problem.
     pub fn margin(&self) -> Option<Vec<f64>> {
@@ -415,9 +430,8 @@ impl DecisionFunction for Svc {
     /// one-vs-rest), positive for the pair's first class.
     fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let mut dec = self.problem_decisions(records)?;
-        if self.labels.len() == 2 {
-            dec.as_mut_slice().iter_mut().for_each(|v| *v = -*v);
-        }
+        let sign = self.binary_sign();
+        dec.as_mut_slice().iter_mut().for_each(|v| *v *= sign);
         Ok(dec)
     }
 }

@@ -162,9 +162,9 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         .tol(1e-9)
         .fit(&data)
         .unwrap();
-    // Svc's decision function is positive for labels()[1] = +1, as ours.
-    let w_smo: Vec<f64> = smo.coef().unwrap()[0].iter().map(|v| -v).collect();
-    let b_smo = -smo.intercept()[0];
+    // coef and intercept in the decision function's convention: positive for labels()[1] = +1.
+    let w_smo: Vec<f64> = smo.coef().unwrap()[0].clone();
+    let b_smo = smo.intercept()[0];
     let f_smo = primal(&data, &w_smo, b_smo, c);
 
     let dcd = LinearSvc::params()

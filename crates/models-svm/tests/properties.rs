@@ -122,22 +122,20 @@ fn hard_margin_matches_the_hand_solution() {
         .kernel(SvmKernel::Linear)
         .fit(&data)
         .unwrap();
+    // scikit-learn's convention: w·x + b = decision value, positive for labels()[1] = +1.
+    assert_eq!(model.labels()[1], Label::Number(1.0));
     let w = &model.coef().unwrap()[0];
-    // Sorted labels: class 0 is −1, so the problem's positive class is −1 and w points to it.
-    let sign = if model.labels()[model.problems()[0].positive] == Label::Number(1.0) {
-        1.0
-    } else {
-        -1.0
-    };
+    assert!((w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9, "{w:?}");
     assert!(
-        (sign * w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9,
-        "{w:?}"
-    );
-    assert!(
-        (sign * model.intercept()[0] + 1.0).abs() < 1e-9,
+        (model.intercept()[0] + 1.0).abs() < 1e-9,
         "{:?}",
         model.intercept()
     );
+    let dec = model.decision_function(&data.records).unwrap();
+    for i in 0..4 {
+        let by_hand = data.records.row(i).dot_dense(w);
+        assert!((dec.get(i, 0) - by_hand - model.intercept()[0]).abs() < 1e-9);
+    }
     assert!((model.margin().unwrap()[0] - 1.0).abs() < 1e-9);
     let mut alpha = [0.0; 4];
     for &(s, a) in &model.problems()[0].coef {
