@@ -188,8 +188,9 @@ fn run(args: RunArgs) -> Res<bool> {
         println!("peers not run ({why}): margin alone, ratios shown as —");
     }
     println!(
-        "ratio = margin / peer (< 1: margin faster); medians of {repeats} run(s) per side, {} \
-         thread(s) each",
+        "ratio = margin / peer (< 1: margin faster); medians of {repeats} run(s) per side (fewer \
+         for a case whose repetitions would pass {} s), {} thread(s) each",
+        runner::CASE_BUDGET_S,
         plan.threads
     );
     println!(

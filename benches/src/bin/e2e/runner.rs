@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cases::{CASES, Case, Outcome, median};
 
+/// Seconds a case may take over its repetitions (both sides) before it stops repeating.
+pub const CASE_BUDGET_S: f64 = 240.0;
+
 /// What a child prints: the case's outcome and the child's peak resident memory.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Measure {
@@ -142,7 +145,8 @@ impl Plan {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    /// Runs one case: `repeats` times each side, alternating which side goes first.
+    /// Runs one case: `repeats` times each side (fewer when that would exceed
+    /// [`CASE_BUDGET_S`]), alternating which side goes first.
     pub fn run_case(&self, case: &'static Case) -> Row {
         let data_args = match case.data.to_args(&self.bundled, self.shared.as_deref()) {
             Ok(args) => args,
@@ -158,7 +162,18 @@ impl Plan {
         let mut margin_runs = Vec::new();
         let mut peer_runs = Vec::new();
         let mut commands = Vec::new();
+        let started = std::time::Instant::now();
         for rep in 0..self.repeats {
+            // A slow case stops repeating where one more repetition would take it past the
+            // budget, so the full run stays within its half hour.
+            let per_rep = started.elapsed().as_secs_f64() / rep.max(1) as f64;
+            if rep > 0 && started.elapsed().as_secs_f64() + per_rep > CASE_BUDGET_S {
+                eprintln!(
+                    "e2e: {}: {rep} repetition(s) only ({per_rep:.0} s each; budget {CASE_BUDGET_S} s a case)",
+                    case.name
+                );
+                break;
+            }
             let order = match self.python.as_deref() {
                 None => vec![Who::Margin],
                 // Alternate who goes first so a drift in machine load does not always favour
