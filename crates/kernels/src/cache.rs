@@ -271,7 +271,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
             let stored = self.records.nnz() as f64 / self.order.len().max(1) as f64;
             let by_row = range.len() as f64 * stored;
             let m = self.order.len();
-            if (by_feature.cost(&row) + m) as f64 <= 0.5 * by_row {
+            if (by_feature.cost(&row) + m) as f64 <= by_row {
                 self.fill_by_feature(by_feature, sample_at, form, row, sq_i, range, out);
                 return;
             }
