@@ -1,5 +1,116 @@
 //! # models-tree: decision trees and ensembles
 //!
-//! This crate will hold CART / ID3 / C4.5-style decision trees with pruning and missing-value
-//! handling, random forests and AdaBoost. It is filled by the models-tree issue; nothing is
-//! implemented yet.
+//! CART decision trees ([`DecisionTreeClassifier`], [`DecisionTreeRegressor`]), random forests
+//! ([`RandomForestClassifier`], [`RandomForestRegressor`]), AdaBoost ([`AdaBoostClassifier`],
+//! SAMME), histogram gradient boosting ([`gradient_boosting`]), and text / Graphviz exports
+//! ([`export_text`], [`export_dot`]). Names and defaults are scikit-learn's, so results compare
+//! one to one; the fitted trees are open to inspection through [`Tree`] and [`Node`].
+//!
+//! ```
+//! use core_linalg::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use models_tree::{Criterion, DecisionTreeClassifier, RandomForestClassifier, export_text};
+//!
+//! let data = datasets::heart_scale()?;
+//! let (train, test) = split::train_test_split(&data, 0.25, true, 1)?;
+//! let tree = DecisionTreeClassifier::params()
+//!     .criterion(Criterion::Entropy)
+//!     .max_depth(Some(3))
+//!     .fit(&train)?;
+//! assert!(tree.depth() <= 3);
+//! println!("{}", export_text(tree.tree(), &tree.export_options()));
+//! let forest = RandomForestClassifier::params().n_estimators(50).seed(7).fit(&train)?;
+//! let proba = forest.predict_proba(&test.records)?;
+//! assert_eq!(proba.nrows(), test.n_samples());
+//! assert_eq!(forest.predict(&test.records)?.len(), test.n_samples());
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+//!
+//! ## How trees are grown
+//!
+//! Binary splits `x[j] <= t` with `t` the midpoint between consecutive distinct values, chosen
+//! by one left-to-right scan per feature over the node's samples in sorted order. Every
+//! feature is sorted once per fit; a node owns a contiguous segment of each feature's sorted
+//! list and splitting it partitions the segments stably, so no node sorts anything (cost
+//! `O(n·d)` per tree level). The records are copied column by column (`n × d` values, sparse
+//! records with their zeros filled in): trees suit data with up to a few thousand features.
+//! A node stops when it is pure, when no split is possible, or by the limits below. Samples of
+//! weight zero are dropped, as scikit-learn does; sample and class weights multiply.
+//!
+//! Two deliberate differences from scikit-learn: values are compared as `f64` (scikit-learn
+//! splits float32 copies and ignores gaps below 1e-7), and when two features' best splits
+//! improve the impurity equally, the lower feature index wins (scikit-learn visits features in
+//! a random order, so `random_state` breaks such ties). Trees whose splits are not decided by
+//! ties are identical to scikit-learn's (tests/tree_fixtures.rs).
+//!
+//! ## Hyperparameters
+//!
+//! Every tree-based params type has the growth setters (defaults as scikit-learn):
+//!
+//! | setter | default | meaning |
+//! |---|---|---|
+//! | `criterion` | `Gini` / `SquaredError` | [`Criterion`]: gini, entropy, log_loss, squared_error, absolute_error |
+//! | `max_depth` | `None` | deepest level (root at 0) |
+//! | `min_samples_split` | 2 | smallest node that may be split |
+//! | `min_samples_leaf` | 1 | fewest samples on each side of a split |
+//! | `max_leaf_nodes` | `None` | grow best-first up to this many leaves |
+//! | `min_impurity_decrease` | 0 | least weighted impurity decrease of a split |
+//! | `max_features` | `All` (trees), `Sqrt` (forest classifier), `All` (forest regressor) | [`MaxFeatures`] examined per node |
+//! | `splitter` | `Best` | [`SplitStrategy`]: best thresholds, or one random threshold per feature |
+//! | `missing_values` | false | accept NaN; each split learns where missing values go (scikit-learn ≥ 1.3's rule) |
+//! | `ccp_alpha` | 0 | minimal cost-complexity pruning after growth (see [`PruningPath`] and `cost_complexity_pruning_path` on the tree params) |
+//!
+//! Per model:
+//!
+//! | model | setter | default | meaning |
+//! |---|---|---|---|
+//! | [`DecisionTreeClassifier`] | `class_weight` | uniform | `ClassWeight`, incl. balanced |
+//! | | `seed` | 0 | random feature subsets (with `max_features`) |
+//! | [`DecisionTreeRegressor`] | `seed` | 0 | random feature subsets |
+//! | [`RandomForestClassifier`], [`RandomForestRegressor`] | `n_estimators` | 100 | trees |
+//! | | `bootstrap` | true | trees on bootstrap samples |
+//! | | `oob_score` | false | out-of-bag accuracy / R² |
+//! | | `seed` | 0 | bootstraps and feature subsets; same seed, same forest on any thread count |
+//! | | `class_weight` (classifier) | uniform | class weights |
+//! | [`AdaBoostClassifier`] | `n_estimators` | 50 | boosting rounds |
+//! | | `learning_rate` | 1.0 | shrinks each learner's vote |
+//! | | `max_depth` | 1 | weak learner depth (a stump) |
+//! | | `seed` | 0 | learners' feature subsets |
+//!
+//! Extremely randomized trees (scikit-learn's `ExtraTreesClassifier` / `Regressor`) are the
+//! forests with [`SplitStrategy::Random`]: `RandomForestClassifierParams::extra_trees()` and
+//! `RandomForestRegressorParams::extra_trees()` give scikit-learn's defaults.
+//!
+//! Not implemented (yet): categorical splits and C4.5's pessimistic / reduced-error pruning.
+
+#![warn(missing_docs)]
+
+mod adaboost;
+mod classifier;
+mod criterion;
+mod data;
+mod export;
+mod forest;
+pub mod gradient_boosting;
+mod grow;
+mod params;
+mod prune;
+mod regressor;
+mod splitter;
+mod tree;
+
+pub use adaboost::{AdaBoostClassifier, AdaBoostClassifierParams};
+pub use classifier::{DecisionTreeClassifier, DecisionTreeClassifierParams};
+pub use criterion::Criterion;
+pub use export::{ExportOptions, export_dot, export_text};
+pub use forest::{
+    RandomForestClassifier, RandomForestClassifierParams, RandomForestRegressor,
+    RandomForestRegressorParams,
+};
+pub use gradient_boosting::{
+    EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
+    GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
+};
+pub use params::{MaxFeatures, SplitStrategy};
+pub use prune::PruningPath;
+pub use regressor::{DecisionTreeRegressor, DecisionTreeRegressorParams};
+pub use tree::{Node, Tree};

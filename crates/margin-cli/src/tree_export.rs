@@ -1,0 +1,94 @@
+//! `margin tree-export MODEL [--dot] [--tree N]`: a saved tree as text (scikit-learn's
+//! `export_text` layout) or Graphviz DOT (`dot -Tsvg` draws it). For a forest or AdaBoost
+//! model, `--tree N` picks one of its trees (default the first).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use core_linalg::ModelFile;
+use models_tree::{
+    AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, ExportOptions,
+    RandomForestClassifier, RandomForestRegressor, Tree, export_dot, export_text,
+};
+
+use crate::Failure;
+
+/// Arguments of `margin tree-export`.
+#[derive(Args, Debug)]
+pub struct TreeExportArgs {
+    /// A model file written by `margin train tree|tree-regressor|forest|forest-regressor|adaboost`.
+    model: PathBuf,
+    /// Write Graphviz DOT instead of text.
+    #[arg(long)]
+    dot: bool,
+    /// Which tree of a forest or AdaBoost model (0-based).
+    #[arg(long, default_value_t = 0)]
+    tree: usize,
+    /// Decimals of thresholds and values.
+    #[arg(long, default_value_t = 2)]
+    decimals: usize,
+}
+
+fn pick(trees: &[Tree], i: usize) -> Result<&Tree, Failure> {
+    trees.get(i).ok_or_else(|| {
+        Failure::usage(format!(
+            "--tree {i}: the model has {} tree(s), numbered from 0",
+            trees.len()
+        ))
+    })
+}
+
+/// Prints the chosen tree of the model file.
+pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
+    let path = &args.model;
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure::in_file(path, core_linalg::Error::io(path, e)))?;
+    let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
+    let load = |e| Failure::in_file(path, e);
+    let render = |tree: &Tree, opts: ExportOptions<'_>| {
+        let opts = opts.decimals(args.decimals);
+        if args.dot {
+            export_dot(tree, &opts)
+        } else {
+            export_text(tree, &opts)
+        }
+    };
+    let text = match kind.as_str() {
+        DecisionTreeClassifier::KIND => {
+            let m = DecisionTreeClassifier::from_bytes(&bytes).map_err(load)?;
+            render(
+                pick(std::slice::from_ref(m.tree()), args.tree)?,
+                m.export_options(),
+            )
+        }
+        DecisionTreeRegressor::KIND => {
+            let m = DecisionTreeRegressor::from_bytes(&bytes).map_err(load)?;
+            render(
+                pick(std::slice::from_ref(m.tree()), args.tree)?,
+                m.export_options(),
+            )
+        }
+        RandomForestClassifier::KIND => {
+            let m = RandomForestClassifier::from_bytes(&bytes).map_err(load)?;
+            let opts = ExportOptions::default().class_labels(m.labels());
+            render(pick(m.trees(), args.tree)?, opts)
+        }
+        RandomForestRegressor::KIND => {
+            let m = RandomForestRegressor::from_bytes(&bytes).map_err(load)?;
+            render(pick(m.trees(), args.tree)?, ExportOptions::default())
+        }
+        AdaBoostClassifier::KIND => {
+            let m = AdaBoostClassifier::from_bytes(&bytes).map_err(load)?;
+            let opts = ExportOptions::default().class_labels(m.labels());
+            render(pick(m.trees(), args.tree)?, opts)
+        }
+        other => {
+            return Err(Failure::usage(format!(
+                "{}: a `{other}` model holds no decision tree",
+                path.display()
+            )));
+        }
+    };
+    print!("{text}");
+    Ok(())
+}

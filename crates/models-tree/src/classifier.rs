@@ -1,0 +1,248 @@
+//! `DecisionTreeClassifier`: CART with Gini or entropy.
+
+use core_linalg::{
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
+    Records, Result,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::criterion::Criterion;
+use crate::data::{argmax, check_input, class_problem, map_rows, over_leaves};
+use crate::grow::{Presorted, Target, grow};
+use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::tree::Tree;
+
+/// Parameters of [`DecisionTreeClassifier`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionTreeClassifierParams {
+    pub(crate) growth: Growth,
+    pub(crate) class_weight: ClassWeight,
+    pub(crate) seed: u64,
+}
+
+impl Default for DecisionTreeClassifierParams {
+    fn default() -> Self {
+        Self {
+            growth: Growth::new(Criterion::Gini, MaxFeatures::All),
+            class_weight: ClassWeight::Uniform,
+            seed: 0,
+        }
+    }
+}
+
+impl DecisionTreeClassifierParams {
+    growth_setters!();
+
+    /// Per-class weights multiplying the sample weights (default uniform).
+    pub fn class_weight(mut self, w: ClassWeight) -> Self {
+        self.class_weight = w;
+        self
+    }
+
+    /// Seed of the random feature subsets (used only when `max_features` is below the
+    /// feature count; default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The pruning path of the tree these parameters grow on `data` (fitted without
+    /// pruning): the effective alphas worth trying as `ccp_alpha` (scikit-learn's
+    /// `cost_complexity_pruning_path`).
+    pub fn cost_complexity_pruning_path(&self, data: &Dataset) -> Result<crate::PruningPath> {
+        let mut unpruned = self.clone();
+        unpruned.growth.ccp_alpha = 0.0;
+        Ok(crate::prune::pruning_path(
+            unpruned.fit_parallel(data, true)?.tree(),
+        ))
+    }
+
+    pub(crate) fn fit_parallel(
+        &self,
+        data: &Dataset,
+        parallel: bool,
+    ) -> Result<DecisionTreeClassifier> {
+        let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
+        let settings = self
+            .growth
+            .settings(true, data.n_features(), self.seed, parallel)?;
+        let pre = Presorted::new(&data.records);
+        let target = Target::Classes {
+            y: &problem.y,
+            n_classes: problem.labels.len(),
+        };
+        let tree = grow(&pre, target, &problem.weights, &settings);
+        Ok(DecisionTreeClassifier {
+            params: self.clone(),
+            labels: problem.labels,
+            tree,
+        })
+    }
+}
+
+/// A fitted classification tree: binary splits `x[feature] <= threshold` found by scanning
+/// each feature's sorted values, thresholds at midpoints between consecutive distinct values
+/// (as scikit-learn). Leaves hold weighted class counts; `predict_proba` is their normalized
+/// value at the leaf a sample reaches and `predict` its largest class (ties to the first).
+///
+/// Differences from scikit-learn: values are split as `f64` (scikit-learn rounds records to
+/// `f32` and ignores gaps below 1e-7), and among features whose best splits improve equally
+/// the first feature wins (scikit-learn visits features in a random order, so `random_state`
+/// decides such ties even without `max_features`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionTreeClassifier {
+    params: DecisionTreeClassifierParams,
+    labels: Vec<Label>,
+    tree: Tree,
+}
+
+impl DecisionTreeClassifier {
+    /// Default parameters.
+    pub fn params() -> DecisionTreeClassifierParams {
+        DecisionTreeClassifierParams::default()
+    }
+    /// The parameters it was fitted with.
+    pub fn fitted_params(&self) -> &DecisionTreeClassifierParams {
+        &self.params
+    }
+    /// Class labels, sorted (scikit-learn's `classes_`).
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+    /// The tree: nodes, thresholds, per-node class counts.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.tree.n_features()
+    }
+    /// Normalized total impurity decrease per feature (scikit-learn's `feature_importances_`).
+    pub fn feature_importances(&self) -> Vec<f64> {
+        self.tree.feature_importances()
+    }
+    /// Depth of the tree (a lone leaf has depth 0).
+    pub fn depth(&self) -> usize {
+        self.tree.depth()
+    }
+    /// Number of leaves.
+    pub fn n_leaves(&self) -> usize {
+        self.tree.n_leaves()
+    }
+    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot)
+    /// naming this model's classes and criterion.
+    pub fn export_options(&self) -> crate::ExportOptions<'_> {
+        crate::ExportOptions::default()
+            .class_labels(&self.labels)
+            .criterion(self.params.growth.criterion)
+    }
+    /// The leaf (node id) each sample falls into.
+    pub fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        check_input(self.tree(), records)?;
+        Ok(map_rows(records, |row| self.tree.leaf_of(&row)))
+    }
+    /// Class indices (into [`labels`](Self::labels)) of every row.
+    pub fn predict_indices<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        check_input(self.tree(), records)?;
+        let tree = std::slice::from_ref(&self.tree);
+        let k = over_leaves(records, 1, tree, |_, leaf, out| {
+            out[0] = argmax(self.tree.value(leaf)) as f64
+        });
+        Ok(k.as_slice().iter().map(|&c| c as usize).collect())
+    }
+}
+
+impl Fit for DecisionTreeClassifierParams {
+    type Model = DecisionTreeClassifier;
+
+    fn fit(&self, data: &Dataset) -> Result<DecisionTreeClassifier> {
+        self.fit_parallel(data, true)
+    }
+}
+
+impl Predict for DecisionTreeClassifier {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_indices(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl PredictProba for DecisionTreeClassifier {
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        check_input(self.tree(), records)?;
+        let tree = std::slice::from_ref(&self.tree);
+        Ok(over_leaves(
+            records,
+            self.labels.len(),
+            tree,
+            |_, leaf, out| {
+                let v = self.tree.value(leaf);
+                let total: f64 = v.iter().sum();
+                out.iter_mut().zip(v).for_each(|(o, c)| *o = c / total);
+            },
+        ))
+    }
+}
+
+impl ModelFile for DecisionTreeClassifier {
+    const KIND: &'static str = "decision-tree-classifier";
+
+    fn check_consistent(&self) -> Result<()> {
+        self.tree.check(true)?;
+        if self.labels.len() < 2 || self.labels.len() != self.tree.n_values() {
+            return Err(Error::model_file(format!(
+                "inconsistent tree classifier: {} labels, {} values per node",
+                self.labels.len(),
+                self.tree.n_values()
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core_linalg::{DenseMatrix, Targets};
+
+    fn model() -> DecisionTreeClassifier {
+        let x = DenseMatrix::from_rows(&[[1.0], [2.0], [3.0], [4.0]]).unwrap();
+        let data = Dataset::new(x, Targets::Values(vec![0.0, 0.0, 1.0, 1.0])).unwrap();
+        DecisionTreeClassifier::params().fit(&data).unwrap()
+    }
+
+    /// Intact files (right header and checksum) holding a broken tree are refused on load.
+    #[test]
+    fn well_sealed_but_inconsistent_trees_are_refused() {
+        let good = model();
+        assert_eq!(good.tree.n_nodes(), 3);
+        assert!(DecisionTreeClassifier::from_bytes(&good.to_bytes().unwrap()).is_ok());
+        let forgeries: [fn(&mut DecisionTreeClassifier); 7] = [
+            |m| m.tree.nodes[0].left = 7,
+            |m| m.tree.nodes[0].right = 0,
+            |m| m.tree.nodes[0].left = m.tree.nodes[0].right,
+            |m| m.tree.nodes[0].feature = 1,
+            |m| m.tree.nodes[0].threshold = f64::NAN,
+            |m| m.tree.values[2] = -1.0,
+            |m| {
+                m.labels.pop();
+            },
+        ];
+        for (k, forge) in forgeries.iter().enumerate() {
+            let mut bad = good.clone();
+            forge(&mut bad);
+            assert!(
+                matches!(
+                    DecisionTreeClassifier::from_bytes(&bad.to_bytes().unwrap()),
+                    Err(Error::ModelFile { .. })
+                ),
+                "forgery {k} was accepted"
+            );
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Rendering a tree as indented text (scikit-learn's `export_text` layout) or as Graphviz DOT
+//! (`export_graphviz`'s), for reading or drawing with `dot -Tsvg`.
+
+use std::fmt::Write;
+
+use core_linalg::Label;
+
+use crate::criterion::Criterion;
+use crate::tree::{Node, Tree};
+
+/// What a rendering shows: names for features and classes, the impurity's name, and how
+/// many decimals numbers get.
+#[derive(Clone, Debug)]
+pub struct ExportOptions<'a> {
+    feature_names: Option<&'a [String]>,
+    class_labels: Option<&'a [Label]>,
+    criterion: Option<Criterion>,
+    decimals: usize,
+}
+
+impl Default for ExportOptions<'_> {
+    fn default() -> Self {
+        Self {
+            feature_names: None,
+            class_labels: None,
+            criterion: None,
+            decimals: 2,
+        }
+    }
+}
+
+impl<'a> ExportOptions<'a> {
+    /// Names features (default `feature_0`, `feature_1`, …); a list of the wrong length is
+    /// ignored.
+    pub fn feature_names(mut self, names: &'a [String]) -> Self {
+        self.feature_names = Some(names);
+        self
+    }
+    /// Labels classes by index (a classifier's `labels()`; default the class index).
+    pub fn class_labels(mut self, labels: &'a [Label]) -> Self {
+        self.class_labels = Some(labels);
+        self
+    }
+    /// Names the impurity after the criterion (default `impurity`).
+    pub fn criterion(mut self, c: Criterion) -> Self {
+        self.criterion = Some(c);
+        self
+    }
+    /// Decimals of thresholds and values (default 2).
+    pub fn decimals(mut self, d: usize) -> Self {
+        self.decimals = d;
+        self
+    }
+
+    fn feature(&self, tree: &Tree, j: usize) -> String {
+        match self.feature_names {
+            Some(names) if names.len() == tree.n_features() => names[j].clone(),
+            _ => format!("feature_{j}"),
+        }
+    }
+
+    fn class(&self, k: usize) -> String {
+        match self.class_labels {
+            Some(labels) if k < labels.len() => labels[k].to_string(),
+            _ => k.to_string(),
+        }
+    }
+
+    fn is_classifier(&self, tree: &Tree) -> bool {
+        self.class_labels.is_some()
+            || self.criterion.is_some_and(Criterion::is_classification)
+            || tree.n_values() > 1
+    }
+
+    /// A leaf's summary: its majority class, or its value.
+    fn outcome(&self, tree: &Tree, node: Node<'_>) -> String {
+        let v = node.value();
+        if self.is_classifier(tree) {
+            let best = (0..v.len()).fold(0, |b, k| if v[k] > v[b] { k } else { b });
+            format!("class: {}", self.class(best))
+        } else {
+            let vals: Vec<String> = v.iter().map(|x| format!("{x:.*}", self.decimals)).collect();
+            format!("value: [{}]", vals.join(", "))
+        }
+    }
+}
+
+/// The tree as indented text, one line per branch and leaf, as scikit-learn's `export_text`:
+///
+/// ```text
+/// |--- feature_0 <= 4.50
+/// |   |--- class: 0
+/// |--- feature_0 >  4.50
+/// |   |--- class: 1
+/// ```
+pub fn export_text(tree: &Tree, opts: &ExportOptions<'_>) -> String {
+    enum Item {
+        Node(usize, usize),
+        Line(String),
+    }
+    let indent = |depth: usize| format!("{}|---", "|   ".repeat(depth - 1));
+    let mut out = String::new();
+    // An explicit stack rather than recursion: a degenerate tree may be thousands deep.
+    let mut stack = vec![Item::Node(0, 1)];
+    while let Some(item) = stack.pop() {
+        let (id, depth) = match item {
+            Item::Line(line) => {
+                out.push_str(&line);
+                continue;
+            }
+            Item::Node(id, depth) => (id, depth),
+        };
+        let node = tree.node(id);
+        match (node.children(), node.feature(), node.threshold()) {
+            (Some((l, r)), Some(f), Some(t)) => {
+                let name = opts.feature(tree, f);
+                let t = format!("{t:.*}", opts.decimals);
+                let _ = writeln!(out, "{} {name} <= {t}", indent(depth));
+                stack.push(Item::Node(r, depth + 1));
+                stack.push(Item::Line(format!("{} {name} >  {t}\n", indent(depth))));
+                stack.push(Item::Node(l, depth + 1));
+            }
+            _ => {
+                let _ = writeln!(out, "{} {}", indent(depth), opts.outcome(tree, node));
+            }
+        }
+    }
+    out
+}
+
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The tree in Graphviz DOT, one box per node (split, impurity, samples, value, class) and
+/// edges labelled True/False at the root, as scikit-learn's `export_graphviz`. Render with
+/// `dot -Tsvg tree.dot -o tree.svg`.
+pub fn export_dot(tree: &Tree, opts: &ExportOptions<'_>) -> String {
+    let impurity = opts.criterion.map_or("impurity", Criterion::name);
+    let mut out = String::from(
+        "digraph Tree {\nnode [shape=box, style=\"rounded\", fontname=\"helvetica\"] ;\n\
+         edge [fontname=\"helvetica\"] ;\n",
+    );
+    let num = |x: f64| format!("{x:.*}", opts.decimals);
+    for node in tree.nodes() {
+        let mut lines = Vec::new();
+        if let (Some(f), Some(t)) = (node.feature(), node.threshold()) {
+            lines.push(format!("{} <= {}", opts.feature(tree, f), num(t)));
+        }
+        lines.push(format!("{impurity} = {}", num(node.impurity())));
+        lines.push(format!("samples = {}", node.n_samples()));
+        let values: Vec<String> = node.value().iter().map(|&v| num(v)).collect();
+        lines.push(format!("value = [{}]", values.join(", ")));
+        if opts.is_classifier(tree) {
+            lines.push(opts.outcome(tree, node).replace(": ", " = "));
+        }
+        let label = lines
+            .iter()
+            .map(|l| dot_escape(l))
+            .collect::<Vec<_>>()
+            .join("\\n");
+        let _ = writeln!(out, "{} [label=\"{label}\"] ;", node.id());
+        if let Some((l, r)) = node.children() {
+            let (tl, tr) = if node.id() == 0 {
+                (
+                    " [labeldistance=2.5, labelangle=45, headlabel=\"True\"]",
+                    " [labeldistance=2.5, labelangle=-45, headlabel=\"False\"]",
+                )
+            } else {
+                ("", "")
+            };
+            let _ = writeln!(out, "{} -> {l}{tl} ;", node.id());
+            let _ = writeln!(out, "{} -> {r}{tr} ;", node.id());
+        }
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,489 @@
+//! Random forests: trees grown on bootstrap samples with random feature subsets, in parallel.
+
+use core_linalg::{
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
+    Records, Result,
+};
+use rand::{Rng, RngCore};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::criterion::Criterion;
+use crate::data::{argmax, check_input, class_problem, over_leaves, regression_problem};
+use crate::grow::{Presorted, Settings, Target, grow};
+use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::tree::Tree;
+
+/// The ensemble settings both forests share.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Ensemble {
+    n_estimators: usize,
+    bootstrap: bool,
+    oob_score: bool,
+    seed: u64,
+}
+
+impl Default for Ensemble {
+    fn default() -> Self {
+        Self {
+            n_estimators: 100,
+            bootstrap: true,
+            oob_score: false,
+            seed: 0,
+        }
+    }
+}
+
+impl Ensemble {
+    fn check(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(Error::invalid_parameter("n_estimators", 0, "at least 1"));
+        }
+        if self.oob_score && !self.bootstrap {
+            return Err(Error::invalid_parameter(
+                "oob_score",
+                true,
+                "false when bootstrap is off (no sample is out of the bag)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The ensemble setters both forests offer.
+macro_rules! ensemble_setters {
+    () => {
+        /// Number of trees (default 100, ≥ 1).
+        pub fn n_estimators(mut self, n: usize) -> Self {
+            self.ensemble.n_estimators = n;
+            self
+        }
+        /// Grow each tree on a bootstrap sample of `n` draws with replacement (default true;
+        /// false grows every tree on all samples, randomized by `max_features` only).
+        pub fn bootstrap(mut self, on: bool) -> Self {
+            self.ensemble.bootstrap = on;
+            self
+        }
+        /// Score each sample with the trees whose bootstrap sample missed it (default false;
+        /// needs `bootstrap`). Read it with `oob_score()` on the model.
+        pub fn oob_score(mut self, on: bool) -> Self {
+            self.ensemble.oob_score = on;
+            self
+        }
+        /// Seed of the bootstrap samples and feature subsets (default 0). Each tree draws
+        /// from its own generator seeded from this one in tree order, so the forest does
+        /// not depend on the number of threads.
+        pub fn seed(mut self, seed: u64) -> Self {
+            self.ensemble.seed = seed;
+            self
+        }
+    };
+}
+
+/// Which samples a tree's bootstrap drew (a bit per sample).
+struct InBag(Vec<u64>);
+
+impl InBag {
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+}
+
+/// Grows the trees in parallel; each tree's generator is seeded in tree order from the
+/// forest's seed, first drawing the bootstrap, then the tree's own seed.
+fn grow_trees(
+    pre: &Presorted,
+    target: Target<'_>,
+    weights: &[f64],
+    settings: &Settings,
+    ensemble: &Ensemble,
+) -> Vec<(Tree, Option<InBag>)> {
+    let mut master = core_linalg::split::rng_from_seed(ensemble.seed);
+    let seeds: Vec<u64> = (0..ensemble.n_estimators)
+        .map(|_| master.next_u64())
+        .collect();
+    let n = weights.len();
+    seeds
+        .par_iter()
+        .map(|&seed| {
+            let mut rng = core_linalg::split::rng_from_seed(seed);
+            let (w, bag) = if ensemble.bootstrap {
+                let mut counts = vec![0u32; n];
+                for _ in 0..n {
+                    counts[rng.random_range(0..n)] += 1;
+                }
+                let mut bits = vec![0u64; n.div_ceil(64)];
+                let w: Vec<f64> = (0..n)
+                    .map(|i| {
+                        if counts[i] > 0 {
+                            bits[i / 64] |= 1 << (i % 64);
+                        }
+                        weights[i] * counts[i] as f64
+                    })
+                    .collect();
+                // A bootstrap of only zero-weight samples leaves nothing to learn from: that
+                // tree uses every sample instead.
+                if w.iter().any(|&x| x > 0.0) {
+                    (w, Some(InBag(bits)))
+                } else {
+                    (
+                        weights.to_vec(),
+                        Some(InBag(vec![u64::MAX; n.div_ceil(64)])),
+                    )
+                }
+            } else {
+                (weights.to_vec(), None)
+            };
+            let tree_settings = Settings {
+                seed: rng.next_u64(),
+                ..settings.clone()
+            };
+            (grow(pre, target, &w, &tree_settings), bag)
+        })
+        .collect()
+}
+
+/// Mean of the trees' normalized importances, over trees that split at least once,
+/// normalized to sum to 1 (scikit-learn's `feature_importances_`).
+fn mean_importances(trees: &[Tree], d: usize) -> Vec<f64> {
+    let mut sum = vec![0.0; d];
+    for t in trees.iter().filter(|t| t.n_nodes() > 1) {
+        sum.iter_mut()
+            .zip(t.feature_importances())
+            .for_each(|(s, v)| *s += v);
+    }
+    let total: f64 = sum.iter().sum();
+    if total > 0.0 {
+        sum.iter_mut().for_each(|s| *s /= total);
+    }
+    sum
+}
+
+/// For every sample with at least one out-of-bag tree, `f(i, trees that missed it)`.
+fn out_of_bag<T: Send>(
+    grown: &[(Tree, Option<InBag>)],
+    n: usize,
+    f: impl Fn(usize, &mut dyn Iterator<Item = &Tree>) -> Option<T> + Sync,
+) -> Vec<Option<T>> {
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut trees = grown
+                .iter()
+                .filter(|(_, bag)| bag.as_ref().is_some_and(|b| !b.contains(i)))
+                .map(|(t, _)| t);
+            f(i, &mut trees)
+        })
+        .collect()
+}
+
+fn check_trees(trees: &[Tree], classification: bool, n_values: usize) -> Result<()> {
+    if trees.is_empty() {
+        return Err(Error::model_file("inconsistent forest: no trees"));
+    }
+    let d = trees[0].n_features();
+    for t in trees {
+        t.check(classification)?;
+        if t.n_features() != d || t.n_values() != n_values {
+            return Err(Error::model_file(
+                "inconsistent forest: trees of different shapes",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parameters of [`RandomForestClassifier`] (scikit-learn's names and defaults: 100 trees,
+/// Gini, `max_features = sqrt`, bootstrap).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomForestClassifierParams {
+    growth: Growth,
+    ensemble: Ensemble,
+    class_weight: ClassWeight,
+}
+
+impl Default for RandomForestClassifierParams {
+    fn default() -> Self {
+        Self {
+            growth: Growth::new(Criterion::Gini, MaxFeatures::Sqrt),
+            ensemble: Ensemble::default(),
+            class_weight: ClassWeight::Uniform,
+        }
+    }
+}
+
+impl RandomForestClassifierParams {
+    growth_setters!();
+
+    /// scikit-learn's `ExtraTreesClassifier` defaults: random thresholds
+    /// ([`SplitStrategy::Random`](crate::SplitStrategy)), no bootstrap, `max_features = sqrt`.
+    pub fn extra_trees() -> Self {
+        let mut p = Self::default();
+        p.growth.splitter = crate::SplitStrategy::Random;
+        p.ensemble.bootstrap = false;
+        p
+    }
+    ensemble_setters!();
+
+    /// Per-class weights multiplying the sample weights, computed once on the whole training
+    /// set (scikit-learn's `class_weight`; default uniform).
+    pub fn class_weight(mut self, w: ClassWeight) -> Self {
+        self.class_weight = w;
+        self
+    }
+}
+
+/// A fitted random forest classifier: `predict_proba` is the mean of the trees' leaf class
+/// frequencies and `predict` its largest class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomForestClassifier {
+    params: RandomForestClassifierParams,
+    labels: Vec<Label>,
+    trees: Vec<Tree>,
+    oob_score: Option<f64>,
+}
+
+impl Fit for RandomForestClassifierParams {
+    type Model = RandomForestClassifier;
+
+    fn fit(&self, data: &Dataset) -> Result<RandomForestClassifier> {
+        self.ensemble.check()?;
+        let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
+        let settings = self.growth.settings(true, data.n_features(), 0, false)?;
+        let pre = Presorted::new(&data.records);
+        let k = problem.labels.len();
+        let target = Target::Classes {
+            y: &problem.y,
+            n_classes: k,
+        };
+        let grown = grow_trees(&pre, target, &problem.weights, &settings, &self.ensemble);
+        let oob_score = self.ensemble.oob_score.then(|| {
+            let votes = out_of_bag(&grown, data.n_samples(), |i, trees| {
+                let row = data.records.row(i);
+                let mut p = vec![0.0; k];
+                let mut any = false;
+                for t in trees {
+                    add_normalized(t.leaf_value(&row), &mut p);
+                    any = true;
+                }
+                any.then(|| argmax(&p) == problem.y[i] as usize)
+            });
+            let scored: Vec<bool> = votes.into_iter().flatten().collect();
+            scored.iter().filter(|&&ok| ok).count() as f64 / scored.len().max(1) as f64
+        });
+        Ok(RandomForestClassifier {
+            params: self.clone(),
+            labels: problem.labels,
+            trees: grown.into_iter().map(|(t, _)| t).collect(),
+            oob_score,
+        })
+    }
+}
+
+/// Adds class counts `v`, normalized to frequencies, to `p`.
+fn add_normalized(v: &[f64], p: &mut [f64]) {
+    let total: f64 = v.iter().sum();
+    p.iter_mut().zip(v).for_each(|(a, c)| *a += c / total);
+}
+
+impl RandomForestClassifier {
+    /// Default parameters.
+    pub fn params() -> RandomForestClassifierParams {
+        RandomForestClassifierParams::default()
+    }
+    /// Class labels, sorted.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+    /// The trees, in seed order.
+    pub fn trees(&self) -> &[Tree] {
+        &self.trees
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.trees[0].n_features()
+    }
+    /// Out-of-bag accuracy, over the samples at least one tree left out (`None` unless fitted
+    /// with `oob_score`).
+    pub fn oob_score(&self) -> Option<f64> {
+        self.oob_score
+    }
+    /// Mean impurity-decrease importance per feature, normalized.
+    pub fn feature_importances(&self) -> Vec<f64> {
+        mean_importances(&self.trees, self.n_features())
+    }
+    /// Class indices (into [`labels`](Self::labels)) of every row.
+    pub fn predict_indices<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        let p = self.predict_proba(records)?;
+        Ok(p.rows().map(argmax).collect())
+    }
+}
+
+impl PredictProba for RandomForestClassifier {
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        check_input(&self.trees[0], records)?;
+        let m = self.trees.len() as f64;
+        let mut p = over_leaves(records, self.labels.len(), &self.trees, |t, leaf, out| {
+            add_normalized(self.trees[t].value(leaf), out)
+        });
+        p.as_mut_slice().iter_mut().for_each(|v| *v /= m);
+        Ok(p)
+    }
+}
+
+impl Predict for RandomForestClassifier {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        Ok(self
+            .predict_indices(records)?
+            .into_iter()
+            .map(|k| self.labels[k].clone())
+            .collect())
+    }
+}
+
+impl ModelFile for RandomForestClassifier {
+    const KIND: &'static str = "random-forest-classifier";
+
+    fn check_consistent(&self) -> Result<()> {
+        if self.labels.len() < 2 {
+            return Err(Error::model_file(
+                "inconsistent forest: fewer than 2 labels",
+            ));
+        }
+        check_trees(&self.trees, true, self.labels.len())
+    }
+}
+
+/// Parameters of [`RandomForestRegressor`] (scikit-learn's names and defaults: 100 trees,
+/// squared error, `max_features = 1.0` i.e. all features, bootstrap).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomForestRegressorParams {
+    growth: Growth,
+    ensemble: Ensemble,
+}
+
+impl Default for RandomForestRegressorParams {
+    fn default() -> Self {
+        Self {
+            growth: Growth::new(Criterion::SquaredError, MaxFeatures::All),
+            ensemble: Ensemble::default(),
+        }
+    }
+}
+
+impl RandomForestRegressorParams {
+    growth_setters!();
+
+    /// scikit-learn's `ExtraTreesRegressor` defaults: random thresholds
+    /// ([`SplitStrategy::Random`](crate::SplitStrategy)), no bootstrap, every feature.
+    pub fn extra_trees() -> Self {
+        let mut p = Self::default();
+        p.growth.splitter = crate::SplitStrategy::Random;
+        p.ensemble.bootstrap = false;
+        p
+    }
+    ensemble_setters!();
+}
+
+/// A fitted random forest regressor: the mean of its trees' predictions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomForestRegressor {
+    params: RandomForestRegressorParams,
+    trees: Vec<Tree>,
+    oob_score: Option<f64>,
+}
+
+impl Fit for RandomForestRegressorParams {
+    type Model = RandomForestRegressor;
+
+    fn fit(&self, data: &Dataset) -> Result<RandomForestRegressor> {
+        self.ensemble.check()?;
+        let (y, weights) = regression_problem(data, self.growth.missing_values)?;
+        let settings = self.growth.settings(false, data.n_features(), 0, false)?;
+        let pre = Presorted::new(&data.records);
+        let grown = grow_trees(
+            &pre,
+            Target::Values(&y),
+            &weights,
+            &settings,
+            &self.ensemble,
+        );
+        let oob_score = self.ensemble.oob_score.then(|| {
+            let pred = out_of_bag(&grown, data.n_samples(), |i, trees| {
+                let row = data.records.row(i);
+                let (mut s, mut c) = (0.0, 0usize);
+                for t in trees {
+                    s += t.leaf_value(&row)[0];
+                    c += 1;
+                }
+                (c > 0).then(|| (y[i], s / c as f64))
+            });
+            r2(pred.into_iter().flatten())
+        });
+        Ok(RandomForestRegressor {
+            params: self.clone(),
+            trees: grown.into_iter().map(|(t, _)| t).collect(),
+            oob_score,
+        })
+    }
+}
+
+/// R² of (truth, prediction) pairs (1 − SS_res / SS_tot; 0 when the truth is constant).
+fn r2(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let pairs: Vec<(f64, f64)> = pairs.collect();
+    let mean = pairs.iter().map(|p| p.0).sum::<f64>() / pairs.len().max(1) as f64;
+    let ss_res: f64 = pairs.iter().map(|(t, p)| (t - p).powi(2)).sum();
+    let ss_tot: f64 = pairs.iter().map(|(t, _)| (t - mean).powi(2)).sum();
+    if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        0.0
+    }
+}
+
+impl RandomForestRegressor {
+    /// Default parameters.
+    pub fn params() -> RandomForestRegressorParams {
+        RandomForestRegressorParams::default()
+    }
+    /// The trees, in seed order.
+    pub fn trees(&self) -> &[Tree] {
+        &self.trees
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.trees[0].n_features()
+    }
+    /// Out-of-bag R², over the samples at least one tree left out (`None` unless fitted with
+    /// `oob_score`).
+    pub fn oob_score(&self) -> Option<f64> {
+        self.oob_score
+    }
+    /// Mean impurity-decrease importance per feature, normalized.
+    pub fn feature_importances(&self) -> Vec<f64> {
+        mean_importances(&self.trees, self.n_features())
+    }
+}
+
+impl Predict for RandomForestRegressor {
+    type Output = Vec<f64>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        check_input(&self.trees[0], records)?;
+        let m = self.trees.len() as f64;
+        let sums = over_leaves(records, 1, &self.trees, |t, leaf, out| {
+            out[0] += self.trees[t].value(leaf)[0]
+        });
+        Ok(sums.as_slice().iter().map(|s| s / m).collect())
+    }
+}
+
+impl ModelFile for RandomForestRegressor {
+    const KIND: &'static str = "random-forest-regressor";
+
+    fn check_consistent(&self) -> Result<()> {
+        check_trees(&self.trees, false, 1)
+    }
+}

@@ -1,0 +1,404 @@
+//! The boosting loop both estimators share: bin the data, start from the baseline, and at each
+//! iteration grow one tree per raw prediction on the loss's gradients; stop early on a held-out
+//! validation loss if asked.
+
+use core_linalg::split::{rng_from_seed, train_test_split};
+use core_linalg::{Dataset, DenseMatrix, Error, Records, Result, Targets, validate};
+use rand::Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::binning::{BinMapper, BinnedData, dense};
+use super::grower::{FeatureBins, Grown, TreeLimits, Workspace, grow};
+use super::histogram::Gradients;
+use super::loss::{Loss, weighted_median};
+use super::params::{Boosting, EarlyStopping};
+use super::tree::Tree;
+
+/// Rows per parallel prediction task.
+const ROW_CHUNK: usize = 1 << 12;
+
+/// Training sets above this size get early stopping under [`EarlyStopping::Auto`].
+const AUTO_EARLY_STOPPING_ABOVE: usize = 10_000;
+
+/// A fitted ensemble: the bin edges, the baseline and the trees, iteration by iteration
+/// (`trees[it * K + k]` adds to raw prediction `k`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Ensemble {
+    pub(crate) loss: Loss,
+    pub(crate) mapper: BinMapper,
+    pub(crate) baseline: Vec<f64>,
+    pub(crate) trees: Vec<Tree>,
+    pub(crate) train_score: Vec<f64>,
+    pub(crate) validation_score: Vec<f64>,
+}
+
+/// Refuses infinite values anywhere, and NaN unless missing values are allowed.
+pub(crate) fn check_values<R: Records + ?Sized>(records: &R, allow_missing: bool) -> Result<()> {
+    if !allow_missing {
+        return validate::check_finite(records);
+    }
+    for i in 0..records.n_samples() {
+        let mut bad = None;
+        records.row(i).for_each_stored(|j, v| {
+            if bad.is_none() && v.is_infinite() {
+                bad = Some(j);
+            }
+        });
+        if let Some(col) = bad {
+            return Err(Error::NonFinite { row: i, col });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a training set (NaN allowed where missing values are) and returns its records dense.
+pub(crate) fn checked_records<'a>(
+    data: &'a Dataset,
+    p: &Boosting,
+) -> Result<std::borrow::Cow<'a, DenseMatrix>> {
+    p.check()?;
+    data.check_consistent()?;
+    validate::check_non_empty(&data.records)?;
+    check_values(&data.records, p.allow_missing)?;
+    if let Targets::Values(v) = &data.targets {
+        validate::check_finite_slice(v)?;
+    }
+    if let Some(w) = &data.sample_weights
+        && w.iter().sum::<f64>() <= 0.0
+    {
+        return Err(Error::invalid_parameter(
+            "sample_weights",
+            "all zero",
+            "at least one positive weight",
+        ));
+    }
+    Ok(dense(&data.records))
+}
+
+/// Checks records to predict and returns them dense.
+pub(crate) fn checked_predict<'a, R: Records + ?Sized>(
+    records: &'a R,
+    n_features: usize,
+    allow_missing: bool,
+) -> Result<std::borrow::Cow<'a, DenseMatrix>> {
+    validate::check_n_features(n_features, records)?;
+    check_values(records, allow_missing)?;
+    Ok(dense(records))
+}
+
+/// The training part of the data, and the validation part when early stopping is on.
+type Parts = (DenseMatrix, Vec<f64>, Option<Vec<f64>>);
+
+fn split_off_validation(
+    p: &Boosting,
+    x: &DenseMatrix,
+    y: &[f64],
+    w: Option<&[f64]>,
+    stratify: bool,
+    seed: u64,
+) -> Result<(Parts, Parts)> {
+    let mut data = Dataset::new(x.clone(), Targets::Values(y.to_vec()))?;
+    data.sample_weights = w.map(<[f64]>::to_vec);
+    let (train, val) =
+        train_test_split(&data, p.validation_fraction, stratify, seed).map_err(|e| {
+            Error::invalid_parameter(
+                "validation_fraction",
+                p.validation_fraction,
+                format!("a share that leaves samples on both sides of the split ({e})"),
+            )
+        })?;
+    let unpack = |d: Dataset| -> Result<Parts> {
+        let y = d.targets.values()?.into_owned();
+        Ok((dense(&d.records).into_owned(), y, d.sample_weights))
+    };
+    Ok((unpack(train)?, unpack(val)?))
+}
+
+/// `k` of the `n` rows, ascending, uniformly without replacement (selection sampling).
+fn sample_rows(n: usize, k: usize, rng: &mut impl Rng) -> Vec<u32> {
+    let mut rows = Vec::with_capacity(k);
+    for i in 0..n {
+        let left = k - rows.len();
+        if left == 0 {
+            break;
+        }
+        if rng.random_range(0..n - i) < left {
+            rows.push(i as u32);
+        }
+    }
+    rows
+}
+
+/// Whether the last `n_iter_no_change` scores all fail to beat the one before them by `tol`
+/// (scikit-learn's rule; scores are negated losses, higher is better).
+fn should_stop(scores: &[f64], n_iter_no_change: usize, tol: f64) -> bool {
+    let reference = n_iter_no_change + 1;
+    if scores.len() < reference {
+        return false;
+    }
+    let base = scores[scores.len() - reference] + tol;
+    !scores[scores.len() - n_iter_no_change..]
+        .iter()
+        .any(|&s| s > base)
+}
+
+impl Ensemble {
+    /// Fits the ensemble on dense records `x`, targets `y` (class indices as numbers for the
+    /// log losses) and optional weights; `stratify` splits the validation set by class.
+    pub(crate) fn fit(
+        p: &Boosting,
+        loss: Loss,
+        x: &DenseMatrix,
+        y: &[f64],
+        w: Option<&[f64]>,
+        stratify: bool,
+    ) -> Result<Self> {
+        let mut rng = rng_from_seed(p.seed);
+        let (binning_seed, split_seed): (u64, u64) = (rng.random(), rng.random());
+        let early = match p.early_stopping {
+            EarlyStopping::Auto => x.nrows() > AUTO_EARLY_STOPPING_ABOVE,
+            EarlyStopping::On => true,
+            EarlyStopping::Off => false,
+        };
+        let split = if early {
+            Some(split_off_validation(p, x, y, w, stratify, split_seed)?)
+        } else {
+            None
+        };
+        let (x, y, w) = match &split {
+            Some((t, _)) => (&t.0, &t.1[..], t.2.as_deref()),
+            None => (x, y, w),
+        };
+        let validation = split.as_ref().map(|(_, v)| v);
+        let n = x.nrows();
+        if n > u32::MAX as usize {
+            return Err(Error::invalid_parameter(
+                "records",
+                format!("{n} samples"),
+                "at most 2³² − 1 samples",
+            ));
+        }
+        let mapper = match w {
+            Some(w) => BinMapper::fit(x, w, p.max_bins as u8, binning_seed),
+            None => BinMapper::fit(x, &vec![1.0; n], p.max_bins as u8, binning_seed),
+        };
+        let binned = mapper.transform(x).with_rows();
+        let bins = FeatureBins::new(&mapper, &binned);
+        let limits = TreeLimits {
+            max_leaf_nodes: p.max_leaf_nodes,
+            max_depth: p.max_depth,
+            min_samples_leaf: p.min_samples_leaf,
+            l2_regularization: p.l2_regularization,
+            shrinkage: p.learning_rate,
+        };
+        let k_trees = loss.n_trees();
+        let baseline = loss.baseline(y, w);
+        let mut raw: Vec<f64> = baseline
+            .iter()
+            .flat_map(|&b| std::iter::repeat_n(b, n))
+            .collect();
+        let val = validation.map(|(vx, vy, vw)| (mapper.transform(vx), &vy[..], vw.as_deref()));
+        let mut val_raw: Option<Vec<f64>> = val.as_ref().map(|(_, vy, _)| {
+            baseline
+                .iter()
+                .flat_map(|&b| std::iter::repeat_n(b, vy.len()))
+                .collect()
+        });
+        let mut model = Self {
+            loss,
+            mapper,
+            baseline,
+            trees: Vec::new(),
+            train_score: Vec::new(),
+            validation_score: Vec::new(),
+        };
+        let record_scores = |m: &mut Self, raw: &[f64], vraw: Option<&[f64]>| {
+            m.train_score.push(-loss.mean(y, raw, w));
+            if let (Some(vraw), Some((_, vy, vw))) = (vraw, &val) {
+                m.validation_score.push(-loss.mean(vy, vraw, *vw));
+            }
+        };
+        if early {
+            record_scores(&mut model, &raw, val_raw.as_deref());
+        }
+        let mut g = vec![0f32; n * k_trees];
+        let mut h = vec![0f32; n * k_trees];
+        let with_h = !(loss.constant_hessian() && w.is_none());
+        let n_sub = ((p.subsample * n as f64).round() as usize).clamp(1, n);
+        let mut ws = Workspace::default();
+        for _ in 0..p.max_iter {
+            loss.gradients(y, &raw, w, &mut g, &mut h);
+            let rows: Vec<u32> = if n_sub < n {
+                sample_rows(n, n_sub, &mut rng)
+            } else {
+                (0..n as u32).collect()
+            };
+            for k in 0..k_trees {
+                let grads = Gradients {
+                    g: &g[k * n..(k + 1) * n],
+                    h: with_h.then(|| &h[k * n..(k + 1) * n]),
+                };
+                let mut grown = grow(
+                    &binned,
+                    &grads,
+                    rows.clone(),
+                    &bins,
+                    &limits,
+                    &mut ws,
+                    &model.mapper,
+                );
+                let raw_k = &mut raw[k * n..(k + 1) * n];
+                if loss == Loss::AbsoluteError {
+                    set_leaves_to_median_residuals(&mut grown, y, raw_k, w, p.learning_rate);
+                }
+                if n_sub == n {
+                    for leaf in &grown.leaves {
+                        let v = grown.tree.nodes[leaf.node].value;
+                        for &i in &grown.partition[leaf.start..leaf.stop] {
+                            raw_k[i as usize] += v;
+                        }
+                    }
+                } else {
+                    add_binned(&grown.tree, &binned, model.mapper.missing_bin, raw_k);
+                }
+                if let (Some(vr), Some((vb, ..))) = (&mut val_raw, &val) {
+                    let m = vb.n_rows;
+                    add_binned(
+                        &grown.tree,
+                        vb,
+                        model.mapper.missing_bin,
+                        &mut vr[k * m..(k + 1) * m],
+                    );
+                }
+                model.trees.push(grown.tree);
+            }
+            if early {
+                record_scores(&mut model, &raw, val_raw.as_deref());
+                if should_stop(&model.validation_score, p.n_iter_no_change, p.tol) {
+                    break;
+                }
+            }
+        }
+        Ok(model)
+    }
+
+    /// Iterations grown.
+    pub(crate) fn n_iter(&self) -> usize {
+        self.trees.len() / self.baseline.len().max(1)
+    }
+
+    /// Number of features.
+    pub(crate) fn n_features(&self) -> usize {
+        self.mapper.n_features()
+    }
+
+    /// Raw predictions, `n × K`: the baseline plus every tree's leaf, in iteration order (the
+    /// order training accumulated them, so training rows get the same numbers).
+    pub(crate) fn raw_predict(&self, x: &DenseMatrix) -> DenseMatrix {
+        let k = self.baseline.len();
+        let mut out = DenseMatrix::zeros(x.nrows(), k);
+        out.as_mut_slice()
+            .par_chunks_mut(k * ROW_CHUNK)
+            .enumerate()
+            .for_each(|(c, block)| {
+                for (r, o) in block.chunks_mut(k).enumerate() {
+                    let row = x.row(c * ROW_CHUNK + r);
+                    o.copy_from_slice(&self.baseline);
+                    for (t, tree) in self.trees.iter().enumerate() {
+                        o[t % k] += tree.predict_row(row);
+                    }
+                }
+            });
+        out
+    }
+
+    /// Gain-based importances: each feature's share of the total loss reduction of all splits.
+    pub(crate) fn feature_importances(&self) -> Vec<f64> {
+        let mut imp = vec![0.0; self.n_features()];
+        for node in self.trees.iter().flat_map(|t| &t.nodes) {
+            if let Some(s) = &node.split {
+                imp[s.feature as usize] += s.gain.max(0.0);
+            }
+        }
+        let total: f64 = imp.iter().sum();
+        if total > 0.0 {
+            imp.iter_mut().for_each(|v| *v /= total);
+        }
+        imp
+    }
+
+    /// Whether a decoded ensemble can be used: `K` trees per iteration, valid edges and trees.
+    pub(crate) fn is_consistent(&self) -> bool {
+        let k = self.loss.n_trees();
+        let d = self.n_features();
+        self.mapper.is_consistent()
+            && d > 0
+            && self.baseline.len() == k
+            && self.baseline.iter().all(|b| b.is_finite())
+            && self.trees.len().is_multiple_of(k)
+            && self.trees.iter().all(|t| {
+                t.is_consistent(
+                    |j| (j < d).then(|| self.mapper.n_bins_non_missing(j)),
+                    |j, b| self.mapper.edges[j][b],
+                )
+            })
+    }
+}
+
+/// Absolute error: the gradient step only finds the leaves (the gradients are signs); each
+/// leaf's value is then `shrinkage ×` the weighted median residual of its samples, the loss's
+/// own minimizer (scikit-learn's `_update_leaves_values`).
+fn set_leaves_to_median_residuals(
+    grown: &mut Grown,
+    y: &[f64],
+    raw: &[f64],
+    w: Option<&[f64]>,
+    shrinkage: f64,
+) {
+    for leaf in &grown.leaves {
+        let rows = &grown.partition[leaf.start..leaf.stop];
+        let residuals: Vec<f64> = rows
+            .iter()
+            .map(|&i| y[i as usize] - raw[i as usize])
+            .collect();
+        let weights: Option<Vec<f64>> = w.map(|w| rows.iter().map(|&i| w[i as usize]).collect());
+        grown.tree.nodes[leaf.node].value =
+            shrinkage * weighted_median(&residuals, weights.as_deref());
+    }
+}
+
+/// Adds a tree's leaf value to `raw` for every row of binned data (rows in parallel).
+fn add_binned(tree: &Tree, data: &BinnedData, missing_bin: u8, raw: &mut [f64]) {
+    raw.par_chunks_mut(ROW_CHUNK)
+        .enumerate()
+        .for_each(|(c, block)| {
+            for (r, v) in block.iter_mut().enumerate() {
+                let i = c * ROW_CHUNK + r;
+                *v += tree.predict_binned(missing_bin, |j| data.bins[j * data.n_rows + i]);
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stops_after_n_iter_no_change_without_improvement() {
+        assert!(!should_stop(&[-3.0, -2.0, -2.0], 2, 0.0));
+        assert!(should_stop(&[-3.0, -2.0, -2.0, -2.0], 2, 0.0));
+        assert!(!should_stop(&[-3.0, -2.0, -2.0, -1.0], 2, 0.0));
+        // An improvement smaller than tol does not count.
+        assert!(should_stop(&[-3.0, -2.0, -1.95, -1.95], 2, 0.1));
+    }
+
+    #[test]
+    fn row_samples_are_sorted_distinct_and_sized() {
+        let mut rng = rng_from_seed(3);
+        let rows = sample_rows(100, 37, &mut rng);
+        assert_eq!(rows.len(), 37);
+        assert!(rows.windows(2).all(|w| w[0] < w[1]));
+        assert!(rows.iter().all(|&r| r < 100));
+    }
+}

@@ -1,0 +1,275 @@
+//! `GradientBoostingClassifier`: log-loss boosting, binary (one tree per iteration on the
+//! log-odds) or multiclass (one tree per class per iteration on softmax scores).
+
+use core_linalg::{
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    PredictProba, Records, Result, classes_from_scores, validate,
+};
+use serde::{Deserialize, Serialize};
+
+use super::booster::{Ensemble, checked_predict, checked_records};
+use super::loss::{Loss, sigmoid, softmax};
+use super::params::{Boosting, EarlyStopping, boosting_setters};
+
+/// Parameters of [`GradientBoostingClassifier`] (scikit-learn's
+/// `HistGradientBoostingClassifier` names and defaults; see the [module](super) docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GradientBoostingClassifierParams {
+    boosting: Boosting,
+    class_weight: ClassWeight,
+}
+
+boosting_setters!(GradientBoostingClassifierParams);
+
+impl GradientBoostingClassifierParams {
+    /// Per-class weights multiplying the sample weights (default uniform).
+    pub fn class_weight(mut self, v: ClassWeight) -> Self {
+        self.class_weight = v;
+        self
+    }
+}
+
+/// A fitted gradient-boosted classifier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradientBoostingClassifier {
+    params: GradientBoostingClassifierParams,
+    labels: Vec<Label>,
+    ensemble: Ensemble,
+}
+
+impl GradientBoostingClassifier {
+    /// Default parameters.
+    pub fn params() -> GradientBoostingClassifierParams {
+        GradientBoostingClassifierParams::default()
+    }
+
+    /// Class labels, sorted (scikit-learn's `classes_`).
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.ensemble.n_features()
+    }
+
+    /// Iterations grown (fewer than `max_iter` when early stopping stopped).
+    pub fn n_iter(&self) -> usize {
+        self.ensemble.n_iter()
+    }
+
+    /// Trees per iteration: 1 for two classes, else the number of classes.
+    pub fn n_trees_per_iteration(&self) -> usize {
+        self.ensemble.baseline.len()
+    }
+
+    /// The raw prediction before any tree: the log-odds of the positive class, or the centred
+    /// log class frequencies.
+    pub fn baseline(&self) -> &[f64] {
+        &self.ensemble.baseline
+    }
+
+    /// Negated mean log-loss on the training samples, before the first tree and after each
+    /// iteration; empty when early stopping is off (as scikit-learn's `train_score_`).
+    pub fn train_score(&self) -> &[f64] {
+        &self.ensemble.train_score
+    }
+
+    /// Negated mean log-loss on the held-out samples, as [`Self::train_score`].
+    pub fn validation_score(&self) -> &[f64] {
+        &self.ensemble.validation_score
+    }
+
+    /// Feature `j`'s bin edges: a value `x` is in bin `i` iff `edges[i-1] < x <= edges[i]`
+    /// (empty for a feature constant in training). Panics if `j >= n_features()`.
+    pub fn bin_edges(&self, j: usize) -> &[f64] {
+        &self.ensemble.mapper.edges[j]
+    }
+
+    /// Gain-based feature importances, summing to 1 (0 everywhere if no tree split).
+    pub fn feature_importances(&self) -> Vec<f64> {
+        self.ensemble.feature_importances()
+    }
+}
+
+impl Fit for GradientBoostingClassifierParams {
+    type Model = GradientBoostingClassifier;
+
+    fn fit(&self, data: &Dataset) -> Result<GradientBoostingClassifier> {
+        let x = checked_records(data, &self.boosting)?;
+        let classes = data.targets.classes()?;
+        validate::check_min_classes(&classes, 2)?;
+        let present = classes.present();
+        let k = present.labels.len();
+        let per_class = self
+            .class_weight
+            .per_class(&present.labels, &present.counts);
+        let uniform = matches!(self.class_weight, ClassWeight::Uniform);
+        let weights: Option<Vec<f64>> = match (&data.sample_weights, uniform) {
+            (None, true) => None,
+            (sw, _) => Some(
+                present
+                    .y
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| per_class[c] * sw.as_ref().map_or(1.0, |w| w[i]))
+                    .collect(),
+            ),
+        };
+        if let Some(w) = &weights
+            && let Some(bad) = w.iter().position(|v| !(v.is_finite() && *v >= 0.0))
+        {
+            return Err(Error::invalid_parameter(
+                "class_weight",
+                format!("{} (sample {bad})", w[bad]),
+                "finite, non-negative weights",
+            ));
+        }
+        let loss = if k == 2 {
+            Loss::BinaryLog
+        } else {
+            Loss::MultinomialLog(k)
+        };
+        let y: Vec<f64> = present.y.iter().map(|&c| c as f64).collect();
+        let ensemble = Ensemble::fit(&self.boosting, loss, &x, &y, weights.as_deref(), true)?;
+        Ok(GradientBoostingClassifier {
+            params: self.clone(),
+            labels: present.labels,
+            ensemble,
+        })
+    }
+}
+
+impl DecisionFunction for GradientBoostingClassifier {
+    /// Raw scores: one column of log-odds of the second class for two classes, else one column
+    /// per class (softmax inputs).
+    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let x = checked_predict(
+            records,
+            self.n_features(),
+            self.params.boosting.allow_missing,
+        )?;
+        Ok(self.ensemble.raw_predict(&x))
+    }
+}
+
+impl PredictProba for GradientBoostingClassifier {
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let raw = self.decision_function(records)?;
+        let k = self.labels.len();
+        let mut out = DenseMatrix::zeros(raw.nrows(), k);
+        for (i, r) in raw.rows().enumerate() {
+            let o = out.row_mut(i);
+            if k == 2 {
+                let p = sigmoid(r[0]);
+                o[0] = 1.0 - p;
+                o[1] = p;
+            } else {
+                softmax(r, o);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Predict for GradientBoostingClassifier {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        let raw = self.decision_function(records)?;
+        Ok(classes_from_scores(&raw, self.labels.len())
+            .into_iter()
+            .map(|c| self.labels[c].clone())
+            .collect())
+    }
+}
+
+impl ModelFile for GradientBoostingClassifier {
+    const KIND: &'static str = "gradient-boosting-classifier";
+
+    fn check_consistent(&self) -> Result<()> {
+        let k = self.labels.len();
+        let loss_ok = match self.ensemble.loss {
+            Loss::BinaryLog => k == 2,
+            Loss::MultinomialLog(m) => m == k && k > 2,
+            _ => false,
+        };
+        if loss_ok && self.ensemble.is_consistent() {
+            Ok(())
+        } else {
+            Err(Error::model_file(
+                "the gradient-boosting classifier is inconsistent (loss, classes, bin edges or \
+                 tree structure)",
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core_linalg::Targets;
+
+    fn fitted() -> GradientBoostingClassifier {
+        let x: Vec<f64> = (0..40).map(|i| f64::from(i % 10)).collect();
+        let y = (0..40).map(|i| f64::from(u8::from(i % 10 >= 5))).collect();
+        let data = Dataset::new(
+            DenseMatrix::from_row_major(x, 40, 1).unwrap(),
+            Targets::Values(y),
+        )
+        .unwrap();
+        GradientBoostingClassifier::params()
+            .max_iter(3)
+            .min_samples_leaf(5)
+            .fit(&data)
+            .unwrap()
+    }
+
+    fn refused(model: &GradientBoostingClassifier) -> bool {
+        matches!(
+            GradientBoostingClassifier::from_bytes(&model.to_bytes().unwrap()),
+            Err(Error::ModelFile { .. })
+        )
+    }
+
+    /// Files with a valid header and checksum but an unusable ensemble are refused on load.
+    #[test]
+    fn well_sealed_but_inconsistent_files_are_refused() {
+        let good = fitted();
+        assert!(GradientBoostingClassifier::from_bytes(&good.to_bytes().unwrap()).is_ok());
+        let mut cycle = good.clone();
+        cycle.ensemble.trees[0].nodes[0]
+            .split
+            .as_mut()
+            .unwrap()
+            .left = 0;
+        assert!(refused(&cycle));
+        let mut out_of_range = good.clone();
+        out_of_range.ensemble.trees[0].nodes[0]
+            .split
+            .as_mut()
+            .unwrap()
+            .right = 999;
+        assert!(refused(&out_of_range));
+        let mut feature = good.clone();
+        feature.ensemble.trees[0].nodes[0]
+            .split
+            .as_mut()
+            .unwrap()
+            .feature = 1;
+        assert!(refused(&feature));
+        let mut threshold = good.clone();
+        threshold.ensemble.trees[0].nodes[0]
+            .split
+            .as_mut()
+            .unwrap()
+            .threshold += 0.25;
+        assert!(refused(&threshold));
+        let mut edges = good.clone();
+        edges.ensemble.mapper.edges[0].reverse();
+        assert!(refused(&edges));
+        let mut trees = good.clone();
+        trees.ensemble.loss = Loss::MultinomialLog(2);
+        assert!(refused(&trees));
+    }
+}

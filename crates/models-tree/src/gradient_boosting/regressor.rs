@@ -1,0 +1,142 @@
+//! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
+
+use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use serde::{Deserialize, Serialize};
+
+use super::booster::{Ensemble, checked_predict, checked_records};
+use super::loss::Loss;
+use super::params::{Boosting, EarlyStopping, boosting_setters};
+
+/// The loss [`GradientBoostingRegressor`] minimizes (scikit-learn's `loss`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RegressionLoss {
+    /// `½ (y − f)²`: the conditional mean. Baseline: the weighted mean.
+    #[default]
+    SquaredError,
+    /// `|y − f|`: the conditional median, robust to outliers. Trees are grown on the signs of
+    /// the residuals, then each leaf is set to the weighted median residual of its samples
+    /// (times the learning rate), as scikit-learn does. Baseline: the weighted median.
+    AbsoluteError,
+}
+
+/// Parameters of [`GradientBoostingRegressor`] (scikit-learn's
+/// `HistGradientBoostingRegressor` names and defaults; see the [module](super) docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GradientBoostingRegressorParams {
+    boosting: Boosting,
+    loss: RegressionLoss,
+}
+
+boosting_setters!(GradientBoostingRegressorParams);
+
+impl GradientBoostingRegressorParams {
+    /// The loss (default [`RegressionLoss::SquaredError`]).
+    pub fn loss(mut self, v: RegressionLoss) -> Self {
+        self.loss = v;
+        self
+    }
+}
+
+/// A fitted gradient-boosted regressor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradientBoostingRegressor {
+    params: GradientBoostingRegressorParams,
+    ensemble: Ensemble,
+}
+
+impl GradientBoostingRegressor {
+    /// Default parameters.
+    pub fn params() -> GradientBoostingRegressorParams {
+        GradientBoostingRegressorParams::default()
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.ensemble.n_features()
+    }
+
+    /// Iterations grown (fewer than `max_iter` when early stopping stopped).
+    pub fn n_iter(&self) -> usize {
+        self.ensemble.n_iter()
+    }
+
+    /// The prediction before any tree: the weighted mean or median of the targets.
+    pub fn baseline(&self) -> f64 {
+        self.ensemble.baseline[0]
+    }
+
+    /// Negated mean loss (`½ (y − f)²` or `|y − f|`) on the training samples, before the first
+    /// tree and after each iteration; empty when early stopping is off.
+    pub fn train_score(&self) -> &[f64] {
+        &self.ensemble.train_score
+    }
+
+    /// Negated mean loss on the held-out samples, as [`Self::train_score`].
+    pub fn validation_score(&self) -> &[f64] {
+        &self.ensemble.validation_score
+    }
+
+    /// Feature `j`'s bin edges: a value `x` is in bin `i` iff `edges[i-1] < x <= edges[i]`
+    /// (empty for a feature constant in training). Panics if `j >= n_features()`.
+    pub fn bin_edges(&self, j: usize) -> &[f64] {
+        &self.ensemble.mapper.edges[j]
+    }
+
+    /// Gain-based feature importances, summing to 1 (0 everywhere if no tree split).
+    pub fn feature_importances(&self) -> Vec<f64> {
+        self.ensemble.feature_importances()
+    }
+}
+
+impl Fit for GradientBoostingRegressorParams {
+    type Model = GradientBoostingRegressor;
+
+    fn fit(&self, data: &Dataset) -> Result<GradientBoostingRegressor> {
+        let x = checked_records(data, &self.boosting)?;
+        let y = data.targets.values()?;
+        core_linalg::validate::check_finite_slice(&y)?;
+        let loss = match self.loss {
+            RegressionLoss::SquaredError => Loss::SquaredError,
+            RegressionLoss::AbsoluteError => Loss::AbsoluteError,
+        };
+        let w = data.sample_weights.as_deref();
+        let ensemble = Ensemble::fit(&self.boosting, loss, &x, &y, w, false)?;
+        Ok(GradientBoostingRegressor {
+            params: self.clone(),
+            ensemble,
+        })
+    }
+}
+
+impl Predict for GradientBoostingRegressor {
+    type Output = Vec<f64>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        let x = checked_predict(
+            records,
+            self.n_features(),
+            self.params.boosting.allow_missing,
+        )?;
+        Ok(self.ensemble.raw_predict(&x).into_vec())
+    }
+}
+
+impl ModelFile for GradientBoostingRegressor {
+    const KIND: &'static str = "gradient-boosting-regressor";
+
+    fn check_consistent(&self) -> Result<()> {
+        let loss_ok = matches!(
+            (self.params.loss, self.ensemble.loss),
+            (RegressionLoss::SquaredError, Loss::SquaredError)
+                | (RegressionLoss::AbsoluteError, Loss::AbsoluteError)
+        );
+        if loss_ok && self.ensemble.is_consistent() {
+            Ok(())
+        } else {
+            Err(Error::model_file(
+                "the gradient-boosting regressor is inconsistent (loss, bin edges or tree \
+                 structure)",
+            ))
+        }
+    }
+}

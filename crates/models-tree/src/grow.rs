@@ -1,0 +1,683 @@
+//! Growing one CART tree.
+//!
+//! Every feature is sorted once ([`Presorted`]); a tree keeps, per feature, its samples in
+//! ascending value order and each node owns one contiguous segment of every feature's list.
+//! Finding a node's best split is one left-to-right scan per feature over its segment (no
+//! sorting), and splitting a node partitions every segment stably, so children's segments
+//! stay sorted. That costs `O(n · d)` per tree level, where sorting at every node (as
+//! scikit-learn does) costs `O(n · d · log n)`. Missing values (NaN, when allowed) sort last
+//! in every list, so a segment is its present values in order followed by its missing ones.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use core_linalg::Records;
+use rand::Rng;
+use rayon::prelude::*;
+
+use crate::criterion::Criterion;
+use crate::splitter::{AbsoluteSplitter, ClassSplitter, Sides, Splitter, SquaredSplitter};
+use crate::tree::{NodeRecord, Tree};
+
+/// Below this many (sample, feature) pairs a node is scanned on one thread.
+const PARALLEL_MIN_WORK: usize = 1 << 15;
+
+/// Every feature's values sorted ascending, with the sample each value belongs to.
+///
+/// Built from dense or sparse records alike: sparse ones are read column by column with their
+/// zeros filled in, so memory is `n × d` whatever the layout.
+pub(crate) struct Presorted {
+    n: usize,
+    d: usize,
+    values: Vec<f64>,
+    order: Vec<u32>,
+}
+
+impl Presorted {
+    /// Sorts every feature (features in parallel; the result does not depend on threads).
+    pub(crate) fn new<R: Records + ?Sized>(records: &R) -> Self {
+        let (n, d) = (records.n_samples(), records.n_features());
+        let mut columns = vec![0.0; n * d];
+        for i in 0..n {
+            records
+                .row(i)
+                .for_each_stored(|j, v| columns[j * n + i] = v);
+        }
+        let mut values = vec![0.0; n * d];
+        let mut order = vec![0u32; n * d];
+        order
+            .par_chunks_mut(n.max(1))
+            .zip(values.par_chunks_mut(n.max(1)))
+            .enumerate()
+            .for_each(|(f, (o, v))| {
+                let col = &columns[f * n..(f + 1) * n];
+                o.iter_mut().enumerate().for_each(|(i, x)| *x = i as u32);
+                // Missing values (NaN) sort last, whatever their sign bit.
+                o.sort_unstable_by(|&a, &b| {
+                    let (x, y) = (col[a as usize], col[b as usize]);
+                    (x.is_nan().cmp(&y.is_nan()))
+                        .then(x.total_cmp(&y))
+                        .then(a.cmp(&b))
+                });
+                v.iter_mut()
+                    .zip(o.iter())
+                    .for_each(|(x, &i)| *x = col[i as usize]);
+            });
+        Self {
+            n,
+            d,
+            values,
+            order,
+        }
+    }
+}
+
+/// What the tree predicts.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// Class indices `0..n_classes`.
+    Classes { y: &'a [u32], n_classes: usize },
+    /// Continuous values.
+    Values(&'a [f64]),
+}
+
+/// Validated growth settings (see the params types for their meaning).
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) criterion: Criterion,
+    pub(crate) max_depth: usize,
+    pub(crate) min_samples_split: usize,
+    pub(crate) min_samples_leaf: usize,
+    pub(crate) max_leaf_nodes: Option<usize>,
+    pub(crate) min_impurity_decrease: f64,
+    /// Features examined per node, `1..=d`.
+    pub(crate) max_features: usize,
+    /// Draw one random threshold per feature instead of scanning them all (extremely
+    /// randomized trees).
+    pub(crate) random_splits: bool,
+    /// Whether missing values (NaN) are allowed.
+    pub(crate) missing: bool,
+    /// Cost-complexity pruning after growth (0: none).
+    pub(crate) ccp_alpha: f64,
+    pub(crate) seed: u64,
+    /// Scan features of big nodes on several threads (off inside a forest, whose trees
+    /// already run in parallel).
+    pub(crate) parallel: bool,
+}
+
+/// Grows a tree on the samples of positive weight (a zero weight removes the sample, as in
+/// scikit-learn), then prunes it at `ccp_alpha`. At least one weight must be positive.
+pub(crate) fn grow(pre: &Presorted, target: Target<'_>, weights: &[f64], s: &Settings) -> Tree {
+    let mut local = vec![u32::MAX; pre.n];
+    let mut kept = Vec::new();
+    for (i, &w) in weights.iter().enumerate() {
+        if w > 0.0 {
+            local[i] = kept.len() as u32;
+            kept.push(i);
+        }
+    }
+    let w: Vec<f64> = kept.iter().map(|&i| weights[i]).collect();
+    let m = kept.len();
+    let mut vals = vec![0.0; pre.d * m];
+    let mut ids = vec![0u32; pre.d * m];
+    let fill = |(f, (v, id)): (usize, (&mut [f64], &mut [u32]))| {
+        let src = f * pre.n..(f + 1) * pre.n;
+        let mut k = 0;
+        for (&x, &i) in pre.values[src.clone()].iter().zip(&pre.order[src]) {
+            let l = local[i as usize];
+            if l != u32::MAX {
+                v[k] = x;
+                id[k] = l;
+                k += 1;
+            }
+        }
+    };
+    let chunks = vals
+        .par_chunks_mut(m.max(1))
+        .zip(ids.par_chunks_mut(m.max(1)));
+    if s.parallel {
+        chunks.enumerate().for_each(fill);
+    } else {
+        vals.chunks_mut(m.max(1))
+            .zip(ids.chunks_mut(m.max(1)))
+            .enumerate()
+            .for_each(fill);
+    }
+    let work = Work {
+        d: pre.d,
+        m,
+        vals,
+        ids,
+        goes_left: vec![false; m],
+        scratch_v: Vec::new(),
+        scratch_i: Vec::new(),
+    };
+    let tree = match target {
+        Target::Classes { y, n_classes } => {
+            let y: Vec<u32> = kept.iter().map(|&i| y[i]).collect();
+            let sp = ClassSplitter {
+                y: &y,
+                w: &w,
+                n_classes,
+                entropy: s.criterion != Criterion::Gini,
+            };
+            Builder::new(&sp, work, s, n_classes).run()
+        }
+        Target::Values(y) => {
+            let y: Vec<f64> = kept.iter().map(|&i| y[i]).collect();
+            if s.criterion == Criterion::AbsoluteError {
+                Builder::new(&AbsoluteSplitter { y: &y, w: &w }, work, s, 1).run()
+            } else {
+                Builder::new(&SquaredSplitter { y: &y, w: &w }, work, s, 1).run()
+            }
+        }
+    };
+    crate::prune::prune(tree, s.ccp_alpha)
+}
+
+/// Per-feature sorted segments and partition scratch.
+struct Work {
+    d: usize,
+    m: usize,
+    vals: Vec<f64>,
+    ids: Vec<u32>,
+    goes_left: Vec<bool>,
+    scratch_v: Vec<f64>,
+    scratch_i: Vec<u32>,
+}
+
+impl Work {
+    fn segment(&self, f: usize, s: usize, e: usize) -> (&[f64], &[u32]) {
+        let base = f * self.m;
+        (
+            &self.vals[base + s..base + e],
+            &self.ids[base + s..base + e],
+        )
+    }
+
+    /// Whether no split on `f` can separate the node's samples: all its values are equal,
+    /// or all missing (one missing and one present value can be split apart).
+    fn is_constant(&self, f: usize, s: usize, e: usize) -> bool {
+        let base = f * self.m;
+        let (first, last) = (self.vals[base + s], self.vals[base + e - 1]);
+        first.is_nan() || last <= first
+    }
+
+    /// Splits segment `s..e` of every feature by `split`, each side keeping its sorted order
+    /// (missing values last).
+    fn partition(&mut self, s: usize, e: usize, split: &Split, parallel: bool) {
+        let m = self.m;
+        let base = split.feature * m;
+        let missing_left = if split.missing_left {
+            split.n_missing
+        } else {
+            0
+        };
+        let present = split.n_left - missing_left;
+        for (k, &i) in self.ids[base + s..base + e].iter().enumerate() {
+            self.goes_left[i as usize] = if k < e - s - split.n_missing {
+                k < present
+            } else {
+                split.missing_left
+            };
+        }
+        let goes_left = &self.goes_left;
+        let split = |v: &mut [f64], id: &mut [u32], sv: &mut Vec<f64>, si: &mut Vec<u32>| {
+            let (v, id) = (&mut v[s..e], &mut id[s..e]);
+            sv.clear();
+            si.clear();
+            let mut k = 0;
+            for j in 0..v.len() {
+                let (x, i) = (v[j], id[j]);
+                if goes_left[i as usize] {
+                    v[k] = x;
+                    id[k] = i;
+                    k += 1;
+                } else {
+                    sv.push(x);
+                    si.push(i);
+                }
+            }
+            v[k..].copy_from_slice(sv);
+            id[k..].copy_from_slice(si);
+        };
+        if parallel && (e - s) * self.d >= PARALLEL_MIN_WORK {
+            self.vals
+                .par_chunks_mut(m)
+                .zip(self.ids.par_chunks_mut(m))
+                .for_each_init(
+                    || (Vec::new(), Vec::new()),
+                    |(sv, si), (v, id)| split(v, id, sv, si),
+                );
+        } else {
+            let (mut sv, mut si) = (
+                std::mem::take(&mut self.scratch_v),
+                std::mem::take(&mut self.scratch_i),
+            );
+            for (v, id) in self.vals.chunks_mut(m).zip(self.ids.chunks_mut(m)) {
+                split(v, id, &mut sv, &mut si);
+            }
+            self.scratch_v = sv;
+            self.scratch_i = si;
+        }
+    }
+}
+
+/// The best split of one node.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    feature: usize,
+    /// Samples sent left (present values `<= threshold`, and the missing ones if
+    /// `missing_left`).
+    n_left: usize,
+    /// Samples whose value of `feature` is missing.
+    n_missing: usize,
+    missing_left: bool,
+    threshold: f64,
+    proxy: f64,
+    sides: Sides,
+}
+
+/// A node waiting to be split.
+struct Pending {
+    s: usize,
+    e: usize,
+    depth: usize,
+    parent: Option<(usize, bool)>,
+}
+
+/// A node whose split is decided but not applied yet (best-first growth).
+struct Frontier {
+    improvement: f64,
+    id: usize,
+    s: usize,
+    e: usize,
+    depth: usize,
+    split: Split,
+}
+
+impl PartialEq for Frontier {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Frontier {}
+impl PartialOrd for Frontier {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Frontier {
+    /// Largest improvement first; among equals, the earlier node.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.improvement
+            .total_cmp(&other.improvement)
+            .then(other.id.cmp(&self.id))
+    }
+}
+
+struct Builder<'a, S: Splitter> {
+    sp: &'a S,
+    work: Work,
+    s: &'a Settings,
+    n_values: usize,
+    node: S::Node,
+    scan: S::Scan,
+    rng: rand_chacha::ChaCha8Rng,
+    feature_order: Vec<usize>,
+    chosen: Vec<usize>,
+    /// One uniform draw per chosen feature (random splits).
+    draws: Vec<f64>,
+    tree: Tree,
+    root_weight: f64,
+}
+
+impl<'a, S: Splitter> Builder<'a, S> {
+    fn new(sp: &'a S, work: Work, s: &'a Settings, n_values: usize) -> Self {
+        let d = work.d;
+        Self {
+            node: sp.new_node(),
+            scan: sp.new_scan(),
+            sp,
+            work,
+            s,
+            n_values,
+            rng: core_linalg::split::rng_from_seed(s.seed),
+            feature_order: (0..d).collect(),
+            chosen: Vec::with_capacity(d),
+            draws: Vec::with_capacity(d),
+            tree: Tree {
+                nodes: Vec::new(),
+                values: Vec::new(),
+                n_values,
+                n_features: d,
+                missing: s.missing,
+            },
+            root_weight: 0.0,
+        }
+    }
+
+    fn run(mut self) -> Tree {
+        let root = Pending {
+            s: 0,
+            e: self.work.m,
+            depth: 0,
+            parent: None,
+        };
+        match self.s.max_leaf_nodes {
+            None => self.depth_first(root),
+            Some(max_leaves) => self.best_first(root, max_leaves),
+        }
+        self.tree
+    }
+
+    fn depth_first(&mut self, root: Pending) {
+        let mut stack = vec![root];
+        while let Some(p) = stack.pop() {
+            let (id, split) = self.add_node(&p);
+            if let Some((split, _)) = split {
+                let mid = p.s + split.n_left;
+                self.work.partition(p.s, p.e, &split, self.s.parallel);
+                stack.push(Pending {
+                    s: mid,
+                    e: p.e,
+                    depth: p.depth + 1,
+                    parent: Some((id, false)),
+                });
+                stack.push(Pending {
+                    s: p.s,
+                    e: mid,
+                    depth: p.depth + 1,
+                    parent: Some((id, true)),
+                });
+            }
+        }
+    }
+
+    fn best_first(&mut self, root: Pending, max_leaves: usize) {
+        let mut heap = BinaryHeap::new();
+        let push = |this: &mut Self, heap: &mut BinaryHeap<Frontier>, p: Pending| {
+            let (id, split) = this.add_node(&p);
+            if let Some((split, improvement)) = split {
+                heap.push(Frontier {
+                    improvement,
+                    id,
+                    s: p.s,
+                    e: p.e,
+                    depth: p.depth,
+                    split,
+                });
+            }
+        };
+        push(self, &mut heap, root);
+        let mut leaves = 1;
+        while leaves < max_leaves {
+            let Some(f) = heap.pop() else { break };
+            self.work.partition(f.s, f.e, &f.split, self.s.parallel);
+            let mid = f.s + f.split.n_left;
+            for (s, e, left) in [(f.s, mid, true), (mid, f.e, false)] {
+                let child = Pending {
+                    s,
+                    e,
+                    depth: f.depth + 1,
+                    parent: Some((f.id, left)),
+                };
+                push(self, &mut heap, child);
+            }
+            leaves += 1;
+        }
+    }
+
+    /// Adds the node for `p` to the tree, links it to its parent, and returns its id and the
+    /// split to apply with its improvement (`None` for a leaf).
+    fn add_node(&mut self, p: &Pending) -> (usize, Option<(Split, f64)>) {
+        let id = self.tree.nodes.len();
+        let start = self.tree.values.len();
+        self.tree.values.resize(start + self.n_values, 0.0);
+        let (_, seg_i) = self.work.segment(0, p.s, p.e);
+        let (weight, impurity) =
+            self.sp
+                .fill_node(seg_i, &mut self.node, &mut self.tree.values[start..]);
+        if id == 0 {
+            self.root_weight = weight;
+        }
+        self.tree.nodes.push(NodeRecord {
+            left: 0,
+            right: 0,
+            feature: 0,
+            threshold: 0.0,
+            missing_left: false,
+            impurity,
+            n_samples: (p.e - p.s) as u64,
+            weighted_n_samples: weight,
+        });
+        if let Some((parent, left)) = p.parent {
+            let node = &mut self.tree.nodes[parent];
+            if left {
+                node.left = id as u32;
+            } else {
+                node.right = id as u32;
+            }
+        }
+        let n = p.e - p.s;
+        let s = self.s;
+        let leaf = p.depth >= s.max_depth
+            || n < s.min_samples_split
+            || n < 2 * s.min_samples_leaf
+            || impurity <= f64::EPSILON;
+        if leaf {
+            return (id, None);
+        }
+        let Some(split) = self.best_split(p.s, p.e) else {
+            return (id, None);
+        };
+        // scikit-learn's weighted impurity decrease, relative to the whole sample weight.
+        let improvement = (weight / self.root_weight)
+            * (impurity
+                - split.sides.w_right / weight * split.sides.imp_right
+                - split.sides.w_left / weight * split.sides.imp_left);
+        if improvement + f64::EPSILON < s.min_impurity_decrease {
+            return (id, None);
+        }
+        let node = &mut self.tree.nodes[id];
+        node.feature = split.feature as u32;
+        node.threshold = split.threshold;
+        // Without missing values in training, a missing value follows the larger child.
+        node.missing_left = if split.n_missing > 0 {
+            split.missing_left
+        } else {
+            2 * split.n_left >= n
+        };
+        (id, Some((split, improvement)))
+    }
+
+    /// The features to examine: all non-constant ones, or (with `max_features < d`) the first
+    /// `max_features` non-constant ones of a random order drawn for this node.
+    fn choose_features(&mut self, s: usize, e: usize) {
+        self.chosen.clear();
+        let d = self.work.d;
+        if self.s.max_features >= d {
+            self.chosen
+                .extend((0..d).filter(|&f| !self.work.is_constant(f, s, e)));
+            return;
+        }
+        for i in 0..d {
+            let j = self.rng.random_range(i..d);
+            self.feature_order.swap(i, j);
+            let f = self.feature_order[i];
+            if !self.work.is_constant(f, s, e) {
+                self.chosen.push(f);
+                if self.chosen.len() == self.s.max_features {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn best_split(&mut self, s: usize, e: usize) -> Option<Split> {
+        self.choose_features(s, e);
+        let min_leaf = self.s.min_samples_leaf;
+        // Random splits draw their thresholds here, in feature order, so the draws do not
+        // depend on how the scans below are spread over threads.
+        self.draws.clear();
+        if self.s.random_splits {
+            for _ in 0..self.chosen.len() {
+                self.draws.push(self.rng.random::<f64>());
+            }
+        }
+        let (sp, node, work, draws) = (self.sp, &self.node, &self.work, &self.draws);
+        let scan_one = |scan: &mut S::Scan, (k, &f): (usize, &usize)| {
+            let (v, i) = work.segment(f, s, e);
+            let found = match draws.get(k) {
+                Some(&u) => random_split(sp, node, scan, v, i, min_leaf, u),
+                None => scan_feature(sp, node, scan, v, i, min_leaf),
+            };
+            found.map(|c| Split {
+                feature: f,
+                n_left: c.n_left,
+                n_missing: c.n_missing,
+                missing_left: c.missing_left,
+                threshold: c.threshold,
+                proxy: c.proxy,
+                sides: c.sides,
+            })
+        };
+        let found: Vec<Option<Split>> =
+            if self.s.parallel && (e - s) * self.chosen.len() >= PARALLEL_MIN_WORK {
+                self.chosen
+                    .par_iter()
+                    .enumerate()
+                    .map_init(|| sp.new_scan(), |scan, kf| scan_one(scan, kf))
+                    .collect()
+            } else {
+                let scan = &mut self.scan;
+                self.chosen
+                    .iter()
+                    .enumerate()
+                    .map(|kf| scan_one(scan, kf))
+                    .collect()
+            };
+        // In examination order, a later feature must do strictly better to win.
+        found
+            .into_iter()
+            .flatten()
+            .fold(None, |best, c| match best {
+                Some(b) if b.proxy >= c.proxy => Some(b),
+                _ => Some(c),
+            })
+    }
+}
+
+/// One feature's best split of a node.
+struct Candidate {
+    n_left: usize,
+    n_missing: usize,
+    missing_left: bool,
+    threshold: f64,
+    proxy: f64,
+    sides: Sides,
+}
+
+/// The best split of one feature's sorted segment (present values ascending, then the
+/// missing ones): a threshold between two consecutive distinct present values, with the
+/// missing values sent right, then left; or every present value left and every missing one
+/// right (threshold +∞). Each side must hold at least `min_leaf` samples. Among equal scores
+/// the first one found wins.
+fn scan_feature<S: Splitter>(
+    sp: &S,
+    node: &S::Node,
+    scan: &mut S::Scan,
+    v: &[f64],
+    ids: &[u32],
+    min_leaf: usize,
+) -> Option<Candidate> {
+    let len = v.len();
+    let present = v.partition_point(|x| !x.is_nan());
+    let n_missing = len - present;
+    if len < 2 * min_leaf || present == 0 || (n_missing == 0 && v[len - 1] <= v[0]) {
+        return None;
+    }
+    let mut best: Option<Candidate> = None;
+    for missing_left in [false, true] {
+        if missing_left && n_missing == 0 {
+            break;
+        }
+        let extra = if missing_left { n_missing } else { 0 };
+        sp.reset(node, scan);
+        if missing_left {
+            ids[present..].iter().for_each(|&i| sp.push(node, scan, i));
+        }
+        for p in 1..=present {
+            sp.push(node, scan, ids[p - 1]);
+            let between = p < present && v[p] > v[p - 1];
+            // All present values left, all missing right (its mirror image is the same split).
+            let missing_apart = p == present && n_missing > 0 && !missing_left;
+            let n_left = p + extra;
+            if !(between || missing_apart) || n_left < min_leaf || len - n_left < min_leaf {
+                continue;
+            }
+            let proxy = sp.proxy(node, scan);
+            if proxy > best.as_ref().map_or(f64::NEG_INFINITY, |b| b.proxy) {
+                best = Some(Candidate {
+                    n_left,
+                    n_missing,
+                    missing_left,
+                    threshold: if between {
+                        midpoint(v[p - 1], v[p])
+                    } else {
+                        f64::INFINITY
+                    },
+                    proxy,
+                    sides: sp.sides(node, scan),
+                });
+            }
+        }
+    }
+    best
+}
+
+/// An extremely randomized split of one feature (Geurts, Ernst & Wehenkel 2006): threshold
+/// `min + u·(max − min)` over the node's present values (`min` if that rounds to `max`),
+/// missing values sent right. `None` when the feature is constant among present values or a
+/// side would hold fewer than `min_leaf` samples.
+fn random_split<S: Splitter>(
+    sp: &S,
+    node: &S::Node,
+    scan: &mut S::Scan,
+    v: &[f64],
+    ids: &[u32],
+    min_leaf: usize,
+    u: f64,
+) -> Option<Candidate> {
+    let present = v.partition_point(|x| !x.is_nan());
+    if present == 0 || v[present - 1] <= v[0] {
+        return None;
+    }
+    let (lo, hi) = (v[0], v[present - 1]);
+    let mut threshold = lo + u * (hi - lo);
+    if threshold >= hi || !threshold.is_finite() {
+        threshold = lo;
+    }
+    let n_left = v[..present].partition_point(|&x| x <= threshold);
+    if n_left < min_leaf || v.len() - n_left < min_leaf {
+        return None;
+    }
+    sp.reset(node, scan);
+    ids[..n_left].iter().for_each(|&i| sp.push(node, scan, i));
+    let proxy = sp.proxy(node, scan);
+    (proxy > f64::NEG_INFINITY).then(|| Candidate {
+        n_left,
+        n_missing: v.len() - present,
+        missing_left: false,
+        threshold,
+        proxy,
+        sides: sp.sides(node, scan),
+    })
+}
+
+/// The threshold between two consecutive distinct values: their midpoint, or the lower value
+/// when the midpoint rounds up to the higher one (adjacent floats) or overflows.
+fn midpoint(lo: f64, hi: f64) -> f64 {
+    let t = lo / 2.0 + hi / 2.0;
+    if t == hi || t.is_infinite() { lo } else { t }
+}

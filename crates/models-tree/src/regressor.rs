@@ -1,0 +1,152 @@
+//! `DecisionTreeRegressor`: CART with squared or absolute error.
+
+use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::criterion::Criterion;
+use crate::data::{check_input, map_rows, over_leaves, regression_problem};
+use crate::grow::{Presorted, Target, grow};
+use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::tree::Tree;
+
+/// Parameters of [`DecisionTreeRegressor`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionTreeRegressorParams {
+    pub(crate) growth: Growth,
+    pub(crate) seed: u64,
+}
+
+impl Default for DecisionTreeRegressorParams {
+    fn default() -> Self {
+        Self {
+            growth: Growth::new(Criterion::SquaredError, MaxFeatures::All),
+            seed: 0,
+        }
+    }
+}
+
+impl DecisionTreeRegressorParams {
+    growth_setters!();
+
+    /// Seed of the random feature subsets (used only when `max_features` is below the
+    /// feature count; default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The pruning path of the tree these parameters grow on `data` (fitted without
+    /// pruning): the effective alphas worth trying as `ccp_alpha` (scikit-learn's
+    /// `cost_complexity_pruning_path`).
+    pub fn cost_complexity_pruning_path(&self, data: &Dataset) -> Result<crate::PruningPath> {
+        let mut unpruned = self.clone();
+        unpruned.growth.ccp_alpha = 0.0;
+        Ok(crate::prune::pruning_path(
+            unpruned.fit_parallel(data, true)?.tree(),
+        ))
+    }
+
+    pub(crate) fn fit_parallel(
+        &self,
+        data: &Dataset,
+        parallel: bool,
+    ) -> Result<DecisionTreeRegressor> {
+        let (y, weights) = regression_problem(data, self.growth.missing_values)?;
+        let settings = self
+            .growth
+            .settings(false, data.n_features(), self.seed, parallel)?;
+        let pre = Presorted::new(&data.records);
+        let tree = grow(&pre, Target::Values(&y), &weights, &settings);
+        Ok(DecisionTreeRegressor {
+            params: self.clone(),
+            tree,
+        })
+    }
+}
+
+/// A fitted regression tree (splits as [`DecisionTreeClassifier`](crate::DecisionTreeClassifier)'s);
+/// a leaf predicts the weighted mean of its training targets (`squared_error`) or their
+/// weighted median (`absolute_error`, the mean of the two middle values when the weight splits
+/// exactly in half, as scikit-learn).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionTreeRegressor {
+    params: DecisionTreeRegressorParams,
+    tree: Tree,
+}
+
+impl DecisionTreeRegressor {
+    /// Default parameters.
+    pub fn params() -> DecisionTreeRegressorParams {
+        DecisionTreeRegressorParams::default()
+    }
+    /// The parameters it was fitted with.
+    pub fn fitted_params(&self) -> &DecisionTreeRegressorParams {
+        &self.params
+    }
+    /// The tree: nodes, thresholds, per-node predictions.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.tree.n_features()
+    }
+    /// Normalized total impurity decrease per feature (scikit-learn's `feature_importances_`).
+    pub fn feature_importances(&self) -> Vec<f64> {
+        self.tree.feature_importances()
+    }
+    /// Depth of the tree (a lone leaf has depth 0).
+    pub fn depth(&self) -> usize {
+        self.tree.depth()
+    }
+    /// Number of leaves.
+    pub fn n_leaves(&self) -> usize {
+        self.tree.n_leaves()
+    }
+    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot)
+    /// naming this model's criterion.
+    pub fn export_options(&self) -> crate::ExportOptions<'_> {
+        crate::ExportOptions::default().criterion(self.params.growth.criterion)
+    }
+    /// The leaf (node id) each sample falls into.
+    pub fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        check_input(self.tree(), records)?;
+        Ok(map_rows(records, |row| self.tree.leaf_of(&row)))
+    }
+}
+
+impl Fit for DecisionTreeRegressorParams {
+    type Model = DecisionTreeRegressor;
+
+    fn fit(&self, data: &Dataset) -> Result<DecisionTreeRegressor> {
+        self.fit_parallel(data, true)
+    }
+}
+
+impl Predict for DecisionTreeRegressor {
+    type Output = Vec<f64>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        check_input(self.tree(), records)?;
+        let tree = std::slice::from_ref(&self.tree);
+        let v = over_leaves(records, 1, tree, |_, leaf, out| {
+            out[0] = self.tree.value(leaf)[0]
+        });
+        Ok(v.into_vec())
+    }
+}
+
+impl ModelFile for DecisionTreeRegressor {
+    const KIND: &'static str = "decision-tree-regressor";
+
+    fn check_consistent(&self) -> Result<()> {
+        self.tree.check(false)?;
+        if self.tree.n_values() != 1 {
+            return Err(Error::model_file(format!(
+                "inconsistent tree regressor: {} values per node",
+                self.tree.n_values()
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,225 @@
+//! Random forests: the battery, independence from the thread count, accuracy parity with
+//! scikit-learn 1.9.1 (tests/fixtures/ensemble_forest_*.txt: mean test accuracy over five
+//! seeds, written by gen_tree.py), out-of-bag scores, save → load.
+
+mod common;
+
+use common::{Fixture, accuracy, bundled};
+use core_linalg::battery::{Task, check_estimator};
+use core_linalg::{Dataset, Fit, Label, ModelFile, Predict, PredictProba, Records};
+use models_tree::{
+    DecisionTreeClassifier, MaxFeatures, RandomForestClassifier, RandomForestClassifierParams,
+    RandomForestRegressor, RandomForestRegressorParams,
+};
+
+fn labels(data: &Dataset) -> Vec<Label> {
+    data.targets
+        .values()
+        .unwrap()
+        .iter()
+        .map(|&v| Label::Number(v))
+        .collect()
+}
+
+#[test]
+fn forests_pass_the_battery() {
+    check_estimator(
+        &RandomForestClassifier::params().n_estimators(8),
+        Task::Classification,
+    );
+    check_estimator(
+        &RandomForestClassifierParams::extra_trees().n_estimators(8),
+        Task::Classification,
+    );
+    check_estimator(
+        &RandomForestRegressorParams::extra_trees().n_estimators(8),
+        Task::Regression,
+    );
+    check_estimator(
+        &RandomForestRegressor::params()
+            .n_estimators(8)
+            .max_features(MaxFeatures::Fraction(0.5)),
+        Task::Regression,
+    );
+}
+
+#[test]
+fn forests_do_not_depend_on_the_thread_count() {
+    let data = bundled("heart_scale");
+    let fit = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let m = RandomForestClassifier::params()
+                .n_estimators(20)
+                .oob_score(true)
+                .seed(5)
+                .fit(&data)
+                .unwrap();
+            (
+                m.to_bytes().unwrap(),
+                m.predict_proba(&data.records).unwrap(),
+            )
+        })
+    };
+    assert_eq!(fit(1), fit(2));
+}
+
+/// Mean test accuracy over seeds 0..5 against scikit-learn's mean over its seeds 0..5.
+fn forest_parity(fixture: &str, tolerance: f64) {
+    let fx = Fixture::read(fixture);
+    let (train, test) = (bundled(fx.word("train")), bundled(fx.word("test")));
+    let truth = labels(&test);
+    let seeds = 0..5u64;
+    let mean: f64 = seeds
+        .clone()
+        .map(|s| {
+            let m = RandomForestClassifier::params()
+                .seed(s)
+                .fit(&train)
+                .unwrap();
+            accuracy(&m.predict(&test.records).unwrap(), &truth)
+        })
+        .sum::<f64>()
+        / seeds.count() as f64;
+    let sklearn = fx.float("mean");
+    eprintln!("{fixture}: margin {mean:.4} vs scikit-learn {sklearn:.4}");
+    assert!(
+        (mean - sklearn).abs() <= tolerance,
+        "margin {mean:.4} vs scikit-learn {sklearn:.4}"
+    );
+}
+
+#[test]
+fn forest_accuracy_matches_scikit_learn_on_svmguide1() {
+    forest_parity("ensemble_forest_svmguide1.txt", 0.005);
+}
+
+#[test]
+fn extra_trees_accuracy_matches_scikit_learn_on_svmguide1() {
+    let fx = Fixture::read("ensemble_extra_trees_svmguide1.txt");
+    let (train, test) = (bundled(fx.word("train")), bundled(fx.word("test")));
+    let truth = labels(&test);
+    let mean: f64 = (0..5u64)
+        .map(|s| {
+            let m = RandomForestClassifierParams::extra_trees()
+                .seed(s)
+                .fit(&train)
+                .unwrap();
+            accuracy(&m.predict(&test.records).unwrap(), &truth)
+        })
+        .sum::<f64>()
+        / 5.0;
+    let sklearn = fx.float("mean");
+    eprintln!("extra trees: margin {mean:.4} vs scikit-learn {sklearn:.4}");
+    assert!(
+        (mean - sklearn).abs() <= 0.005,
+        "margin {mean:.4} vs scikit-learn {sklearn:.4}"
+    );
+}
+
+#[test]
+fn forest_beats_a_single_tree_and_its_oob_score_tracks_test_accuracy() {
+    let (train, test) = (bundled("svmguide1"), bundled("svmguide1.t"));
+    let truth = labels(&test);
+    let forest = RandomForestClassifier::params()
+        .oob_score(true)
+        .fit(&train)
+        .unwrap();
+    let tree = DecisionTreeClassifier::params().fit(&train).unwrap();
+    let (acc_forest, acc_tree) = (
+        accuracy(&forest.predict(&test.records).unwrap(), &truth),
+        accuracy(&tree.predict(&test.records).unwrap(), &truth),
+    );
+    assert!(acc_forest > acc_tree, "{acc_forest} vs {acc_tree}");
+    let oob = forest.oob_score().unwrap();
+    assert!(
+        (oob - acc_forest).abs() < 0.02,
+        "oob {oob} vs test {acc_forest}"
+    );
+    let imp = forest.feature_importances();
+    assert!((imp.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    let p = forest.predict_proba(&test.records).unwrap();
+    assert!(
+        p.rows()
+            .all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-12)
+    );
+    assert!(
+        RandomForestClassifier::params()
+            .oob_score(false)
+            .fit(&train)
+            .unwrap()
+            .oob_score()
+            .is_none()
+    );
+}
+
+#[test]
+fn regression_forest_oob_and_save_load() {
+    let data = bundled("housing_scale");
+    let forest = RandomForestRegressor::params()
+        .n_estimators(50)
+        .oob_score(true)
+        .fit(&data)
+        .unwrap();
+    // scikit-learn's RandomForestRegressor(oob_score=True) reaches about 0.86 here.
+    let oob = forest.oob_score().unwrap();
+    assert!((0.8..0.92).contains(&oob), "{oob}");
+    let back = RandomForestRegressor::from_bytes(&forest.to_bytes().unwrap()).unwrap();
+    assert_eq!(
+        back.predict(&data.records).unwrap(),
+        forest.predict(&data.records).unwrap()
+    );
+}
+
+/// With missing values allowed, forests and AdaBoost learn from and predict rows with NaN.
+#[test]
+fn ensembles_accept_missing_values_when_allowed() {
+    let data = bundled("heart_scale");
+    let mut x = data.records.to_dense();
+    for i in (0..x.nrows()).step_by(3) {
+        x.row_mut(i)[i % 13] = f64::NAN;
+    }
+    let data = Dataset {
+        records: x.into(),
+        ..data
+    };
+    let truth = labels(&data);
+    let forest = RandomForestClassifier::params()
+        .n_estimators(20)
+        .missing_values(true)
+        .oob_score(true)
+        .fit(&data)
+        .unwrap();
+    assert!(accuracy(&forest.predict(&data.records).unwrap(), &truth) > 0.9);
+    assert!(forest.oob_score().unwrap() > 0.6);
+    let boost = models_tree::AdaBoostClassifier::params()
+        .missing_values(true)
+        .fit(&data)
+        .unwrap();
+    assert!(accuracy(&boost.predict(&data.records).unwrap(), &truth) > 0.8);
+    assert!(RandomForestClassifier::params().fit(&data).is_err());
+}
+
+#[test]
+fn bad_ensemble_parameters_are_refused() {
+    let d = bundled("heart_scale");
+    for r in [
+        RandomForestClassifier::params()
+            .n_estimators(0)
+            .fit(&d)
+            .map(|_| ()),
+        RandomForestClassifier::params()
+            .bootstrap(false)
+            .oob_score(true)
+            .fit(&d)
+            .map(|_| ()),
+    ] {
+        assert!(matches!(
+            r,
+            Err(core_linalg::Error::InvalidParameter { .. })
+        ));
+    }
+}
