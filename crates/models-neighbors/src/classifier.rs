@@ -1,0 +1,239 @@
+//! k-nearest-neighbour classification (scikit-learn's `KNeighborsClassifier`).
+
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict, PredictProba, Records,
+    Result, validate,
+};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::index::{Neighbors, SearchIndex, SearchParams, check_k};
+use crate::nearest::search_builders;
+use crate::weights::Weights;
+
+/// Parameters of [`KNeighborsClassifier`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KNeighborsClassifierParams {
+    n_neighbors: usize,
+    weights: Weights,
+    search: SearchParams,
+}
+
+impl Default for KNeighborsClassifierParams {
+    fn default() -> Self {
+        Self {
+            n_neighbors: 5,
+            weights: Weights::Uniform,
+            search: SearchParams::default(),
+        }
+    }
+}
+
+search_builders!(KNeighborsClassifierParams);
+
+impl KNeighborsClassifierParams {
+    /// How neighbours' votes are weighted (default [`Weights::Uniform`]).
+    pub fn weights(mut self, weights: Weights) -> Self {
+        self.weights = weights;
+        self
+    }
+}
+
+/// Refuses sample weights: neighbour methods do not weight training samples (scikit-learn's
+/// `fit` takes none either), and ignoring them silently would fit another model than asked.
+pub(crate) fn refuse_sample_weights(data: &Dataset) -> Result<()> {
+    if data.sample_weights.is_some() {
+        return Err(Error::invalid_parameter(
+            "sample_weights",
+            "given",
+            "none: k-nearest neighbours does not weight training samples",
+        ));
+    }
+    Ok(())
+}
+
+/// A fitted k-nearest-neighbour classifier: the training records, their classes, and a search
+/// index.
+///
+/// A query's class scores are the summed weights of its `k` nearest training rows per class;
+/// `predict_proba` divides them by their total and `predict` takes the largest, ties to the
+/// class first in sorted label order (scikit-learn's choice: its vote takes the smallest
+/// class index among the tied).
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "ClassifierFile")]
+pub struct KNeighborsClassifier {
+    params: KNeighborsClassifierParams,
+    index: SearchIndex,
+    labels: Vec<Label>,
+    /// Each training row's index into `labels`.
+    y: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+struct ClassifierFile {
+    params: KNeighborsClassifierParams,
+    records: Matrix,
+    labels: Vec<Label>,
+    y: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct ClassifierFileRef<'a> {
+    params: &'a KNeighborsClassifierParams,
+    records: &'a Matrix,
+    labels: &'a [Label],
+    y: &'a [usize],
+}
+
+impl Serialize for KNeighborsClassifier {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        ClassifierFileRef {
+            params: &self.params,
+            records: self.index.records(),
+            labels: &self.labels,
+            y: &self.y,
+        }
+        .serialize(s)
+    }
+}
+
+impl TryFrom<ClassifierFile> for KNeighborsClassifier {
+    type Error = Error;
+
+    fn try_from(f: ClassifierFile) -> Result<Self> {
+        let invalid =
+            |what: String| Error::model_file(format!("inconsistent kNN classifier: {what}"));
+        if f.labels.len() < 2 || f.y.iter().any(|&c| c >= f.labels.len()) {
+            return Err(invalid(format!(
+                "{} labels, class indices up to {:?}",
+                f.labels.len(),
+                f.y.iter().max()
+            )));
+        }
+        if f.y.len() != f.records.n_samples() {
+            return Err(invalid(format!(
+                "{} classes for {} training rows",
+                f.y.len(),
+                f.records.n_samples()
+            )));
+        }
+        check_k(f.params.n_neighbors, f.y.len()).map_err(|e| invalid(e.to_string()))?;
+        let index = SearchIndex::build(&f.params.search, f.records, Some(f.params.n_neighbors))
+            .map_err(|e| invalid(e.to_string()))?;
+        Ok(Self {
+            params: f.params,
+            index,
+            labels: f.labels,
+            y: f.y,
+        })
+    }
+}
+
+impl Fit for KNeighborsClassifierParams {
+    type Model = KNeighborsClassifier;
+
+    fn fit(&self, data: &Dataset) -> Result<KNeighborsClassifier> {
+        // Finiteness is checked once, by the index.
+        data.check_consistent()?;
+        validate::check_non_empty(&data.records)?;
+        refuse_sample_weights(data)?;
+        let classes = data.targets.classes()?;
+        validate::check_min_classes(&classes, 2)?;
+        let present = classes.present();
+        check_k(self.n_neighbors, data.n_samples())?;
+        let index = SearchIndex::build(
+            &self.search,
+            crate::nearest::owned_records(&data.records),
+            Some(self.n_neighbors),
+        )?;
+        Ok(KNeighborsClassifier {
+            params: self.clone(),
+            index,
+            labels: present.labels,
+            y: present.y,
+        })
+    }
+}
+
+impl KNeighborsClassifier {
+    /// Default parameters.
+    pub fn params() -> KNeighborsClassifierParams {
+        KNeighborsClassifierParams::default()
+    }
+
+    /// Class labels, sorted (scikit-learn's `classes_`).
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.index.n_features()
+    }
+
+    /// The `n_neighbors` parameter.
+    pub fn n_neighbors(&self) -> usize {
+        self.params.n_neighbors
+    }
+
+    /// Whether queries go through the kd-tree (else brute force).
+    pub fn uses_kd_tree(&self) -> bool {
+        self.index.uses_tree()
+    }
+
+    /// The `k` nearest training rows of every query (see
+    /// [`NearestNeighbors::kneighbors`](crate::NearestNeighbors::kneighbors)).
+    pub fn kneighbors<R: Records + ?Sized>(&self, queries: &R, k: usize) -> Result<Neighbors> {
+        self.index.kneighbors(queries, k)
+    }
+
+    /// Per query and class, the summed weights of the query's neighbours of that class.
+    fn class_scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let k = self.params.n_neighbors;
+        let nb = self.index.kneighbors(records, k)?;
+        let c = self.labels.len();
+        let mut scores = DenseMatrix::zeros(nb.n_queries(), c);
+        let mut w = vec![0.0; k];
+        for q in 0..nb.n_queries() {
+            self.params.weights.of(nb.distances(q), &mut w);
+            let row = scores.row_mut(q);
+            for (&i, &wi) in nb.indices(q).iter().zip(&w) {
+                row[self.y[i]] += wi;
+            }
+        }
+        Ok(scores)
+    }
+}
+
+impl Predict for KNeighborsClassifier {
+    type Output = Vec<Label>;
+
+    /// The class with the largest (weighted) vote; ties to the first in label order.
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        let scores = self.class_scores(records)?;
+        Ok(scores
+            .rows()
+            .map(|s| {
+                let best = (0..s.len()).fold(0, |b, j| if s[j] > s[b] { j } else { b });
+                self.labels[best].clone()
+            })
+            .collect())
+    }
+}
+
+impl PredictProba for KNeighborsClassifier {
+    /// The (weighted) fraction of each query's neighbours in each class; columns in label
+    /// order.
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let mut scores = self.class_scores(records)?;
+        let c = self.labels.len();
+        for row in scores.as_mut_slice().chunks_exact_mut(c) {
+            let total: f64 = row.iter().sum();
+            row.iter_mut().for_each(|v| *v /= total);
+        }
+        Ok(scores)
+    }
+}
+
+impl ModelFile for KNeighborsClassifier {
+    const KIND: &'static str = "knn-classifier";
+}

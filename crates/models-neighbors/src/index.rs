@@ -1,0 +1,281 @@
+//! The fitted search structure every model queries: training records, the metric as searches
+//! compute it, and brute force or a kd-tree.
+
+use core_linalg::{DenseMatrix, Error, Matrix, Records, Result, validate};
+use serde::{Deserialize, Serialize};
+
+use crate::brute::{self, Out, Space};
+use crate::kd_tree::KdTree;
+use crate::metric::{Kind, Metric, checked_sq_norms};
+use crate::whitening::Whitening;
+
+/// `algorithm = auto` picks the kd-tree up to this many features (scikit-learn's rule).
+pub const AUTO_TREE_MAX_FEATURES: usize = 15;
+
+/// How `kneighbors` searches (scikit-learn's `algorithm`, without `ball_tree`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Algorithm {
+    /// The kd-tree when the records have at most [`AUTO_TREE_MAX_FEATURES`] features, the
+    /// metric is one the tree supports (Euclidean, squared Euclidean, Manhattan, Chebyshev,
+    /// Minkowski, Mahalanobis) and `n_neighbors` is below half the training rows; brute force
+    /// otherwise.
+    #[default]
+    Auto,
+    /// Compare every query with every training row (GEMM-blocked for the Euclidean family and
+    /// cosine).
+    Brute,
+    /// The kd-tree (sparse records are densified into it); refused for cosine or Hamming
+    /// distance.
+    KdTree,
+}
+
+impl Algorithm {
+    /// `auto`, `brute` or `kd_tree` (scikit-learn's names; `kd-tree` is accepted too).
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(Algorithm::Auto),
+            "brute" => Ok(Algorithm::Brute),
+            "kd_tree" | "kd-tree" => Ok(Algorithm::KdTree),
+            other => Err(Error::invalid_parameter(
+                "algorithm",
+                other,
+                "one of auto, brute, kd_tree",
+            )),
+        }
+    }
+}
+
+/// The `k` nearest training rows of each query, nearest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighbors {
+    k: usize,
+    distances: Vec<f64>,
+    indices: Vec<usize>,
+}
+
+impl Neighbors {
+    /// Number of queries.
+    pub fn n_queries(&self) -> usize {
+        self.indices.len().checked_div(self.k).unwrap_or(0)
+    }
+
+    /// Neighbours per query.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Query `i`'s distances, ascending.
+    pub fn distances(&self, i: usize) -> &[f64] {
+        &self.distances[i * self.k..(i + 1) * self.k]
+    }
+
+    /// Query `i`'s neighbours' training-row indices, in the order of [`Self::distances`].
+    pub fn indices(&self, i: usize) -> &[usize] {
+        &self.indices[i * self.k..(i + 1) * self.k]
+    }
+
+    /// All distances as an `m × k` matrix (scikit-learn's first return value).
+    pub fn distance_matrix(&self) -> DenseMatrix {
+        DenseMatrix::from_row_major(self.distances.clone(), self.n_queries(), self.k)
+            .unwrap_or_else(|_| DenseMatrix::zeros(0, self.k))
+    }
+}
+
+/// The search parameters every model shares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SearchParams {
+    pub(crate) metric: Metric,
+    pub(crate) algorithm: Algorithm,
+    pub(crate) leaf_size: usize,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        Self {
+            metric: Metric::Euclidean,
+            algorithm: Algorithm::Auto,
+            leaf_size: 30,
+        }
+    }
+}
+
+impl SearchParams {
+    pub(crate) fn check(&self, n_features: Option<usize>) -> Result<()> {
+        if self.leaf_size == 0 {
+            return Err(Error::invalid_parameter("leaf_size", 0, "an integer ≥ 1"));
+        }
+        self.metric.check(n_features)
+    }
+}
+
+/// Refuses `k` outside `1..=n`.
+pub(crate) fn check_k(k: usize, n: usize) -> Result<()> {
+    if k == 0 || k > n {
+        return Err(Error::invalid_parameter(
+            "n_neighbors",
+            k,
+            format!("an integer in [1, {n}] (at most the number of training samples)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Training records ready to be searched.
+#[derive(Clone, Debug)]
+pub(crate) struct SearchIndex {
+    params: SearchParams,
+    kind: Kind,
+    records: Matrix,
+    /// Mahalanobis: the factor and the whitened training records (the search space).
+    whitened: Option<(Whitening, Matrix)>,
+    /// Squared norms of the search space's rows (dot-product kinds).
+    sq_norms: Vec<f64>,
+    tree: Option<KdTree>,
+}
+
+impl SearchIndex {
+    /// Validates `records` and the parameters and builds the index; `n_neighbors` (if known
+    /// at fit) takes part in the `auto` rule.
+    pub(crate) fn build(
+        params: &SearchParams,
+        records: Matrix,
+        n_neighbors: Option<usize>,
+    ) -> Result<Self> {
+        validate::check_non_empty(&records)?;
+        params.check(Some(records.n_features()))?;
+        let kind = params.metric.kind();
+        let mahalanobis = matches!(params.metric, Metric::Mahalanobis(_));
+        // The dot-product kinds check finiteness with their squared norms, in one pass.
+        if !kind.uses_dot_products() || mahalanobis {
+            validate::check_finite(&records)?;
+        }
+        let whitened = match &params.metric {
+            Metric::Mahalanobis(cov) => {
+                let w = Whitening::new(cov, &records)?;
+                let space = Matrix::Dense(w.apply(&records));
+                Some((w, space))
+            }
+            _ => None,
+        };
+        let space = whitened.as_ref().map_or(&records, |(_, s)| s);
+        let sq_norms = if kind.uses_dot_products() {
+            checked_sq_norms(kind, space, "training")?
+        } else {
+            Vec::new()
+        };
+        let use_tree = match params.algorithm {
+            Algorithm::Brute => false,
+            Algorithm::KdTree if !kind.tree_supported() => {
+                return Err(Error::invalid_parameter(
+                    "algorithm",
+                    "kd_tree",
+                    format!(
+                        "brute or auto for {:?} (the kd-tree supports the Minkowski family and Mahalanobis)",
+                        params.metric
+                    ),
+                ));
+            }
+            Algorithm::KdTree => true,
+            Algorithm::Auto => {
+                kind.tree_supported()
+                    && space.n_features() <= AUTO_TREE_MAX_FEATURES
+                    && n_neighbors.is_none_or(|k| k < space.n_samples() / 2)
+            }
+        };
+        let tree = use_tree.then(|| KdTree::build(space, params.leaf_size));
+        Ok(Self {
+            params: params.clone(),
+            kind,
+            records,
+            whitened,
+            sq_norms,
+            tree,
+        })
+    }
+
+    /// The training records, as fitted.
+    pub(crate) fn records(&self) -> &Matrix {
+        &self.records
+    }
+
+    /// The parameters.
+    pub(crate) fn params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// Number of training rows.
+    pub(crate) fn n_samples(&self) -> usize {
+        self.records.n_samples()
+    }
+
+    /// Number of features.
+    pub(crate) fn n_features(&self) -> usize {
+        self.records.n_features()
+    }
+
+    /// Whether queries go through the kd-tree.
+    pub(crate) fn uses_tree(&self) -> bool {
+        self.tree.is_some()
+    }
+
+    /// The `k` nearest training rows of every query row.
+    pub(crate) fn kneighbors<Q: Records + ?Sized>(
+        &self,
+        queries: &Q,
+        k: usize,
+    ) -> Result<Neighbors> {
+        validate::check_n_features(self.n_features(), queries)?;
+        check_k(k, self.n_samples())?;
+        // Brute force with dot products checks finiteness with the queries' squared norms.
+        if !self.kind.uses_dot_products() || self.whitened.is_some() || self.tree.is_some() {
+            validate::check_finite(queries)?;
+        }
+        match &self.whitened {
+            Some((w, space)) => self.search(space, &w.apply(queries), k),
+            None => self.search(&self.records, queries, k),
+        }
+    }
+
+    fn search<Q: Records + ?Sized>(
+        &self,
+        space: &Matrix,
+        queries: &Q,
+        k: usize,
+    ) -> Result<Neighbors> {
+        let m = queries.n_samples();
+        let mut distances = vec![0.0; m * k];
+        let mut indices = vec![0; m * k];
+        match &self.tree {
+            Some(tree) => tree.search(self.kind, queries, k, &mut distances, &mut indices),
+            None => {
+                let q_sq = if self.kind.uses_dot_products() {
+                    checked_sq_norms(self.kind, queries, "query")?
+                } else {
+                    Vec::new()
+                };
+                let space = Space {
+                    kind: self.kind,
+                    records: space,
+                    sq_norms: &self.sq_norms,
+                };
+                let out = Out {
+                    k,
+                    dist: &mut distances,
+                    index: &mut indices,
+                };
+                brute::search(&space, queries, &q_sq, out);
+            }
+        }
+        if let Some(p) = distances.iter().position(|v| !v.is_finite()) {
+            return Err(Error::Numerical(format!(
+                "the distance from query {} to a neighbour overflows f64: scale the features",
+                p / k
+            )));
+        }
+        Ok(Neighbors {
+            k,
+            distances,
+            indices,
+        })
+    }
+}

@@ -1,0 +1,186 @@
+//! Unsupervised neighbour search (scikit-learn's `NearestNeighbors`), and the builder methods
+//! the three models share.
+
+use core_linalg::{Error, Fit, Matrix, ModelFile, Records, Result};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::index::{Algorithm, Neighbors, SearchIndex, SearchParams};
+use crate::metric::Metric;
+
+/// Builder methods for `metric`, `algorithm` and `leaf_size`, shared by every params type
+/// (each has a `search: SearchParams` field).
+macro_rules! search_builders {
+    ($params:ty) => {
+        impl $params {
+            /// Neighbours per query (default 5, ≥ 1 and at most the training rows).
+            pub fn n_neighbors(mut self, k: usize) -> Self {
+                self.n_neighbors = k;
+                self
+            }
+
+            /// The distance (default [`Metric::Euclidean`](crate::Metric::Euclidean)).
+            pub fn metric(mut self, metric: crate::Metric) -> Self {
+                self.search.metric = metric;
+                self
+            }
+
+            /// The search (default [`Algorithm::Auto`](crate::Algorithm::Auto)).
+            pub fn algorithm(mut self, algorithm: crate::Algorithm) -> Self {
+                self.search.algorithm = algorithm;
+                self
+            }
+
+            /// Most points in a kd-tree leaf (default 30, ≥ 1); results do not depend on it.
+            pub fn leaf_size(mut self, leaf_size: usize) -> Self {
+                self.search.leaf_size = leaf_size;
+                self
+            }
+        }
+    };
+}
+pub(crate) use search_builders;
+
+/// Owned records of any layout, kept as dense or CSR.
+pub(crate) fn owned_records<R: Records + ?Sized>(records: &R) -> Matrix {
+    match (records.as_dense(), records.as_sparse()) {
+        (_, Some(s)) => Matrix::Sparse(s.clone()),
+        (Some(d), _) => Matrix::Dense(d.clone()),
+        (None, None) => Matrix::Dense(records.to_dense()),
+    }
+}
+
+/// Parameters of [`NearestNeighbors`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NearestNeighborsParams {
+    n_neighbors: usize,
+    search: SearchParams,
+}
+
+impl Default for NearestNeighborsParams {
+    fn default() -> Self {
+        Self {
+            n_neighbors: 5,
+            search: SearchParams::default(),
+        }
+    }
+}
+
+search_builders!(NearestNeighborsParams);
+
+/// An index over training records answering k-nearest-neighbour queries.
+///
+/// `n_neighbors` is the `k` the `auto` algorithm rule assumes (as in scikit-learn); each
+/// [`kneighbors`](Self::kneighbors) call names its own `k`.
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "NearestFile")]
+pub struct NearestNeighbors {
+    n_neighbors: usize,
+    index: SearchIndex,
+}
+
+#[derive(Deserialize)]
+struct NearestFile {
+    n_neighbors: usize,
+    search: SearchParams,
+    records: Matrix,
+}
+
+#[derive(Serialize)]
+struct NearestFileRef<'a> {
+    n_neighbors: usize,
+    search: &'a SearchParams,
+    records: &'a Matrix,
+}
+
+impl Serialize for NearestNeighbors {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        NearestFileRef {
+            n_neighbors: self.n_neighbors,
+            search: self.index.params(),
+            records: self.index.records(),
+        }
+        .serialize(s)
+    }
+}
+
+impl TryFrom<NearestFile> for NearestNeighbors {
+    type Error = Error;
+
+    fn try_from(f: NearestFile) -> Result<Self> {
+        let params = NearestNeighborsParams {
+            n_neighbors: f.n_neighbors,
+            search: f.search,
+        };
+        params
+            .build(f.records)
+            .map_err(|e| Error::model_file(format!("the stored neighbour index is invalid: {e}")))
+    }
+}
+
+impl NearestNeighborsParams {
+    fn build(&self, records: Matrix) -> Result<NearestNeighbors> {
+        if self.n_neighbors == 0 {
+            return Err(Error::invalid_parameter("n_neighbors", 0, "an integer ≥ 1"));
+        }
+        Ok(NearestNeighbors {
+            n_neighbors: self.n_neighbors,
+            index: SearchIndex::build(&self.search, records, Some(self.n_neighbors))?,
+        })
+    }
+}
+
+impl<R: Records + ?Sized> Fit<R> for NearestNeighborsParams {
+    type Model = NearestNeighbors;
+
+    /// Validates the records (non-empty, finite) and the parameters, then builds the index.
+    fn fit(&self, records: &R) -> Result<NearestNeighbors> {
+        self.build(owned_records(records))
+    }
+}
+
+impl NearestNeighbors {
+    /// Default parameters.
+    pub fn params() -> NearestNeighborsParams {
+        NearestNeighborsParams::default()
+    }
+
+    /// The `k` nearest training rows of every row of `queries`, nearest first; equally distant
+    /// training rows in index order. `k` must be in `[1, n_samples]`.
+    pub fn kneighbors<R: Records + ?Sized>(&self, queries: &R, k: usize) -> Result<Neighbors> {
+        self.index.kneighbors(queries, k)
+    }
+
+    /// The `n_neighbors` parameter.
+    pub fn n_neighbors(&self) -> usize {
+        self.n_neighbors
+    }
+
+    /// The metric.
+    pub fn metric(&self) -> &Metric {
+        &self.index.params().metric
+    }
+
+    /// The algorithm parameter (possibly `Auto`); see [`Self::uses_kd_tree`] for the choice.
+    pub fn algorithm(&self) -> Algorithm {
+        self.index.params().algorithm
+    }
+
+    /// Whether queries go through the kd-tree (else brute force).
+    pub fn uses_kd_tree(&self) -> bool {
+        self.index.uses_tree()
+    }
+
+    /// The training records.
+    pub fn records(&self) -> &Matrix {
+        self.index.records()
+    }
+
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.index.n_features()
+    }
+}
+
+impl ModelFile for NearestNeighbors {
+    const KIND: &'static str = "nearest-neighbors";
+}
