@@ -1,6 +1,88 @@
 //! # models-cluster: clustering and decomposition
 //!
-//! This crate will hold k-means (k-means++ initialisation, Lloyd, mini-batch) and PCA through
-//! faer's SVD (PCA lives here rather than in a separate decomposition crate: one crate for the
-//! unsupervised models). It is filled by the neighbours/clustering issue; nothing is
-//! implemented yet.
+//! The unsupervised models: k-means ([`KMeans`], [`MiniBatchKMeans`]) and principal component
+//! analysis ([`Pca`]). PCA lives here rather than in a crate of its own: one crate holds the
+//! unsupervised models, which share their input checks and fitting convention.
+//!
+//! Both fit on **records**, not datasets (as the scalers of
+//! [`core_linalg::preprocessing`] do): `params.fit(&records)`, dense or sparse. [`Pca`] is a
+//! [`Transform`](core_linalg::Transform), so [`FitTransform`](core_linalg::FitTransform)
+//! works; k-means models [`Predict`](core_linalg::Predict) cluster indices and transform rows
+//! into distances to the centres. Every model saves and loads as a
+//! [`ModelFile`](core_linalg::ModelFile) whose contents are checked on load.
+//!
+//! ```
+//! use core_linalg::{datasets, Fit, FitTransform, Predict, Records};
+//! use models_cluster::{KMeans, NComponents, Pca};
+//!
+//! let records = datasets::housing_scale()?.records;
+//! let kmeans = KMeans::params().n_clusters(3).seed(7).fit(&records)?;
+//! assert_eq!(kmeans.labels().len(), records.n_samples());
+//! assert_eq!(kmeans.predict(&records)?, kmeans.labels());
+//!
+//! let (pca, projected) = Pca::params()
+//!     .n_components(NComponents::Fraction(0.9))
+//!     .fit_transform(&records)?;
+//! assert!(pca.explained_variance_ratio().iter().sum::<f64>() > 0.9);
+//! assert_eq!(projected.n_features(), pca.n_components());
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+//!
+//! ## KMeans (scikit-learn's `KMeans(algorithm="lloyd")`)
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `n_clusters` | 8 | clusters `k`, in `1..=n` |
+//! | `init` | [`KMeansInit::KMeansPlusPlus`] | greedy k-means++ (`2 + ⌊ln k⌋` candidates per centre), `Random` rows, or given `Centers` |
+//! | `n_init` | auto: 1 (k-means++, given centres), 10 (random) | runs; the lowest inertia is kept (scikit-learn ≥ 1.4's `"auto"`) |
+//! | `max_iter` | 300 | Lloyd iterations per run |
+//! | `tol` | 1e-4 | stop when the centres move by ≤ `tol × mean feature variance` (total squared shift) |
+//! | `seed` | 0 | the initialisation's random stream |
+//!
+//! Lloyd's assignment step computes `‖x‖² + ‖c‖² − 2x·c` with one faer GEMM per block of 256
+//! dense rows (sparse rows: sparse dot products), blocks in parallel with rayon; dense records
+//! are centred first, as scikit-learn does. A cluster left empty takes the row farthest from its
+//! centre (scikit-learn's relocation). Per-cluster sums are reduced in a fixed row-block order,
+//! so a seed gives the same model on any number of threads. Elkan's variant is not provided
+//! (see [`KMeans`]).
+//!
+//! ## MiniBatchKMeans (scikit-learn's `MiniBatchKMeans`)
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `n_clusters`, `init`, `seed` | as KMeans | |
+//! | `n_init` | auto: 1 (k-means++, given centres), 3 (random) | initialisations, judged on a held-out random sample |
+//! | `max_iter` | 100 | passes over the data, in mini-batch steps of `batch_size` rows |
+//! | `batch_size` | 1024 | rows per step, drawn with replacement |
+//! | `tol` | 0 (off) | stop when a step moves the centres by ≤ `tol × mean feature variance` |
+//! | `max_no_improvement` | 10 | stop after this many steps without a better smoothed batch inertia |
+//! | `init_size` | `3 × batch_size` | rows the initialisation sees |
+//! | `reassignment_ratio` | 0.01 | centres used less than this fraction of the busiest move to random batch rows |
+//!
+//! ## Pca (scikit-learn's `PCA`)
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `n_components` | [`NComponents::All`] | `All` (`min(n, d)`), a `Count`, or a variance `Fraction` in (0, 1) |
+//! | `whiten` | false | scale projections to unit variance |
+//! | `svd_solver` | [`SvdSolver::Auto`] | `Full` (thin SVD), `CovarianceEigh`, `Randomized`; `Auto` follows scikit-learn's rule ([`SvdSolver::Auto`]) |
+//! | `iterated_power` | auto: 7 if `n_components < 0.1 min(n, d)`, else 4 | randomized solver's power iterations |
+//! | `n_oversamples` | 10 | randomized solver's extra directions |
+//! | `seed` | 0 | randomized solver's Gaussian test matrix |
+//!
+//! Every factorization is faer's: the full solver factors the centred data by a tall-skinny QR
+//! (row blocks in parallel) and takes the SVD of the small `R`; the covariance solver
+//! eigendecomposes `XᵀX`; the randomized solver is Halko, Martinsson & Tropp's range finder
+//! with QR re-orthonormalization after every product (scikit-learn uses LU in between). Each
+//! component's sign makes its largest-magnitude entry positive (scikit-learn ≥ 1.5's
+//! `svd_flip(u_based_decision=False)`), so results are reproducible and compare one to one.
+//! Sparse records are densified for fitting (scikit-learn would centre them implicitly);
+//! transforming sparse records does not densify them. When whitening, a direction with zero
+//! variance is left unscaled instead of divided by zero.
+#![warn(missing_docs)]
+
+pub mod kmeans;
+pub mod pca;
+
+pub use kmeans::{KMeans, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams};
+pub use pca::{NComponents, Pca, PcaParams, SvdSolver};

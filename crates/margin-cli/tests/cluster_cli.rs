@@ -1,0 +1,356 @@
+//! `margin train kmeans|minibatch-kmeans|pca`, `margin predict` (cluster indices) and
+//! `margin transform` (PCA projections, k-means distances): outputs equal to the library's,
+//! scikit-learn 1.9.1's component count for a variance fraction, the input format and labels
+//! kept, and refusals with exit code 2.
+
+mod common;
+
+use std::path::Path;
+
+use common::{fails_with, margin, root, stdout};
+use core_linalg::io::{CsvOptions, DataFormat, LibsvmOptions, read_csv, read_data, read_libsvm};
+use core_linalg::{Fit, ModelFile, Predict, Records, Transform};
+use models_cluster::{KMeans, NComponents, Pca};
+
+fn run(args: &[&str]) -> String {
+    stdout(&margin(args))
+}
+
+#[test]
+fn kmeans_train_predict_and_transform_match_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("k.margin");
+    let m = model.to_str().unwrap();
+    let preds = dir.path().join("p.txt");
+    let dists = dir.path().join("d.libsvm");
+    run(&[
+        "train",
+        "kmeans",
+        "--n-clusters",
+        "4",
+        "--seed",
+        "3",
+        "--n-init",
+        "2",
+        "--max-iter",
+        "50",
+        "--tol",
+        "1e-6",
+        "datasets/heart_scale",
+        "-o",
+        m,
+    ]);
+    run(&[
+        "predict",
+        m,
+        "datasets/heart_scale",
+        "-o",
+        preds.to_str().unwrap(),
+    ]);
+    run(&[
+        "transform",
+        m,
+        "datasets/heart_scale",
+        "-o",
+        dists.to_str().unwrap(),
+    ]);
+
+    let data = core_linalg::datasets::heart_scale().unwrap();
+    let lib = KMeans::params()
+        .n_clusters(4)
+        .seed(3)
+        .n_init(2)
+        .max_iter(50)
+        .tol(1e-6)
+        .fit(&data.records)
+        .unwrap();
+    let saved = KMeans::load(&model).unwrap();
+    assert_eq!(saved.cluster_centers(), lib.cluster_centers());
+    let predicted: Vec<usize> = std::fs::read_to_string(&preds)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(predicted, lib.predict(&data.records).unwrap());
+
+    // Distances to the four centres, labels kept; the nearest is the predicted cluster.
+    let d = read_libsvm(
+        &dists,
+        &LibsvmOptions {
+            n_features: Some(4),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(d.targets, data.targets);
+    let want = lib.transform(&data.records).unwrap().to_dense();
+    assert_eq!(d.records.to_dense(), want);
+    for (i, &c) in predicted.iter().enumerate() {
+        let row = want.row(i);
+        assert!(row.iter().all(|&v| v >= row[c]));
+    }
+}
+
+#[test]
+fn pca_transform_writes_the_projections_in_the_input_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("p.margin");
+    let m = model.to_str().unwrap();
+    run(&[
+        "train",
+        "pca",
+        "--n-components",
+        "3",
+        "--whiten",
+        "true",
+        "datasets/housing_scale",
+        "-o",
+        m,
+    ]);
+    let out = run(&["transform", m, "datasets/housing_scale"]);
+    let path = dir.path().join("z.libsvm");
+    std::fs::write(&path, &out).unwrap();
+    let z = read_libsvm(
+        &path,
+        &LibsvmOptions {
+            n_features: Some(3),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let data = core_linalg::datasets::housing_scale().unwrap();
+    let lib = Pca::params()
+        .n_components(NComponents::Count(3))
+        .whiten(true)
+        .fit(&data.records)
+        .unwrap();
+    assert_eq!(
+        z.records.to_dense(),
+        lib.transform(&data.records).unwrap().to_dense()
+    );
+    assert_eq!(z.targets, data.targets);
+
+    // CSV in, CSV out: a header naming the components, the label last.
+    let csv = root().join("crates/margin-cli/tests/fixtures/svmguide1_head.csv");
+    run(&["train", "pca", csv.to_str().unwrap(), "-o", m]);
+    let out_csv = dir.path().join("z.csv");
+    run(&[
+        "transform",
+        m,
+        csv.to_str().unwrap(),
+        "-o",
+        out_csv.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&out_csv).unwrap();
+    assert_eq!(text.lines().next().unwrap(), "pc1,pc2,pc3,pc4,label");
+    let back = read_csv(&out_csv, &CsvOptions::default()).unwrap();
+    let input = read_data(&csv, DataFormat::Auto).unwrap();
+    let lib = Pca::params().fit(&input.records).unwrap();
+    assert_eq!(
+        back.records.to_dense(),
+        lib.transform(&input.records).unwrap().to_dense()
+    );
+    assert_eq!(back.n_samples(), 200);
+}
+
+#[test]
+fn variance_fraction_keeps_scikit_learns_component_count() {
+    // scikit-learn 1.9.1: PCA(n_components=0.5, svd_solver="full") on dna.scale keeps 47
+    // components (crates/models-cluster/tests/fixtures/pca_dna_fraction.txt).
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("p.margin");
+    let m = model.to_str().unwrap();
+    run(&[
+        "train",
+        "pca",
+        "--n-components",
+        "0.5",
+        "--svd-solver",
+        "full",
+        "datasets/dna.scale",
+        "-o",
+        m,
+    ]);
+    assert_eq!(Pca::load(&model).unwrap().n_components(), 47);
+    let out = run(&["transform", m, "datasets/dna.scale.t"]);
+    assert_eq!(out.lines().count(), 1186);
+    assert!(out.lines().all(|l| l.split(' ').count() <= 48));
+}
+
+#[test]
+fn minibatch_kmeans_trains_and_predicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("mb.margin");
+    let m = model.to_str().unwrap();
+    run(&[
+        "train",
+        "minibatch-kmeans",
+        "--n-clusters",
+        "3",
+        "--batch-size",
+        "64",
+        "--max-no-improvement",
+        "none",
+        "--reassignment-ratio",
+        "0",
+        "datasets/dna.scale",
+        "-o",
+        m,
+    ]);
+    let preds = dir.path().join("p.txt");
+    run(&[
+        "predict",
+        m,
+        "datasets/dna.scale.t",
+        "-o",
+        preds.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&preds).unwrap();
+    assert_eq!(text.lines().count(), 1186);
+    assert!(text.lines().all(|l| ["0", "1", "2"].contains(&l)));
+}
+
+#[test]
+fn refusals_exit_with_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.margin");
+    let m = model.to_str().unwrap();
+    fails_with(
+        &[
+            "train",
+            "kmeans",
+            "--n-clusters",
+            "0",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "n_clusters",
+    );
+    fails_with(
+        &[
+            "train",
+            "kmeans",
+            "--n-clusters",
+            "271",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "n_clusters",
+    );
+    fails_with(
+        &[
+            "train",
+            "kmeans",
+            "--init",
+            "kmeans",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "--init",
+    );
+    fails_with(
+        &[
+            "train",
+            "kmeans",
+            "--n-component",
+            "2",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "--n-component",
+    );
+    fails_with(
+        &[
+            "train",
+            "pca",
+            "--svd-solver",
+            "lapack",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "--svd-solver",
+    );
+    fails_with(
+        &[
+            "train",
+            "pca",
+            "--n-components",
+            "14",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "n_components",
+    );
+    fails_with(
+        &[
+            "train",
+            "pca",
+            "--n-components",
+            "2.5",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "n_components",
+    );
+    fails_with(
+        &[
+            "train",
+            "pca",
+            "--n-components",
+            "lots",
+            "datasets/heart_scale",
+            "-o",
+            m,
+        ],
+        2,
+        "--n-components",
+    );
+
+    run(&["train", "pca", "datasets/heart_scale", "-o", m]);
+    fails_with(
+        &["predict", m, "datasets/heart_scale"],
+        2,
+        "margin transform",
+    );
+    // dna has 180 features, the model 13.
+    fails_with(
+        &["transform", m, "datasets/dna.scale.t"],
+        2,
+        "feature count",
+    );
+    let svm = dir.path().join("svm.margin");
+    run(&[
+        "train",
+        "gaussian-nb",
+        "datasets/heart_scale",
+        "-o",
+        svm.to_str().unwrap(),
+    ]);
+    fails_with(
+        &["transform", svm.to_str().unwrap(), "datasets/heart_scale"],
+        2,
+        "does not transform",
+    );
+    let junk = dir.path().join("junk.margin");
+    std::fs::write(&junk, b"not a model").unwrap();
+    fails_with(
+        &["transform", junk.to_str().unwrap(), "datasets/heart_scale"],
+        2,
+        "junk.margin",
+    );
+    assert!(Path::new(m).exists());
+}

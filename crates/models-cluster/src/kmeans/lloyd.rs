@@ -1,0 +1,91 @@
+//! Lloyd's algorithm, stopping as scikit-learn's `_kmeans_single_lloyd` does.
+
+use core_linalg::{DenseMatrix, Records};
+
+use super::assign::{Assignment, assign_and_sum, inertia, nearest, sq_norms};
+
+/// One k-means run from given initial centres.
+pub(crate) struct Run {
+    pub(crate) centers: DenseMatrix,
+    pub(crate) labels: Vec<u32>,
+    pub(crate) inertia: f64,
+    pub(crate) n_iter: usize,
+    pub(crate) converged: bool,
+}
+
+/// Lloyd iterations: assign every row to its nearest centre, move each centre to the mean of its
+/// rows. Stops when an assignment repeats the previous one ("strict convergence"), when the
+/// centres moved by at most `tol` in total squared distance, or after `max_iter` iterations.
+/// Unless the assignment repeated, the returned labels are recomputed for the final centres, so
+/// labels, centres and inertia always agree.
+pub(crate) fn lloyd<R: Records + ?Sized>(
+    x: &R,
+    mut centers: DenseMatrix,
+    max_iter: usize,
+    tol: f64,
+) -> Run {
+    let mut previous: Option<Vec<u32>> = None;
+    let mut settled: Option<Vec<u32>> = None;
+    let mut converged = false;
+    let mut n_iter = 0;
+    let x_sq = sq_norms(x);
+    for it in 0..max_iter {
+        n_iter = it + 1;
+        let mut a = assign_and_sum(x, &x_sq, &centers);
+        let next = centers_from(x, &mut a);
+        let shift: f64 = next
+            .as_slice()
+            .iter()
+            .zip(centers.as_slice())
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        centers = next;
+        if previous.as_ref() == Some(&a.labels) {
+            // The centres are the means of this very assignment: labels and centres agree.
+            converged = true;
+            settled = Some(a.labels);
+            break;
+        }
+        if shift <= tol {
+            converged = true;
+            break;
+        }
+        previous = Some(a.labels);
+    }
+    let labels = settled.unwrap_or_else(|| nearest(x, &centers).0);
+    let inertia = inertia(x, &centers, &labels);
+    Run {
+        centers,
+        labels,
+        inertia,
+        n_iter,
+        converged,
+    }
+}
+
+/// The means of the assigned rows. A cluster left empty takes the row farthest from its own
+/// centre (the farthest rows go to the empty clusters in cluster order, ties to the lower row
+/// index), and that row leaves its old cluster's mean: scikit-learn's relocation rule.
+pub(crate) fn centers_from<R: Records + ?Sized>(x: &R, a: &mut Assignment) -> DenseMatrix {
+    let empty: Vec<usize> = (0..a.counts.len()).filter(|&j| a.counts[j] == 0).collect();
+    if !empty.is_empty() {
+        let mut order: Vec<usize> = (0..a.dists.len()).collect();
+        order.sort_by(|&i, &j| a.dists[j].total_cmp(&a.dists[i]).then(i.cmp(&j)));
+        for (&j, &i) in empty.iter().zip(&order) {
+            let old = a.labels[i] as usize;
+            if a.counts[old] > 1 {
+                x.row(i).axpy(-1.0, a.sums.row_mut(old));
+                a.counts[old] -= 1;
+            }
+            x.row(i).to_dense_into(a.sums.row_mut(j));
+            a.counts[j] = 1;
+        }
+    }
+    let mut centers = a.sums.clone();
+    for (j, &c) in a.counts.iter().enumerate() {
+        if c > 0 {
+            centers.row_mut(j).iter_mut().for_each(|v| *v /= c as f64);
+        }
+    }
+    centers
+}

@@ -1,0 +1,406 @@
+//! Mini-batch k-means (Sculley 2010), as scikit-learn's `MiniBatchKMeans`.
+
+use core_linalg::{
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
+    split::rng_from_seed, validate,
+};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{KMeansInit, assign, center_distances, check_common, check_decoded, initial};
+
+/// Parameters of [`MiniBatchKMeans`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MiniBatchKMeansParams {
+    n_clusters: usize,
+    init: KMeansInit,
+    n_init: Option<usize>,
+    max_iter: usize,
+    batch_size: usize,
+    tol: f64,
+    max_no_improvement: Option<usize>,
+    init_size: Option<usize>,
+    reassignment_ratio: f64,
+    seed: u64,
+}
+
+impl Default for MiniBatchKMeansParams {
+    fn default() -> Self {
+        Self {
+            n_clusters: 8,
+            init: KMeansInit::KMeansPlusPlus,
+            n_init: None,
+            max_iter: 100,
+            batch_size: 1024,
+            tol: 0.0,
+            max_no_improvement: Some(10),
+            init_size: None,
+            reassignment_ratio: 0.01,
+            seed: 0,
+        }
+    }
+}
+
+impl MiniBatchKMeansParams {
+    /// Number of clusters `k` (default 8; between 1 and the number of samples).
+    pub fn n_clusters(mut self, k: usize) -> Self {
+        self.n_clusters = k;
+        self
+    }
+
+    /// Initialisation (default [`KMeansInit::KMeansPlusPlus`]), run on `init_size` random rows.
+    pub fn init(mut self, init: KMeansInit) -> Self {
+        self.init = init;
+        self
+    }
+
+    /// Initialisations tried, the best on a held-out random sample kept (default: scikit-learn's
+    /// `"auto"`, 1 for k-means++ and given centres, 3 for random rows).
+    pub fn n_init(mut self, runs: usize) -> Self {
+        self.n_init = Some(runs);
+        self
+    }
+
+    /// Passes over the data, in units of `n / batch_size` mini-batch steps (default 100, ≥ 1).
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+
+    /// Rows per mini-batch, drawn with replacement (default 1024, ≥ 1; capped at `n`).
+    pub fn batch_size(mut self, b: usize) -> Self {
+        self.batch_size = b;
+        self
+    }
+
+    /// Stop when the centres move by at most `tol × mean feature variance` in one step
+    /// (default 0: off).
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    /// Stop after this many steps without improving the smoothed batch inertia (default 10;
+    /// `None`: never stop early on it).
+    pub fn max_no_improvement(mut self, steps: Option<usize>) -> Self {
+        self.max_no_improvement = steps;
+        self
+    }
+
+    /// Rows the initialisation sees (default `3 × batch_size`, at least `3k`, at most `n`).
+    pub fn init_size(mut self, rows: usize) -> Self {
+        self.init_size = Some(rows);
+        self
+    }
+
+    /// A centre whose row count falls below this fraction of the largest count is moved to a
+    /// random batch row (default 0.01, in [0, 1]; 0 turns reassignment off).
+    pub fn reassignment_ratio(mut self, r: f64) -> Self {
+        self.reassignment_ratio = r;
+        self
+    }
+
+    /// Seed of the initialisation and of the batches (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    fn check<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
+        validate::check_non_empty(x)?;
+        validate::check_finite(x)?;
+        check_common(self.n_clusters, self.max_iter, self.tol, &self.init, x)?;
+        if self.n_init == Some(0) {
+            return Err(Error::invalid_parameter("n_init", 0, "an integer ≥ 1"));
+        }
+        if self.batch_size == 0 {
+            return Err(Error::invalid_parameter("batch_size", 0, "an integer ≥ 1"));
+        }
+        if self.init_size == Some(0) {
+            return Err(Error::invalid_parameter("init_size", 0, "an integer ≥ 1"));
+        }
+        validate::check_in_range(
+            "reassignment_ratio",
+            self.reassignment_ratio,
+            0.0,
+            1.0,
+            false,
+        )
+    }
+
+    fn runs(&self) -> usize {
+        match (&self.init, self.n_init) {
+            (KMeansInit::Centers(_), _) => 1,
+            (_, Some(r)) => r,
+            (KMeansInit::Random, None) => 3,
+            (KMeansInit::KMeansPlusPlus, None) => 1,
+        }
+    }
+}
+
+/// k-means by mini-batch steps: each step assigns a random batch to the nearest centres and
+/// moves every centre towards its batch rows with step `1 / (rows it has seen)`. Much cheaper
+/// than [`KMeans`](super::KMeans) for large `n`, at a somewhat higher inertia.
+///
+/// Stopping follows scikit-learn: after `max_iter × n / batch_size` steps, or when an
+/// exponentially weighted average of the batch inertia has not improved for
+/// `max_no_improvement` steps, or (with `tol > 0`) when the centres barely move. Rarely used
+/// centres are moved to random batch rows every `10k` rows seen (`reassignment_ratio`). The
+/// final labels and inertia are computed on all rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MiniBatchKMeans {
+    centers: DenseMatrix,
+    labels: Vec<usize>,
+    inertia: f64,
+    n_steps: usize,
+    n_iter: usize,
+}
+
+impl MiniBatchKMeans {
+    /// Default parameters.
+    pub fn params() -> MiniBatchKMeansParams {
+        MiniBatchKMeansParams::default()
+    }
+
+    /// The centres, one row per cluster (`k × d`).
+    pub fn cluster_centers(&self) -> &DenseMatrix {
+        &self.centers
+    }
+
+    /// The cluster of every training row.
+    pub fn labels(&self) -> &[usize] {
+        &self.labels
+    }
+
+    /// Sum of squared distances of the training rows to their centres.
+    pub fn inertia(&self) -> f64 {
+        self.inertia
+    }
+
+    /// Mini-batch steps taken.
+    pub fn n_steps(&self) -> usize {
+        self.n_steps
+    }
+
+    /// Passes over the data those steps amount to (rounded up).
+    pub fn n_iter(&self) -> usize {
+        self.n_iter
+    }
+
+    /// The opposite of the inertia of `records` (higher is better).
+    pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
+        validate::check_predict(self.centers.ncols(), records)?;
+        let (labels, _) = assign::nearest(records, &self.centers);
+        Ok(-assign::inertia(records, &self.centers, &labels))
+    }
+}
+
+/// The rows at `idx` (with repeats), in the records' own layout where it is known.
+fn gather<R: Records + ?Sized>(x: &R, idx: &[usize]) -> Matrix {
+    match (x.as_dense(), x.as_sparse()) {
+        (Some(d), _) => Matrix::Dense(d.select_rows(idx)),
+        (None, Some(s)) => Matrix::Sparse(s.select_rows(idx)),
+        (None, None) => Matrix::Dense(super::init::rows_as_centers(x, idx)),
+    }
+}
+
+fn draw(rng: &mut impl Rng, n: usize, size: usize) -> Vec<usize> {
+    (0..size).map(|_| rng.random_range(0..n)).collect()
+}
+
+/// The smoothed-inertia early stop.
+struct Monitor {
+    alpha: f64,
+    ewa: Option<f64>,
+    best: Option<f64>,
+    stale: usize,
+    patience: Option<usize>,
+}
+
+impl Monitor {
+    /// Whether to stop after a step whose mean batch inertia is `inertia`.
+    fn stop(&mut self, inertia: f64) -> bool {
+        let ewa = match self.ewa {
+            None => inertia,
+            Some(e) => e * (1.0 - self.alpha) + inertia * self.alpha,
+        };
+        self.ewa = Some(ewa);
+        if self.best.is_none_or(|b| ewa < b) {
+            self.best = Some(ewa);
+            self.stale = 0;
+        } else {
+            self.stale += 1;
+        }
+        self.patience.is_some_and(|p| self.stale >= p)
+    }
+}
+
+impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
+    type Model = MiniBatchKMeans;
+
+    fn fit(&self, x: &R) -> Result<MiniBatchKMeans> {
+        self.check(x)?;
+        let (n, k) = (x.n_samples(), self.n_clusters);
+        let batch = self.batch_size.min(n);
+        let mut init_size = self.init_size.unwrap_or(3 * batch);
+        if init_size < k {
+            init_size = 3 * k;
+        }
+        let init_size = init_size.min(n);
+        let tol = self.tol * super::mean_variance(x);
+        let zero = vec![0.0; x.n_features()];
+        let mut rng = rng_from_seed(self.seed);
+
+        let valid = gather(x, &draw(&mut rng, n, init_size));
+        let mut candidate = || {
+            let sample = gather(x, &draw(&mut rng, n, init_size));
+            let centers = initial(&sample, k, &self.init, &zero, &mut rng);
+            let (labels, _) = assign::nearest(&valid, &centers);
+            let inertia = assign::inertia(&valid, &centers, &labels);
+            (centers, inertia)
+        };
+        let mut best = candidate();
+        for _ in 1..self.runs() {
+            let next = candidate();
+            if next.1 < best.1 {
+                best = next;
+            }
+        }
+        let mut centers = best.0;
+
+        let mut counts = vec![0.0f64; k];
+        let n_steps = (self.max_iter * n) / batch;
+        let mut monitor = Monitor {
+            alpha: (batch as f64 * 2.0 / (n as f64 + 1.0)).min(1.0),
+            ewa: None,
+            best: None,
+            stale: 0,
+            patience: self.max_no_improvement,
+        };
+        let mut since_reassign = 0;
+        let mut steps_done = 0;
+        for step in 0..n_steps {
+            steps_done = step + 1;
+            let xb = gather(x, &draw(&mut rng, n, batch));
+            since_reassign += batch;
+            let reassign = counts.contains(&0.0) || since_reassign >= 10 * k;
+            if reassign {
+                since_reassign = 0;
+            }
+            let (labels, dists) = assign::nearest(&xb, &centers);
+            let batch_inertia: f64 = dists.iter().sum();
+            let before = (tol > 0.0).then(|| centers.clone());
+            self.step(&xb, &labels, &mut centers, &mut counts, reassign, &mut rng);
+            if let Some(old) = before {
+                let shift: f64 = centers
+                    .as_slice()
+                    .iter()
+                    .zip(old.as_slice())
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum();
+                if step > 0 && shift <= tol {
+                    break;
+                }
+            }
+            // The first batch's inertia mostly reflects the initialisation: not monitored.
+            if step > 0 && monitor.stop(batch_inertia / batch as f64) {
+                break;
+            }
+        }
+        let (labels, _) = assign::nearest(x, &centers);
+        let inertia = assign::inertia(x, &centers, &labels);
+        Ok(MiniBatchKMeans {
+            centers,
+            labels: labels.into_iter().map(|l| l as usize).collect(),
+            inertia,
+            n_steps: steps_done,
+            n_iter: (steps_done * batch).div_ceil(n),
+        })
+    }
+}
+
+impl MiniBatchKMeansParams {
+    /// One mini-batch update of `centers` and the per-centre row counts.
+    fn step(
+        &self,
+        xb: &Matrix,
+        labels: &[u32],
+        centers: &mut DenseMatrix,
+        counts: &mut [f64],
+        reassign: bool,
+        rng: &mut impl Rng,
+    ) {
+        let k = centers.nrows();
+        let mut sums = DenseMatrix::zeros(k, centers.ncols());
+        let mut batch_counts = vec![0.0; k];
+        for (i, &l) in labels.iter().enumerate() {
+            xb.row(i).axpy(1.0, sums.row_mut(l as usize));
+            batch_counts[l as usize] += 1.0;
+        }
+        for j in 0..k {
+            if batch_counts[j] > 0.0 {
+                let total = counts[j] + batch_counts[j];
+                let (old, add) = (counts[j], sums.row(j).to_vec());
+                centers
+                    .row_mut(j)
+                    .iter_mut()
+                    .zip(&add)
+                    .for_each(|(c, s)| *c = (*c * old + s) / total);
+                counts[j] = total;
+            }
+        }
+        if !(reassign && self.reassignment_ratio > 0.0) {
+            return;
+        }
+        let max = counts.iter().cloned().fold(0.0, f64::max);
+        let mut low: Vec<usize> = (0..k)
+            .filter(|&j| counts[j] < self.reassignment_ratio * max)
+            .collect();
+        // Never move more than half a batch of centres at once: keep the least-used ones.
+        let cap = xb.n_samples() / 2;
+        if low.len() > cap {
+            low.sort_by(|&a, &b| counts[a].total_cmp(&counts[b]).then(a.cmp(&b)));
+            low.truncate(cap);
+            low.sort_unstable();
+        }
+        if low.is_empty() {
+            return;
+        }
+        let kept_min = (0..k)
+            .filter(|j| !low.contains(j))
+            .map(|j| counts[j])
+            .fold(f64::INFINITY, f64::min);
+        let picks = rand::seq::index::sample(rng, xb.n_samples(), low.len()).into_vec();
+        for (&j, &i) in low.iter().zip(&picks) {
+            xb.row(i).to_dense_into(centers.row_mut(j));
+            counts[j] = if kept_min.is_finite() { kept_min } else { 0.0 };
+        }
+    }
+}
+
+impl Predict for MiniBatchKMeans {
+    /// The index of the nearest centre (lowest index on ties).
+    type Output = Vec<usize>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        validate::check_predict(self.centers.ncols(), records)?;
+        let (labels, _) = assign::nearest(records, &self.centers);
+        Ok(labels.into_iter().map(|l| l as usize).collect())
+    }
+}
+
+impl Transform for MiniBatchKMeans {
+    /// Distances to the centres, one column per cluster.
+    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
+        validate::check_predict(self.centers.ncols(), records)?;
+        Ok(Matrix::Dense(center_distances(records, &self.centers)))
+    }
+}
+
+impl ModelFile for MiniBatchKMeans {
+    const KIND: &'static str = "minibatch-kmeans";
+
+    fn check_consistent(&self) -> Result<()> {
+        check_decoded(&self.centers, &self.labels, self.inertia)
+    }
+}

@@ -1,0 +1,394 @@
+//! k-means clustering: [`KMeans`] (Lloyd's algorithm) and [`MiniBatchKMeans`].
+
+mod assign;
+mod init;
+mod lloyd;
+mod minibatch;
+
+pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
+
+use core_linalg::{
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView, Transform,
+    split::rng_from_seed, validate,
+};
+use rand::Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// How the first centres are chosen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum KMeansInit {
+    /// Greedy k-means++ (scikit-learn's default): `2 + ⌊ln k⌋` candidates per centre.
+    KMeansPlusPlus,
+    /// `k` distinct rows drawn uniformly.
+    Random,
+    /// These centres (`k × d`); one run whatever `n_init`, since every run would be the same.
+    Centers(DenseMatrix),
+}
+
+/// Parameters of [`KMeans`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KMeansParams {
+    n_clusters: usize,
+    init: KMeansInit,
+    n_init: Option<usize>,
+    max_iter: usize,
+    tol: f64,
+    seed: u64,
+}
+
+impl Default for KMeansParams {
+    fn default() -> Self {
+        Self {
+            n_clusters: 8,
+            init: KMeansInit::KMeansPlusPlus,
+            n_init: None,
+            max_iter: 300,
+            tol: 1e-4,
+            seed: 0,
+        }
+    }
+}
+
+impl KMeansParams {
+    /// Number of clusters `k` (default 8; between 1 and the number of samples).
+    pub fn n_clusters(mut self, k: usize) -> Self {
+        self.n_clusters = k;
+        self
+    }
+
+    /// Initialisation (default [`KMeansInit::KMeansPlusPlus`]).
+    pub fn init(mut self, init: KMeansInit) -> Self {
+        self.init = init;
+        self
+    }
+
+    /// Runs from different initialisations, the lowest inertia kept (default: scikit-learn's
+    /// `"auto"`, 1 run for k-means++ and given centres, 10 for random rows).
+    pub fn n_init(mut self, runs: usize) -> Self {
+        self.n_init = Some(runs);
+        self
+    }
+
+    /// Maximum Lloyd iterations per run (default 300, ≥ 1).
+    pub fn max_iter(mut self, n: usize) -> Self {
+        self.max_iter = n;
+        self
+    }
+
+    /// Convergence tolerance (default 1e-4, ≥ 0), relative to the data: a run stops when the
+    /// centres move by at most `tol × mean feature variance` in total squared distance.
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    /// Seed of the initialisation (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    fn runs(&self) -> usize {
+        match (&self.init, self.n_init) {
+            (KMeansInit::Centers(_), _) => 1,
+            (_, Some(r)) => r,
+            (KMeansInit::Random, None) => 10,
+            (KMeansInit::KMeansPlusPlus, None) => 1,
+        }
+    }
+
+    fn check<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
+        validate::check_non_empty(x)?;
+        validate::check_finite(x)?;
+        check_common(self.n_clusters, self.max_iter, self.tol, &self.init, x)?;
+        if self.n_init == Some(0) {
+            return Err(Error::invalid_parameter("n_init", 0, "an integer ≥ 1"));
+        }
+        Ok(())
+    }
+}
+
+/// Checks shared by [`KMeansParams`] and [`MiniBatchKMeansParams`].
+fn check_common<R: Records + ?Sized>(
+    k: usize,
+    max_iter: usize,
+    tol: f64,
+    init: &KMeansInit,
+    x: &R,
+) -> Result<()> {
+    let n = x.n_samples();
+    if k == 0 || k > n {
+        return Err(Error::invalid_parameter(
+            "n_clusters",
+            k,
+            format!("an integer between 1 and the number of samples, {n}"),
+        ));
+    }
+    if max_iter == 0 {
+        return Err(Error::invalid_parameter("max_iter", 0, "an integer ≥ 1"));
+    }
+    if !(tol.is_finite() && tol >= 0.0) {
+        return Err(Error::invalid_parameter("tol", tol, "a finite number ≥ 0"));
+    }
+    if let KMeansInit::Centers(c) = init {
+        if c.nrows() != k {
+            return Err(Error::shape(
+                "initial centres (rows must equal n_clusters)",
+                k,
+                c.nrows(),
+            ));
+        }
+        if c.ncols() != x.n_features() {
+            return Err(Error::shape(
+                "initial centres (columns must equal the feature count)",
+                x.n_features(),
+                c.ncols(),
+            ));
+        }
+        validate::check_finite(c)?;
+    }
+    Ok(())
+}
+
+/// Mean over features of each feature's population variance (unstored sparse entries are
+/// zeros): what scikit-learn scales `tol` by.
+fn mean_variance<R: Records + ?Sized>(x: &R) -> f64 {
+    let (n, d) = (x.n_samples(), x.n_features());
+    let mut mean = vec![0.0; d];
+    for i in 0..n {
+        x.row(i).axpy(1.0, &mut mean);
+    }
+    mean.iter_mut().for_each(|m| *m /= n as f64);
+    let mut m2 = vec![0.0; d];
+    let mut stored = vec![0usize; d];
+    for i in 0..n {
+        x.row(i).for_each_stored(|j, v| {
+            m2[j] += (v - mean[j]).powi(2);
+            stored[j] += 1;
+        });
+    }
+    let total: f64 = (0..d)
+        .map(|j| (m2[j] + (n - stored[j]) as f64 * mean[j] * mean[j]) / n as f64)
+        .sum();
+    total / d as f64
+}
+
+/// Column means of dense records and the records minus them: k-means runs on centred dense data
+/// (as scikit-learn does) so that `‖x‖² + ‖c‖² − 2x·c` does not lose digits to a large offset.
+fn centered(x: &DenseMatrix) -> (DenseMatrix, Vec<f64>) {
+    let (n, d) = (x.nrows(), x.ncols());
+    let mut mean = vec![0.0; d];
+    for row in x.rows() {
+        mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+    }
+    mean.iter_mut().for_each(|m| *m /= n as f64);
+    let mut out = x.clone();
+    out.as_mut_slice()
+        .par_chunks_mut(d.max(1))
+        .for_each(|row| row.iter_mut().zip(&mean).for_each(|(v, m)| *v -= m));
+    (out, mean)
+}
+
+fn shift_rows(m: &mut DenseMatrix, by: &[f64], sign: f64) {
+    for j in 0..m.nrows() {
+        m.row_mut(j)
+            .iter_mut()
+            .zip(by)
+            .for_each(|(v, s)| *v += sign * s);
+    }
+}
+
+/// Initial centres for one run.
+fn initial<R: Records + ?Sized>(
+    x: &R,
+    k: usize,
+    init: &KMeansInit,
+    offset: &[f64],
+    rng: &mut impl Rng,
+) -> DenseMatrix {
+    match init {
+        KMeansInit::KMeansPlusPlus => init::kmeans_plusplus(x, k, rng),
+        KMeansInit::Random => init::random_rows(x, k, rng),
+        KMeansInit::Centers(c) => {
+            let mut c = c.clone();
+            shift_rows(&mut c, offset, -1.0);
+            c
+        }
+    }
+}
+
+/// k-means clustering by Lloyd's algorithm, as scikit-learn's `KMeans(algorithm="lloyd")`.
+///
+/// Fitted on records (dense or sparse): `KMeans::params().n_clusters(3).fit(&records)`.
+/// Dense records are centred first (on a copy); the assignment step is one GEMM per block of
+/// 256 rows. Elkan's triangle-inequality variant is not provided (scikit-learn's default is
+/// Lloyd too; Elkan was not implemented, so whether it would pay here was not measured).
+///
+/// Weights per sample are not supported; a fitted model keeps the training labels.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KMeans {
+    centers: DenseMatrix,
+    labels: Vec<usize>,
+    inertia: f64,
+    n_iter: usize,
+    converged: bool,
+}
+
+impl KMeans {
+    /// Default parameters.
+    pub fn params() -> KMeansParams {
+        KMeansParams::default()
+    }
+
+    /// The centres, one row per cluster (`k × d`).
+    pub fn cluster_centers(&self) -> &DenseMatrix {
+        &self.centers
+    }
+
+    /// The cluster of every training row.
+    pub fn labels(&self) -> &[usize] {
+        &self.labels
+    }
+
+    /// Sum of squared distances of the training rows to their centres.
+    pub fn inertia(&self) -> f64 {
+        self.inertia
+    }
+
+    /// Lloyd iterations of the kept run.
+    pub fn n_iter(&self) -> usize {
+        self.n_iter
+    }
+
+    /// Whether the kept run stopped on the tolerance (or a repeated assignment) before
+    /// `max_iter`.
+    pub fn converged(&self) -> bool {
+        self.converged
+    }
+
+    /// Number of clusters.
+    pub fn n_clusters(&self) -> usize {
+        self.centers.nrows()
+    }
+
+    /// The opposite of the inertia of `records` under this model (higher is better), as
+    /// scikit-learn's `score`.
+    pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
+        validate::check_predict(self.centers.ncols(), records)?;
+        let (labels, _) = assign::nearest(records, &self.centers);
+        Ok(-assign::inertia(records, &self.centers, &labels))
+    }
+}
+
+/// Builds the fitted model from the best run, undoing the centring.
+fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
+    shift_rows(&mut run.centers, offset, 1.0);
+    KMeans {
+        centers: run.centers,
+        labels: run.labels.into_iter().map(|l| l as usize).collect(),
+        inertia: run.inertia,
+        n_iter: run.n_iter,
+        converged: run.converged,
+    }
+}
+
+fn fit_runs<R: Records + ?Sized>(p: &KMeansParams, x: &R, offset: &[f64]) -> lloyd::Run {
+    let tol = p.tol * mean_variance(x);
+    let mut rng = rng_from_seed(p.seed);
+    let mut run = || {
+        let start = initial(x, p.n_clusters, &p.init, offset, &mut rng);
+        lloyd::lloyd(x, start, p.max_iter, tol)
+    };
+    let mut best = run();
+    for _ in 1..p.runs() {
+        let next = run();
+        if next.inertia < best.inertia {
+            best = next;
+        }
+    }
+    best
+}
+
+impl<R: Records + ?Sized> Fit<R> for KMeansParams {
+    type Model = KMeans;
+
+    fn fit(&self, records: &R) -> Result<KMeans> {
+        self.check(records)?;
+        Ok(match records.as_dense() {
+            Some(d) => {
+                let (xc, mean) = centered(d);
+                finish(fit_runs(self, &xc, &mean), &mean)
+            }
+            None => {
+                let zero = vec![0.0; records.n_features()];
+                finish(fit_runs(self, records, &zero), &zero)
+            }
+        })
+    }
+}
+
+impl Predict for KMeans {
+    /// The index of the nearest centre (lowest index on ties).
+    type Output = Vec<usize>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        validate::check_predict(self.centers.ncols(), records)?;
+        let (labels, _) = assign::nearest(records, &self.centers);
+        Ok(labels.into_iter().map(|l| l as usize).collect())
+    }
+}
+
+/// Euclidean distances from every row to every centre (`n × k`), each from the differences.
+fn center_distances<R: Records + ?Sized>(x: &R, centers: &DenseMatrix) -> DenseMatrix {
+    let k = centers.nrows();
+    let mut out = DenseMatrix::zeros(x.n_samples(), k);
+    out.as_mut_slice()
+        .par_chunks_mut(k.max(1))
+        .enumerate()
+        .for_each(|(i, row)| {
+            let xi = x.row(i);
+            for (o, c) in row.iter_mut().zip(centers.rows()) {
+                *o = xi.sq_dist(&RowView::Dense(c)).sqrt();
+            }
+        });
+    out
+}
+
+impl Transform for KMeans {
+    /// Distances to the centres, one column per cluster (scikit-learn's `transform`).
+    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
+        validate::check_predict(self.centers.ncols(), records)?;
+        Ok(Matrix::Dense(center_distances(records, &self.centers)))
+    }
+}
+
+/// Checks decoded centres and labels (shared by both k-means models).
+fn check_decoded(centers: &DenseMatrix, labels: &[usize], inertia: f64) -> Result<()> {
+    let k = centers.nrows();
+    if k == 0 || centers.ncols() == 0 {
+        return Err(Error::model_file("k-means model without centres"));
+    }
+    if centers.as_slice().iter().any(|v| !v.is_finite()) {
+        return Err(Error::model_file("k-means centres are not finite"));
+    }
+    if labels.iter().any(|&l| l >= k) {
+        return Err(Error::model_file(format!(
+            "k-means label out of range (k = {k})"
+        )));
+    }
+    if !(inertia.is_finite() && inertia >= 0.0) {
+        return Err(Error::model_file(
+            "k-means inertia is not a finite number ≥ 0",
+        ));
+    }
+    Ok(())
+}
+
+impl ModelFile for KMeans {
+    const KIND: &'static str = "kmeans";
+
+    fn check_consistent(&self) -> Result<()> {
+        check_decoded(&self.centers, &self.labels, self.inertia)
+    }
+}

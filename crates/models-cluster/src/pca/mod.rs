@@ -1,0 +1,497 @@
+//! Principal component analysis ([`Pca`]), as scikit-learn's `PCA`.
+
+mod factor;
+
+use core_linalg::{
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, validate,
+};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// How many components to keep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum NComponents {
+    /// `min(n_samples, n_features)` (scikit-learn's `None`).
+    All,
+    /// Exactly this many (between 1 and `min(n_samples, n_features)`).
+    Count(usize),
+    /// The fewest components whose explained variance ratios add up to more than this fraction,
+    /// in (0, 1) (full and covariance solvers only).
+    Fraction(f64),
+}
+
+/// Which factorization computes the components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SvdSolver {
+    /// scikit-learn's rule: the covariance eigendecomposition when `d ≤ 1000` and `n ≥ 10 d`;
+    /// else the full SVD when `max(n, d) ≤ 500`; else the randomized SVD when a count of fewer
+    /// than `0.8 min(n, d)` components is asked for; else the full SVD.
+    Auto,
+    /// Thin SVD of the centred data (faer).
+    Full,
+    /// Eigendecomposition of the `d × d` covariance matrix (faer): fastest for tall data.
+    CovarianceEigh,
+    /// Halko et al.'s randomized SVD (needs a count of components).
+    Randomized,
+}
+
+/// Parameters of [`Pca`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PcaParams {
+    n_components: NComponents,
+    whiten: bool,
+    svd_solver: SvdSolver,
+    iterated_power: Option<usize>,
+    n_oversamples: usize,
+    seed: u64,
+}
+
+impl Default for PcaParams {
+    fn default() -> Self {
+        Self {
+            n_components: NComponents::All,
+            whiten: false,
+            svd_solver: SvdSolver::Auto,
+            iterated_power: None,
+            n_oversamples: 10,
+            seed: 0,
+        }
+    }
+}
+
+impl PcaParams {
+    /// Components to keep (default [`NComponents::All`]).
+    pub fn n_components(mut self, n: NComponents) -> Self {
+        self.n_components = n;
+        self
+    }
+
+    /// Scale the projections to unit variance (default false).
+    pub fn whiten(mut self, yes: bool) -> Self {
+        self.whiten = yes;
+        self
+    }
+
+    /// The factorization (default [`SvdSolver::Auto`]).
+    pub fn svd_solver(mut self, solver: SvdSolver) -> Self {
+        self.svd_solver = solver;
+        self
+    }
+
+    /// Power iterations of the randomized solver (default: scikit-learn's `"auto"`, 7 when
+    /// fewer than `0.1 min(n, d)` components are kept, else 4).
+    pub fn iterated_power(mut self, n: usize) -> Self {
+        self.iterated_power = Some(n);
+        self
+    }
+
+    /// Extra random directions of the randomized solver (default 10).
+    pub fn n_oversamples(mut self, n: usize) -> Self {
+        self.n_oversamples = n;
+        self
+    }
+
+    /// Seed of the randomized solver's test matrix (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The solver `Auto` resolves to for `n × d` data.
+    fn solver_for(&self, n: usize, d: usize) -> SvdSolver {
+        if self.svd_solver != SvdSolver::Auto {
+            return self.svd_solver;
+        }
+        let m = n.min(d);
+        if d <= 1000 && n >= 10 * d {
+            SvdSolver::CovarianceEigh
+        } else if n.max(d) <= 500 {
+            SvdSolver::Full
+        } else if matches!(self.n_components, NComponents::Count(c) if (c as f64) < 0.8 * m as f64)
+        {
+            SvdSolver::Randomized
+        } else {
+            SvdSolver::Full
+        }
+    }
+
+    fn check(&self, n: usize, d: usize, solver: SvdSolver) -> Result<()> {
+        let m = n.min(d);
+        match self.n_components {
+            NComponents::All => {}
+            NComponents::Count(c) => {
+                if c == 0 || c > m {
+                    return Err(Error::invalid_parameter(
+                        "n_components",
+                        c,
+                        format!("an integer between 1 and min(n_samples, n_features) = {m}"),
+                    ));
+                }
+            }
+            NComponents::Fraction(f) => {
+                if !(f > 0.0 && f < 1.0) {
+                    return Err(Error::invalid_parameter(
+                        "n_components",
+                        f,
+                        "a fraction in (0, 1)",
+                    ));
+                }
+                if solver == SvdSolver::Randomized {
+                    return Err(Error::invalid_parameter(
+                        "n_components",
+                        f,
+                        "a count with svd_solver = randomized (a fraction needs the full spectrum)",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Principal component analysis: the centred data's leading right singular vectors.
+///
+/// Fitted on records (sparse ones are densified). The sign of each component is fixed so that
+/// its largest-magnitude entry is positive (scikit-learn's rule since 1.5), so components,
+/// transforms and model files are reproducible.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pca {
+    components: DenseMatrix,
+    explained_variance: Vec<f64>,
+    explained_variance_ratio: Vec<f64>,
+    singular_values: Vec<f64>,
+    mean: Vec<f64>,
+    noise_variance: f64,
+    n_samples: usize,
+    whiten: bool,
+    solver: SvdSolver,
+}
+
+impl Pca {
+    /// Default parameters.
+    pub fn params() -> PcaParams {
+        PcaParams::default()
+    }
+
+    /// The principal axes, one row per component (`n_components × d`), orthonormal.
+    pub fn components(&self) -> &DenseMatrix {
+        &self.components
+    }
+
+    /// Variance of the data along each component (`s² / (n − 1)`).
+    pub fn explained_variance(&self) -> &[f64] {
+        &self.explained_variance
+    }
+
+    /// Each component's share of the total variance.
+    pub fn explained_variance_ratio(&self) -> &[f64] {
+        &self.explained_variance_ratio
+    }
+
+    /// Singular values of the centred data for the kept components.
+    pub fn singular_values(&self) -> &[f64] {
+        &self.singular_values
+    }
+
+    /// Per-feature means of the training data.
+    pub fn mean(&self) -> &[f64] {
+        &self.mean
+    }
+
+    /// Average variance of the discarded directions (0 when all are kept): the noise variance
+    /// of probabilistic PCA (Tipping & Bishop).
+    pub fn noise_variance(&self) -> f64 {
+        self.noise_variance
+    }
+
+    /// Number of kept components.
+    pub fn n_components(&self) -> usize {
+        self.components.nrows()
+    }
+
+    /// Training samples seen.
+    pub fn n_samples(&self) -> usize {
+        self.n_samples
+    }
+
+    /// The factorization that was used (what `Auto` resolved to).
+    pub fn solver(&self) -> SvdSolver {
+        self.solver
+    }
+
+    /// Maps projections back to the feature space: `z · components (+ mean)`, undoing the
+    /// whitening first. Exact (up to rounding) when all components are kept.
+    pub fn inverse_transform<R: Records + ?Sized>(&self, z: &R) -> Result<DenseMatrix> {
+        validate::check_predict(self.n_components(), z)?;
+        let mut zd = z.to_dense();
+        if self.whiten {
+            let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
+            scale_columns(&mut zd, &scale, false);
+        }
+        let mut out = Mat::<f64>::zeros(zd.nrows(), self.mean.len());
+        matmul(
+            out.as_mut(),
+            Accum::Replace,
+            zd.as_faer(),
+            self.components.as_faer(),
+            1.0,
+            par_for(zd.nrows()),
+        );
+        let mut out = DenseMatrix::from_faer(out.as_ref());
+        out.as_mut_slice()
+            .par_chunks_mut(self.mean.len().max(1))
+            .for_each(|row| row.iter_mut().zip(&self.mean).for_each(|(v, m)| *v += m));
+        Ok(out)
+    }
+}
+
+/// Divides (or, with `divide` false, multiplies) every column by its scale; zero scales leave the
+/// column as it is (a direction without variance).
+fn scale_columns(m: &mut DenseMatrix, scale: &[f64], divide: bool) {
+    let c = scale.len();
+    m.as_mut_slice().par_chunks_mut(c.max(1)).for_each(|row| {
+        for (v, &s) in row.iter_mut().zip(scale) {
+            if s > 0.0 {
+                *v = if divide { *v / s } else { *v * s };
+            }
+        }
+    });
+}
+
+/// faer's own parallelism for large products only (threads cost more than they give on small
+/// ones). Products split the output, so the bits do not depend on the thread count.
+fn par_for(rows: usize) -> Par {
+    if rows >= 512 { Par::rayon(0) } else { Par::Seq }
+}
+
+/// The records minus their column means, stored column by column (the layout faer's
+/// factorizations work in).
+struct Centered {
+    columns: Vec<f64>,
+    n: usize,
+    d: usize,
+}
+
+impl Centered {
+    /// Centres `x` and returns it with the column means. Columns are handled in parallel in
+    /// groups of [`COLUMNS`]: each task reads every row's slice of its columns (one cache line)
+    /// and writes its columns contiguously, so the transposition is cache-friendly; each mean
+    /// is summed by one task in row order.
+    fn new<R: Records + ?Sized>(x: &R) -> (Self, Vec<f64>) {
+        const COLUMNS: usize = 64;
+        let (n, d) = (x.n_samples(), x.n_features());
+        let owned;
+        let dense = match x.as_dense() {
+            Some(dense) => dense,
+            None => {
+                owned = x.to_dense();
+                &owned
+            }
+        };
+        let mut columns = vec![0.0; n * d];
+        let mut mean = vec![0.0; d];
+        columns
+            .par_chunks_mut(COLUMNS * n)
+            .zip(mean.par_chunks_mut(COLUMNS))
+            .enumerate()
+            .for_each(|(c, (chunk, mean))| {
+                let j0 = c * COLUMNS;
+                let w = mean.len();
+                for row in dense.rows() {
+                    mean.iter_mut()
+                        .zip(&row[j0..j0 + w])
+                        .for_each(|(m, v)| *m += v);
+                }
+                mean.iter_mut().for_each(|m| *m /= n as f64);
+                for (i, row) in dense.rows().enumerate() {
+                    for (t, (&v, m)) in row[j0..j0 + w].iter().zip(mean.iter()).enumerate() {
+                        chunk[t * n + i] = v - m;
+                    }
+                }
+            });
+        (Self { columns, n, d }, mean)
+    }
+
+    fn view(&self) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&self.columns, self.n, self.d)
+    }
+
+    fn view_mut(&mut self) -> faer::MatMut<'_, f64> {
+        faer::MatMut::from_column_major_slice_mut(&mut self.columns, self.n, self.d)
+    }
+}
+
+/// Sum of squares of the centred data, per column then in column order.
+fn total_sum_of_squares(xc: MatRef<'_, f64>) -> f64 {
+    (0..xc.ncols())
+        .map(|j| xc.col(j).iter().map(|v| v * v).sum::<f64>())
+        .sum()
+}
+
+impl<R: Records + ?Sized> Fit<R> for PcaParams {
+    type Model = Pca;
+
+    fn fit(&self, records: &R) -> Result<Pca> {
+        validate::check_non_empty(records)?;
+        validate::check_finite(records)?;
+        let (n, d) = (records.n_samples(), records.n_features());
+        if n < 2 {
+            return Err(Error::EmptyDataset(
+                "PCA needs at least two samples to estimate variances".into(),
+            ));
+        }
+        let solver = self.solver_for(n, d);
+        self.check(n, d, solver)?;
+        let m = n.min(d);
+        let (mut xc, mean) = Centered::new(records);
+        let dof = (n - 1) as f64;
+        let (spectrum, total_var, kept) = match solver {
+            SvdSolver::Randomized => {
+                let keep = match self.n_components {
+                    NComponents::Count(c) => c,
+                    _ => m,
+                };
+                let power = self
+                    .iterated_power
+                    .unwrap_or(if (keep as f64) < 0.1 * m as f64 { 7 } else { 4 });
+                let s =
+                    factor::randomized_svd(xc.view(), keep, self.n_oversamples, power, self.seed)?;
+                (s, total_sum_of_squares(xc.view()) / dof, keep)
+            }
+            _ => {
+                let s = if solver == SvdSolver::CovarianceEigh {
+                    factor::gram_eigh(xc.view())?
+                } else {
+                    factor::thin_svd(xc.view_mut())?
+                };
+                let total: f64 = s.s.iter().map(|v| v * v / dof).sum();
+                let kept = match self.n_components {
+                    NComponents::All => m,
+                    NComponents::Count(c) => c,
+                    NComponents::Fraction(f) => {
+                        let mut acc = 0.0;
+                        let mut k = 0;
+                        // The fewest components whose cumulative ratio exceeds f.
+                        for v in &s.s {
+                            acc += v * v / dof / total;
+                            k += 1;
+                            if acc > f {
+                                break;
+                            }
+                        }
+                        k
+                    }
+                };
+                (s, total, kept)
+            }
+        };
+        let mut v = spectrum.v;
+        factor::flip_signs(&mut v);
+        let variances: Vec<f64> = spectrum.s.iter().map(|s| s * s / dof).collect();
+        let explained_variance = variances[..kept].to_vec();
+        let noise_variance = if kept >= m {
+            0.0
+        } else if solver == SvdSolver::Randomized {
+            (total_var - explained_variance.iter().sum::<f64>()) / (m - kept) as f64
+        } else {
+            variances[kept..m].iter().sum::<f64>() / (m - kept) as f64
+        };
+        let ratio_of = |v: &f64| if total_var > 0.0 { v / total_var } else { 0.0 };
+        Ok(Pca {
+            components: DenseMatrix::from_faer(v.as_ref().subcols(0, kept).transpose()),
+            explained_variance_ratio: explained_variance.iter().map(ratio_of).collect(),
+            explained_variance,
+            singular_values: spectrum.s[..kept].to_vec(),
+            mean,
+            noise_variance,
+            n_samples: n,
+            whiten: self.whiten,
+            solver,
+        })
+    }
+}
+
+impl Transform for Pca {
+    /// `(x − mean) · componentsᵀ`, divided by `√explained_variance` when whitening: one row
+    /// per sample, one column per component.
+    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
+        validate::check_predict(self.mean.len(), records)?;
+        let c = self.n_components();
+        let n = records.n_samples();
+        // x·Cᵀ − mean·Cᵀ: sparse rows are never densified.
+        let offset: Vec<f64> = self
+            .components
+            .rows()
+            .map(|w| core_linalg::dot(w, &self.mean))
+            .collect();
+        let mut out = match records.as_dense() {
+            Some(d) => {
+                let mut prod = Mat::<f64>::zeros(n, c);
+                matmul(
+                    prod.as_mut(),
+                    Accum::Replace,
+                    d.as_faer(),
+                    self.components.as_faer().transpose(),
+                    1.0,
+                    par_for(n),
+                );
+                DenseMatrix::from_faer(prod.as_ref())
+            }
+            None => {
+                let mut prod = DenseMatrix::zeros(n, c);
+                prod.as_mut_slice()
+                    .par_chunks_mut(c.max(1))
+                    .enumerate()
+                    .for_each(|(i, row)| {
+                        let xi = records.row(i);
+                        for (o, w) in row.iter_mut().zip(self.components.rows()) {
+                            *o = xi.dot_dense(w);
+                        }
+                    });
+                prod
+            }
+        };
+        out.as_mut_slice()
+            .par_chunks_mut(c.max(1))
+            .for_each(|row| row.iter_mut().zip(&offset).for_each(|(v, o)| *v -= o));
+        if self.whiten {
+            let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
+            scale_columns(&mut out, &scale, true);
+        }
+        Ok(Matrix::Dense(out))
+    }
+}
+
+impl ModelFile for Pca {
+    const KIND: &'static str = "pca";
+
+    fn check_consistent(&self) -> Result<()> {
+        let (c, d) = (self.components.nrows(), self.components.ncols());
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let ok = c >= 1
+            && d >= 1
+            && c <= d
+            && self.mean.len() == d
+            && self.explained_variance.len() == c
+            && self.explained_variance_ratio.len() == c
+            && self.singular_values.len() == c
+            && finite(self.components.as_slice())
+            && finite(&self.mean)
+            && finite(&self.explained_variance)
+            && finite(&self.explained_variance_ratio)
+            && finite(&self.singular_values)
+            && self.explained_variance.iter().all(|&v| v >= 0.0)
+            && self.noise_variance.is_finite();
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::model_file(format!(
+                "inconsistent PCA model: {c} components of {d} features, {} means, {} variances",
+                self.mean.len(),
+                self.explained_variance.len()
+            )))
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! KMeans and PCA against scikit-learn 1.9.1: same given initial centres → the same labels,
+//! centres and inertia to 1e-6 relative (dense and sparse records); PCA components equal up
+//! to sign, variances, ratios, singular values and projections to 1e-8. The fixtures and the
+//! command that wrote them are in tests/fixtures (gen_cluster.py; headers name the versions).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use core_linalg::io::{LibsvmOptions, read_libsvm};
+use core_linalg::{DenseMatrix, Fit, Matrix, Predict, Records, Transform};
+use models_cluster::{KMeans, KMeansInit, NComponents, Pca, SvdSolver};
+
+struct Fixture {
+    fields: HashMap<String, (String, Vec<String>)>,
+}
+
+impl Fixture {
+    fn read(name: &str) -> Self {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let fields = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let mut words = l.split_whitespace().map(str::to_owned);
+                let key = words.next().unwrap();
+                let shape = words.next().unwrap();
+                (key, (shape, words.collect()))
+            })
+            .collect();
+        Self { fields }
+    }
+
+    fn floats(&self, key: &str) -> Vec<f64> {
+        self.fields[key]
+            .1
+            .iter()
+            .map(|w| w.parse().unwrap())
+            .collect()
+    }
+
+    fn scalar(&self, key: &str) -> f64 {
+        self.floats(key)[0]
+    }
+
+    fn matrix(&self, key: &str) -> DenseMatrix {
+        let (shape, _) = &self.fields[key];
+        let (r, c) = shape.split_once('x').unwrap();
+        DenseMatrix::from_row_major(self.floats(key), r.parse().unwrap(), c.parse().unwrap())
+            .unwrap()
+    }
+
+    /// `data - path n_features [rows]` (LIBSVM, sparse) or the rows written in the fixture.
+    fn data(&self) -> Matrix {
+        let (shape, words) = &self.fields["data"];
+        if shape != "-" {
+            return Matrix::Dense(self.matrix("data"));
+        }
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let opts = LibsvmOptions {
+            n_features: Some(words[1].parse().unwrap()),
+            ..Default::default()
+        };
+        let data = read_libsvm(&root.join(&words[0]), &opts).unwrap();
+        match words.get(2) {
+            Some(n) => {
+                data.select(&(0..n.parse().unwrap()).collect::<Vec<_>>())
+                    .records
+            }
+            None => data.records,
+        }
+    }
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
+}
+
+fn assert_all_close(what: &str, got: &[f64], want: &[f64], rel: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(close(*g, *w, rel), "{what}[{i}]: {g} vs {w}");
+    }
+}
+
+fn check_kmeans(name: &str, x: &Matrix) {
+    let f = Fixture::read(name);
+    let init = f.matrix("init");
+    let model = KMeans::params()
+        .n_clusters(init.nrows())
+        .init(KMeansInit::Centers(init))
+        .fit(x)
+        .unwrap();
+    let labels: Vec<usize> = f.floats("labels").iter().map(|&l| l as usize).collect();
+    assert_eq!(model.labels(), &labels[..], "{name}: labels");
+    assert_all_close(
+        "centers",
+        model.cluster_centers().as_slice(),
+        f.matrix("centers").as_slice(),
+        1e-6,
+    );
+    let inertia = f.scalar("inertia");
+    assert!(
+        (model.inertia() - inertia).abs() <= 1e-6 * inertia,
+        "{name}: inertia {} vs {inertia}",
+        model.inertia()
+    );
+    assert_eq!(
+        model.n_iter(),
+        f.scalar("n_iter") as usize,
+        "{name}: n_iter"
+    );
+    let head = x.select_rows(&(0..20).collect::<Vec<_>>());
+    let t = model.transform(&head).unwrap().to_dense();
+    assert_all_close(
+        "transform",
+        t.as_slice(),
+        f.matrix("transform").as_slice(),
+        1e-8,
+    );
+    assert_eq!(
+        model.predict(x).unwrap(),
+        labels,
+        "{name}: predict on the training rows"
+    );
+}
+
+#[test]
+fn kmeans_matches_sklearn_on_blobs() {
+    let f = Fixture::read("kmeans_blobs.txt");
+    let x = f.data();
+    check_kmeans("kmeans_blobs.txt", &x);
+    check_kmeans("kmeans_blobs.txt", &Matrix::Sparse(x.to_sparse()));
+}
+
+#[test]
+fn kmeans_matches_sklearn_on_housing_dense() {
+    let x = Matrix::Dense(Fixture::read("kmeans_housing.txt").data().to_dense());
+    check_kmeans("kmeans_housing.txt", &x);
+}
+
+#[test]
+fn kmeans_matches_sklearn_on_dna_sparse() {
+    let x = Fixture::read("kmeans_dna_sparse.txt").data();
+    assert!(x.as_sparse().is_some());
+    check_kmeans("kmeans_dna_sparse.txt", &x);
+}
+
+/// Components equal up to one sign per component; the projections carry the same sign.
+fn check_pca(name: &str, params: models_cluster::PcaParams) {
+    let f = Fixture::read(name);
+    let x = Matrix::Dense(f.data().to_dense());
+    let model = params.fit(&x).unwrap();
+    assert_eq!(model.n_components(), f.scalar("n_components") as usize);
+    let want = f.matrix("components");
+    let shown = want.nrows();
+    let got = model.components();
+    let mut signs = Vec::new();
+    for r in 0..shown {
+        let s = if got.row(r)[0] * want.row(r)[0] < 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        let flipped: Vec<f64> = got.row(r).iter().map(|v| s * v).collect();
+        assert_all_close(
+            &format!("{name}: component {r}"),
+            &flipped,
+            want.row(r),
+            1e-8,
+        );
+        signs.push(s);
+    }
+    assert_all_close(
+        "explained_variance",
+        model.explained_variance(),
+        &f.floats("explained_variance"),
+        1e-8,
+    );
+    assert_all_close(
+        "explained_variance_ratio",
+        model.explained_variance_ratio(),
+        &f.floats("explained_variance_ratio"),
+        1e-8,
+    );
+    assert_all_close(
+        "singular_values",
+        model.singular_values(),
+        &f.floats("singular_values"),
+        1e-8,
+    );
+    assert_all_close("mean", model.mean(), &f.floats("mean"), 1e-12);
+    assert!(close(
+        model.noise_variance(),
+        f.scalar("noise_variance"),
+        1e-8
+    ));
+    let head = x.select_rows(&(0..20).collect::<Vec<_>>());
+    let t = model.transform(&head).unwrap().to_dense();
+    let want_t = f.matrix("transform");
+    for i in 0..20 {
+        for (j, &s) in signs.iter().enumerate() {
+            assert!(
+                close(s * t.get(i, j), want_t.get(i, j), 1e-8),
+                "{name}: transform ({i}, {j}): {} vs {}",
+                t.get(i, j),
+                want_t.get(i, j)
+            );
+        }
+    }
+}
+
+#[test]
+fn pca_full_matches_sklearn_on_housing() {
+    check_pca(
+        "pca_housing_full.txt",
+        Pca::params().svd_solver(SvdSolver::Full),
+    );
+}
+
+#[test]
+fn pca_covariance_whitened_matches_sklearn_on_housing() {
+    check_pca(
+        "pca_housing_covariance_whiten.txt",
+        Pca::params()
+            .n_components(NComponents::Count(5))
+            .svd_solver(SvdSolver::CovarianceEigh)
+            .whiten(true),
+    );
+}
+
+#[test]
+fn pca_variance_fraction_matches_sklearn_on_dna() {
+    check_pca(
+        "pca_dna_fraction.txt",
+        Pca::params()
+            .n_components(NComponents::Fraction(0.5))
+            .svd_solver(SvdSolver::Full),
+    );
+}
+
+#[test]
+fn sparse_and_dense_records_give_the_same_pca_projection() {
+    let f = Fixture::read("pca_housing_full.txt");
+    let sparse = f.data();
+    let dense = Matrix::Dense(sparse.to_dense());
+    let model = Pca::params().fit(&dense).unwrap();
+    let a = model.transform(&dense).unwrap().to_dense();
+    let b = model.transform(&sparse).unwrap().to_dense();
+    assert_all_close("sparse vs dense", a.as_slice(), b.as_slice(), 1e-12);
+    assert_eq!(model.n_components(), sparse.n_features());
+}
