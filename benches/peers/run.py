@@ -287,6 +287,103 @@ def gaussian_nb():
     return GaussianNB()
 
 
+def decision_tree():
+    from sklearn.tree import DecisionTreeClassifier
+
+    return DecisionTreeClassifier(random_state=0)
+
+
+def random_forest():
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=0)
+
+
+# The brute-force kNN case queries the first rows of ijcnn1's test file (as cases.rs does).
+KNN_QUERIES = 10_000
+
+
+def knn_brute(args):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    x, y, x_test, y_test = load_split(args)
+    x, x_test, y_test = x.toarray(), x_test[:KNN_QUERIES].toarray(), y_test[:KNN_QUERIES]
+    model = KNeighborsClassifier(n_neighbors=5, algorithm="brute", n_jobs=2)
+    _, fit_s = timed(lambda: model.fit(x, y))
+    predicted, predict_s = timed(lambda: model.predict(x_test))
+    return {
+        "fit_s": fit_s,
+        "predict_s": predict_s,
+        "score": accuracy(y_test, predicted),
+        "metric": "accuracy",
+        "n": x.shape[0],
+        "d": x.shape[1],
+    }
+
+
+def knn_kd_tree():
+    from sklearn.neighbors import KNeighborsRegressor
+
+    return KNeighborsRegressor(n_neighbors=5, algorithm="kd_tree", n_jobs=2)
+
+
+def hist_gradient_boosting(args):
+    """The generated regression problem as a binary one: class 1 where y > 0."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    x, y, x_test, y_test = regression(args)
+    y, y_test = (y > 0).astype(np.float64), (y_test > 0).astype(np.float64)
+    model = HistGradientBoostingClassifier(max_iter=100, early_stopping=False)
+    _, fit_s = timed(lambda: model.fit(x, y))
+    predicted, predict_s = timed(lambda: model.predict(x_test))
+    return {
+        "fit_s": fit_s,
+        "predict_s": predict_s,
+        "score": accuracy(y_test, predicted),
+        "metric": "accuracy",
+        "n": x.shape[0],
+        "d": x.shape[1],
+    }
+
+
+def kmeans(args):
+    """KMeans from the first 10 training rows (margin starts from the same rows)."""
+    from sklearn.cluster import KMeans
+
+    x, _, x_test, _ = regression(args)
+    model = KMeans(n_clusters=10, init=x[:10], n_init=1)
+    _, fit_s = timed(lambda: model.fit(x))
+    _, predict_s = timed(lambda: model.predict(x_test))
+    return {
+        "fit_s": fit_s,
+        "predict_s": predict_s,
+        "score": float(model.inertia_),
+        "metric": "inertia",
+        "n": x.shape[0],
+        "d": x.shape[1],
+    }
+
+
+def pca(**params):
+    def run(args):
+        from sklearn.decomposition import PCA
+
+        x, _, x_test, _ = regression(args)
+        model = PCA(random_state=0, **params)
+        _, fit_s = timed(lambda: model.fit(x))
+        _, predict_s = timed(lambda: model.transform(x_test))
+        return {
+            "fit_s": fit_s,
+            "predict_s": predict_s,
+            "score": float(model.explained_variance_ratio_[:10].sum()),
+            "metric": "evr10",
+            "n": x.shape[0],
+            "d": x.shape[1],
+        }
+
+    return run
+
+
 CASES = {
     "svc-heart": svc_rbf,
     "svc-dna": svc_rbf,
@@ -304,6 +401,16 @@ CASES = {
     "ridge-200k": sklearn_regressor(ridge),
     "mnb-dna": sklearn_classifier(multinomial_nb, dense=False),
     "gnb-letter": sklearn_classifier(gaussian_nb, dense=True),
+    "knn-brute-ijcnn1": knn_brute,
+    "knn-kdtree-d3": sklearn_regressor(knn_kd_tree),
+    "knn-kdtree-d8": sklearn_regressor(knn_kd_tree),
+    "gb-synthetic": hist_gradient_boosting,
+    "gb-synthetic-quick": hist_gradient_boosting,
+    "kmeans-100k": kmeans,
+    "pca-full-20k": pca(svd_solver="full"),
+    "pca-randomized-20k": pca(n_components=10, svd_solver="randomized"),
+    "tree-ijcnn1": sklearn_classifier(decision_tree, dense=True),
+    "forest-ijcnn1": sklearn_classifier(random_forest, dense=True),
 }
 
 

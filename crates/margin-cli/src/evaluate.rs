@@ -82,6 +82,10 @@ fn metric(name: &str, test: &Dataset, predictions: &Predictions) -> Result<f64, 
                 other => return Err(unknown(other, &REGRESSION_METRICS)),
             })
         }
+        Predictions::Clusters(c) => match name {
+            "adjusted-rand" => crate::models::adjusted_rand(test, c),
+            other => Err(unknown(other, &["adjusted-rand"])),
+        },
     }
 }
 
@@ -166,6 +170,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
             .collect(),
         None => match results.first().map(|r| &r.1) {
             Some(Predictions::Values(_)) => vec!["r2".into(), "rmse".into(), "mae".into()],
+            Some(Predictions::Clusters(_)) => vec!["adjusted-rand".into()],
             _ => vec!["accuracy".into()],
         },
     };

@@ -1,13 +1,11 @@
 //! Logistic regression, the lasso and the elastic net, registered with `margin train` /
 //! `margin predict` under scikit-learn's parameter names.
 
-use core_linalg::{
-    ClassWeight, Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict, PredictProba,
-};
+use core_linalg::{ClassWeight, Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict};
 use models_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{ModelEntry, ParamArgs, Predictions, class_predictions};
 
 fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = LogisticRegression::params();
@@ -83,15 +81,7 @@ fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
 
 fn predict_logistic(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
     let model = LogisticRegression::from_bytes(bytes)?;
-    let labels = model.predict(x)?;
-    if !proba {
-        return Ok(Predictions::Labels(labels));
-    }
-    Ok(Predictions::Probabilities {
-        labels,
-        classes: model.labels().to_vec(),
-        probs: model.predict_proba(x)?,
-    })
+    class_predictions(&model, model.labels(), x, proba)
 }
 
 fn scores_logistic(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {

@@ -5,7 +5,9 @@
 //! margin scale [-l LOWER] [-u UPPER] [-y Y_LOWER Y_UPPER] [-s SAVE | -r RESTORE] <DATA>
 //! margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>
 //! margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba]
+//! margin transform <MODEL_FILE> <DATA> [-o OUT]
 //! margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2]
+//! margin tree-export <MODEL_FILE> [--dot] [--tree N]
 //! margin svm-train [options] training_set_file [model_file]
 //! margin svm-predict [options] test_file model_file output_file
 //! ```
@@ -13,6 +15,8 @@
 //! Errors go to stderr; the exit code is 2 for bad input (files, flags, data) and 1 for an
 //! internal failure. No command prints a panic trace.
 
+mod boosting_models;
+mod cluster_models;
 mod data;
 mod evaluate;
 mod info;
@@ -21,11 +25,15 @@ mod linear_svm_models;
 mod logistic_models;
 mod models;
 mod naive_bayes_models;
+mod neighbor_models;
 mod perceptron_models;
 mod regression_models;
 mod scale;
 mod svm_models;
 mod tour;
+mod transform;
+mod tree_export;
+mod tree_models;
 
 use std::process::ExitCode;
 
@@ -52,6 +60,8 @@ enum Command {
     Evaluate(evaluate::EvaluateArgs),
     /// Predict with a saved model: `margin predict MODEL_FILE DATA [-o PREDICTIONS]`.
     Predict(models::PredictArgs),
+    /// Transform data with a saved PCA or k-means model: `margin transform MODEL_FILE DATA [-o OUT]`.
+    Transform(transform::TransformArgs),
     /// LIBSVM's svm-train: same flags, output and model files (see `margin svm-train --help`).
     #[command(name = "svm-train")]
     SvmTrain(libsvm_cli::SvmTrainArgs),
@@ -60,6 +70,9 @@ enum Command {
     SvmPredict(libsvm_cli::SvmPredictArgs),
     /// Tour the models on the bundled datasets: a table of scores and times, and ROC charts.
     Tour(tour::TourArgs),
+    /// Print a saved tree as text, or as Graphviz DOT with --dot: `margin tree-export MODEL_FILE [--dot]`.
+    #[command(name = "tree-export")]
+    TreeExport(tree_export::TreeExportArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -116,10 +129,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Scale(a) => scale::run(&a),
         Command::Train(a) => models::train(&a),
         Command::Predict(a) => models::predict(&a),
+        Command::Transform(a) => transform::run(&a),
         Command::Evaluate(a) => evaluate::run(&a),
         Command::SvmTrain(a) => libsvm_cli::train(&a),
         Command::SvmPredict(a) => libsvm_cli::predict(&a),
         Command::Tour(a) => tour::run(&a),
+        Command::TreeExport(a) => tree_export::run(&a),
     }
 }
 

@@ -58,10 +58,49 @@ pub enum Predictions {
     },
     /// Continuous values.
     Values(Vec<f64>),
+    /// Cluster indices (`0..k`), which name no class: scored against labels by the adjusted
+    /// Rand index, which ignores how clusters are numbered.
+    Clusters(Vec<usize>),
 }
 
 /// Computes a binary classifier's scores from model-file bytes.
 pub type ScoreFn = fn(&[u8], &Matrix) -> Result<Vec<f64>, Failure>;
+
+/// A classifier's labels for `x`, and with `proba` each class's probability (columns in
+/// `classes` order, the model's).
+pub fn class_predictions<M>(
+    model: &M,
+    classes: &[Label],
+    x: &Matrix,
+    proba: bool,
+) -> Result<Predictions, Failure>
+where
+    M: core_linalg::Predict<Output = Vec<Label>> + core_linalg::PredictProba,
+{
+    let labels = model.predict(x)?;
+    if !proba {
+        return Ok(Predictions::Labels(labels));
+    }
+    Ok(Predictions::Probabilities {
+        labels,
+        classes: classes.to_vec(),
+        probs: model.predict_proba(x)?,
+    })
+}
+
+/// For a ROC curve: a binary classifier's probability of its second class.
+pub fn second_class_probability<M: core_linalg::PredictProba>(
+    model: &M,
+    n_classes: usize,
+    x: &Matrix,
+) -> Result<Vec<f64>, Failure> {
+    if n_classes != 2 {
+        return Err(Failure::usage(
+            "a ROC curve needs a binary problem (this model has more than two classes)",
+        ));
+    }
+    Ok(model.predict_proba(x)?.rows().map(|r| r[1]).collect())
+}
 
 /// One trainable model as the CLI knows it.
 pub struct ModelEntry {
@@ -92,8 +131,12 @@ const FAMILIES: &[&[ModelEntry]] = &[
     &crate::linear_svm_models::ENTRIES,
     &crate::logistic_models::ENTRIES,
     &crate::naive_bayes_models::ENTRIES,
+    &crate::neighbor_models::ENTRIES,
     &crate::regression_models::ENTRIES,
     &crate::perceptron_models::ENTRIES,
+    &crate::tree_models::ENTRIES,
+    &crate::boosting_models::ENTRIES,
+    &crate::cluster_models::ENTRIES,
 ];
 
 /// Every registered model, family by family.
@@ -283,7 +326,8 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The metrics a prediction report prints: accuracy for labels, R², RMSE and MAE for values.
+/// The metrics a prediction report prints: accuracy for labels, R², RMSE and MAE for values,
+/// the adjusted Rand index for clusters.
 pub fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)>, Failure> {
     if data.n_samples() == 0 {
         return Ok(Vec::new());
@@ -308,7 +352,15 @@ pub fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)
                 ("mae", metrics::mean_absolute_error(&truth, v)?),
             ]
         }
+        Predictions::Clusters(c) => vec![("adjusted-rand", adjusted_rand(data, c)?)],
     })
+}
+
+/// The adjusted Rand index of predicted clusters against the data's labels.
+pub fn adjusted_rand(data: &Dataset, clusters: &[usize]) -> Result<f64, Failure> {
+    let classes = data.targets.classes()?;
+    let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
+    Ok(metrics::adjusted_rand_index(&truth, clusters)?)
 }
 
 fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure> {
@@ -344,6 +396,11 @@ fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure
         Predictions::Values(v) => {
             for x in v {
                 writeln!(out, "{}", core_linalg::io::format_g(*x, 17)).map_err(io)?;
+            }
+        }
+        Predictions::Clusters(c) => {
+            for k in c {
+                writeln!(out, "{k}").map_err(io)?;
             }
         }
     }

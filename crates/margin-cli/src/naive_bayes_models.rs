@@ -1,10 +1,12 @@
 //! The naive Bayes family registered with `margin train` / `margin predict`.
 
-use core_linalg::{Dataset, Fit, Label, Matrix, ModelFile, Predict, PredictProba};
+use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{
+    ModelEntry, ParamArgs, Predictions, class_predictions, second_class_probability,
+};
 
 const DISCRETE_HELP: &str = "  --alpha <number>                   additive (Laplace/Lidstone) smoothing ≥ 0; 0 = none (default 1)
   --fit-prior true|false             learn class priors from class frequencies, else uniform (default true)";
@@ -56,55 +58,19 @@ fn train_gaussian(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-/// Labels, and with `--proba` each class's probability, from a fitted model.
-fn predictions<M>(
-    model: &M,
-    labels: &[Label],
-    x: &Matrix,
-    proba: bool,
-) -> Result<Predictions, Failure>
-where
-    M: Predict<Output = Vec<Label>> + PredictProba,
-{
-    let predicted = model.predict(x)?;
-    if !proba {
-        return Ok(Predictions::Labels(predicted));
-    }
-    Ok(Predictions::Probabilities {
-        labels: predicted,
-        classes: labels.to_vec(),
-        probs: model.predict_proba(x)?,
-    })
-}
-
-/// For a ROC curve: the probability of the second class, in [0, 1] (log-odds would be a
-/// finer ranking but become infinite where `alpha = 0` rules a class out).
-fn second_class_probability<M: PredictProba>(
-    model: &M,
-    n_classes: usize,
-    x: &Matrix,
-) -> Result<Vec<f64>, Failure> {
-    if n_classes != 2 {
-        return Err(Failure::usage(
-            "a ROC curve needs a binary problem (this model has more than two classes)",
-        ));
-    }
-    Ok(model.predict_proba(x)?.rows().map(|r| r[1]).collect())
-}
-
 fn predict_multinomial(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
     let m = MultinomialNB::from_bytes(bytes)?;
-    predictions(&m, m.labels(), x, proba)
+    class_predictions(&m, m.labels(), x, proba)
 }
 
 fn predict_bernoulli(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
     let m = BernoulliNB::from_bytes(bytes)?;
-    predictions(&m, m.labels(), x, proba)
+    class_predictions(&m, m.labels(), x, proba)
 }
 
 fn predict_gaussian(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
     let m = GaussianNB::from_bytes(bytes)?;
-    predictions(&m, m.labels(), x, proba)
+    class_predictions(&m, m.labels(), x, proba)
 }
 
 fn scores_multinomial(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {

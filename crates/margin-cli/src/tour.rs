@@ -21,7 +21,12 @@ use models_linear::{
     BernoulliNB, ElasticNet, GaussianNB, KernelRidge, LinearRegression, LogisticRegression,
     Perceptron, Ridge,
 };
+use models_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Weights};
 use models_svm::{LinearSvc, Svc, Svr};
+use models_tree::{
+    AdaBoostClassifier, Criterion, DecisionTreeClassifier, GradientBoostingClassifier,
+    GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
+};
 
 use crate::Failure;
 
@@ -221,6 +226,50 @@ static CASES: &[Case] = &[
         run: |s| classify(&Perceptron::params(), s),
     },
     Case {
+        model: "DecisionTree",
+        data: &DNA,
+        run: |s| classify(&DecisionTreeClassifier::params(), s),
+    },
+    Case {
+        model: "DecisionTree (entropy)",
+        data: &HEART,
+        run: |s| {
+            classify(
+                &DecisionTreeClassifier::params().criterion(Criterion::Entropy),
+                s,
+            )
+        },
+    },
+    Case {
+        model: "RandomForest",
+        data: &DNA,
+        run: |s| classify(&RandomForestClassifier::params().seed(SEED), s),
+    },
+    Case {
+        model: "AdaBoost (stumps)",
+        data: &HEART,
+        run: |s| classify(&AdaBoostClassifier::params().seed(SEED), s),
+    },
+    Case {
+        model: "GradientBoosting",
+        data: &A9A,
+        run: |s| {
+            let labels = GradientBoostingClassifier::labels;
+            let params = GradientBoostingClassifier::params().seed(SEED);
+            classify_with_roc(&params, s, labels, "gradient boosting")
+        },
+    },
+    Case {
+        model: "kNN (k = 5)",
+        data: &SVMGUIDE1,
+        run: |s| classify(&KNeighborsClassifier::params(), s),
+    },
+    Case {
+        model: "kNN (k = 5)",
+        data: &DNA,
+        run: |s| classify(&KNeighborsClassifier::params(), s),
+    },
+    Case {
         model: "LinearRegression",
         data: &HOUSING,
         run: |s| regress(&LinearRegression::params(), s),
@@ -248,6 +297,21 @@ static CASES: &[Case] = &[
         model: "SVR (RBF)",
         data: &HOUSING,
         run: |s| regress(&Svr::params(), s),
+    },
+    Case {
+        model: "RandomForest",
+        data: &HOUSING,
+        run: |s| regress(&RandomForestRegressor::params().seed(SEED), s),
+    },
+    Case {
+        model: "GradientBoosting",
+        data: &HOUSING,
+        run: |s| regress(&GradientBoostingRegressor::params().seed(SEED), s),
+    },
+    Case {
+        model: "kNN (k = 5, distance)",
+        data: &HOUSING,
+        run: |s| regress(&KNeighborsRegressor::params().weights(Weights::Distance), s),
     },
 ];
 

@@ -5,11 +5,15 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use core_linalg::{Dataset, Fit, Label, Predict};
+use core_linalg::{Dataset, Fit, Label, Predict, Records};
 use kernels::Gamma;
 use metrics::{accuracy, r2_score, roc_auc};
+use models_cluster::{KMeans, KMeansInit, NComponents, Pca, SvdSolver};
 use models_linear::{GaussianNB, LinearRegression, MultinomialNB, Ridge};
+use models_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
 use models_svm::{LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmKernel, SvmLoss};
+use models_tree::{DecisionTreeClassifier, RandomForestClassifier};
+use models_tree::{EarlyStopping, GradientBoostingClassifier};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{self, Data, DataArgs, Res};
@@ -219,7 +223,127 @@ pub const CASES: &[Case] = &[
         full_only: false,
         run: gaussian_nb,
     },
+    Case {
+        name: "knn-brute-ijcnn1",
+        dataset: "ijcnn1 (first 10,000 test rows)",
+        data: Data::Files {
+            train: "ijcnn1.trn.bz2",
+            test: "ijcnn1.tst.bz2",
+            n_features: 22,
+        },
+        margin: "KNeighborsClassifier k = 5, brute (GEMM blocks), dense input",
+        peer: "sklearn KNeighborsClassifier(algorithm=\"brute\", n_jobs=2), dense input",
+        full_only: false,
+        run: knn_brute,
+    },
+    Case {
+        name: "knn-kdtree-d3",
+        dataset: "generated 100,000 × 3 (+ 20,000 queries)",
+        data: Data::Regression {
+            n_train: 100_000,
+            n_test: 20_000,
+            d: 3,
+        },
+        margin: "KNeighborsRegressor k = 5, kd-tree (leaf 30)",
+        peer: "sklearn KNeighborsRegressor(algorithm=\"kd_tree\", n_jobs=2)",
+        full_only: false,
+        run: knn_kd_tree,
+    },
+    Case {
+        name: "knn-kdtree-d8",
+        dataset: "generated 100,000 × 8 (+ 20,000 queries)",
+        data: Data::Regression {
+            n_train: 100_000,
+            n_test: 20_000,
+            d: 8,
+        },
+        margin: "KNeighborsRegressor k = 5, kd-tree (leaf 30)",
+        peer: "sklearn KNeighborsRegressor(algorithm=\"kd_tree\", n_jobs=2)",
+        full_only: false,
+        run: knn_kd_tree,
+    },
+    Case {
+        name: "gb-synthetic",
+        dataset: "generated 1,000,000 × 20 (+ 200,000 test), label = (y > 0)",
+        data: Data::Regression {
+            n_train: 1_000_000,
+            n_test: 200_000,
+            d: 20,
+        },
+        margin: GB,
+        peer: HGB,
+        full_only: true,
+        run: gradient_boosting,
+    },
+    Case {
+        name: "gb-synthetic-quick",
+        dataset: "generated 100,000 × 20 (+ 20,000 test), label = (y > 0)",
+        data: Data::Regression {
+            n_train: 100_000,
+            n_test: 20_000,
+            d: 20,
+        },
+        margin: GB,
+        peer: HGB,
+        full_only: false,
+        run: gradient_boosting,
+    },
+    Case {
+        name: "kmeans-100k",
+        dataset: "generated 100,000 × 50 (+ 10,000 to predict)",
+        data: KMEANS,
+        margin: "KMeans k = 10, init = first 10 rows, n_init = 1 (Lloyd, GEMM blocks)",
+        peer: "sklearn KMeans(n_clusters=10, init=X[:10], n_init=1) (Lloyd)",
+        full_only: false,
+        run: kmeans,
+    },
+    Case {
+        name: "pca-full-20k",
+        dataset: "generated 20,000 × 500 (+ 2,000 to transform)",
+        data: PCA,
+        margin: "Pca, all components, full SVD (tall-skinny QR + SVD of R)",
+        peer: "sklearn PCA(svd_solver=\"full\")",
+        full_only: false,
+        run: pca_full,
+    },
+    Case {
+        name: "pca-randomized-20k",
+        dataset: "generated 20,000 × 500 (+ 2,000 to transform)",
+        data: PCA,
+        margin: "Pca n_components = 10, randomized SVD (7 power iterations)",
+        peer: "sklearn PCA(n_components=10, svd_solver=\"randomized\")",
+        full_only: false,
+        run: pca_randomized,
+    },
+    Case {
+        name: "tree-ijcnn1",
+        dataset: "ijcnn1.trn / ijcnn1.tst",
+        data: IJCNN1,
+        margin: "DecisionTreeClassifier (gini, fully grown), dense input",
+        peer: "sklearn DecisionTreeClassifier(random_state=0), dense input",
+        full_only: false,
+        run: decision_tree,
+    },
+    Case {
+        name: "forest-ijcnn1",
+        dataset: "ijcnn1.trn / ijcnn1.tst",
+        data: IJCNN1,
+        margin: "RandomForestClassifier 100 trees, max_features sqrt, dense input",
+        peer: "sklearn RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=0), dense input",
+        full_only: true,
+        run: random_forest,
+    },
 ];
+
+const IJCNN1: Data = Data::Files {
+    train: "ijcnn1.trn.bz2",
+    test: "ijcnn1.tst.bz2",
+    n_features: 22,
+};
+
+const GB: &str =
+    "GradientBoostingClassifier, 100 iterations, 31 leaves, 255 bins, no early stopping";
+const HGB: &str = "sklearn HistGradientBoostingClassifier(max_iter=100, early_stopping=False)";
 
 const A9A: Data = Data::Files {
     train: "a9a.gz",
@@ -230,6 +354,16 @@ const W8A: Data = Data::Files {
     train: "w8a",
     test: "w8a.t",
     n_features: 300,
+};
+const KMEANS: Data = Data::Regression {
+    n_train: 100_000,
+    n_test: 10_000,
+    d: 50,
+};
+const PCA: Data = Data::Regression {
+    n_train: 20_000,
+    n_test: 2_000,
+    d: 500,
 };
 const REGRESSION: Data = Data::Regression {
     n_train: 200_000,
@@ -437,5 +571,120 @@ fn gaussian_nb(args: &DataArgs) -> Res<Outcome> {
     let (train, test) = data::split(args)?;
     let (train, test) = (data::densified(train)?, data::densified(test)?);
     let params = GaussianNB::params();
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+/// Queries of the brute-force kNN case: the first rows of ijcnn1's test file.
+const KNN_QUERIES: usize = 10_000;
+
+fn knn_brute(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::split(args)?;
+    let (train, test) = (data::densified(train)?, data::densified(test)?);
+    let test = test.select(&(0..KNN_QUERIES.min(test.n_samples())).collect::<Vec<_>>());
+    let params = KNeighborsClassifier::params()
+        .n_neighbors(5)
+        .algorithm(Algorithm::Brute);
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+fn knn_kd_tree(args: &DataArgs) -> Res<Outcome> {
+    let params = KNeighborsRegressor::params()
+        .n_neighbors(5)
+        .algorithm(Algorithm::KdTree);
+    regress(args, |t| params.fit(t))
+}
+
+/// The generated regression problem as a binary one: class 1 where the target is positive
+/// (`run.py` thresholds the same numbers).
+fn positive_targets(data: Dataset) -> Res<Dataset> {
+    let y = data
+        .targets
+        .values()?
+        .iter()
+        .map(|&v| f64::from(u8::from(v > 0.0)))
+        .collect();
+    Ok(Dataset::new(data.records, core_linalg::Targets::Values(y))?)
+}
+
+fn gradient_boosting(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::regression(args)?;
+    let (train, test) = (positive_targets(train)?, positive_targets(test)?);
+    let params = GradientBoostingClassifier::params()
+        .max_iter(100)
+        .early_stopping(EarlyStopping::Off);
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+/// k-means from the first 10 training rows on both sides (same start, so the same iterations);
+/// scored by the training inertia (lower is better), predict = nearest centre of the test rows.
+fn kmeans(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::regression(args)?;
+    let init = KMeansInit::Centers(
+        train
+            .records
+            .select_rows(&(0..10).collect::<Vec<_>>())
+            .to_dense(),
+    );
+    let params = KMeans::params().n_clusters(10).init(init);
+    let (model, fit_s) = timed(|| params.fit(&train.records));
+    let model = model?;
+    let (predicted, predict_s) = timed(|| model.predict(&test.records));
+    predicted?;
+    Ok(Outcome {
+        fit_s,
+        predict_s: Some(predict_s),
+        score: model.inertia(),
+        metric: "inertia".into(),
+        n: train.n_samples(),
+        d: train.n_features(),
+        objective: None,
+        n_sv: None,
+    })
+}
+
+/// PCA fitted on the training rows, predict = transform of the test rows; scored by the
+/// explained variance ratio of the first 10 components.
+fn pca(args: &DataArgs, params: models_cluster::PcaParams) -> Res<Outcome> {
+    let (train, test) = data::regression(args)?;
+    let (model, fit_s) = timed(|| params.fit(&train.records));
+    let model = model?;
+    let (projected, predict_s) = timed(|| core_linalg::Transform::transform(&model, &test.records));
+    projected?;
+    Ok(Outcome {
+        fit_s,
+        predict_s: Some(predict_s),
+        score: model.explained_variance_ratio().iter().take(10).sum(),
+        metric: "evr10".into(),
+        n: train.n_samples(),
+        d: train.n_features(),
+        objective: None,
+        n_sv: None,
+    })
+}
+
+fn pca_full(args: &DataArgs) -> Res<Outcome> {
+    pca(args, Pca::params().svd_solver(SvdSolver::Full))
+}
+
+fn pca_randomized(args: &DataArgs) -> Res<Outcome> {
+    pca(
+        args,
+        Pca::params()
+            .n_components(NComponents::Count(10))
+            .svd_solver(SvdSolver::Randomized),
+    )
+}
+
+fn decision_tree(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::split(args)?;
+    let (train, test) = (data::densified(train)?, data::densified(test)?);
+    let params = DecisionTreeClassifier::params();
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+fn random_forest(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::split(args)?;
+    let (train, test) = (data::densified(train)?, data::densified(test)?);
+    let params = RandomForestClassifier::params();
     Ok(classify(&train, &test, |t| params.fit(t))?.1)
 }
