@@ -3,7 +3,7 @@
 //! HistGradientBoostingClassifier / HistGradientBoostingRegressor). The regressor has its own
 //! name, as `tree-regressor` and `svr` do, so each name fixes what the model file holds.
 
-use core_linalg::{ClassWeight, Dataset, Fit, Matrix, ModelFile, Predict};
+use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
 use models_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor, RegressionLoss,
 };
@@ -27,22 +27,6 @@ const BOOSTING_HELP: &str = "  --learning-rate <number>           shrinkage of e
   --subsample <number>               share of rows each iteration grows on, in (0, 1] (default 1)
   --seed <int>                       seed of the binning subsample, validation split, subsample (default 0)";
 
-/// `none` or a value.
-fn optional<T: std::str::FromStr>(
-    p: &mut ParamArgs,
-    name: &str,
-) -> Result<Option<Option<T>>, Failure> {
-    match p.take::<String>(name)?.as_deref() {
-        None => Ok(None),
-        Some("none") => Ok(Some(None)),
-        Some(v) => v.parse().map(|x| Some(Some(x))).map_err(|_| {
-            Failure::usage(format!(
-                "--{name}: expected an integer or none, found `{v}`"
-            ))
-        }),
-    }
-}
-
 /// Applies the flags both boosters take (their params types share these setters).
 macro_rules! boosting {
     ($params:expr, $p:expr) => {{
@@ -53,10 +37,10 @@ macro_rules! boosting {
         if let Some(v) = $p.take("max-iter")? {
             params = params.max_iter(v);
         }
-        if let Some(v) = optional($p, "max-leaf-nodes")? {
+        if let Some(v) = $p.take_optional("max-leaf-nodes")? {
             params = params.max_leaf_nodes(v);
         }
-        if let Some(v) = optional($p, "max-depth")? {
+        if let Some(v) = $p.take_optional("max-depth")? {
             params = params.max_depth(v);
         }
         if let Some(v) = $p.take("min-samples-leaf")? {
@@ -107,14 +91,8 @@ fn report_iterations(n_iter: usize) {
 
 fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = boosting!(GradientBoostingClassifier::params(), &mut p);
-    match p.take::<String>("class-weight")?.as_deref() {
-        None => {}
-        Some("balanced") => params = params.class_weight(ClassWeight::Balanced),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--class-weight: expected balanced, found `{other}`"
-            )));
-        }
+    if let Some(w) = p.take_class_weight()? {
+        params = params.class_weight(w);
     }
     p.finish("gradient-boosting")?;
     let model = params.fit(data)?;

@@ -2,7 +2,7 @@
 //! coordinate descent, LIBLINEAR's solver) and `pegasos` (the same model fitted by Pegasos).
 
 use core_linalg::{Dataset, DecisionFunction, Matrix, ModelFile, Predict};
-use models_svm::{ClassWeight, Iterate, LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
+use models_svm::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
 
 use crate::Failure;
 use crate::models::{ModelEntry, ParamArgs, Predictions};
@@ -21,14 +21,8 @@ fn common(mut params: LinearSvcParams, p: &mut ParamArgs) -> Result<LinearSvcPar
     if let Some(b) = p.take("intercept-scaling")? {
         params = params.intercept_scaling(b);
     }
-    match p.take::<String>("class-weight")?.as_deref() {
-        None => {}
-        Some("balanced") => params = params.class_weight(ClassWeight::Balanced),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--class-weight: expected balanced, found `{other}`"
-            )));
-        }
+    if let Some(w) = p.take_class_weight()? {
+        params = params.class_weight(w);
     }
     if let Some(seed) = p.take("seed")? {
         params = params.seed(seed);

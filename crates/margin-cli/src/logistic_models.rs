@@ -1,7 +1,7 @@
 //! Logistic regression, the lasso and the elastic net, registered with `margin train` /
 //! `margin predict` under scikit-learn's parameter names.
 
-use core_linalg::{ClassWeight, Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict};
+use core_linalg::{Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict};
 use models_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
 
 use crate::Failure;
@@ -63,14 +63,8 @@ fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
     if let Some(yes) = p.take("fit-intercept")? {
         params = params.fit_intercept(yes);
     }
-    match p.take::<String>("class-weight")?.as_deref() {
-        None => {}
-        Some("balanced") => params = params.class_weight(ClassWeight::Balanced),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--class-weight: expected balanced, found `{other}`"
-            )));
-        }
+    if let Some(w) = p.take_class_weight()? {
+        params = params.class_weight(w);
     }
     if let Some(seed) = p.take("seed")? {
         params = params.seed(seed);

@@ -35,6 +35,33 @@ impl ParamArgs {
         }
     }
 
+    /// Removes `name`, given as `none` (`Some(None)`) or a value (`Some(Some(v))`), if given.
+    pub fn take_optional<T: std::str::FromStr>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<Option<T>>, Failure> {
+        match self.take::<String>(name)?.as_deref() {
+            None => Ok(None),
+            Some("none") => Ok(Some(None)),
+            Some(v) => v.parse().map(|x| Some(Some(x))).map_err(|_| {
+                Failure::usage(format!(
+                    "--{name}: expected an integer or none, found `{v}`"
+                ))
+            }),
+        }
+    }
+
+    /// Removes `--class-weight`, if given; `balanced` is its one value.
+    pub fn take_class_weight(&mut self) -> Result<Option<core_linalg::ClassWeight>, Failure> {
+        match self.take::<String>("class-weight")?.as_deref() {
+            None => Ok(None),
+            Some("balanced") => Ok(Some(core_linalg::ClassWeight::Balanced)),
+            Some(other) => Err(Failure::usage(format!(
+                "--class-weight: expected balanced, found `{other}`"
+            ))),
+        }
+    }
+
     /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
     pub fn finish(self, model: &str) -> Result<(), Failure> {
         match self.values.keys().next() {

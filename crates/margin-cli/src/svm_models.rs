@@ -2,7 +2,7 @@
 
 use core_linalg::{Dataset, DecisionFunction, Matrix, ModelFile, Predict, PredictProba};
 use kernels::Gamma;
-use models_svm::{ClassWeight, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
 use crate::Failure;
 use crate::models::{ModelEntry, ParamArgs, Predictions};
@@ -90,14 +90,8 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     if let Some(c) = p.take("c")? {
         params = params.c(c);
     }
-    match p.take::<String>("class-weight")?.as_deref() {
-        None => {}
-        Some("balanced") => params = params.class_weight(ClassWeight::Balanced),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--class-weight: expected balanced, found `{other}`"
-            )));
-        }
+    if let Some(w) = p.take_class_weight()? {
+        params = params.class_weight(w);
     }
     params = classifier_options!(params, p);
     p.finish("svc")?;

@@ -4,7 +4,7 @@
 //! RandomForestRegressor / AdaBoostClassifier). Regression gets its own names rather than a
 //! `--task` flag, so each name fixes what the model file holds.
 
-use core_linalg::{ClassWeight, Dataset, Fit, Matrix, ModelFile, Predict};
+use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
 use models_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
     RandomForestClassifier, RandomForestRegressor, SplitStrategy,
@@ -33,22 +33,6 @@ const FOREST_HELP: &str = "  --n-estimators <int>               trees (default 1
   --bootstrap true|false             grow each tree on a bootstrap sample (default true)
   --oob-score true|false             report the out-of-bag score on stderr (default false)";
 
-/// `none` or a value.
-fn optional<T: std::str::FromStr>(
-    p: &mut ParamArgs,
-    name: &str,
-) -> Result<Option<Option<T>>, Failure> {
-    match p.take::<String>(name)?.as_deref() {
-        None => Ok(None),
-        Some("none") => Ok(Some(None)),
-        Some(v) => v.parse().map(|x| Some(Some(x))).map_err(|_| {
-            Failure::usage(format!(
-                "--{name}: expected an integer or none, found `{v}`"
-            ))
-        }),
-    }
-}
-
 /// Applies the growth flags every model takes (the params types share these setters).
 macro_rules! growth {
     ($params:expr, $p:expr) => {{
@@ -56,7 +40,7 @@ macro_rules! growth {
         if let Some(c) = $p.take::<String>("criterion")? {
             params = params.criterion(c.parse::<Criterion>()?);
         }
-        if let Some(d) = optional($p, "max-depth")? {
+        if let Some(d) = $p.take_optional("max-depth")? {
             params = params.max_depth(d);
         }
         if let Some(n) = $p.take("min-samples-split")? {
@@ -65,7 +49,7 @@ macro_rules! growth {
         if let Some(n) = $p.take("min-samples-leaf")? {
             params = params.min_samples_leaf(n);
         }
-        if let Some(n) = optional($p, "max-leaf-nodes")? {
+        if let Some(n) = $p.take_optional("max-leaf-nodes")? {
             params = params.max_leaf_nodes(n);
         }
         if let Some(v) = $p.take("min-impurity-decrease")? {
@@ -109,16 +93,6 @@ macro_rules! forest {
     }};
 }
 
-fn class_weight(p: &mut ParamArgs) -> Result<Option<ClassWeight>, Failure> {
-    match p.take::<String>("class-weight")?.as_deref() {
-        None => Ok(None),
-        Some("balanced") => Ok(Some(ClassWeight::Balanced)),
-        Some(other) => Err(Failure::usage(format!(
-            "--class-weight: expected balanced, found `{other}`"
-        ))),
-    }
-}
-
 fn report_oob(score: Option<f64>, what: &str) {
     if let Some(s) = score {
         eprintln!("out-of-bag {what}: {s:.6}");
@@ -127,7 +101,7 @@ fn report_oob(score: Option<f64>, what: &str) {
 
 fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = growth!(DecisionTreeClassifier::params(), &mut p);
-    if let Some(w) = class_weight(&mut p)? {
+    if let Some(w) = p.take_class_weight()? {
         params = params.class_weight(w);
     }
     p.finish("tree")?;
@@ -142,7 +116,7 @@ fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Fai
 
 fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = forest!(growth!(RandomForestClassifier::params(), &mut p), p);
-    if let Some(w) = class_weight(&mut p)? {
+    if let Some(w) = p.take_class_weight()? {
         params = params.class_weight(w);
     }
     p.finish("forest")?;
