@@ -243,22 +243,26 @@ def sklearn_regressor(make):
     return run
 
 
+def fit_predict_accuracy(model, x, y, x_test, y_test):
+    """A scikit-learn classifier's timed fit and predict, and its test accuracy."""
+    _, fit_s = timed(lambda: model.fit(x, y))
+    predicted, predict_s = timed(lambda: model.predict(x_test))
+    return {
+        "fit_s": fit_s,
+        "predict_s": predict_s,
+        "score": accuracy(y_test, predicted),
+        "metric": "accuracy",
+        "n": x.shape[0],
+        "d": x.shape[1],
+    }
+
+
 def sklearn_classifier(make, dense):
     def run(args):
         x, y, x_test, y_test = load_split(args)
         if dense:
             x, x_test = x.toarray(), x_test.toarray()
-        model = make()
-        _, fit_s = timed(lambda: model.fit(x, y))
-        predicted, predict_s = timed(lambda: model.predict(x_test))
-        return {
-            "fit_s": fit_s,
-            "predict_s": predict_s,
-            "score": accuracy(y_test, predicted),
-            "metric": "accuracy",
-            "n": x.shape[0],
-            "d": x.shape[1],
-        }
+        return fit_predict_accuracy(make(), x, y, x_test, y_test)
 
     return run
 
@@ -309,16 +313,7 @@ def knn_brute(args):
     x, y, x_test, y_test = load_split(args)
     x, x_test, y_test = x.toarray(), x_test[:KNN_QUERIES].toarray(), y_test[:KNN_QUERIES]
     model = KNeighborsClassifier(n_neighbors=5, algorithm="brute", n_jobs=2)
-    _, fit_s = timed(lambda: model.fit(x, y))
-    predicted, predict_s = timed(lambda: model.predict(x_test))
-    return {
-        "fit_s": fit_s,
-        "predict_s": predict_s,
-        "score": accuracy(y_test, predicted),
-        "metric": "accuracy",
-        "n": x.shape[0],
-        "d": x.shape[1],
-    }
+    return fit_predict_accuracy(model, x, y, x_test, y_test)
 
 
 def knn_kd_tree():
@@ -334,16 +329,7 @@ def hist_gradient_boosting(args):
     x, y, x_test, y_test = regression(args)
     y, y_test = (y > 0).astype(np.float64), (y_test > 0).astype(np.float64)
     model = HistGradientBoostingClassifier(max_iter=100, early_stopping=False)
-    _, fit_s = timed(lambda: model.fit(x, y))
-    predicted, predict_s = timed(lambda: model.predict(x_test))
-    return {
-        "fit_s": fit_s,
-        "predict_s": predict_s,
-        "score": accuracy(y_test, predicted),
-        "metric": "accuracy",
-        "n": x.shape[0],
-        "d": x.shape[1],
-    }
+    return fit_predict_accuracy(model, x, y, x_test, y_test)
 
 
 def kmeans(args):
