@@ -4,17 +4,22 @@
 //! shrinking keeps as a prefix by swapping positions). The cache keeps columns as `f32`, as
 //! LIBSVM does (half the memory per entry, so twice the columns in the same budget), in
 //! least-recently-used order within a byte budget, and computes only the part of a column it
-//! does not hold yet. [`ColumnCache::swap_index`] follows LIBSVM's `Cache::swap_index`: swap two
-//! positions in every cached column, dropping a column that holds one position but not the other.
+//! does not hold yet. [`ColumnCache::swap_index`] has the meaning of LIBSVM's `Cache::swap_index`
+//! (swap two positions in every cached column, dropping a column that holds one position but not
+//! the other) but applies it lazily: swaps are logged, and a column replays the ones it has not
+//! seen when it is next read. Shrinking swaps thousands of positions at a time; walking every
+//! cached column for each swap costs a cache miss per column per swap, while a column replaying
+//! a batch stays in cache, and a column evicted before it is read again never pays.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use core_linalg::{Records, RowView, SparseRow};
 use rayon::prelude::*;
 
+use crate::dense_by_feature::DenseByFeature;
 use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
-use crate::packed::PackedRows;
 
 /// What fills the cache: entries `Q(i, t)` of a symmetric matrix over positions `0..len()`,
 /// whose order the solver permutes with [`ColumnSource::swap`].
@@ -44,11 +49,11 @@ pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     /// Squared norm of the sample at each position (swapped with the positions), for
     /// dot-product kernels.
     sq_norms: Vec<f64>,
-    /// For dot-product kernels on dense-enough data: the samples as dense rows in position
-    /// order, swapped along with the positions, so a column streams through memory instead of
-    /// chasing rows scattered by shrinking's swaps.
-    packed: Option<PackedRows>,
-    /// For dot-product kernels on sparse data not packed: the samples by feature, and each
+    /// For dot-product kernels on dense-enough data: the samples stored densely by feature in
+    /// position order, swapped along with the positions, so a column streams through memory
+    /// instead of chasing rows scattered by shrinking's swaps.
+    dense: Option<DenseByFeature>,
+    /// For dot-product kernels on sparse data not stored densely: the samples by feature, and each
     /// position's index into them (swapped with the positions).
     by_feature: Option<(ByFeature, Vec<u32>)>,
 }
@@ -119,11 +124,11 @@ impl ByFeature {
     }
 }
 
-/// Largest packed copy of the samples a source makes, in bytes.
-const MAX_PACKED_BYTES: usize = 512 << 20;
-/// Sparse samples are packed densely only above this fraction of stored entries: below it a
+/// Largest dense copy of the samples a source makes, in bytes.
+const MAX_DENSE_BYTES: usize = 512 << 20;
+/// Sparse samples are stored densely only above this fraction of stored entries: below it a
 /// dense dot product costs more than the gather it replaces.
-const MIN_PACKED_DENSITY: f64 = 0.25;
+const MIN_DENSE_DENSITY: f64 = 0.25;
 
 /// Fewest rows per parallel task when computing a column.
 const MIN_CHUNK: usize = 256;
@@ -144,15 +149,15 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         };
         let d = records.n_features();
         let density = records.nnz() as f64 / (records.n_samples() * d).max(1) as f64;
-        let pack = form.is_some()
-            && PackedRows::bytes(indices.len(), d) <= MAX_PACKED_BYTES
-            && (records.as_dense().is_some() || density >= MIN_PACKED_DENSITY);
-        let packed = pack.then(|| {
-            PackedRows::new(indices.len(), d, |p, out| {
+        let densify = form.is_some()
+            && DenseByFeature::bytes(indices.len(), d) <= MAX_DENSE_BYTES
+            && (records.as_dense().is_some() || density >= MIN_DENSE_DENSITY);
+        let dense = densify.then(|| {
+            DenseByFeature::new(indices.len(), d, |p, out| {
                 records.row(indices[p]).to_dense_into(out)
             })
         });
-        let by_feature = (form.is_some() && !pack && records.as_sparse().is_some()).then(|| {
+        let by_feature = (form.is_some() && !densify && records.as_sparse().is_some()).then(|| {
             let positions = (0..indices.len() as u32).collect();
             (ByFeature::new(records, &indices), positions)
         });
@@ -162,7 +167,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             form,
             order: indices,
             sq_norms,
-            packed,
+            dense,
             by_feature,
         }
     }
@@ -173,45 +178,67 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         self.kernel.eval(x, x)
     }
 
-    /// Fills `out[k]` for positions `start + k`. `probe` is sample `i` as a dense vector when
-    /// the kernel has a dot-product form (a sparse row's dot product with it is a gather).
+    /// Fills `out[k]` for positions `start + k` of column `i`, whose sample is `xi`.
     fn fill_chunk(
         &self,
         xi: RowView<'_>,
-        probe: &[f64],
+        probe: &Probe<'_>,
         sq_i: f64,
         start: usize,
         out: &mut [f32],
         scratch: &mut Vec<f64>,
     ) {
         let positions = start..start + out.len();
-        match &self.form {
-            Some(form) => {
-                let dots = scratch;
-                dots.clear();
-                match &self.packed {
-                    Some(rows) => {
-                        dots.resize(out.len(), 0.0);
-                        rows.dots(positions.clone(), probe, dots);
-                    }
-                    None => dots.extend(
-                        positions
-                            .clone()
-                            .map(|p| self.records.row(self.order[p]).dot_dense(probe)),
-                    ),
-                }
-                apply_form(form, dots, sq_i, &self.sq_norms[positions]);
-                for (o, &v) in out.iter_mut().zip(dots.iter()) {
-                    *o = v as f32;
-                }
+        let dots = scratch;
+        dots.clear();
+        match (&self.form, probe, &self.dense) {
+            (Some(_), Probe::Nonzero(nonzero), Some(rows)) => {
+                dots.resize(out.len(), 0.0);
+                rows.dots(positions.clone(), nonzero, dots);
             }
-            None => {
+            (Some(_), Probe::Dense(x), _) => dots.extend(
+                positions
+                    .clone()
+                    .map(|p| self.records.row(self.order[p]).dot_dense(x)),
+            ),
+            _ => {
                 for (o, p) in out.iter_mut().zip(positions) {
                     *o = self.kernel.eval(xi, self.records.row(self.order[p])) as f32;
                 }
+                return;
+            }
+        }
+        if let Some(form) = &self.form {
+            apply_form(form, dots, sq_i, &self.sq_norms[positions]);
+        }
+        for (o, &v) in out.iter_mut().zip(dots.iter()) {
+            *o = v as f32;
+        }
+    }
+
+    /// Sample `xi` in the form [`Self::fill_chunk`] reads it.
+    fn probe<'x>(&self, xi: RowView<'x>) -> Probe<'x> {
+        match (&self.form, &self.dense, xi) {
+            (None, ..) => Probe::Pairwise,
+            (Some(_), Some(_), _) => Probe::Nonzero(DenseByFeature::probe(xi)),
+            (Some(_), None, RowView::Dense(x)) => Probe::Dense(Cow::Borrowed(x)),
+            (Some(_), None, RowView::Sparse(_)) => {
+                let mut x = vec![0.0; self.records.n_features()];
+                xi.to_dense_into(&mut x);
+                Probe::Dense(Cow::Owned(x))
             }
         }
     }
+}
+
+/// A column's sample as its dot products read it.
+enum Probe<'x> {
+    /// Its non-zero features, for the samples stored densely by feature.
+    Nonzero(Vec<(usize, f64)>),
+    /// Dense, so that a sparse row's dot product with it is a gather.
+    Dense(Cow<'x, [f64]>),
+    /// The kernel has no dot-product form: evaluated pair by pair.
+    Pairwise,
 }
 
 impl<K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'_, K, R> {
@@ -276,24 +303,16 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
                 return;
             }
         }
-        let scattered;
-        let probe: &[f64] = match (xi, &self.form) {
-            (RowView::Dense(x), _) => x,
-            (RowView::Sparse(_), Some(_)) => {
-                let mut v = vec![0.0; self.records.n_features()];
-                xi.to_dense_into(&mut v);
-                scattered = v;
-                &scattered
-            }
-            (RowView::Sparse(_), None) => &[],
-        };
+        let probe = self.probe(xi);
         // A few tasks per thread: enough to balance, few enough that scheduling stays cheap.
         let chunk = (out.len() / (4 * rayon::current_num_threads()))
             .max(MIN_CHUNK)
             .next_multiple_of(16);
         out.par_chunks_mut(chunk).enumerate().for_each_init(
             || Vec::with_capacity(chunk),
-            |scratch, (k, o)| self.fill_chunk(xi, probe, sq_i, range.start + k * chunk, o, scratch),
+            |scratch, (k, o)| {
+                self.fill_chunk(xi, &probe, sq_i, range.start + k * chunk, o, scratch)
+            },
         );
     }
 
@@ -305,7 +324,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
         if !self.sq_norms.is_empty() {
             self.sq_norms.swap(i, j);
         }
-        if let Some(rows) = &mut self.packed {
+        if let Some(rows) = &mut self.dense {
             rows.swap_rows(i, j);
         }
     }
@@ -315,6 +334,8 @@ const NIL: usize = usize::MAX;
 
 struct Head {
     data: Vec<f32>,
+    /// Swaps (counted from the cache's creation) already applied to `data`.
+    synced: usize,
     prev: usize,
     next: usize,
 }
@@ -329,6 +350,10 @@ pub struct ColumnCache<S> {
     oldest: usize,
     /// Floats that may still be allocated.
     free: usize,
+    /// Position swaps not yet applied to every cached column, oldest first.
+    swaps: Vec<(usize, usize)>,
+    /// Swaps made before `swaps[0]`.
+    swaps_before: usize,
     hits: u64,
     misses: u64,
 }
@@ -342,6 +367,7 @@ impl<S: ColumnSource> ColumnCache<S> {
         let heads = (0..l)
             .map(|_| Head {
                 data: Vec::new(),
+                synced: 0,
                 prev: NIL,
                 next: NIL,
             })
@@ -352,6 +378,8 @@ impl<S: ColumnSource> ColumnCache<S> {
             newest: NIL,
             oldest: NIL,
             free: floats,
+            swaps: Vec::new(),
+            swaps_before: 0,
             hits: 0,
             misses: 0,
         }
@@ -364,6 +392,7 @@ impl<S: ColumnSource> ColumnCache<S> {
 
     /// Column `i` over positions `0..len`, computing the part not cached yet.
     pub fn column(&mut self, i: usize, len: usize) -> &[f32] {
+        self.sync(i);
         let have = self.heads[i].data.len();
         if have >= len {
             self.hits += 1;
@@ -409,33 +438,50 @@ impl<S: ColumnSource> ColumnCache<S> {
         }
         self.unlink(i);
         self.unlink(j);
-        let (a, b) = (
-            std::mem::take(&mut self.heads[i].data),
-            std::mem::take(&mut self.heads[j].data),
-        );
-        self.heads[i].data = b;
-        self.heads[j].data = a;
+        let [a, b] = self
+            .heads
+            .get_disjoint_mut([i, j])
+            .expect("distinct positions");
+        std::mem::swap(&mut a.data, &mut b.data);
+        std::mem::swap(&mut a.synced, &mut b.synced);
         for k in [i, j] {
             if !self.heads[k].data.is_empty() {
                 self.push_newest(k);
             }
         }
-        let (lo, hi) = (i.min(j), i.max(j));
-        let mut h = self.newest;
-        while h != NIL {
-            let next = self.heads[h].next;
-            let len = self.heads[h].data.len();
-            if len > lo {
+        self.swaps.push((i.min(j), i.max(j)));
+        self.source.swap(i, j);
+        // Bound the log: past one swap per position, bring every cached column up to date.
+        if self.swaps.len() >= self.heads.len() {
+            let mut h = self.newest;
+            while h != NIL {
+                let next = self.heads[h].next;
+                self.sync(h);
+                h = next;
+            }
+            self.swaps_before += self.swaps.len();
+            self.swaps.clear();
+        }
+    }
+
+    /// Applies to column `h` the swaps it has not seen, dropping it if one swaps a position it
+    /// holds with one it does not (its prefix would be wrong).
+    fn sync(&mut self, h: usize) {
+        let all = self.swaps_before + self.swaps.len();
+        let head = &mut self.heads[h];
+        // An empty column has nothing to replay (and may predate the log).
+        if !head.data.is_empty() {
+            for &(lo, hi) in &self.swaps[head.synced - self.swaps_before..] {
+                let len = head.data.len();
                 if len > hi {
-                    self.heads[h].data.swap(lo, hi);
-                } else {
-                    // The column holds position lo but not hi: its prefix would be wrong.
+                    head.data.swap(lo, hi);
+                } else if len > lo {
                     self.evict(h);
+                    break;
                 }
             }
-            h = next;
         }
-        self.source.swap(i, j);
+        self.heads[h].synced = all;
     }
 
     /// `(hits, misses)` since creation.

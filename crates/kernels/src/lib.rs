@@ -35,10 +35,10 @@
 mod algebra;
 mod approx;
 mod cache;
+mod dense_by_feature;
 mod feature_map;
 mod gram;
 mod kernel;
-mod packed;
 mod simd;
 mod spec;
 mod standard;

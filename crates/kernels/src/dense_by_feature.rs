@@ -1,0 +1,159 @@
+//! Dense samples stored feature by feature, for kernel columns on dense or nearly dense data.
+//!
+//! Feature `f` of every sample sits in one contiguous run, so a column's dot products read only
+//! the runs of the features where the probe is non-zero: on ijcnn1 (one-hot groups) that is
+//! 13 of 22 features, and since a column streams the samples from memory, the bytes it skips
+//! are time saved (rows interleaved in blocks skip nothing: the hardware prefetcher fetches the
+//! lines between the ones used).
+//!
+//! Each dot product is summed over the features in increasing order, each product rounded
+//! before it is added (no fused multiply-add): LIBSVM's dot product, bit for bit, so kernel
+//! columns, and with them the SMO path, follow LIBSVM's exactly on dense data. Skipping the
+//! features where the probe is zero is exact too: their products are ±0, which leave a sum
+//! unchanged.
+
+use std::ops::Range;
+
+use core_linalg::RowView;
+
+/// Rows whose running sums stay in L1 while every feature's run is added into them.
+const BLOCK: usize = 512;
+
+/// `n` samples of `d` features: feature `f` of sample `r` lives at `f · n + r`.
+pub(crate) struct DenseByFeature {
+    data: Vec<f64>,
+    n: usize,
+    d: usize,
+}
+
+impl DenseByFeature {
+    /// Stores `n` samples of `d` features, sample `r` written by `fill(r, out)` into a zeroed
+    /// buffer.
+    pub(crate) fn new(n: usize, d: usize, mut fill: impl FnMut(usize, &mut [f64])) -> Self {
+        let mut data = vec![0.0; n * d];
+        let mut row = vec![0.0; d];
+        for r in 0..n {
+            row.fill(0.0);
+            fill(r, &mut row);
+            for (f, &v) in row.iter().enumerate() {
+                data[f * n + r] = v;
+            }
+        }
+        Self { data, n, d }
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(n: usize, d: usize) -> usize {
+        n * d * std::mem::size_of::<f64>()
+    }
+
+    /// Swaps samples `i` and `j`.
+    pub(crate) fn swap_rows(&mut self, i: usize, j: usize) {
+        for f in 0..self.d {
+            self.data.swap(f * self.n + i, f * self.n + j);
+        }
+    }
+
+    /// The non-zero features of `x` as `(feature, value)` in increasing feature order: the
+    /// probe [`Self::dots`] takes.
+    pub(crate) fn probe(x: RowView<'_>) -> Vec<(usize, f64)> {
+        let mut nonzero = Vec::new();
+        x.for_each_stored(|f, v| {
+            if v != 0.0 {
+                nonzero.push((f, v));
+            }
+        });
+        nonzero
+    }
+
+    /// `out[k] = sample(rows.start + k) · x` for the probe `x` given by [`Self::probe`].
+    pub(crate) fn dots(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
+        debug_assert_eq!(rows.len(), out.len());
+        debug_assert!(rows.end <= self.n && probe.iter().all(|&(f, _)| f < self.d));
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports the feature the function was compiled for.
+                unsafe { self.dots_avx2(rows, probe, out) };
+                return;
+            }
+        }
+        self.dots_loop(rows, probe, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn dots_avx2(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
+        self.dots_loop(rows, probe, out);
+    }
+
+    #[inline(always)]
+    fn dots_loop(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
+        out.fill(0.0);
+        for (b, sums) in out.chunks_mut(BLOCK).enumerate() {
+            let start = rows.start + b * BLOCK;
+            for &(f, p) in probe {
+                let run = &self.data[f * self.n + start..][..sums.len()];
+                for (s, &v) in sums.iter_mut().zip(run) {
+                    *s += v * p;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(r: usize, d: usize) -> Vec<f64> {
+        (0..d)
+            .map(|f| ((r * 31 + f * 17) as f64 * 0.37).sin())
+            .collect()
+    }
+
+    /// LIBSVM's dot: features in order, each product rounded, then added.
+    fn sequential(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (x, y) in a.iter().zip(b) {
+            s += x * y;
+        }
+        s
+    }
+
+    #[test]
+    fn dots_are_the_sequential_dots_bit_for_bit_over_any_range_and_swaps() {
+        for (n, d) in [(1, 3), (37, 22), (64, 5), (50, 1), (1100, 4)] {
+            let mut rows: Vec<Vec<f64>> = (0..n).map(|r| row(r, d)).collect();
+            // Zeros in the probe (skipped) and in the rows (multiplied).
+            let mut probe = row(1000, d);
+            for f in (0..d).step_by(3) {
+                probe[f] = 0.0;
+                rows[f % n][f] = -0.0;
+            }
+            let mut samples = DenseByFeature::new(n, d, |r, out| out.copy_from_slice(&rows[r]));
+            let nonzero = DenseByFeature::probe(RowView::Dense(&probe));
+            for (i, j) in [
+                (0, n - 1),
+                (n / 2, 3.min(n - 1)),
+                (5.min(n - 1), 5.min(n - 1)),
+            ] {
+                samples.swap_rows(i, j);
+                rows.swap(i, j);
+                for range in [0..n, n / 3..n, 0..n / 2, n - 1..n] {
+                    let mut out = vec![f64::NAN; range.len()];
+                    samples.dots(range.clone(), &nonzero, &mut out);
+                    for (k, &v) in out.iter().enumerate() {
+                        let want = sequential(&rows[range.start + k], &probe);
+                        assert_eq!(
+                            v.to_bits(),
+                            want.to_bits(),
+                            "n {n} d {d} row {}",
+                            range.start + k
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
