@@ -4,10 +4,10 @@
 //! RandomForestRegressor / AdaBoostClassifier). Regression gets its own names rather than a
 //! `--task` flag, so each name fixes what the model file holds.
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
+use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict, split};
 use models_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
-    RandomForestClassifier, RandomForestRegressor, SplitStrategy,
+    MinSamples, RandomForestClassifier, RandomForestRegressor, SplitStrategy,
 };
 
 use crate::Failure;
@@ -17,17 +17,24 @@ use crate::models::{
 
 const GROWTH_HELP: &str = "  --criterion <name>                 gini, entropy, log_loss (classifiers; default gini) or squared_error, absolute_error (regressors; default squared_error)
   --max-depth <int>|none             deepest level, root at 0 (default none)
-  --min-samples-split <int>          smallest node that may be split (default 2)
-  --min-samples-leaf <int>           fewest samples on each side of a split (default 1)
+  --min-samples-split <int>|<fraction>  smallest node that may be split (default 2; 0.01: 1% of the samples)
+  --min-samples-leaf <int>|<fraction>   fewest samples on each side of a split (default 1)
+  --min-weight-fraction-leaf <number>   least fraction of the total weight on each side of a split (default 0)
   --max-leaf-nodes <int>|none        grow best-first up to this many leaves (default none)
   --min-impurity-decrease <number>   least weighted impurity decrease of a split (default 0)
   --max-features all|sqrt|log2|<int>|<fraction>  features examined per node (default all; forest: sqrt)
   --ccp-alpha <number>               cost-complexity pruning strength (default 0: none)
   --splitter best|random             best thresholds, or one random threshold per feature (forest --splitter random --bootstrap false: extra trees; default best)
+  --categorical-features <i,j,...>   columns (from 0) of category codes 0..63, split by subsets (default none)
   --seed <int>                       seed of the random choices (default 0)";
 
-const CLASS_WEIGHT_HELP: &str =
-    "  --class-weight balanced            weight classes by n / (k · n_class)";
+const TREE_HELP: &str = "  --class-weight balanced            weight classes by n / (k · n_class)
+  --pruning none|pessimistic|reduced-error  after growth: C4.5's error-based pruning, or Quinlan's on a held-out part (default none)
+  --confidence <number>              pessimistic pruning's confidence factor, in (0, 0.5] (default 0.25)
+  --validation-fraction <number>     reduced-error pruning: share of the rows held out (stratified, shuffled by --seed) to prune on (default 0.25)";
+
+const TREE_REGRESSOR_HELP: &str = "  --pruning none|reduced-error       after growth: Quinlan's reduced-error pruning on a held-out part (default none)
+  --validation-fraction <number>     share of the rows held out (shuffled by --seed) to prune on (default 0.25)";
 
 const FOREST_HELP: &str = "  --n-estimators <int>               trees (default 100)
   --bootstrap true|false             grow each tree on a bootstrap sample (default true)
@@ -43,17 +50,23 @@ macro_rules! growth {
         if let Some(d) = $p.take_optional("max-depth")? {
             params = params.max_depth(d);
         }
-        if let Some(n) = $p.take("min-samples-split")? {
-            params = params.min_samples_split(n);
+        if let Some(n) = $p.take::<String>("min-samples-split")? {
+            params = params.min_samples_split(n.parse::<MinSamples>()?);
         }
-        if let Some(n) = $p.take("min-samples-leaf")? {
-            params = params.min_samples_leaf(n);
+        if let Some(n) = $p.take::<String>("min-samples-leaf")? {
+            params = params.min_samples_leaf(n.parse::<MinSamples>()?);
+        }
+        if let Some(f) = $p.take("min-weight-fraction-leaf")? {
+            params = params.min_weight_fraction_leaf(f);
         }
         if let Some(n) = $p.take_optional("max-leaf-nodes")? {
             params = params.max_leaf_nodes(n);
         }
         if let Some(v) = $p.take("min-impurity-decrease")? {
             params = params.min_impurity_decrease(v);
+        }
+        if let Some(cols) = $p.take::<String>("categorical-features")? {
+            params = params.categorical_features(columns(&cols)?);
         }
         if let Some(m) = $p.take::<String>("max-features")? {
             params = params.max_features(m.parse::<MaxFeatures>()?);
@@ -93,6 +106,60 @@ macro_rules! forest {
     }};
 }
 
+/// `0,3,5` as column indices.
+fn columns(list: &str) -> Result<Vec<usize>, Failure> {
+    list.split(',')
+        .map(|c| c.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            Failure::usage(format!(
+                "--categorical-features: expected column indices such as 0,3,5, found `{list}`"
+            ))
+        })
+}
+
+/// How a single tree is pruned after growth (`--pruning`).
+enum Pruning {
+    None,
+    /// C4.5's pessimistic pruning at this confidence factor.
+    Pessimistic(f64),
+    /// Reduced-error pruning on this fraction of the rows, held out from growth.
+    ReducedError(f64),
+}
+
+/// Reads `--pruning` with its `--confidence` / `--validation-fraction`, refusing either
+/// without its method (`pessimistic` only for classifiers).
+fn take_pruning(p: &mut ParamArgs, classifier: bool) -> Result<Pruning, Failure> {
+    let method = p.take::<String>("pruning")?;
+    let confidence = p.take::<f64>("confidence")?;
+    let fraction = p.take::<f64>("validation-fraction")?;
+    let unused = |flag: &str, method: &str| {
+        Failure::usage(format!("--{flag} applies only with --pruning {method}"))
+    };
+    let pruning = match method.as_deref() {
+        None | Some("none") => Pruning::None,
+        Some("pessimistic") if classifier => Pruning::Pessimistic(confidence.unwrap_or(0.25)),
+        Some("reduced-error") => Pruning::ReducedError(fraction.unwrap_or(0.25)),
+        Some(other) => {
+            let allowed = if classifier {
+                "none, pessimistic or reduced-error"
+            } else {
+                "none or reduced-error"
+            };
+            return Err(Failure::usage(format!(
+                "--pruning: expected {allowed}, found `{other}`"
+            )));
+        }
+    };
+    if confidence.is_some() && !matches!(pruning, Pruning::Pessimistic(_)) {
+        return Err(unused("confidence", "pessimistic"));
+    }
+    if fraction.is_some() && !matches!(pruning, Pruning::ReducedError(_)) {
+        return Err(unused("validation-fraction", "reduced-error"));
+    }
+    Ok(pruning)
+}
+
 fn report_oob(score: Option<f64>, what: &str) {
     if let Some(s) = score {
         eprintln!("out-of-bag {what}: {s:.6}");
@@ -100,18 +167,39 @@ fn report_oob(score: Option<f64>, what: &str) {
 }
 
 fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
-    let mut params = growth!(DecisionTreeClassifier::params(), &mut p);
+    // Taken first: it also shuffles the rows held out for reduced-error pruning.
+    let seed = p.take("seed")?.unwrap_or(0);
+    let mut params = growth!(DecisionTreeClassifier::params(), &mut p).seed(seed);
     if let Some(w) = p.take_class_weight()? {
         params = params.class_weight(w);
     }
+    let pruning = take_pruning(&mut p, true)?;
     p.finish("tree")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    let model = match pruning {
+        Pruning::None => params.fit(data)?,
+        Pruning::Pessimistic(cf) => params.fit(data)?.prune_pessimistic(cf)?,
+        Pruning::ReducedError(f) => {
+            let (grow, validation) = split::train_test_split(data, f, true, seed)?;
+            params.fit(&grow)?.prune_reduced_error(&validation)?
+        }
+    };
+    Ok(model.to_bytes()?)
 }
 
 fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
-    let params = growth!(DecisionTreeRegressor::params(), &mut p);
+    let seed = p.take("seed")?.unwrap_or(0);
+    let params = growth!(DecisionTreeRegressor::params(), &mut p).seed(seed);
+    let pruning = take_pruning(&mut p, false)?;
     p.finish("tree-regressor")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    let model = match pruning {
+        Pruning::ReducedError(f) => {
+            let (grow, validation) = split::train_test_split(data, f, false, seed)?;
+            params.fit(&grow)?.prune_reduced_error(&validation)?
+        }
+        // take_pruning refuses pessimistic pruning for regressors.
+        _ => params.fit(data)?,
+    };
+    Ok(model.to_bytes()?)
 }
 
 fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
@@ -194,7 +282,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: DecisionTreeClassifier::KIND,
         summary: "CART decision tree classifier (scikit-learn's DecisionTreeClassifier)",
-        params_help: CLASS_WEIGHT_HELP,
+        params_help: TREE_HELP,
         common_help: GROWTH_HELP,
         train: train_tree,
         predict: predict_tree,
@@ -205,7 +293,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: DecisionTreeRegressor::KIND,
         summary: "CART regression tree (scikit-learn's DecisionTreeRegressor)",
-        params_help: "",
+        params_help: TREE_REGRESSOR_HELP,
         common_help: GROWTH_HELP,
         train: train_tree_regressor,
         predict: predict_tree_regressor,

@@ -90,9 +90,7 @@ impl Fit for AdaBoostClassifierParams {
         validate::check_positive("learning_rate", self.learning_rate)?;
         let problem = class_problem(data, &ClassWeight::Uniform, self.growth.missing_values)?;
         let k = problem.labels.len();
-        let base = self
-            .growth
-            .settings(true, data.n_features(), self.seed, true)?;
+        let base = self.growth.settings(true, data, self.seed, true)?;
         let pre = Presorted::new(&data.records);
         let target = Target::Classes {
             y: &problem.y,

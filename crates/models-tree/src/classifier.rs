@@ -63,9 +63,7 @@ impl DecisionTreeClassifierParams {
         parallel: bool,
     ) -> Result<DecisionTreeClassifier> {
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
-        let settings = self
-            .growth
-            .settings(true, data.n_features(), self.seed, parallel)?;
+        let settings = self.growth.settings(true, data, self.seed, parallel)?;
         let pre = Presorted::new(&data.records);
         let target = Target::Classes {
             y: &problem.y,
@@ -135,6 +133,46 @@ impl DecisionTreeClassifier {
         crate::ExportOptions::default()
             .class_labels(&self.labels)
             .criterion(self.params.growth.criterion)
+    }
+    /// Reduced-error pruning on a validation set (Quinlan 1987): bottom-up, every inner node
+    /// whose subtree misclassifies at least as much validation weight as the node would as
+    /// a leaf becomes that leaf, predicting its training class counts. Nodes no validation
+    /// sample reaches are pruned (Quinlan's rule: a branch without evidence is not kept).
+    /// Never adds leaves nor validation errors. Validation classes the model does not know
+    /// count as errors everywhere. The parameters stay those of the fit.
+    pub fn prune_reduced_error(&self, validation: &Dataset) -> Result<Self> {
+        let classes = validation.targets.classes()?;
+        let truth: Vec<Option<usize>> = classes
+            .labels()
+            .iter()
+            .map(|l| self.labels.iter().position(|m| m == l))
+            .collect();
+        let predicted: Vec<usize> = (0..self.tree.n_nodes())
+            .map(|i| argmax(self.tree.value(i)))
+            .collect();
+        let indices = classes.indices();
+        let tree = crate::prune::prune_reduced_error(&self.tree, validation, |i, node| {
+            f64::from(truth[indices[i] as usize] != Some(predicted[node]))
+        })?;
+        Ok(Self {
+            tree,
+            ..self.clone()
+        })
+    }
+    /// C4.5's pessimistic (error-based) pruning with confidence factor `confidence` (C4.5's
+    /// `-c`, whose default is 0.25; in `(0, 0.5]`, smaller prunes more): bottom-up, an inner
+    /// node becomes a leaf when its estimated errors as a leaf, `N · U_CF(E, N)` from its
+    /// training class counts (`E` misclassified of weight `N`), are at most the summed
+    /// estimates of the leaves below it. `U_CF` is the upper limit of the binomial error
+    /// rate at confidence `1 − CF`, computed as C4.5 does: exact for `E = 0`, the
+    /// continuity-corrected normal approximation for `E ≥ 1`, linear in between (weighted
+    /// counts), with `z` the normal quantile of `1 − CF`. C4.5's subtree raising is not done.
+    /// Never adds leaves.
+    pub fn prune_pessimistic(&self, confidence: f64) -> Result<Self> {
+        Ok(Self {
+            tree: crate::prune::prune_pessimistic(&self.tree, confidence)?,
+            ..self.clone()
+        })
     }
     /// The leaf (node id) each sample falls into.
     pub fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {

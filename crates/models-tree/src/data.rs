@@ -38,7 +38,47 @@ pub(crate) fn check_records<R: Records + ?Sized>(records: &R, missing: bool) -> 
 /// route (NaN only when it was fitted with missing values allowed).
 pub(crate) fn check_input<R: Records + ?Sized>(tree: &Tree, records: &R) -> Result<()> {
     validate::check_n_features(tree.n_features(), records)?;
-    check_records(records, tree.missing)
+    check_records(records, tree.missing)?;
+    if tree.categorical.is_empty() {
+        return Ok(());
+    }
+    let mut mask = vec![false; tree.n_features()];
+    tree.categorical
+        .iter()
+        .for_each(|&j| mask[j as usize] = true);
+    check_codes(records, &mask, false)
+}
+
+/// Refuses a value of a categorical column (`categorical[j]`) that is not a category code, naming
+/// its row and column: an integer in `0..64` at fit, any non-negative integer at predict
+/// (codes never seen in training are routed as missing values). NaN passes: whether it is
+/// allowed was checked before.
+pub(crate) fn check_codes<R: Records + ?Sized>(
+    records: &R,
+    categorical: &[bool],
+    fit: bool,
+) -> Result<()> {
+    let limit = if fit { 64.0 } else { f64::INFINITY };
+    for i in 0..records.n_samples() {
+        let row = records.row(i);
+        for (j, _) in categorical.iter().enumerate().filter(|(_, c)| **c) {
+            let x = row.get(j);
+            let code = x >= 0.0 && x < limit && x.fract() == 0.0;
+            if !(code || x.is_nan()) {
+                let expected = if fit {
+                    "category codes: integers 0 to 63 (one-hot encode a column with more categories)"
+                } else {
+                    "category codes: non-negative integers"
+                };
+                return Err(Error::invalid_parameter(
+                    "categorical_features",
+                    format!("{x} at row {i}, column {j}"),
+                    expected,
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `check_dataset` with missing values (NaN) in the records allowed or not.

@@ -85,6 +85,22 @@ impl<'a> ExportOptions<'a> {
     }
 }
 
+/// A split's test and its negation (`feature_0 <= 4.50` / `feature_0 >  4.50`, or
+/// `feature_3 in {0,2,5}` / `feature_3 not in {0,2,5}`); `None` for a leaf.
+fn conditions(tree: &Tree, node: Node<'_>, opts: &ExportOptions<'_>) -> Option<(String, String)> {
+    let name = opts.feature(tree, node.feature()?);
+    if let Some(t) = node.threshold() {
+        let t = format!("{t:.*}", opts.decimals);
+        return Some((format!("{name} <= {t}"), format!("{name} >  {t}")));
+    }
+    let set: Vec<String> = node.left_categories()?.iter().map(u32::to_string).collect();
+    let set = set.join(",");
+    Some((
+        format!("{name} in {{{set}}}"),
+        format!("{name} not in {{{set}}}"),
+    ))
+}
+
 /// The tree as indented text, one line per branch and leaf, as scikit-learn's `export_text`:
 ///
 /// ```text
@@ -93,6 +109,9 @@ impl<'a> ExportOptions<'a> {
 /// |--- feature_0 >  4.50
 /// |   |--- class: 1
 /// ```
+///
+/// A categorical split reads `feature_3 in {0,2,5}` / `feature_3 not in {0,2,5}` (the codes
+/// that go left).
 pub fn export_text(tree: &Tree, opts: &ExportOptions<'_>) -> String {
     enum Item {
         Node(usize, usize),
@@ -111,13 +130,11 @@ pub fn export_text(tree: &Tree, opts: &ExportOptions<'_>) -> String {
             Item::Node(id, depth) => (id, depth),
         };
         let node = tree.node(id);
-        match (node.children(), node.feature(), node.threshold()) {
-            (Some((l, r)), Some(f), Some(t)) => {
-                let name = opts.feature(tree, f);
-                let t = format!("{t:.*}", opts.decimals);
-                let _ = writeln!(out, "{} {name} <= {t}", indent(depth));
+        match (node.children(), conditions(tree, node, opts)) {
+            (Some((l, r)), Some((yes, no))) => {
+                let _ = writeln!(out, "{} {yes}", indent(depth));
                 stack.push(Item::Node(r, depth + 1));
-                stack.push(Item::Line(format!("{} {name} >  {t}\n", indent(depth))));
+                stack.push(Item::Line(format!("{} {no}\n", indent(depth))));
                 stack.push(Item::Node(l, depth + 1));
             }
             _ => {
@@ -144,8 +161,8 @@ pub fn export_dot(tree: &Tree, opts: &ExportOptions<'_>) -> String {
     let num = |x: f64| format!("{x:.*}", opts.decimals);
     for node in tree.nodes() {
         let mut lines = Vec::new();
-        if let (Some(f), Some(t)) = (node.feature(), node.threshold()) {
-            lines.push(format!("{} <= {}", opts.feature(tree, f), num(t)));
+        if let Some((yes, _)) = conditions(tree, node, opts) {
+            lines.push(yes);
         }
         lines.push(format!("{impurity} = {}", num(node.impurity())));
         lines.push(format!("samples = {}", node.n_samples()));

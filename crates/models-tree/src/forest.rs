@@ -249,7 +249,7 @@ impl Fit for RandomForestClassifierParams {
     fn fit(&self, data: &Dataset) -> Result<RandomForestClassifier> {
         self.ensemble.check()?;
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
-        let settings = self.growth.settings(true, data.n_features(), 0, false)?;
+        let settings = self.growth.settings(true, data, 0, false)?;
         let pre = Presorted::new(&data.records);
         let k = problem.labels.len();
         let target = Target::Classes {
@@ -401,7 +401,7 @@ impl Fit for RandomForestRegressorParams {
     fn fit(&self, data: &Dataset) -> Result<RandomForestRegressor> {
         self.ensemble.check()?;
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
-        let settings = self.growth.settings(false, data.n_features(), 0, false)?;
+        let settings = self.growth.settings(false, data, 0, false)?;
         let pre = Presorted::new(&data.records);
         let grown = grow_trees(
             &pre,

@@ -7,6 +7,8 @@
 //! stay sorted. That costs `O(n · d)` per tree level, where sorting at every node (as
 //! scikit-learn does) costs `O(n · d · log n)`. Missing values (NaN, when allowed) sort last
 //! in every list, so a segment is its present values in order followed by its missing ones.
+//! A categorical feature's segment is therefore grouped by category code, which is what its
+//! subset search ([`scan_categorical`]) reads.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -88,6 +90,8 @@ pub(crate) struct Settings {
     pub(crate) max_depth: usize,
     pub(crate) min_samples_split: usize,
     pub(crate) min_samples_leaf: usize,
+    /// Each side of a split holds at least this fraction of the total weight.
+    pub(crate) min_weight_fraction_leaf: f64,
     pub(crate) max_leaf_nodes: Option<usize>,
     pub(crate) min_impurity_decrease: f64,
     /// Features examined per node, `1..=d`.
@@ -97,6 +101,8 @@ pub(crate) struct Settings {
     pub(crate) random_splits: bool,
     /// Whether missing values (NaN) are allowed.
     pub(crate) missing: bool,
+    /// Per feature, whether it is categorical (empty: none is).
+    pub(crate) categorical: Vec<bool>,
     /// Cost-complexity pruning after growth (0: none).
     pub(crate) ccp_alpha: f64,
     pub(crate) seed: u64,
@@ -152,6 +158,10 @@ pub(crate) fn grow(pre: &Presorted, target: Target<'_>, weights: &[f64], s: &Set
         scratch_v: Vec::new(),
         scratch_i: Vec::new(),
     };
+    let leaf = LeafSize {
+        samples: s.min_samples_leaf,
+        weight: s.min_weight_fraction_leaf * w.iter().sum::<f64>(),
+    };
     let tree = match target {
         Target::Classes { y, n_classes } => {
             let y: Vec<u32> = kept.iter().map(|&i| y[i]).collect();
@@ -161,18 +171,46 @@ pub(crate) fn grow(pre: &Presorted, target: Target<'_>, weights: &[f64], s: &Set
                 n_classes,
                 entropy: s.criterion != Criterion::Gini,
             };
-            Builder::new(&sp, work, s, n_classes).run()
+            Builder::new(&sp, work, s, leaf, n_classes).run()
         }
         Target::Values(y) => {
             let y: Vec<f64> = kept.iter().map(|&i| y[i]).collect();
             if s.criterion == Criterion::AbsoluteError {
-                Builder::new(&AbsoluteSplitter { y: &y, w: &w }, work, s, 1).run()
+                Builder::new(&AbsoluteSplitter { y: &y, w: &w }, work, s, leaf, 1).run()
             } else {
-                Builder::new(&SquaredSplitter { y: &y, w: &w }, work, s, 1).run()
+                Builder::new(&SquaredSplitter { y: &y, w: &w }, work, s, leaf, 1).run()
             }
         }
     };
     crate::prune::prune(tree, s.ccp_alpha)
+}
+
+/// The least a side of a split may hold: samples, and weight.
+#[derive(Clone, Copy)]
+struct LeafSize {
+    samples: usize,
+    weight: f64,
+}
+
+impl LeafSize {
+    /// Whether a split sending `n_left` of `n` samples left (the scan's state) leaves enough
+    /// on both sides.
+    #[inline]
+    fn allows<S: Splitter>(
+        self,
+        sp: &S,
+        node: &S::Node,
+        scan: &S::Scan,
+        n_left: usize,
+        n: usize,
+    ) -> bool {
+        n_left >= self.samples
+            && n - n_left >= self.samples
+            && (self.weight <= 0.0 || {
+                let (l, r) = sp.side_weights(node, scan);
+                l >= self.weight && r >= self.weight
+            })
+    }
 }
 
 /// Per-feature sorted segments and partition scratch.
@@ -208,18 +246,32 @@ impl Work {
     fn partition(&mut self, s: usize, e: usize, split: &Split, parallel: bool) {
         let m = self.m;
         let base = split.feature * m;
-        let missing_left = if split.missing_left {
-            split.n_missing
+        if split.seen_categories != 0 {
+            let (v, ids) = (
+                &self.vals[base + s..base + e],
+                &self.ids[base + s..base + e],
+            );
+            for (&x, &i) in v.iter().zip(ids) {
+                self.goes_left[i as usize] = if x.is_nan() {
+                    split.missing_left
+                } else {
+                    split.left_categories & (1 << x as u32) != 0
+                };
+            }
         } else {
-            0
-        };
-        let present = split.n_left - missing_left;
-        for (k, &i) in self.ids[base + s..base + e].iter().enumerate() {
-            self.goes_left[i as usize] = if k < e - s - split.n_missing {
-                k < present
+            let missing_left = if split.missing_left {
+                split.n_missing
             } else {
-                split.missing_left
+                0
             };
+            let present = split.n_left - missing_left;
+            for (k, &i) in self.ids[base + s..base + e].iter().enumerate() {
+                self.goes_left[i as usize] = if k < e - s - split.n_missing {
+                    k < present
+                } else {
+                    split.missing_left
+                };
+            }
         }
         let goes_left = &self.goes_left;
         let split = |v: &mut [f64], id: &mut [u32], sv: &mut Vec<f64>, si: &mut Vec<u32>| {
@@ -274,6 +326,9 @@ struct Split {
     n_missing: usize,
     missing_left: bool,
     threshold: f64,
+    /// Categorical splits: the codes sent left, among the node's codes (0: a threshold split).
+    left_categories: u64,
+    seen_categories: u64,
     proxy: f64,
     sides: Sides,
 }
@@ -320,6 +375,7 @@ struct Builder<'a, S: Splitter> {
     sp: &'a S,
     work: Work,
     s: &'a Settings,
+    leaf: LeafSize,
     n_values: usize,
     node: S::Node,
     scan: S::Scan,
@@ -333,7 +389,7 @@ struct Builder<'a, S: Splitter> {
 }
 
 impl<'a, S: Splitter> Builder<'a, S> {
-    fn new(sp: &'a S, work: Work, s: &'a Settings, n_values: usize) -> Self {
+    fn new(sp: &'a S, work: Work, s: &'a Settings, leaf: LeafSize, n_values: usize) -> Self {
         let d = work.d;
         Self {
             node: sp.new_node(),
@@ -341,6 +397,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
             sp,
             work,
             s,
+            leaf,
             n_values,
             rng: core_linalg::split::rng_from_seed(s.seed),
             feature_order: (0..d).collect(),
@@ -352,6 +409,9 @@ impl<'a, S: Splitter> Builder<'a, S> {
                 n_values,
                 n_features: d,
                 missing: s.missing,
+                categorical: (0..d as u32)
+                    .filter(|&f| s.categorical.get(f as usize) == Some(&true))
+                    .collect(),
             },
             root_weight: 0.0,
         }
@@ -441,16 +501,9 @@ impl<'a, S: Splitter> Builder<'a, S> {
         if id == 0 {
             self.root_weight = weight;
         }
-        self.tree.nodes.push(NodeRecord {
-            left: 0,
-            right: 0,
-            feature: 0,
-            threshold: 0.0,
-            missing_left: false,
-            impurity,
-            n_samples: (p.e - p.s) as u64,
-            weighted_n_samples: weight,
-        });
+        self.tree
+            .nodes
+            .push(NodeRecord::leaf(impurity, (p.e - p.s) as u64, weight));
         if let Some((parent, left)) = p.parent {
             let node = &mut self.tree.nodes[parent];
             if left {
@@ -464,6 +517,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
         let leaf = p.depth >= s.max_depth
             || n < s.min_samples_split
             || n < 2 * s.min_samples_leaf
+            || weight < 2.0 * self.leaf.weight
             || impurity <= f64::EPSILON;
         if leaf {
             return (id, None);
@@ -482,6 +536,8 @@ impl<'a, S: Splitter> Builder<'a, S> {
         let node = &mut self.tree.nodes[id];
         node.feature = split.feature as u32;
         node.threshold = split.threshold;
+        node.left_categories = split.left_categories;
+        node.seen_categories = split.seen_categories;
         // Without missing values in training, a missing value follows the larger child.
         node.missing_left = if split.n_missing > 0 {
             split.missing_left
@@ -516,7 +572,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
 
     fn best_split(&mut self, s: usize, e: usize) -> Option<Split> {
         self.choose_features(s, e);
-        let min_leaf = self.s.min_samples_leaf;
+        let leaf = self.leaf;
         // Random splits draw their thresholds here, in feature order, so the draws do not
         // depend on how the scans below are spread over threads.
         self.draws.clear();
@@ -526,11 +582,16 @@ impl<'a, S: Splitter> Builder<'a, S> {
             }
         }
         let (sp, node, work, draws) = (self.sp, &self.node, &self.work, &self.draws);
+        let categorical = &self.s.categorical;
         let scan_one = |scan: &mut S::Scan, (k, &f): (usize, &usize)| {
             let (v, i) = work.segment(f, s, e);
-            let found = match draws.get(k) {
-                Some(&u) => random_split(sp, node, scan, v, i, min_leaf, u),
-                None => scan_feature(sp, node, scan, v, i, min_leaf),
+            let found = if categorical.get(f) == Some(&true) {
+                scan_categorical(sp, node, scan, v, i, leaf)
+            } else {
+                match draws.get(k) {
+                    Some(&u) => random_split(sp, node, scan, v, i, leaf, u),
+                    None => scan_feature(sp, node, scan, v, i, leaf),
+                }
             };
             found.map(|c| Split {
                 feature: f,
@@ -538,6 +599,8 @@ impl<'a, S: Splitter> Builder<'a, S> {
                 n_missing: c.n_missing,
                 missing_left: c.missing_left,
                 threshold: c.threshold,
+                left_categories: c.left_categories,
+                seen_categories: c.seen_categories,
                 proxy: c.proxy,
                 sides: c.sides,
             })
@@ -574,6 +637,8 @@ struct Candidate {
     n_missing: usize,
     missing_left: bool,
     threshold: f64,
+    left_categories: u64,
+    seen_categories: u64,
     proxy: f64,
     sides: Sides,
 }
@@ -581,7 +646,7 @@ struct Candidate {
 /// The best split of one feature's sorted segment (present values ascending, then the
 /// missing ones): a threshold between two consecutive distinct present values, with the
 /// missing values sent right, then left; or every present value left and every missing one
-/// right (threshold +∞). Each side must hold at least `min_leaf` samples. Among equal scores
+/// right (threshold +∞). Each side must hold what `leaf` asks. Among equal scores
 /// the first one found wins.
 fn scan_feature<S: Splitter>(
     sp: &S,
@@ -589,12 +654,12 @@ fn scan_feature<S: Splitter>(
     scan: &mut S::Scan,
     v: &[f64],
     ids: &[u32],
-    min_leaf: usize,
+    leaf: LeafSize,
 ) -> Option<Candidate> {
     let len = v.len();
     let present = v.partition_point(|x| !x.is_nan());
     let n_missing = len - present;
-    if len < 2 * min_leaf || present == 0 || (n_missing == 0 && v[len - 1] <= v[0]) {
+    if len < 2 * leaf.samples || present == 0 || (n_missing == 0 && v[len - 1] <= v[0]) {
         return None;
     }
     let mut best: Option<Candidate> = None;
@@ -613,7 +678,7 @@ fn scan_feature<S: Splitter>(
             // All present values left, all missing right (its mirror image is the same split).
             let missing_apart = p == present && n_missing > 0 && !missing_left;
             let n_left = p + extra;
-            if !(between || missing_apart) || n_left < min_leaf || len - n_left < min_leaf {
+            if !(between || missing_apart) || !leaf.allows(sp, node, scan, n_left, len) {
                 continue;
             }
             let proxy = sp.proxy(node, scan);
@@ -627,6 +692,8 @@ fn scan_feature<S: Splitter>(
                     } else {
                         f64::INFINITY
                     },
+                    left_categories: 0,
+                    seen_categories: 0,
                     proxy,
                     sides: sp.sides(node, scan),
                 });
@@ -639,14 +706,14 @@ fn scan_feature<S: Splitter>(
 /// An extremely randomized split of one feature (Geurts, Ernst & Wehenkel 2006): threshold
 /// `min + u·(max − min)` over the node's present values (`min` if that rounds to `max`),
 /// missing values sent right. `None` when the feature is constant among present values or a
-/// side would hold fewer than `min_leaf` samples.
+/// side would hold less than `leaf` asks.
 fn random_split<S: Splitter>(
     sp: &S,
     node: &S::Node,
     scan: &mut S::Scan,
     v: &[f64],
     ids: &[u32],
-    min_leaf: usize,
+    leaf: LeafSize,
     u: f64,
 ) -> Option<Candidate> {
     let present = v.partition_point(|x| !x.is_nan());
@@ -659,20 +726,142 @@ fn random_split<S: Splitter>(
         threshold = lo;
     }
     let n_left = v[..present].partition_point(|&x| x <= threshold);
-    if n_left < min_leaf || v.len() - n_left < min_leaf {
-        return None;
-    }
     sp.reset(node, scan);
     ids[..n_left].iter().for_each(|&i| sp.push(node, scan, i));
+    if !leaf.allows(sp, node, scan, n_left, v.len()) {
+        return None;
+    }
     let proxy = sp.proxy(node, scan);
     (proxy > f64::NEG_INFINITY).then(|| Candidate {
         n_left,
         n_missing: v.len() - present,
         missing_left: false,
         threshold,
+        left_categories: 0,
+        seen_categories: 0,
         proxy,
         sides: sp.sides(node, scan),
     })
+}
+
+/// Categorical splits with more groups than this (categories present in the node, plus one
+/// for missing values) search ordered prefixes even where that is not exact.
+const EXHAUSTIVE_MAX_GROUPS: usize = 10;
+
+/// The samples of one category (or the missing ones) in a categorical feature's segment.
+struct Group {
+    /// `None` for the missing values.
+    code: Option<u32>,
+    start: usize,
+    end: usize,
+    key: f64,
+}
+
+/// The best subset split of a categorical feature's segment (sorted by code, missing values
+/// last, so each category's samples are contiguous). The missing values, if any, form one
+/// more group, so the search also decides where they go.
+///
+/// Where ordering is exact ([`Splitter::ordered_search_is_exact`]: two classes, squared
+/// error), the groups are sorted by [`Splitter::group_key`] (then by code) and only the
+/// `g − 1` prefixes of that order are scored: the best subset is one of them (Fisher 1958
+/// for least squares; Breiman et al., CART, 1984, for two classes under a concave impurity). Otherwise every subset is scored when
+/// there are at most [`EXHAUSTIVE_MAX_GROUPS`] groups (`2^(g−1) − 1` splits, the first group
+/// kept left), and beyond that the ordered prefixes are a heuristic. Each side must hold at
+/// least what `leaf` asks; among equal scores the first one found wins.
+fn scan_categorical<S: Splitter>(
+    sp: &S,
+    node: &S::Node,
+    scan: &mut S::Scan,
+    v: &[f64],
+    ids: &[u32],
+    leaf: LeafSize,
+) -> Option<Candidate> {
+    let len = v.len();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let x = v[start];
+        let end = if x.is_nan() {
+            len
+        } else {
+            start + v[start..].partition_point(|&y| y <= x)
+        };
+        groups.push(Group {
+            code: (!x.is_nan()).then_some(x as u32),
+            start,
+            end,
+            key: sp.group_key(node, &ids[start..end]),
+        });
+        start = end;
+    }
+    let g = groups.len();
+    if g < 2 || len < 2 * leaf.samples {
+        return None;
+    }
+    let seen = groups
+        .iter()
+        .filter_map(|gr| gr.code)
+        .fold(0u64, |m, c| m | 1 << c);
+    let n_missing = groups
+        .last()
+        .filter(|gr| gr.code.is_none())
+        .map_or(0, |gr| gr.end - gr.start);
+    let mut best: Option<Candidate> = None;
+    let mut consider = |left: &[&Group], scan: &S::Scan| {
+        let n_left: usize = left.iter().map(|gr| gr.end - gr.start).sum();
+        if !leaf.allows(sp, node, scan, n_left, len) {
+            return;
+        }
+        let proxy = sp.proxy(node, scan);
+        if proxy > best.as_ref().map_or(f64::NEG_INFINITY, |b| b.proxy) {
+            best = Some(Candidate {
+                n_left,
+                n_missing,
+                missing_left: left.iter().any(|gr| gr.code.is_none()),
+                threshold: 0.0,
+                left_categories: left
+                    .iter()
+                    .filter_map(|gr| gr.code)
+                    .fold(0u64, |m, c| m | 1 << c),
+                seen_categories: seen,
+                proxy,
+                sides: sp.sides(node, scan),
+            });
+        }
+    };
+    let push = |scan: &mut S::Scan, gr: &Group| {
+        ids[gr.start..gr.end]
+            .iter()
+            .for_each(|&i| sp.push(node, scan, i));
+    };
+    if sp.ordered_search_is_exact() || g > EXHAUSTIVE_MAX_GROUPS {
+        groups.sort_by(|a, b| {
+            a.key
+                .total_cmp(&b.key)
+                .then(a.code.unwrap_or(u32::MAX).cmp(&b.code.unwrap_or(u32::MAX)))
+        });
+        let order: Vec<&Group> = groups.iter().collect();
+        sp.reset(node, scan);
+        for p in 1..g {
+            push(scan, order[p - 1]);
+            consider(&order[..p], scan);
+        }
+    } else {
+        let mut left: Vec<&Group> = Vec::with_capacity(g);
+        for subset in 0..(1u32 << (g - 1)) - 1 {
+            left.clear();
+            left.push(&groups[0]);
+            left.extend(
+                (1..g)
+                    .filter(|j| subset & (1 << (j - 1)) != 0)
+                    .map(|j| &groups[j]),
+            );
+            sp.reset(node, scan);
+            left.iter().for_each(|gr| push(scan, gr));
+            consider(&left, scan);
+        }
+    }
+    best
 }
 
 /// The threshold between two consecutive distinct values: their midpoint, or the lower value

@@ -3,7 +3,9 @@
 //! CART decision trees ([`DecisionTreeClassifier`], [`DecisionTreeRegressor`]), random forests
 //! ([`RandomForestClassifier`], [`RandomForestRegressor`]), AdaBoost ([`AdaBoostClassifier`],
 //! SAMME), histogram gradient boosting ([`gradient_boosting`]), and text / Graphviz exports
-//! ([`export_text`], [`export_dot`]). Names and defaults are scikit-learn's, so results compare
+//! ([`export_text`], [`export_dot`]). Trees also take C4.5's tools: categorical features split
+//! by category subsets, missing values, and reduced-error and pessimistic pruning next to
+//! CART's cost-complexity pruning. Names and defaults are scikit-learn's, so results compare
 //! one to one; the fitted trees are open to inspection through [`Tree`] and [`Node`].
 //!
 //! ```
@@ -42,6 +44,49 @@
 //! a random order, so `random_state` breaks such ties). Trees whose splits are not decided by
 //! ties are identical to scikit-learn's (tests/tree_fixtures.rs).
 //!
+//! ## Categorical features
+//!
+//! Columns named in `categorical_features` hold category codes, integers `0..=63` stored as
+//! `f64` (NaN for missing with `missing_values`); other values are refused, naming their row
+//! and column, and a column with more categories must be one-hot encoded. Such a column
+//! splits by subsets, "`x[j]` ∈ S goes left". The node's categories, with its missing values
+//! as one more group, are searched as follows:
+//!
+//! - two classes (any criterion) and `squared_error`: groups ordered by share of class 1 /
+//!   mean target, and the ordered prefixes scanned, which finds the best subset (Fisher 1958;
+//!   Breiman et al., CART, 1984);
+//! - more classes and `absolute_error`: every subset when the node has at most 10 groups
+//!   (`2^(g−1) − 1` splits); beyond that the ordered prefixes, ordered by the share of the
+//!   node's most frequent class / the mean target (a heuristic there).
+//!
+//! A code no training sample of a node had (unseen categories, codes ≥ 64) goes where that
+//! node sends missing values: learned if it saw some, else to the child with more samples.
+//! Categorical splits render as `feature_3 in {0,2,5}` and read through
+//! [`Node::left_categories`]. Forests and AdaBoost take the same setter; the random
+//! splitter (extra trees) refuses it.
+//!
+//! ```
+//! use core_linalg::{Dataset, DenseMatrix, Fit, Targets};
+//! use models_tree::DecisionTreeClassifier;
+//!
+//! // Class 1 exactly for codes 1 and 3: one subset split, where thresholds need three.
+//! let codes = DenseMatrix::from_rows(&[[0.0], [1.0], [2.0], [3.0], [0.0], [3.0]])?;
+//! let data = Dataset::new(codes, Targets::Values(vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0]))?;
+//! let tree = DecisionTreeClassifier::params().categorical_features([0]).fit(&data)?;
+//! assert_eq!(tree.n_leaves(), 2);
+//! assert_eq!(tree.tree().node(0).left_categories(), Some(vec![0, 2]));
+//! assert_eq!(tree.prune_pessimistic(0.25)?.n_leaves(), 2);
+//! # Ok::<(), core_linalg::Error>(())
+//! ```
+//!
+//! ## Pruning
+//!
+//! - `ccp_alpha` (a parameter): minimal cost-complexity pruning, as scikit-learn.
+//! - `prune_reduced_error(&validation)` (on a fitted classifier or regressor): Quinlan's
+//!   reduced-error pruning against a validation set.
+//! - `prune_pessimistic(confidence)` (on a fitted classifier): C4.5's error-based pruning at
+//!   confidence factor CF (C4.5's default 0.25), without subtree raising.
+//!
 //! ## Hyperparameters
 //!
 //! Every tree-based params type has the growth setters (defaults as scikit-learn):
@@ -50,13 +95,15 @@
 //! |---|---|---|
 //! | `criterion` | `Gini` / `SquaredError` | [`Criterion`]: gini, entropy, log_loss, squared_error, absolute_error |
 //! | `max_depth` | `None` | deepest level (root at 0) |
-//! | `min_samples_split` | 2 | smallest node that may be split |
-//! | `min_samples_leaf` | 1 | fewest samples on each side of a split |
+//! | `min_samples_split` | 2 | smallest node that may be split ([`MinSamples`]: a count, or a fraction of the samples) |
+//! | `min_samples_leaf` | 1 | fewest samples on each side of a split (count or fraction) |
+//! | `min_weight_fraction_leaf` | 0 | least fraction of the total weight on each side of a split |
 //! | `max_leaf_nodes` | `None` | grow best-first up to this many leaves |
 //! | `min_impurity_decrease` | 0 | least weighted impurity decrease of a split |
 //! | `max_features` | `All` (trees), `Sqrt` (forest classifier), `All` (forest regressor) | [`MaxFeatures`] examined per node |
 //! | `splitter` | `Best` | [`SplitStrategy`]: best thresholds, or one random threshold per feature |
 //! | `missing_values` | false | accept NaN; each split learns where missing values go (scikit-learn ≥ 1.3's rule) |
+//! | `categorical_features` | none | columns of category codes `0..=63`, split by subsets (see above) |
 //! | `ccp_alpha` | 0 | minimal cost-complexity pruning after growth (see [`PruningPath`] and `cost_complexity_pruning_path` on the tree params) |
 //!
 //! Per model:
@@ -80,7 +127,14 @@
 //! forests with [`SplitStrategy::Random`]: `RandomForestClassifierParams::extra_trees()` and
 //! `RandomForestRegressorParams::extra_trees()` give scikit-learn's defaults.
 //!
-//! Not implemented (yet): categorical splits and C4.5's pessimistic / reduced-error pruning.
+//! Post-fit pruning methods (not parameters, as they need a validation set or act on a fitted
+//! tree):
+//!
+//! | model | method | argument | meaning |
+//! |---|---|---|---|
+//! | [`DecisionTreeClassifier`] | `prune_reduced_error` | validation `Dataset` | collapse branches that do not lower the validation misclassifications |
+//! | | `prune_pessimistic` | CF in `(0, 0.5]` (C4.5: 0.25) | collapse branches whose pessimistic error estimate is no better than a leaf's |
+//! | [`DecisionTreeRegressor`] | `prune_reduced_error` | validation `Dataset` | the same with the squared error |
 
 #![warn(missing_docs)]
 
@@ -110,7 +164,7 @@ pub use gradient_boosting::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
     GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
 };
-pub use params::{MaxFeatures, SplitStrategy};
+pub use params::{MaxFeatures, MinSamples, SplitStrategy};
 pub use prune::PruningPath;
 pub use regressor::{DecisionTreeRegressor, DecisionTreeRegressorParams};
 pub use tree::{Node, Tree};

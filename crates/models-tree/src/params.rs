@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use core_linalg::{Error, Result};
+use core_linalg::{Dataset, Error, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
@@ -95,6 +95,89 @@ fn bad_max_features(s: &str) -> Error {
     )
 }
 
+/// A least number of samples (scikit-learn's `min_samples_split` / `min_samples_leaf`,
+/// which take an int or a float): a count, or a fraction of the training samples (all rows,
+/// as scikit-learn's `n_samples`), rounded up. `From<usize>` gives a count, `From<f64>` a
+/// fraction, so `.min_samples_leaf(5)` and `.min_samples_leaf(0.01)` both read as in Python.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum MinSamples {
+    /// This many samples.
+    Count(usize),
+    /// `⌈fraction · n_samples⌉` samples.
+    Fraction(f64),
+}
+
+impl From<usize> for MinSamples {
+    fn from(n: usize) -> Self {
+        MinSamples::Count(n)
+    }
+}
+
+impl From<f64> for MinSamples {
+    fn from(f: f64) -> Self {
+        MinSamples::Fraction(f)
+    }
+}
+
+impl MinSamples {
+    /// The count for `n` training samples: a count must be at least `least`; a fraction
+    /// must lie in `(0, 1]` (`(0, 1)` when `least` is 1, as scikit-learn's
+    /// `min_samples_leaf`), and gives at least `least`.
+    fn resolve(self, name: &str, least: usize, n: usize) -> Result<usize> {
+        let below_one = least == 1;
+        match self {
+            MinSamples::Count(k) if k >= least => Ok(k),
+            MinSamples::Count(k) => Err(Error::invalid_parameter(
+                name,
+                k,
+                format!("an integer ≥ {least}, or a fraction"),
+            )),
+            MinSamples::Fraction(f) if f > 0.0 && (f < 1.0 || (f == 1.0 && !below_one)) => {
+                Ok(((f * n as f64).ceil() as usize).max(least))
+            }
+            MinSamples::Fraction(f) => Err(Error::invalid_parameter(
+                name,
+                f,
+                if below_one {
+                    "a fraction in (0, 1), or an integer ≥ 1"
+                } else {
+                    "a fraction in (0, 1], or an integer ≥ 2"
+                },
+            )),
+        }
+    }
+}
+
+impl fmt::Display for MinSamples {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MinSamples::Count(k) => write!(f, "{k}"),
+            MinSamples::Fraction(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+impl FromStr for MinSamples {
+    type Err = Error;
+
+    /// An integer count (`5`) or a fraction written with a decimal point (`0.01`), as
+    /// scikit-learn tells ints from floats.
+    fn from_str(s: &str) -> Result<Self> {
+        let parsed = if s.contains(['.', 'e']) {
+            s.parse().ok().map(MinSamples::Fraction)
+        } else {
+            s.parse().ok().map(MinSamples::Count)
+        };
+        parsed.ok_or_else(|| {
+            Error::invalid_parameter(
+                "min_samples",
+                s,
+                "a count (5) or a fraction of the samples (0.01)",
+            )
+        })
+    }
+}
+
 /// How a node chooses its split among the examined features (scikit-learn's `splitter`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SplitStrategy {
@@ -110,14 +193,16 @@ pub enum SplitStrategy {
 pub(crate) struct Growth {
     pub(crate) criterion: Criterion,
     pub(crate) max_depth: Option<usize>,
-    pub(crate) min_samples_split: usize,
-    pub(crate) min_samples_leaf: usize,
+    pub(crate) min_samples_split: MinSamples,
+    pub(crate) min_samples_leaf: MinSamples,
+    pub(crate) min_weight_fraction_leaf: f64,
     pub(crate) max_leaf_nodes: Option<usize>,
     pub(crate) min_impurity_decrease: f64,
     pub(crate) max_features: MaxFeatures,
     pub(crate) ccp_alpha: f64,
     pub(crate) missing_values: bool,
     pub(crate) splitter: SplitStrategy,
+    pub(crate) categorical_features: Vec<usize>,
 }
 
 impl Growth {
@@ -125,26 +210,33 @@ impl Growth {
         Self {
             criterion,
             max_depth: None,
-            min_samples_split: 2,
-            min_samples_leaf: 1,
+            min_samples_split: MinSamples::Count(2),
+            min_samples_leaf: MinSamples::Count(1),
+            min_weight_fraction_leaf: 0.0,
             max_leaf_nodes: None,
             min_impurity_decrease: 0.0,
             max_features,
             ccp_alpha: 0.0,
             missing_values: false,
             splitter: SplitStrategy::Best,
+            categorical_features: Vec::new(),
         }
     }
 
-    /// Validates the parameters for `d` features.
+    /// Validates the parameters for `data` (its category codes included).
     pub(crate) fn settings(
         &self,
         classification: bool,
-        d: usize,
+        data: &Dataset,
         seed: u64,
         parallel: bool,
     ) -> Result<Settings> {
+        let d = data.n_features();
         self.criterion.check_for(classification)?;
+        let categorical = self.categorical_mask(d)?;
+        if !categorical.is_empty() {
+            crate::data::check_codes(&data.records, &categorical, true)?;
+        }
         if self.max_depth == Some(0) {
             return Err(Error::invalid_parameter(
                 "max_depth",
@@ -152,18 +244,14 @@ impl Growth {
                 "at least 1, or none (grow until the leaves are pure)",
             ));
         }
-        if self.min_samples_split < 2 {
+        let n = data.n_samples();
+        let min_samples_split = self.min_samples_split.resolve("min_samples_split", 2, n)?;
+        let min_samples_leaf = self.min_samples_leaf.resolve("min_samples_leaf", 1, n)?;
+        if !(0.0..=0.5).contains(&self.min_weight_fraction_leaf) {
             return Err(Error::invalid_parameter(
-                "min_samples_split",
-                self.min_samples_split,
-                "an integer ≥ 2",
-            ));
-        }
-        if self.min_samples_leaf < 1 {
-            return Err(Error::invalid_parameter(
-                "min_samples_leaf",
-                self.min_samples_leaf,
-                "an integer ≥ 1",
+                "min_weight_fraction_leaf",
+                self.min_weight_fraction_leaf,
+                "a fraction in [0, 0.5]",
             ));
         }
         if let Some(k) = self.max_leaf_nodes
@@ -193,17 +281,48 @@ impl Growth {
             criterion: self.criterion,
             max_depth: self.max_depth.unwrap_or(usize::MAX),
             // As scikit-learn: a node that cannot give two leaves of min_samples_leaf is a leaf.
-            min_samples_split: self.min_samples_split.max(2 * self.min_samples_leaf),
-            min_samples_leaf: self.min_samples_leaf,
+            min_samples_split: min_samples_split.max(2 * min_samples_leaf),
+            min_samples_leaf,
+            min_weight_fraction_leaf: self.min_weight_fraction_leaf,
             max_leaf_nodes: self.max_leaf_nodes,
             min_impurity_decrease: self.min_impurity_decrease,
             max_features: self.max_features.resolve(d)?,
             ccp_alpha: self.ccp_alpha,
             missing: self.missing_values,
+            categorical,
             random_splits: self.splitter == SplitStrategy::Random,
             seed,
             parallel,
         })
+    }
+}
+
+impl Growth {
+    /// Per feature, whether it is declared categorical (empty when none is).
+    fn categorical_mask(&self, d: usize) -> Result<Vec<bool>> {
+        let cols = &self.categorical_features;
+        if cols.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut mask = vec![false; d];
+        for &j in cols {
+            if j >= d || mask[j] {
+                return Err(Error::invalid_parameter(
+                    "categorical_features",
+                    format!("{cols:?}"),
+                    format!("distinct column indices below {d} (the number of features)"),
+                ));
+            }
+            mask[j] = true;
+        }
+        if self.splitter == SplitStrategy::Random {
+            return Err(Error::invalid_parameter(
+                "categorical_features",
+                format!("{cols:?}"),
+                "none with splitter random (random thresholds are for ordered features)",
+            ));
+        }
+        Ok(mask)
     }
 }
 
@@ -220,14 +339,24 @@ macro_rules! growth_setters {
             self.growth.max_depth = max_depth;
             self
         }
-        /// A node with fewer samples is not split (default 2, ≥ 2).
-        pub fn min_samples_split(mut self, n: usize) -> Self {
-            self.growth.min_samples_split = n;
+        /// A node with fewer samples is not split (default 2): a count ≥ 2, or a fraction in
+        /// `(0, 1]` of the training samples, rounded up (see
+        /// [`MinSamples`](crate::MinSamples)).
+        pub fn min_samples_split(mut self, n: impl Into<$crate::MinSamples>) -> Self {
+            self.growth.min_samples_split = n.into();
             self
         }
-        /// A split must leave at least this many samples on each side (default 1, ≥ 1).
-        pub fn min_samples_leaf(mut self, n: usize) -> Self {
-            self.growth.min_samples_leaf = n;
+        /// A split must leave at least this many samples on each side (default 1): a count
+        /// ≥ 1, or a fraction in `(0, 1)` of the training samples, rounded up.
+        pub fn min_samples_leaf(mut self, n: impl Into<$crate::MinSamples>) -> Self {
+            self.growth.min_samples_leaf = n.into();
+            self
+        }
+        /// A split must leave at least this fraction of the total sample weight (sample ×
+        /// class weights; bootstrap counts in a forest) on each side (default 0, in
+        /// `[0, 0.5]`).
+        pub fn min_weight_fraction_leaf(mut self, f: f64) -> Self {
+            self.growth.min_weight_fraction_leaf = f;
             self
         }
         /// Grow best-first (largest impurity decrease first) up to this many leaves (default
@@ -262,6 +391,18 @@ macro_rules! growth_setters {
         /// best, extra-trees forests random). Random thresholds send missing values right.
         pub fn splitter(mut self, s: $crate::SplitStrategy) -> Self {
             self.growth.splitter = s;
+            self
+        }
+        /// Columns whose values are category codes (default none): non-negative integers
+        /// below 64 stored as `f64`, NaN for missing with `missing_values`; one-hot encode a
+        /// column with more categories. Such a column splits by subsets, "code ∈ S goes left",
+        /// the best subset found exactly for two classes and squared error (Breiman's
+        /// ordering), by trying every subset otherwise (up to 10 categories in a node, else
+        /// Breiman's ordering by the share of the node's majority class, or the mean target).
+        /// At predict, a code the node never saw in training goes where missing values go.
+        /// Not combined with the random splitter.
+        pub fn categorical_features(mut self, columns: impl IntoIterator<Item = usize>) -> Self {
+            self.growth.categorical_features = columns.into_iter().collect();
             self
         }
         /// Features examined per node (see [`MaxFeatures`](crate::MaxFeatures)).

@@ -52,9 +52,7 @@ impl DecisionTreeRegressorParams {
         parallel: bool,
     ) -> Result<DecisionTreeRegressor> {
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
-        let settings = self
-            .growth
-            .settings(false, data.n_features(), self.seed, parallel)?;
+        let settings = self.growth.settings(false, data, self.seed, parallel)?;
         let pre = Presorted::new(&data.records);
         let tree = grow(&pre, Target::Values(&y), &weights, &settings);
         Ok(DecisionTreeRegressor {
@@ -107,6 +105,22 @@ impl DecisionTreeRegressor {
     /// naming this model's criterion.
     pub fn export_options(&self) -> crate::ExportOptions<'_> {
         crate::ExportOptions::default().criterion(self.params.growth.criterion)
+    }
+    /// Reduced-error pruning on a validation set (Quinlan 1987, with the squared error as the
+    /// error): bottom-up, every inner node whose subtree's weighted squared error on the
+    /// validation samples reaching it is at least the node's as a leaf becomes that leaf,
+    /// predicting its training value. Nodes no validation sample reaches are pruned. Never
+    /// adds leaves nor validation error. The parameters stay those of the fit.
+    pub fn prune_reduced_error(&self, validation: &Dataset) -> Result<Self> {
+        let y = validation.targets.values()?;
+        core_linalg::validate::check_finite_slice(&y)?;
+        let tree = crate::prune::prune_reduced_error(&self.tree, validation, |i, node| {
+            (y[i] - self.tree.value(node)[0]).powi(2)
+        })?;
+        Ok(Self {
+            tree,
+            ..self.clone()
+        })
     }
     /// The leaf (node id) each sample falls into.
     pub fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {

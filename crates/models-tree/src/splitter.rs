@@ -32,6 +32,14 @@ pub(crate) trait Splitter: Sync {
     fn proxy(&self, node: &Self::Node, scan: &Self::Scan) -> f64;
     /// The two sides' weights and impurities.
     fn sides(&self, node: &Self::Node, scan: &Self::Scan) -> Sides;
+    /// The two sides' weights, left then right.
+    fn side_weights(&self, node: &Self::Node, scan: &Self::Scan) -> (f64, f64);
+    /// The value a categorical split search orders the node's categories by, for the
+    /// category whose samples are `ids` (non-empty).
+    fn group_key(&self, node: &Self::Node, ids: &[u32]) -> f64;
+    /// Whether the best subset of categories is always a prefix of the `group_key` order
+    /// (Breiman's theorem), so scanning prefixes is exact.
+    fn ordered_search_is_exact(&self) -> bool;
 }
 
 /// Gini or entropy over class indices.
@@ -124,6 +132,33 @@ impl Splitter for ClassSplitter<'_> {
         }
     }
 
+    /// Two classes: the weighted share of class 1. More: the share of the node's most
+    /// frequent class (one against the rest), the ordering heuristic beyond exhaustive search.
+    fn group_key(&self, node: &ClassNode, ids: &[u32]) -> f64 {
+        let target = if self.n_classes == 2 {
+            1
+        } else {
+            crate::data::argmax(&node.counts) as u32
+        };
+        let (mut hit, mut total) = (0.0, 0.0);
+        for &i in ids {
+            let w = self.w[i as usize];
+            total += w;
+            if self.y[i as usize] == target {
+                hit += w;
+            }
+        }
+        hit / total
+    }
+
+    fn ordered_search_is_exact(&self) -> bool {
+        self.n_classes == 2
+    }
+
+    fn side_weights(&self, node: &ClassNode, scan: &ClassScan) -> (f64, f64) {
+        (scan.w_left, node.total - scan.w_left)
+    }
+
     fn sides(&self, node: &ClassNode, scan: &ClassScan) -> Sides {
         let right: Vec<f64> = node
             .counts
@@ -159,6 +194,16 @@ impl Moments {
         let mean = self.wy / self.w;
         (self.wyy / self.w - mean * mean).max(0.0)
     }
+}
+
+/// The weighted mean target of samples `ids`.
+fn mean_target(y: &[f64], w: &[f64], ids: &[u32]) -> f64 {
+    let (mut wy, mut total) = (0.0, 0.0);
+    for &i in ids {
+        total += w[i as usize];
+        wy += w[i as usize] * y[i as usize];
+    }
+    wy / total
 }
 
 impl Splitter for SquaredSplitter<'_> {
@@ -212,6 +257,18 @@ impl Splitter for SquaredSplitter<'_> {
         }
         let sr = node.wy - scan.wy;
         scan.wy * scan.wy / wl + sr * sr / wr
+    }
+
+    fn group_key(&self, _: &Moments, ids: &[u32]) -> f64 {
+        mean_target(self.y, self.w, ids)
+    }
+
+    fn ordered_search_is_exact(&self) -> bool {
+        true
+    }
+
+    fn side_weights(&self, node: &Moments, scan: &Moments) -> (f64, f64) {
+        (scan.w, node.w - scan.w)
     }
 
     fn sides(&self, node: &Moments, scan: &Moments) -> Sides {
@@ -447,6 +504,20 @@ impl Splitter for AbsoluteSplitter<'_> {
         let dl = self.deviation(node, &scan.left, wl, scan.wy_left);
         let dr = self.deviation(node, &scan.right, wr, node.wy - scan.wy_left);
         -(dl + dr)
+    }
+
+    /// The weighted mean target: a heuristic order for absolute error, used beyond exhaustive
+    /// search.
+    fn group_key(&self, _: &AbsNode, ids: &[u32]) -> f64 {
+        mean_target(self.y, self.w, ids)
+    }
+
+    fn ordered_search_is_exact(&self) -> bool {
+        false
+    }
+
+    fn side_weights(&self, node: &AbsNode, scan: &AbsScan) -> (f64, f64) {
+        (scan.w_left, node.w - scan.w_left)
     }
 
     fn sides(&self, node: &AbsNode, scan: &AbsScan) -> Sides {

@@ -1,4 +1,5 @@
-//! The fitted tree: an array of nodes, each a binary split `x[feature] <= threshold` or a leaf.
+//! The fitted tree: an array of nodes, each a binary split (`x[feature] <= threshold`, or
+//! `x[feature] ∈ S` on a categorical feature) or a leaf.
 
 use core_linalg::{Error, Result, RowView};
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,55 @@ pub(crate) struct NodeRecord {
     pub(crate) impurity: f64,
     pub(crate) n_samples: u64,
     pub(crate) weighted_n_samples: f64,
+    /// Categorical split: the categories (bit `c` for code `c`) that go left, among
+    /// `seen_categories`.
+    pub(crate) left_categories: u64,
+    /// Categorical split: the categories the node's training samples had; 0 for a threshold
+    /// split or a leaf. A category outside it goes where missing values go.
+    pub(crate) seen_categories: u64,
+}
+
+impl NodeRecord {
+    /// A leaf (or a node whose split is not decided yet) with these statistics.
+    pub(crate) fn leaf(impurity: f64, n_samples: u64, weighted_n_samples: f64) -> Self {
+        Self {
+            left: 0,
+            right: 0,
+            feature: 0,
+            threshold: 0.0,
+            missing_left: false,
+            impurity,
+            n_samples,
+            weighted_n_samples,
+            left_categories: 0,
+            seen_categories: 0,
+        }
+    }
+
+    /// The same node without its split.
+    pub(crate) fn collapsed(&self) -> Self {
+        Self::leaf(self.impurity, self.n_samples, self.weighted_n_samples)
+    }
+
+    /// Whether a sample whose split value is `x` goes left.
+    #[inline]
+    fn goes_left(&self, x: f64) -> bool {
+        if self.seen_categories == 0 {
+            return x <= self.threshold || (self.missing_left && x.is_nan());
+        }
+        // Codes are checked non-negative integers (or NaN) before prediction; a code of 64
+        // or more cannot have been seen at fit, and NaN casts to 0 but is caught first.
+        let bit = if x.is_nan() || x >= 64.0 {
+            0
+        } else {
+            1u64 << (x as u32)
+        };
+        if self.seen_categories & bit == 0 {
+            self.missing_left
+        } else {
+            self.left_categories & bit != 0
+        }
+    }
 }
 
 /// A fitted binary decision tree, the structure every tree model of this crate holds.
@@ -34,6 +84,9 @@ pub struct Tree {
     pub(crate) n_features: usize,
     /// Whether records may hold missing values (NaN) at predict.
     pub(crate) missing: bool,
+    /// The categorical features, ascending: their values are category codes (non-negative
+    /// integers) and their splits are category sets.
+    pub(crate) categorical: Vec<u32>,
 }
 
 /// A read-only view of one node of a [`Tree`].
@@ -59,14 +112,28 @@ impl<'a> Node<'a> {
     pub fn feature(&self) -> Option<usize> {
         (!self.is_leaf()).then(|| self.record().feature as usize)
     }
-    /// The split threshold: samples with `x[feature] <= threshold` go left (`None` for a leaf).
-    /// `+∞` separates present values (left) from missing ones (right).
+    /// The split threshold: samples with `x[feature] <= threshold` go left (`None` for a leaf
+    /// or a categorical split). `+∞` separates present values (left) from missing ones (right).
     pub fn threshold(&self) -> Option<f64> {
-        (!self.is_leaf()).then(|| self.record().threshold)
+        let r = self.record();
+        (!self.is_leaf() && r.seen_categories == 0).then_some(r.threshold)
     }
-    /// Whether a sample whose split feature is missing (NaN) goes left (`None` for a leaf):
-    /// learned where training samples lacked the value, else toward the child with more
-    /// samples (left on a tie).
+    /// A categorical split's left categories, ascending: samples whose code is one of them go
+    /// left, the other codes the node's training samples had go right, and codes it never
+    /// saw go where missing values go (`None` for a leaf or a threshold split).
+    pub fn left_categories(&self) -> Option<Vec<u32>> {
+        let r = self.record();
+        (r.seen_categories != 0).then(|| codes(r.left_categories))
+    }
+    /// A categorical split's categories seen in training at this node, ascending (`None` for
+    /// a leaf or a threshold split).
+    pub fn seen_categories(&self) -> Option<Vec<u32>> {
+        let r = self.record();
+        (r.seen_categories != 0).then(|| codes(r.seen_categories))
+    }
+    /// Whether a sample whose split feature is missing (NaN), or whose category the node never
+    /// saw, goes left (`None` for a leaf): learned where training samples lacked the value,
+    /// else toward the child with more samples (left on a tie).
     pub fn missing_goes_left(&self) -> Option<bool> {
         (!self.is_leaf()).then(|| self.record().missing_left)
     }
@@ -95,7 +162,16 @@ impl<'a> Node<'a> {
     }
 }
 
+/// The codes of the bits set in `set`, ascending.
+fn codes(set: u64) -> Vec<u32> {
+    (0..64).filter(|&c| set & (1 << c) != 0).collect()
+}
+
 impl Tree {
+    /// The categorical features, ascending.
+    pub fn categorical_features(&self) -> &[u32] {
+        &self.categorical
+    }
     /// Number of nodes.
     pub fn n_nodes(&self) -> usize {
         self.nodes.len()
@@ -138,8 +214,15 @@ impl Tree {
     /// The leaf a sample falls into.
     #[inline]
     pub(crate) fn leaf_of(&self, row: &RowView<'_>) -> usize {
+        self.walk(row, |_| {})
+    }
+
+    /// `visit(node)` for every node on a sample's path, root first; returns its leaf.
+    #[inline]
+    pub(crate) fn walk(&self, row: &RowView<'_>, mut visit: impl FnMut(usize)) -> usize {
         let mut i = 0;
         loop {
+            visit(i);
             let n = &self.nodes[i];
             if n.left == 0 {
                 return i;
@@ -148,8 +231,7 @@ impl Tree {
                 RowView::Dense(x) => x[n.feature as usize],
                 RowView::Sparse(_) => row.get(n.feature as usize),
             };
-            let left = x <= n.threshold || (n.missing_left && x.is_nan());
-            i = if left { n.left } else { n.right } as usize;
+            i = if n.goes_left(x) { n.left } else { n.right } as usize;
         }
     }
 
@@ -201,6 +283,14 @@ impl Tree {
         if u32::try_from(n).is_err() {
             return bad(format!("{n} nodes"));
         }
+        if self.categorical.windows(2).any(|w| w[0] >= w[1])
+            || self
+                .categorical
+                .last()
+                .is_some_and(|&j| j as usize >= self.n_features)
+        {
+            return bad(format!("categorical features {:?}", self.categorical));
+        }
         let mut parents = vec![0u32; n];
         for (i, node) in self.nodes.iter().enumerate() {
             if !(node.impurity.is_finite() && node.weighted_n_samples.is_finite()) {
@@ -215,7 +305,19 @@ impl Tree {
                 return bad(format!("node {i} has unusable values {value:?}"));
             }
             if node.left == 0 && node.right == 0 {
+                if node.seen_categories != 0 {
+                    return bad(format!("leaf {i} has a category set"));
+                }
                 continue;
+            }
+            let categorical = self.categorical.binary_search(&node.feature).is_ok();
+            if (node.seen_categories != 0) != categorical
+                || node.left_categories & !node.seen_categories != 0
+            {
+                return bad(format!(
+                    "node {i} splits feature {} by categories {:#x} of {:#x}",
+                    node.feature, node.left_categories, node.seen_categories
+                ));
             }
             let (l, r) = (node.left as usize, node.right as usize);
             if l <= i || r <= i || l >= n || r >= n || l == r {

@@ -127,7 +127,7 @@ fn classifier_case(name: &str) {
     let data = with_missing(with_weights(bundled(fx.word("data")), &fx), &fx);
     let mut params = DecisionTreeClassifier::params()
         .criterion(fx.word("criterion").parse::<Criterion>().unwrap())
-        .min_samples_leaf(fx.word("min_samples_leaf").parse().unwrap());
+        .min_samples_leaf(fx.word("min_samples_leaf").parse::<usize>().unwrap());
     let depth: i64 = fx.word("max_depth").parse().unwrap();
     if depth > 0 {
         params = params.max_depth(Some(depth as usize));
@@ -209,7 +209,7 @@ fn regression_tree_on_housing_matches_scikit_learn() {
     let fx = Fixture::read("tree_housing_squared.txt");
     let data = bundled(fx.word("data"));
     let params = DecisionTreeRegressor::params()
-        .min_samples_leaf(fx.word("min_samples_leaf").parse().unwrap());
+        .min_samples_leaf(fx.word("min_samples_leaf").parse::<usize>().unwrap());
     let model = params.fit(&data).unwrap();
     compare(model.tree(), &fx, false);
     let pred = model.predict(&data.records).unwrap();
