@@ -13,7 +13,8 @@
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
 //!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
 //!   **model files** ([`ModelFile`]), the **bundled datasets** ([`datasets`]) and the shared
-//!   **estimator battery** ([`battery`]) every model's tests run.
+//!   **estimator battery** ([`battery`]) every model's tests run, with the reader of their
+//!   reference **fixtures** ([`fixture`]).
 //!
 //! ```
 //! use core_linalg::{datasets, preprocessing::MinMaxScaler, split, Fit, Records, Transform};
@@ -34,6 +35,7 @@ mod dataset;
 pub mod datasets;
 mod dense;
 mod error;
+pub mod fixture;
 pub mod io;
 mod model_file;
 pub mod preprocessing;

@@ -3,17 +3,24 @@
 //! on sparse and on dense records. The fixtures and the command that wrote them are in
 //! tests/fixtures (gen_nb.py; each file's header names the versions).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use core_linalg::fixture::Fixture as Fields;
 use core_linalg::io::{LibsvmOptions, read_libsvm};
 use core_linalg::{Dataset, DenseMatrix, Fit, Matrix, PartialFit, Predict, PredictProba, Records};
 use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
-/// One fixture file: `key shape values...` lines.
+/// One fixture file (tests/fixtures), with the readings of its data specs below.
 struct Fixture {
     name: String,
-    fields: HashMap<String, Vec<String>>,
+    fields: Fields,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Fields;
+    fn deref(&self) -> &Fields {
+        &self.fields
+    }
 }
 
 impl Fixture {
@@ -21,44 +28,14 @@ impl Fixture {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(name);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let fields = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| {
-                let mut words = l.split_whitespace().map(str::to_owned);
-                let key = words.next().unwrap();
-                let _shape = words.next();
-                (key, words.collect())
-            })
-            .collect();
         Self {
             name: name.to_owned(),
-            fields,
+            fields: Fields::read(path).unwrap(),
         }
     }
 
-    fn words(&self, key: &str) -> &[String] {
-        &self.fields[key]
-    }
-
-    fn floats(&self, key: &str) -> Vec<f64> {
-        self.words(key).iter().map(|w| w.parse().unwrap()).collect()
-    }
-
-    /// `params` as `name → value` (values as gen_nb.py wrote them).
-    fn params(&self) -> HashMap<String, String> {
-        self.words("params")
-            .iter()
-            .map(|kv| {
-                let (k, v) = kv.split_once('=').unwrap();
-                (k.to_owned(), v.to_owned())
-            })
-            .collect()
-    }
-
     fn n_features(&self) -> usize {
-        self.words("n_features")[0].parse().unwrap()
+        self.float("n_features") as usize
     }
 
     /// A `path [a..b]` data spec, relative to the repository root, as sparse records.

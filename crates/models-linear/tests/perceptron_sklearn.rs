@@ -9,16 +9,23 @@
 //! they agree bit for bit too: no score falls close enough to 0 for the order to flip a
 //! mistake, and the updates themselves are the same operations).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use core_linalg::fixture::Fixture as Fields;
 use core_linalg::io::{LibsvmOptions, read_libsvm};
 use core_linalg::{Dataset, Fit, Label, Matrix, Predict, Records};
 use models_linear::Perceptron;
 
-/// One fixture file: `key shape values...` lines.
+/// One fixture file (tests/fixtures), with this suite's readings of it below.
 struct Fixture {
-    fields: HashMap<String, Vec<String>>,
+    fields: Fields,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Fields;
+    fn deref(&self) -> &Fields {
+        &self.fields
+    }
 }
 
 impl Fixture {
@@ -26,26 +33,9 @@ impl Fixture {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(name);
-        let text = std::fs::read_to_string(path).unwrap();
-        let fields = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| {
-                let mut words = l.split_whitespace().map(str::to_owned);
-                let key = words.next().unwrap();
-                let _shape = words.next();
-                (key, words.collect())
-            })
-            .collect();
-        Self { fields }
-    }
-
-    fn words(&self, key: &str) -> &[String] {
-        &self.fields[key]
-    }
-
-    fn floats(&self, key: &str) -> Vec<f64> {
-        self.words(key).iter().map(|w| w.parse().unwrap()).collect()
+        Self {
+            fields: Fields::read(path).unwrap(),
+        }
     }
 
     fn param(&self, name: &str) -> Option<String> {

@@ -7,17 +7,25 @@
 //! on the sparse records as loaded, and on dense ones with `algorithm = auto` (the kd-tree
 //! where the rule picks it). Fixtures and the command that wrote them: tests/fixtures/gen_knn.py.
 
-use std::collections::HashMap;
 use std::path::Path;
 
+use core_linalg::fixture::Fixture as Fields;
 use core_linalg::{Dataset, Fit, Label, Matrix, Predict, PredictProba, Records, datasets};
 use models_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Neighbors, Weights,
 };
 
+/// One fixture file (tests/fixtures), with this suite's readings of it below.
 struct Fixture {
     name: String,
-    fields: HashMap<String, Vec<String>>,
+    fields: Fields,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Fields;
+    fn deref(&self) -> &Fields {
+        &self.fields
+    }
 }
 
 impl Fixture {
@@ -25,32 +33,10 @@ impl Fixture {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(format!("{name}.txt"));
-        let text = std::fs::read_to_string(&path).unwrap();
-        let fields = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| {
-                let mut words = l.split_whitespace().map(str::to_owned);
-                let key = words.next().unwrap();
-                let _shape = words.next();
-                (key, words.collect())
-            })
-            .collect();
         Self {
             name: name.to_owned(),
-            fields,
+            fields: Fields::read(path).unwrap(),
         }
-    }
-
-    fn word(&self, key: &str) -> &str {
-        &self.fields[key][0]
-    }
-
-    fn floats(&self, key: &str) -> Vec<f64> {
-        self.fields[key]
-            .iter()
-            .map(|w| w.parse().unwrap())
-            .collect()
     }
 
     /// Training and test sets, as gen_knn.py splits them.

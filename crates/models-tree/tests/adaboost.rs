@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Fixture, accuracy, bundled};
+use common::{accuracy, bundled, fixture};
 use core_linalg::battery::{Task, check_estimator};
 use core_linalg::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, PredictProba, Targets,
@@ -28,13 +28,13 @@ fn adaboost_passes_the_battery() {
     );
 }
 
-fn parity(fixture: &str) {
-    let fx = Fixture::read(fixture);
+fn parity(name: &str) {
+    let fx = fixture(name);
     let (train, test) = (bundled(fx.word("train")), bundled(fx.word("test")));
     let model = AdaBoostClassifier::params().fit(&train).unwrap();
     let acc = accuracy(&model.predict(&test.records).unwrap(), &labels(&test));
     let sklearn = fx.float("mean");
-    eprintln!("{fixture}: margin {acc:.4} vs scikit-learn {sklearn:.4}");
+    eprintln!("{name}: margin {acc:.4} vs scikit-learn {sklearn:.4}");
     assert!(
         (acc - sklearn).abs() <= 0.005,
         "margin {acc:.4} vs scikit-learn {sklearn:.4}"

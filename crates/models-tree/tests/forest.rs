@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Fixture, accuracy, bundled};
+use common::{accuracy, bundled, fixture};
 use core_linalg::battery::{Task, check_estimator};
 use core_linalg::{Dataset, Fit, Label, ModelFile, Predict, PredictProba, Records};
 use models_tree::{
@@ -68,8 +68,8 @@ fn forests_do_not_depend_on_the_thread_count() {
 }
 
 /// Mean test accuracy over seeds 0..5 against scikit-learn's mean over its seeds 0..5.
-fn forest_parity(fixture: &str, tolerance: f64) {
-    let fx = Fixture::read(fixture);
+fn forest_parity(name: &str, tolerance: f64) {
+    let fx = fixture(name);
     let (train, test) = (bundled(fx.word("train")), bundled(fx.word("test")));
     let truth = labels(&test);
     let seeds = 0..5u64;
@@ -85,7 +85,7 @@ fn forest_parity(fixture: &str, tolerance: f64) {
         .sum::<f64>()
         / seeds.count() as f64;
     let sklearn = fx.float("mean");
-    eprintln!("{fixture}: margin {mean:.4} vs scikit-learn {sklearn:.4}");
+    eprintln!("{name}: margin {mean:.4} vs scikit-learn {sklearn:.4}");
     assert!(
         (mean - sklearn).abs() <= tolerance,
         "margin {mean:.4} vs scikit-learn {sklearn:.4}"
@@ -99,7 +99,7 @@ fn forest_accuracy_matches_scikit_learn_on_svmguide1() {
 
 #[test]
 fn extra_trees_accuracy_matches_scikit_learn_on_svmguide1() {
-    let fx = Fixture::read("ensemble_extra_trees_svmguide1.txt");
+    let fx = fixture("ensemble_extra_trees_svmguide1.txt");
     let (train, test) = (bundled(fx.word("train")), bundled(fx.word("test")));
     let truth = labels(&test);
     let mean: f64 = (0..5u64)

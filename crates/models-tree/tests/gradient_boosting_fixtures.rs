@@ -5,18 +5,26 @@
 //! 1e-8: the same trees, up to summation order), and the test accuracy (within 0.5 point) or
 //! R² (within 0.01).
 
-use std::collections::HashMap;
 use std::path::Path;
 
+use core_linalg::fixture::Fixture as Fields;
 use core_linalg::{Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records, datasets};
 use models_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
     GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
 };
 
+/// One fixture file (tests/fixtures), with this suite's readings of it below.
 struct Fixture {
     name: String,
-    fields: HashMap<String, Vec<String>>,
+    fields: Fields,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Fields;
+    fn deref(&self) -> &Fields {
+        &self.fields
+    }
 }
 
 impl Fixture {
@@ -24,42 +32,10 @@ impl Fixture {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(format!("gb_{name}.txt"));
-        let text = std::fs::read_to_string(&path).unwrap();
-        let fields = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| {
-                let mut words = l.split_whitespace().map(str::to_owned);
-                let key = words.next().unwrap();
-                let _shape = words.next();
-                (key, words.collect())
-            })
-            .collect();
         Self {
             name: name.to_owned(),
-            fields,
+            fields: Fields::read(path).unwrap(),
         }
-    }
-
-    fn floats(&self, key: &str) -> Vec<f64> {
-        self.fields[key]
-            .iter()
-            .map(|w| w.parse().unwrap())
-            .collect()
-    }
-
-    fn scalar(&self, key: &str) -> f64 {
-        self.floats(key)[0]
-    }
-
-    fn params(&self) -> HashMap<String, String> {
-        self.fields["params"]
-            .iter()
-            .map(|kv| {
-                let (k, v) = kv.split_once('=').unwrap();
-                (k.to_owned(), v.to_owned())
-            })
-            .collect()
     }
 }
 
@@ -198,7 +174,7 @@ fn check_classifier(name: &str) {
         .filter(|(p, t)| **p == Label::Number(**t))
         .count();
     let accuracy = correct as f64 / test.n_samples() as f64;
-    let expected = fx.scalar("score");
+    let expected = fx.float("score");
     eprintln!(
         "{}: accuracy {accuracy:.4} vs {expected:.4}, decision max diff {diff:.2e} (first iteration {diff_1:.2e})",
         fx.name
@@ -208,7 +184,7 @@ fn check_classifier(name: &str) {
         "{}: accuracy {accuracy} vs scikit-learn's {expected}",
         fx.name
     );
-    assert_eq!(model.n_iter() as f64, fx.scalar("n_iter"));
+    assert_eq!(model.n_iter() as f64, fx.float("n_iter"));
 }
 
 fn check_regressor(name: &str, loss: RegressionLoss) {
@@ -240,7 +216,7 @@ fn check_regressor(name: &str, loss: RegressionLoss) {
         .sum();
     let ss_tot: f64 = truth.iter().map(|t| (t - mean).powi(2)).sum();
     let r2 = 1.0 - ss_res / ss_tot;
-    let expected = fx.scalar("score");
+    let expected = fx.float("score");
     eprintln!(
         "{}: R² {r2:.5} vs {expected:.5}, prediction max diff {diff:.2e} (first iteration {diff_1:.2e})",
         fx.name

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Fixture, bundled, dense};
+use common::{Fixture, bundled, dense, fixture};
 use core_linalg::{ClassWeight, CsrMatrix, Dataset, Fit, Label, Matrix, Predict, Records};
 use models_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, Tree};
 
@@ -123,7 +123,7 @@ fn with_missing(data: Dataset, fx: &Fixture) -> Dataset {
 }
 
 fn classifier_case(name: &str) {
-    let fx = Fixture::read(name);
+    let fx = fixture(name);
     let data = with_missing(with_weights(bundled(fx.word("data")), &fx), &fx);
     let mut params = DecisionTreeClassifier::params()
         .criterion(fx.word("criterion").parse::<Criterion>().unwrap())
@@ -206,7 +206,7 @@ fn weighted_balanced_gini_tree_on_heart_scale_matches_scikit_learn() {
 
 #[test]
 fn regression_tree_on_housing_matches_scikit_learn() {
-    let fx = Fixture::read("tree_housing_squared.txt");
+    let fx = fixture("tree_housing_squared.txt");
     let data = bundled(fx.word("data"));
     let params = DecisionTreeRegressor::params()
         .min_samples_leaf(fx.word("min_samples_leaf").parse::<usize>().unwrap());
