@@ -3,7 +3,8 @@
 //! the versions of scikit-learn or LIBSVM that produced them).
 //!
 //! A fixture is a list of `key shape values...` lines (`#` starts a comment line): the key names
-//! a field, the shape is informative (`3x4`, `-`), the values are whitespace-separated words.
+//! a field, the shape is `RxC` for a matrix (row-major values) and anything else (`-`, a length)
+//! otherwise, the values are whitespace-separated words.
 //! The accessors panic with the file and key named when a field is missing or does not parse,
 //! so they belong in tests only, like [`crate::battery`].
 //!
@@ -20,13 +21,14 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 
-use crate::{Error, Result};
+use crate::{DenseMatrix, Error, Result};
 
 /// One fixture file's fields.
 #[derive(Clone, Debug)]
 pub struct Fixture {
     origin: String,
-    fields: HashMap<String, Vec<String>>,
+    /// Key → (shape, words).
+    fields: HashMap<String, (String, Vec<String>)>,
 }
 
 impl Fixture {
@@ -47,14 +49,14 @@ impl Fixture {
                 continue;
             }
             let mut words = line.split_whitespace().map(str::to_owned);
-            let (Some(key), Some(_shape)) = (words.next(), words.next()) else {
+            let (Some(key), Some(shape)) = (words.next(), words.next()) else {
                 return Err(Error::parse(
                     number + 1,
                     1,
                     "expected `key shape values...` (a key, then a shape such as 3x4 or -)",
                 ));
             };
-            fields.insert(key, words.collect());
+            fields.insert(key, (shape, words.collect()));
         }
         Ok(Self {
             origin: "fixture text".into(),
@@ -67,6 +69,38 @@ impl Fixture {
     /// # Panics
     /// If the fixture has no such field.
     pub fn words(&self, key: &str) -> &[String] {
+        &self.field(key).1
+    }
+
+    /// The shape word of field `key`.
+    ///
+    /// # Panics
+    /// If the fixture has no such field.
+    pub fn shape(&self, key: &str) -> &str {
+        &self.field(key).0
+    }
+
+    /// Field `key`, of shape `RxC`, as an `R × C` matrix.
+    ///
+    /// # Panics
+    /// If the field is missing, its shape is not `RxC` or does not match its values, or a word
+    /// is not a number.
+    pub fn matrix(&self, key: &str) -> DenseMatrix {
+        let shape = self.shape(key);
+        let dims = shape
+            .split_once('x')
+            .and_then(|(r, c)| Some((r.parse().ok()?, c.parse().ok()?)));
+        let Some((rows, cols)) = dims else {
+            panic!(
+                "{}: field `{key}` has shape `{shape}`, not RxC",
+                self.origin
+            )
+        };
+        DenseMatrix::from_row_major(self.floats(key), rows, cols)
+            .unwrap_or_else(|e| panic!("{}: field `{key}`: {e}", self.origin))
+    }
+
+    fn field(&self, key: &str) -> &(String, Vec<String>) {
         self.fields
             .get(key)
             .unwrap_or_else(|| panic!("{}: no field `{key}`", self.origin))
@@ -147,8 +181,11 @@ mod tests {
 
     #[test]
     fn fields_comments_and_malformed_lines() {
-        let f = Fixture::parse("# c\n\nn 1 3\nlabels 3 -1 2 7\nname - heart\n").unwrap();
+        let f =
+            Fixture::parse("# c\n\nn 1 3\nlabels 3 -1 2 7\nname - heart\nm 2x2 1 2 3 4\n").unwrap();
         assert_eq!(f.ints("labels"), [-1, 2, 7]);
+        assert_eq!(f.matrix("m").row(1), [3.0, 4.0]);
+        assert_eq!(f.shape("name"), "-");
         assert_eq!(f.float("n"), 3.0);
         assert_eq!(f.word("name"), "heart");
         match Fixture::parse("a 1 2\nlonely\n") {

@@ -2,7 +2,9 @@
 //! k-means, mini-batch k-means and PCA (whose output comes from `margin transform`).
 
 use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict, Records};
-use models_cluster::{KMeans, KMeansInit, MiniBatchKMeans, NComponents, Pca, SvdSolver};
+use models_cluster::{
+    KMeans, KMeansAlgorithm, KMeansInit, MiniBatchKMeans, NComponents, Pca, SvdSolver,
+};
 
 use crate::Failure;
 use crate::models::{ModelEntry, ParamArgs, Predictions};
@@ -51,7 +53,17 @@ macro_rules! kmeans_common {
 }
 
 fn train_kmeans(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
-    let params = kmeans_common!(KMeans::params(), p);
+    let mut params = kmeans_common!(KMeans::params(), p);
+    match p.take::<String>("algorithm")?.as_deref() {
+        None => {}
+        Some("lloyd") => params = params.algorithm(KMeansAlgorithm::Lloyd),
+        Some("elkan") => params = params.algorithm(KMeansAlgorithm::Elkan),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--algorithm: expected lloyd or elkan, found `{other}`"
+            )));
+        }
+    }
     p.finish("kmeans")?;
     Ok(params.fit(&data.records)?.to_bytes()?)
 }
@@ -165,8 +177,9 @@ pub const ENTRIES: [ModelEntry; 3] = [
         name: "kmeans",
         classifier: false,
         kind: KMeans::KIND,
-        summary: "k-means clustering, Lloyd's algorithm (scikit-learn's KMeans); predict gives cluster indices",
-        params_help: "  --max-iter <n>                     Lloyd iterations per run (default 300)",
+        summary: "k-means clustering, Lloyd's or Elkan's algorithm (scikit-learn's KMeans); predict gives cluster indices",
+        params_help: "  --algorithm lloyd|elkan            iteration: GEMM over all centres, or Elkan's triangle-inequality bounds; same model (default lloyd)
+  --max-iter <n>                     iterations per run (default 300)",
         common_help: KMEANS_COMMON,
         train: train_kmeans,
         predict: predict_kmeans,

@@ -10,7 +10,7 @@ use std::path::Path;
 use common::{fails_with, margin, root, stdout};
 use core_linalg::io::{CsvOptions, DataFormat, LibsvmOptions, read_csv, read_data, read_libsvm};
 use core_linalg::{Fit, ModelFile, Predict, Records, Transform};
-use models_cluster::{KMeans, NComponents, Pca};
+use models_cluster::{KMeans, KMeansAlgorithm, NComponents, Pca};
 
 fn run(args: &[&str]) -> String {
     stdout(&margin(args))
@@ -175,6 +175,51 @@ fn variance_fraction_keeps_scikit_learns_component_count() {
     let out = run(&["transform", m, "datasets/dna.scale.t"]);
     assert_eq!(out.lines().count(), 1186);
     assert!(out.lines().all(|l| l.split(' ').count() <= 48));
+}
+
+#[test]
+fn kmeans_algorithm_elkan_gives_the_lloyd_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for algorithm in ["lloyd", "elkan"] {
+        let model = dir.path().join(format!("{algorithm}.margin"));
+        run(&[
+            "train",
+            "kmeans",
+            "--algorithm",
+            algorithm,
+            "--n-clusters",
+            "5",
+            "--seed",
+            "2",
+            "datasets/dna.scale",
+            "-o",
+            model.to_str().unwrap(),
+        ]);
+        files.push(KMeans::load(&model).unwrap());
+    }
+    let data = core_linalg::datasets::dna().unwrap();
+    let lib = KMeans::params()
+        .n_clusters(5)
+        .seed(2)
+        .algorithm(KMeansAlgorithm::Elkan)
+        .fit(&data.records)
+        .unwrap();
+    assert_eq!(files[1], lib);
+    assert_eq!(files[0], files[1], "Elkan and Lloyd give the same model");
+    fails_with(
+        &[
+            "train",
+            "kmeans",
+            "--algorithm",
+            "full",
+            "datasets/heart_scale",
+            "-o",
+            dir.path().join("x.margin").to_str().unwrap(),
+        ],
+        2,
+        "--algorithm",
+    );
 }
 
 #[test]

@@ -7,8 +7,8 @@ use core_linalg::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, Transform,
 };
 use models_cluster::{
-    KMeans, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams, NComponents, Pca,
-    PcaParams, SvdSolver,
+    KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
+    NComponents, Pca, PcaParams, SvdSolver,
 };
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +73,14 @@ fn battery_kmeans() {
         &OnRecords(KMeans::params().n_clusters(2).init(KMeansInit::Random)),
         Task::Unsupervised,
     );
+    check_estimator(
+        &OnRecords(
+            KMeans::params()
+                .n_clusters(3)
+                .algorithm(KMeansAlgorithm::Elkan),
+        ),
+        Task::Unsupervised,
+    );
 }
 
 #[test]
@@ -110,12 +118,17 @@ fn invalid(r: Result<impl std::fmt::Debug>, name: &str) {
 #[test]
 fn kmeans_parameters_are_checked() {
     let x = rows(10);
-    invalid(KMeans::params().n_clusters(0).fit(&x), "n_clusters");
-    invalid(KMeans::params().n_clusters(11).fit(&x), "n_clusters");
-    invalid(KMeans::params().n_init(0).fit(&x), "n_init");
-    invalid(KMeans::params().max_iter(0).fit(&x), "max_iter");
-    invalid(KMeans::params().tol(-1.0).fit(&x), "tol");
-    invalid(KMeans::params().tol(f64::NAN).fit(&x), "tol");
+    let sparse = CsrMatrix::from_dense(&x);
+    for algorithm in [KMeansAlgorithm::Lloyd, KMeansAlgorithm::Elkan] {
+        let p = || KMeans::params().algorithm(algorithm);
+        invalid(p().n_clusters(0).fit(&x), "n_clusters");
+        invalid(p().n_clusters(11).fit(&x), "n_clusters");
+        invalid(p().n_clusters(11).fit(&sparse), "n_clusters");
+        invalid(p().n_init(0).fit(&x), "n_init");
+        invalid(p().max_iter(0).fit(&x), "max_iter");
+        invalid(p().tol(-1.0).fit(&x), "tol");
+        invalid(p().tol(f64::NAN).fit(&x), "tol");
+    }
     invalid(
         MiniBatchKMeans::params().n_clusters(0).fit(&x),
         "n_clusters",

@@ -1,17 +1,26 @@
 //! KMeans and PCA against scikit-learn 1.9.1: same given initial centres → the same labels,
-//! centres and inertia to 1e-6 relative (dense and sparse records); PCA components equal up
+//! iteration count, centres and inertia to 1e-6 relative (dense and sparse records; Lloyd
+//! against `algorithm="lloyd"`, Elkan against `algorithm="elkan"`); PCA components equal up
 //! to sign, variances, ratios, singular values and projections to 1e-8. The fixtures and the
 //! command that wrote them are in tests/fixtures (gen_cluster.py; headers name the versions).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use core_linalg::fixture::Fixture as Fields;
 use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{DenseMatrix, Fit, Matrix, Predict, Records, Transform};
-use models_cluster::{KMeans, KMeansInit, NComponents, Pca, SvdSolver};
+use core_linalg::{Fit, Matrix, Predict, Records, Transform};
+use models_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
 
+/// One fixture file (tests/fixtures), with this suite's reading of its data below.
 struct Fixture {
-    fields: HashMap<String, (String, Vec<String>)>,
+    fields: Fields,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Fields;
+    fn deref(&self) -> &Fields {
+        &self.fields
+    }
 }
 
 impl Fixture {
@@ -19,43 +28,15 @@ impl Fixture {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(name);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let fields = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| {
-                let mut words = l.split_whitespace().map(str::to_owned);
-                let key = words.next().unwrap();
-                let shape = words.next().unwrap();
-                (key, (shape, words.collect()))
-            })
-            .collect();
-        Self { fields }
-    }
-
-    fn floats(&self, key: &str) -> Vec<f64> {
-        self.fields[key]
-            .1
-            .iter()
-            .map(|w| w.parse().unwrap())
-            .collect()
-    }
-
-    fn scalar(&self, key: &str) -> f64 {
-        self.floats(key)[0]
-    }
-
-    fn matrix(&self, key: &str) -> DenseMatrix {
-        let (shape, _) = &self.fields[key];
-        let (r, c) = shape.split_once('x').unwrap();
-        DenseMatrix::from_row_major(self.floats(key), r.parse().unwrap(), c.parse().unwrap())
-            .unwrap()
+        Self {
+            fields: Fields::read(path).unwrap(),
+        }
     }
 
     /// `data - path n_features [rows]` (LIBSVM, sparse) or the rows written in the fixture.
     fn data(&self) -> Matrix {
-        let (shape, words) = &self.fields["data"];
-        if shape != "-" {
+        let words = self.words("data");
+        if self.shape("data") != "-" {
             return Matrix::Dense(self.matrix("data"));
         }
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -85,12 +66,23 @@ fn assert_all_close(what: &str, got: &[f64], want: &[f64], rel: f64) {
     }
 }
 
+/// Lloyd against `name`, Elkan against its `_elkan` twin.
 fn check_kmeans(name: &str, x: &Matrix) {
+    check_kmeans_with(name, x, KMeansAlgorithm::Lloyd);
+    check_kmeans_with(
+        &name.replace(".txt", "_elkan.txt"),
+        x,
+        KMeansAlgorithm::Elkan,
+    );
+}
+
+fn check_kmeans_with(name: &str, x: &Matrix, algorithm: KMeansAlgorithm) {
     let f = Fixture::read(name);
     let init = f.matrix("init");
     let model = KMeans::params()
         .n_clusters(init.nrows())
         .init(KMeansInit::Centers(init))
+        .algorithm(algorithm)
         .fit(x)
         .unwrap();
     let labels: Vec<usize> = f.floats("labels").iter().map(|&l| l as usize).collect();
@@ -101,17 +93,13 @@ fn check_kmeans(name: &str, x: &Matrix) {
         f.matrix("centers").as_slice(),
         1e-6,
     );
-    let inertia = f.scalar("inertia");
+    let inertia = f.float("inertia");
     assert!(
         (model.inertia() - inertia).abs() <= 1e-6 * inertia,
         "{name}: inertia {} vs {inertia}",
         model.inertia()
     );
-    assert_eq!(
-        model.n_iter(),
-        f.scalar("n_iter") as usize,
-        "{name}: n_iter"
-    );
+    assert_eq!(model.n_iter(), f.float("n_iter") as usize, "{name}: n_iter");
     let head = x.select_rows(&(0..20).collect::<Vec<_>>());
     let t = model.transform(&head).unwrap().to_dense();
     assert_all_close(
@@ -153,7 +141,7 @@ fn check_pca(name: &str, params: models_cluster::PcaParams) {
     let f = Fixture::read(name);
     let x = Matrix::Dense(f.data().to_dense());
     let model = params.fit(&x).unwrap();
-    assert_eq!(model.n_components(), f.scalar("n_components") as usize);
+    assert_eq!(model.n_components(), f.float("n_components") as usize);
     let want = f.matrix("components");
     let shown = want.nrows();
     let got = model.components();
@@ -194,7 +182,7 @@ fn check_pca(name: &str, params: models_cluster::PcaParams) {
     assert_all_close("mean", model.mean(), &f.floats("mean"), 1e-12);
     assert!(close(
         model.noise_variance(),
-        f.scalar("noise_variance"),
+        f.float("noise_variance"),
         1e-8
     ));
     let head = x.select_rows(&(0..20).collect::<Vec<_>>());

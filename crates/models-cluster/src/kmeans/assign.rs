@@ -8,10 +8,18 @@
 //! Rows are cut into [`groups`] that depend on `n` alone, never on the thread count; each group
 //! is one task that accumulates its own per-cluster sums, and the groups' sums are added in
 //! group order. Every floating-point sum therefore happens in the same order on 1 thread or 32.
+//!
+//! **The assignment rule.** A row's label is the centre with the smallest *direct* squared
+//! distance [`sq_dist_to`] (`Σ (x_j − c_j)²`), the lowest index on exact ties. The GEMM form
+//! only decides when it is safe: its rounding error, and that of the direct form, are below
+//! `tie × (‖x‖ + ‖c‖)²` with `tie = 4 (d + 4) ε` (dot products of length `d` err by at most
+//! `d u ‖x‖‖c‖`), so when the runner-up's GEMM value is within the two centres' error bounds of
+//! the best, the close centres are compared again by [`sq_dist_to`]. Every assignment (Lloyd,
+//! Elkan, `predict`) therefore gives the same labels, whatever arithmetic found them.
 
 use std::ops::Range;
 
-use core_linalg::{DenseMatrix, Records};
+use core_linalg::{DenseMatrix, Records, RowView};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 use rayon::prelude::*;
@@ -29,16 +37,56 @@ pub(crate) fn groups(n: usize) -> Vec<Range<usize>> {
     (0..n).step_by(rows).map(|s| s..(s + rows).min(n)).collect()
 }
 
-/// Centres with their squared norms, ready for distance computations.
+/// `Σ_j (x_j − c_j)²` from the differences: the distance that decides every assignment.
+pub(crate) fn sq_dist_to(x: &RowView<'_>, c: &[f64]) -> f64 {
+    match x {
+        RowView::Dense(x) => sq_dist_dense(x, c),
+        RowView::Sparse(_) => x.sq_dist(&RowView::Dense(c)),
+    }
+}
+
+/// `Σ_j (a_j − b_j)²` in eight interleaved partial sums (so the compiler vectorises it).
+pub(crate) fn sq_dist_dense(a: &[f64], b: &[f64]) -> f64 {
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f64 = ac
+        .remainder()
+        .iter()
+        .zip(bc.remainder())
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum();
+    let mut acc = [0.0f64; 8];
+    for (x, y) in ac.zip(bc) {
+        for l in 0..8 {
+            let t = x[l] - y[l];
+            acc[l] += t * t;
+        }
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
+}
+
+/// Centres with their norms, ready for distance computations.
 pub(crate) struct CenterTable<'a> {
     pub(crate) centers: &'a DenseMatrix,
     sq_norms: Vec<f64>,
+    norms: Vec<f64>,
+    max_norm: f64,
+    /// `4 (d + 4) ε`: see the module documentation.
+    tie: f64,
 }
 
 impl<'a> CenterTable<'a> {
     pub(crate) fn new(centers: &'a DenseMatrix) -> Self {
-        let sq_norms = centers.rows().map(|c| core_linalg::dot(c, c)).collect();
-        Self { centers, sq_norms }
+        let sq_norms: Vec<f64> = centers.rows().map(|c| core_linalg::dot(c, c)).collect();
+        let norms: Vec<f64> = sq_norms.iter().map(|s| s.sqrt()).collect();
+        let max_norm = norms.iter().copied().fold(0.0, f64::max);
+        let tie = 4.0 * (centers.ncols() as f64 + 4.0) * f64::EPSILON;
+        Self {
+            centers,
+            sq_norms,
+            norms,
+            max_norm,
+            tie,
+        }
     }
 
     fn k(&self) -> usize {
@@ -46,24 +94,25 @@ impl<'a> CenterTable<'a> {
     }
 }
 
-/// Scratch for one task: the `k × BLOCK` product and the block's squared row norms.
+/// Scratch for one task: the `k × BLOCK` product and a block-long buffer (the block's squared
+/// row norms, or its distances when those are not wanted).
 pub(crate) struct Scratch {
     prod: Mat<f64>,
-    sq: Vec<f64>,
+    buf: Vec<f64>,
 }
 
 impl Scratch {
     pub(crate) fn new(k: usize) -> Self {
         Self {
             prod: Mat::zeros(k, BLOCK),
-            sq: vec![0.0; BLOCK],
+            buf: vec![0.0; BLOCK],
         }
     }
 }
 
 /// For the rows `rows` (at most [`BLOCK`]) with squared norms `x_sq`: the nearest centre
-/// (lowest index on ties) into `labels` and the squared distance to it (clamped at 0) into
-/// `dists`.
+/// (the module's assignment rule) into `labels` and the squared distance to it (clamped at 0)
+/// into `dists`.
 ///
 /// The product is `C · X_blockᵀ` (`k × rows`): the rows of a row-major block are the columns of
 /// the right-hand side, which GEMM reads without a strided gather, and each row's `k` products
@@ -109,8 +158,33 @@ fn nearest_block<R: Records + ?Sized>(
                 best_j = j;
             }
         }
-        labels[r] = best_j as u32;
-        dists[r] = (x_sq[r] + best).max(0.0);
+        // GEMM values within the error bounds of the best are settled by direct distances.
+        // First a branch-free count against the widest bound (the largest centre norm).
+        let xn = x_sq[r].max(0.0).sqrt();
+        let err = |j: usize| table.tie * (xn + table.norms[j]) * (xn + table.norms[j]);
+        let reach = best + err(best_j);
+        let widest = reach + table.tie * (xn + table.max_norm) * (xn + table.max_norm);
+        let within = (table.sq_norms.iter().zip(col.iter()))
+            .map(|(&c_sq, &p)| usize::from(c_sq - 2.0 * p <= widest))
+            .sum::<usize>();
+        let close = |j: usize, p: f64| j != best_j && table.sq_norms[j] - 2.0 * p <= reach + err(j);
+        if within > 1 {
+            let xi = x.row(rows.start + r);
+            let (mut win, mut win_d) = (best_j, sq_dist_to(&xi, table.centers.row(best_j)));
+            for (j, &p) in col.iter().enumerate() {
+                if close(j, p) {
+                    let dj = sq_dist_to(&xi, table.centers.row(j));
+                    if dj < win_d || (dj == win_d && j < win) {
+                        (win, win_d) = (j, dj);
+                    }
+                }
+            }
+            labels[r] = win as u32;
+            dists[r] = win_d;
+        } else {
+            labels[r] = best_j as u32;
+            dists[r] = (x_sq[r] + best).max(0.0);
+        }
     }
 }
 
@@ -136,22 +210,52 @@ pub(crate) fn nearest<R: Records + ?Sized>(x: &R, centers: &DenseMatrix) -> (Vec
             || Scratch::new(centers.nrows()),
             |scratch, (b, (l, d))| {
                 let rows = b * BLOCK..b * BLOCK + l.len();
-                for (s, i) in scratch.sq.iter_mut().zip(rows.clone()) {
+                for (s, i) in scratch.buf.iter_mut().zip(rows.clone()) {
                     *s = x.row_sq_norm(i);
                 }
-                nearest_block(x, rows, &scratch.sq, &table, &mut scratch.prod, l, d);
+                nearest_block(x, rows, &scratch.buf, &table, &mut scratch.prod, l, d);
             },
         );
     (labels, dists)
 }
 
-/// What one assignment pass over all rows gives: labels, squared distances to the assigned
-/// centre, and per-cluster sums and counts.
+/// What one assignment pass over all rows gives: labels and per-cluster sums and counts.
 pub(crate) struct Assignment {
     pub(crate) labels: Vec<u32>,
-    pub(crate) dists: Vec<f64>,
     pub(crate) sums: DenseMatrix,
     pub(crate) counts: Vec<usize>,
+}
+
+/// Adds the rows `range` into their clusters' sums and counts, in row order.
+fn add_rows<R: Records + ?Sized>(
+    x: &R,
+    range: Range<usize>,
+    labels: &[u32],
+    sums: &mut DenseMatrix,
+    counts: &mut [usize],
+) {
+    for (i, &c) in range.zip(labels) {
+        x.row(i).axpy(1.0, sums.row_mut(c as usize));
+        counts[c as usize] += 1;
+    }
+}
+
+/// Adds the groups' sums and counts in group order.
+pub(crate) fn reduce(
+    partial: Vec<(DenseMatrix, Vec<usize>)>,
+    k: usize,
+    d: usize,
+) -> (DenseMatrix, Vec<usize>) {
+    let mut sums = DenseMatrix::zeros(k, d);
+    let mut counts = vec![0usize; k];
+    for (s, c) in &partial {
+        sums.as_mut_slice()
+            .iter_mut()
+            .zip(s.as_slice())
+            .for_each(|(a, b)| *a += b);
+        counts.iter_mut().zip(c).for_each(|(a, b)| *a += b);
+    }
+    (sums, counts)
 }
 
 /// Assigns every row to its nearest centre and sums the rows of each cluster (in group order).
@@ -165,43 +269,28 @@ pub(crate) fn assign_and_sum<R: Records + ?Sized>(
     let table = CenterTable::new(centers);
     let ranges = groups(n);
     let mut labels = vec![0u32; n];
-    let mut dists = vec![0.0; n];
     let group_rows = ranges.first().map_or(1, |r| r.len().max(1));
-    let partial: Vec<(DenseMatrix, Vec<usize>)> = labels
+    let partial = labels
         .par_chunks_mut(group_rows)
-        .zip(dists.par_chunks_mut(group_rows))
         .zip(ranges.par_iter())
-        .map(|((labels, dists), range)| {
-            let mut prod = Mat::zeros(k, BLOCK);
+        .map(|(labels, range)| {
+            let mut scratch = Scratch::new(k);
             let mut sums = DenseMatrix::zeros(k, d);
             let mut counts = vec![0usize; k];
             for start in range.clone().step_by(BLOCK) {
                 let end = (start + BLOCK).min(range.end);
-                let (l, dd) = (
-                    &mut labels[start - range.start..end - range.start],
-                    &mut dists[start - range.start..end - range.start],
-                );
-                nearest_block(x, start..end, &x_sq[start..end], &table, &mut prod, l, dd);
-                for (i, &c) in (start..end).zip(l.iter()) {
-                    x.row(i).axpy(1.0, sums.row_mut(c as usize));
-                    counts[c as usize] += 1;
-                }
+                let l = &mut labels[start - range.start..end - range.start];
+                let dists = &mut scratch.buf[..end - start];
+                let (xs, prod) = (&x_sq[start..end], &mut scratch.prod);
+                nearest_block(x, start..end, xs, &table, prod, l, dists);
+                add_rows(x, start..end, l, &mut sums, &mut counts);
             }
             (sums, counts)
         })
         .collect();
-    let mut sums = DenseMatrix::zeros(k, d);
-    let mut counts = vec![0usize; k];
-    for (s, c) in &partial {
-        sums.as_mut_slice()
-            .iter_mut()
-            .zip(s.as_slice())
-            .for_each(|(a, b)| *a += b);
-        counts.iter_mut().zip(c).for_each(|(a, b)| *a += b);
-    }
+    let (sums, counts) = reduce(partial, k, d);
     Assignment {
         labels,
-        dists,
         sums,
         counts,
     }

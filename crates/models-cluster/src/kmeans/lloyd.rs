@@ -1,8 +1,10 @@
-//! Lloyd's algorithm, stopping as scikit-learn's `_kmeans_single_lloyd` does.
+//! Lloyd's algorithm, stopping as scikit-learn's `_kmeans_single_lloyd` does, and the iteration
+//! loop it shares with Elkan's variant.
 
 use core_linalg::{DenseMatrix, Records};
+use rayon::prelude::*;
 
-use super::assign::{Assignment, assign_and_sum, inertia, nearest, sq_norms};
+use super::assign::{Assignment, assign_and_sum, inertia, nearest, sq_dist_to, sq_norms};
 
 /// One k-means run from given initial centres.
 pub(crate) struct Run {
@@ -13,26 +15,39 @@ pub(crate) struct Run {
     pub(crate) converged: bool,
 }
 
-/// Lloyd iterations: assign every row to its nearest centre, move each centre to the mean of its
-/// rows. Stops when an assignment repeats the previous one ("strict convergence"), when the
-/// centres moved by at most `tol` in total squared distance, or after `max_iter` iterations.
-/// Unless the assignment repeated, the returned labels are recomputed for the final centres, so
-/// labels, centres and inertia always agree.
+/// Lloyd iterations, every assignment by GEMM blocks ([`assign_and_sum`]).
 pub(crate) fn lloyd<R: Records + ?Sized>(
+    x: &R,
+    centers: DenseMatrix,
+    max_iter: usize,
+    tol: f64,
+) -> Run {
+    let x_sq = sq_norms(x);
+    iterate(x, centers, max_iter, tol, |c| assign_and_sum(x, &x_sq, c))
+}
+
+/// The k-means iteration: `assign` gives every row's nearest centre (the assignment rule of
+/// [`super::assign`]) with the per-cluster sums, and each centre moves to the mean of its rows.
+/// Stops when an assignment repeats the previous one ("strict convergence"), when the centres
+/// moved by at most `tol` in total squared distance, or after `max_iter` iterations. Unless the
+/// assignment repeated, the returned labels are recomputed for the final centres, so labels,
+/// centres and inertia always agree. Two `assign` functions that give the same labels and sums
+/// give bit-identical runs.
+pub(crate) fn iterate<R: Records + ?Sized>(
     x: &R,
     mut centers: DenseMatrix,
     max_iter: usize,
     tol: f64,
+    mut assign: impl FnMut(&DenseMatrix) -> Assignment,
 ) -> Run {
     let mut previous: Option<Vec<u32>> = None;
     let mut settled: Option<Vec<u32>> = None;
     let mut converged = false;
     let mut n_iter = 0;
-    let x_sq = sq_norms(x);
     for it in 0..max_iter {
         n_iter = it + 1;
-        let mut a = assign_and_sum(x, &x_sq, &centers);
-        let next = centers_from(x, &mut a);
+        let mut a = assign(&centers);
+        let next = centers_from(x, &centers, &mut a);
         let shift: f64 = next
             .as_slice()
             .iter()
@@ -64,13 +79,22 @@ pub(crate) fn lloyd<R: Records + ?Sized>(
 }
 
 /// The means of the assigned rows. A cluster left empty takes the row farthest from its own
-/// centre (the farthest rows go to the empty clusters in cluster order, ties to the lower row
-/// index), and that row leaves its old cluster's mean: scikit-learn's relocation rule.
-pub(crate) fn centers_from<R: Records + ?Sized>(x: &R, a: &mut Assignment) -> DenseMatrix {
+/// centre in `old` (by [`sq_dist_to`]; the farthest rows go to the empty clusters in cluster
+/// order, ties to the lower row index), and that row leaves its old cluster's mean:
+/// scikit-learn's relocation rule.
+pub(crate) fn centers_from<R: Records + ?Sized>(
+    x: &R,
+    old: &DenseMatrix,
+    a: &mut Assignment,
+) -> DenseMatrix {
     let empty: Vec<usize> = (0..a.counts.len()).filter(|&j| a.counts[j] == 0).collect();
     if !empty.is_empty() {
-        let mut order: Vec<usize> = (0..a.dists.len()).collect();
-        order.sort_by(|&i, &j| a.dists[j].total_cmp(&a.dists[i]).then(i.cmp(&j)));
+        let dists: Vec<f64> = (0..x.n_samples())
+            .into_par_iter()
+            .map(|i| sq_dist_to(&x.row(i), old.row(a.labels[i] as usize)))
+            .collect();
+        let mut order: Vec<usize> = (0..dists.len()).collect();
+        order.sort_by(|&i, &j| dists[j].total_cmp(&dists[i]).then(i.cmp(&j)));
         for (&j, &i) in empty.iter().zip(&order) {
             let old = a.labels[i] as usize;
             if a.counts[old] > 1 {
