@@ -332,12 +332,12 @@ def hist_gradient_boosting(args):
     return fit_predict_accuracy(model, x, y, x_test, y_test)
 
 
-def kmeans(args):
+def kmeans(args, algorithm="lloyd"):
     """KMeans from the first 10 training rows (margin starts from the same rows)."""
     from sklearn.cluster import KMeans
 
     x, _, x_test, _ = regression(args)
-    model = KMeans(n_clusters=10, init=x[:10], n_init=1)
+    model = KMeans(n_clusters=10, init=x[:10], n_init=1, algorithm=algorithm)
     _, fit_s = timed(lambda: model.fit(x))
     _, predict_s = timed(lambda: model.predict(x_test))
     return {
@@ -393,6 +393,7 @@ CASES = {
     "gb-synthetic": hist_gradient_boosting,
     "gb-synthetic-quick": hist_gradient_boosting,
     "kmeans-100k": kmeans,
+    "kmeans-elkan-100k": lambda args: kmeans(args, algorithm="elkan"),
     "pca-full-20k": pca(svd_solver="full"),
     "pca-randomized-20k": pca(n_components=10, svd_solver="randomized"),
     "tree-ijcnn1": sklearn_classifier(decision_tree, dense=True),

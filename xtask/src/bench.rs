@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: find (or install) the Python peers, build the end-to-end runner
-//! (`benches/src/bin/e2e`) in release mode, run it, and optionally the criterion benches.
+//! (`benches/src/bin/e2e`) in release mode (and, with `--rust-peers`, the separate
+//! `benches/rust-peers` crate), run it, and optionally the criterion benches.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,6 +18,9 @@ pub const USAGE: &str =
       --python PY        the Python to run the peers with (default: target/bench-venv, then python3)
       --install-peers    when the peers are missing, pip-install them into target/bench-venv
       --no-peers         run margin alone (ratios shown as —)
+      --rust-peers       also compare with linfa and smartcore: builds benches/rust-peers (its own
+                         workspace, target/rust-peers; minutes the first time) and adds their
+                         columns; if that build fails, says so and runs without them
       --criterion        also run `cargo bench -p margin-benches --bench '*'` (slow; shortened
                          with --quick)";
 
@@ -32,6 +36,7 @@ struct Options {
     python: Option<PathBuf>,
     install_peers: bool,
     no_peers: bool,
+    rust_peers: bool,
     criterion: bool,
 }
 
@@ -44,6 +49,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         python: None,
         install_peers: false,
         no_peers: false,
+        rust_peers: false,
         criterion: false,
     };
     let mut it = args.iter();
@@ -61,6 +67,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--python" => o.python = Some(value("--python")?.into()),
             "--install-peers" => o.install_peers = true,
             "--no-peers" => o.no_peers = true,
+            "--rust-peers" => o.rust_peers = true,
             "--criterion" => o.criterion = true,
             other => return Err(format!("bench: unknown option `{other}`")),
         }
@@ -159,6 +166,36 @@ fn find_peers(o: &Options, venv: &Path) -> Result<Result<PathBuf, String>, Strin
     )))
 }
 
+/// Builds the Rust peers' crate (its own workspace and target directory, so margin's build
+/// never compiles linfa or smartcore); returns the binary, or why there is none.
+fn build_rust_peers(root: &Path, target: &Path) -> Result<PathBuf, String> {
+    let manifest = root.join("benches/rust-peers/Cargo.toml");
+    let target_dir = target.join("rust-peers");
+    eprintln!(
+        "xtask: building the Rust peers (linfa, smartcore) in release mode from {} into {} \
+         (a few minutes the first time; crates.io must be reachable unless they are cached)",
+        manifest.display(),
+        target_dir.display()
+    );
+    let (manifest_arg, target_arg) = (
+        manifest.display().to_string(),
+        target_dir.display().to_string(),
+    );
+    cargo(
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "--manifest-path",
+            &manifest_arg,
+            "--target-dir",
+            &target_arg,
+        ],
+        &[],
+    )?;
+    Ok(target_dir.join("release/rust-peers"))
+}
+
 pub fn bench(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -173,6 +210,15 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         &[],
     )?;
     let mut e2e_args: Vec<String> = vec!["run".into()];
+    if o.rust_peers {
+        match build_rust_peers(root, &target) {
+            Ok(exe) => e2e_args.extend(["--rust-peers".into(), exe.display().to_string()]),
+            Err(why) => {
+                eprintln!("xtask: the Rust peers did not build ({why}); running without them");
+                e2e_args.push(format!("--no-rust-peers-reason=the build failed: {why}"));
+            }
+        }
+    }
     match &peers {
         Ok(python) => e2e_args.extend(["--python".into(), python.display().to_string()]),
         // `--flag=value`: a value may itself start with `--`.
@@ -210,4 +256,29 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         cargo(&bench_args, &[])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn rust_peers_is_off_unless_asked_for() {
+        let o = parse(&args(&["--quick"])).unwrap();
+        assert!(!o.rust_peers && o.quick);
+        let o = parse(&args(&["--quick", "--rust-peers", "--only", "svc-heart"])).unwrap();
+        assert!(o.rust_peers);
+        assert_eq!(o.only.as_deref(), Some("svc-heart"));
+    }
+
+    #[test]
+    fn unknown_options_and_bad_numbers_are_refused() {
+        assert!(parse(&args(&["--rust-peer"])).is_err());
+        assert!(parse(&args(&["--repeats", "0"])).is_err());
+        assert!(parse(&args(&["--no-peers", "--install-peers"])).is_err());
+    }
 }

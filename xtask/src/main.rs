@@ -2,8 +2,8 @@
 //!
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the test suite (the README's
 //!   test command), and the docs with warnings denied.
-//! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end (`bench.rs`,
-//!   `benches/README.md`).
+//! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end, and with
+//!   `--rust-peers` against linfa and smartcore too (`bench.rs`, `benches/README.md`).
 
 mod bench;
 

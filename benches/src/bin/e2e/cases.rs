@@ -8,7 +8,7 @@ use std::time::Instant;
 use core_linalg::{Dataset, Fit, Label, Predict, Records};
 use kernels::Gamma;
 use metrics::{accuracy, r2_score, roc_auc};
-use models_cluster::{KMeans, KMeansInit, NComponents, Pca, SvdSolver};
+use models_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
 use models_linear::{GaussianNB, LinearRegression, MultinomialNB, Ridge};
 use models_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
 use models_svm::{LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmKernel, SvmLoss};
@@ -296,6 +296,15 @@ pub const CASES: &[Case] = &[
         peer: "sklearn KMeans(n_clusters=10, init=X[:10], n_init=1) (Lloyd)",
         full_only: false,
         run: kmeans,
+    },
+    Case {
+        name: "kmeans-elkan-100k",
+        dataset: "generated 100,000 × 50 (+ 10,000 to predict)",
+        data: KMEANS,
+        margin: "KMeans k = 10, init = first 10 rows, n_init = 1, algorithm = Elkan",
+        peer: "sklearn KMeans(n_clusters=10, init=X[:10], n_init=1, algorithm=\"elkan\")",
+        full_only: false,
+        run: kmeans_elkan,
     },
     Case {
         name: "pca-full-20k",
@@ -618,6 +627,15 @@ fn gradient_boosting(args: &DataArgs) -> Res<Outcome> {
 /// k-means from the first 10 training rows on both sides (same start, so the same iterations);
 /// scored by the training inertia (lower is better), predict = nearest centre of the test rows.
 fn kmeans(args: &DataArgs) -> Res<Outcome> {
+    kmeans_with(args, KMeansAlgorithm::Lloyd)
+}
+
+/// As [`kmeans`], by Elkan's iteration (the same model, found with fewer distances).
+fn kmeans_elkan(args: &DataArgs) -> Res<Outcome> {
+    kmeans_with(args, KMeansAlgorithm::Elkan)
+}
+
+fn kmeans_with(args: &DataArgs, algorithm: KMeansAlgorithm) -> Res<Outcome> {
     let (train, test) = data::regression(args)?;
     let init = KMeansInit::Centers(
         train
@@ -625,7 +643,10 @@ fn kmeans(args: &DataArgs) -> Res<Outcome> {
             .select_rows(&(0..10).collect::<Vec<_>>())
             .to_dense(),
     );
-    let params = KMeans::params().n_clusters(10).init(init);
+    let params = KMeans::params()
+        .n_clusters(10)
+        .init(init)
+        .algorithm(algorithm);
     let (model, fit_s) = timed(|| params.fit(&train.records));
     let model = model?;
     let (predicted, predict_s) = timed(|| model.predict(&test.records));

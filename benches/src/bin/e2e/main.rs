@@ -2,9 +2,10 @@
 //!
 //! `cargo xtask bench` builds this binary and runs `e2e run`; see `benches/README.md`.
 //!
-//! - `e2e run [--python PY] [--quick] [--repeats R] [--threads N] [--only a,b] [--out DIR]`:
-//!   every case, each side in its own child process, medians, then the table on stdout and
-//!   `report.md` + `ratios.svg` in the output directory. Without `--python`, margin runs alone.
+//! - `e2e run [--python PY] [--rust-peers EXE] [--quick] [--repeats R] [--threads N]
+//!   [--only a,b] [--out DIR]`: every case, each side in its own child process, medians, then
+//!   the table on stdout and `report.md` + `ratios.svg` in the output directory. Without
+//!   `--python`, margin runs alone; `--rust-peers` adds linfa and smartcore (`rust_peers.rs`).
 //! - `e2e run-one --case NAME <data flags>`: margin's side of one case (the runner's child);
 //!   prints one JSON line.
 //! - `e2e list`: the cases.
@@ -13,6 +14,7 @@ mod cases;
 mod data;
 mod report;
 mod runner;
+mod rust_peers;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,6 +24,7 @@ use clap::{Parser, Subcommand};
 use crate::cases::CASES;
 use crate::data::{DataArgs, Res};
 use crate::runner::{Measure, Plan, Status};
+use crate::rust_peers::RustPeers;
 
 #[derive(Parser)]
 #[command(
@@ -58,6 +61,12 @@ struct RunArgs {
     /// Why the peers are not run (shown in the report when --python is absent).
     #[arg(long, value_name = "TEXT")]
     no_peers_reason: Option<String>,
+    /// The `rust-peers` binary of benches/rust-peers: adds linfa and smartcore columns.
+    #[arg(long, value_name = "EXE")]
+    rust_peers: Option<PathBuf>,
+    /// Why the Rust peers, asked for, cannot run (their build failed); shown in the report.
+    #[arg(long, value_name = "TEXT", conflicts_with = "rust_peers")]
+    no_rust_peers_reason: Option<String>,
     /// One repetition, small cases only.
     #[arg(long)]
     quick: bool,
@@ -132,6 +141,14 @@ fn run(args: RunArgs) -> Res<bool> {
     if repeats == 0 || args.threads == 0 {
         return Err("--repeats and --threads must be at least 1".into());
     }
+    let (rust_peers, rust_versions) = match (args.rust_peers, args.no_rust_peers_reason) {
+        (Some(exe), _) => {
+            let (peers, versions) = RustPeers::load(exe)?;
+            (Some(peers), Some(Ok(versions)))
+        }
+        (None, Some(why)) => (None, Some(Err(why))),
+        (None, None) => (None, None),
+    };
     let plan = Plan {
         margin_exe: std::env::current_exe()
             .map_err(|e| format!("cannot find this executable to re-run it: {e}"))?,
@@ -143,6 +160,7 @@ fn run(args: RunArgs) -> Res<bool> {
         only: args.only,
         bundled: root.join("datasets"),
         shared: margin_benches::shared_data_dir(),
+        rust_peers,
     };
     let cases = plan.cases()?;
     let peers = match &plan.python {
@@ -170,6 +188,7 @@ fn run(args: RunArgs) -> Res<bool> {
         },
         threads: plan.threads,
         peers,
+        rust_peers: rust_versions,
         invocation: args.invocation.unwrap_or_else(|| runner_line.clone()),
         runner: runner_line,
         load_before,
@@ -183,9 +202,17 @@ fn run(args: RunArgs) -> Res<bool> {
     std::fs::write(&svg_path, report::ratios_svg(&rows))
         .map_err(|e| format!("cannot write {}: {e}", svg_path.display()))?;
 
-    println!("{}", report::text_table(&rows));
+    let rust_columns = matches!(ctx.rust_peers, Some(Ok(_)));
+    println!("{}", report::text_table(&rows, rust_columns));
     if let Err(why) = &ctx.peers {
         println!("peers not run ({why}): margin alone, ratios shown as —");
+    }
+    match &ctx.rust_peers {
+        Some(Ok(versions)) => println!(
+            "Rust peers: {versions}; their details (times, memory, what each runs) are in the report"
+        ),
+        Some(Err(why)) => println!("Rust peers not run: {why}"),
+        None => {}
     }
     println!(
         "ratio = margin / peer (< 1: margin faster); medians of {repeats} run(s) per side (fewer \
@@ -198,7 +225,14 @@ fn run(args: RunArgs) -> Res<bool> {
         report_path.display(),
         svg_path.display()
     );
-    Ok(!rows.iter().any(|r| matches!(r.status, Status::Failed(_))))
+    let rust_failed = |r: &runner::Row| {
+        r.rust
+            .iter()
+            .any(|c| matches!(c.outcome, rust_peers::Outcome::Failed(_)))
+    };
+    Ok(!rows
+        .iter()
+        .any(|r| matches!(r.status, Status::Failed(_)) || rust_failed(r)))
 }
 
 fn main() -> ExitCode {

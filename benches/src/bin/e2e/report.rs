@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::process::Command;
 
 use crate::runner::{Row, Side, Status};
+use crate::rust_peers::{self, Cell, Outcome};
 
-/// The column headers of both tables.
+/// The column headers of both tables, without the Rust peers' (which go before the note).
 const HEADERS: [&str; 13] = [
     "case",
     "dataset",
@@ -24,6 +25,34 @@ const HEADERS: [&str; 13] = [
 ];
 
 const DASH: &str = "—";
+
+/// The headers, with two columns per Rust peer when `rust` is set.
+fn headers(rust: bool) -> Vec<String> {
+    let mut headers: Vec<String> = HEADERS.iter().map(|h| h.to_string()).collect();
+    if rust {
+        let note = headers.pop().unwrap_or_default();
+        for peer in rust_peers::PEERS {
+            headers.push(format!("{peer} fit ratio"));
+            headers.push(format!("{peer} score"));
+        }
+        headers.push(note);
+    }
+    headers
+}
+
+/// A Rust peer's two cells: margin's fit time over the peer's, and the peer's score.
+fn rust_cells(margin_fit_s: Option<f64>, cell: Option<&Cell>) -> [String; 2] {
+    let dash = || DASH.to_string();
+    match (margin_fit_s, cell.map(|c| &c.outcome)) {
+        (Some(m), Some(Outcome::Done(side))) => {
+            [ratio(m, side.fit_s), format!("{:.6}", side.score)]
+        }
+        (_, Some(Outcome::Skipped(_))) => ["skipped".into(), dash()],
+        (_, Some(Outcome::TimedOut(s))) => [format!("timeout > {s:.0} s"), dash()],
+        (_, Some(Outcome::Failed(_))) => ["FAILED".into(), dash()],
+        _ => [dash(), dash()],
+    }
+}
 
 fn secs(x: f64) -> String {
     if x >= 100.0 {
@@ -69,8 +98,8 @@ fn note(margin: &Side, peer: Option<&Side>) -> String {
     parts.join("; ")
 }
 
-/// The cells of one row, in [`HEADERS`] order.
-fn cells(row: &Row) -> Vec<String> {
+/// The cells of one row, in [`headers`] order.
+fn cells(row: &Row, rust: bool) -> Vec<String> {
     let case = row.case;
     let mut cells = vec![case.name.to_string(), case.dataset.to_string()];
     match &row.status {
@@ -110,14 +139,26 @@ fn cells(row: &Row) -> Vec<String> {
             cells.push(note(margin, p));
         }
     }
+    if rust {
+        let note = cells.pop().unwrap_or_default();
+        let margin_fit_s = match &row.status {
+            Status::Done { margin, .. } => Some(margin.fit_s),
+            _ => None,
+        };
+        for peer in rust_peers::PEERS {
+            let cell = row.rust.iter().find(|c| c.peer == peer);
+            cells.extend(rust_cells(margin_fit_s, cell));
+        }
+        cells.push(note);
+    }
     cells
 }
 
-/// The results as an aligned plain-text table.
-pub fn text_table(rows: &[Row]) -> String {
-    let body: Vec<Vec<String>> = rows.iter().map(cells).collect();
-    let header: Vec<String> = HEADERS.iter().map(|h| h.to_string()).collect();
-    let widths: Vec<usize> = (0..HEADERS.len())
+/// The results as an aligned plain-text table; `rust` adds the Rust peers' columns.
+pub fn text_table(rows: &[Row], rust: bool) -> String {
+    let body: Vec<Vec<String>> = rows.iter().map(|r| cells(r, rust)).collect();
+    let header = headers(rust);
+    let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             std::iter::once(&header)
                 .chain(&body)
@@ -134,7 +175,7 @@ pub fn text_table(rows: &[Row]) -> String {
             .map(|(c, (cell, &w))| {
                 let pad = " ".repeat(w - cell.chars().count());
                 // Text columns left-aligned, numbers right-aligned.
-                if c < 2 || c == 7 || c == HEADERS.len() - 1 {
+                if c < 2 || c == 7 || c == widths.len() - 1 {
                     format!("{cell}{pad}")
                 } else {
                     format!("{pad}{cell}")
@@ -154,11 +195,15 @@ pub fn text_table(rows: &[Row]) -> String {
     out
 }
 
-fn markdown_table(rows: &[Row]) -> String {
-    let mut out = format!("| {} |\n", HEADERS.join(" | "));
-    out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
+fn markdown_table(rows: &[Row], rust: bool) -> String {
+    let header = headers(rust);
+    let mut out = format!("| {} |\n", header.join(" | "));
+    out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
     for row in rows {
-        let escaped: Vec<String> = cells(row).iter().map(|c| c.replace('|', "\\|")).collect();
+        let escaped: Vec<String> = cells(row, rust)
+            .iter()
+            .map(|c| c.replace('|', "\\|"))
+            .collect();
         out.push_str(&format!("| {} |\n", escaped.join(" | ")));
     }
     out
@@ -169,6 +214,8 @@ pub struct Context {
     pub mode: String,
     pub threads: usize,
     pub peers: Result<String, String>,
+    /// `None` without `--rust-peers`; the libraries' versions, or why they did not run.
+    pub rust_peers: Option<Result<String, String>>,
     pub invocation: String,
     pub runner: String,
     pub load_before: String,
@@ -252,8 +299,21 @@ pub fn markdown(rows: &[Row], ctx: &Context) -> String {
             let _ = writeln!(w, "- peers: not run ({why}); ratios are shown as {DASH}");
         }
     }
+    match &ctx.rust_peers {
+        Some(Ok(versions)) => {
+            let _ = writeln!(
+                w,
+                "- Rust peers: {versions} (benches/rust-peers, release build)"
+            );
+        }
+        Some(Err(why)) => {
+            let _ = writeln!(w, "- Rust peers: not run ({why})");
+        }
+        None => {}
+    }
+    let rust = matches!(ctx.rust_peers, Some(Ok(_)));
     let _ = writeln!(w, "\n## Results\n");
-    let _ = writeln!(w, "{}", markdown_table(rows));
+    let _ = writeln!(w, "{}", markdown_table(rows, rust));
     let _ = writeln!(
         w,
         "Times are medians over the repetitions, each (case, side, repetition) in its own \
@@ -267,11 +327,23 @@ pub fn markdown(rows: &[Row], ctx: &Context) -> String {
          LinearSVC does).\n"
     );
     let _ = writeln!(w, "![fit time ratios](ratios.svg)\n");
-    let failures: Vec<(&str, &str)> = rows
+    if rust {
+        let _ = writeln!(w, "{}", rust_section(rows));
+    }
+    let failures: Vec<(String, &str)> = rows
         .iter()
-        .filter_map(|r| match &r.status {
-            Status::Failed(why) => Some((r.case.name, why.as_str())),
-            _ => None,
+        .flat_map(|r| {
+            let own = match &r.status {
+                Status::Failed(why) => Some((r.case.name.to_string(), why.as_str())),
+                _ => None,
+            };
+            let rust = r.rust.iter().filter_map(|c| match &c.outcome {
+                Outcome::Failed(why) => {
+                    Some((format!("{} ({})", r.case.name, c.peer), why.as_str()))
+                }
+                _ => None,
+            });
+            own.into_iter().chain(rust)
         })
         .collect();
     if !failures.is_empty() {
@@ -299,6 +371,65 @@ pub fn markdown(rows: &[Row], ctx: &Context) -> String {
     }
     let _ = writeln!(w, "```");
     md
+}
+
+/// The Rust peers' details: one line per (case, peer) that ran, timed out or was skipped.
+fn rust_section(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "## Rust peers\n\nEach peer runs after margin and the Python peer of the same case, in \
+         its own processes (`benches/rust-peers`, the `rust-peers` binary), its own repetitions \
+         under the same per-case budget; a child still running when the budget is spent is \
+         killed (\"timeout\"). Ratios are margin / peer. Peak memory: VmHWM.\n\n\
+         | case | peer | fit s | predict s | fit ratio | predict ratio | score | MB | what it runs |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        let margin = match &row.status {
+            Status::Done { margin, .. } => Some(margin),
+            _ => None,
+        };
+        for cell in &row.rust {
+            let name = row.case.name;
+            let line = match &cell.outcome {
+                Outcome::NotListed => continue,
+                Outcome::Done(p) => {
+                    let r = |m: Option<f64>, p: Option<f64>| match (m, p) {
+                        (Some(m), Some(p)) => ratio(m, p),
+                        _ => DASH.to_string(),
+                    };
+                    format!(
+                        "| {name} | {} | {} | {} | {} | {} | {:.6} | {:.0} | {} |",
+                        cell.peer,
+                        secs(p.fit_s),
+                        p.predict_s.map_or(DASH.to_string(), secs),
+                        r(margin.map(|m| m.fit_s), Some(p.fit_s)),
+                        r(margin.and_then(|m| m.predict_s), p.predict_s),
+                        p.score,
+                        p.peak_rss_mb,
+                        cell.description.replace('|', "\\|")
+                    )
+                }
+                Outcome::Skipped(why) => format!(
+                    "| {name} | {} | {DASH} | {DASH} | {DASH} | {DASH} | {DASH} | {DASH} | skipped: {} |",
+                    cell.peer,
+                    why.replace('|', "\\|")
+                ),
+                Outcome::TimedOut(s) => format!(
+                    "| {name} | {} | > {s:.0} | {DASH} | {DASH} | {DASH} | {DASH} | {DASH} | killed at the budget: {} |",
+                    cell.peer,
+                    cell.description.replace('|', "\\|")
+                ),
+                Outcome::Failed(why) => format!(
+                    "| {name} | {} | {DASH} | {DASH} | {DASH} | {DASH} | {DASH} | {DASH} | FAILED: {} |",
+                    cell.peer,
+                    why.lines().next().unwrap_or_default().replace('|', "\\|")
+                ),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// A horizontal bar chart of the fit ratios on a log axis, bars growing from the line at 1.
@@ -413,4 +544,139 @@ pub fn ratios_svg(rows: &[Row]) -> String {
 fn trim_number(v: f64) -> String {
     let s = format!("{v:.4}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cases::CASES;
+
+    fn side(fit_s: f64, score: f64) -> Side {
+        Side {
+            fit_s,
+            predict_s: Some(fit_s / 10.0),
+            score,
+            peak_rss_mb: 12.0,
+            objective: None,
+            n_sv: None,
+        }
+    }
+
+    fn cell(peer: &'static str, outcome: Outcome) -> Cell {
+        Cell {
+            peer,
+            description: format!("{peer} does it"),
+            outcome,
+        }
+    }
+
+    /// A finished row (margin 1 s, Python peer 2 s) with the given Rust peers' cells, and a
+    /// skipped one.
+    fn rows(rust: Vec<Cell>) -> Vec<Row> {
+        vec![
+            Row {
+                case: &CASES[0],
+                status: Status::Done {
+                    n: 200,
+                    d: 13,
+                    metric: "accuracy".into(),
+                    margin: side(1.0, 0.8),
+                    peer: Some(side(2.0, 0.81)),
+                },
+                commands: vec!["e2e run-one --case svc-heart".into()],
+                rust,
+            },
+            Row {
+                case: &CASES[1],
+                status: Status::Skipped("dna.scale is missing".into()),
+                commands: Vec::new(),
+                rust: Vec::new(),
+            },
+        ]
+    }
+
+    fn context(rust_peers: Option<Result<String, String>>) -> Context {
+        Context {
+            mode: "quick".into(),
+            threads: 2,
+            peers: Ok("python 3.11".into()),
+            rust_peers,
+            invocation: "cargo xtask bench --quick".into(),
+            runner: "e2e run --quick".into(),
+            load_before: "1.0 1.0 1.0".into(),
+        }
+    }
+
+    #[test]
+    fn without_rust_peers_the_table_keeps_its_columns() {
+        let table = text_table(&rows(Vec::new()), false);
+        let header = table.lines().next().unwrap();
+        assert!(
+            header.starts_with("case") && header.ends_with("note"),
+            "{header}"
+        );
+        assert!(!header.contains("linfa"), "{header}");
+        assert_eq!(headers(false).len(), HEADERS.len());
+        let md = markdown(&rows(Vec::new()), &context(None));
+        assert!(!md.contains("Rust peers"), "{md}");
+    }
+
+    #[test]
+    fn rust_peer_columns_show_ratio_score_and_why_not() {
+        let rust = vec![
+            cell("linfa", Outcome::Done(side(4.0, 0.75))),
+            cell("smartcore", Outcome::TimedOut(240.0)),
+        ];
+        let rows = rows(rust);
+        let header = headers(true);
+        assert_eq!(header.len(), HEADERS.len() + 4);
+        assert_eq!(header[header.len() - 5], "linfa fit ratio");
+        assert_eq!(header.last().map(String::as_str), Some("note"));
+        let done = cells(&rows[0], true);
+        let at = |name: &str| done[header.iter().position(|h| h == name).unwrap()].clone();
+        // margin 1 s against linfa's 4 s.
+        assert_eq!(at("linfa fit ratio"), "0.25");
+        assert_eq!(at("linfa score"), "0.750000");
+        assert_eq!(at("smartcore fit ratio"), "timeout > 240 s");
+        assert_eq!(at("smartcore score"), DASH);
+        // The Python peer's columns are unchanged: margin 1 s against 2 s.
+        assert_eq!(at("fit ratio"), "0.50");
+        let skipped = cells(&rows[1], true);
+        assert_eq!(skipped.len(), header.len());
+        assert!(skipped.last().unwrap().starts_with("skipped"));
+        let table = text_table(&rows, true);
+        assert!(table.lines().next().unwrap().contains("smartcore score"));
+    }
+
+    #[test]
+    fn the_report_lists_versions_details_and_rust_failures() {
+        let rust = vec![
+            cell("linfa", Outcome::Skipped("binary only".into())),
+            cell(
+                "smartcore",
+                Outcome::Failed("smartcore: exit 1: boom\ncommand: x".into()),
+            ),
+        ];
+        let md = markdown(
+            &rows(rust),
+            &context(Some(Ok("linfa 0.7.1, smartcore 0.4.10".into()))),
+        );
+        assert!(
+            md.contains("- Rust peers: linfa 0.7.1, smartcore 0.4.10"),
+            "{md}"
+        );
+        assert!(md.contains("| linfa fit ratio | linfa score |"), "{md}");
+        assert!(md.contains("## Rust peers"), "{md}");
+        assert!(md.contains("| svc-heart | linfa |") && md.contains("skipped: binary only"));
+        assert!(md.contains("### svc-heart (smartcore)"), "{md}");
+        let failed = markdown(
+            &rows(Vec::new()),
+            &context(Some(Err("the build failed".into()))),
+        );
+        assert!(
+            failed.contains("- Rust peers: not run (the build failed)"),
+            "{failed}"
+        );
+        assert!(!failed.contains("linfa fit ratio"), "{failed}");
+    }
 }

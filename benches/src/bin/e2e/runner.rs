@@ -9,6 +9,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::cases::{CASES, Case, Outcome, median};
+use crate::rust_peers::{self, RustPeers};
 
 /// Seconds a case may take over its repetitions (both sides) before it stops repeating.
 pub const CASE_BUDGET_S: f64 = 240.0;
@@ -35,6 +36,8 @@ pub struct Plan {
     pub only: Vec<String>,
     pub bundled: PathBuf,
     pub shared: Option<PathBuf>,
+    /// linfa and smartcore (`--rust-peers`), or `None`.
+    pub rust_peers: Option<RustPeers>,
 }
 
 /// Which side a child runs.
@@ -71,6 +74,8 @@ pub struct Row {
     pub status: Status,
     /// The commands of the first repetition, for the report.
     pub commands: Vec<String>,
+    /// The Rust peers' cells (empty without `--rust-peers`).
+    pub rust: Vec<rust_peers::Cell>,
 }
 
 pub enum Status {
@@ -156,6 +161,7 @@ impl Plan {
                     case,
                     status: Status::Skipped(why),
                     commands: Vec::new(),
+                    rust: Vec::new(),
                 };
             }
         };
@@ -194,6 +200,7 @@ impl Plan {
                             case,
                             status: Status::Failed(format!("{}: {e}", who.name())),
                             commands,
+                            rust: Vec::new(),
                         };
                     }
                 };
@@ -224,8 +231,20 @@ impl Plan {
                     first.n, first.d, p.outcome.n, p.outcome.d
                 )),
                 commands,
+                rust: Vec::new(),
             };
         }
+        // The Rust peers after margin and the Python peer, each with its own budget.
+        let rust = match &self.rust_peers {
+            Some(peers) => peers.run_case(
+                case,
+                &data_args,
+                (self.repeats, self.threads),
+                (first.n, first.d),
+                &mut commands,
+            ),
+            None => Vec::new(),
+        };
         Row {
             case,
             status: Status::Done {
@@ -236,6 +255,7 @@ impl Plan {
                 peer: (!peer_runs.is_empty()).then(|| medians(&peer_runs)),
             },
             commands,
+            rust,
         }
     }
 
@@ -253,29 +273,34 @@ impl Plan {
             }
         };
         command.args(data_args);
-        let threads = self.threads.to_string();
-        // Both sides get the same thread budget: rayon (margin), OpenMP (LIBSVM), the BLAS
-        // under numpy/scipy.
-        for var in [
-            "RAYON_NUM_THREADS",
-            "OMP_NUM_THREADS",
-            "OPENBLAS_NUM_THREADS",
-            "MKL_NUM_THREADS",
-        ] {
-            command.env(var, &threads);
-        }
-        // GNU OpenMP spin-waits between parallel regions by default; LIBSVM opens two small
-        // regions per SMO iteration, and on a shared machine the spinning thread takes the
-        // core its partner needs (measured here under load: dna fit 12.6 s spinning, 2.25 s
-        // passive; 2.19 s on one thread). Passive waiting keeps the peer from being
-        // penalized for the machine's load.
-        command.env("OMP_WAIT_POLICY", "PASSIVE");
+        thread_env(&mut command, self.threads);
         command
     }
 }
 
+/// Gives a child the run's thread budget.
+pub fn thread_env(command: &mut Command, threads: usize) {
+    let threads = threads.to_string();
+    // Every side gets the same thread budget: rayon (margin, linfa), OpenMP (LIBSVM), the BLAS
+    // under numpy/scipy.
+    for var in [
+        "RAYON_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "MKL_NUM_THREADS",
+    ] {
+        command.env(var, &threads);
+    }
+    // GNU OpenMP spin-waits between parallel regions by default; LIBSVM opens two small
+    // regions per SMO iteration, and on a shared machine the spinning thread takes the
+    // core its partner needs (measured here under load: dna fit 12.6 s spinning, 2.25 s
+    // passive; 2.19 s on one thread). Passive waiting keeps the peer from being
+    // penalized for the machine's load.
+    command.env("OMP_WAIT_POLICY", "PASSIVE");
+}
+
 /// A command as a shell line (for the report).
-fn shown(command: &Command) -> String {
+pub fn shown(command: &Command) -> String {
     let mut parts: Vec<String> = command
         .get_envs()
         .filter_map(|(k, v)| Some(format!("{}={}", k.to_str()?, v?.to_str()?)))
@@ -314,7 +339,7 @@ fn run_child(command: &mut Command) -> Result<Measure, String> {
         .map_err(|e| failed(format!("unreadable result line {result:?}: {e}"), &stderr))
 }
 
-fn medians(runs: &[Measure]) -> Side {
+pub fn medians(runs: &[Measure]) -> Side {
     let of = |f: fn(&Measure) -> f64| median(runs.iter().map(f).collect());
     let predict: Option<Vec<f64>> = runs.iter().map(|m| m.outcome.predict_s).collect();
     let last = &runs[runs.len() - 1].outcome;
