@@ -84,6 +84,22 @@ impl DenseMatrix {
         }
     }
 
+    /// An all-zero matrix whose size comes from the data: the memory is asked for first
+    /// ([`memory`](crate::memory)), so a size the machine cannot hold is an
+    /// [`Error::OutOfMemory`] naming `what` and `way_out`, not an abort.
+    pub fn try_zeros(nrows: usize, ncols: usize, what: &str, way_out: &str) -> Result<Self> {
+        let len = nrows.checked_mul(ncols).ok_or_else(|| {
+            Error::out_of_memory(
+                format!("{what} ({nrows} × {ncols})"),
+                crate::memory::bytes_of_grid::<f64>(nrows, ncols),
+                way_out,
+            )
+        })?;
+        let data =
+            crate::memory::filled_vec(len, 0.0, &format!("{what} ({nrows} × {ncols})"), way_out)?;
+        Ok(Self { data, nrows, ncols })
+    }
+
     /// Copies any faer matrix view into row-major storage.
     pub fn from_faer(m: MatRef<'_, f64>) -> Self {
         let (nrows, ncols) = (m.nrows(), m.ncols());

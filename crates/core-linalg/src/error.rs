@@ -82,6 +82,20 @@ pub enum Error {
         /// Why the file was refused.
         reason: String,
     },
+    /// A buffer the data calls for is larger than this machine can provide. Nothing was
+    /// allocated; the message names the size and what to change.
+    #[error(
+        "out of memory: {what} needs {} ({bytes} bytes), more than this machine can provide: {way_out}",
+        crate::memory::human_bytes(*bytes)
+    )]
+    OutOfMemory {
+        /// What the memory was for (for example "the dense copy of 2 × 2147483647 records").
+        what: String,
+        /// The bytes asked for (saturated at `u64::MAX` when the count overflows).
+        bytes: u64,
+        /// What the user can change to make it fit.
+        way_out: String,
+    },
     /// A numerical routine failed on valid-looking input (for example a matrix that should be
     /// positive definite is not).
     #[error("numerical failure: {0}")]
@@ -128,6 +142,27 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// Builds [`Error::OutOfMemory`].
+    pub fn out_of_memory(what: impl Into<String>, bytes: u64, way_out: impl Into<String>) -> Self {
+        Error::OutOfMemory {
+            what: what.into(),
+            bytes,
+            way_out: way_out.into(),
+        }
+    }
+
+    /// An I/O error reported against a placeholder name (`<output>`) renamed to `path`;
+    /// other errors unchanged.
+    pub fn at_path(self, path: impl Into<PathBuf>) -> Self {
+        match self {
+            Error::Io { source, .. } => Error::Io {
+                path: path.into(),
+                source,
+            },
+            other => other,
         }
     }
 

@@ -37,6 +37,7 @@ mod dense;
 mod error;
 pub mod fixture;
 pub mod io;
+pub mod memory;
 mod model_file;
 pub mod preprocessing;
 mod records;
@@ -50,7 +51,7 @@ pub use dataset::{
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
-pub use model_file::{FORMAT_VERSION, ModelFile, peek_kind};
+pub use model_file::{FORMAT_VERSION, ModelFile, body_of, peek_kind, seal};
 pub use records::{Matrix, Records, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{

@@ -8,13 +8,20 @@
 //! | 4 | format version (currently 1) |
 //! | 2 | length `k` of the model kind |
 //! | k | model kind, UTF-8 (for example `svc`) |
+//! | 4 | schema version of that kind's body ([`ModelFile::SCHEMA`]) |
 //! | 8 | body length `n` |
 //! | 4 | CRC-32 of everything from the version up to the end of the body |
 //! | n | body: the model, serde-encoded with bincode |
 //!
 //! The body codec appears only in this module, so it can be replaced without touching models.
 //! A truncated, corrupted, foreign, other-kind or newer-version file is refused with
-//! [`Error::ModelFile`] saying which.
+//! [`Error::ModelFile`] saying which. The format version covers this layout; each kind's schema
+//! version covers its body, so a change to one model's fields refuses that kind's older files
+//! with a clear message and leaves every other kind readable.
+//!
+//! A checksum only proves the bytes are the ones that were written, not that whoever wrote them
+//! wrote a sound model: every kind's [`ModelFile::check_consistent`] (required, no default)
+//! checks everything prediction will index or divide by before a decoded model is handed out.
 
 use std::path::Path;
 
@@ -25,7 +32,7 @@ use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"MARGINMF";
 /// The model-file format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 fn codec() -> impl bincode::config::Config {
     bincode::config::standard()
@@ -36,9 +43,13 @@ pub trait ModelFile: Serialize + DeserializeOwned {
     /// The kind written in the header (for example `"svc"`); `load` refuses other kinds.
     const KIND: &'static str;
 
+    /// The version of this kind's body layout. Raise it whenever the serialized fields of the
+    /// model (or of anything it contains) change; files of other versions are refused.
+    const SCHEMA: u32;
+
     /// Encodes the model with its header.
     fn to_bytes(&self) -> Result<Vec<u8>> {
-        encode(Self::KIND, self)
+        encode(Self::KIND, Self::SCHEMA, self)
     }
 
     /// Checks the invariants a decoded model must hold (shapes that agree), so that an intact
@@ -50,19 +61,16 @@ pub trait ModelFile: Serialize + DeserializeOwned {
 
     /// Decodes a model, refusing anything that is not an intact, consistent file of this kind.
     fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let model: Self = decode(Self::KIND, bytes)?;
+        let model: Self = decode(Self::KIND, Self::SCHEMA, bytes)?;
         model.check_consistent()?;
         Ok(model)
     }
 
-    /// Writes the model to `path` (through a temporary file, so a failed save leaves no
-    /// half-written model behind).
+    /// Writes the model to `path`, whole or not at all (through a temporary file beside it,
+    /// synced and renamed into place: a failed save leaves what was there).
     fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
         let bytes = self.to_bytes()?;
-        let tmp = path.with_extension("margin-tmp");
-        std::fs::write(&tmp, &bytes).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        crate::io::write_atomically(path, |w| w.write_all(&bytes))
     }
 
     /// Reads a model from `path`.
@@ -79,27 +87,44 @@ pub fn peek_kind(bytes: &[u8]) -> Result<String> {
     Header::parse(bytes).map(|h| h.kind.to_owned())
 }
 
-fn encode<T: Serialize + ?Sized>(kind: &str, model: &T) -> Result<Vec<u8>> {
+fn encode<T: Serialize + ?Sized>(kind: &str, schema: u32, model: &T) -> Result<Vec<u8>> {
     let body = bincode::serde::encode_to_vec(model, codec())
         .map_err(|e| Error::model_file(format!("could not encode the model: {e}")))?;
+    seal(kind, schema, &body)
+}
+
+/// Wraps an encoded body in a current header with a valid checksum.
+///
+/// Models are saved with [`ModelFile::to_bytes`]; this is for tests and fuzzers that forge
+/// files whose checksum is right but whose contents are not (what
+/// [`ModelFile::check_consistent`] must catch).
+pub fn seal(kind: &str, schema: u32, body: &[u8]) -> Result<Vec<u8>> {
     let kind_len =
         u16::try_from(kind.len()).map_err(|_| Error::model_file("model kind name too long"))?;
-    let mut out = Vec::with_capacity(26 + kind.len() + body.len());
+    let mut out = Vec::with_capacity(30 + kind.len() + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&kind_len.to_le_bytes());
     out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(&schema.to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     let mut crc = crc32fast::Hasher::new();
     crc.update(&out[8..]);
-    crc.update(&body);
+    crc.update(body);
     out.extend_from_slice(&crc.finalize().to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(body);
     Ok(out)
+}
+
+/// The encoded body of an intact model file (header and checksum verified), for tools that
+/// re-seal altered bodies with [`seal`].
+pub fn body_of(bytes: &[u8]) -> Result<&[u8]> {
+    Header::parse(bytes).map(|h| h.body)
 }
 
 struct Header<'a> {
     kind: &'a str,
+    schema: u32,
     body: &'a [u8],
 }
 
@@ -119,11 +144,16 @@ impl<'a> Header<'a> {
             Ok(s)
         };
         let version = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default());
+        if version != FORMAT_VERSION {
+            // Older and newer layouts differ after this field: say so before reading on.
+            return Err(version_refusal(version));
+        }
         let kind_len = u16::from_le_bytes(take(2)?.try_into().unwrap_or_default()) as usize;
         let kind_bytes = take(kind_len)?;
+        let schema = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default());
         let body_len = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
         let stored_crc = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default());
-        let header_end = 8 + 4 + 2 + kind_len + 8;
+        let header_end = 8 + 4 + 2 + kind_len + 4 + 8;
         let body_start = header_end + 4;
         let available = (bytes.len() - body_start) as u64;
         if body_len > available {
@@ -146,28 +176,41 @@ impl<'a> Header<'a> {
                 "checksum mismatch: the file is corrupted",
             ));
         }
-        if version > FORMAT_VERSION {
-            return Err(Error::model_file(format!(
-                "format version {version} is newer than this margin reads ({FORMAT_VERSION}): upgrade margin"
-            )));
-        }
-        if version < FORMAT_VERSION {
-            return Err(Error::model_file(format!(
-                "format version {version} is no longer supported (current {FORMAT_VERSION})"
-            )));
-        }
         let kind = std::str::from_utf8(kind_bytes)
             .map_err(|_| Error::model_file("model kind is not UTF-8"))?;
-        Ok(Self { kind, body })
+        Ok(Self { kind, schema, body })
     }
 }
 
-fn decode<T: DeserializeOwned>(kind: &str, bytes: &[u8]) -> Result<T> {
+fn version_refusal(version: u32) -> Error {
+    if version > FORMAT_VERSION {
+        Error::model_file(format!(
+            "format version {version} is newer than this margin reads ({FORMAT_VERSION}): upgrade margin"
+        ))
+    } else {
+        Error::model_file(format!(
+            "format version {version} is no longer supported (this margin reads {FORMAT_VERSION}): train the model again"
+        ))
+    }
+}
+
+fn decode<T: DeserializeOwned>(kind: &str, schema: u32, bytes: &[u8]) -> Result<T> {
     let header = Header::parse(bytes)?;
     if header.kind != kind {
         return Err(Error::model_file(format!(
             "this file holds a `{}` model, not a `{kind}` model",
             header.kind
+        )));
+    }
+    if header.schema != schema {
+        let advice = if header.schema > schema {
+            "it was written by a newer margin: upgrade margin"
+        } else {
+            "it was written by an older margin: train the model again"
+        };
+        return Err(Error::model_file(format!(
+            "this `{kind}` file has layout version {}, but this margin reads version {schema} of `{kind}` files; {advice}",
+            header.schema
         )));
     }
     let (model, used) = bincode::serde::decode_from_slice(header.body, codec())
@@ -194,12 +237,20 @@ mod tests {
     }
     impl ModelFile for Toy {
         const KIND: &'static str = "toy";
+        const SCHEMA: u32 = 1;
+        fn check_consistent(&self) -> Result<()> {
+            Ok(())
+        }
     }
 
     #[derive(Debug, Serialize, Deserialize)]
     struct Other;
     impl ModelFile for Other {
         const KIND: &'static str = "other";
+        const SCHEMA: u32 = 1;
+        fn check_consistent(&self) -> Result<()> {
+            Ok(())
+        }
     }
 
     fn toy() -> Toy {
@@ -235,6 +286,7 @@ mod tests {
         }
         let dense = encode(
             "toy",
+            1,
             &Dense {
                 data: vec![1.0; 3],
                 nrows: 2,
@@ -243,11 +295,12 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            decode::<crate::DenseMatrix>("toy", &dense),
+            decode::<crate::DenseMatrix>("toy", 1, &dense),
             Err(Error::ModelFile { .. })
         ));
         let good = encode(
             "toy",
+            1,
             &Dense {
                 data: vec![1.0; 4],
                 nrows: 2,
@@ -255,9 +308,10 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(decode::<crate::DenseMatrix>("toy", &good).is_ok());
+        assert!(decode::<crate::DenseMatrix>("toy", 1, &good).is_ok());
         let csr = encode(
             "toy",
+            1,
             &Csr {
                 indptr: vec![0, 2],
                 indices: vec![1, 0],
@@ -267,7 +321,7 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            decode::<crate::CsrMatrix>("toy", &csr),
+            decode::<crate::CsrMatrix>("toy", 1, &csr),
             Err(Error::ModelFile { .. })
         ));
     }
@@ -313,18 +367,40 @@ mod tests {
         assert!(refusal(b"PK\x03\x04 a zip file").contains("magic"));
         assert!(refusal(&Other.to_bytes().unwrap()).contains("`other` model"));
         let mut newer = toy().to_bytes().unwrap();
-        newer[8..12].copy_from_slice(&2u32.to_le_bytes());
-        // Re-seal the checksum so only the version is wrong.
-        let kind_len = 3;
-        let header_end = 8 + 4 + 2 + kind_len + 8;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&newer[8..header_end]);
-        crc.update(&newer[header_end + 4..]);
-        newer[header_end..header_end + 4].copy_from_slice(&crc.finalize().to_le_bytes());
+        newer[8..12].copy_from_slice(&3u32.to_le_bytes());
         assert!(refusal(&newer).contains("newer"));
+        let mut older = toy().to_bytes().unwrap();
+        older[8..12].copy_from_slice(&1u32.to_le_bytes());
+        assert!(refusal(&older).contains("no longer supported"));
         let mut trailing = toy().to_bytes().unwrap();
         trailing.push(0);
         assert!(refusal(&trailing).contains("trailing"));
+    }
+
+    #[test]
+    fn another_schema_of_the_kind_is_refused_with_advice() {
+        let body = body_of(&toy().to_bytes().unwrap()).unwrap().to_vec();
+        let older = seal("toy", 0, &body).unwrap();
+        let reason = refusal(&older);
+        assert!(
+            reason.contains("layout version 0") && reason.contains("train the model again"),
+            "{reason}"
+        );
+        let newer = seal("toy", 2, &body).unwrap();
+        assert!(refusal(&newer).contains("upgrade margin"));
+        assert!(Toy::from_bytes(&seal("toy", 1, &body).unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_failed_save_keeps_the_previous_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.margin");
+        toy().save(&path).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        // A directory in the way of the temporary file's rename target: saving into a path
+        // whose parent is missing fails without touching anything.
+        assert!(toy().save(dir.path().join("missing/m.margin")).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), before);
     }
 
     #[test]

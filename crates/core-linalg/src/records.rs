@@ -280,18 +280,33 @@ pub trait Records: Sync {
         }
     }
 
-    /// A dense copy.
-    fn to_dense(&self) -> DenseMatrix {
+    /// A dense copy, its `n × d` values asked for first ([`Error::OutOfMemory`](crate::Error)
+    /// when sparse records describe more than the machine holds).
+    fn to_dense(&self) -> Result<DenseMatrix> {
         match (self.as_dense(), self.as_sparse()) {
-            (Some(d), _) => d.clone(),
+            (Some(d), _) => Ok(d.clone()),
             (None, Some(s)) => s.to_dense(),
             (None, None) => {
-                let mut out = DenseMatrix::zeros(self.n_samples(), self.n_features());
+                let mut out = DenseMatrix::try_zeros(
+                    self.n_samples(),
+                    self.n_features(),
+                    "the dense copy of records",
+                    crate::memory::DENSE_COPY,
+                )?;
                 for i in 0..self.n_samples() {
                     self.row(i).to_dense_into(out.row_mut(i));
                 }
-                out
+                Ok(out)
             }
+        }
+    }
+
+    /// The records as a dense matrix: borrowed when they are one, otherwise a copy whose memory
+    /// is asked for first (see [`to_dense`](Records::to_dense)).
+    fn dense_view(&self) -> Result<std::borrow::Cow<'_, DenseMatrix>> {
+        match self.as_dense() {
+            Some(d) => Ok(std::borrow::Cow::Borrowed(d)),
+            None => self.to_dense().map(std::borrow::Cow::Owned),
         }
     }
 
@@ -299,7 +314,7 @@ pub trait Records: Sync {
     fn to_sparse(&self) -> CsrMatrix {
         match self.as_sparse() {
             Some(s) => s.clone(),
-            None => CsrMatrix::from_dense(&self.to_dense()),
+            None => CsrMatrix::from_rows_of(self),
         }
     }
 
@@ -405,7 +420,12 @@ impl Matrix {
             Matrix::Sparse(s) => Ok(Matrix::Sparse(s.with_ncols(n_features)?)),
             Matrix::Dense(d) if d.ncols() == n_features => Ok(Matrix::Dense(d)),
             Matrix::Dense(d) if d.ncols() < n_features => {
-                let mut out = DenseMatrix::zeros(d.nrows(), n_features);
+                let mut out = DenseMatrix::try_zeros(
+                    d.nrows(),
+                    n_features,
+                    "the widened dense records",
+                    crate::memory::FEWER_FEATURES,
+                )?;
                 for i in 0..d.nrows() {
                     out.row_mut(i)[..d.ncols()].copy_from_slice(d.row(i));
                 }

@@ -126,30 +126,41 @@ impl CsrMatrix {
 
     /// Converts a dense matrix, storing only its non-zero entries.
     pub fn from_dense(m: &DenseMatrix) -> Self {
-        let mut indptr = Vec::with_capacity(m.nrows() + 1);
+        Self::from_rows_of(m)
+    }
+
+    /// Copies any records, storing only their non-zero entries.
+    pub(crate) fn from_rows_of<R: crate::Records + ?Sized>(records: &R) -> Self {
+        let mut indptr = Vec::with_capacity(records.n_samples() + 1);
         let mut indices = Vec::new();
         let mut values = Vec::new();
         indptr.push(0);
-        for row in m.rows() {
-            for (j, &v) in row.iter().enumerate() {
+        for i in 0..records.n_samples() {
+            records.row(i).for_each_stored(|j, v| {
                 if v != 0.0 {
                     indices.push(j as u32);
                     values.push(v);
                 }
-            }
+            });
             indptr.push(indices.len());
         }
         Self {
             indptr,
             indices,
             values,
-            ncols: m.ncols(),
+            ncols: records.n_features(),
         }
     }
 
-    /// Expands into a dense matrix.
-    pub fn to_dense(&self) -> DenseMatrix {
-        let mut out = DenseMatrix::zeros(self.nrows(), self.ncols);
+    /// Expands into a dense matrix, asking for its `n × d` values first (a sparse file with a
+    /// large feature index can describe a dense matrix no machine holds).
+    pub fn to_dense(&self) -> Result<DenseMatrix> {
+        let mut out = DenseMatrix::try_zeros(
+            self.nrows(),
+            self.ncols,
+            "the dense copy of sparse records",
+            crate::memory::DENSE_COPY,
+        )?;
         for i in 0..self.nrows() {
             let r = self.row(i);
             let dst = out.row_mut(i);
@@ -157,7 +168,7 @@ impl CsrMatrix {
                 dst[j as usize] = v;
             }
         }
-        out
+        Ok(out)
     }
 
     /// Number of rows.

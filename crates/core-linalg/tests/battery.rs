@@ -27,6 +27,7 @@ struct NearestCentroid {
 
 impl ModelFile for NearestCentroid {
     const KIND: &'static str = "test-nearest-centroid";
+    const SCHEMA: u32 = 1;
 }
 
 impl Fit for NearestCentroidParams {

@@ -124,7 +124,7 @@ proptest! {
         write_csv_to(&mut text, &data, &opts).unwrap();
         let back = read_csv_from(&text[..], &opts).unwrap();
         let text = String::from_utf8_lossy(&text);
-        let (a, b) = (data.records.to_dense(), back.records.to_dense());
+        let (a, b) = (data.records.to_dense().unwrap(), back.records.to_dense().unwrap());
         prop_assert!(matches!(back.records, Matrix::Dense(_)));
         prop_assert_eq!((a.nrows(), a.ncols()), (b.nrows(), b.ncols()), "{}", text);
         prop_assert_eq!(bits(a.as_slice()), bits(b.as_slice()), "{}", text);

@@ -132,7 +132,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             Landmarks::KMeansPlusPlus => kmeans_pp(x, m, self.seed),
         };
         idx.sort_unstable();
-        let landmarks = x.to_dense().select_rows(&idx);
+        let landmarks = x.to_dense()?.select_rows(&idx);
         let w = gram(&self.kernel, &landmarks)?;
         let eig = w.as_faer().self_adjoint_eigen(Side::Lower).map_err(|e| {
             Error::Numerical(format!(
@@ -179,6 +179,7 @@ impl Transform for Nystroem {
 
 impl ModelFile for Nystroem {
     const KIND: &'static str = "nystroem";
+    const SCHEMA: u32 = 1;
 }
 
 /// Parameters of [`RandomFourierFeatures`].
@@ -270,4 +271,5 @@ impl Transform for RandomFourierFeatures {
 
 impl ModelFile for RandomFourierFeatures {
     const KIND: &'static str = "random-fourier-features";
+    const SCHEMA: u32 = 1;
 }

@@ -19,10 +19,10 @@ pub fn polynomial_feature_map<R: Records + ?Sized>(
         .degree(p as usize)
         .kernel_scaling(true)
         .fit(x)?;
-    let mut xs = x.to_dense();
+    let mut xs = x.to_dense()?;
     let inner = if c > 0.0 { (g / c).sqrt() } else { 1.0 };
     xs.as_mut_slice().iter_mut().for_each(|v| *v *= inner);
-    let full = expansion.transform(&xs)?.to_dense();
+    let full = expansion.transform(&xs)?.to_dense()?;
     if c > 0.0 {
         let outer = c.powf(p as f64 / 2.0);
         let mut out = full;

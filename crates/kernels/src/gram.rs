@@ -99,8 +99,11 @@ pub(crate) fn dense_for_gemm<'a, R: Records + ?Sized>(
 ) -> Option<std::borrow::Cow<'a, DenseMatrix>> {
     match x.as_dense() {
         Some(d) => Some(std::borrow::Cow::Borrowed(d)),
-        None if x.n_samples() * x.n_features() * 8 <= max_bytes => {
-            Some(std::borrow::Cow::Owned(x.to_dense()))
+        // A copy that cannot be had falls back to the per-pair path, which needs none.
+        None if core_linalg::memory::bytes_of_grid::<f64>(x.n_samples(), x.n_features())
+            <= max_bytes as u64 =>
+        {
+            x.to_dense().ok().map(std::borrow::Cow::Owned)
         }
         None => None,
     }

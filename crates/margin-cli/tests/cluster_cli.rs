@@ -83,8 +83,8 @@ fn kmeans_train_predict_and_transform_match_the_library() {
     )
     .unwrap();
     assert_eq!(d.targets, data.targets);
-    let want = lib.transform(&data.records).unwrap().to_dense();
-    assert_eq!(d.records.to_dense(), want);
+    let want = lib.transform(&data.records).unwrap().to_dense().unwrap();
+    assert_eq!(d.records.to_dense().unwrap(), want);
     for (i, &c) in predicted.iter().enumerate() {
         let row = want.row(i);
         assert!(row.iter().all(|&v| v >= row[c]));
@@ -125,8 +125,8 @@ fn pca_transform_writes_the_projections_in_the_input_format() {
         .fit(&data.records)
         .unwrap();
     assert_eq!(
-        z.records.to_dense(),
-        lib.transform(&data.records).unwrap().to_dense()
+        z.records.to_dense().unwrap(),
+        lib.transform(&data.records).unwrap().to_dense().unwrap()
     );
     assert_eq!(z.targets, data.targets);
 
@@ -147,8 +147,8 @@ fn pca_transform_writes_the_projections_in_the_input_format() {
     let input = read_data(&csv, DataFormat::Auto).unwrap();
     let lib = Pca::params().fit(&input.records).unwrap();
     assert_eq!(
-        back.records.to_dense(),
-        lib.transform(&input.records).unwrap().to_dense()
+        back.records.to_dense().unwrap(),
+        lib.transform(&input.records).unwrap().to_dense().unwrap()
     );
     assert_eq!(back.n_samples(), 200);
 }

@@ -341,7 +341,7 @@ pub fn write_chart(path: &Path, svg: &str) -> Result<()> {
     } else {
         svg.as_bytes().to_vec()
     };
-    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+    core_linalg::io::write_atomically(path, |w| w.write_all(&bytes))
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ macro_rules! adapter {
         }
         impl ModelFile for Fitted<$model> {
             const KIND: &'static str = $kind;
+            const SCHEMA: u32 = 1;
             fn check_consistent(&self) -> Result<()> {
                 self.0.check_consistent()
             }
@@ -59,7 +60,7 @@ adapter!(
     |m, x| Ok(m.predict(x)?.into_iter().map(|l| l as f64).collect())
 );
 adapter!(PcaParams, Pca, "pca", |m, x| {
-    let z = m.transform(x)?.to_dense();
+    let z = m.transform(x)?.to_dense().unwrap();
     Ok(z.rows().map(|r| r[0]).collect())
 });
 
@@ -271,6 +272,7 @@ fn inconsistent_model_files_are_refused() {
     }
     impl ModelFile for Raw {
         const KIND: &'static str = "kmeans";
+        const SCHEMA: u32 = 1;
     }
     let mut raw = Raw::from_bytes(&bytes).unwrap();
     raw.labels[0] = 7;

@@ -68,7 +68,7 @@ fn two_obvious_clusters() {
         assert!((m.inertia() - 8.0 / 3.0).abs() < 1e-12, "{}", m.inertia());
         let probe = DenseMatrix::from_rows(&[[0.2, 0.1], [9.0, 9.5]]).unwrap();
         assert_eq!(m.predict(&probe).unwrap(), vec![a, b]);
-        let t = m.transform(&probe).unwrap().to_dense();
+        let t = m.transform(&probe).unwrap().to_dense().unwrap();
         let want = ((0.2f64 - 1.0 / 3.0).powi(2) + (0.1f64 - 1.0 / 3.0).powi(2)).sqrt();
         assert!((t.get(0, a) - want).abs() < 1e-12);
         assert!(

@@ -101,7 +101,7 @@ fn check_kmeans_with(name: &str, x: &Matrix, algorithm: KMeansAlgorithm) {
     );
     assert_eq!(model.n_iter(), f.float("n_iter") as usize, "{name}: n_iter");
     let head = x.select_rows(&(0..20).collect::<Vec<_>>());
-    let t = model.transform(&head).unwrap().to_dense();
+    let t = model.transform(&head).unwrap().to_dense().unwrap();
     assert_all_close(
         "transform",
         t.as_slice(),
@@ -125,7 +125,12 @@ fn kmeans_matches_sklearn_on_blobs() {
 
 #[test]
 fn kmeans_matches_sklearn_on_housing_dense() {
-    let x = Matrix::Dense(Fixture::read("kmeans_housing.txt").data().to_dense());
+    let x = Matrix::Dense(
+        Fixture::read("kmeans_housing.txt")
+            .data()
+            .to_dense()
+            .unwrap(),
+    );
     check_kmeans("kmeans_housing.txt", &x);
 }
 
@@ -139,7 +144,7 @@ fn kmeans_matches_sklearn_on_dna_sparse() {
 /// Components equal up to one sign per component; the projections carry the same sign.
 fn check_pca(name: &str, params: models_cluster::PcaParams) {
     let f = Fixture::read(name);
-    let x = Matrix::Dense(f.data().to_dense());
+    let x = Matrix::Dense(f.data().to_dense().unwrap());
     let model = params.fit(&x).unwrap();
     assert_eq!(model.n_components(), f.float("n_components") as usize);
     let want = f.matrix("components");
@@ -186,7 +191,7 @@ fn check_pca(name: &str, params: models_cluster::PcaParams) {
         1e-8
     ));
     let head = x.select_rows(&(0..20).collect::<Vec<_>>());
-    let t = model.transform(&head).unwrap().to_dense();
+    let t = model.transform(&head).unwrap().to_dense().unwrap();
     let want_t = f.matrix("transform");
     for i in 0..20 {
         for (j, &s) in signs.iter().enumerate() {
@@ -233,10 +238,10 @@ fn pca_variance_fraction_matches_sklearn_on_dna() {
 fn sparse_and_dense_records_give_the_same_pca_projection() {
     let f = Fixture::read("pca_housing_full.txt");
     let sparse = f.data();
-    let dense = Matrix::Dense(sparse.to_dense());
+    let dense = Matrix::Dense(sparse.to_dense().unwrap());
     let model = Pca::params().fit(&dense).unwrap();
-    let a = model.transform(&dense).unwrap().to_dense();
-    let b = model.transform(&sparse).unwrap().to_dense();
+    let a = model.transform(&dense).unwrap().to_dense().unwrap();
+    let b = model.transform(&sparse).unwrap().to_dense().unwrap();
     assert_all_close("sparse vs dense", a.as_slice(), b.as_slice(), 1e-12);
     assert_eq!(model.n_components(), sparse.n_features());
 }

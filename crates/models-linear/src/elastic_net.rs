@@ -429,4 +429,5 @@ impl Predict for ElasticNet {
 
 impl ModelFile for ElasticNet {
     const KIND: &'static str = "elastic-net";
+    const SCHEMA: u32 = 1;
 }

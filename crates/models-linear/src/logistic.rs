@@ -387,6 +387,7 @@ impl DecisionFunction for LogisticRegression {
 
 impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         validate::check_linear_classifier(

@@ -18,7 +18,7 @@ fn data(rows: &[&[f64]], labels: &[f64]) -> Dataset {
 
 fn sparse(d: &Dataset) -> Dataset {
     Dataset {
-        records: Matrix::Sparse(CsrMatrix::from_dense(&d.records.to_dense())),
+        records: Matrix::Sparse(CsrMatrix::from_dense(&d.records.to_dense().unwrap())),
         ..d.clone()
     }
 }

@@ -80,7 +80,7 @@ fn optional_list(v: Option<&String>) -> Option<Vec<f64>> {
 
 fn dense(data: &Dataset) -> Dataset {
     Dataset {
-        records: Matrix::Dense(data.records.to_dense()),
+        records: Matrix::Dense(data.records.to_dense().unwrap()),
         ..data.clone()
     }
 }
@@ -193,8 +193,8 @@ fn check(name: &str) {
         (
             "dense",
             dense(&train),
-            Matrix::Dense(test.records.to_dense()),
-            Matrix::Dense(head.to_dense()),
+            Matrix::Dense(test.records.to_dense().unwrap()),
+            Matrix::Dense(head.to_dense().unwrap()),
         ),
     ] {
         let what = |s: &str| format!("{} ({layout}): {s}", fx.name);

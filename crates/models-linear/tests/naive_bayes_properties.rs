@@ -59,7 +59,7 @@ fn reals() -> BoxedStrategy<f64> {
 
 fn sparse(data: &Dataset) -> Dataset {
     Dataset {
-        records: Matrix::Sparse(CsrMatrix::from_dense(&data.records.to_dense())),
+        records: Matrix::Sparse(CsrMatrix::from_dense(&data.records.to_dense().unwrap())),
         ..data.clone()
     }
 }
@@ -221,10 +221,11 @@ struct AbsoluteModel(MultinomialNB);
 
 impl ModelFile for AbsoluteModel {
     const KIND: &'static str = "test-absolute-multinomial-nb";
+    const SCHEMA: u32 = 1;
 }
 
 fn absolute<R: Records + ?Sized>(records: &R) -> DenseMatrix {
-    let mut x = records.to_dense();
+    let mut x = records.to_dense().unwrap();
     x.as_mut_slice().iter_mut().for_each(|v| *v = v.abs());
     x
 }

@@ -97,7 +97,7 @@ fn check(name: &str, exact: bool) {
     let params = fx.params();
     // The rule reads records through dot products only: dense and sparse must agree.
     let dense = Dataset {
-        records: Matrix::Dense(train.records.to_dense()),
+        records: Matrix::Dense(train.records.to_dense().unwrap()),
         ..train.clone()
     };
     let model = params.fit(&train).unwrap();

@@ -154,7 +154,7 @@ fn least_squares_matches_numpy_and_the_statsmodels_formulas() {
 /// housing_scale plus a duplicate of x0, 2·x1 − x2 and a constant column.
 fn rank_deficient() -> Dataset {
     let data = datasets::housing_scale().unwrap();
-    let x = data.records.to_dense();
+    let x = data.records.to_dense().unwrap();
     let rows: Vec<Vec<f64>> = x
         .rows()
         .map(|r| {

@@ -12,7 +12,10 @@ use models_neighbors::{KNeighborsClassifier, Metric, Weights};
 /// The records as a dense matrix: the pair-by-pair metrics (all but the Euclidean family and
 /// cosine) run faster on dense rows than on merged sparse ones.
 fn dense(data: Dataset) -> core_linalg::Result<Dataset> {
-    Dataset::new(Matrix::Dense(data.records.to_dense()), data.targets)
+    Dataset::new(
+        Matrix::Dense(data.records.to_dense().unwrap()),
+        data.targets,
+    )
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -142,7 +142,7 @@ impl Fit for KNeighborsClassifierParams {
         check_k(self.n_neighbors, data.n_samples())?;
         let index = SearchIndex::build(
             &self.search,
-            crate::nearest::owned_records(&data.records),
+            crate::nearest::owned_records(&data.records)?,
             Some(self.n_neighbors),
         )?;
         Ok(KNeighborsClassifier {
@@ -236,4 +236,5 @@ impl PredictProba for KNeighborsClassifier {
 
 impl ModelFile for KNeighborsClassifier {
     const KIND: &'static str = "knn-classifier";
+    const SCHEMA: u32 = 1;
 }

@@ -182,7 +182,10 @@ impl SearchIndex {
                     && n_neighbors.is_none_or(|k| k < space.n_samples() / 2)
             }
         };
-        let tree = use_tree.then(|| KdTree::build(space, params.leaf_size));
+        let tree = match use_tree {
+            true => Some(KdTree::build(space, params.leaf_size)?),
+            false => None,
+        };
         Ok(Self {
             params: params.clone(),
             kind,

@@ -9,7 +9,7 @@
 //! node whose bound *equals* the k-th best is still visited, so the result is exactly the
 //! brute-force one: the k smallest distances, ties to the smaller training index.
 
-use core_linalg::{DenseMatrix, Records, RowView};
+use core_linalg::{DenseMatrix, Records, Result, RowView};
 use rayon::prelude::*;
 
 use crate::metric::{Kind, minkowski_term};
@@ -43,9 +43,9 @@ pub(crate) struct KdTree {
 impl KdTree {
     /// Builds the tree over `records` (at least one row; sparse ones are densified, the tree
     /// serving low dimensions) with leaves of at most `leaf_size ≥ 1` points.
-    pub(crate) fn build<R: Records + ?Sized>(records: &R, leaf_size: usize) -> Self {
-        let train = records.to_dense();
-        let train = &train;
+    pub(crate) fn build<R: Records + ?Sized>(records: &R, leaf_size: usize) -> Result<Self> {
+        let train = records.dense_view()?;
+        let train = &*train;
         let (n, d) = (train.nrows(), train.ncols());
         let mut tree = Self {
             d,
@@ -58,7 +58,7 @@ impl KdTree {
         for &i in &tree.index {
             tree.points.extend_from_slice(train.row(i));
         }
-        tree
+        Ok(tree)
     }
 
     /// Adds the node holding `index[start..end]` (and its subtree); returns its id.

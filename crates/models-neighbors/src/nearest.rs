@@ -41,12 +41,12 @@ macro_rules! search_builders {
 pub(crate) use search_builders;
 
 /// Owned records of any layout, kept as dense or CSR.
-pub(crate) fn owned_records<R: Records + ?Sized>(records: &R) -> Matrix {
-    match (records.as_dense(), records.as_sparse()) {
+pub(crate) fn owned_records<R: Records + ?Sized>(records: &R) -> Result<Matrix> {
+    Ok(match (records.as_dense(), records.as_sparse()) {
         (_, Some(s)) => Matrix::Sparse(s.clone()),
         (Some(d), _) => Matrix::Dense(d.clone()),
-        (None, None) => Matrix::Dense(records.to_dense()),
-    }
+        (None, None) => Matrix::Dense(records.to_dense()?),
+    })
 }
 
 /// Parameters of [`NearestNeighbors`].
@@ -134,7 +134,7 @@ impl<R: Records + ?Sized> Fit<R> for NearestNeighborsParams {
 
     /// Validates the records (non-empty, finite) and the parameters, then builds the index.
     fn fit(&self, records: &R) -> Result<NearestNeighbors> {
-        self.build(owned_records(records))
+        self.build(owned_records(records)?)
     }
 }
 
@@ -183,4 +183,5 @@ impl NearestNeighbors {
 
 impl ModelFile for NearestNeighbors {
     const KIND: &'static str = "nearest-neighbors";
+    const SCHEMA: u32 = 1;
 }

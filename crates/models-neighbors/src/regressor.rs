@@ -108,7 +108,7 @@ impl Fit for KNeighborsRegressorParams {
         check_k(self.n_neighbors, data.n_samples())?;
         let index = SearchIndex::build(
             &self.search,
-            crate::nearest::owned_records(&data.records),
+            crate::nearest::owned_records(&data.records)?,
             Some(self.n_neighbors),
         )?;
         Ok(KNeighborsRegressor {
@@ -171,4 +171,5 @@ impl Predict for KNeighborsRegressor {
 
 impl ModelFile for KNeighborsRegressor {
     const KIND: &'static str = "knn-regressor";
+    const SCHEMA: u32 = 1;
 }

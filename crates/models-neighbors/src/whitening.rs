@@ -36,7 +36,7 @@ fn sample_covariance<R: Records + ?Sized>(records: &R) -> Result<Mat<f64>> {
             ),
         ));
     }
-    let mut x = records.to_dense().to_faer();
+    let mut x = records.to_dense()?.to_faer();
     for j in 0..d {
         let mean = (0..n).map(|i| x[(i, j)]).sum::<f64>() / n as f64;
         (0..n).for_each(|i| x[(i, j)] -= mean);

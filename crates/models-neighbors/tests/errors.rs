@@ -293,8 +293,11 @@ fn one_and_two_threads_give_identical_results() {
             .build()
             .unwrap();
         pool.install(|| {
-            let dense =
-                Dataset::new(Records::to_dense(&train.records), train.targets.clone()).unwrap();
+            let dense = Dataset::new(
+                Records::to_dense(&train.records).unwrap(),
+                train.targets.clone(),
+            )
+            .unwrap();
             let c = KNeighborsClassifier::params()
                 .weights(Weights::Distance)
                 .fit(&dense)

@@ -73,7 +73,11 @@ impl Fixture {
 }
 
 fn dense(d: &Dataset) -> Dataset {
-    Dataset::new(Matrix::Dense(d.records.to_dense()), d.targets.clone()).unwrap()
+    Dataset::new(
+        Matrix::Dense(d.records.to_dense().unwrap()),
+        d.targets.clone(),
+    )
+    .unwrap()
 }
 
 /// Our neighbours against the reference's: the same training rows (the same set; within it,

@@ -26,7 +26,7 @@ where
     while start < n {
         let end = (start + block).min(n);
         let rows: Vec<usize> = (start..end).collect();
-        let chunk = select(records, &rows);
+        let chunk = select(records, &rows)?;
         let kx = cross_gram(kernel, &chunk, support)?;
         for (r, i) in (start..end).enumerate() {
             f(i, kx.row(r));
@@ -37,10 +37,10 @@ where
 }
 
 /// The rows at `rows` as owned records in the same layout.
-fn select<R: Records + ?Sized>(records: &R, rows: &[usize]) -> Matrix {
-    match (records.as_dense(), records.as_sparse()) {
+fn select<R: Records + ?Sized>(records: &R, rows: &[usize]) -> Result<Matrix> {
+    Ok(match (records.as_dense(), records.as_sparse()) {
         (Some(d), _) => Matrix::Dense(d.select_rows(rows)),
         (None, Some(s)) => Matrix::Sparse(s.select_rows(rows)),
-        (None, None) => Matrix::Dense(records.to_dense().select_rows(rows)),
-    }
+        (None, None) => Matrix::Dense(records.to_dense()?.select_rows(rows)),
+    })
 }

@@ -170,9 +170,11 @@ impl LibsvmModel {
         Ok(out)
     }
 
-    /// Writes the model to `path` in LIBSVM's format.
+    /// Writes the model to `path` in LIBSVM's format (whole or not at all: through a
+    /// temporary file renamed into place).
     pub fn save(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_text()?).map_err(|e| Error::io(path, e))
+        let text = self.to_text()?;
+        core_linalg::io::write_atomically(path, |w| w.write_all(text.as_bytes()))
     }
 
     /// Reads a LIBSVM model file.

@@ -277,6 +277,7 @@ impl DecisionFunction for LinearSvc {
 
 impl ModelFile for LinearSvc {
     const KIND: &'static str = "linear-svc";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         validate::check_linear_classifier(

@@ -146,4 +146,5 @@ impl DecisionFunction for OneClassSvm {
 
 impl ModelFile for OneClassSvm {
     const KIND: &'static str = "one-class-svm";
+    const SCHEMA: u32 = 1;
 }

@@ -472,6 +472,7 @@ impl PredictProba for Svc {
 
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
+    const SCHEMA: u32 = 1;
 }
 
 /// The class order for `classes` as `order` asks: `order[k]` = dataset class index of model

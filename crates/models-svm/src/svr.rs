@@ -251,4 +251,5 @@ impl Predict for Svr {
 
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
+    const SCHEMA: u32 = 1;
 }

@@ -130,7 +130,7 @@ fn weights_match_liblinear_on_a9a() {
 /// optimum with `b = 0`, so SMO's problem and the bias-free linear SVM share their optimum.
 fn mirrored_heart() -> Dataset {
     let data = datasets::heart_scale().unwrap();
-    let x = data.records.to_dense();
+    let x = data.records.to_dense().unwrap();
     let y = data.targets.values().unwrap();
     let mut rows: Vec<Vec<f64>> = x.rows().map(<[f64]>::to_vec).collect();
     rows.extend(x.rows().map(|r| r.iter().map(|v| -v).collect::<Vec<_>>()));

@@ -24,7 +24,7 @@ fn kernels_under_test() -> Vec<SvmKernel> {
 /// The maximal violation m(α) − M(α) of a binary C-SVC's dual solution, recomputed from
 /// scratch in f64 from the model's dual coefficients.
 fn max_violation(model: &Svc, data: &Dataset, c: f64) -> f64 {
-    let x = data.records.to_dense();
+    let x = data.records.to_dense().unwrap();
     let classes = data.targets.classes().unwrap();
     let n = x.nrows();
     let positive = model.labels()[model.problems()[0].positive].clone();
@@ -233,7 +233,7 @@ fn multiclass_models_save_load_and_ignore_the_thread_count() {
 #[test]
 fn precomputed_kernel_gives_the_same_machine() {
     let data = core_linalg::datasets::heart_scale().unwrap();
-    let x = data.records.to_dense();
+    let x = data.records.to_dense().unwrap();
     let rbf = Rbf::with_gamma(0.1).unwrap();
     let k = kernels::gram(&rbf, &x).unwrap();
     // LIBSVM's precomputed layout: column 0 is the 1-based serial number.

@@ -264,6 +264,7 @@ impl Predict for AdaBoostClassifier {
 
 impl ModelFile for AdaBoostClassifier {
     const KIND: &'static str = "adaboost-classifier";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         let k = self.labels.len();

@@ -229,6 +229,7 @@ impl PredictProba for DecisionTreeClassifier {
 
 impl ModelFile for DecisionTreeClassifier {
     const KIND: &'static str = "decision-tree-classifier";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         self.tree.check(true)?;

@@ -345,6 +345,7 @@ impl Predict for RandomForestClassifier {
 
 impl ModelFile for RandomForestClassifier {
     const KIND: &'static str = "random-forest-classifier";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         if self.labels.len() < 2 {
@@ -482,6 +483,7 @@ impl Predict for RandomForestRegressor {
 
 impl ModelFile for RandomForestRegressor {
     const KIND: &'static str = "random-forest-regressor";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         check_trees(&self.trees, false, 1)

@@ -152,6 +152,7 @@ impl Predict for DecisionTreeRegressor {
 
 impl ModelFile for DecisionTreeRegressor {
     const KIND: &'static str = "decision-tree-regressor";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         self.tree.check(false)?;

@@ -178,7 +178,7 @@ fn regression_forest_oob_and_save_load() {
 #[test]
 fn ensembles_accept_missing_values_when_allowed() {
     let data = bundled("heart_scale");
-    let mut x = data.records.to_dense();
+    let mut x = data.records.to_dense().unwrap();
     for i in (0..x.nrows()).step_by(3) {
         x.row_mut(i)[i % 13] = f64::NAN;
     }

@@ -120,7 +120,7 @@ fn battery_regressor() {
 #[test]
 fn nan_is_a_missing_value_and_infinity_is_refused() {
     let data = heart();
-    let mut x = data.records.to_dense();
+    let mut x = data.records.to_dense().unwrap();
     for i in (0..x.nrows()).step_by(4) {
         x.row_mut(i)[2] = f64::NAN;
     }

@@ -45,7 +45,7 @@ fn rows(data: &Dataset, range: impl Iterator<Item = usize>) -> Dataset {
 
 /// As `with_missing` in gen_gradient_boosting.py.
 fn with_missing(data: &Dataset) -> Dataset {
-    let mut x = data.records.to_dense();
+    let mut x = data.records.to_dense().unwrap();
     let d = x.ncols();
     for i in (0..x.nrows()).step_by(5) {
         x.row_mut(i)[(i / 5) % d] = f64::NAN;

@@ -103,7 +103,7 @@ fn with_missing(data: Dataset, fx: &Fixture) -> Dataset {
     if fx.word("missing") != "1" {
         return data;
     }
-    let mut x = data.records.to_dense();
+    let mut x = data.records.to_dense().unwrap();
     for i in 0..x.nrows() {
         let row = x.row_mut(i);
         if i % 7 == 0 {

@@ -641,7 +641,8 @@ fn kmeans_with(args: &DataArgs, algorithm: KMeansAlgorithm) -> Res<Outcome> {
         train
             .records
             .select_rows(&(0..10).collect::<Vec<_>>())
-            .to_dense(),
+            .to_dense()
+            .unwrap(),
     );
     let params = KMeans::params()
         .n_clusters(10)

@@ -175,7 +175,7 @@ pub fn split(args: &DataArgs) -> Res<(Dataset, Dataset)> {
 /// The records of a data set as a dense matrix (for models whose peer only takes dense input).
 pub fn densified(data: Dataset) -> Res<Dataset> {
     let records = match data.records {
-        Matrix::Sparse(s) => s.to_dense(),
+        Matrix::Sparse(s) => s.to_dense()?,
         Matrix::Dense(d) => d,
     };
     Ok(Dataset::new(records, data.targets)?)

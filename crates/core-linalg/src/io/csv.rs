@@ -282,9 +282,9 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
 
 /// Writes a dataset as CSV to a file; see [`write_csv_to`].
 pub fn write_csv(path: &Path, data: &Dataset, opts: &CsvOptions) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    write_csv_to(&mut w, data, opts).and_then(|()| w.flush().map_err(|e| Error::io(path, e)))
+    let mut w = crate::io::AtomicFile::create(path)?;
+    write_csv_to(&mut w, data, opts).map_err(|e| e.at_path(path))?;
+    w.commit()
 }
 
 /// Writes CSV to any writer, with `opts.delimiter` as separator: a header row when the dataset
@@ -343,7 +343,10 @@ mod tests {
     #[test]
     fn header_is_detected_and_label_defaults_to_last() {
         let d = read("a,b,y\n1,2,0\n3,4.5,1\n", &CsvOptions::default()).unwrap();
-        assert_eq!(d.records.to_dense().as_slice(), &[1.0, 2.0, 3.0, 4.5]);
+        assert_eq!(
+            d.records.to_dense().unwrap().as_slice(),
+            &[1.0, 2.0, 3.0, 4.5]
+        );
         assert_eq!(d.targets, Targets::Values(vec![0.0, 1.0]));
         assert_eq!(d.feature_names, Some(vec!["a".into(), "b".into()]));
         let no_header = read("1,2,0\n3,4,1\n", &CsvOptions::default()).unwrap();
@@ -404,7 +407,7 @@ mod tests {
             d.feature_names,
             Some(vec!["color=blue".into(), "color=red".into(), "size".into()])
         );
-        assert_eq!(d.records.to_dense().row(1), &[1.0, 0.0, 2.0]);
+        assert_eq!(d.records.to_dense().unwrap().row(1), &[1.0, 0.0, 2.0]);
     }
 
     #[test]

@@ -198,9 +198,9 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
 
 /// Writes a dataset as LIBSVM text to a file (one-based indices; zeros of dense rows omitted).
 pub fn write_libsvm(path: &Path, data: &Dataset) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    write_libsvm_to(&mut w, data).and_then(|()| w.flush().map_err(|e| Error::io(path, e)))
+    let mut w = crate::io::AtomicFile::create(path)?;
+    write_libsvm_to(&mut w, data).map_err(|e| e.at_path(path))?;
+    w.commit()
 }
 
 /// Writes LIBSVM text to any writer. Numbers are written in their shortest exact form, so reading
@@ -318,7 +318,7 @@ mod tests {
         assert_eq!(d.n_samples(), 3);
         assert_eq!(d.n_features(), 3);
         assert_eq!(d.targets, Targets::Values(vec![1.0, -1.0, 2.0]));
-        let dense = d.records.to_dense();
+        let dense = d.records.to_dense().unwrap();
         assert_eq!(dense.row(0), &[0.5, 0.0, -2.0]);
         assert_eq!(dense.row(1), &[0.0, 0.0, 0.0]);
         assert_eq!(dense.row(2), &[0.0, 1e-3, 0.0]);
@@ -351,14 +351,14 @@ mod tests {
                 ..Default::default()
             };
             let d = read_libsvm_from(&b"1 0:1 2:3\n"[..], &opts).unwrap();
-            assert_eq!(d.records.to_dense().row(0), &[1.0, 0.0, 3.0]);
+            assert_eq!(d.records.to_dense().unwrap().row(0), &[1.0, 0.0, 3.0]);
         }
         let opts = LibsvmOptions {
             index_base: IndexBase::Auto,
             ..Default::default()
         };
         let d = read_libsvm_from(&b"1 1:1 3:3\n"[..], &opts).unwrap();
-        assert_eq!(d.records.to_dense().row(0), &[1.0, 0.0, 3.0]);
+        assert_eq!(d.records.to_dense().unwrap().row(0), &[1.0, 0.0, 3.0]);
     }
 
     #[test]

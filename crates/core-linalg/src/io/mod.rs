@@ -3,6 +3,7 @@
 //! `.gz` and `.bz2` files are recognised by their first bytes, not their names, and decompressed
 //! while reading.
 
+mod atomic;
 mod csv;
 mod format;
 mod libsvm;
@@ -14,6 +15,7 @@ use std::path::Path;
 pub use self::csv::{
     CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from, write_csv, write_csv_to,
 };
+pub use atomic::{AtomicFile, same_file, write_atomically};
 pub use format::{format_g, format_shortest};
 pub use libsvm::{
     IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,

@@ -125,7 +125,7 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
         }
         check_fit_input(records)?;
         let k = self.n_bins;
-        let edges = columns(records)
+        let edges = columns(records)?
             .into_iter()
             .map(|mut col| {
                 col.sort_by(f64::total_cmp);
@@ -163,7 +163,7 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
 impl Transform for KBinsDiscretizer {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.edges.len(), records)?;
-        let x = records.to_dense();
+        let x = records.to_dense()?;
         match self.encode {
             BinEncoding::Ordinal => {
                 let mut out = x;
@@ -206,6 +206,7 @@ impl Transform for KBinsDiscretizer {
 
 impl ModelFile for KBinsDiscretizer {
     const KIND: &'static str = "kbins-discretizer";
+    const SCHEMA: u32 = 1;
 }
 
 #[cfg(test)]
@@ -224,7 +225,7 @@ mod tests {
             .unwrap();
         assert_eq!(u.bin_edges()[0], vec![0.0, 5.0, 10.0]);
         assert_eq!(
-            u.transform(&x).unwrap().to_dense().as_slice(),
+            u.transform(&x).unwrap().to_dense().unwrap().as_slice(),
             &[0.0, 0.0, 0.0, 0.0, 1.0]
         );
         let q = KBinsDiscretizer::params()
@@ -235,12 +236,16 @@ mod tests {
         assert_eq!(q.bin_edges()[0], vec![0.0, 2.0, 10.0]);
         // side = right: 2.0 sits on the edge and goes up, as numpy.searchsorted(side="right").
         assert_eq!(
-            q.transform(&x).unwrap().to_dense().as_slice(),
+            q.transform(&x).unwrap().to_dense().unwrap().as_slice(),
             &[0.0, 0.0, 1.0, 1.0, 1.0]
         );
         let outside = DenseMatrix::from_row_major(vec![-5.0, 50.0], 2, 1).unwrap();
         assert_eq!(
-            q.transform(&outside).unwrap().to_dense().as_slice(),
+            q.transform(&outside)
+                .unwrap()
+                .to_dense()
+                .unwrap()
+                .as_slice(),
             &[0.0, 1.0]
         );
     }
@@ -250,7 +255,7 @@ mod tests {
         let x = DenseMatrix::from_rows(&[[0.0, 7.0], [1.0, 7.0], [2.0, 7.0], [3.0, 7.0]]).unwrap();
         let k = KBinsDiscretizer::params().n_bins(2).fit(&x).unwrap();
         assert_eq!(k.n_bins(), vec![2, 1]);
-        let y = k.transform(&x).unwrap().to_dense();
+        let y = k.transform(&x).unwrap().to_dense().unwrap();
         assert_eq!(y.row(0), &[1.0, 0.0, 1.0]);
         assert_eq!(y.row(3), &[0.0, 1.0, 1.0]);
         assert!(KBinsDiscretizer::params().n_bins(1).fit(&x).is_err());

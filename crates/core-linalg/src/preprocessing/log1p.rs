@@ -46,7 +46,7 @@ impl Transform for Log1p {
         validate::check_finite(records)?;
         let mut out = match records.as_sparse() {
             Some(s) => Matrix::Sparse(s.clone()),
-            None => Matrix::Dense(records.to_dense()),
+            None => Matrix::Dense(records.to_dense()?),
         };
         match &mut out {
             Matrix::Sparse(s) => {
@@ -79,7 +79,7 @@ mod tests {
     fn log1p_plain_signed_and_sparse() {
         let x = DenseMatrix::from_rows(&[[0.0, 1.0, -1.0]]).unwrap();
         assert!(Log1p::new().transform(&x).is_err());
-        let y = Log1p::signed().transform(&x).unwrap().to_dense();
+        let y = Log1p::signed().transform(&x).unwrap().to_dense().unwrap();
         assert_eq!(y.row(0), &[0.0, 2f64.ln(), -(2f64.ln())]);
         let s = CsrMatrix::from_dense(&DenseMatrix::from_rows(&[[0.0, 3.0]]).unwrap());
         match Log1p::new().transform(&s).unwrap() {

@@ -135,7 +135,7 @@ impl<R: Records + ?Sized> Fit<R> for MinMaxScalerParams {
     fn fit(&self, records: &R) -> Result<MinMaxScaler> {
         self.check()?;
         check_fit_input(records)?;
-        let (data_min, data_max) = column_min_max(records);
+        let (data_min, data_max) = column_min_max(records)?;
         Ok(MinMaxScaler {
             lower: self.lower,
             upper: self.upper,
@@ -165,6 +165,7 @@ impl Transform for MinMaxScaler {
 
 impl ModelFile for MinMaxScaler {
     const KIND: &'static str = "min-max-scaler";
+    const SCHEMA: u32 = 1;
 }
 
 #[cfg(test)]
@@ -176,12 +177,15 @@ mod tests {
         let x =
             DenseMatrix::from_rows(&[[1.0, 5.0, 2.0], [3.0, 5.0, -2.0], [2.0, 5.0, 0.0]]).unwrap();
         let s = MinMaxScaler::params().range(-1.0, 1.0).fit(&x).unwrap();
-        let y = s.transform(&x).unwrap().to_dense();
+        let y = s.transform(&x).unwrap().to_dense().unwrap();
         assert_eq!(y.row(0), &[-1.0, -1.0, 1.0]);
         assert_eq!(y.row(1), &[1.0, -1.0, -1.0]);
         assert_eq!(y.row(2), &[0.0, -1.0, 0.0]);
         let z = DenseMatrix::from_rows(&[[5.0, 6.0, 4.0]]).unwrap();
-        assert_eq!(s.transform(&z).unwrap().to_dense().row(0), &[3.0, 1.0, 2.0]);
+        assert_eq!(
+            s.transform(&z).unwrap().to_dense().unwrap().row(0),
+            &[3.0, 1.0, 2.0]
+        );
     }
 
     #[test]

@@ -29,11 +29,12 @@ fn check_fit_input<R: Records + ?Sized>(records: &R) -> Result<()> {
 }
 
 /// Per-column minimum and maximum; entries a sparse row does not store count as zeros.
-fn column_min_max<R: Records + ?Sized>(records: &R) -> (Vec<f64>, Vec<f64>) {
+fn column_min_max<R: Records + ?Sized>(records: &R) -> Result<(Vec<f64>, Vec<f64>)> {
+    use crate::memory::{FEWER_FEATURES, filled_vec};
     let d = records.n_features();
-    let mut lo = vec![f64::INFINITY; d];
-    let mut hi = vec![f64::NEG_INFINITY; d];
-    let mut seen = vec![0usize; d];
+    let mut lo = filled_vec(d, f64::INFINITY, "per-feature minima", FEWER_FEATURES)?;
+    let mut hi = filled_vec(d, f64::NEG_INFINITY, "per-feature maxima", FEWER_FEATURES)?;
+    let mut seen = filled_vec(d, 0usize, "per-feature counts", FEWER_FEATURES)?;
     for i in 0..records.n_samples() {
         records.row(i).for_each_stored(|j, v| {
             lo[j] = lo[j].min(v);
@@ -47,13 +48,13 @@ fn column_min_max<R: Records + ?Sized>(records: &R) -> (Vec<f64>, Vec<f64>) {
             hi[j] = hi[j].max(0.0);
         }
     }
-    (lo, hi)
+    Ok((lo, hi))
 }
 
 /// Column values as a dense vector per column (for quantiles and category sets).
-fn columns<R: Records + ?Sized>(records: &R) -> Vec<Vec<f64>> {
-    let x = records.to_dense();
-    (0..x.ncols())
+fn columns<R: Records + ?Sized>(records: &R) -> Result<Vec<Vec<f64>>> {
+    let x = records.to_dense()?;
+    Ok((0..x.ncols())
         .map(|j| x.rows().map(|r| r[j]).collect())
-        .collect()
+        .collect())
 }

@@ -86,7 +86,7 @@ impl<R: Records + ?Sized> Fit<R> for OneHotEncoderParams {
             }
             encode[c] = true;
         }
-        let categories = columns(records)
+        let categories = columns(records)?
             .into_iter()
             .zip(encode)
             .map(|(mut col, enc)| {
@@ -108,7 +108,7 @@ impl<R: Records + ?Sized> Fit<R> for OneHotEncoderParams {
 impl Transform for OneHotEncoder {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.categories.len(), records)?;
-        let x = records.to_dense();
+        let x = records.to_dense()?;
         let mut indptr = vec![0];
         let mut indices = Vec::new();
         let mut values = Vec::new();
@@ -156,6 +156,7 @@ impl Transform for OneHotEncoder {
 
 impl ModelFile for OneHotEncoder {
     const KIND: &'static str = "one-hot-encoder";
+    const SCHEMA: u32 = 1;
 }
 
 #[cfg(test)]
@@ -169,7 +170,7 @@ mod tests {
             DenseMatrix::from_rows(&[[2.0, 0.5, 1.0], [1.0, 0.0, 3.0], [2.0, 1.5, 3.0]]).unwrap();
         let e = OneHotEncoder::params().columns(vec![0, 2]).fit(&x).unwrap();
         assert_eq!(e.n_output_features(), 5);
-        let y = e.transform(&x).unwrap().to_dense();
+        let y = e.transform(&x).unwrap().to_dense().unwrap();
         assert_eq!(y.row(0), &[0.0, 1.0, 0.5, 1.0, 0.0]);
         assert_eq!(y.row(1), &[1.0, 0.0, 0.0, 0.0, 1.0]);
         let unseen = DenseMatrix::from_rows(&[[5.0, 0.0, 1.0]]).unwrap();
@@ -183,7 +184,12 @@ mod tests {
             .fit(&x)
             .unwrap();
         assert_eq!(
-            lenient.transform(&unseen).unwrap().to_dense().row(0),
+            lenient
+                .transform(&unseen)
+                .unwrap()
+                .to_dense()
+                .unwrap()
+                .row(0),
             &[0.0, 0.0, 0.0, 1.0, 0.0]
         );
         assert!(OneHotEncoder::params().columns(vec![3]).fit(&x).is_err());

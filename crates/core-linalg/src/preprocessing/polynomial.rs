@@ -198,6 +198,7 @@ impl Transform for PolynomialFeatures {
 
 impl ModelFile for PolynomialFeatures {
     const KIND: &'static str = "polynomial-features";
+    const SCHEMA: u32 = 1;
 }
 
 #[cfg(test)]
@@ -211,7 +212,7 @@ mod tests {
         let p = PolynomialFeatures::params().fit(&x).unwrap();
         // sklearn: [1, a, b, a², ab, b²]
         assert_eq!(
-            p.transform(&x).unwrap().to_dense().row(0),
+            p.transform(&x).unwrap().to_dense().unwrap().row(0),
             &[1.0, 2.0, 3.0, 4.0, 6.0, 9.0]
         );
         assert_eq!(p.powers()[4], vec![1, 1]);
@@ -226,6 +227,7 @@ mod tests {
             q.transform(&DenseMatrix::from_rows(&[[2.0, 3.0, 5.0]]).unwrap())
                 .unwrap()
                 .to_dense()
+                .unwrap()
                 .row(0),
             &[2.0, 3.0, 5.0, 6.0, 10.0, 15.0, 30.0]
         );
@@ -240,7 +242,7 @@ mod tests {
         ) {
             let x = DenseMatrix::from_rows(&[a.clone(), b.clone()]).unwrap();
             let map = PolynomialFeatures::params().degree(p).kernel_scaling(true).fit(&x).unwrap();
-            let z = map.transform(&x).unwrap().to_dense();
+            let z = map.transform(&x).unwrap().to_dense().unwrap();
             let lhs = crate::dot(z.row(0), z.row(1));
             let rhs = (1.0 + crate::dot(&a, &b)).powi(p as i32);
             prop_assert!((lhs - rhs).abs() <= 1e-12 * rhs.abs().max(1.0), "{lhs} vs {rhs}");

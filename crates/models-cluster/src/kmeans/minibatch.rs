@@ -399,6 +399,7 @@ impl Transform for MiniBatchKMeans {
 
 impl ModelFile for MiniBatchKMeans {
     const KIND: &'static str = "minibatch-kmeans";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         check_decoded(&self.centers, &self.labels, self.inertia)

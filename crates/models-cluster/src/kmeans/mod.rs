@@ -414,6 +414,7 @@ fn check_decoded(centers: &DenseMatrix, labels: &[usize], inertia: f64) -> Resul
 
 impl ModelFile for KMeans {
     const KIND: &'static str = "kmeans";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         check_decoded(&self.centers, &self.labels, self.inertia)

@@ -3,7 +3,7 @@
 mod factor;
 
 use core_linalg::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, validate,
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, validate,
 };
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
@@ -225,7 +225,7 @@ impl Pca {
     /// whitening first. Exact (up to rounding) when all components are kept.
     pub fn inverse_transform<R: Records + ?Sized>(&self, z: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_components(), z)?;
-        let mut zd = z.to_dense();
+        let mut zd = z.to_dense()?;
         if self.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
             scale_columns(&mut zd, &scale, false);
@@ -279,18 +279,16 @@ impl Centered {
     /// groups of [`COLUMNS`]: each task reads every row's slice of its columns (one cache line)
     /// and writes its columns contiguously, so the transposition is cache-friendly; each mean
     /// is summed by one task in row order.
-    fn new<R: Records + ?Sized>(x: &R) -> (Self, Vec<f64>) {
+    fn new<R: Records + ?Sized>(x: &R) -> Result<(Self, Vec<f64>)> {
         const COLUMNS: usize = 64;
         let (n, d) = (x.n_samples(), x.n_features());
-        let owned;
-        let dense = match x.as_dense() {
-            Some(dense) => dense,
-            None => {
-                owned = x.to_dense();
-                &owned
-            }
-        };
-        let mut columns = vec![0.0; n * d];
+        let dense = x.dense_view()?;
+        let mut columns = memory::filled_vec(
+            n.saturating_mul(d),
+            0.0,
+            &format!("the centred copy of the {n} × {d} records"),
+            memory::DENSE_COPY,
+        )?;
         let mut mean = vec![0.0; d];
         columns
             .par_chunks_mut(COLUMNS * n)
@@ -311,7 +309,7 @@ impl Centered {
                     }
                 }
             });
-        (Self { columns, n, d }, mean)
+        Ok((Self { columns, n, d }, mean))
     }
 
     fn view(&self) -> MatRef<'_, f64> {
@@ -345,7 +343,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
         let solver = self.solver_for(n, d);
         self.check(n, d, solver)?;
         let m = n.min(d);
-        let (mut xc, mean) = Centered::new(records);
+        let (mut xc, mean) = Centered::new(records)?;
         let dof = (n - 1) as f64;
         let (spectrum, total_var, kept) = match solver {
             SvdSolver::Randomized => {
@@ -466,6 +464,7 @@ impl Transform for Pca {
 
 impl ModelFile for Pca {
     const KIND: &'static str = "pca";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         let (c, d) = (self.components.nrows(), self.components.ncols());

@@ -320,4 +320,5 @@ super::nb_predictions!(BernoulliNB);
 
 impl ModelFile for BernoulliNB {
     const KIND: &'static str = "bernoulli-nb";
+    const SCHEMA: u32 = 1;
 }

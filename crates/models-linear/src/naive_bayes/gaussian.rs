@@ -436,6 +436,7 @@ super::nb_predictions!(GaussianNB);
 
 impl ModelFile for GaussianNB {
     const KIND: &'static str = "gaussian-nb";
+    const SCHEMA: u32 = 1;
 }
 
 #[cfg(test)]
@@ -450,6 +451,7 @@ mod tests {
         struct Forged(GaussianFile);
         impl ModelFile for Forged {
             const KIND: &'static str = GaussianNB::KIND;
+            const SCHEMA: u32 = 1;
         }
         let mut moments = Moments::new(vec![Label::Number(0.0), Label::Number(1.0)], 2);
         moments.sigma.row_mut(1)[0] = -1.0;

@@ -228,6 +228,7 @@ super::nb_predictions!(MultinomialNB);
 
 impl ModelFile for MultinomialNB {
     const KIND: &'static str = "multinomial-nb";
+    const SCHEMA: u32 = 1;
 }
 
 #[cfg(test)]
@@ -243,6 +244,7 @@ mod tests {
         struct Forged(MultinomialFile);
         impl ModelFile for Forged {
             const KIND: &'static str = MultinomialNB::KIND;
+            const SCHEMA: u32 = 1;
         }
         let labels = vec![Label::Number(0.0), Label::Number(1.0)];
         let mut counts = Counts::new(labels, 3);

@@ -234,6 +234,7 @@ impl DecisionFunction for KernelPerceptron {
 
 impl ModelFile for KernelPerceptron {
     const KIND: &'static str = "kernel-perceptron";
+    const SCHEMA: u32 = 1;
 }
 
 /// Rows `start..start + len` of other records, as records (one prediction block).

@@ -168,6 +168,7 @@ impl DecisionFunction for Perceptron {
 
 impl ModelFile for Perceptron {
     const KIND: &'static str = "perceptron";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         let d = self.n_features();

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use core_linalg::faer::{Mat, MatRef, Par};
-use core_linalg::{Dataset, DenseMatrix, Error, Records, Result, validate};
+use core_linalg::{Dataset, Error, Records, Result, validate};
 use rayon::prelude::*;
 
 /// Rows per block when copying row-major records into the column-major design, so both the
@@ -45,14 +45,6 @@ fn power_of_two_scale(max_abs: f64) -> f64 {
         2f64.powi((max_abs.log2().floor() as i32).clamp(-1000, 1000))
     } else {
         1.0
-    }
-}
-
-/// Dense records: borrowed when they already are, densified when sparse.
-pub(crate) fn dense_records<R: Records + ?Sized>(records: &R) -> Cow<'_, DenseMatrix> {
-    match records.as_dense() {
-        Some(d) => Cow::Borrowed(d),
-        None => Cow::Owned(records.to_dense()),
     }
 }
 
@@ -107,7 +99,7 @@ impl Design {
     /// Validates `data` and builds its design.
     pub(crate) fn new(data: &Dataset, fit_intercept: bool) -> Result<Self> {
         let Supervision { y, weights: w } = regression_inputs(data)?;
-        let x = dense_records(&data.records);
+        let x = data.records.dense_view()?;
         let (n, d) = (x.nrows(), x.ncols());
         let weight = |i: usize| w.map_or(1.0, |w| w[i]);
         let weight_sum: f64 = w.map_or(n as f64, |w| w.iter().sum());
@@ -226,7 +218,7 @@ pub(crate) fn check_alpha(alpha: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::Targets;
+    use core_linalg::{DenseMatrix, Targets};
 
     #[test]
     fn powers_of_two_leave_every_digit_alone() {

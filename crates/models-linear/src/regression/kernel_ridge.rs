@@ -198,4 +198,5 @@ impl Predict for KernelRidge {
 
 impl ModelFile for KernelRidge {
     const KIND: &'static str = "kernel-ridge";
+    const SCHEMA: u32 = 1;
 }

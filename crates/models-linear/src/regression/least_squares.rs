@@ -521,4 +521,5 @@ impl Predict for LinearRegression {
 
 impl ModelFile for LinearRegression {
     const KIND: &'static str = "linear-regression";
+    const SCHEMA: u32 = 1;
 }

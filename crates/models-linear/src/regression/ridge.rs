@@ -231,4 +231,5 @@ impl Predict for Ridge {
 
 impl ModelFile for Ridge {
     const KIND: &'static str = "ridge";
+    const SCHEMA: u32 = 1;
 }

@@ -2,10 +2,8 @@
 //! indices stored column by column (one feature's bins are contiguous, which is the order the
 //! histogram builder reads them in).
 
-use std::borrow::Cow;
-
+use core_linalg::DenseMatrix;
 use core_linalg::split::rng_from_seed;
-use core_linalg::{DenseMatrix, Records};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -70,14 +68,6 @@ impl BinnedData {
     #[inline]
     pub(crate) fn column(&self, j: usize) -> &[u8] {
         &self.bins[j * self.n_rows..(j + 1) * self.n_rows]
-    }
-}
-
-/// The records as a dense matrix (borrowed when they already are one).
-pub(crate) fn dense<R: Records + ?Sized>(records: &R) -> Cow<'_, DenseMatrix> {
-    match records.as_dense() {
-        Some(d) => Cow::Borrowed(d),
-        None => Cow::Owned(records.to_dense()),
     }
 }
 

@@ -8,7 +8,7 @@ use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::binning::{BinMapper, BinnedData, dense};
+use super::binning::{BinMapper, BinnedData};
 use super::grower::{FeatureBins, Grown, TreeLimits, Workspace, grow};
 use super::histogram::Gradients;
 use super::loss::{Loss, weighted_median};
@@ -73,7 +73,7 @@ pub(crate) fn checked_records<'a>(
             "at least one positive weight",
         ));
     }
-    Ok(dense(&data.records))
+    data.records.dense_view()
 }
 
 /// Checks records to predict and returns them dense.
@@ -84,7 +84,7 @@ pub(crate) fn checked_predict<'a, R: Records + ?Sized>(
 ) -> Result<std::borrow::Cow<'a, DenseMatrix>> {
     validate::check_n_features(n_features, records)?;
     check_values(records, allow_missing)?;
-    Ok(dense(records))
+    records.dense_view()
 }
 
 /// The training part of the data, and the validation part when early stopping is on.
@@ -110,7 +110,7 @@ fn split_off_validation(
         })?;
     let unpack = |d: Dataset| -> Result<Parts> {
         let y = d.targets.values()?.into_owned();
-        Ok((dense(&d.records).into_owned(), y, d.sample_weights))
+        Ok((d.records.dense_view()?.into_owned(), y, d.sample_weights))
     };
     Ok((unpack(train)?, unpack(val)?))
 }

@@ -186,6 +186,7 @@ impl Predict for GradientBoostingClassifier {
 
 impl ModelFile for GradientBoostingClassifier {
     const KIND: &'static str = "gradient-boosting-classifier";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         let k = self.labels.len();

@@ -123,6 +123,7 @@ impl Predict for GradientBoostingRegressor {
 
 impl ModelFile for GradientBoostingRegressor {
     const KIND: &'static str = "gradient-boosting-regressor";
+    const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
         let loss_ok = matches!(

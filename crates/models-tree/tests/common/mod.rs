@@ -26,7 +26,7 @@ pub fn bundled(name: &str) -> Dataset {
 /// The same dataset with dense records.
 pub fn dense(data: &Dataset) -> Dataset {
     Dataset {
-        records: Matrix::Dense(data.records.to_dense()),
+        records: Matrix::Dense(data.records.to_dense().unwrap()),
         ..data.clone()
     }
 }
