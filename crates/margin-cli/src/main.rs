@@ -26,6 +26,7 @@ mod logistic_models;
 mod models;
 mod naive_bayes_models;
 mod neighbor_models;
+mod output;
 mod perceptron_models;
 mod regression_models;
 mod scale;
@@ -76,6 +77,7 @@ enum Command {
 }
 
 /// An error with the exit code it maps to.
+#[derive(Debug)]
 pub(crate) struct Failure {
     code: u8,
     message: String,
@@ -88,10 +90,7 @@ impl From<Error> for Failure {
         if let Error::Io { source, .. } = &e
             && source.kind() == std::io::ErrorKind::BrokenPipe
         {
-            return Failure {
-                code: 0,
-                message: String::new(),
-            };
+            return Failure::quiet();
         }
         let code = match e {
             Error::Numerical(_) | Error::NotConverged { .. } => 1,
@@ -105,6 +104,24 @@ impl From<Error> for Failure {
 }
 
 impl Failure {
+    /// Not a failure: the command ends early and successfully, saying nothing (its reader went
+    /// away).
+    pub(crate) fn quiet() -> Self {
+        Failure {
+            code: 0,
+            message: String::new(),
+        }
+    }
+
+    /// A failure of margin's own, not of the input (exit code 1): an output that could not be
+    /// written, a numerical breakdown.
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Failure {
+            code: 1,
+            message: message.into(),
+        }
+    }
+
     /// Bad input given on the command line.
     pub(crate) fn usage(message: impl Into<String>) -> Self {
         Failure {
@@ -142,15 +159,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // A bug must still end with a one-line message and exit code 1, not a trace.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!(
+        output::warn(format_args!(
             "margin: internal error: {info}; please report this with the command that caused it"
-        );
+        ));
     }));
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(f)) if f.code == 0 => ExitCode::SUCCESS,
         Ok(Err(f)) => {
-            eprintln!("margin: {}", f.message);
+            output::warn(format_args!("margin: {}", f.message));
             ExitCode::from(f.code)
         }
         Err(_) => ExitCode::from(1),

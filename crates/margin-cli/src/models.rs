@@ -6,14 +6,14 @@
 //! from the model file's header and dispatches on it.
 
 use std::collections::BTreeMap;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use core_linalg::{Dataset, Error, Label, Matrix};
 
 use crate::Failure;
 use crate::data::{FormatArg, load};
+use crate::output::{Out, check_outputs, outln};
 
 /// Parameters given as `--name value` pairs, consumed by a model entry.
 #[derive(Clone, Debug, Default)]
@@ -311,9 +311,12 @@ pub fn train(args: &TrainArgs) -> Result<(), Failure> {
             .ok_or_else(|| Failure::usage("missing -o <MODEL_FILE>"))?,
     );
     let entry = find(&cmd.model)?;
+    check_outputs(&[&cmd.data], &[&output])?;
     let data = load(&cmd.data, cmd.format)?;
     let bytes = (entry.train)(&data, cmd.params)?;
-    std::fs::write(&output, bytes).map_err(|e| Failure::from(Error::io(&output, e)))
+    let mut out = Out::file(&output)?;
+    out.write_all(&bytes)?;
+    out.finish()
 }
 
 /// Arguments of `margin predict`.
@@ -344,13 +347,23 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
             args.model.display()
         ))
     })?;
+    if let Some(output) = &args.output {
+        check_outputs(&[&args.model, &args.data], &[output])?;
+    }
     let data = load(&args.data, args.format)?;
     let predictions = (entry.predict)(&bytes, &data.records, args.proba)?;
-    write_predictions(args.output.as_deref(), &predictions)?;
-    for (name, value) in scores(&data, &predictions)? {
-        println!("{name}: {value:.6}");
+    let scores = scores(&data, &predictions)?;
+    let mut out = Out::file_or_stdout(args.output.as_deref())?;
+    write_predictions(&mut out, &predictions)?;
+    if args.output.is_some() {
+        // The predictions are in place before the report goes to stdout.
+        out.finish()?;
+        out = Out::stdout();
     }
-    Ok(())
+    for (name, value) in scores {
+        outln!(out, "{name}: {value:.6}")?;
+    }
+    out.finish()
 }
 
 /// The metrics a prediction report prints: accuracy for labels, R², RMSE and MAE for values,
@@ -390,19 +403,11 @@ pub fn adjusted_rand(data: &Dataset, clusters: &[usize]) -> Result<f64, Failure>
     Ok(metrics::adjusted_rand_index(&truth, clusters)?)
 }
 
-fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure> {
-    let mut out: Box<dyn Write> = match path {
-        Some(p) => Box::new(BufWriter::new(
-            std::fs::File::create(p).map_err(|e| Failure::from(Error::io(p, e)))?,
-        )),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
-    let name = path.map_or_else(|| PathBuf::from("<stdout>"), Path::to_path_buf);
-    let io = |e| Failure::from(Error::io(&name, e));
+fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {
     match p {
         Predictions::Labels(labels) => {
             for l in labels {
-                writeln!(out, "{l}").map_err(io)?;
+                outln!(out, "{l}")?;
             }
         }
         Predictions::Probabilities {
@@ -411,25 +416,25 @@ fn write_predictions(path: Option<&Path>, p: &Predictions) -> Result<(), Failure
             probs,
         } => {
             let head: Vec<String> = classes.iter().map(ToString::to_string).collect();
-            writeln!(out, "label {}", head.join(" ")).map_err(io)?;
+            outln!(out, "label {}", head.join(" "))?;
             for (l, row) in labels.iter().zip(probs.rows()) {
                 let cells: Vec<String> = row
                     .iter()
                     .map(|p| core_linalg::io::format_g(*p, 6))
                     .collect();
-                writeln!(out, "{l} {}", cells.join(" ")).map_err(io)?;
+                outln!(out, "{l} {}", cells.join(" "))?;
             }
         }
         Predictions::Values(v) => {
             for x in v {
-                writeln!(out, "{}", core_linalg::io::format_g(*x, 17)).map_err(io)?;
+                outln!(out, "{}", core_linalg::io::format_g(*x, 17))?;
             }
         }
         Predictions::Clusters(c) => {
             for k in c {
-                writeln!(out, "{k}").map_err(io)?;
+                outln!(out, "{k}")?;
             }
         }
     }
-    out.flush().map_err(io)
+    Ok(())
 }

@@ -12,6 +12,7 @@ use models_tree::{
 };
 
 use crate::Failure;
+use crate::output::Out;
 
 /// Arguments of `margin tree-export`.
 #[derive(Args, Debug)]
@@ -89,6 +90,7 @@ pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
             )));
         }
     };
-    print!("{text}");
-    Ok(())
+    let mut out = Out::stdout();
+    out.write_all(text.as_bytes())?;
+    out.finish()
 }
