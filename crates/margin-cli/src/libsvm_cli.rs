@@ -1,19 +1,25 @@
 //! `margin svm-train` and `margin svm-predict`: LIBSVM's tools, flag for flag, output line for
 //! output line, model file for model file.
+//!
+//! Options are checked as LIBSVM 3.37 checks them (`svm-train.c`'s command line,
+//! `svm_check_parameter`, `svm-predict.c`), with LIBSVM's messages, before any data is read or
+//! any output touched. Where LIBSVM's `atoi`/`atof` would read `abc` as 0 or `1.5` as 1, margin
+//! refuses the value instead. Outputs (the model file, the predictions) are written whole or
+//! not at all, and an output that is also an input is refused.
 
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use core_linalg::io::{LibsvmOptions, format_g, read_libsvm};
 use core_linalg::split::StratifiedKFold;
-use core_linalg::{Dataset, Error, Fit, Label, Predict, PredictProba, Targets};
-use kernels::{Gamma, Polynomial, Sigmoid};
+use core_linalg::{Dataset, Fit, Label, Predict, Targets};
+use kernels::{Gamma, KernelSpec, Polynomial, Sigmoid};
 use models_svm::{
     ClassWeight, LabelOrder, LibsvmModel, OneClassSvm, Svc, SvcParams, SvmKernel, Svr,
 };
 
 use crate::Failure;
+use crate::output::{Out, check_outputs, outln, warn};
 
 const TRAIN_USAGE: &str = "Usage: margin svm-train [options] training_set_file [model_file]
 options:
@@ -38,9 +44,9 @@ options:
 -m cachesize : set cache memory size in MB (default 100)
 -e epsilon : set tolerance of termination criterion (default 0.001)
 -h shrinking : whether to use the shrinking heuristics, 0 or 1 (default 1)
--b probability_estimates : whether to train a C-SVC or nu-SVC model for probability estimates, 0 or 1 (default 0)
+-b probability_estimates : whether to train a SVC or SVR model for probability estimates, 0 or 1 (default 0)
 -wi weight : set the parameter C of class i to weight*C, for C-SVC (default 1)
--v n : n-fold cross validation mode
+-v n: n-fold cross validation mode
 -q : quiet mode (no outputs)";
 
 /// Arguments of `margin svm-train` (LIBSVM's flags; see `margin svm-train --help`).
@@ -55,11 +61,12 @@ pub struct SvmTrainArgs {
     rest: Vec<String>,
 }
 
-/// svm-train's settings.
+/// svm-train's settings, as given (checked by [`check_parameters`]).
 struct TrainOptions {
-    svm_type: u32,
-    kernel_type: u32,
-    degree: u32,
+    svm_type: i64,
+    kernel_type: i64,
+    degree: i64,
+    /// `None`: LIBSVM's default 1/num_features (also what `-g 0` means to LIBSVM).
     gamma: Option<f64>,
     coef0: f64,
     c: f64,
@@ -67,13 +74,48 @@ struct TrainOptions {
     p: f64,
     cache_mb: f64,
     tol: f64,
-    shrinking: bool,
-    probability: bool,
-    weights: Vec<(f64, f64)>,
-    folds: Option<usize>,
+    shrinking: i64,
+    probability: i64,
+    weights: Vec<(i32, f64)>,
+    folds: Option<i64>,
     quiet: bool,
     train: PathBuf,
     model: PathBuf,
+}
+
+impl TrainOptions {
+    fn probability(&self) -> bool {
+        self.probability == 1
+    }
+    fn is_classifier(&self) -> bool {
+        matches!(self.svm_type, 0 | 1)
+    }
+    fn is_regression(&self) -> bool {
+        matches!(self.svm_type, 3 | 4)
+    }
+}
+
+/// An integer flag value (LIBSVM reads these with `atoi`).
+fn int_value(flag: &str, value: &str, what: &str) -> Result<i64, Failure> {
+    value
+        .parse()
+        .map_err(|_| Failure::usage(format!("{flag} {what}: `{value}` is not an integer")))
+}
+
+/// A real flag value (LIBSVM reads these with `atof`).
+fn real_value(flag: &str, value: &str, what: &str) -> Result<f64, Failure> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| Failure::usage(format!("{flag} {what}: `{value}` is not a number")))
+}
+
+/// Prints a usage text (what `--help` asks for).
+fn print_usage(usage: &str) -> Result<(), Failure> {
+    let mut out = Out::stdout();
+    outln!(out, "{usage}")?;
+    out.finish()
 }
 
 fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
@@ -88,8 +130,8 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
         p: 0.1,
         cache_mb: 100.0,
         tol: 1e-3,
-        shrinking: true,
-        probability: false,
+        shrinking: 1,
+        probability: 0,
         weights: Vec::new(),
         folds: None,
         quiet: false,
@@ -100,7 +142,7 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
     while i < words.len() && words[i].starts_with('-') && words[i].len() > 1 {
         let flag = words[i].as_str();
         if flag == "--help" {
-            println!("{TRAIN_USAGE}");
+            print_usage(TRAIN_USAGE)?;
             return Ok(None);
         }
         if flag == "-q" {
@@ -111,46 +153,41 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
         let value = words
             .get(i + 1)
             .ok_or_else(|| Failure::usage(format!("{flag} needs a value\n{TRAIN_USAGE}")))?;
-        let num = |what: &str| -> Result<f64, Failure> {
-            value
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| {
-                    Failure::usage(format!("{flag} ({what}): `{value}` is not a number"))
-                })
-        };
         match flag {
-            "-s" => o.svm_type = num("svm_type")? as u32,
-            "-t" => o.kernel_type = num("kernel_type")? as u32,
-            "-d" => o.degree = num("degree")? as u32,
-            "-g" => o.gamma = Some(num("gamma")?),
-            "-r" => o.coef0 = num("coef0")?,
-            "-c" => o.c = num("cost")?,
-            "-n" => o.nu = num("nu")?,
-            "-p" => o.p = num("epsilon")?,
-            "-m" => o.cache_mb = num("cachesize")?,
-            "-e" => o.tol = num("tolerance")?,
-            "-h" => o.shrinking = num("shrinking")? != 0.0,
-            "-b" => o.probability = num("probability_estimates")? != 0.0,
+            "-s" => o.svm_type = int_value(flag, value, "svm_type")?,
+            "-t" => o.kernel_type = int_value(flag, value, "kernel_type")?,
+            "-d" => o.degree = int_value(flag, value, "degree")?,
+            // LIBSVM replaces γ = 0 by its default.
+            "-g" => o.gamma = Some(real_value(flag, value, "gamma")?).filter(|&g| g != 0.0),
+            "-r" => o.coef0 = real_value(flag, value, "coef0")?,
+            "-c" => o.c = real_value(flag, value, "cost")?,
+            "-n" => o.nu = real_value(flag, value, "nu")?,
+            "-p" => o.p = real_value(flag, value, "epsilon")?,
+            "-m" => o.cache_mb = real_value(flag, value, "cachesize")?,
+            "-e" => o.tol = real_value(flag, value, "epsilon")?,
+            "-h" => o.shrinking = int_value(flag, value, "shrinking")?,
+            "-b" => o.probability = int_value(flag, value, "probability_estimates")?,
             "-v" => {
-                let n = num("n-fold")?;
-                if n < 2.0 || n.fract() != 0.0 {
-                    return Err(Failure::usage(
-                        "n-fold cross validation: n must be an integer ≥ 2",
-                    ));
+                let n = int_value(flag, value, "n")?;
+                if n < 2 {
+                    return Err(Failure::usage(format!(
+                        "n-fold cross validation: n must >= 2 (-v {n})"
+                    )));
                 }
-                o.folds = Some(n as usize);
+                o.folds = Some(n);
             }
-            w if w.starts_with("-w") && w.len() > 2 => {
-                let label: f64 = w[2..].parse().map_err(|_| {
-                    Failure::usage(format!("{w}: `{}` is not a class label", &w[2..]))
+            w if w.starts_with("-w") => {
+                let label = w[2..].parse::<i32>().map_err(|_| {
+                    Failure::usage(format!(
+                        "{w}: `-wi weight` needs an integer class label i (as in -w1 2 or -w-1 0.5), found `{}`",
+                        &w[2..]
+                    ))
                 })?;
-                o.weights.push((label, num("weight")?));
+                o.weights.push((label, real_value(w, value, "weight")?));
             }
             other => {
                 return Err(Failure::usage(format!(
-                    "unknown option: {other}\n{TRAIN_USAGE}"
+                    "Unknown option: {other}\n{TRAIN_USAGE}"
                 )));
             }
         }
@@ -175,65 +212,103 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
     }
 }
 
-fn kernel(o: &TrainOptions) -> Result<SvmKernel, Failure> {
+/// LIBSVM's `svm_check_parameter`, in its order and with its messages (the ν-SVC feasibility
+/// check, which needs the data, is the library's).
+fn check_parameters(o: &TrainOptions) -> Result<(), Failure> {
+    let refuse = |message: &str, flag: &str, value: &dyn std::fmt::Display| {
+        Err(Failure::usage(format!("{message}: {flag} {value}")))
+    };
+    if !(0..=4).contains(&o.svm_type) {
+        return refuse(
+            "unknown svm type",
+            "-s",
+            &format_args!(
+                "{} (0 C-SVC, 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR)",
+                o.svm_type
+            ),
+        );
+    }
+    if !(0..=4).contains(&o.kernel_type) {
+        return refuse(
+            "unknown kernel type",
+            "-t",
+            &format_args!(
+                "{} (0 linear, 1 polynomial, 2 radial basis function, 3 sigmoid, 4 precomputed)",
+                o.kernel_type
+            ),
+        );
+    }
+    let has_gamma = matches!(o.kernel_type, 1..=3);
+    match o.gamma {
+        Some(g) if has_gamma && g < 0.0 => return refuse("gamma < 0", "-g", &g),
+        _ => {}
+    }
+    if o.kernel_type == 1 && o.degree < 0 {
+        return refuse("degree of polynomial kernel < 0", "-d", &o.degree);
+    }
+    if o.cache_mb <= 0.0 {
+        return refuse("cache_size <= 0", "-m", &o.cache_mb);
+    }
+    if o.tol <= 0.0 {
+        return refuse("eps <= 0", "-e", &o.tol);
+    }
+    if matches!(o.svm_type, 0 | 3 | 4) && o.c <= 0.0 {
+        return refuse("C <= 0", "-c", &o.c);
+    }
+    if matches!(o.svm_type, 1 | 2 | 4) && (o.nu <= 0.0 || o.nu > 1.0) {
+        return refuse("nu <= 0 or nu > 1", "-n", &o.nu);
+    }
+    if o.svm_type == 3 && o.p < 0.0 {
+        return refuse("p < 0", "-p", &o.p);
+    }
+    if !matches!(o.shrinking, 0 | 1) {
+        return refuse("shrinking != 0 and shrinking != 1", "-h", &o.shrinking);
+    }
+    if !matches!(o.probability, 0 | 1) {
+        return refuse(
+            "probability != 0 and probability != 1",
+            "-b",
+            &o.probability,
+        );
+    }
+    Ok(())
+}
+
+/// The kernel the options describe, after [`check_parameters`]; margin's own kernel checks
+/// (a polynomial degree of at least 1, a non-negative polynomial coef0) are made here too, so
+/// that nothing is read before a refusal.
+fn checked_kernel(o: &TrainOptions) -> Result<SvmKernel, Failure> {
+    check_parameters(o)?;
     let gamma = o.gamma.map_or(Gamma::Auto, Gamma::Value);
+    // A placeholder γ when it is derived from the data: only the other parameters are checked.
+    let g = o.gamma.unwrap_or(1.0);
     Ok(match o.kernel_type {
         0 => SvmKernel::Linear,
-        1 => SvmKernel::Polynomial {
-            degree: o.degree,
-            gamma,
-            coef0: o.coef0,
-        },
+        1 => {
+            let degree = u32::try_from(o.degree)
+                .map_err(|_| Failure::usage(format!("-d {}: degree too large", o.degree)))?;
+            Polynomial::new(g, o.coef0, degree)?;
+            SvmKernel::Polynomial {
+                degree,
+                gamma,
+                coef0: o.coef0,
+            }
+        }
         2 => SvmKernel::Rbf { gamma },
-        3 => SvmKernel::Sigmoid {
-            gamma,
-            coef0: o.coef0,
-        },
-        4 => SvmKernel::Precomputed,
-        t => return Err(Failure::usage(format!("unknown kernel type {t} (0-4)"))),
+        3 => {
+            Sigmoid::new(g, o.coef0)?;
+            SvmKernel::Sigmoid {
+                gamma,
+                coef0: o.coef0,
+            }
+        }
+        // 4; `check_parameters` refused anything else.
+        _ => SvmKernel::Precomputed,
     })
 }
 
-/// The model a set of options trains.
-enum Trained {
-    Svc(Svc),
-    Svr(Svr),
-    OneClass(OneClassSvm),
-}
-
-/// Checks the options that do not depend on the data, naming the flag at fault, and returns the
-/// kernel they describe.
-fn checked_kernel(o: &TrainOptions) -> Result<SvmKernel, Failure> {
-    if o.svm_type > 4 {
-        return Err(Failure::usage(format!(
-            "unknown svm type {} (0-4)",
-            o.svm_type
-        )));
-    }
-    if o.probability && !matches!(o.svm_type, 0 | 1) {
-        return Err(Failure::usage(
-            "-b 1: probability estimates are supported for C-SVC and nu-SVC (-s 0, -s 1) only",
-        ));
-    }
-    let k = kernel(o)?;
-    match &k {
-        SvmKernel::Polynomial {
-            gamma: Gamma::Value(g),
-            coef0,
-            degree,
-        } => {
-            Polynomial::new(*g, *coef0, *degree)?;
-        }
-        SvmKernel::Sigmoid {
-            gamma: Gamma::Value(g),
-            coef0,
-        } => {
-            Sigmoid::new(*g, *coef0)?;
-        }
-        _ => {}
-    }
-    Ok(k)
-}
+/// The model a set of options trains (a newtype: cross-validation needs it to [`Predict`]).
+struct Trained(LibsvmModel);
 
 /// svm-train's options as margin params: one fit per call (what cross-validation repeats).
 struct LibsvmParams<'a> {
@@ -246,88 +321,95 @@ impl Fit for LibsvmParams<'_> {
 
     fn fit(&self, data: &Dataset) -> core_linalg::Result<Trained> {
         let (o, k) = (self.options, self.kernel.clone());
-        Ok(match o.svm_type {
+        let (shrinking, probability) = (o.shrinking == 1, o.probability());
+        Ok(Trained(match o.svm_type {
             0 => {
                 let weights = ClassWeight::Given(
                     o.weights
                         .iter()
-                        .map(|&(l, w)| (Label::Number(l), w))
+                        .map(|&(l, w)| (Label::Number(f64::from(l)), w))
                         .collect(),
                 );
                 let params: SvcParams = Svc::params()
                     .c(o.c)
                     .kernel(k)
                     .tol(o.tol)
-                    .shrinking(o.shrinking)
+                    .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
                     .class_weight(weights)
                     .label_order(LabelOrder::FirstSeen)
-                    .probability(o.probability);
-                Trained::Svc(params.fit(data)?)
+                    .probability(probability);
+                LibsvmModel::Svc(params.fit(data)?)
             }
-            1 => Trained::Svc(
+            1 => LibsvmModel::Svc(
                 Svc::nu_params()
                     .nu(o.nu)
-                    .probability(o.probability)
+                    .probability(probability)
                     .kernel(k)
                     .tol(o.tol)
-                    .shrinking(o.shrinking)
+                    .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
                     .label_order(LabelOrder::FirstSeen)
                     .fit(data)?,
             ),
-            2 => Trained::OneClass(
+            2 => LibsvmModel::OneClass(
                 OneClassSvm::params()
                     .nu(o.nu)
+                    .probability(probability)
                     .kernel(k)
                     .tol(o.tol)
-                    .shrinking(o.shrinking)
+                    .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
                     .fit(data)?,
             ),
-            3 => Trained::Svr(
+            3 => LibsvmModel::Svr(
                 Svr::params()
                     .c(o.c)
                     .epsilon(o.p)
+                    .probability(probability)
                     .kernel(k)
                     .tol(o.tol)
-                    .shrinking(o.shrinking)
+                    .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
                     .fit(data)?,
             ),
-            // 4; `checked_kernel` refused anything above.
-            _ => Trained::Svr(
+            // 4; `check_parameters` refused anything above.
+            _ => LibsvmModel::Svr(
                 Svr::nu_params()
                     .nu(o.nu)
                     .c(o.c)
+                    .probability(probability)
                     .kernel(k)
                     .tol(o.tol)
-                    .shrinking(o.shrinking)
+                    .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
                     .fit(data)?,
             ),
-        })
+        }))
     }
 }
 
 impl Predict for Trained {
-    /// Labels as numbers (LIBSVM's labels are numeric) or regression values.
+    /// LIBSVM's predictions (labels as numbers, or regression values); a classifier trained
+    /// with probability estimates predicts its most probable class, as LIBSVM's
+    /// cross-validation does then.
     type Output = Vec<f64>;
 
     fn predict<R: core_linalg::Records + ?Sized>(
         &self,
         records: &R,
     ) -> core_linalg::Result<Vec<f64>> {
-        Ok(match self {
-            Trained::Svc(m) => m.predict(records)?.iter().map(label_value).collect(),
-            Trained::OneClass(m) => m.predict(records)?.iter().map(label_value).collect(),
-            Trained::Svr(m) => m.predict(records)?,
-        })
+        match &self.0 {
+            LibsvmModel::Svc(_) if self.0.has_probability() => {
+                Ok(self.0.predict_probability(records)?.0)
+            }
+            model => model.predict_values(records),
+        }
     }
 }
 
-/// LIBSVM's per-problem summary lines.
-fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
+/// LIBSVM's per-problem summary lines (and its probability-model lines).
+fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
     let mut out = String::new();
     let mut block =
         |iters: usize, nu: Option<f64>, obj: f64, rho: f64, n_sv: usize, n_bsv: usize| {
@@ -340,7 +422,7 @@ fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
             ));
         };
     match t {
-        Trained::Svc(m) => {
+        LibsvmModel::Svc(m) => {
             let counts = {
                 let classes = m.labels();
                 let mut c = vec![0usize; classes.len()];
@@ -359,8 +441,9 @@ fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
                 let label = &m.labels()[class];
                 o.weights
                     .iter()
-                    .find(|(l, _)| Label::Number(*l) == *label)
-                    .map_or(1.0, |w| w.1)
+                    .filter(|(l, _)| Label::Number(f64::from(*l)) == *label)
+                    .map(|w| w.1)
+                    .product::<f64>()
             };
             for p in m.problems() {
                 let neg = p.negative.unwrap_or(0);
@@ -379,7 +462,7 @@ fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
             }
             out.push_str(&format!("Total nSV = {}\n", m.support_indices().len()));
         }
-        Trained::Svr(m) => {
+        LibsvmModel::Svr(m) => {
             let sum_alpha: f64 = m.dual_coef().iter().map(|a| a.abs()).sum();
             let n_bsv = m.dual_coef().iter().filter(|a| a.abs() >= o.c).count();
             let nu = (!m.is_nu()).then(|| sum_alpha / (o.c * data.n_samples() as f64));
@@ -391,8 +474,14 @@ fn report(t: &Trained, data: &Dataset, o: &TrainOptions) -> String {
                 m.dual_coef().len(),
                 n_bsv,
             );
+            if let Some(sigma) = m.laplace_scale() {
+                out.push_str(&format!(
+                    "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= {}\n",
+                    format_g(sigma, 6)
+                ));
+            }
         }
-        Trained::OneClass(m) => {
+        LibsvmModel::OneClass(m) => {
             let n_bsv = m.dual_coef().iter().filter(|&&a| a >= 1.0).count();
             block(
                 m.iterations(),
@@ -421,72 +510,128 @@ fn index_base(precomputed: bool) -> LibsvmOptions {
     }
 }
 
+/// LIBSVM's warning for each `-wi` whose class is not in the training data (classification
+/// only, as `svm_train`).
+fn warn_unknown_weight_labels(o: &TrainOptions, data: &Dataset) {
+    if !o.is_classifier() {
+        return;
+    }
+    let Ok(values) = data.targets.values() else {
+        return;
+    };
+    for &(label, _) in &o.weights {
+        // LIBSVM compares weight labels with each target truncated to int.
+        if !values.iter().any(|&y| y as i32 == label) {
+            warn(format_args!(
+                "WARNING: class label {label} specified in weight is not found"
+            ));
+        }
+    }
+}
+
 /// Runs `margin svm-train`.
 pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
     let Some(o) = parse_train(&args.rest)? else {
         return Ok(());
     };
+    let kernel = checked_kernel(&o)?;
+    if o.folds.is_none() {
+        check_outputs(&[&o.train], &[&o.model])?;
+    }
     let data = read_libsvm(&o.train, &index_base(o.kernel_type == 4))
         .map_err(|e| Failure::in_file(&o.train, e))?;
+    warn_unknown_weight_labels(&o, &data);
     let params = LibsvmParams {
-        kernel: checked_kernel(&o)?,
+        kernel,
         options: &o,
     };
+    let mut stdout = Out::stdout();
     if let Some(k) = o.folds {
-        return cross_validate(&params, &data, k);
+        cross_validate(&params, &data, k, &mut stdout)?;
+        return stdout.finish();
     }
-    let trained = params.fit(&data)?;
+    let Trained(model) = params.fit(&data)?;
     if !o.quiet {
-        print!("{}", report(&trained, &data, &o));
+        stdout.write_all(report(&model, &data, &o).as_bytes())?;
     }
-    let model = match trained {
-        Trained::Svc(m) => LibsvmModel::Svc(m),
-        Trained::Svr(m) => LibsvmModel::Svr(m),
-        Trained::OneClass(m) => LibsvmModel::OneClass(m),
-    };
-    model
-        .save(&o.model)
-        .map_err(|e| Failure::in_file(&o.model, e))
+    if o.probability() && !model.has_probability() {
+        // Only a one-class model can come without one: LIBSVM's warning.
+        warn(
+            "WARNING: number of positive or negative decision values <5; too few to do a probability estimation.",
+        );
+    }
+    let text = model.to_text()?;
+    let mut file = Out::file(&o.model)?;
+    file.write_all(text.as_bytes())?;
+    file.finish()?;
+    stdout.finish()
 }
 
-fn cross_validate(params: &LibsvmParams<'_>, data: &Dataset, k: usize) -> Result<(), Failure> {
+/// LIBSVM's closing numbers for regression: the mean squared error and the squared
+/// correlation coefficient, with `svm-train`'s and `svm-predict`'s sums in their order.
+fn regression_summary(truth: &[f64], predicted: &[f64]) -> (f64, f64) {
+    let (mut error, mut sv, mut sy, mut svv, mut syy, mut svy) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    for (&y, &v) in truth.iter().zip(predicted) {
+        error += (v - y) * (v - y);
+        sv += v;
+        sy += y;
+        svv += v * v;
+        syy += y * y;
+        svy += v * y;
+    }
+    let l = truth.len() as f64;
+    let scc =
+        ((l * svy - sv * sy) * (l * svy - sv * sy)) / ((l * svv - sv * sv) * (l * syy - sy * sy));
+    (error / l, scc)
+}
+
+fn cross_validate(
+    params: &LibsvmParams<'_>,
+    data: &Dataset,
+    k: i64,
+    out: &mut Out,
+) -> Result<(), Failure> {
     let (o, n) = (params.options, data.n_samples());
-    let folds = match (o.svm_type, data.targets.classes()) {
-        (0 | 1, Ok(classes)) => StratifiedKFold::new(k.min(n)).shuffle(0).split(&classes)?,
-        _ => core_linalg::split::KFold::new(k.min(n))
-            .shuffle(0)
-            .split(n)?,
+    let mut folds = usize::try_from(k).unwrap_or(usize::MAX);
+    if folds > n {
+        warn(format_args!(
+            "WARNING: # folds ({k}) > # data ({n}). Will use # folds = # data instead (i.e., leave-one-out cross validation)"
+        ));
+        folds = n;
+    }
+    // As LIBSVM: stratified folds for classification, except for leave-one-out.
+    let folds = match (o.is_classifier() && folds < n, data.targets.classes()) {
+        (true, Ok(classes)) => StratifiedKFold::new(folds).shuffle(0).split(&classes)?,
+        _ => core_linalg::split::KFold::new(folds).shuffle(0).split(n)?,
     };
     let predicted: Vec<f64> = metrics::cross_val_predict(params, data, &folds)?;
     let truth = data.targets.values()?;
-    if o.svm_type == 3 || o.svm_type == 4 {
-        println!(
+    if o.is_regression() {
+        let (mse, scc) = regression_summary(&truth, &predicted);
+        outln!(
+            out,
             "Cross Validation Mean squared error = {}",
-            format_g(metrics::mean_squared_error(&truth, &predicted)?, 6)
-        );
-        println!(
+            format_g(mse, 6)
+        )?;
+        outln!(
+            out,
             "Cross Validation Squared correlation coefficient = {}",
-            format_g(metrics::squared_correlation(&truth, &predicted)?, 6)
-        );
+            format_g(scc, 6)
+        )?;
     } else {
-        println!(
+        let correct = truth.iter().zip(&predicted).filter(|(a, b)| a == b).count();
+        outln!(
+            out,
             "Cross Validation Accuracy = {}%",
-            format_g(100.0 * metrics::accuracy(&truth, &predicted)?, 6)
-        );
+            format_g(100.0 * correct as f64 / n as f64, 6)
+        )?;
     }
     Ok(())
 }
 
-fn label_value(l: &Label) -> f64 {
-    match l {
-        Label::Number(x) => *x,
-        Label::Text(_) => f64::NAN,
-    }
-}
-
 const PREDICT_USAGE: &str = "Usage: margin svm-predict [options] test_file model_file output_file
 options:
--b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0); for classification models only
+-b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0); for one-class SVM only 0 is supported
 -q : quiet mode (no outputs)";
 
 /// Arguments of `margin svm-predict` (LIBSVM's flags).
@@ -501,11 +646,17 @@ pub struct SvmPredictArgs {
     rest: Vec<String>,
 }
 
-/// Runs `margin svm-predict`.
-pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
-    let words = &args.rest;
-    let mut quiet = false;
-    let mut probability = false;
+/// svm-predict's settings.
+struct PredictOptions<'a> {
+    quiet: bool,
+    probability: bool,
+    test: &'a Path,
+    model: &'a Path,
+    output: &'a Path,
+}
+
+fn parse_predict(words: &[String]) -> Result<Option<PredictOptions<'_>>, Failure> {
+    let (mut quiet, mut probability) = (false, false);
     let mut i = 0;
     while i < words.len() && words[i].starts_with('-') {
         match words[i].as_str() {
@@ -514,111 +665,151 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
                 i += 1;
             }
             "-b" => {
-                probability = match words.get(i + 1).map(String::as_str) {
-                    Some("0") => false,
-                    Some("1") => true,
+                let value = words
+                    .get(i + 1)
+                    .ok_or_else(|| Failure::usage(format!("-b needs a value\n{PREDICT_USAGE}")))?;
+                probability = match value.as_str() {
+                    "0" => false,
+                    "1" => true,
                     other => {
                         return Err(Failure::usage(format!(
-                            "-b: expected 0 or 1, found {other:?}"
+                            "-b probability_estimates: `{other}` is not 0 or 1"
                         )));
                     }
                 };
                 i += 2;
             }
-            "--help" | "-h" => {
-                println!("{PREDICT_USAGE}");
-                return Ok(());
+            "--help" => {
+                print_usage(PREDICT_USAGE)?;
+                return Ok(None);
             }
             other => {
                 return Err(Failure::usage(format!(
-                    "unknown option: {other}\n{PREDICT_USAGE}"
+                    "Unknown option: {other}\n{PREDICT_USAGE}"
                 )));
             }
         }
     }
-    let [test_path, model_path, output_path] = &words[i..] else {
+    let [test, model, output] = &words[i..] else {
         return Err(Failure::usage(PREDICT_USAGE));
     };
-    let (test_path, model_path, output_path) = (
-        Path::new(test_path),
-        Path::new(model_path),
-        Path::new(output_path),
-    );
-    let model = LibsvmModel::load(model_path).map_err(|e| Failure::in_file(model_path, e))?;
-    let precomputed = matches!(&model, LibsvmModel::Svc(m) if matches!(m.kernel(), kernels::KernelSpec::Precomputed(_)));
-    let test = read_libsvm(test_path, &index_base(precomputed))
-        .map_err(|e| Failure::in_file(test_path, e))?;
+    Ok(Some(PredictOptions {
+        quiet,
+        probability,
+        test: Path::new(test),
+        model: Path::new(model),
+        output: Path::new(output),
+    }))
+}
+
+/// The lines of svm-predict's output file and its predicted values, as LIBSVM writes them.
+fn predicted_lines<R: core_linalg::Records + ?Sized>(
+    model: &LibsvmModel,
+    records: &R,
+    probability: bool,
+) -> Result<(Vec<String>, Vec<f64>), Failure> {
+    let mut lines = Vec::new();
+    if !probability {
+        let predicted = model.predict_values(records)?;
+        lines.extend(predicted.iter().map(|v| format_g(*v, 17)));
+        return Ok((lines, predicted));
+    }
+    let (predicted, probs) = model.predict_probability(records)?;
+    match model {
+        LibsvmModel::Svc(m) => {
+            let head: Vec<String> = m.labels().iter().map(ToString::to_string).collect();
+            lines.push(format!("labels {}", head.join(" ")));
+        }
+        LibsvmModel::OneClass(_) => lines.push("label normal outlier".to_owned()),
+        // Regression: the values alone (the probability model is printed on stdout).
+        LibsvmModel::Svr(_) => {
+            lines.extend(predicted.iter().map(|v| format_g(*v, 17)));
+            return Ok((lines, predicted));
+        }
+    }
+    for (label, row) in predicted.iter().zip(probs.rows()) {
+        let mut line = format_g(*label, 6);
+        for p in row {
+            line.push(' ');
+            line.push_str(&format_g(*p, 6));
+        }
+        lines.push(line);
+    }
+    Ok((lines, predicted))
+}
+
+/// Runs `margin svm-predict`.
+pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
+    let Some(o) = parse_predict(&args.rest)? else {
+        return Ok(());
+    };
+    check_outputs(&[o.test, o.model], &[o.output])?;
+    let model = LibsvmModel::load(o.model).map_err(|e| Failure::in_file(o.model, e))?;
+    if o.probability && !model.has_probability() {
+        return Err(Failure::usage(format!(
+            "Model does not support probability estimates: {} was trained without -b 1 (a one-class model also has none when svm-train warned of too few decision values)",
+            o.model.display()
+        )));
+    }
+    let precomputed = matches!(model.kernel(), KernelSpec::Precomputed(_));
+    let test =
+        read_libsvm(o.test, &index_base(precomputed)).map_err(|e| Failure::in_file(o.test, e))?;
     let width = test.n_features().max(model.n_features());
     let model = model.with_n_features(width)?;
     let records = test.records.clone().with_n_features(width)?;
-    let file =
-        std::fs::File::create(output_path).map_err(|e| Failure::from(Error::io(output_path, e)))?;
-    let mut out = BufWriter::new(file);
-    let io = |e| Failure::from(Error::io(output_path, e));
-    let (predicted, regression): (Vec<f64>, bool) = match (&model, probability) {
-        (LibsvmModel::Svc(m), true) => {
-            // LIBSVM's -b 1: a header of labels, then the most probable label and every
-            // class's probability per line.
-            let probs = m.predict_proba(&records).map_err(|_| {
-                Failure::usage("model does not support probability estimates (train it with -b 1)")
-            })?;
-            let labels: Vec<f64> = m.labels().iter().map(label_value).collect();
-            let head: Vec<String> = labels.iter().map(|l| format_g(*l, 17)).collect();
-            writeln!(out, "labels {}", head.join(" ")).map_err(io)?;
-            let mut predicted = Vec::with_capacity(probs.nrows());
-            for row in probs.rows() {
-                let best = (0..row.len()).fold(0, |b, c| if row[c] > row[b] { c } else { b });
-                let cells: Vec<String> = row.iter().map(|p| format_g(*p, 6)).collect();
-                writeln!(out, "{} {}", format_g(labels[best], 6), cells.join(" ")).map_err(io)?;
-                predicted.push(labels[best]);
+    let (lines, predicted) = predicted_lines(&model, &records, o.probability)?;
+    let mut stdout = Out::stdout();
+    let regression = matches!(model, LibsvmModel::Svr(_));
+    if !o.quiet {
+        match (&model, o.probability) {
+            (LibsvmModel::Svr(m), true) => {
+                let sigma = m.laplace_scale().unwrap_or(0.0);
+                outln!(
+                    stdout,
+                    "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma={}",
+                    format_g(sigma, 6)
+                )?;
             }
-            (predicted, false)
-        }
-        (_, true) => {
-            return Err(Failure::usage(
-                "-b 1: probability estimates are available for C-SVC and nu-SVC models only",
-            ));
-        }
-        (LibsvmModel::Svc(m), false) => (
-            m.predict(&records)?.iter().map(label_value).collect(),
-            false,
-        ),
-        (LibsvmModel::OneClass(m), false) => (
-            m.predict(&records)?.iter().map(label_value).collect(),
-            false,
-        ),
-        (LibsvmModel::Svr(m), false) => (m.predict(&records)?, true),
-    };
-    if !probability {
-        for v in &predicted {
-            writeln!(out, "{}", format_g(*v, 17)).map_err(io)?;
+            (_, false) if model.has_probability() => {
+                outln!(
+                    stdout,
+                    "Model supports probability estimates, but disabled in prediction."
+                )?;
+            }
+            _ => {}
         }
     }
-    out.flush().map_err(io)?;
-    if quiet {
-        return Ok(());
+    let mut out = Out::file(o.output)?;
+    for line in &lines {
+        outln!(out, "{line}")?;
     }
-    let truth = match &test.targets {
-        Targets::Values(v) => v.clone(),
-        Targets::Classes(_) => return Ok(()),
-    };
-    if regression {
-        println!(
-            "Mean squared error = {} (regression)",
-            format_g(metrics::mean_squared_error(&truth, &predicted)?, 6)
-        );
-        println!(
-            "Squared correlation coefficient = {} (regression)",
-            format_g(metrics::squared_correlation(&truth, &predicted)?, 6)
-        );
-    } else {
-        let correct = truth.iter().zip(&predicted).filter(|(a, b)| a == b).count();
-        let acc = 100.0 * correct as f64 / truth.len().max(1) as f64;
-        println!(
-            "Accuracy = {}% ({correct}/{}) (classification)",
-            format_g(acc, 6),
-            truth.len()
-        );
+    out.finish()?;
+    if !o.quiet {
+        let truth = match &test.targets {
+            Targets::Values(v) => v.clone(),
+            Targets::Classes(_) => return stdout.finish(),
+        };
+        if regression {
+            let (mse, scc) = regression_summary(&truth, &predicted);
+            outln!(
+                stdout,
+                "Mean squared error = {} (regression)",
+                format_g(mse, 6)
+            )?;
+            outln!(
+                stdout,
+                "Squared correlation coefficient = {} (regression)",
+                format_g(scc, 6)
+            )?;
+        } else {
+            let correct = truth.iter().zip(&predicted).filter(|(a, b)| a == b).count();
+            let total = truth.len();
+            outln!(
+                stdout,
+                "Accuracy = {}% ({correct}/{total}) (classification)",
+                format_g(correct as f64 / total.max(1) as f64 * 100.0, 6)
+            )?;
+        }
     }
-    Ok(())
+    stdout.finish()
 }

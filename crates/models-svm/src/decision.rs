@@ -1,6 +1,6 @@
 //! Kernel values between samples to predict and a model's support vectors, in bounded blocks.
 
-use core_linalg::{Matrix, Records, Result};
+use core_linalg::{Matrix, Records, Result, RowView};
 use kernels::{Kernel, cross_gram};
 
 /// Largest block of kernel values held at once while predicting, in bytes.
@@ -43,4 +43,23 @@ fn select<R: Records + ?Sized>(records: &R, rows: &[usize]) -> Result<Matrix> {
         (None, Some(s)) => Matrix::Sparse(s.select_rows(rows)),
         (None, None) => Matrix::Dense(records.to_dense()?.select_rows(rows)),
     })
+}
+
+/// `k(x, z)` as LIBSVM's `Kernel::k_function` computes it, bit for bit: dot products summed
+/// term by term in feature order, RBF from the squared differences in feature order (not from
+/// norms), then the kernel's form. What LIBSVM's own predictions (and the probability models
+/// fitted on them) are made of; [`kernel_rows`] is faster and agrees to rounding.
+pub(crate) fn libsvm_kernel<K: Kernel + ?Sized>(kernel: &K, x: RowView<'_>, z: RowView<'_>) -> f64 {
+    match kernel.dot_form() {
+        Some(form) if !form.needs_norms() => {
+            // Features stored in only one row add a signed zero, which leaves the sum as
+            // LIBSVM's (it skips them).
+            let mut dot = 0.0;
+            x.zip_union(&z, |a, b| dot += a * b);
+            form.apply(dot, 0.0, 0.0)
+        }
+        // RBF (`exp(−γ Σ (x_j − z_j)²)` in feature order) and precomputed kernels evaluate as
+        // LIBSVM does already.
+        _ => kernel.eval(x, z),
+    }
 }

@@ -7,7 +7,7 @@ use optim::StopReason;
 use optim::smo::Solution;
 use serde::{Deserialize, Serialize};
 
-use crate::decision::kernel_rows;
+use crate::decision::{kernel_rows, libsvm_kernel};
 
 /// The support vectors, their coefficients and the solver's report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +85,28 @@ impl Expansion {
             out[i] = self.coef.iter().zip(k).map(|(c, v)| c * v).sum::<f64>() - self.rho;
         })?;
         Ok(out)
+    }
+
+    /// `f(x)` for every row exactly as LIBSVM's `svm_predict_values` computes it: kernel values
+    /// by [`libsvm_kernel`], summed over the support vectors in order, then `− ρ`. Used where
+    /// LIBSVM's digits matter: the probability models fitted on decision values, and
+    /// `svm-predict`'s printed values. Rows are independent, so the result does not depend on
+    /// the number of threads.
+    pub(crate) fn libsvm_decision<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        use rayon::prelude::*;
+        validate::check_predict(self.n_features, records)?;
+        self.kernel.check(&self.support)?;
+        Ok((0..records.n_samples())
+            .into_par_iter()
+            .map(|i| {
+                let x = records.row(i);
+                let mut sum = 0.0;
+                for (s, &c) in self.coef.iter().enumerate() {
+                    sum += c * libsvm_kernel(&self.kernel, x, self.support.row(s));
+                }
+                sum - self.rho
+            })
+            .collect())
     }
 
     pub(crate) fn check_kernel(kernel: &KernelSpec, data: &Dataset) -> Result<()> {

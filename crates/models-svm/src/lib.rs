@@ -55,6 +55,7 @@
 
 mod decision;
 mod expansion;
+mod glibc_rand;
 mod kernel_choice;
 mod libsvm_format;
 mod linear_svc;

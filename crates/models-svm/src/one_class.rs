@@ -1,8 +1,8 @@
 //! The ν one-class SVM (LIBSVM's `-s 2`, scikit-learn's `OneClassSVM`).
 
 use core_linalg::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    validate,
+    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
+    Records, Result, validate,
 };
 use kernels::KernelSpec;
 use optim::StopReason;
@@ -10,6 +10,7 @@ use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;
+use crate::probability::{NR_MARKS, one_class_marks, one_class_probability};
 use crate::q::SignedQ;
 use crate::settings::{Settings, settings_builders};
 
@@ -18,6 +19,7 @@ use crate::settings::{Settings, settings_builders};
 pub struct OneClassSvmParams {
     settings: Settings,
     nu: f64,
+    probability: bool,
 }
 
 impl Default for OneClassSvmParams {
@@ -25,6 +27,7 @@ impl Default for OneClassSvmParams {
         Self {
             settings: Settings::default(),
             nu: 0.5,
+            probability: false,
         }
     }
 }
@@ -38,12 +41,22 @@ impl OneClassSvmParams {
         self.nu = nu;
         self
     }
+    /// Also fit LIBSVM's probability model (`-b 1`, LIBSVM ≥ 3.3): bins of the training
+    /// decision values ([`OneClassSvm::density_marks`]) that turn a decision value into the
+    /// probability of being normal ([`PredictProba`]). Deterministic; no extra training.
+    pub fn probability(mut self, yes: bool) -> Self {
+        self.probability = yes;
+        self
+    }
 }
 
 /// A fitted one-class SVM: `f(x) = Σ_s α_s K(sv_s, x) − ρ`, inlier (`+1`) where `f(x) > 0`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OneClassSvm {
     pub(crate) expansion: Expansion,
+    /// LIBSVM's `prob_density_marks`, when fitted with `probability(true)` and the training
+    /// decision values allowed it.
+    pub(crate) density_marks: Option<[f64; NR_MARKS]>,
 }
 
 impl OneClassSvm {
@@ -78,6 +91,15 @@ impl OneClassSvm {
     /// Why SMO stopped.
     pub fn stop_reason(&self) -> StopReason {
         self.expansion.stop
+    }
+    /// The probability model (LIBSVM's `prob_density_marks`): ten increasing decision values.
+    /// The training decision values are sorted; the negative ones are split into five bins of
+    /// equal counts and so are the non-negative ones; each mark is the midpoint between two
+    /// consecutive bin edges (Que & Lin's binning). `None` without `probability(true)`, and
+    /// also when fewer than 5 training decision values lie on one side of 0 (LIBSVM then warns
+    /// "too few to do a probability estimation" and saves no marks).
+    pub fn density_marks(&self) -> Option<&[f64; NR_MARKS]> {
+        self.density_marks.as_ref()
     }
 }
 
@@ -116,9 +138,14 @@ impl Fit for OneClassSvmParams {
             self.settings.cache_bytes(),
         );
         let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
-        Ok(OneClassSvm {
+        let mut model = OneClassSvm {
             expansion: Expansion::new(kernel, data, &sol.alpha, &sol),
-        })
+            density_marks: None,
+        };
+        if self.probability {
+            model.density_marks = one_class_marks(model.expansion.libsvm_decision(&data.records)?);
+        }
+        Ok(model)
     }
 }
 
@@ -144,7 +171,36 @@ impl DecisionFunction for OneClassSvm {
     }
 }
 
+impl PredictProba for OneClassSvm {
+    /// Two columns in the order of LIBSVM's `svm-predict -b 1` header `label normal outlier`:
+    /// the probability that the sample is normal (label `+1`), from the bin of its decision
+    /// value among [`OneClassSvm::density_marks`] (0.1, 0.2, … 0.9 inside, 0.001 below every
+    /// mark, 0.999 above), and one minus it (an outlier, label `−1`). Decision values are
+    /// computed as LIBSVM computes them, so samples near a mark fall in LIBSVM's bin. Needs a
+    /// model fitted with `probability(true)` whose marks could be fitted.
+    fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let marks = self.density_marks.as_ref().ok_or_else(|| {
+            Error::invalid_parameter(
+                "probability",
+                false,
+                "a model fitted with probability(true) that has density marks (LIBSVM: svm-train -s 2 -b 1; no marks are fitted when fewer than 5 training decision values lie on one side of 0)",
+            )
+        })?;
+        let dec = self.expansion.libsvm_decision(records)?;
+        let n = dec.len();
+        let probs = dec
+            .iter()
+            .flat_map(|&f| {
+                let normal = one_class_probability(marks, f);
+                [normal, 1.0 - normal]
+            })
+            .collect();
+        DenseMatrix::from_row_major(probs, n, 2)
+    }
+}
+
 impl ModelFile for OneClassSvm {
     const KIND: &'static str = "one-class-svm";
-    const SCHEMA: u32 = 1;
+    // 2: the probability model (`density_marks`).
+    const SCHEMA: u32 = 2;
 }

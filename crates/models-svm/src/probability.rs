@@ -1,7 +1,8 @@
 //! Class probabilities for SVMs, as LIBSVM computes them: Platt's sigmoid fitted on
 //! cross-validated decision values (with the improvements of Lin, Lin & Weng 2007: target
-//! smoothing, a Newton method with backtracking, and overflow-free evaluation), and for more than
-//! two classes the pairwise coupling of Wu, Lin & Weng (2004, their second method).
+//! smoothing, a Newton method with backtracking, and overflow-free evaluation), for more than
+//! two classes the pairwise coupling of Wu, Lin & Weng (2004, their second method), and for the
+//! one-class SVM the density binning of Que & Lin (LIBSVM 3.3x's `prob_density_marks`).
 
 // The coupling iteration indexes its k × k matrix as the paper writes it.
 #![allow(clippy::needless_range_loop)]
@@ -136,6 +137,54 @@ pub(crate) fn couple(r: &DenseMatrix) -> Vec<f64> {
     p
 }
 
+/// Number of bins of the one-class probability model (LIBSVM's `nr_marks`).
+pub(crate) const NR_MARKS: usize = 10;
+
+/// LIBSVM's `svm_one_class_probability`: bin boundaries for the training decision values,
+/// half of the bins over the negative values and half over the non-negative ones, each holding
+/// about as many samples. `None` when either side has fewer than `NR_MARKS / 2` values (LIBSVM
+/// then warns and fits no probability model).
+pub(crate) fn one_class_marks(mut dec: Vec<f64>) -> Option<[f64; NR_MARKS]> {
+    let l = dec.len();
+    dec.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    // As LIBSVM: with no non-negative value the negative count stays 0.
+    let negative = dec.iter().position(|&v| v >= 0.0).unwrap_or(0);
+    let positive = l - negative;
+    let mid = NR_MARKS / 2;
+    if negative < mid || positive < mid {
+        return None;
+    }
+    let mut edges = [0.0; NR_MARKS + 1];
+    for (i, edge) in edges.iter_mut().enumerate() {
+        *edge = match i.cmp(&mid) {
+            std::cmp::Ordering::Less => dec[i * negative / mid],
+            std::cmp::Ordering::Equal => 0.0,
+            std::cmp::Ordering::Greater => dec[negative - 1 + (i - mid) * positive / mid],
+        };
+    }
+    let mut marks = [0.0; NR_MARKS];
+    for (i, m) in marks.iter_mut().enumerate() {
+        *m = (edges[i] + edges[i + 1]) / 2.0;
+    }
+    Some(marks)
+}
+
+/// LIBSVM's `predict_one_class_probability`: the probability that a sample with decision
+/// value `dec` is normal (not an outlier), `i / NR_MARKS` for the first mark above `dec`, 0.001
+/// below every mark and 0.999 above them.
+pub(crate) fn one_class_probability(marks: &[f64; NR_MARKS], dec: f64) -> f64 {
+    if dec < marks[0] {
+        0.001
+    } else if dec > marks[NR_MARKS - 1] {
+        0.999
+    } else {
+        // A value equal to the last mark (or NaN) falls through every test: LIBSVM's 0.
+        (1..NR_MARKS)
+            .find(|&i| dec < marks[i])
+            .map_or(0.0, |i| i as f64 / NR_MARKS as f64)
+    }
+}
+
 /// Pairwise probability clipped into `[MIN_PROB, 1 − MIN_PROB]`.
 pub(crate) fn clip(p: f64) -> f64 {
     p.clamp(MIN_PROB, 1.0 - MIN_PROB)
@@ -189,6 +238,35 @@ mod tests {
         assert_eq!(sigmoid_predict(1e308, -1.0, 0.0), 1.0);
         assert_eq!(sigmoid_predict(-1e308, -1.0, 0.0), 0.0);
         assert!(sigmoid_predict(1.0, -2.0, 0.1) > sigmoid_predict(0.5, -2.0, 0.1));
+    }
+
+    #[test]
+    fn one_class_marks_split_each_side_into_five_bins() {
+        // 10 negative values −10…−1 and 10 non-negative 0…9.
+        let dec: Vec<f64> = (-10..10).rev().map(f64::from).collect();
+        let marks = one_class_marks(dec).unwrap();
+        // Edges: dec[0], dec[2], …, dec[8] (−10, −8, −6, −4, −2), 0, then dec[9 + 2k]
+        // (1, 3, 5, 7, 9) for k = 1…5.
+        assert_eq!(
+            marks,
+            [-9.0, -7.0, -5.0, -3.0, -1.0, 0.5, 2.0, 4.0, 6.0, 8.0]
+        );
+        assert_eq!(one_class_probability(&marks, -100.0), 0.001);
+        assert_eq!(one_class_probability(&marks, 100.0), 0.999);
+        assert_eq!(one_class_probability(&marks, -8.0), 0.1);
+        assert_eq!(one_class_probability(&marks, 0.0), 0.5);
+        assert_eq!(one_class_probability(&marks, 7.9), 0.9);
+        assert_eq!(one_class_probability(&marks, 8.0), 0.0);
+    }
+
+    #[test]
+    fn too_few_values_on_one_side_give_no_marks() {
+        let four_negative: Vec<f64> = (-4..20).map(f64::from).collect();
+        assert_eq!(one_class_marks(four_negative), None);
+        let all_positive: Vec<f64> = (0..30).map(f64::from).collect();
+        assert_eq!(one_class_marks(all_positive), None);
+        let four_positive: Vec<f64> = (-30..4).map(f64::from).collect();
+        assert_eq!(one_class_marks(four_positive), None);
     }
 
     proptest! {

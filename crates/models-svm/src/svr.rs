@@ -1,14 +1,41 @@
 //! ε-support vector regression (LIBSVM's `-s 3`, scikit-learn's `SVR`).
 
-use core_linalg::{Dataset, Fit, ModelFile, Predict, Records, Result, validate};
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, validate,
+};
 use kernels::KernelSpec;
 use optim::StopReason;
 use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
+use crate::SvmKernel;
 use crate::expansion::Expansion;
+use crate::glibc_rand::GlibcRand;
 use crate::q::SvrQ;
 use crate::settings::{Settings, settings_builders};
+
+/// Builder methods both regressors' params share (fields `probability`, `seed`).
+macro_rules! regressor_builders {
+    ($t:ty) => {
+        impl $t {
+            /// Also fit LIBSVM's probability model (`-b 1`): the scale σ of a Laplace
+            /// distribution for `y − f(x)`, fitted on 5-fold cross-validated residuals (five more
+            /// trainings). See [`Svr::laplace_scale`] and [`Svr::predict_interval`].
+            pub fn probability(mut self, yes: bool) -> Self {
+                self.probability = yes;
+                self
+            }
+            /// Seed of the cross-validation folds behind the probability model (default 0).
+            /// The folds are drawn as LIBSVM draws them, with glibc's `rand()` after
+            /// `srand(seed)` (the seed taken modulo 2³²): the default 0 (like 1) gives the
+            /// sequence of a program that never seeds, so σ is LIBSVM's to the last digit.
+            pub fn seed(mut self, seed: u64) -> Self {
+                self.seed = seed;
+                self
+            }
+        }
+    };
+}
 
 /// Parameters of [`Svr`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -16,6 +43,8 @@ pub struct SvrParams {
     settings: Settings,
     c: f64,
     epsilon: f64,
+    probability: bool,
+    seed: u64,
 }
 
 impl Default for SvrParams {
@@ -24,11 +53,14 @@ impl Default for SvrParams {
             settings: Settings::default(),
             c: 1.0,
             epsilon: 0.1,
+            probability: false,
+            seed: 0,
         }
     }
 }
 
 settings_builders!(SvrParams);
+regressor_builders!(SvrParams);
 
 impl SvrParams {
     /// Regularization `C > 0` (default 1).
@@ -49,6 +81,9 @@ pub struct Svr {
     pub(crate) expansion: Expansion,
     /// Trained as ν-SVR (LIBSVM model files say `nu_svr`).
     pub(crate) nu: bool,
+    /// LIBSVM's `probA`: the Laplace scale σ of the residuals, when fitted with
+    /// `probability(true)`.
+    pub(crate) laplace_scale: Option<f64>,
 }
 
 impl Svr {
@@ -96,6 +131,44 @@ impl Svr {
     pub fn coef(&self) -> Option<&[f64]> {
         self.expansion.weights.as_deref()
     }
+    /// The probability model of a regressor fitted with `probability(true)` (LIBSVM's
+    /// `probA`, `svm_get_svr_probability`): `y = f(x) + z` with `z` Laplace-distributed, density
+    /// `e^(−|z|/σ) / (2σ)`. σ is the mean absolute 5-fold cross-validated residual, residuals
+    /// beyond `5·√2·(their mean)` left out as outliers. `None` without `probability(true)`.
+    pub fn laplace_scale(&self) -> Option<f64> {
+        self.laplace_scale
+    }
+
+    /// Prediction intervals from the probability model: one row per sample, columns
+    /// `[lower, upper]` = `f(x) ∓ σ·ln(1 / (1 − coverage))`, the central interval that holds
+    /// `y` with probability `coverage` ∈ (0, 1) under the Laplace model of
+    /// [`Svr::laplace_scale`]. Like `PredictProba` for classifiers, it needs a model fitted with
+    /// `probability(true)` (LIBSVM: `svm-train -b 1`).
+    pub fn predict_interval<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        coverage: f64,
+    ) -> Result<DenseMatrix> {
+        let sigma = self.laplace_scale.ok_or_else(|| {
+            Error::invalid_parameter(
+                "probability",
+                false,
+                "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
+            )
+        })?;
+        if !(coverage > 0.0 && coverage < 1.0) {
+            return Err(Error::invalid_parameter(
+                "coverage",
+                coverage,
+                "a probability strictly between 0 and 1",
+            ));
+        }
+        let half = -sigma * (-coverage).ln_1p();
+        let f = self.expansion.decision(records)?;
+        let n = f.len();
+        let bounds = f.iter().flat_map(|&v| [v - half, v + half]).collect();
+        DenseMatrix::from_row_major(bounds, n, 2)
+    }
 }
 
 /// Parameters of ν-SVR (LIBSVM's `-s 4`, scikit-learn's `NuSVR`), which fits the same [`Svr`]
@@ -105,6 +178,8 @@ pub struct NuSvrParams {
     settings: Settings,
     c: f64,
     nu: f64,
+    probability: bool,
+    seed: u64,
 }
 
 impl Default for NuSvrParams {
@@ -113,11 +188,14 @@ impl Default for NuSvrParams {
             settings: Settings::default(),
             c: 1.0,
             nu: 0.5,
+            probability: false,
+            seed: 0,
         }
     }
 }
 
 settings_builders!(NuSvrParams);
+regressor_builders!(NuSvrParams);
 
 impl NuSvrParams {
     /// Regularization `C > 0` (default 1).
@@ -134,6 +212,7 @@ impl NuSvrParams {
 }
 
 /// The ε or ν formulation of support vector regression.
+#[derive(Clone, Copy)]
 enum Formulation {
     Epsilon(f64),
     Nu(f64),
@@ -217,18 +296,86 @@ fn fit_regressor(
     Ok(Svr {
         expansion: Expansion::new(kernel, data, &coef, &sol),
         nu,
+        laplace_scale: None,
     })
+}
+
+/// A regressor, with LIBSVM's probability model when asked for.
+fn fit_with_probability(
+    settings: &Settings,
+    c: f64,
+    formulation: Formulation,
+    data: &Dataset,
+    probability: Option<u64>,
+) -> Result<Svr> {
+    let mut model = fit_regressor(settings, c, formulation, data)?;
+    if let Some(seed) = probability {
+        // The folds use the kernel resolved on all the data, as LIBSVM's (γ is not re-derived
+        // from each fold).
+        let folds = Settings {
+            kernel: SvmKernel::Spec(model.kernel().clone()),
+            ..settings.clone()
+        };
+        model.laplace_scale = Some(laplace_scale(&folds, c, formulation, data, seed)?);
+    }
+    Ok(model)
+}
+
+/// LIBSVM's `svm_svr_probability`: 5-fold cross-validated residuals (folds shuffled as LIBSVM's
+/// `svm_cross_validation` does, with glibc's `rand()` after `srand(seed)`), their mean absolute
+/// value, then the mean again without those beyond 5 times the Laplace standard deviation.
+fn laplace_scale(
+    settings: &Settings,
+    c: f64,
+    formulation: Formulation,
+    data: &Dataset,
+    seed: u64,
+) -> Result<f64> {
+    let l = data.n_samples();
+    if l < 2 {
+        return Err(Error::invalid_parameter(
+            "probability",
+            true,
+            format!("at least 2 samples to cross-validate the probability model (found {l})"),
+        ));
+    }
+    let y = data.targets.values()?;
+    let folds = l.min(5);
+    let perm = GlibcRand::new(seed as u32).libsvm_permutation(l);
+    let mut residual = vec![0.0; l];
+    for f in 0..folds {
+        let (begin, end) = (f * l / folds, (f + 1) * l / folds);
+        let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
+        let model = fit_regressor(settings, c, formulation, &data.select(&train))?;
+        let held_out = &perm[begin..end];
+        let predicted = model
+            .expansion
+            .libsvm_decision(&data.records.select_rows(held_out))?;
+        for (&i, p) in held_out.iter().zip(predicted) {
+            residual[i] = y[i] - p;
+        }
+    }
+    let mut mae = residual.iter().map(|r| r.abs()).sum::<f64>() / l as f64;
+    let std = (2.0 * mae * mae).sqrt();
+    let kept: Vec<f64> = residual
+        .iter()
+        .map(|r| r.abs())
+        .filter(|&r| r <= 5.0 * std)
+        .collect();
+    mae = kept.iter().sum::<f64>() / kept.len() as f64;
+    Ok(mae)
 }
 
 impl Fit for SvrParams {
     type Model = Svr;
 
     fn fit(&self, data: &Dataset) -> Result<Svr> {
-        fit_regressor(
+        fit_with_probability(
             &self.settings,
             self.c,
             Formulation::Epsilon(self.epsilon),
             data,
+            self.probability.then_some(self.seed),
         )
     }
 }
@@ -237,7 +384,13 @@ impl Fit for NuSvrParams {
     type Model = Svr;
 
     fn fit(&self, data: &Dataset) -> Result<Svr> {
-        fit_regressor(&self.settings, self.c, Formulation::Nu(self.nu), data)
+        fit_with_probability(
+            &self.settings,
+            self.c,
+            Formulation::Nu(self.nu),
+            data,
+            self.probability.then_some(self.seed),
+        )
     }
 }
 
@@ -251,5 +404,6 @@ impl Predict for Svr {
 
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
-    const SCHEMA: u32 = 1;
+    // 2: the probability model (`laplace_scale`).
+    const SCHEMA: u32 = 2;
 }

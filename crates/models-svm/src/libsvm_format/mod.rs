@@ -1,0 +1,214 @@
+//! LIBSVM's text model files (`svm-train`'s output, `svm-predict`'s input): written byte for
+//! byte as LIBSVM 3.37's `svm_save_model` writes them, and read from LIBSVM.
+//!
+//! Loading checks everything prediction will index or trust before a model is handed out, and
+//! refuses a file naming the line (and column) at fault:
+//! - the header: only LIBSVM's keys, each once and on one line, in the number LIBSVM writes
+//!   (`rho`, `probA`, `probB`: one per pair of classes; `label`, `nr_sv`: one per class;
+//!   `prob_density_marks`: ten), and only the keys that belong to the model's `svm_type` and
+//!   `kernel_type`;
+//! - counts that agree: `nr_class` ≥ 2 (exactly 2 for regression and one-class models),
+//!   `nr_sv` summing to `total_sv`, `total_sv` equal to the number of SV lines, distinct
+//!   integer labels;
+//! - numbers: `rho`, the coefficients, `probA`, `probB` and `prob_density_marks` finite;
+//! - SV lines: `nr_class − 1` coefficients, then feature indices that increase, start at 1 and
+//!   fit a `u32`; for a precomputed kernel exactly `0:serial` with an integer serial ≥ 1.
+//!
+//! A margin model file (magic `MARGINMF`) is recognized and refused with the command that
+//! reads it.
+
+mod read;
+mod write;
+
+use std::path::Path;
+
+use core_linalg::{DenseMatrix, Error, Label, Predict, PredictProba, Records, Result};
+use kernels::KernelSpec;
+
+use crate::{OneClassSvm, Svc, Svr};
+
+/// A model LIBSVM's file format can hold.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LibsvmModel {
+    /// `svm_type c_svc` or `nu_svc`.
+    Svc(Svc),
+    /// `svm_type epsilon_svr` or `nu_svr`.
+    Svr(Svr),
+    /// `svm_type one_class`.
+    OneClass(OneClassSvm),
+}
+
+impl LibsvmModel {
+    /// The model in LIBSVM's text format.
+    pub fn to_text(&self) -> Result<String> {
+        let mut out = String::new();
+        match self {
+            LibsvmModel::Svc(m) => write::svc_text(m, &mut out)?,
+            LibsvmModel::Svr(m) => write::expansion_text(
+                if m.is_nu() { "nu_svr" } else { "epsilon_svr" },
+                &m.expansion,
+                m.laplace_scale.map(|s| ("probA", vec![s])),
+                &mut out,
+            )?,
+            LibsvmModel::OneClass(m) => write::expansion_text(
+                "one_class",
+                &m.expansion,
+                m.density_marks.map(|d| ("prob_density_marks", d.to_vec())),
+                &mut out,
+            )?,
+        }
+        Ok(out)
+    }
+
+    /// Writes the model to `path` in LIBSVM's format (whole or not at all: through a
+    /// temporary file renamed into place).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = self.to_text()?;
+        core_linalg::io::write_atomically(path, |w| w.write_all(text.as_bytes()))
+    }
+
+    /// Reads a LIBSVM model file (see the module documentation for what is checked).
+    pub fn load(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Parses the bytes of a LIBSVM model file: refuses a margin model file (naming the command
+    /// that reads it) and text that is not UTF-8 (naming the line), then [`Self::from_text`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        if bytes.starts_with(b"MARGINMF") {
+            return Err(Error::model_file(
+                "this is a margin model file (binary, written by `margin train`), not a LIBSVM text model: predict with it using `margin predict MODEL_FILE DATA`",
+            ));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let before = &bytes[..e.valid_up_to()];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.len()
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1)
+                + 1;
+            Error::parse(line, column, "invalid UTF-8: not a LIBSVM text model file")
+        })?;
+        Self::from_text(text)
+    }
+
+    /// Parses LIBSVM's text format (see the module documentation for what is checked).
+    pub fn from_text(text: &str) -> Result<Self> {
+        read::parse(text)
+    }
+
+    /// Number of features the model's support vectors span.
+    pub fn n_features(&self) -> usize {
+        match self {
+            LibsvmModel::Svc(m) => m.n_features(),
+            LibsvmModel::Svr(m) => m.expansion.n_features,
+            LibsvmModel::OneClass(m) => m.expansion.n_features,
+        }
+    }
+
+    /// The same model accepting records of `n_features` columns (LIBSVM ignores feature
+    /// indices a model never saw; a sparse support set widens at no cost).
+    pub fn with_n_features(self, n_features: usize) -> Result<Self> {
+        Ok(match self {
+            LibsvmModel::Svc(m) => LibsvmModel::Svc(m.with_n_features(n_features)?),
+            LibsvmModel::Svr(mut m) => {
+                m.expansion = m.expansion.with_n_features(n_features)?;
+                LibsvmModel::Svr(m)
+            }
+            LibsvmModel::OneClass(mut m) => {
+                m.expansion = m.expansion.with_n_features(n_features)?;
+                LibsvmModel::OneClass(m)
+            }
+        })
+    }
+
+    /// Whether the model carries a probability model (LIBSVM's `svm_check_probability_model`):
+    /// `probA` and `probB` for a classifier, `probA` for a regressor, `prob_density_marks` for
+    /// a one-class SVM.
+    pub fn has_probability(&self) -> bool {
+        match self {
+            LibsvmModel::Svc(m) => m.problems().iter().all(|p| p.probability.is_some()),
+            LibsvmModel::Svr(m) => m.laplace_scale().is_some(),
+            LibsvmModel::OneClass(m) => m.density_marks().is_some(),
+        }
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &KernelSpec {
+        match self {
+            LibsvmModel::Svc(m) => m.kernel(),
+            LibsvmModel::Svr(m) => m.kernel(),
+            LibsvmModel::OneClass(m) => m.kernel(),
+        }
+    }
+
+    /// LIBSVM's `svm_predict_probability` for every row of a model with a probability model
+    /// ([`Self::has_probability`]): the predicted label or value, and the probability
+    /// estimates — for a classifier one column per class in [`Svc::labels`] order (the label is
+    /// the most probable class, the first on ties), for a one-class SVM the columns `[normal,
+    /// outlier]` (the label is the sign of the decision value), for a regressor no column (its
+    /// probability model is the one scale [`Svr::laplace_scale`]; the values are
+    /// [`Self::predict_values`]'). A model without one is refused as `PredictProba` refuses it.
+    pub fn predict_probability<R: Records + ?Sized>(
+        &self,
+        records: &R,
+    ) -> Result<(Vec<f64>, DenseMatrix)> {
+        match self {
+            LibsvmModel::Svc(m) => {
+                let probs = m.predict_proba(records)?;
+                let labels: Vec<f64> = m.labels().iter().map(label_number).collect();
+                let best = probs
+                    .rows()
+                    .map(|row| {
+                        let k = (0..row.len()).fold(0, |b, c| if row[c] > row[b] { c } else { b });
+                        labels[k]
+                    })
+                    .collect();
+                Ok((best, probs))
+            }
+            LibsvmModel::OneClass(m) => {
+                Ok((self.predict_values(records)?, m.predict_proba(records)?))
+            }
+            LibsvmModel::Svr(m) => {
+                if m.laplace_scale().is_none() {
+                    return Err(Error::invalid_parameter(
+                        "probability",
+                        false,
+                        "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
+                    ));
+                }
+                let values = self.predict_values(records)?;
+                let n = values.len();
+                Ok((values, DenseMatrix::zeros(n, 0)))
+            }
+        }
+    }
+
+    /// LIBSVM's `svm_predict` for every row: the label (as a number) for a classifier, the
+    /// value for a regressor, `+1` (normal) or `−1` (outlier) for a one-class SVM. Regression
+    /// values and one-class decisions are computed as LIBSVM computes them, to the last bit
+    /// (what `svm-predict` prints with 17 digits).
+    pub fn predict_values<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
+        Ok(match self {
+            LibsvmModel::Svc(m) => m.predict(records)?.iter().map(label_number).collect(),
+            LibsvmModel::Svr(m) => m.expansion.libsvm_decision(records)?,
+            LibsvmModel::OneClass(m) => m
+                .expansion
+                .libsvm_decision(records)?
+                .into_iter()
+                .map(|f| if f > 0.0 { 1.0 } else { -1.0 })
+                .collect(),
+        })
+    }
+}
+
+/// A label as LIBSVM's numeric label (text labels, which LIBSVM files cannot hold, as NaN).
+fn label_number(l: &Label) -> f64 {
+    match l {
+        Label::Number(x) => *x,
+        Label::Text(_) => f64::NAN,
+    }
+}

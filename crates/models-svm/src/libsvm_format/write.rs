@@ -1,0 +1,171 @@
+//! Writing LIBSVM's text model files, byte for byte as LIBSVM 3.37's `svm_save_model`.
+
+use std::fmt::Write as _;
+
+use core_linalg::io::format_g;
+use core_linalg::{Error, Label, Records, Result, RowView};
+use kernels::KernelSpec;
+
+use crate::expansion::Expansion;
+use crate::svc::{Multiclass, Svc};
+
+fn kernel_lines(kernel: &KernelSpec, out: &mut String) -> Result<()> {
+    let g = |x: f64| format_g(x, 17);
+    match kernel {
+        KernelSpec::Linear(_) => out.push_str("kernel_type linear\n"),
+        KernelSpec::Polynomial(p) => {
+            let _ = write!(
+                out,
+                "kernel_type polynomial\ndegree {}\ngamma {}\ncoef0 {}\n",
+                p.degree(),
+                g(p.gamma()),
+                g(p.coef0())
+            );
+        }
+        KernelSpec::Rbf(r) => {
+            let _ = write!(out, "kernel_type rbf\ngamma {}\n", g(r.gamma()));
+        }
+        KernelSpec::Sigmoid(s) => {
+            let _ = write!(
+                out,
+                "kernel_type sigmoid\ngamma {}\ncoef0 {}\n",
+                g(s.gamma()),
+                g(s.coef0())
+            );
+        }
+        KernelSpec::Precomputed(_) => out.push_str("kernel_type precomputed\n"),
+        other => {
+            return Err(Error::invalid_parameter(
+                "kernel",
+                kernels::Kernel::name(other),
+                "linear, polynomial, rbf, sigmoid or precomputed (LIBSVM's model files hold no other kernel; save with margin's own model file)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn label_int(l: &Label) -> Result<i64> {
+    match l {
+        Label::Number(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(31) => Ok(*x as i64),
+        other => Err(Error::invalid_parameter(
+            "label",
+            other,
+            "integer labels (LIBSVM model files store labels as int)",
+        )),
+    }
+}
+
+/// `key v1 v2 …` with LIBSVM's `%.17g`.
+fn value_line(out: &mut String, key: &str, values: impl IntoIterator<Item = f64>) {
+    out.push_str(key);
+    for v in values {
+        let _ = write!(out, " {}", format_g(v, 17));
+    }
+    out.push('\n');
+}
+
+fn sv_line(out: &mut String, coefs: &[f64], sv: RowView<'_>, precomputed: bool) {
+    for c in coefs {
+        let _ = write!(out, "{} ", format_g(*c, 17));
+    }
+    if precomputed {
+        let _ = write!(out, "0:{} ", sv.get(0) as i64);
+    } else {
+        // LIBSVM writes every stored node, explicit zeros of the training file included; a
+        // dense row stores no such distinction, so its zeros are left out.
+        let keep_zeros = matches!(sv, RowView::Sparse(_));
+        sv.for_each_stored(|j, v| {
+            if keep_zeros || v != 0.0 {
+                let _ = write!(out, "{}:{} ", j + 1, format_g(v, 8));
+            }
+        });
+    }
+    out.push('\n');
+}
+
+pub(super) fn svc_text(m: &Svc, out: &mut String) -> Result<()> {
+    if m.multiclass() != Multiclass::OneVsOne {
+        return Err(Error::invalid_parameter(
+            "multiclass",
+            "one-vs-rest",
+            "one-vs-one (LIBSVM model files hold only one-vs-one)",
+        ));
+    }
+    out.push_str(if m.is_nu() {
+        "svm_type nu_svc\n"
+    } else {
+        "svm_type c_svc\n"
+    });
+    kernel_lines(m.kernel(), out)?;
+    let k = m.labels().len();
+    let n_sv = m.support_class().len();
+    let _ = writeln!(out, "nr_class {k}\ntotal_sv {n_sv}");
+    value_line(out, "rho", m.problems().iter().map(|p| p.rho));
+    out.push_str("label");
+    for l in m.labels() {
+        let _ = write!(out, " {}", label_int(l)?);
+    }
+    out.push('\n');
+    if let Some(sig) = m
+        .problems()
+        .iter()
+        .map(|p| p.probability)
+        .collect::<Option<Vec<_>>>()
+    {
+        value_line(out, "probA", sig.iter().map(|s| s.0));
+        value_line(out, "probB", sig.iter().map(|s| s.1));
+    }
+    out.push_str("nr_sv");
+    for c in m.n_support() {
+        let _ = write!(out, " {c}");
+    }
+    out.push_str("\nSV\n");
+    // LIBSVM's layout: for a support vector of class c, row j of sv_coef holds its
+    // coefficient in the problem between c and the j-th other class.
+    let mut coef = vec![vec![0.0; n_sv]; k.saturating_sub(1)];
+    for p in m.problems() {
+        let (a, b) = (p.positive, p.negative.unwrap_or(0));
+        // A support vector of the negative class with α = 0 in this problem has
+        // coefficient α·y = −0, which LIBSVM writes as `-0`.
+        for (s, &c) in m.support_class().iter().enumerate() {
+            if c == b {
+                coef[a][s] = -0.0;
+            }
+        }
+        for &(s, v) in &p.coef {
+            let c = m.support_class()[s];
+            let other = if c == a { b } else { a };
+            coef[if other > c { other - 1 } else { other }][s] = v;
+        }
+    }
+    let precomputed = matches!(m.kernel(), KernelSpec::Precomputed(_));
+    for s in 0..n_sv {
+        let row: Vec<f64> = coef.iter().map(|r| r[s]).collect();
+        sv_line(out, &row, m.support_vectors().row(s), precomputed);
+    }
+    Ok(())
+}
+
+/// A regression or one-class model: one `rho`, one coefficient per SV line, and its
+/// probability model line (`probA` or `prob_density_marks`) when it has one.
+pub(super) fn expansion_text(
+    svm_type: &str,
+    e: &Expansion,
+    probability: Option<(&str, Vec<f64>)>,
+    out: &mut String,
+) -> Result<()> {
+    let _ = writeln!(out, "svm_type {svm_type}");
+    kernel_lines(&e.kernel, out)?;
+    let _ = writeln!(out, "nr_class 2\ntotal_sv {}", e.coef.len());
+    value_line(out, "rho", [e.rho]);
+    if let Some((key, values)) = probability {
+        value_line(out, key, values);
+    }
+    out.push_str("SV\n");
+    let precomputed = matches!(e.kernel, KernelSpec::Precomputed(_));
+    for (s, &c) in e.coef.iter().enumerate() {
+        sv_line(out, &[c], e.support.row(s), precomputed);
+    }
+    Ok(())
+}
