@@ -183,7 +183,12 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
                         &w[2..]
                     ))
                 })?;
-                o.weights.push((label, real_value(w, value, "weight")?));
+                let weight = real_value(w, value, "weight")?;
+                // LIBSVM multiplies C by every weight given for a class.
+                match o.weights.iter_mut().find(|(l, _)| *l == label) {
+                    Some(given) => given.1 *= weight,
+                    None => o.weights.push((label, weight)),
+                }
             }
             other => {
                 return Err(Failure::usage(format!(
@@ -441,9 +446,8 @@ fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
                 let label = &m.labels()[class];
                 o.weights
                     .iter()
-                    .filter(|(l, _)| Label::Number(f64::from(*l)) == *label)
-                    .map(|w| w.1)
-                    .product::<f64>()
+                    .find(|(l, _)| Label::Number(f64::from(*l)) == *label)
+                    .map_or(1.0, |w| w.1)
             };
             for p in m.problems() {
                 let neg = p.negative.unwrap_or(0);
@@ -631,7 +635,7 @@ fn cross_validate(
 
 const PREDICT_USAGE: &str = "Usage: margin svm-predict [options] test_file model_file output_file
 options:
--b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0); for one-class SVM only 0 is supported
+-b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0)
 -q : quiet mode (no outputs)";
 
 /// Arguments of `margin svm-predict` (LIBSVM's flags).

@@ -559,3 +559,31 @@ fn svm_train_warns_as_libsvm() {
     );
     assert!(out.starts_with("Cross Validation Accuracy = "), "{out}");
 }
+
+#[test]
+fn repeated_class_weights_multiply_as_in_libsvm() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let heart = "datasets/heart_scale";
+    stdout(&margin(&[
+        "svm-train",
+        "-q",
+        "-w1",
+        "2",
+        "-w1",
+        "1.5",
+        heart,
+        a.to_str().unwrap(),
+    ]));
+    stdout(&margin(&[
+        "svm-train",
+        "-q",
+        "-w1",
+        "3",
+        heart,
+        b.to_str().unwrap(),
+    ]));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    stdout(&margin(&["svm-train", "-q", heart, b.to_str().unwrap()]));
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}

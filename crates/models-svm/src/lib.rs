@@ -26,6 +26,9 @@
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
 //! | `Svr` | `epsilon` | 0.1 | width of the insensitive tube |
 //! | `OneClassSvm` | `nu` | 0.5 | upper bound on the outlier fraction |
+//! | `Svc` | `probability`, `seed` | false, 0 | Platt probabilities on cross-validated decision values |
+//! | `Svr` | `probability`, `seed` | false, 0 | LIBSVM's Laplace model of the residuals ([`Svr::laplace_scale`]); folds drawn with glibc's `rand()` after `srand(seed)`, so σ is LIBSVM's |
+//! | `OneClassSvm` | `probability` | false | LIBSVM's density bins ([`OneClassSvm::density_marks`], `PredictProba`) |
 //!
 //! | `LinearSvc` parameter | default | meaning |
 //! |---|---|---|

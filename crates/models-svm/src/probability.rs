@@ -271,6 +271,25 @@ mod tests {
 
     proptest! {
         #[test]
+        fn one_class_marks_are_sorted_and_bins_rise_with_the_decision_value(
+            neg in proptest::collection::vec(-100.0f64..-1e-9, 5..40),
+            pos in proptest::collection::vec(0.0f64..100.0, 5..40),
+            probes in proptest::collection::vec(-150.0f64..150.0, 2..20),
+        ) {
+            let mut dec = pos;
+            dec.extend(&neg);
+            let marks = one_class_marks(dec).unwrap();
+            prop_assert!(marks.windows(2).all(|w| w[0] <= w[1]), "{marks:?}");
+            prop_assert!(marks[NR_MARKS / 2 - 1] <= 0.0 && marks[NR_MARKS / 2] >= 0.0);
+            let mut probes = probes;
+            probes.retain(|&p| p != marks[NR_MARKS - 1]);
+            probes.sort_by(f64::total_cmp);
+            let p: Vec<f64> = probes.iter().map(|&d| one_class_probability(&marks, d)).collect();
+            prop_assert!(p.windows(2).all(|w| w[0] <= w[1]), "{probes:?} -> {p:?}");
+            prop_assert!(p.iter().all(|&v| v > 0.0 && v < 1.0));
+        }
+
+        #[test]
         fn coupling_recovers_consistent_pairwise_probabilities(raw in proptest::collection::vec(0.05f64..1.0, 3..7)) {
             let total: f64 = raw.iter().sum();
             let truth: Vec<f64> = raw.iter().map(|v| v / total).collect();
