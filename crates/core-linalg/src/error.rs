@@ -100,6 +100,18 @@ pub enum Error {
     /// positive definite is not).
     #[error("numerical failure: {0}")]
     Numerical(String),
+    /// Fitting or scoring one cross-validation fold failed (for example its training part holds
+    /// a single class): which fold, and why.
+    #[error("cross-validation fold {fold} of {n_folds}: {source}")]
+    InFold {
+        /// One-based fold number.
+        fold: usize,
+        /// Number of folds.
+        n_folds: usize,
+        /// What failed in that fold.
+        #[source]
+        source: Box<Error>,
+    },
 }
 
 /// `Result` with margin's [`Error`].
@@ -162,6 +174,23 @@ impl Error {
                 path: path.into(),
                 source,
             },
+            other => other,
+        }
+    }
+
+    /// Wraps the error of zero-based fold `index` of `n_folds` in [`Error::InFold`].
+    pub fn in_fold(self, index: usize, n_folds: usize) -> Self {
+        Error::InFold {
+            fold: index + 1,
+            n_folds,
+            source: Box::new(self),
+        }
+    }
+
+    /// The error itself, or for [`Error::InFold`] the error of the fold: what to match on.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::InFold { source, .. } => source.root(),
             other => other,
         }
     }

@@ -67,3 +67,31 @@ pub trait PartialFit<Input: ?Sized> {
     /// Updates the model with another batch.
     fn partial_fit(&mut self, batch: &Input) -> Result<()>;
 }
+
+/// A fitted model's input width: the number of features it was fitted on, which `predict`,
+/// `decision_function` and `transform` require of their records.
+///
+/// Every fitted model also has an inherent `n_features()` with the same meaning; this trait
+/// lets code that handles many model kinds (the CLI pads a LIBSVM file that stops below the
+/// model's width, refuses a CSV with fewer columns) ask for it generically. It is kept to this
+/// one method on purpose: a later redesign of the shared accessors may absorb it.
+pub trait NFeatures {
+    /// The number of features the model was fitted on.
+    fn n_features(&self) -> usize;
+}
+
+/// Implements [`NFeatures`] for fitted models by calling their inherent `n_features()`:
+/// `core_linalg::impl_n_features!(Svc, Svr);`.
+#[macro_export]
+macro_rules! impl_n_features {
+    ($($model:ty),+ $(,)?) => {
+        $(
+            impl $crate::NFeatures for $model {
+                fn n_features(&self) -> usize {
+                    // Inherent methods take precedence over trait methods in paths.
+                    <$model>::n_features(self)
+                }
+            }
+        )+
+    };
+}

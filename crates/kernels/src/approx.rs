@@ -72,6 +72,10 @@ pub struct Nystroem {
 }
 
 impl Nystroem {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.landmarks.ncols()
+    }
     /// Parameters for `kernel`.
     pub fn params(kernel: impl Into<KernelSpec>) -> NystroemParams {
         NystroemParams::new(kernel)
@@ -201,6 +205,10 @@ pub struct RandomFourierFeatures {
 }
 
 impl RandomFourierFeatures {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.weights.ncols()
+    }
     /// `D = n_components` features (default 100) for RBF with this γ, seed 0.
     pub fn params(gamma: f64) -> RandomFourierFeaturesParams {
         RandomFourierFeaturesParams {

@@ -56,3 +56,5 @@ pub use spec::KernelSpec;
 pub use standard::{
     ChiSquared, Gamma, Laplacian, Linear, MatrixDot, Polynomial, Precomputed, Rbf, Sigmoid,
 };
+
+core_linalg::impl_n_features!(Nystroem, RandomFourierFeatures);

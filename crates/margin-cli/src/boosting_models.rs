@@ -3,15 +3,19 @@
 //! HistGradientBoostingClassifier / HistGradientBoostingRegressor). The regressor has its own
 //! name, as `tree-regressor` and `svr` do, so each name fixes what the model file holds.
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor, RegressionLoss,
 };
 
 use crate::Failure;
 use crate::models::{
-    ModelEntry, ParamArgs, Predictions, class_predictions, second_class_probability,
+    ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
+    second_class_probability,
 };
+use crate::output::warn;
 
 const BOOSTING_HELP: &str = "  --learning-rate <number>           shrinkage of every leaf value > 0 (default 0.1)
   --max-iter <int>                   boosting iterations (default 100)
@@ -86,7 +90,7 @@ macro_rules! boosting {
 /// Reports how many iterations were grown, on stderr (early stopping may stop before
 /// `--max-iter`).
 fn report_iterations(n_iter: usize) {
-    eprintln!("boosting iterations: {n_iter}");
+    warn(format_args!("boosting iterations: {n_iter}"));
 }
 
 fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
@@ -117,20 +121,25 @@ fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure>
     Ok(model.to_bytes()?)
 }
 
-fn predict_classifier(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = GradientBoostingClassifier::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_classifier(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, GradientBoostingClassifier::labels)
 }
 
-fn predict_regressor(bytes: &[u8], x: &Matrix, _proba: bool) -> Result<Predictions, Failure> {
-    let m = GradientBoostingRegressor::from_bytes(bytes)?;
-    Ok(Predictions::Values(m.predict(x)?))
+fn predict_regressor(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    regression_values::<GradientBoostingRegressor>(bytes, x, proba, "gradient-boosting-regressor")
 }
 
 /// For a ROC curve: the probability of the second class.
 fn scores_classifier(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = GradientBoostingClassifier::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, GradientBoostingClassifier::labels)
 }
 
 /// The gradient-boosting entries of the registry.

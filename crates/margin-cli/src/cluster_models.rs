@@ -1,13 +1,15 @@
 //! The clustering and decomposition family registered with `margin train` / `margin predict`:
 //! k-means, mini-batch k-means and PCA (whose output comes from `margin transform`).
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict, Records};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
 use models_cluster::{
     KMeans, KMeansAlgorithm, KMeansInit, MiniBatchKMeans, NComponents, Pca, SvdSolver,
 };
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{ModelEntry, ParamArgs, Predictions, decode, no_proba};
 
 const KMEANS_COMMON: &str = "  --n-clusters <k>                   number of clusters, 1..=n (default 8)
   --init k-means++|random            initial centres: greedy k-means++ or random rows (default k-means++)
@@ -142,29 +144,23 @@ fn train_pca(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     Ok(params.fit(&data.records)?.to_bytes()?)
 }
 
-/// The records widened to `width` features (a LIBSVM file may lack the highest index the
-/// training file used); a wider file is refused by the model itself.
-pub fn widened(x: &Matrix, width: usize) -> Result<Matrix, Failure> {
-    if x.n_features() < width {
-        Ok(x.clone().with_n_features(width)?)
-    } else {
-        Ok(x.clone())
-    }
+fn predict_kmeans(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    no_proba(proba, "k-means gives cluster indices")?;
+    let (m, x) = decode::<KMeans>(bytes, x)?;
+    Ok(Predictions::Clusters(m.predict(&*x)?))
 }
 
-fn predict_kmeans(bytes: &[u8], x: &Matrix, _proba: bool) -> Result<Predictions, Failure> {
-    let m = KMeans::from_bytes(bytes)?;
-    let x = widened(x, m.cluster_centers().ncols())?;
-    Ok(Predictions::Clusters(m.predict(&x)?))
+fn predict_minibatch(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    no_proba(proba, "mini-batch k-means gives cluster indices")?;
+    let (m, x) = decode::<MiniBatchKMeans>(bytes, x)?;
+    Ok(Predictions::Clusters(m.predict(&*x)?))
 }
 
-fn predict_minibatch(bytes: &[u8], x: &Matrix, _proba: bool) -> Result<Predictions, Failure> {
-    let m = MiniBatchKMeans::from_bytes(bytes)?;
-    let x = widened(x, m.cluster_centers().ncols())?;
-    Ok(Predictions::Clusters(m.predict(&x)?))
-}
-
-fn predict_pca(bytes: &[u8], _x: &Matrix, _proba: bool) -> Result<Predictions, Failure> {
+fn predict_pca(bytes: &[u8], _x: Cow<'_, Matrix>, _proba: bool) -> Result<Predictions, Failure> {
     Pca::from_bytes(bytes)?;
     Err(Failure::usage(
         "a PCA model transforms rather than predicts: run `margin transform MODEL_FILE DATA -o OUT`",

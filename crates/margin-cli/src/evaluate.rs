@@ -1,8 +1,9 @@
 //! `margin evaluate`: k-fold cross-validation of any registered model, folds in parallel, each
 //! metric per fold and as mean ± standard deviation.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
 use core_linalg::split::{Fold, KFold, StratifiedKFold};
@@ -13,6 +14,7 @@ use rayon::prelude::*;
 use crate::Failure;
 use crate::data::load;
 use crate::models::{Predictions, find, parse_model_command};
+use crate::output::{Out, Progress, check_outputs, output_error};
 
 const USAGE: &str =
     "margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2,...]";
@@ -83,7 +85,7 @@ fn metric(name: &str, test: &Dataset, predictions: &Predictions) -> Result<f64, 
             })
         }
         Predictions::Clusters(c) => match name {
-            "adjusted-rand" => crate::models::adjusted_rand(test, c),
+            "adjusted-rand" => crate::models::adjusted_rand(&test.targets, c),
             other => Err(unknown(other, &["adjusted-rand"])),
         },
     }
@@ -99,6 +101,46 @@ fn unknown(name: &str, known: &[&str]) -> Failure {
 /// One fold's held-out part, its predictions and (for `--roc`) its scores.
 type FoldResult = (Dataset, Predictions, Option<Vec<f64>>);
 
+/// `--cv K`: the number of folds, at least 2.
+fn folds_option(text: Option<&String>) -> Result<usize, Failure> {
+    let text = text.ok_or_else(|| Failure::usage(format!("missing --cv K\nusage: {USAGE}")))?;
+    match text.parse::<usize>() {
+        Ok(k) if k >= 2 => Ok(k),
+        _ => Err(Failure::usage(format!(
+            "--cv: expected a number of folds, at least 2, found `{text}`"
+        ))),
+    }
+}
+
+/// `--metrics m1,m2`: the names given, each checked to be a metric of some kind (whether it
+/// fits this model's predictions is checked on them).
+fn metric_names(list: &str) -> Result<Vec<String>, Failure> {
+    let known: Vec<&str> = CLASSIFICATION_METRICS
+        .iter()
+        .chain(&REGRESSION_METRICS)
+        .chain(&["adjusted-rand"])
+        .copied()
+        .collect();
+    let names: Vec<String> = list
+        .split(',')
+        .map(|m| m.trim().to_owned())
+        .filter(|m| !m.is_empty())
+        .collect();
+    if names.is_empty() {
+        return Err(Failure::usage(format!(
+            "--metrics: name at least one metric ({})",
+            known.join(", ")
+        )));
+    }
+    if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+        return Err(Failure::usage(format!(
+            "--metrics: unknown metric `{bad}` (metrics: {})",
+            known.join(", ")
+        )));
+    }
+    Ok(names)
+}
+
 /// Runs `margin evaluate`.
 pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     let Some(cmd) = parse_model_command(
@@ -110,19 +152,28 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         return Ok(());
     };
     let entry = find(&cmd.model)?;
-    let k: usize = cmd
-        .options
-        .get("cv")
-        .ok_or_else(|| Failure::usage(format!("missing --cv K\nusage: {USAGE}")))?
-        .parse()
-        .map_err(|_| Failure::usage("--cv: expected an integer ≥ 2"))?;
+    let k = folds_option(cmd.options.get("cv"))?;
     let seed: u64 = match cmd.options.get("seed") {
-        Some(s) => s
-            .parse()
-            .map_err(|_| Failure::usage("--seed: expected a non-negative integer"))?,
+        Some(s) => s.parse().map_err(|_| {
+            Failure::usage(format!(
+                "--seed: expected a non-negative integer, found `{s}`"
+            ))
+        })?,
         None => 0,
     };
+    let given_metrics = cmd
+        .options
+        .get("metrics")
+        .map(|list| metric_names(list))
+        .transpose()?;
     let roc_path = cmd.options.get("roc").map(PathBuf::from);
+    let report_path = cmd.options.get("report").map(PathBuf::from);
+    let outputs: Vec<&Path> = roc_path
+        .iter()
+        .chain(&report_path)
+        .map(|p| p.as_path())
+        .collect();
+    check_outputs(&[&cmd.data], &outputs)?;
     let scorer = match (&roc_path, entry.scores) {
         (None, _) => None,
         (Some(_), Some(f)) => Some(f),
@@ -134,40 +185,55 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         }
     };
     let data = load(&cmd.data, cmd.format)?;
+    if roc_path.is_some() {
+        let n = data.targets.classes()?.n_classes();
+        if n != 2 {
+            return Err(Failure::usage(format!(
+                "--roc: a ROC curve needs two classes, the data has {n}"
+            )));
+        }
+    }
+    if k > data.n_samples() {
+        return Err(Failure::usage(format!(
+            "--cv {k}: more folds than samples ({}); use at most one fold per sample",
+            data.n_samples()
+        )));
+    }
     // Classifiers get stratified folds, regressors plain ones.
     let folds = if entry.classifier {
         StratifiedKFold::new(k)
             .shuffle(seed)
-            .split(&*data.targets.classes()?)?
+            .split(&*data.targets.classes()?)
     } else {
-        KFold::new(k).shuffle(seed).split(data.n_samples())?
-    };
-    let started = Instant::now();
+        KFold::new(k).shuffle(seed).split(data.n_samples())
+    }?;
+    let progress = Progress::new(folds.len());
+    let done = AtomicUsize::new(0);
     let results: Vec<FoldResult> = folds
         .par_iter()
-        .map(|fold| {
-            let (train, test) = (data.select(&fold.train), data.select(&fold.test));
-            let bytes = (entry.train)(&train, cmd.params.clone())?;
-            let predictions = (entry.predict)(&bytes, &test.records, false)?;
-            let scores = scorer.map(|f| f(&bytes, &test.records)).transpose()?;
-            if started.elapsed().as_secs_f64() > 1.0 {
-                eprint!(
-                    "\rmargin evaluate: a fold finished after {:.1} s",
-                    started.elapsed().as_secs_f64()
-                );
-            }
-            Ok((test, predictions, scores))
+        .enumerate()
+        .map(|(f, fold)| {
+            let run = || {
+                let (train, test) = (data.select(&fold.train), data.select(&fold.test));
+                let bytes = (entry.train)(&train, cmd.params.clone())?;
+                let predictions = (entry.predict)(&bytes, Cow::Borrowed(&test.records), false)?;
+                let scores = scorer.map(|f| f(&bytes, &test.records)).transpose()?;
+                Ok((test, predictions, scores))
+            };
+            let result = run().map_err(|e: Failure| {
+                e.within(format_args!(
+                    "cross-validation fold {} of {}",
+                    f + 1,
+                    folds.len()
+                ))
+            });
+            progress.show(done.fetch_add(1, Ordering::Relaxed) + 1, "folds fitted");
+            result
         })
         .collect::<Result<_, Failure>>()?;
-    if started.elapsed().as_secs_f64() > 1.0 {
-        eprintln!();
-    }
-    let names: Vec<String> = match cmd.options.get("metrics") {
-        Some(list) => list
-            .split(',')
-            .map(|m| m.trim().to_owned())
-            .filter(|m| !m.is_empty())
-            .collect(),
+    progress.clear();
+    let names: Vec<String> = match given_metrics {
+        Some(names) => names,
         None => match results.first().map(|r| &r.1) {
             Some(Predictions::Values(_)) => vec!["r2".into(), "rmse".into(), "mae".into()],
             Some(Predictions::Clusters(_)) => vec!["adjusted-rand".into()],
@@ -201,32 +267,42 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         .collect();
     text.push_str(&line("mean", &fmt(&means)));
     text.push_str(&line("std", &fmt(&sds)));
-    print!("{text}");
-    let auc = match &roc_path {
-        Some(path) => Some(write_roc(path, &folds, &data, &results)?),
+    // Everything is computed before anything is written: a refusal leaves every output as
+    // it was.
+    let roc = match &roc_path {
+        Some(_) => Some(pooled_roc(&folds, &data, &results)?),
         None => None,
     };
-    if let Some(path) = cmd.options.get("report") {
-        write_report(
-            Path::new(path),
+    let report = match &report_path {
+        Some(_) => Some(report(
             &args.rest,
             &text,
             &folds,
             &data,
             &results,
-            auc,
-        )?;
+            roc.as_ref().map(|r| r.1),
+        )?),
+        None => None,
+    };
+    if let (Some(path), Some((svg, _))) = (&roc_path, &roc) {
+        metrics::plot::write_chart(path, svg).map_err(|e| output_error(path, e))?;
     }
-    Ok(())
+    if let (Some(path), Some(md)) = (&report_path, &report) {
+        let mut out = Out::file(path)?;
+        out.write_all(md.as_bytes())?;
+        out.finish()?;
+    }
+    let mut out = Out::stdout();
+    out.write_all(text.as_bytes())?;
+    out.finish()
 }
 
-/// Pools the folds' held-out scores into one ROC curve, writes it as SVG, returns its area.
-fn write_roc(
-    path: &Path,
+/// Pools the folds' held-out scores into one ROC curve: its chart (SVG) and its area.
+fn pooled_roc(
     folds: &[Fold],
     data: &Dataset,
     results: &[FoldResult],
-) -> Result<f64, Failure> {
+) -> Result<(String, f64), Failure> {
     let classes = data.targets.classes()?;
     let mut scores = vec![0.0; data.n_samples()];
     for (fold, (_, _, s)) in folds.iter().zip(results) {
@@ -238,21 +314,19 @@ fn write_roc(
     let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
     let curve = metrics::roc_curve(&positive, &scores, true)?;
     let auc = metrics::roc_auc(&positive, &scores)?;
-    metrics::plot::write_chart(path, &metrics::plot::roc_svg(&curve, auc))?;
-    Ok(auc)
+    Ok((metrics::plot::roc_svg(&curve, auc), auc))
 }
 
 /// A Markdown report: the command, the fold table, the pooled AUROC, and for classifiers the
 /// pooled predictions' classification report.
-fn write_report(
-    path: &Path,
+fn report(
     words: &[String],
     table: &str,
     folds: &[Fold],
     data: &Dataset,
     results: &[FoldResult],
     auc: Option<f64>,
-) -> Result<(), Failure> {
+) -> Result<String, Failure> {
     let mut md = format!(
         "# margin evaluate\n\n`margin evaluate {}`\n\n```text\n{table}```\n",
         words.join(" ")
@@ -279,5 +353,5 @@ fn write_report(
             ));
         }
     }
-    std::fs::write(path, md).map_err(|e| Failure::from(core_linalg::Error::io(path, e)))
+    Ok(md)
 }

@@ -1,11 +1,13 @@
 //! The linear SVMs registered with `margin train` / `margin predict`: `linear-svc` (dual
 //! coordinate descent, LIBLINEAR's solver) and `pegasos` (the same model fitted by Pegasos).
 
-use core_linalg::{Dataset, DecisionFunction, Matrix, ModelFile, Predict};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Matrix, ModelFile, Predict};
 use models_svm::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba};
 
 const COMMON_HELP: &str =
     "  --fit-intercept true|false         append LIBLINEAR's bias feature (default true)
@@ -100,25 +102,18 @@ fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
 }
 
-fn predict_linear_svc(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    if proba {
-        return Err(Failure::usage(
-            "--proba: a linear SVM gives decision values, not probabilities",
-        ));
-    }
-    Ok(Predictions::Labels(
-        LinearSvc::from_bytes(bytes)?.predict(x)?,
-    ))
+fn predict_linear_svc(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    no_proba(proba, "a linear SVM gives decision values")?;
+    let (model, x) = decode::<LinearSvc>(bytes, x)?;
+    Ok(Predictions::Labels(model.predict(&*x)?))
 }
 
 fn scores_linear_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let model = LinearSvc::from_bytes(bytes)?;
-    if model.labels().len() != 2 {
-        return Err(Failure::usage(
-            "a ROC curve needs a binary problem (this model has more than two classes)",
-        ));
-    }
-    Ok(model.decision_function(x)?.into_vec())
+    decision_scores(bytes, x, LinearSvc::labels)
 }
 
 /// The linear SVM entries of the registry.

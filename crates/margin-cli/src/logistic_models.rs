@@ -1,11 +1,15 @@
 //! Logistic regression, the lasso and the elastic net, registered with `margin train` /
 //! `margin predict` under scikit-learn's parameter names.
 
-use core_linalg::{Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions, class_predictions};
+use crate::models::{
+    ModelEntry, ParamArgs, Predictions, class_predictions, decision_scores, regression_values,
+};
 
 fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     let mut params = LogisticRegression::params();
@@ -73,19 +77,12 @@ fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn predict_logistic(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let model = LogisticRegression::from_bytes(bytes)?;
-    class_predictions(&model, model.labels(), x, proba)
+fn predict_logistic(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, LogisticRegression::labels)
 }
 
 fn scores_logistic(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let model = LogisticRegression::from_bytes(bytes)?;
-    if model.labels().len() != 2 {
-        return Err(Failure::usage(
-            "a ROC curve needs a binary problem (this model has more than two classes)",
-        ));
-    }
-    Ok(model.decision_function(x)?.into_vec())
+    decision_scores(bytes, x, LogisticRegression::labels)
 }
 
 fn enet(mut params: ElasticNetParams, p: &mut ParamArgs) -> Result<ElasticNetParams, Failure> {
@@ -119,15 +116,8 @@ fn train_elastic_net(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failur
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn predict_enet(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    if proba {
-        return Err(Failure::usage(
-            "--proba: a regression model has no class probabilities",
-        ));
-    }
-    Ok(Predictions::Values(
-        ElasticNet::from_bytes(bytes)?.predict(x)?,
-    ))
+fn predict_enet(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    regression_values::<ElasticNet>(bytes, x, proba, "lasso/elastic-net")
 }
 
 const ENET_HELP: &str = "  --alpha <number>                   penalty strength (default 1)

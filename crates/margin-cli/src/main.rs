@@ -88,11 +88,11 @@ impl From<Error> for Failure {
         // A reader that stops early (`margin scale data | head`) is not an error, as with
         // svm-scale, which the pipe's signal would end quietly.
         if let Error::Io { source, .. } = &e
-            && source.kind() == std::io::ErrorKind::BrokenPipe
+            && output::is_broken_pipe(source)
         {
             return Failure::quiet();
         }
-        let code = match e {
+        let code = match e.root() {
             Error::Numerical(_) | Error::NotConverged { .. } => 1,
             _ => 2,
         };
@@ -130,6 +130,18 @@ impl Failure {
         }
     }
 
+    /// The same failure, its message prefixed with where it happened (`tour: SVC on dna`,
+    /// `cross-validation fold 2 of 5`).
+    pub(crate) fn within(self, context: impl std::fmt::Display) -> Self {
+        if self.code == 0 {
+            return self;
+        }
+        Failure {
+            message: format!("{context}: {}", self.message),
+            ..self
+        }
+    }
+
     /// Bad input in a named file.
     pub(crate) fn in_file(path: &std::path::Path, e: Error) -> Self {
         let mut f = Failure::from(e);
@@ -155,7 +167,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// A file-size limit (`ulimit -f`) sends SIGXFSZ, whose default action kills the process
+/// before any message; ignored, the write fails with EFBIG instead, which the output path
+/// reports (exit code 1) after removing its temporary file, leaving the old file in place.
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN before any thread starts installs no
+    // handler code and touches no Rust state.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn main() -> ExitCode {
+    ignore_file_size_signal();
     let cli = Cli::parse();
     // A bug must still end with a one-line message and exit code 1, not a trace.
     std::panic::set_hook(Box::new(|info| {

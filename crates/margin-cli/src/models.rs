@@ -5,11 +5,15 @@
 //! `--name value` pairs into [`ParamArgs`] and hands them to the entry; `predict` reads the kind
 //! from the model file's header and dispatches on it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use core_linalg::{Dataset, Error, Label, Matrix};
+use core_linalg::{
+    Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
+    Records, Targets,
+};
 
 use crate::Failure;
 use crate::data::{FormatArg, load};
@@ -23,13 +27,17 @@ pub struct ParamArgs {
 
 impl ParamArgs {
     /// Removes and parses parameter `name`, if given.
-    pub fn take<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, Failure> {
+    pub fn take<T>(&mut self, name: &str) -> Result<Option<T>, Failure>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
         match self.values.remove(name) {
             None => Ok(None),
-            Some(v) => v.parse().map(Some).map_err(|_| {
+            Some(v) => v.parse().map(Some).map_err(|e| {
                 Failure::usage(format!(
-                    "--{name}: cannot read `{v}` as a {}",
-                    std::any::type_name::<T>()
+                    "--{name}: expected {}, found `{v}` ({e})",
+                    value_kind::<T>()
                 ))
             }),
         }
@@ -73,6 +81,17 @@ impl ParamArgs {
     }
 }
 
+/// How a flag's value type reads in a message ("a number", not `f64`).
+fn value_kind<T>() -> &'static str {
+    match std::any::type_name::<T>() {
+        "f64" | "f32" => "a number",
+        "usize" | "u64" | "u32" | "u16" | "u8" => "a non-negative integer",
+        "isize" | "i64" | "i32" => "an integer",
+        "bool" => "true or false",
+        _ => "a value",
+    }
+}
+
 /// What a model predicts for a data file.
 pub enum Predictions {
     /// Class labels.
@@ -93,40 +112,130 @@ pub enum Predictions {
 /// Computes a binary classifier's scores from model-file bytes.
 pub type ScoreFn = fn(&[u8], &Matrix) -> Result<Vec<f64>, Failure>;
 
-/// A classifier's labels for `x`, and with `proba` each class's probability (columns in
-/// `classes` order, the model's).
+/// Predicts from model-file bytes: the records (borrowed, or owned so that padding them costs
+/// no copy) and whether class probabilities are wanted.
+pub type PredictFn = fn(&[u8], Cow<'_, Matrix>, bool) -> Result<Predictions, Failure>;
+
+/// The records a model fitted on `width` features reads, one rule for every model kind.
+///
+/// Sparse records come from LIBSVM/svmlight files, which store only non-zeros: a file whose
+/// highest index is below the model's width has zeros in the features above it, so it is
+/// padded to the width (owned records are widened in place, without a copy). A sparse file
+/// with a higher index than the model knows is refused. Dense records (CSV) list every column,
+/// so any other count of columns is refused: padding them would silently shift meanings.
+pub fn at_width(x: Cow<'_, Matrix>, width: usize) -> Result<Cow<'_, Matrix>, Failure> {
+    let found = x.n_features();
+    if found == width {
+        return Ok(x);
+    }
+    match &*x {
+        Matrix::Sparse(_) if found < width => {
+            Ok(Cow::Owned(x.into_owned().with_n_features(width)?))
+        }
+        Matrix::Sparse(_) => Err(Failure::usage(format!(
+            "the data uses feature index {found}, above the {width} features the model was fitted on: give data with feature indices 1 to {width}"
+        ))),
+        Matrix::Dense(_) => Err(Failure::usage(format!(
+            "the data has {found} feature columns, the model was fitted on {width}: a CSV file must have the columns the model was fitted on, in the same order (only a LIBSVM file may stop below the model's highest feature index)"
+        ))),
+    }
+}
+
+/// Decodes a model file and brings the records to its width (see [`at_width`]).
+pub fn decode<'a, M: ModelFile + NFeatures>(
+    bytes: &[u8],
+    x: Cow<'a, Matrix>,
+) -> Result<(M, Cow<'a, Matrix>), Failure> {
+    let model = M::from_bytes(bytes)?;
+    let x = at_width(x, model.n_features())?;
+    Ok((model, x))
+}
+
+/// A classifier's labels for `x` from its model file, and with `proba` each class's
+/// probability (columns in the order `labels` gives, the model's).
 pub fn class_predictions<M>(
-    model: &M,
-    classes: &[Label],
-    x: &Matrix,
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
     proba: bool,
+    labels: fn(&M) -> &[Label],
 ) -> Result<Predictions, Failure>
 where
-    M: core_linalg::Predict<Output = Vec<Label>> + core_linalg::PredictProba,
+    M: ModelFile + NFeatures + Predict<Output = Vec<Label>> + PredictProba,
 {
-    let labels = model.predict(x)?;
+    let (model, x) = decode::<M>(bytes, x)?;
+    let predicted = model.predict(&*x)?;
     if !proba {
-        return Ok(Predictions::Labels(labels));
+        return Ok(Predictions::Labels(predicted));
     }
     Ok(Predictions::Probabilities {
-        labels,
-        classes: classes.to_vec(),
-        probs: model.predict_proba(x)?,
+        labels: predicted,
+        classes: labels(&model).to_vec(),
+        probs: model.predict_proba(&*x)?,
     })
 }
 
-/// For a ROC curve: a binary classifier's probability of its second class.
-pub fn second_class_probability<M: core_linalg::PredictProba>(
-    model: &M,
-    n_classes: usize,
-    x: &Matrix,
-) -> Result<Vec<f64>, Failure> {
-    if n_classes != 2 {
-        return Err(Failure::usage(
-            "a ROC curve needs a binary problem (this model has more than two classes)",
-        ));
+/// A regressor's predictions from its model file; `--proba` is refused (`name` is the model's).
+pub fn regression_values<M>(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+    name: &str,
+) -> Result<Predictions, Failure>
+where
+    M: ModelFile + NFeatures + Predict<Output = Vec<f64>>,
+{
+    no_proba(proba, &format!("{name} is a regressor"))?;
+    let (model, x) = decode::<M>(bytes, x)?;
+    Ok(Predictions::Values(model.predict(&*x)?))
+}
+
+/// Refuses `--proba` for a model that estimates no class probabilities (`what` says what it
+/// gives instead).
+pub fn no_proba(proba: bool, what: &str) -> Result<(), Failure> {
+    if proba {
+        return Err(Failure::usage(format!(
+            "--proba: {what} and estimates no class probabilities"
+        )));
     }
-    Ok(model.predict_proba(x)?.rows().map(|r| r[1]).collect())
+    Ok(())
+}
+
+/// Refuses a ROC curve for a model of other than two classes.
+fn binary(n_classes: usize) -> Result<(), Failure> {
+    if n_classes != 2 {
+        return Err(Failure::usage(format!(
+            "a ROC curve needs a binary problem (this model has {n_classes} classes)"
+        )));
+    }
+    Ok(())
+}
+
+/// For a ROC curve: a binary classifier's probability of its second class.
+pub fn second_class_probability<M>(
+    bytes: &[u8],
+    x: &Matrix,
+    labels: fn(&M) -> &[Label],
+) -> Result<Vec<f64>, Failure>
+where
+    M: ModelFile + NFeatures + PredictProba,
+{
+    let (model, x) = decode::<M>(bytes, Cow::Borrowed(x))?;
+    binary(labels(&model).len())?;
+    Ok(model.predict_proba(&*x)?.rows().map(|r| r[1]).collect())
+}
+
+/// For a ROC curve: a binary classifier's decision value, larger meaning its second class.
+pub fn decision_scores<M>(
+    bytes: &[u8],
+    x: &Matrix,
+    labels: fn(&M) -> &[Label],
+) -> Result<Vec<f64>, Failure>
+where
+    M: ModelFile + NFeatures + DecisionFunction,
+{
+    let (model, x) = decode::<M>(bytes, Cow::Borrowed(x))?;
+    binary(labels(&model).len())?;
+    Ok(model.decision_function(&*x)?.into_vec())
 }
 
 /// One trainable model as the CLI knows it.
@@ -146,7 +255,7 @@ pub struct ModelEntry {
     /// Fits on a dataset and returns the model file's bytes.
     pub train: fn(&Dataset, ParamArgs) -> Result<Vec<u8>, Failure>,
     /// Predicts from model-file bytes.
-    pub predict: fn(&[u8], &Matrix, bool) -> Result<Predictions, Failure>,
+    pub predict: PredictFn,
     /// For binary classifiers: a real score per sample, larger meaning the second class (for
     /// ROC curves).
     pub scores: Option<ScoreFn>,
@@ -223,7 +332,7 @@ pub fn parse_model_command(
         )));
     };
     if model == "--help" || model == "-h" {
-        println!("usage: {usage}\n\nmodels:\n{}", model_list());
+        print_help(format_args!("usage: {usage}\n\nmodels:\n{}", model_list()))?;
         return Ok(None);
     }
     let mut params = ParamArgs::default();
@@ -239,10 +348,10 @@ pub fn parse_model_command(
         match w.as_str() {
             "--help" | "-h" => {
                 let entry = find(model)?;
-                println!(
+                print_help(format_args!(
                     "usage: {usage}\n\n{}\n\nparameters:\n{}\n{}",
                     entry.summary, entry.params_help, entry.common_help
-                );
+                ))?;
                 return Ok(None);
             }
             "--format" => {
@@ -273,6 +382,11 @@ pub fn parse_model_command(
                     return Err(Failure::usage(format!("--{name} given twice")));
                 }
             }
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(Failure::usage(format!(
+                    "unknown option `{flag}`: parameters are given as `--name value`, the output as `-o FILE`\nusage: {usage}"
+                )));
+            }
             positional if data.is_none() => data = Some(PathBuf::from(positional)),
             extra => {
                 return Err(Failure::usage(format!(
@@ -290,6 +404,13 @@ pub fn parse_model_command(
         format,
         options,
     }))
+}
+
+/// Writes a help text to stdout.
+fn print_help(text: std::fmt::Arguments<'_>) -> Result<(), Failure> {
+    let mut out = Out::stdout();
+    outln!(out, "{text}")?;
+    out.finish()
 }
 
 const TRAIN_USAGE: &str = "margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>";
@@ -350,9 +471,11 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     if let Some(output) = &args.output {
         check_outputs(&[&args.model, &args.data], &[output])?;
     }
-    let data = load(&args.data, args.format)?;
-    let predictions = (entry.predict)(&bytes, &data.records, args.proba)?;
-    let scores = scores(&data, &predictions)?;
+    let Dataset {
+        records, targets, ..
+    } = load(&args.data, args.format)?;
+    let predictions = (entry.predict)(&bytes, Cow::Owned(records), args.proba)?;
+    let scores = scores(&targets, &predictions)?;
     let mut out = Out::file_or_stdout(args.output.as_deref())?;
     write_predictions(&mut out, &predictions)?;
     if args.output.is_some() {
@@ -366,17 +489,17 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     out.finish()
 }
 
-/// The metrics a prediction report prints: accuracy for labels, R², RMSE and MAE for values,
-/// the adjusted Rand index for clusters.
-pub fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)>, Failure> {
-    if data.n_samples() == 0 {
+/// The metrics a prediction report prints against the data's targets: accuracy for labels,
+/// R², RMSE and MAE for values, the adjusted Rand index for clusters.
+pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f64)>, Failure> {
+    if targets.is_empty() {
         return Ok(Vec::new());
     }
     Ok(match p {
         Predictions::Labels(labels) | Predictions::Probabilities { labels, .. } => {
-            let truth: Vec<Label> = match &data.targets {
-                core_linalg::Targets::Values(v) => v.iter().map(|&x| Label::Number(x)).collect(),
-                core_linalg::Targets::Classes(c) => c
+            let truth: Vec<Label> = match targets {
+                Targets::Values(v) => v.iter().map(|&x| Label::Number(x)).collect(),
+                Targets::Classes(c) => c
                     .indices()
                     .iter()
                     .map(|&k| c.labels()[k as usize].clone())
@@ -385,20 +508,20 @@ pub fn scores(data: &Dataset, p: &Predictions) -> Result<Vec<(&'static str, f64)
             vec![("accuracy", metrics::accuracy(&truth, labels)?)]
         }
         Predictions::Values(v) => {
-            let truth = data.targets.values()?;
+            let truth = targets.values()?;
             vec![
                 ("r2", metrics::r2_score(&truth, v)?),
                 ("rmse", metrics::root_mean_squared_error(&truth, v)?),
                 ("mae", metrics::mean_absolute_error(&truth, v)?),
             ]
         }
-        Predictions::Clusters(c) => vec![("adjusted-rand", adjusted_rand(data, c)?)],
+        Predictions::Clusters(c) => vec![("adjusted-rand", adjusted_rand(targets, c)?)],
     })
 }
 
 /// The adjusted Rand index of predicted clusters against the data's labels.
-pub fn adjusted_rand(data: &Dataset, clusters: &[usize]) -> Result<f64, Failure> {
-    let classes = data.targets.classes()?;
+pub fn adjusted_rand(targets: &Targets, clusters: &[usize]) -> Result<f64, Failure> {
+    let classes = targets.classes()?;
     let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
     Ok(metrics::adjusted_rand_index(&truth, clusters)?)
 }

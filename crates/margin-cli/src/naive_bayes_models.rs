@@ -1,5 +1,7 @@
 //! The naive Bayes family registered with `margin train` / `margin predict`.
 
+use std::borrow::Cow;
+
 use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
@@ -58,34 +60,36 @@ fn train_gaussian(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn predict_multinomial(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = MultinomialNB::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_multinomial(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, MultinomialNB::labels)
 }
 
-fn predict_bernoulli(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = BernoulliNB::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_bernoulli(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, BernoulliNB::labels)
 }
 
-fn predict_gaussian(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = GaussianNB::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_gaussian(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, GaussianNB::labels)
 }
 
 fn scores_multinomial(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = MultinomialNB::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, MultinomialNB::labels)
 }
 
 fn scores_bernoulli(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = BernoulliNB::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, BernoulliNB::labels)
 }
 
 fn scores_gaussian(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = GaussianNB::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, GaussianNB::labels)
 }
 
 /// The naive Bayes entries of the registry.

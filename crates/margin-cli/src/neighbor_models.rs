@@ -1,11 +1,14 @@
 //! The k-nearest-neighbour family registered with `margin train` / `margin predict`.
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Weights};
 
 use crate::Failure;
 use crate::models::{
-    ModelEntry, ParamArgs, Predictions, class_predictions, second_class_probability,
+    ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
+    second_class_probability,
 };
 
 const COMMON_HELP: &str = "  --n-neighbors <k>                  neighbours per query, 1 ≤ k ≤ training rows (default 5)
@@ -63,20 +66,25 @@ fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure>
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn predict_classifier(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = KNeighborsClassifier::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_classifier(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, KNeighborsClassifier::labels)
 }
 
-fn predict_regressor(bytes: &[u8], x: &Matrix, _proba: bool) -> Result<Predictions, Failure> {
-    let m = KNeighborsRegressor::from_bytes(bytes)?;
-    Ok(Predictions::Values(m.predict(x)?))
+fn predict_regressor(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    regression_values::<KNeighborsRegressor>(bytes, x, proba, "knn-regressor")
 }
 
 /// For a ROC curve: the fraction (weighted) of neighbours in the second class.
 fn scores_classifier(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = KNeighborsClassifier::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, KNeighborsClassifier::labels)
 }
 
 /// The k-nearest-neighbour entries of the registry.

@@ -1,12 +1,14 @@
 //! The perceptrons registered with `margin train` / `margin predict`: `perceptron` (the primal
 //! rule, scikit-learn's `Perceptron`) and `kernel-perceptron` (the dual rule with a kernel).
 
-use core_linalg::{Dataset, DecisionFunction, Fit, Matrix, ModelFile, Predict};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
 use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
 use models_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba};
 
 const COMMON_HELP: &str = "  --max-iter <int>                   epochs at most (default 1000)
   --shuffle true|false               reshuffle the samples before each epoch (default true)
@@ -105,52 +107,32 @@ fn train_kernel_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, 
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn no_proba(proba: bool) -> Result<(), Failure> {
-    if proba {
-        return Err(Failure::usage(
-            "--proba: a perceptron gives scores, not probabilities",
-        ));
-    }
-    Ok(())
-}
-
-fn binary(n_labels: usize) -> Result<(), Failure> {
-    if n_labels != 2 {
-        return Err(Failure::usage(
-            "a ROC curve needs a binary problem (this model has more than two classes)",
-        ));
-    }
-    Ok(())
-}
-
-fn predict_perceptron(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    no_proba(proba)?;
-    Ok(Predictions::Labels(
-        Perceptron::from_bytes(bytes)?.predict(x)?,
-    ))
+fn predict_perceptron(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    no_proba(proba, "a perceptron gives scores")?;
+    let (model, x) = decode::<Perceptron>(bytes, x)?;
+    Ok(Predictions::Labels(model.predict(&*x)?))
 }
 
 fn scores_perceptron(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let model = Perceptron::from_bytes(bytes)?;
-    binary(model.labels().len())?;
-    Ok(model.decision_function(x)?.into_vec())
+    decision_scores(bytes, x, Perceptron::labels)
 }
 
 fn predict_kernel_perceptron(
     bytes: &[u8],
-    x: &Matrix,
+    x: Cow<'_, Matrix>,
     proba: bool,
 ) -> Result<Predictions, Failure> {
-    no_proba(proba)?;
-    Ok(Predictions::Labels(
-        KernelPerceptron::from_bytes(bytes)?.predict(x)?,
-    ))
+    no_proba(proba, "a kernel perceptron gives scores")?;
+    let (model, x) = decode::<KernelPerceptron>(bytes, x)?;
+    Ok(Predictions::Labels(model.predict(&*x)?))
 }
 
 fn scores_kernel_perceptron(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let model = KernelPerceptron::from_bytes(bytes)?;
-    binary(model.labels().len())?;
-    Ok(model.decision_function(x)?.into_vec())
+    decision_scores(bytes, x, KernelPerceptron::labels)
 }
 
 /// The perceptron entries of the registry.

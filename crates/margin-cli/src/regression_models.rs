@@ -1,12 +1,14 @@
 //! The least-squares family registered with `margin train` / `margin predict`: linear, ridge
 //! and kernel ridge regression.
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
 use models_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{ModelEntry, ParamArgs, Predictions, regression_values};
 
 const FIT_INTERCEPT_HELP: &str = "  --fit-intercept true|false         fit an (unpenalized) intercept by centring (default true)";
 
@@ -114,30 +116,20 @@ fn train_kernel_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failu
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn values<M: Predict<Output = Vec<f64>>>(
-    model: M,
-    x: &Matrix,
+fn predict_linear(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    regression_values::<LinearRegression>(bytes, x, proba, "linear")
+}
+
+fn predict_ridge(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    regression_values::<Ridge>(bytes, x, proba, "ridge")
+}
+
+fn predict_kernel_ridge(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
     proba: bool,
-    name: &str,
 ) -> Result<Predictions, Failure> {
-    if proba {
-        return Err(Failure::usage(format!(
-            "--proba: {name} is a regressor and has no class probabilities"
-        )));
-    }
-    Ok(Predictions::Values(model.predict(x)?))
-}
-
-fn predict_linear(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    values(LinearRegression::from_bytes(bytes)?, x, proba, "linear")
-}
-
-fn predict_ridge(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    values(Ridge::from_bytes(bytes)?, x, proba, "ridge")
-}
-
-fn predict_kernel_ridge(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    values(KernelRidge::from_bytes(bytes)?, x, proba, "kernel-ridge")
+    regression_values::<KernelRidge>(bytes, x, proba, "kernel-ridge")
 }
 
 /// The least-squares entries of the registry.

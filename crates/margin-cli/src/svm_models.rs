@@ -1,11 +1,15 @@
 //! The SVM families registered with `margin train` / `margin predict`.
 
-use core_linalg::{Dataset, DecisionFunction, Matrix, ModelFile, Predict, PredictProba};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Matrix, ModelFile, Predict, PredictProba};
 use kernels::Gamma;
 use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
 use crate::Failure;
-use crate::models::{ModelEntry, ParamArgs, Predictions};
+use crate::models::{
+    ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba, regression_values,
+};
 
 const COMMON_HELP: &str = "  --kernel linear|poly|rbf|sigmoid   kernel (default rbf)
   --gamma scale|auto|<number>        kernel γ (default scale = 1/(d·Var X))
@@ -141,22 +145,13 @@ fn train_one_class(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure>
     Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
 }
 
-fn no_proba(proba: bool, what: &str) -> Result<(), Failure> {
-    if proba {
-        return Err(Failure::usage(format!(
-            "--proba: {what} does not estimate probabilities yet"
-        )));
-    }
-    Ok(())
-}
-
-fn predict_svc(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let model = Svc::from_bytes(bytes)?;
-    let labels = model.predict(x)?;
+fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    let (model, x) = decode::<Svc>(bytes, x)?;
+    let labels = model.predict(&*x)?;
     if !proba {
         return Ok(Predictions::Labels(labels));
     }
-    let probs = model.predict_proba(x).map_err(|_| {
+    let probs = model.predict_proba(&*x).map_err(|_| {
         Failure::usage("--proba: this model was trained without --probability true")
     })?;
     Ok(Predictions::Probabilities {
@@ -167,25 +162,21 @@ fn predict_svc(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Fai
 }
 
 fn scores_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let model = Svc::from_bytes(bytes)?;
-    if model.labels().len() != 2 {
-        return Err(Failure::usage(
-            "a ROC curve needs a binary problem (this model has more than two classes)",
-        ));
-    }
-    Ok(model.decision_function(x)?.into_vec())
+    decision_scores(bytes, x, Svc::labels)
 }
 
-fn predict_svr(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    no_proba(proba, "svr")?;
-    Ok(Predictions::Values(Svr::from_bytes(bytes)?.predict(x)?))
+fn predict_svr(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    regression_values::<Svr>(bytes, x, proba, "svr")
 }
 
-fn predict_one_class(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    no_proba(proba, "one-class-svm")?;
-    Ok(Predictions::Labels(
-        OneClassSvm::from_bytes(bytes)?.predict(x)?,
-    ))
+fn predict_one_class(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    no_proba(proba, "one-class-svm gives inlier/outlier labels")?;
+    let (model, x) = decode::<OneClassSvm>(bytes, x)?;
+    Ok(Predictions::Labels(model.predict(&*x)?))
 }
 
 /// The SVM entries of the registry.

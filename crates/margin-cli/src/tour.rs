@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -29,6 +28,7 @@ use models_tree::{
 };
 
 use crate::Failure;
+use crate::output::{Out, Progress, output_error};
 
 /// The seed of every split the tour makes (the README's examples use 42 too).
 const SEED: u64 = 42;
@@ -409,41 +409,6 @@ where
     })
 }
 
-/// A progress line on stderr, drawn only when stderr is a terminal so that logs and pipes get
-/// the table alone. (Drawn by hand: a progress-bar crate would be one more dependency for a
-/// line that changes a dozen times.)
-struct Progress {
-    /// Whether stderr is a terminal.
-    enabled: bool,
-    /// The number of steps.
-    total: usize,
-}
-
-impl Progress {
-    /// A progress line over `total` steps.
-    fn new(total: usize) -> Self {
-        Self {
-            enabled: std::io::stderr().is_terminal(),
-            total,
-        }
-    }
-
-    /// Replaces the line with `[done/total] what`.
-    fn show(&self, done: usize, what: &str) {
-        if self.enabled {
-            // `\x1b[K` clears what a longer previous line left to the right.
-            eprint!("\r[{done}/{}] {what}\x1b[K", self.total);
-        }
-    }
-
-    /// Erases the line before the table is printed.
-    fn clear(&self) {
-        if self.enabled {
-            eprint!("\r\x1b[K");
-        }
-    }
-}
-
 /// Seconds down to a tenth of one, then milliseconds, then microseconds, so that the short
 /// fits of the small models read as more than `0.0`.
 fn format_duration(d: Duration) -> String {
@@ -459,10 +424,7 @@ fn format_duration(d: Duration) -> String {
 
 /// Prefixes a failure's message with the case it came from.
 fn in_case(case: &Case, f: Failure) -> Failure {
-    Failure {
-        message: format!("tour: {} on {}: {}", case.model, case.data.name, f.message),
-        ..f
-    }
+    f.within(format_args!("tour: {} on {}", case.model, case.data.name))
 }
 
 /// Draws one ROC curve per scored model on `dataset` into `path`; returns their areas.
@@ -499,7 +461,7 @@ fn write_roc(path: &Path, dataset: &str, curves: &[&Scored]) -> Result<Vec<f64>,
         Some((0.0, 1.0)),
         Some((0.0, 1.0)),
     );
-    metrics::plot::write_chart(path, &svg)?;
+    metrics::plot::write_chart(path, &svg).map_err(|e| output_error(path, e))?;
     Ok(areas)
 }
 
@@ -602,11 +564,7 @@ pub fn run(args: &TourArgs) -> Result<(), Failure> {
             let _ = writeln!(text, "  {}: AUC {auc:.6}", case.model);
         }
     }
-    // One write whose failure is an `Error::Io`, so a closed pipe (`margin tour | head`) ends
-    // quietly, as the other commands do, instead of panicking in `print!`.
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::from(Error::io("<stdout>", e)))
+    let mut out = Out::stdout();
+    out.write_all(text.as_bytes())?;
+    out.finish()
 }

@@ -6,17 +6,18 @@
 //! header naming the new columns (`pc1, pc2, …` or `distance0, distance1, …`) and the label
 //! last. Numbers are written in their shortest exact form.
 
-use std::io::Write;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use core_linalg::io::{CsvOptions, DataFormat, write_csv_to, write_libsvm_to};
-use core_linalg::{Dataset, Error, Matrix, ModelFile, Transform};
+use core_linalg::{Dataset, Error, Matrix, ModelFile, NFeatures, Transform};
 use models_cluster::{KMeans, MiniBatchKMeans, Pca};
 
 use crate::Failure;
-use crate::cluster_models::widened;
 use crate::data::{FormatArg, load, resolved};
+use crate::models::at_width;
+use crate::output::{Out, check_outputs};
 
 /// Arguments of `margin transform`.
 #[derive(Args, Debug)]
@@ -33,9 +34,17 @@ pub struct TransformArgs {
     format: FormatArg,
 }
 
-/// Decodes a model file, naming the file in a refusal.
-fn decode<M: ModelFile>(path: &Path, bytes: &[u8]) -> Result<M, Failure> {
-    M::from_bytes(bytes).map_err(|e| Failure::in_file(path, e))
+/// Decodes a model file (naming the file in a refusal) and transforms the records at the
+/// model's width.
+fn transformed<M: ModelFile + NFeatures + Transform>(
+    path: &Path,
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+) -> Result<(M, Matrix), Failure> {
+    let m = M::from_bytes(bytes).map_err(|e| Failure::in_file(path, e))?;
+    let x = at_width(x, m.n_features())?;
+    let z = m.transform(&*x)?;
+    Ok((m, z))
 }
 
 /// The transformed records and a name per output column.
@@ -43,30 +52,27 @@ fn apply(
     kind: &str,
     path: &Path,
     bytes: &[u8],
-    x: &Matrix,
+    x: Cow<'_, Matrix>,
 ) -> Result<(Matrix, Vec<String>), Failure> {
     let names = |prefix: &str, first: usize, n: usize| -> Vec<String> {
         (first..first + n).map(|j| format!("{prefix}{j}")).collect()
     };
     match kind {
         k if k == Pca::KIND => {
-            let m = decode::<Pca>(path, bytes)?;
-            let z = m.transform(&widened(x, m.mean().len())?)?;
+            let (m, z) = transformed::<Pca>(path, bytes, x)?;
             Ok((z, names("pc", 1, m.n_components())))
         }
         k if k == KMeans::KIND => {
-            let m = decode::<KMeans>(path, bytes)?;
-            let z = m.transform(&widened(x, m.cluster_centers().ncols())?)?;
+            let (m, z) = transformed::<KMeans>(path, bytes, x)?;
             Ok((z, names("distance", 0, m.n_clusters())))
         }
         k if k == MiniBatchKMeans::KIND => {
-            let m = decode::<MiniBatchKMeans>(path, bytes)?;
-            let c = m.cluster_centers();
-            let z = m.transform(&widened(x, c.ncols())?)?;
-            Ok((z, names("distance", 0, c.nrows())))
+            let (m, z) = transformed::<MiniBatchKMeans>(path, bytes, x)?;
+            Ok((z, names("distance", 0, m.cluster_centers().nrows())))
         }
         other => Err(Failure::usage(format!(
-            "model kind `{other}` does not transform data (transformers: pca, kmeans, minibatch-kmeans)"
+            "{}: a `{other}` model does not transform data (transformers: pca, kmeans, minibatch-kmeans; predict with `margin predict`)",
+            path.display()
         ))),
     }
 }
@@ -75,23 +81,19 @@ fn apply(
 pub fn run(args: &TransformArgs) -> Result<(), Failure> {
     let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
     let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
-    let format = resolved(&args.data, args.format)?;
-    let data = load(&args.data, args.format)?;
-    let (z, names) = apply(&kind, &args.model, &bytes, &data.records)?;
-    let out = Dataset::new(z, data.targets)?.with_feature_names(names)?;
-    let name = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("<stdout>"));
-    let mut w: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| Failure::from(Error::io(p, e)))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
-    match format {
-        DataFormat::Csv => write_csv_to(&mut w, &out, &CsvOptions::default())?,
-        _ => write_libsvm_to(&mut w, &out)?,
+    if let Some(output) = &args.output {
+        check_outputs(&[&args.model, &args.data], &[output])?;
     }
-    w.flush().map_err(|e| Failure::from(Error::io(&name, e)))
+    let format = resolved(&args.data, args.format)?;
+    let Dataset {
+        records, targets, ..
+    } = load(&args.data, args.format)?;
+    let (z, names) = apply(&kind, &args.model, &bytes, Cow::Owned(records))?;
+    let transformed = Dataset::new(z, targets)?.with_feature_names(names)?;
+    let mut out = Out::file_or_stdout(args.output.as_deref())?;
+    out.write_with(|mut w| match format {
+        DataFormat::Csv => write_csv_to(&mut w, &transformed, &CsvOptions::default()),
+        _ => write_libsvm_to(&mut w, &transformed),
+    })?;
+    out.finish()
 }

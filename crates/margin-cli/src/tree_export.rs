@@ -25,9 +25,9 @@ pub struct TreeExportArgs {
     /// Which tree of a forest or AdaBoost model (0-based).
     #[arg(long, default_value_t = 0)]
     tree: usize,
-    /// Decimals of thresholds and values.
-    #[arg(long, default_value_t = 2)]
-    decimals: usize,
+    /// Decimals of thresholds and values (0 to 17, the most an f64 holds).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=17))]
+    decimals: u8,
 }
 
 fn pick(trees: &[Tree], i: usize) -> Result<&Tree, Failure> {
@@ -47,7 +47,7 @@ pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
     let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
     let load = |e| Failure::in_file(path, e);
     let render = |tree: &Tree, opts: ExportOptions<'_>| {
-        let opts = opts.decimals(args.decimals);
+        let opts = opts.decimals(usize::from(args.decimals));
         if args.dot {
             export_dot(tree, &opts)
         } else {

@@ -4,7 +4,9 @@
 //! RandomForestRegressor / AdaBoostClassifier). Regression gets its own names rather than a
 //! `--task` flag, so each name fixes what the model file holds.
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict, split};
+use std::borrow::Cow;
+
+use core_linalg::{Dataset, Error, Fit, Matrix, ModelFile, split};
 use models_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
     MinSamples, RandomForestClassifier, RandomForestRegressor, SplitStrategy,
@@ -12,8 +14,10 @@ use models_tree::{
 
 use crate::Failure;
 use crate::models::{
-    ModelEntry, ParamArgs, Predictions, class_predictions, second_class_probability,
+    ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
+    second_class_probability,
 };
+use crate::output::warn;
 
 const GROWTH_HELP: &str = "  --criterion <name>                 gini, entropy, log_loss (classifiers; default gini) or squared_error, absolute_error (regressors; default squared_error)
   --max-depth <int>|none             deepest level, root at 0 (default none)
@@ -160,9 +164,29 @@ fn take_pruning(p: &mut ParamArgs, classifier: bool) -> Result<Pruning, Failure>
     Ok(pruning)
 }
 
+/// Splits off `fraction` of the rows (shuffled by `seed`) for reduced-error pruning; a fraction
+/// the split refuses is reported as the flag that gave it.
+fn hold_out(
+    data: &Dataset,
+    fraction: f64,
+    stratify: bool,
+    seed: u64,
+) -> Result<(Dataset, Dataset), Failure> {
+    split::train_test_split(data, fraction, stratify, seed).map_err(|e| match e {
+        Error::InvalidParameter {
+            name,
+            value,
+            expected,
+        } if name == "test_fraction" => Failure::usage(format!(
+            "--validation-fraction: expected {expected}, found {value}"
+        )),
+        other => other.into(),
+    })
+}
+
 fn report_oob(score: Option<f64>, what: &str) {
     if let Some(s) = score {
-        eprintln!("out-of-bag {what}: {s:.6}");
+        warn(format_args!("out-of-bag {what}: {s:.6}"));
     }
 }
 
@@ -179,7 +203,7 @@ fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         Pruning::None => params.fit(data)?,
         Pruning::Pessimistic(cf) => params.fit(data)?.prune_pessimistic(cf)?,
         Pruning::ReducedError(f) => {
-            let (grow, validation) = split::train_test_split(data, f, true, seed)?;
+            let (grow, validation) = hold_out(data, f, true, seed)?;
             params.fit(&grow)?.prune_reduced_error(&validation)?
         }
     };
@@ -193,7 +217,7 @@ fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Fai
     p.finish("tree-regressor")?;
     let model = match pruning {
         Pruning::ReducedError(f) => {
-            let (grow, validation) = split::train_test_split(data, f, false, seed)?;
+            let (grow, validation) = hold_out(data, f, false, seed)?;
             params.fit(&grow)?.prune_reduced_error(&validation)?
         }
         // take_pruning refuses pessimistic pruning for regressors.
@@ -233,46 +257,44 @@ fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
     Ok(params.fit(data)?.to_bytes()?)
 }
 
-fn predict_tree(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = DecisionTreeClassifier::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_tree(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, DecisionTreeClassifier::labels)
 }
 
-fn predict_forest(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = RandomForestClassifier::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_forest(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, RandomForestClassifier::labels)
 }
 
-fn predict_adaboost(bytes: &[u8], x: &Matrix, proba: bool) -> Result<Predictions, Failure> {
-    let m = AdaBoostClassifier::from_bytes(bytes)?;
-    class_predictions(&m, m.labels(), x, proba)
+fn predict_adaboost(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
+    class_predictions(bytes, x, proba, AdaBoostClassifier::labels)
 }
 
-fn predict_tree_regressor(bytes: &[u8], x: &Matrix, _: bool) -> Result<Predictions, Failure> {
-    Ok(Predictions::Values(
-        DecisionTreeRegressor::from_bytes(bytes)?.predict(x)?,
-    ))
+fn predict_tree_regressor(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    regression_values::<DecisionTreeRegressor>(bytes, x, proba, "tree-regressor")
 }
 
-fn predict_forest_regressor(bytes: &[u8], x: &Matrix, _: bool) -> Result<Predictions, Failure> {
-    Ok(Predictions::Values(
-        RandomForestRegressor::from_bytes(bytes)?.predict(x)?,
-    ))
+fn predict_forest_regressor(
+    bytes: &[u8],
+    x: Cow<'_, Matrix>,
+    proba: bool,
+) -> Result<Predictions, Failure> {
+    regression_values::<RandomForestRegressor>(bytes, x, proba, "forest-regressor")
 }
 
 fn scores_tree(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = DecisionTreeClassifier::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, DecisionTreeClassifier::labels)
 }
 
 fn scores_forest(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = RandomForestClassifier::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, RandomForestClassifier::labels)
 }
 
 fn scores_adaboost(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    let m = AdaBoostClassifier::from_bytes(bytes)?;
-    second_class_probability(&m, m.labels().len(), x)
+    second_class_probability(bytes, x, AdaBoostClassifier::labels)
 }
 
 /// The tree entries of the registry.

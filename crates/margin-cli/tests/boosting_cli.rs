@@ -195,7 +195,11 @@ fn bad_flags_and_data_are_refused_with_exit_code_2() {
         "-o",
         m,
     ]));
-    fails_with(&["predict", m, "datasets/dna.scale.t"], 2, "feature count");
+    fails_with(
+        &["predict", m, "datasets/dna.scale.t"],
+        2,
+        "above the 13 features",
+    );
     let help = stdout(&margin(&["train", "gradient-boosting-regressor", "--help"]));
     assert!(
         help.contains("--loss") && help.contains("--n-iter-no-change"),

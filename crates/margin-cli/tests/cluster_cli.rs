@@ -375,7 +375,7 @@ fn refusals_exit_with_code_2() {
     fails_with(
         &["transform", m, "datasets/dna.scale.t"],
         2,
-        "feature count",
+        "above the 13 features",
     );
     let svm = dir.path().join("svm.margin");
     run(&[

@@ -187,7 +187,11 @@ fn bad_flags_and_data_are_refused_with_exit_code_2() {
         "singular",
     );
     train(&["knn-classifier", "datasets/heart_scale", "-o", m]);
-    fails_with(&["predict", m, "datasets/dna.scale"], 2, "feature count");
+    fails_with(
+        &["predict", m, "datasets/dna.scale"],
+        2,
+        "above the 13 features",
+    );
     let help = stdout(&margin(&["train", "knn-regressor", "--help"]));
     assert!(
         help.contains("--n-neighbors") && help.contains("--algorithm"),

@@ -23,13 +23,21 @@ where
     }
     folds
         .par_iter()
-        .map(|fold| {
-            let (train, test) = (data.select(&fold.train), data.select(&fold.test));
-            let model = params.fit(&train)?;
-            let predicted = model.predict(&test.records)?;
-            score(&test, &predicted)
+        .enumerate()
+        .map(|(f, fold)| {
+            in_fold(f, folds.len(), || {
+                let (train, test) = (data.select(&fold.train), data.select(&fold.test));
+                let model = params.fit(&train)?;
+                let predicted = model.predict(&test.records)?;
+                score(&test, &predicted)
+            })
         })
         .collect()
+}
+
+/// Runs the work of zero-based fold `f` of `n`, naming the fold in its error.
+fn in_fold<T>(f: usize, n: usize, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    work().map_err(|e| e.in_fold(f, n))
 }
 
 /// Each sample's prediction from the model fitted without its fold (folds must partition the
@@ -60,12 +68,15 @@ where
     }
     let parts: Vec<(Vec<usize>, Vec<T>)> = folds
         .par_iter()
-        .map(|fold| {
-            let model = params.fit(&data.select(&fold.train))?;
-            Ok((
-                fold.test.clone(),
-                model.predict(&data.records.select_rows(&fold.test))?,
-            ))
+        .enumerate()
+        .map(|(f, fold)| {
+            in_fold(f, folds.len(), || {
+                let model = params.fit(&data.select(&fold.train))?;
+                Ok((
+                    fold.test.clone(),
+                    model.predict(&data.records.select_rows(&fold.test))?,
+                ))
+            })
         })
         .collect::<Result<_>>()?;
     let mut out: Vec<Option<T>> = vec![None; n];
@@ -137,10 +148,13 @@ where
         .map(|&frac| {
             let per_fold: Vec<(f64, f64)> = folds
                 .par_iter()
-                .map(|fold| {
+                .enumerate()
+                .map(|(f, fold)| {
                     let n = ((fold.train.len() as f64 * frac).ceil() as usize)
                         .clamp(1, fold.train.len());
-                    train_and_test_scores(params, data, &fold.train[..n], &fold.test, &score)
+                    in_fold(f, folds.len(), || {
+                        train_and_test_scores(params, data, &fold.train[..n], &fold.test, &score)
+                    })
                 })
                 .collect::<Result<_>>()?;
             let n = ((folds.first().map_or(0, |f| f.train.len()) as f64 * frac).ceil()) as usize;
@@ -172,7 +186,12 @@ where
         .map(|(x, params)| {
             let per_fold: Vec<(f64, f64)> = folds
                 .par_iter()
-                .map(|fold| train_and_test_scores(params, data, &fold.train, &fold.test, &score))
+                .enumerate()
+                .map(|(f, fold)| {
+                    in_fold(f, folds.len(), || {
+                        train_and_test_scores(params, data, &fold.train, &fold.test, &score)
+                    })
+                })
                 .collect::<Result<_>>()?;
             Ok(CurvePoint {
                 x,

@@ -129,3 +129,39 @@ fn learning_and_validation_curves_score_train_and_test_parts() {
     assert!(mean(&v[2].train_scores) > 0.99 && mean(&v[2].test_scores) < mean(&v[2].train_scores));
     assert!(learning_curve(&Svc::params(), &data, &folds, &[1.5], score).is_err());
 }
+
+#[test]
+fn a_fold_whose_training_part_has_one_class_is_named_in_the_error() {
+    use core_linalg::{DenseMatrix, Error, Targets};
+    // Six samples of class 1 and one of class 2: the fold holding the lone class-2 sample
+    // trains on class 1 alone.
+    let x = DenseMatrix::from_row_major((0..7).map(f64::from).collect(), 7, 1).unwrap();
+    let y = vec![1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0];
+    let data = Dataset::new(x, Targets::Values(y)).unwrap();
+    let folds = StratifiedKFold::new(3)
+        .split(&data.targets.classes().unwrap())
+        .unwrap();
+    let lonely = folds.iter().position(|f| f.test.contains(&3)).unwrap();
+    let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
+    for err in [
+        cross_validate(&Svc::params(), &data, &folds, score).unwrap_err(),
+        cross_val_predict::<_, Label>(&Svc::params(), &data, &folds).unwrap_err(),
+    ] {
+        match &err {
+            Error::InFold { fold, n_folds, .. } => assert_eq!((*fold, *n_folds), (lonely + 1, 3)),
+            other => panic!("not a fold error: {other}"),
+        }
+        assert!(
+            matches!(err.root(), Error::TooFewClasses { found: 1, .. }),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "cross-validation fold {} of 3: too few classes",
+                lonely + 1
+            )),
+            "{text}"
+        );
+    }
+}

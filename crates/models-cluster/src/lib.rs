@@ -104,3 +104,5 @@ pub use kmeans::{
     KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
 };
 pub use pca::{NComponents, Pca, PcaParams, SvdSolver};
+
+core_linalg::impl_n_features!(KMeans, MiniBatchKMeans, Pca);

@@ -358,6 +358,10 @@ pub struct ElasticNet {
 }
 
 impl ElasticNet {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.coef.len()
+    }
     /// Elastic-net hyperparameters (scikit-learn's `ElasticNet()` defaults).
     pub fn params() -> ElasticNetParams {
         ElasticNetParams::default()

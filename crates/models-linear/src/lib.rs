@@ -41,3 +41,16 @@ pub mod logistic;
 pub use logistic::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
 pub mod elastic_net;
 pub use elastic_net::{ElasticNet, ElasticNetParams, alpha_grid};
+
+core_linalg::impl_n_features!(
+    BernoulliNB,
+    ElasticNet,
+    GaussianNB,
+    KernelPerceptron,
+    KernelRidge,
+    LinearRegression,
+    LogisticRegression,
+    MultinomialNB,
+    Perceptron,
+    Ridge,
+);

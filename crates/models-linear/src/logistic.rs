@@ -63,6 +63,19 @@ pub enum Penalty {
     },
 }
 
+/// Spelled as the CLI and scikit-learn spell it (`l2`, `elasticnet (l1_ratio 0.5)`), for
+/// messages.
+impl std::fmt::Display for Penalty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Penalty::None => f.write_str("none"),
+            Penalty::L2 => f.write_str("l2"),
+            Penalty::L1 => f.write_str("l1"),
+            Penalty::ElasticNet { l1_ratio } => write!(f, "elasticnet (l1_ratio {l1_ratio})"),
+        }
+    }
+}
+
 /// How the weights are found.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum LogisticSolver {
@@ -173,7 +186,7 @@ impl LogisticRegressionParams {
             LogisticSolver::Lbfgs | LogisticSolver::Newton if has_l1 => {
                 return Err(Error::invalid_parameter(
                     "penalty",
-                    format!("{:?}", self.penalty),
+                    self.penalty,
                     "none or l2 with the lbfgs and newton solvers (an L1 term is not smooth); \
                      use the gradient-descent or sgd solver",
                 ));

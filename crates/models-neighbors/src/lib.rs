@@ -114,3 +114,5 @@ pub use metric::{Covariance, Metric};
 pub use nearest::{NearestNeighbors, NearestNeighborsParams};
 pub use regressor::{KNeighborsRegressor, KNeighborsRegressorParams};
 pub use weights::Weights;
+
+core_linalg::impl_n_features!(KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors);

@@ -76,3 +76,5 @@ pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty,
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};
+
+core_linalg::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);

@@ -60,6 +60,10 @@ pub struct OneClassSvm {
 }
 
 impl OneClassSvm {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.expansion.n_features
+    }
     /// Default parameters.
     pub fn params() -> OneClassSvmParams {
         OneClassSvmParams::default()

@@ -87,6 +87,10 @@ pub struct Svr {
 }
 
 impl Svr {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.expansion.n_features
+    }
     /// Default parameters.
     pub fn params() -> SvrParams {
         SvrParams::default()

@@ -168,3 +168,13 @@ pub use params::{MaxFeatures, MinSamples, SplitStrategy};
 pub use prune::PruningPath;
 pub use regressor::{DecisionTreeRegressor, DecisionTreeRegressorParams};
 pub use tree::{Node, Tree};
+
+core_linalg::impl_n_features!(
+    AdaBoostClassifier,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+);

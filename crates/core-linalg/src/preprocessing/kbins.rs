@@ -77,6 +77,10 @@ pub struct KBinsDiscretizer {
 }
 
 impl KBinsDiscretizer {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.edges.len()
+    }
     /// Default parameters.
     pub fn params() -> KBinsDiscretizerParams {
         KBinsDiscretizerParams::default()

@@ -60,6 +60,10 @@ pub struct MinMaxScaler {
 }
 
 impl MinMaxScaler {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.data_min.len()
+    }
     /// Default parameters (range `[0, 1]`).
     pub fn params() -> MinMaxScalerParams {
         MinMaxScalerParams::default()

@@ -58,3 +58,11 @@ fn columns<R: Records + ?Sized>(records: &R) -> Result<Vec<Vec<f64>>> {
         .map(|j| x.rows().map(|r| r[j]).collect())
         .collect())
 }
+
+crate::impl_n_features!(
+    KBinsDiscretizer,
+    MinMaxScaler,
+    OneHotEncoder,
+    PolynomialFeatures,
+    StandardScaler,
+);

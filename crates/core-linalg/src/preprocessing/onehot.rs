@@ -50,6 +50,10 @@ pub struct OneHotEncoder {
 }
 
 impl OneHotEncoder {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.categories.len()
+    }
     /// Default parameters.
     pub fn params() -> OneHotEncoderParams {
         OneHotEncoderParams::default()

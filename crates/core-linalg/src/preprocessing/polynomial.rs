@@ -73,6 +73,10 @@ pub struct PolynomialFeatures {
 }
 
 impl PolynomialFeatures {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.n_features_in
+    }
     /// Default parameters (degree 2, with bias).
     pub fn params() -> PolynomialFeaturesParams {
         PolynomialFeaturesParams::default()

@@ -53,6 +53,10 @@ pub struct StandardScaler {
 }
 
 impl StandardScaler {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.mean.len()
+    }
     /// Default parameters.
     pub fn params() -> StandardScalerParams {
         StandardScalerParams::default()

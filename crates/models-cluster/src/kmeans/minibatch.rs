@@ -157,6 +157,10 @@ pub struct MiniBatchKMeans {
 }
 
 impl MiniBatchKMeans {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.centers.ncols()
+    }
     /// Default parameters.
     pub fn params() -> MiniBatchKMeansParams {
         MiniBatchKMeansParams::default()

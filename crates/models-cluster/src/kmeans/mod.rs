@@ -260,6 +260,10 @@ pub struct KMeans {
 }
 
 impl KMeans {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.centers.ncols()
+    }
     /// Default parameters.
     pub fn params() -> KMeansParams {
         KMeansParams::default()

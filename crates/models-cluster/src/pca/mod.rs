@@ -170,6 +170,10 @@ pub struct Pca {
 }
 
 impl Pca {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.mean.len()
+    }
     /// Default parameters.
     pub fn params() -> PcaParams {
         PcaParams::default()

@@ -62,6 +62,10 @@ pub struct KernelRidge {
 }
 
 impl KernelRidge {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.records.n_features()
+    }
     /// Default parameters.
     pub fn params() -> KernelRidgeParams {
         KernelRidgeParams::default()

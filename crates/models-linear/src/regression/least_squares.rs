@@ -135,6 +135,10 @@ pub struct LinearRegression {
 }
 
 impl LinearRegression {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.coef.len()
+    }
     /// Default parameters.
     pub fn params() -> LinearRegressionParams {
         LinearRegressionParams::default()

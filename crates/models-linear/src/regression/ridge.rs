@@ -97,6 +97,10 @@ pub struct Ridge {
 }
 
 impl Ridge {
+    /// Number of features the model was fitted on.
+    pub fn n_features(&self) -> usize {
+        self.coef.len()
+    }
     /// Default parameters.
     pub fn params() -> RidgeParams {
         RidgeParams::default()
