@@ -2,11 +2,18 @@
 //!
 //! `.gz` and `.bz2` files are recognised by their first bytes, not their names, and decompressed
 //! while reading.
+//!
+//! Input is untrusted and may be endless (`/dev/zero`, a gzip bomb): every line is read through
+//! [`read_line`], which refuses a line longer than [`MAX_LINE_BYTES`], and every buffer that grows
+//! with the input grows through [`memory`](crate::memory), so running out of memory is an
+//! [`Error::OutOfMemory`], not an abort.
 
 mod atomic;
 mod csv;
+mod csv_records;
 mod format;
 mod libsvm;
+mod lines;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -20,6 +27,8 @@ pub use format::{format_g, format_shortest};
 pub use libsvm::{
     IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,
 };
+use lines::explain_binary;
+pub use lines::{MAX_LINE_BYTES, read_line};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -80,13 +89,10 @@ pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
     }
     let mut reader = open_text(path)?;
     let mut line = Vec::new();
+    let mut line_no = 0;
     loop {
-        line.clear();
-        if reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io(path, e))?
-            == 0
-        {
+        line_no += 1;
+        if !read_line(&mut reader, &mut line, line_no).map_err(|e| e.at_path(path))? {
             return Ok(DataFormat::Libsvm);
         }
         let text = line.split(|&b| b == b'#').next().unwrap_or_default();
