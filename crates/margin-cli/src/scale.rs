@@ -450,7 +450,16 @@ fn parse_params<R: BufRead>(reader: R) -> Result<Params, Error> {
                     ),
                 )
             })?;
-        let v = numbers(&(line, rest.to_owned()), 2)?;
+        let v = numbers(&(line, rest.to_owned()), 2).map_err(|_| {
+            Error::parse(
+                line,
+                1,
+                format!(
+                    "expected `INDEX MIN MAX` (a feature index and two finite numbers), found `{}`",
+                    text.chars().take(60).collect::<String>()
+                ),
+            )
+        })?;
         if v[0] > v[1] {
             return Err(Error::parse(
                 line,
@@ -548,6 +557,7 @@ mod tests {
             ("x\n-1 a\n", 2),
             ("x\n-1 1\n2 5 1\n", 3),
             ("x\n-1 1\n4294967296 0 1\n", 3),
+            ("x\n-1 1\n1 0 1 5\n", 3),
             ("x\n", 2),
             ("\ny\n0 1\n\n", 5),
         ] {

@@ -142,11 +142,20 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
         } else {
             "comma"
         };
+        let first = names
+            .as_ref()
+            .map(|h| h[0].as_str())
+            .or_else(|| (table.n_rows() > 0).then(|| table.field(0, 0)));
+        let advice = if first.is_some_and(looks_like_libsvm) {
+            "this looks like LIBSVM (`label index:value ...`), not CSV: read it as LIBSVM (`--format libsvm`)"
+        } else {
+            "check the delimiter (`;` or tab?)"
+        };
         return Err(Error::parse(
             table.lines.first().copied().unwrap_or(1),
             1,
             format!(
-                "only one column found with the {sep} separator, so there are no features: check the delimiter (`;` or tab?)"
+                "only one column found with the {sep} separator, so there are no features: {advice}"
             ),
         ));
     }
@@ -275,6 +284,16 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
         ds = ds.with_feature_names(feature_names)?;
     }
     Ok(ds)
+}
+
+/// Whether a one-field CSV row is a LIBSVM line: a label, then `index:value` tokens.
+fn looks_like_libsvm(row: &str) -> bool {
+    let mut tokens = row.split_whitespace();
+    tokens.next().is_some_and(|l| l.parse::<f64>().is_ok())
+        && tokens.next().is_some_and(|t| {
+            t.split_once(':')
+                .is_some_and(|(i, v)| i.parse::<u32>().is_ok() && v.parse::<f64>().is_ok())
+        })
 }
 
 /// The way out when a CSV file is too large for memory.
@@ -431,6 +450,13 @@ mod tests {
         );
         assert_eq!(bad("1,2,0\n3,,1\n").1, 2);
         assert!(bad("1;2;0\n3;4;1\n").2.contains("delimiter"));
+        for libsvm in ["+1 1:0.5 3:1\n-1 2:1\n", "1 1:1\n"] {
+            let msg = bad(libsvm).2;
+            assert!(
+                msg.contains("looks like LIBSVM") && msg.contains("--format libsvm"),
+                "{msg}"
+            );
+        }
         assert!(bad("1,2,inf\n").2.contains("not finite"));
     }
 

@@ -16,7 +16,7 @@ mod libsvm;
 mod lines;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 pub use self::csv::{
@@ -41,16 +41,44 @@ pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
     Ok(if head.starts_with(&[0x1f, 0x8b]) {
         Box::new(BufReader::with_capacity(
             1 << 16,
-            flate2::read::MultiGzDecoder::new(reader),
+            Decompressed {
+                inner: flate2::read::MultiGzDecoder::new(reader),
+                format: "gzip",
+            },
         ))
     } else if head.starts_with(b"BZh") {
         Box::new(BufReader::with_capacity(
             1 << 16,
-            bzip2::read::MultiBzDecoder::new(reader),
+            Decompressed {
+                inner: bzip2::read::MultiBzDecoder::new(reader),
+                format: "bzip2",
+            },
         ))
     } else {
         Box::new(reader)
     })
+}
+
+/// A decompressing reader whose errors say that the compressed file is damaged (the decoders'
+/// own messages, such as "incomplete deflate stream", do not).
+struct Decompressed<R> {
+    inner: R,
+    format: &'static str,
+}
+
+impl<R: Read> Read for Decompressed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::Interrupted => e,
+            kind => std::io::Error::new(
+                kind,
+                format!(
+                    "the {} data is truncated or corrupt ({e}): download or compress the file again",
+                    self.format
+                ),
+            ),
+        })
+    }
 }
 
 /// The text formats margin reads.
