@@ -145,19 +145,28 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
         write_params(path, x, y, &active)?;
     }
     let mut out = Out::stdout();
-    if format == DataFormat::Csv {
+    let counts = if format == DataFormat::Csv {
         write_csv(&mut out, &data, &active, x, y)?;
+        None
     } else {
-        let (before, after) = write_libsvm(&mut out, labels, &data.records, &active, x, y)?;
-        out.finish()?;
-        if after > before {
-            warn(format_args!(
-                "WARNING: original #nonzeros {before}\n         new      #nonzeros {after}\nUse -l 0 if many original feature values are zeros"
-            ));
-        }
-        return Ok(());
+        Some(write_libsvm(
+            &mut out,
+            labels,
+            &data.records,
+            &active,
+            x,
+            y,
+        )?)
+    };
+    out.finish()?;
+    if let Some((before, after)) = counts
+        && after > before
+    {
+        warn(format_args!(
+            "WARNING: original #nonzeros {before}\n         new      #nonzeros {after}\nUse -l 0 if many original feature values are zeros"
+        ));
     }
-    out.finish()
+    Ok(())
 }
 
 /// The features that are scaled (those whose minimum and maximum differ), increasing, with
