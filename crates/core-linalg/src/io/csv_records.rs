@@ -132,15 +132,24 @@ impl<R: BufRead> RecordReader<R> {
                     state = State::Unquoted;
                     self.pos -= 1;
                 }
-                State::Unquoted | State::Quoted => self.push(b)?,
+                State::Unquoted | State::Quoted => {
+                    // Copy the whole run of ordinary bytes at once.
+                    let delimiter = self.delimiter;
+                    let special = |c: u8| match state {
+                        State::Quoted => c == b'"',
+                        _ => c == delimiter || c == b'\n' || c == b'\r',
+                    };
+                    let rest = &self.line[self.pos - 1..];
+                    let run = rest.iter().position(|&c| special(c)).unwrap_or(rest.len());
+                    append(&mut self.buf, &rest[..run], "a CSV record")?;
+                    self.pos += run - 1;
+                }
             }
         }
     }
 
     fn push(&mut self, b: u8) -> Result<()> {
-        memory::grow(&mut self.buf, "a CSV record")?;
-        self.buf.push(b);
-        Ok(())
+        append(&mut self.buf, &[b], "a CSV record")
     }
 
     fn end_field(&mut self) -> Result<()> {
