@@ -38,5 +38,16 @@ fn gzip_and_bzip2_files_read_like_the_plain_file() {
     let truncated = dir.path().join("cut.gz");
     let bytes = std::fs::read(&gz).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
-    assert!(read_libsvm(&truncated, &LibsvmOptions::default()).is_err());
+    match read_libsvm(&truncated, &LibsvmOptions::default()) {
+        Err(core_linalg::Error::Io { path, source }) => {
+            assert_eq!(path, truncated);
+            assert!(
+                source
+                    .to_string()
+                    .contains("gzip data is truncated or corrupt"),
+                "{source}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }

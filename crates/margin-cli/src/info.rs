@@ -1,14 +1,19 @@
 //! `margin info`: what is in a data file.
+//!
+//! Runs in memory proportional to the stored values: feature ranges come from
+//! [`column_ranges`], which keeps only the features some row stores, so a LIBSVM file whose one
+//! feature index is 2,147,483,647 costs two ranges, not two billion.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use core_linalg::io::{DataFormat, format_g};
-use core_linalg::preprocessing::MinMaxScaler;
-use core_linalg::{Fit, Records, Targets};
+use core_linalg::preprocessing::column_ranges;
+use core_linalg::{Records, Targets};
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};
+use crate::output::{Out, outln};
 
 /// Most classes listed one by one; more are summarised.
 const MAX_LISTED_CLASSES: usize = 50;
@@ -21,7 +26,11 @@ pub struct InfoArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t)]
     format: FormatArg,
-    /// List each feature's value range (by default only the overall range).
+    /// List each feature's value range (by default only the overall range): one line
+    /// `  FEATURE: [MIN, MAX]` per feature that some row stores, in increasing order (FEATURE is
+    /// the one-based LIBSVM index, or the CSV column name), then, when some features are stored
+    /// in no row (sparse files), one line `  never stored: N features, all 0` instead of
+    /// listing them.
     #[arg(long)]
     features: bool,
 }
@@ -31,35 +40,39 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
     let format = resolved(&args.data, args.format)?;
     let data = load(&args.data, args.format)?;
     let (n, d) = (data.n_samples(), data.n_features());
-    println!("file: {}", args.data.display());
-    println!(
+    let mut out = Out::stdout();
+    outln!(out, "file: {}", args.data.display())?;
+    outln!(
+        out,
         "format: {}",
         if format == DataFormat::Csv {
             "csv"
         } else {
             "libsvm"
         }
-    );
-    println!("rows: {n}");
-    println!("features: {d}");
+    )?;
+    outln!(out, "rows: {n}")?;
+    outln!(out, "features: {d}")?;
     let stored = data.records.nnz();
     let layout = if data.records.as_sparse().is_some() {
         "sparse"
     } else {
         "dense"
     };
-    let pct = if n * d == 0 {
+    // n·d overflows 64 bits for wide enough sparse files.
+    let cells = n as u128 * d as u128;
+    let pct = if cells == 0 {
         0.0
     } else {
-        100.0 * stored as f64 / (n * d) as f64
+        100.0 * stored as f64 / cells as f64
     };
-    println!(
-        "stored values: {stored} of {} ({pct:.1} %, {layout})",
-        n * d
-    );
+    outln!(
+        out,
+        "stored values: {stored} of {cells} ({pct:.1} %, {layout})"
+    )?;
     match &data.targets {
         Targets::Values(v) if v.iter().all(|x| x.fract() == 0.0) && !v.is_empty() => {
-            print_classes(&data.targets, "integer labels")?;
+            print_classes(&mut out, &data.targets, "integer labels")?;
         }
         Targets::Values(v) if !v.is_empty() => {
             let (lo, hi) = v
@@ -68,53 +81,64 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
                     (a.min(x), b.max(x))
                 });
             let mean = v.iter().sum::<f64>() / v.len() as f64;
-            println!(
+            outln!(
+                out,
                 "targets: continuous, range [{}, {}], mean {}",
                 format_g(lo, 6),
                 format_g(hi, 6),
                 format_g(mean, 6)
-            );
+            )?;
         }
-        Targets::Values(_) => println!("targets: none"),
-        Targets::Classes(_) => print_classes(&data.targets, "text labels")?,
+        Targets::Values(_) => outln!(out, "targets: none")?,
+        Targets::Classes(_) => print_classes(&mut out, &data.targets, "text labels")?,
     }
     if d > 0 && n > 0 {
-        // The scaler's fitted minima and maxima are exactly the feature ranges.
-        let fitted = MinMaxScaler::params().fit(&data.records)?;
-        let (lo, hi) = (fitted.data_min(), fitted.data_max());
-        let all_lo = lo.iter().copied().fold(f64::INFINITY, f64::min);
-        let all_hi = hi.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let constant = lo.iter().zip(hi).filter(|(a, b)| a == b).count();
-        println!(
+        let ranges = column_ranges(&data.records)?;
+        let never_stored = d - ranges.n_stored();
+        // Features no row stores are all zero: they count in the overall range and as constant.
+        let zero = (never_stored > 0).then_some(0.0);
+        let all_lo = ranges
+            .iter()
+            .map(|(_, lo, _)| lo)
+            .chain(zero)
+            .fold(f64::INFINITY, f64::min);
+        let all_hi = ranges
+            .iter()
+            .map(|(_, _, hi)| hi)
+            .chain(zero)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let constant = never_stored + ranges.iter().filter(|(_, lo, hi)| lo == hi).count();
+        outln!(
+            out,
             "value range: [{}, {}]; constant features: {constant}",
             format_g(all_lo, 6),
             format_g(all_hi, 6)
-        );
+        )?;
         if args.features {
-            let names = data
-                .feature_names
-                .clone()
-                .unwrap_or_else(|| (1..=d).map(|j| j.to_string()).collect());
-            for j in 0..d {
-                println!(
-                    "  {}: [{}, {}]",
-                    names[j],
-                    format_g(lo[j], 6),
-                    format_g(hi[j], 6)
-                );
+            let names = data.feature_names.as_deref();
+            for (j, lo, hi) in ranges.iter() {
+                let lo_hi = format!("[{}, {}]", format_g(lo, 6), format_g(hi, 6));
+                match names.and_then(|h| h.get(j)) {
+                    Some(name) => outln!(out, "  {name}: {lo_hi}")?,
+                    None => outln!(out, "  {}: {lo_hi}", j + 1)?,
+                }
+            }
+            if never_stored > 0 {
+                outln!(out, "  never stored: {never_stored} features, all 0")?;
             }
         }
     }
-    Ok(())
+    out.finish()
 }
 
-fn print_classes(targets: &Targets, kind: &str) -> Result<(), Failure> {
+fn print_classes(out: &mut Out, targets: &Targets, kind: &str) -> Result<(), Failure> {
     let classes = targets.classes()?;
     let counts = classes.counts();
-    println!(
+    outln!(
+        out,
         "labels: {kind}, {} distinct (classification; regression models read them as numbers)",
         classes.n_classes()
-    );
+    )?;
     if classes.n_classes() <= MAX_LISTED_CLASSES {
         let list: Vec<String> = classes
             .labels()
@@ -122,7 +146,7 @@ fn print_classes(targets: &Targets, kind: &str) -> Result<(), Failure> {
             .zip(&counts)
             .map(|(l, c)| format!("{l}: {c}"))
             .collect();
-        println!("class counts: {}", list.join(", "));
+        outln!(out, "class counts: {}", list.join(", "))?;
     }
     Ok(())
 }

@@ -1,12 +1,14 @@
 //! CSV input and output: numeric feature columns plus one label column.
 
-use std::io::{Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
 use crate::dataset::{Classes, Dataset, Targets};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
+use crate::io::csv_records::{RecordReader, Table};
 use crate::io::format::format_shortest;
+use crate::memory;
 use crate::records::Records;
 
 /// Which column holds the targets.
@@ -69,64 +71,46 @@ pub fn read_csv(path: &Path, opts: &CsvOptions) -> Result<Dataset> {
 
 /// Reads CSV text from any reader. Numeric labels become [`Targets::Values`], text labels
 /// [`Targets::Classes`]. Feature names come from the header when there is one.
+///
+/// Fields follow RFC 4180 (double quotes around fields that hold the delimiter, a quote or a
+/// line break; `""` inside them for a quote); lines starting with `#` are comments. A quoted
+/// field that is never closed is refused with the line where it opened, a record longer than
+/// [`MAX_LINE_BYTES`](crate::io::MAX_LINE_BYTES) is refused, and every buffer grows through
+/// [`memory`], so endless or oversized input is an error, never an abort.
 pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .delimiter(opts.delimiter)
-        .flexible(true)
-        .comment(Some(b'#'))
-        .from_reader(reader);
-    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
-    let mut record = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {
-                let line = record
-                    .position()
-                    .map_or(rows.len() + 1, |p| p.line() as usize);
-                if record.len() == 1 && record[0].trim().is_empty() {
-                    continue;
-                }
-                rows.push((line, record.iter().map(|f| f.trim().to_owned()).collect()));
-            }
-            Err(e) => {
-                let line = e.position().map_or(1, |p| p.line().max(1) as usize);
-                let (column, message) = match e.kind() {
-                    csv::ErrorKind::Utf8 { err, .. } => {
-                        (err.field() + 1, "invalid UTF-8 text".to_owned())
-                    }
-                    csv::ErrorKind::Io(_) => {
-                        return Err(Error::io("<input>", std::io::Error::other(e.to_string())));
-                    }
-                    _ => (1, e.to_string()),
-                };
-                return Err(Error::parse(line, column, message));
+    let mut records = RecordReader::new(BufReader::new(reader), opts.delimiter);
+    let mut table = Table::default();
+    let mut names: Option<Vec<String>> = None;
+    let mut first = true;
+    while let Some(line) = records.next_record()? {
+        let len = records.len();
+        if len == 1 && records.field(0).is_empty() {
+            continue;
+        }
+        if first {
+            first = false;
+            table.width = len;
+            let header = match opts.has_header {
+                Some(h) => h,
+                None => (0..len).all(|k| records.field(k).parse::<f64>().is_err()),
+            };
+            if header {
+                let mut h = memory::vec_with_capacity(len, "the CSV header", TOO_LARGE)?;
+                h.extend((0..len).map(|k| records.field(k).to_owned()));
+                names = Some(h);
+                continue;
             }
         }
-    }
-    let header = match opts.has_header {
-        Some(true) => !rows.is_empty(),
-        Some(false) => false,
-        None => rows
-            .first()
-            .is_some_and(|(_, r)| r.iter().all(|f| f.parse::<f64>().is_err())),
-    };
-    let names: Option<Vec<String>> = if header { Some(rows.remove(0).1) } else { None };
-    let width = names
-        .as_ref()
-        .map(Vec::len)
-        .or_else(|| rows.first().map(|(_, r)| r.len()))
-        .unwrap_or(0);
-    for (line, r) in &rows {
-        if r.len() != width {
+        if len != table.width {
             return Err(Error::parse(
-                *line,
-                r.len().min(width) + 1,
-                format!("expected {width} fields, found {}", r.len()),
+                line,
+                len.min(table.width) + 1,
+                format!("expected {} fields, found {len}", table.width),
             ));
         }
+        table.push(line, (0..len).map(|k| records.field(k)))?;
     }
+    let width = table.width;
     if width == 0 {
         return Dataset::new(DenseMatrix::zeros(0, 0), Targets::Values(Vec::new()));
     }
@@ -158,11 +142,20 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
         } else {
             "comma"
         };
+        let first = names
+            .as_ref()
+            .map(|h| h[0].as_str())
+            .or_else(|| (table.n_rows() > 0).then(|| table.field(0, 0)));
+        let advice = if first.is_some_and(looks_like_libsvm) {
+            "this looks like LIBSVM (`label index:value ...`), not CSV: read it as LIBSVM (`--format libsvm`)"
+        } else {
+            "check the delimiter (`;` or tab?)"
+        };
         return Err(Error::parse(
-            rows.first().map_or(1, |r| r.0),
+            table.lines.first().copied().unwrap_or(1),
             1,
             format!(
-                "only one column found with the {sep} separator, so there are no features: check the delimiter (`;` or tab?)"
+                "only one column found with the {sep} separator, so there are no features: {advice}"
             ),
         ));
     }
@@ -171,40 +164,39 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
             .as_ref()
             .map_or_else(|| format!("column {}", j + 1), |h| format!("`{}`", h[j]))
     };
+    let n = table.n_rows();
 
     // Decide, per feature column, numeric or categorical.
-    let feature_cols: Vec<usize> = (0..width).filter(|&j| Some(j) != label_col).collect();
-    let mut blocks = Vec::with_capacity(feature_cols.len());
-    for &j in &feature_cols {
-        let first_text = rows.iter().find_map(|(line, r)| {
-            let f = &r[j];
-            (f.parse::<f64>().is_err()).then_some((*line, f))
-        });
+    let mut blocks = Vec::new();
+    for j in (0..width).filter(|&j| Some(j) != label_col) {
+        let first_text = (0..n).find(|&i| table.field(i, j).parse::<f64>().is_err());
         match (first_text, opts.categorical) {
             (None, _) => {
-                for (line, r) in &rows {
-                    if !r[j].parse::<f64>().is_ok_and(f64::is_finite) {
-                        return Err(Error::parse(
-                            *line,
-                            j + 1,
-                            format!(
-                                "{} value `{}` is not finite: NaN and infinities are refused",
-                                col_name(j),
-                                r[j]
-                            ),
-                        ));
-                    }
+                if let Some(i) =
+                    (0..n).find(|&i| !table.field(i, j).parse::<f64>().is_ok_and(f64::is_finite))
+                {
+                    return Err(Error::parse(
+                        table.lines[i],
+                        j + 1,
+                        format!(
+                            "{} value `{}` is not finite: NaN and infinities are refused",
+                            col_name(j),
+                            table.field(i, j)
+                        ),
+                    ));
                 }
+                memory::grow(&mut blocks, "the column descriptions")?;
                 blocks.push(Block::Numeric(j));
             }
-            (Some((line, text)), CategoricalColumns::Refuse) => {
+            (Some(i), CategoricalColumns::Refuse) => {
+                let text = table.field(i, j);
                 let what = if text.is_empty() {
                     "an empty field".to_owned()
                 } else {
                     format!("the text `{text}`")
                 };
                 return Err(Error::parse(
-                    line,
+                    table.lines[i],
                     j + 1,
                     format!(
                         "{} holds {what} where a number was expected: remove the column, or ask for one-hot encoding of text columns",
@@ -213,9 +205,12 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
                 ));
             }
             (Some(_), CategoricalColumns::OneHot) => {
-                let mut cats: Vec<&str> = rows.iter().map(|(_, r)| r[j].as_str()).collect();
+                let mut cats: Vec<&str> =
+                    memory::vec_with_capacity(n, "the categories of a text column", TOO_LARGE)?;
+                cats.extend((0..n).map(|i| table.field(i, j)));
                 cats.sort_unstable();
                 cats.dedup();
+                memory::grow(&mut blocks, "the column descriptions")?;
                 blocks.push(Block::Categorical(
                     j,
                     cats.into_iter().map(str::to_owned).collect(),
@@ -223,42 +218,53 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
             }
         }
     }
-    let n_out: usize = blocks.iter().map(Block::width).sum();
-    let mut data = Vec::with_capacity(rows.len() * n_out);
-    for (_, r) in &rows {
+    let n_out = blocks
+        .iter()
+        .map(Block::width)
+        .fold(0usize, usize::saturating_add);
+    let mut data = memory::vec_with_capacity(
+        n.saturating_mul(n_out),
+        "the CSV records (dense, one value per row and column)",
+        TOO_LARGE,
+    )?;
+    for i in 0..n {
         for b in &blocks {
             match b {
-                Block::Numeric(j) => data.push(r[*j].parse::<f64>().unwrap_or(f64::NAN)),
+                Block::Numeric(j) => {
+                    data.push(table.field(i, *j).parse::<f64>().unwrap_or(f64::NAN))
+                }
                 Block::Categorical(j, cats) => {
-                    let hit = cats.partition_point(|c| c.as_str() < r[*j].as_str());
+                    let field = table.field(i, *j);
+                    let hit = cats.partition_point(|c| c.as_str() < field);
                     data.extend((0..cats.len()).map(|k| if k == hit { 1.0 } else { 0.0 }));
                 }
             }
         }
     }
-    let records = DenseMatrix::from_row_major(data, rows.len(), n_out)?;
+    let records = DenseMatrix::from_row_major(data, n, n_out)?;
     let targets = match label_col {
-        None => Targets::Values(vec![0.0; rows.len()]),
+        None => Targets::Values(memory::filled_vec(n, 0.0, "the targets", TOO_LARGE)?),
         Some(l) => {
-            let numbers: Option<Vec<f64>> =
-                rows.iter().map(|(_, r)| r[l].parse::<f64>().ok()).collect();
+            let numbers: Option<Vec<f64>> = (0..n)
+                .map(|i| table.field(i, l).parse::<f64>().ok())
+                .collect();
             match numbers {
                 Some(v) => {
                     if let Some(k) = v.iter().position(|x| !x.is_finite()) {
                         return Err(Error::parse(
-                            rows[k].0,
+                            table.lines[k],
                             l + 1,
-                            format!("label `{}` is not finite", rows[k].1[l]),
+                            format!("label `{}` is not finite", table.field(k, l)),
                         ));
                     }
                     Targets::Values(v)
                 }
                 None => {
-                    if let Some((line, _)) = rows.iter().find(|(_, r)| r[l].is_empty()) {
-                        return Err(Error::parse(*line, l + 1, "empty label field"));
+                    if let Some(i) = (0..n).find(|&i| table.field(i, l).is_empty()) {
+                        return Err(Error::parse(table.lines[i], l + 1, "empty label field"));
                     }
                     Targets::Classes(Classes::from_text(
-                        &rows.iter().map(|(_, r)| r[l].as_str()).collect::<Vec<_>>(),
+                        &(0..n).map(|i| table.field(i, l)).collect::<Vec<_>>(),
                     ))
                 }
             }
@@ -279,6 +285,19 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
     }
     Ok(ds)
 }
+
+/// Whether a one-field CSV row is a LIBSVM line: a label, then `index:value` tokens.
+fn looks_like_libsvm(row: &str) -> bool {
+    let mut tokens = row.split_whitespace();
+    tokens.next().is_some_and(|l| l.parse::<f64>().is_ok())
+        && tokens.next().is_some_and(|t| {
+            t.split_once(':')
+                .is_some_and(|(i, v)| i.parse::<u32>().is_ok() && v.parse::<f64>().is_ok())
+        })
+}
+
+/// The way out when a CSV file is too large for memory.
+const TOO_LARGE: &str = "CSV is read densely (every row and column, text columns one-hot encoded): use fewer rows or columns, drop text columns with many distinct values, or store sparse data as LIBSVM";
 
 /// Writes a dataset as CSV to a file; see [`write_csv_to`].
 pub fn write_csv(path: &Path, data: &Dataset, opts: &CsvOptions) -> Result<()> {
@@ -431,6 +450,13 @@ mod tests {
         );
         assert_eq!(bad("1,2,0\n3,,1\n").1, 2);
         assert!(bad("1;2;0\n3;4;1\n").2.contains("delimiter"));
+        for libsvm in ["+1 1:0.5 3:1\n-1 2:1\n", "1 1:1\n"] {
+            let msg = bad(libsvm).2;
+            assert!(
+                msg.contains("looks like LIBSVM") && msg.contains("--format libsvm"),
+                "{msg}"
+            );
+        }
         assert!(bad("1,2,inf\n").2.contains("not finite"));
     }
 
@@ -440,6 +466,51 @@ mod tests {
             Err(Error::Parse { line, column, .. }) => assert_eq!((line, column), (3, 2)),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_unterminated_quote_is_refused_where_it_opened() {
+        let text = "a,b,y\n1,2,0\n3,\"4,1\n5,6,1\n7,8,0\n";
+        match read(text, &CsvOptions::default()) {
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => {
+                assert_eq!((line, column), (3, 2), "{message}");
+                assert!(message.contains("unterminated quote"), "{message}");
+            }
+            other => panic!("rows were lost silently: {other:?}"),
+        }
+        // Closed quotes, with the delimiter, a doubled quote and a line break inside, are fine.
+        let d = read(
+            "\"a,1\",\"b\"\"\",\"y\ny\"\n1,2,0\n\"3\",4,1\n",
+            &CsvOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            d.feature_names,
+            Some(vec!["a,1".to_owned(), "b\"".to_owned()])
+        );
+        assert_eq!(d.records.to_dense().unwrap().row(1), &[3.0, 4.0]);
+    }
+
+    #[test]
+    fn byte_order_mark_comments_and_line_endings() {
+        let d = read(
+            "\u{feff}a,b,y\r\n# a comment, with \"a quote\r\n1,2,0\r\n\r\n  \n3,4,1",
+            &CsvOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(d.feature_names, Some(vec!["a".to_owned(), "b".to_owned()]));
+        assert_eq!(d.targets, Targets::Values(vec![0.0, 1.0]));
+        // A lone carriage return ends a record, as in the `csv` crate.
+        assert_eq!(
+            read("1,2,0\r3,4,1\n", &CsvOptions::default())
+                .unwrap()
+                .n_samples(),
+            2
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::dataset::{Dataset, Label, Targets};
 use crate::error::{Error, Result};
 use crate::io::format::format_shortest;
+use crate::memory;
 use crate::records::{Matrix, Records};
 use crate::sparse::CsrMatrix;
 
@@ -41,30 +42,44 @@ pub fn read_libsvm(path: &Path, opts: &LibsvmOptions) -> Result<Dataset> {
 }
 
 /// Reads LIBSVM text from any buffered reader.
+///
+/// Lines are limited to [`MAX_LINE_BYTES`](crate::io::MAX_LINE_BYTES) and every buffer grows
+/// through [`memory`], so endless or oversized input is an error, never an abort.
 pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Result<Dataset> {
-    let mut labels = Vec::new();
-    let mut indptr = vec![0usize];
-    let mut raw_indices: Vec<u64> = Vec::new();
-    let mut values = Vec::new();
-    let mut first_zero: Option<(usize, usize)> = None;
-    // The largest index and where it is: whether it fits depends on the index base.
-    let mut largest: Option<(u64, usize, usize)> = None;
-    let mut line = Vec::with_capacity(1024);
+    let mut rows = Rows::default();
+    memory::grow(&mut rows.indptr, "the array of row offsets")?;
+    rows.indptr.push(0);
+    let mut line = Vec::new();
     let mut line_no = 0;
-    loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io("<input>", e))?;
-        if read == 0 {
-            break;
-        }
+    while crate::io::read_line(&mut reader, &mut line, line_no + 1)? {
         line_no += 1;
         // A UTF-8 byte-order mark (as Windows editors write) is not part of the first label.
         let text = match line_no {
             1 => line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line),
             _ => &line[..],
         };
+        rows.push_line(text, line_no)
+            .map_err(|e| crate::io::explain_binary(e, text))?;
+    }
+    rows.finish(opts)
+}
+
+/// The CSR arrays and labels read so far.
+#[derive(Default)]
+struct Rows {
+    labels: Vec<f64>,
+    indptr: Vec<usize>,
+    // Indices as written (at most u32::MAX); shifted to zero-based once the base is known.
+    indices: Vec<u32>,
+    values: Vec<f64>,
+    first_zero: Option<(usize, usize)>,
+    // The largest index and where it is: whether it fits depends on the index base.
+    largest: Option<(u32, usize, usize)>,
+}
+
+impl Rows {
+    /// Parses one line (comments and blank lines add nothing).
+    fn push_line(&mut self, text: &[u8], line_no: usize) -> Result<()> {
         let content = match text.iter().position(|&b| b == b'#') {
             Some(p) => &text[..p],
             None => text,
@@ -74,7 +89,7 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
             pos: 0,
         };
         let Some((col, label_tok)) = tokens.next() else {
-            continue;
+            return Ok(());
         };
         if label_tok.contains(&b':') {
             return Err(Error::parse(
@@ -87,48 +102,32 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
             ));
         }
         if label_tok.contains(&b',') {
-            return Err(Error::parse(
-                line_no,
-                col,
-                "multi-label lines (`1,3`) are not supported: give one label per line",
-            ));
+            let message = if content.contains(&b':') {
+                "multi-label lines (`1,3`) are not supported: give one label per line"
+            } else {
+                LOOKS_LIKE_CSV
+            };
+            return Err(Error::parse(line_no, col, message));
         }
-        labels.push(parse_finite(label_tok, line_no, col, "label")?);
-        let mut prev: Option<u64> = None;
+        let label = parse_finite(label_tok, line_no, col, "label")?;
+        memory::grow(&mut self.labels, "the array of labels")?;
+        self.labels.push(label);
+        let mut prev: Option<u32> = None;
         for (col, tok) in tokens {
             let Some(colon) = tok.iter().position(|&b| b == b':') else {
+                let hint = if content.contains(&b':') {
+                    ""
+                } else {
+                    "; this line has no `index:value` tokens at all: if the file is delimited text (CSV, TSV), read it as CSV (`--format csv`, or a .csv/.tsv name)"
+                };
                 return Err(Error::parse(
                     line_no,
                     col,
-                    format!("expected `index:value`, found `{}`", show(tok)),
+                    format!("expected `index:value`, found `{}`{hint}", show(tok)),
                 ));
             };
             let (idx_tok, val_tok) = (&tok[..colon], &tok[colon + 1..]);
-            if idx_tok == b"qid" {
-                return Err(Error::parse(
-                    line_no,
-                    col,
-                    "`qid:` (ranking query ids) is not supported: remove the qid tokens",
-                ));
-            }
-            if idx_tok.is_empty() || !idx_tok.iter().all(u8::is_ascii_digit) || idx_tok.len() > 10 {
-                return Err(Error::parse(
-                    line_no,
-                    col,
-                    format!(
-                        "expected a non-negative integer feature index, found `{}`",
-                        show(idx_tok)
-                    ),
-                ));
-            }
-            let idx: u64 = idx_tok.iter().fold(0, |a, &d| a * 10 + u64::from(d - b'0'));
-            if idx > u64::from(u32::MAX) {
-                return Err(Error::parse(
-                    line_no,
-                    col,
-                    format!("feature index {idx} is too large (at most {})", u32::MAX),
-                ));
-            }
+            let idx = parse_index(idx_tok, line_no, col)?;
             if let Some(p) = prev
                 && idx <= p
             {
@@ -139,61 +138,107 @@ pub fn read_libsvm_from<R: BufRead>(mut reader: R, opts: &LibsvmOptions) -> Resu
                 ));
             }
             prev = Some(idx);
-            if idx == 0 && first_zero.is_none() {
-                first_zero = Some((line_no, col));
+            if idx == 0 && self.first_zero.is_none() {
+                self.first_zero = Some((line_no, col));
             }
-            if largest.is_none_or(|(m, ..)| idx > m) {
-                largest = Some((idx, line_no, col));
+            if self.largest.is_none_or(|(m, ..)| idx > m) {
+                self.largest = Some((idx, line_no, col));
             }
-            values.push(parse_finite(
-                val_tok,
-                line_no,
-                col + colon + 1,
-                "feature value",
-            )?);
-            raw_indices.push(idx);
+            let value = parse_finite(val_tok, line_no, col + colon + 1, "feature value")?;
+            memory::grow(&mut self.values, "the array of stored values")?;
+            memory::grow(&mut self.indices, "the array of feature indices")?;
+            self.values.push(value);
+            self.indices.push(idx);
         }
-        indptr.push(values.len());
+        memory::grow(&mut self.indptr, "the array of row offsets")?;
+        self.indptr.push(self.values.len());
+        Ok(())
     }
-    let shift = match (opts.index_base, first_zero) {
-        (IndexBase::One, Some((line, col))) => {
+
+    /// Applies the index base and the requested feature count.
+    fn finish(mut self, opts: &LibsvmOptions) -> Result<Dataset> {
+        let shift = match (opts.index_base, self.first_zero) {
+            (IndexBase::One, Some((line, col))) => {
+                return Err(Error::parse(
+                    line,
+                    col,
+                    "feature index 0 in a one-based (LIBSVM) file: indices start at 1 (read it as zero-based if the file is)",
+                ));
+            }
+            (IndexBase::One, None) | (IndexBase::Auto, None) => 1,
+            (IndexBase::Zero, _) | (IndexBase::Auto, Some(_)) => 0,
+        };
+        // Column `u32::MAX` would need 2^32 columns, one more than a CSR matrix holds.
+        if let Some((idx, line, col)) = self.largest
+            && idx - shift == u32::MAX
+        {
             return Err(Error::parse(
                 line,
                 col,
-                "feature index 0 in a one-based (LIBSVM) file: indices start at 1 (read it as zero-based if the file is)",
+                format!(
+                    "feature index {idx} is above the largest legal index of a zero-based file, {}",
+                    u32::MAX - 1
+                ),
             ));
         }
-        (IndexBase::One, None) | (IndexBase::Auto, None) => 1,
-        (IndexBase::Zero, _) | (IndexBase::Auto, Some(_)) => 0,
-    };
-    // Column `u32::MAX` would need 2^32 columns, one more than a CSR matrix holds.
-    if let Some((idx, line, col)) = largest
-        && idx - shift >= u64::from(u32::MAX)
-    {
+        if shift == 1 {
+            // No index is 0 here (a one-based file refuses it; `Auto` found none).
+            self.indices.iter_mut().for_each(|i| *i -= 1);
+        }
+        let used = self.largest.map_or(0, |(m, ..)| (m - shift) as usize + 1);
+        let ncols = match opts.n_features {
+            Some(n) if n < used => {
+                return Err(Error::shape(
+                    "n_features (the file uses a higher feature index)",
+                    used,
+                    n,
+                ));
+            }
+            Some(n) => n,
+            None => used,
+        };
+        let records = CsrMatrix::new(self.indptr, self.indices, self.values, ncols)?;
+        Dataset::new(records, Targets::Values(self.labels))
+    }
+}
+
+/// The message for a line that looks like CSV rather than LIBSVM.
+const LOOKS_LIKE_CSV: &str = "this line looks like CSV (comma-separated, no `index:value` tokens), not LIBSVM: read the file as CSV (`--format csv`, or a .csv name; svm-train and svm-predict read LIBSVM only)";
+
+/// A feature index: decimal digits, at most `u32::MAX` (the largest one-based index).
+fn parse_index(tok: &[u8], line: usize, col: usize) -> Result<u32> {
+    if tok == b"qid" {
+        return Err(Error::parse(
+            line,
+            col,
+            "`qid:` (ranking query ids) is not supported: remove the qid tokens",
+        ));
+    }
+    if tok.is_empty() || !tok.iter().all(u8::is_ascii_digit) {
         return Err(Error::parse(
             line,
             col,
             format!(
-                "feature index {idx} is too large: a zero-based file holds at most {} features",
-                u32::MAX
+                "expected a non-negative integer feature index, found `{}`",
+                show(tok)
             ),
         ));
     }
-    let indices: Vec<u32> = raw_indices.iter().map(|&i| (i - shift) as u32).collect();
-    let used = largest.map_or(0, |(m, ..)| (m - shift) as usize + 1);
-    let ncols = match opts.n_features {
-        Some(n) if n < used => {
-            return Err(Error::shape(
-                "n_features (the file uses a higher feature index)",
-                used,
-                n,
-            ));
-        }
-        Some(n) => n,
-        None => used,
-    };
-    let records = CsrMatrix::new(indptr, indices, values, ncols)?;
-    Dataset::new(records, Targets::Values(labels))
+    tok.iter()
+        .try_fold(0u32, |a, &d| {
+            a.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+        })
+        .ok_or_else(|| {
+            Error::parse(
+                line,
+                col,
+                format!(
+                    "feature index {} is above the largest legal index, {} (one-based)",
+                    show(tok),
+                    u32::MAX
+                ),
+            )
+        })
 }
 
 /// Writes a dataset as LIBSVM text to a file (one-based indices; zeros of dense rows omitted).
@@ -386,7 +431,63 @@ mod tests {
         assert!(parse_err("1 1:\n").2.contains("number"));
         assert!(parse_err("1:2 3:4\n").2.contains("label"));
         assert!(parse_err("1,2 3:4\n").2.contains("multi-label"));
-        assert!(parse_err("1 99999999999:1\n").2.contains("integer"));
+    }
+
+    #[test]
+    fn an_index_above_the_largest_legal_one_says_so_and_gives_it() {
+        for tok in ["1000000000000", "4294967296", "99999999999999999999999"] {
+            let (line, col, msg) = parse_err(&format!("1 1:1\n-1 {tok}:1\n"));
+            assert_eq!((line, col), (2, 4), "{msg}");
+            assert!(
+                msg.contains(tok) && msg.contains("above the largest legal index, 4294967295"),
+                "{msg}"
+            );
+        }
+        let d = read("1 4294967295:1\n").unwrap();
+        assert_eq!(d.n_features(), u32::MAX as usize);
+    }
+
+    #[test]
+    fn csv_read_as_libsvm_is_named_csv_not_multi_label() {
+        for text in ["a,b,y\n1,2,0\n", "1,2,0\n3,4,1\n", "1.5,2,0\n"] {
+            let (line, _, msg) = parse_err(text);
+            assert_eq!(line, 1);
+            assert!(
+                msg.contains("looks like CSV") && msg.contains("--format csv"),
+                "{msg}"
+            );
+            assert!(!msg.contains("multi-label"), "{msg}");
+        }
+        let (_, col, msg) = parse_err("1 2 3\n");
+        assert_eq!(col, 3);
+        assert!(msg.contains("no `index:value` tokens"), "{msg}");
+        // A real multi-label line keeps its message.
+        assert!(parse_err("1,3 1:2\n").2.contains("multi-label"));
+    }
+
+    #[test]
+    fn binary_input_is_named_as_such() {
+        let mut model = b"MARGINMF\x02\0\0\0\x03\0\0\0svc".to_vec();
+        model.extend_from_slice(b" 1:2\n");
+        match read_libsvm_from(&model[..], &LibsvmOptions::default()) {
+            Err(Error::Parse {
+                line: 1, message, ..
+            }) => {
+                assert!(message.contains("margin model file"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        match read_libsvm_from(
+            &b"1 1:1\n\x89PNG\r\n\x1a\n\0\0"[..],
+            &LibsvmOptions::default(),
+        ) {
+            Err(Error::Parse {
+                line: 2, message, ..
+            }) => {
+                assert!(message.contains("binary"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -441,7 +542,10 @@ mod tests {
                 }) => {
                     assert_eq!(column, 11, "{message}");
                     assert_eq!(line, if base == IndexBase::Auto { 2 } else { 1 });
-                    assert!(message.contains("too large"), "{message}");
+                    assert!(
+                        message.contains("above the largest legal index"),
+                        "{message}"
+                    );
                 }
                 other => panic!("{base:?}: {other:?}"),
             }

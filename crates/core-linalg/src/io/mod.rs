@@ -2,14 +2,21 @@
 //!
 //! `.gz` and `.bz2` files are recognised by their first bytes, not their names, and decompressed
 //! while reading.
+//!
+//! Input is untrusted and may be endless (`/dev/zero`, a gzip bomb): every line is read through
+//! [`read_line`], which refuses a line longer than [`MAX_LINE_BYTES`], and every buffer that grows
+//! with the input grows through [`memory`](crate::memory), so running out of memory is an
+//! [`Error::OutOfMemory`], not an abort.
 
 mod atomic;
 mod csv;
+mod csv_records;
 mod format;
 mod libsvm;
+mod lines;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 pub use self::csv::{
@@ -20,6 +27,8 @@ pub use format::{format_g, format_shortest};
 pub use libsvm::{
     IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,
 };
+use lines::explain_binary;
+pub use lines::{MAX_LINE_BYTES, read_line};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -32,16 +41,44 @@ pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
     Ok(if head.starts_with(&[0x1f, 0x8b]) {
         Box::new(BufReader::with_capacity(
             1 << 16,
-            flate2::read::MultiGzDecoder::new(reader),
+            Decompressed {
+                inner: flate2::read::MultiGzDecoder::new(reader),
+                format: "gzip",
+            },
         ))
     } else if head.starts_with(b"BZh") {
         Box::new(BufReader::with_capacity(
             1 << 16,
-            bzip2::read::MultiBzDecoder::new(reader),
+            Decompressed {
+                inner: bzip2::read::MultiBzDecoder::new(reader),
+                format: "bzip2",
+            },
         ))
     } else {
         Box::new(reader)
     })
+}
+
+/// A decompressing reader whose errors say that the compressed file is damaged (the decoders'
+/// own messages, such as "incomplete deflate stream", do not).
+struct Decompressed<R> {
+    inner: R,
+    format: &'static str,
+}
+
+impl<R: Read> Read for Decompressed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::Interrupted => e,
+            kind => std::io::Error::new(
+                kind,
+                format!(
+                    "the {} data is truncated or corrupt ({e}): download or compress the file again",
+                    self.format
+                ),
+            ),
+        })
+    }
 }
 
 /// The text formats margin reads.
@@ -80,13 +117,10 @@ pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
     }
     let mut reader = open_text(path)?;
     let mut line = Vec::new();
+    let mut line_no = 0;
     loop {
-        line.clear();
-        if reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io(path, e))?
-            == 0
-        {
+        line_no += 1;
+        if !read_line(&mut reader, &mut line, line_no).map_err(|e| e.at_path(path))? {
             return Ok(DataFormat::Libsvm);
         }
         let text = line.split(|&b| b == b'#').next().unwrap_or_default();

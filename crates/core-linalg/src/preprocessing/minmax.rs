@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{check_fit_input, column_min_max};
+use super::{check_fit_input, column_ranges};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
 use crate::model_file::ModelFile;
@@ -139,7 +139,9 @@ impl<R: Records + ?Sized> Fit<R> for MinMaxScalerParams {
     fn fit(&self, records: &R) -> Result<MinMaxScaler> {
         self.check()?;
         check_fit_input(records)?;
-        let (data_min, data_max) = column_min_max(records)?;
+        // The model is dense in the feature count; the ranges are gathered sparsely and
+        // expanded through the memory check.
+        let (data_min, data_max) = column_ranges(records)?.to_dense()?;
         Ok(MinMaxScaler {
             lower: self.lower,
             upper: self.upper,
@@ -154,7 +156,12 @@ impl Transform for MinMaxScaler {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.data_min.len(), records)?;
         let d = self.data_min.len();
-        let mut out = DenseMatrix::zeros(records.n_samples(), d);
+        let mut out = DenseMatrix::try_zeros(
+            records.n_samples(),
+            d,
+            "the scaled records (dense)",
+            crate::memory::DENSE_COPY,
+        )?;
         let zero: Vec<f64> = (0..d).map(|j| self.scale_value(j, 0.0)).collect();
         for i in 0..records.n_samples() {
             let dst = out.row_mut(i);

@@ -1,5 +1,6 @@
 //! Preprocessing that is fitted on training records and applied to any others: scalers,
-//! polynomial features, log transform, binning and one-hot encoding.
+//! polynomial features, log transform, binning and one-hot encoding; and the column statistics
+//! they share ([`column_ranges`]).
 //!
 //! Every fitted transformer is serializable (and a [`ModelFile`](crate::ModelFile)), so the
 //! exact transform used in training can be shipped with the model.
@@ -9,6 +10,7 @@ mod log1p;
 mod minmax;
 mod onehot;
 mod polynomial;
+mod ranges;
 mod standard;
 
 pub use kbins::{BinEncoding, BinStrategy, KBinsDiscretizer, KBinsDiscretizerParams};
@@ -16,6 +18,7 @@ pub use log1p::Log1p;
 pub use minmax::{MinMaxScaler, MinMaxScalerParams};
 pub use onehot::{OneHotEncoder, OneHotEncoderParams, UnknownCategory};
 pub use polynomial::{PolynomialFeatures, PolynomialFeaturesParams};
+pub use ranges::{ColumnRanges, column_ranges};
 pub use standard::{StandardScaler, StandardScalerParams};
 
 use crate::error::Result;
@@ -26,29 +29,6 @@ use crate::validate;
 fn check_fit_input<R: Records + ?Sized>(records: &R) -> Result<()> {
     validate::check_non_empty(records)?;
     validate::check_finite(records)
-}
-
-/// Per-column minimum and maximum; entries a sparse row does not store count as zeros.
-fn column_min_max<R: Records + ?Sized>(records: &R) -> Result<(Vec<f64>, Vec<f64>)> {
-    use crate::memory::{FEWER_FEATURES, filled_vec};
-    let d = records.n_features();
-    let mut lo = filled_vec(d, f64::INFINITY, "per-feature minima", FEWER_FEATURES)?;
-    let mut hi = filled_vec(d, f64::NEG_INFINITY, "per-feature maxima", FEWER_FEATURES)?;
-    let mut seen = filled_vec(d, 0usize, "per-feature counts", FEWER_FEATURES)?;
-    for i in 0..records.n_samples() {
-        records.row(i).for_each_stored(|j, v| {
-            lo[j] = lo[j].min(v);
-            hi[j] = hi[j].max(v);
-            seen[j] += 1;
-        });
-    }
-    for j in 0..d {
-        if seen[j] < records.n_samples() {
-            lo[j] = lo[j].min(0.0);
-            hi[j] = hi[j].max(0.0);
-        }
-    }
-    Ok((lo, hi))
 }
 
 /// Column values as a dense vector per column (for quantiles and category sets).
