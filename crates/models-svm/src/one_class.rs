@@ -147,4 +147,8 @@ impl DecisionFunction for OneClassSvm {
 impl ModelFile for OneClassSvm {
     const KIND: &'static str = "one-class-svm";
     const SCHEMA: u32 = 1;
+
+    fn check_consistent(&self) -> Result<()> {
+        self.expansion.check_consistent()
+    }
 }

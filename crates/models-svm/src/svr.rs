@@ -252,4 +252,8 @@ impl Predict for Svr {
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
     const SCHEMA: u32 = 1;
+
+    fn check_consistent(&self) -> Result<()> {
+        self.expansion.check_consistent()
+    }
 }
