@@ -6,7 +6,7 @@
 //! The alterations are deterministic (forgery `i` is the same on every run) and aimed at what
 //! the body codec (bincode, variable-length integers) is made of: bytes set to values that mean
 //! something to it (0, 1, `0x7f`, `0x80`, the length markers `0xfb`–`0xff`), bit flips, small
-//! increments (a length or an index one off), integers re-encoded longer or made huge, bytes
+//! increments (a length or an index one off), integers re-encoded longer or shorter or made huge, bytes
 //! deleted or inserted (every later field shifts), truncation and extension, non-finite floats,
 //! swapped and duplicated ranges.
 
@@ -118,6 +118,15 @@ fn alter(b: &mut Vec<u8>, kind: usize, rng: &mut ChaCha8Rng) -> String {
             let delta: i8 = pick(rng, &[-3, -2, -1, 1, 2, 3]);
             b[at] = b[at].wrapping_add_signed(delta);
             format!("byte {at} changed by {delta}")
+        }
+        3 if (0xfb..=0xfd).contains(&b[at]) => {
+            // A longer integer (u16 after 0xfb, u32 after 0xfc, u64 after 0xfd) cut to its
+            // lowest byte, as one byte.
+            let wide = [2, 4, 8][usize::from(b[at] - 0xfb)];
+            let end = (at + 1 + wide).min(b.len());
+            let low = b.get(at + 1).map_or(0, |&v| v.min(0xfa));
+            b.splice(at..end, [low]);
+            format!("integer at {at} shrunk to the one byte {low:#04x}")
         }
         3 => {
             // The same value in a longer encoding (u16 after 0xfb, u32 after 0xfc).
