@@ -6,6 +6,12 @@
 //! estimator returns the typed error the case calls for, or, where the case allows it, a
 //! finite answer of the right length. A panic is always a failure.
 //!
+//! One case forges model files: [`FORGERIES`] deterministic alterations of the fitted model's
+//! encoded body, sealed again with a valid checksum ([`forged_body`]), each of which must be
+//! refused with [`Error::ModelFile`] or load into a model that predicts on dense and sparse
+//! probes without panicking. Kinds the battery does not reach (transformers) and methods other
+//! than `predict` run the same forgeries through [`check_forged_files`].
+//!
 //! ```
 //! # use core_linalg::battery::{check_estimator, Task};
 //! # fn demo<P>(params: &P) where P: core_linalg::Fit + Sync,
@@ -26,6 +32,13 @@ use crate::error::{Error, Result};
 use crate::model_file::ModelFile;
 use crate::split::rng_from_seed;
 use crate::traits::{Fit, Predict};
+
+mod forge;
+
+pub use forge::{
+    FORGERIES, MAX_PROBE_WIDTH, asked_width, check_forged_files, forged_body, forged_file_failures,
+    loaded_model_failure, probe_records,
+};
 
 /// What the estimator learns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,6 +379,12 @@ where
                 failures.push(
                     "save→load: a corrupted file was not refused with Error::ModelFile".into(),
                 );
+            }
+            match P::Model::from_bytes(&b1) {
+                Ok(model) => failures.extend(forged_file_failures(&model, d, FORGERIES, |m, x| {
+                    Ok(vec![m.predict(x)?.n_predictions()])
+                })),
+                Err(e) => failures.push(format!("forged files: reloading failed: {e}")),
             }
         }
         _ => failures

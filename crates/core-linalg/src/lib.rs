@@ -12,7 +12,7 @@
 //!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
 //!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
-//!   **model files** ([`ModelFile`]), the **bundled datasets** ([`datasets`]) and the shared
+//!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled datasets** ([`datasets`]) and the shared
 //!   **estimator battery** ([`battery`]) every model's tests run, with the reader of their
 //!   reference **fixtures** ([`fixture`]).
 //!
@@ -38,6 +38,7 @@ mod error;
 pub mod fixture;
 pub mod io;
 pub mod memory;
+pub mod model_check;
 mod model_file;
 pub mod preprocessing;
 mod records;

@@ -5,7 +5,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `MARGINMF` |
-//! | 4 | format version (currently 1) |
+//! | 4 | format version (currently 2) |
 //! | 2 | length `k` of the model kind |
 //! | k | model kind, UTF-8 (for example `svc`) |
 //! | 4 | schema version of that kind's body ([`ModelFile::SCHEMA`]) |
@@ -14,6 +14,9 @@
 //! | n | body: the model, serde-encoded with bincode |
 //!
 //! The body codec appears only in this module, so it can be replaced without touching models.
+//! It allocates a `String`'s claimed length before reading it, so text stored in a model is
+//! decoded in place ([`Label`](crate::Label)'s text does): a new owned `String` field must do
+//! the same, or a forged length aborts the process.
 //! A truncated, corrupted, foreign, other-kind or newer-version file is refused with
 //! [`Error::ModelFile`] saying which. The format version covers this layout; each kind's schema
 //! version covers its body, so a change to one model's fields refuses that kind's older files
@@ -21,7 +24,9 @@
 //!
 //! A checksum only proves the bytes are the ones that were written, not that whoever wrote them
 //! wrote a sound model: every kind's [`ModelFile::check_consistent`] (required, no default)
-//! checks everything prediction will index or divide by before a decoded model is handed out.
+//! checks everything prediction will index or divide by before a decoded model is handed out,
+//! with the checks of [`crate::model_check`]. The estimator battery forges files to test this
+//! ([`crate::battery::forged_file_failures`]), and so does the `model_file` fuzz target.
 
 use std::path::Path;
 
@@ -43,8 +48,23 @@ pub trait ModelFile: Serialize + DeserializeOwned {
     /// The kind written in the header (for example `"svc"`); `load` refuses other kinds.
     const KIND: &'static str;
 
-    /// The version of this kind's body layout. Raise it whenever the serialized fields of the
-    /// model (or of anything it contains) change; files of other versions are refused.
+    /// The version of this kind's body layout; files of any other version are refused with a
+    /// message naming both versions and what to do (upgrade margin, or train again).
+    ///
+    /// Raise it in the same change as anything that alters the bytes this kind encodes or what
+    /// they mean:
+    /// - a field of the model, or of any type it stores (params, trees, kernels, matrices,
+    ///   labels), added, removed, renamed into another position, reordered or retyped;
+    /// - a variant added to, removed from or reordered in a stored enum (bincode writes the
+    ///   variant's position);
+    /// - a stored value whose meaning changes (units, sign convention, class order, what a
+    ///   derived table holds);
+    /// - a rule of [`check_consistent`](Self::check_consistent) tightened so that files this
+    ///   kind wrote before would now be refused.
+    ///
+    /// A change to a type shared by several kinds (for example `DenseMatrix`, `Label`,
+    /// `KernelSpec`, the tree nodes) raises the version of every kind that stores it. Adding
+    /// a kind, or changing only code that reads the fields, raises nothing.
     const SCHEMA: u32;
 
     /// Encodes the model with its header.
@@ -52,17 +72,30 @@ pub trait ModelFile: Serialize + DeserializeOwned {
         encode(Self::KIND, Self::SCHEMA, self)
     }
 
-    /// Checks the invariants a decoded model must hold (shapes that agree), so that an intact
-    /// file written by something else is refused instead of breaking prediction later. The
-    /// default accepts everything; models whose fields must agree override it.
-    fn check_consistent(&self) -> Result<()> {
-        Ok(())
-    }
+    /// Checks everything prediction will index or divide by in a decoded model, so that an
+    /// intact file (right checksum) whose contents are not a sound model is refused on load
+    /// instead of panicking, aborting or answering garbage later.
+    ///
+    /// Required of every kind (there is no default): shapes that must agree, index ranges
+    /// (support vectors, tree children and features, classes, leaves), counts, class tables,
+    /// finiteness where a non-finite value would break an answer, and the parameters used at
+    /// prediction (kernel parameters, `k ≥ 1`, …). Build it from the checks in
+    /// [`crate::model_check`]; what a type already checks as it decodes (`DenseMatrix`,
+    /// `CsrMatrix`, models decoded through `#[serde(try_from)]`) needs no second check.
+    /// [`from_bytes`](Self::from_bytes) reports any error returned here as
+    /// [`Error::ModelFile`] naming the kind.
+    fn check_consistent(&self) -> Result<()>;
 
     /// Decodes a model, refusing anything that is not an intact, consistent file of this kind.
     fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let model: Self = decode(Self::KIND, Self::SCHEMA, bytes)?;
-        model.check_consistent()?;
+        model.check_consistent().map_err(|e| {
+            let reason = match e {
+                Error::ModelFile { reason } => reason,
+                other => other.to_string(),
+            };
+            Error::model_file(format!("inconsistent `{}` model: {reason}", Self::KIND))
+        })?;
         Ok(model)
     }
 
@@ -238,8 +271,12 @@ mod tests {
     impl ModelFile for Toy {
         const KIND: &'static str = "toy";
         const SCHEMA: u32 = 1;
+        /// `k = 0` stands for an unusable parameter, refused as a constructor would refuse it.
         fn check_consistent(&self) -> Result<()> {
-            Ok(())
+            match self.k {
+                Some(0) => Err(Error::invalid_parameter("k", 0, "k ≥ 1")),
+                _ => Ok(()),
+            }
         }
     }
 
@@ -392,6 +429,54 @@ mod tests {
     }
 
     #[test]
+    fn an_inconsistent_model_is_refused_naming_its_kind() {
+        let bad = Toy {
+            k: Some(0),
+            ..toy()
+        };
+        let reason = refusal(&bad.to_bytes().unwrap());
+        assert!(
+            reason.contains("inconsistent `toy` model") && reason.contains("`k`"),
+            "{reason}"
+        );
+    }
+
+    /// Found by the `model_file` fuzz target: a text label claiming 3.4 GB (in a 100-byte
+    /// file) was allocated before the codec found the bytes missing, aborting the process.
+    #[test]
+    fn a_label_claiming_more_bytes_than_the_file_holds_is_refused() {
+        #[derive(Debug, Serialize, Deserialize)]
+        struct Labels(Vec<crate::Label>);
+        impl ModelFile for Labels {
+            const KIND: &'static str = "labels";
+            const SCHEMA: u32 = 1;
+            fn check_consistent(&self) -> Result<()> {
+                Ok(())
+            }
+        }
+        let good = Labels(vec![
+            crate::Label::Text("setosa".into()),
+            crate::Label::Number(2.0),
+        ]);
+        let back = Labels::from_bytes(&good.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.0, good.0);
+        for claim in [
+            &[0xfc, 0x2c, 0xbf, 0x01, 0xcf][..],
+            &[0xfd, 0, 0, 0, 0, 0, 1, 0, 0],
+        ] {
+            // One label: variant 1 (text), the claimed length, then three bytes of text.
+            let mut body = vec![1, 1];
+            body.extend_from_slice(claim);
+            body.extend_from_slice(b"abc");
+            let file = seal("labels", 1, &body).unwrap();
+            assert!(matches!(
+                Labels::from_bytes(&file),
+                Err(Error::ModelFile { .. })
+            ));
+        }
+    }
+
+    #[test]
     fn a_failed_save_keeps_the_previous_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.margin");
@@ -413,7 +498,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn round_trip_is_exact(w in proptest::collection::vec(any::<f64>(), 0..50), name in ".{0,20}", k in any::<Option<u32>>()) {
+        fn round_trip_is_exact(w in proptest::collection::vec(any::<f64>(), 0..50), name in ".{0,20}", k in proptest::option::of(1u32..)) {
             let m = Toy { w, name, k };
             let back = Toy::from_bytes(&m.to_bytes().unwrap()).unwrap();
             prop_assert_eq!(back.w.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), m.w.iter().map(|x| x.to_bits()).collect::<Vec<_>>());

@@ -88,7 +88,14 @@ impl CsrMatrix {
                     "non-decreasing offsets",
                 ));
             }
-            let idx = &indices[w[0]..w[1]];
+            // An offset past the end (a forged file) must be refused, not sliced.
+            let Some(idx) = indices.get(w[0]..w[1]) else {
+                return Err(Error::invalid_parameter(
+                    "indptr",
+                    format!("row {row} ends at {} of {} entries", w[1], indices.len()),
+                    "offsets within the stored entries",
+                ));
+            };
             if let Some(k) = idx.windows(2).position(|p| p[0] >= p[1]) {
                 return Err(Error::invalid_parameter(
                     "indices",
@@ -247,6 +254,24 @@ impl CsrMatrix {
             indices,
             values,
             ncols: self.ncols,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row offset beyond the stored entries (as a forged model file can hold, with the last
+    /// offset still equal to the entry count) is refused, not sliced.
+    #[test]
+    fn offsets_past_the_entries_are_refused() {
+        assert!(CsrMatrix::new(vec![0, 1, 2], vec![0, 1], vec![1.0, 2.0], 2).is_ok());
+        for indptr in [vec![0, 5, 2], vec![0, usize::MAX, 2], vec![0, 3, 3, 2]] {
+            assert!(matches!(
+                CsrMatrix::new(indptr.clone(), vec![0, 1], vec![1.0, 2.0], 2),
+                Err(Error::InvalidParameter { .. })
+            ));
         }
     }
 }

@@ -3,7 +3,9 @@
 //! would prove nothing.
 
 use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{Dataset, Fit, Label, ModelFile, Predict, Records, Result, validate};
+use core_linalg::{
+    Dataset, Fit, Label, ModelFile, Predict, Records, Result, model_check, validate,
+};
 use serde::{Deserialize, Serialize};
 
 /// How the toy estimator misbehaves, if at all.
@@ -23,11 +25,62 @@ struct NearestCentroidParams {
 struct NearestCentroid {
     labels: Vec<Label>,
     centroids: Vec<Vec<f64>>,
+    /// The class of each centroid (an index into `labels`, as real models store class and
+    /// support-vector indices).
+    class: Vec<usize>,
 }
 
 impl ModelFile for NearestCentroid {
     const KIND: &'static str = "test-nearest-centroid";
     const SCHEMA: u32 = 1;
+
+    fn check_consistent(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)?;
+        model_check::len("centroids", self.centroids.len(), self.labels.len())?;
+        model_check::len("class", self.class.len(), self.centroids.len())?;
+        model_check::all_below("class", self.class.iter().copied(), self.labels.len())?;
+        let d = self.centroids[0].len();
+        model_check::at_least("centroid width", d, 1)?;
+        for c in &self.centroids {
+            model_check::len("centroid", c.len(), d)?;
+            model_check::finite("centroid", c)?;
+        }
+        Ok(())
+    }
+}
+
+/// The same estimator with a model that trusts whatever its file holds.
+#[derive(Clone, Debug)]
+struct TrustingParams;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct TrustingCentroid(NearestCentroid);
+
+impl ModelFile for TrustingCentroid {
+    const KIND: &'static str = "test-trusting-centroid";
+    const SCHEMA: u32 = 1;
+
+    fn check_consistent(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Fit for TrustingParams {
+    type Model = TrustingCentroid;
+
+    fn fit(&self, data: &Dataset) -> Result<TrustingCentroid> {
+        NearestCentroidParams { flaw: Flaw::None }
+            .fit(data)
+            .map(TrustingCentroid)
+    }
+}
+
+impl Predict for TrustingCentroid {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        self.0.predict(records)
+    }
 }
 
 impl Fit for NearestCentroidParams {
@@ -53,6 +106,7 @@ impl Fit for NearestCentroidParams {
         }
         Ok(NearestCentroid {
             labels: classes.labels().to_vec(),
+            class: (0..sums.len()).collect(),
             centroids: sums,
         })
     }
@@ -82,7 +136,7 @@ impl Predict for NearestCentroid {
                 let best = (0..self.centroids.len())
                     .min_by(|&a, &b| dist(&self.centroids[a]).total_cmp(&dist(&self.centroids[b])))
                     .unwrap_or(0);
-                self.labels[best].clone()
+                self.labels[self.class[best]].clone()
             })
             .collect())
     }
@@ -96,10 +150,12 @@ fn a_careful_model_passes() {
     );
 }
 
-fn battery_failure(flaw: Flaw) -> String {
-    let result = std::panic::catch_unwind(|| {
-        check_estimator(&NearestCentroidParams { flaw }, Task::Classification)
-    });
+fn battery_failure<P>(params: P) -> String
+where
+    P: Fit + Sync + std::panic::RefUnwindSafe,
+    P::Model: Predict<Output = Vec<Label>> + ModelFile,
+{
+    let result = std::panic::catch_unwind(|| check_estimator(&params, Task::Classification));
     let payload = result.expect_err("the battery should have failed");
     payload
         .downcast_ref::<String>()
@@ -109,13 +165,26 @@ fn battery_failure(flaw: Flaw) -> String {
 
 #[test]
 fn skipping_validation_is_caught() {
-    let report = battery_failure(Flaw::SkipsValidation);
+    let report = battery_failure(NearestCentroidParams {
+        flaw: Flaw::SkipsValidation,
+    });
     assert!(report.contains("NaN in the records"), "{report}");
     assert!(report.contains("no samples"), "{report}");
 }
 
 #[test]
 fn a_panic_is_caught_and_named() {
-    let report = battery_failure(Flaw::PanicsOnOneSample);
+    let report = battery_failure(NearestCentroidParams {
+        flaw: Flaw::PanicsOnOneSample,
+    });
     assert!(report.contains("one sample: panicked"), "{report}");
+}
+
+#[test]
+fn trusting_a_forged_file_is_caught() {
+    let report = battery_failure(TrustingParams);
+    assert!(
+        report.contains("forgery") && report.contains("panicked"),
+        "{report}"
+    );
 }

@@ -46,6 +46,13 @@ impl<K: Kernel> Scaled<K> {
     }
 }
 
+impl<K> Scaled<K> {
+    /// The factor `a` and the kernel it scales.
+    pub(crate) fn parts(&self) -> (f64, &K) {
+        (self.a, &self.k)
+    }
+}
+
 impl<K: Kernel> Kernel for Scaled<K> {
     fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
         self.a * self.k.eval(x, z)
@@ -75,6 +82,13 @@ impl<A: Kernel, B: Kernel> Sum<A, B> {
     /// The sum of two kernels.
     pub fn new(a: A, b: B) -> Self {
         Self { a, b }
+    }
+}
+
+impl<A, B> Sum<A, B> {
+    /// The two terms.
+    pub(crate) fn parts(&self) -> (&A, &B) {
+        (&self.a, &self.b)
     }
 }
 
@@ -110,6 +124,13 @@ impl<A: Kernel, B: Kernel> Product<A, B> {
     /// The pointwise product of two kernels.
     pub fn new(a: A, b: B) -> Self {
         Self { a, b }
+    }
+}
+
+impl<A, B> Product<A, B> {
+    /// The two factors.
+    pub(crate) fn parts(&self) -> (&A, &B) {
+        (&self.a, &self.b)
     }
 }
 

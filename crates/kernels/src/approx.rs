@@ -4,7 +4,7 @@
 
 use core_linalg::split::rng_from_seed;
 use core_linalg::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, validate,
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, model_check, validate,
 };
 use faer::{Accum, Side};
 use rand::Rng;
@@ -184,6 +184,17 @@ impl Transform for Nystroem {
 impl ModelFile for Nystroem {
     const KIND: &'static str = "nystroem";
     const SCHEMA: u32 = 1;
+
+    /// At least one landmark of at least one feature, finite; the kernel valid on them; a
+    /// finite `m × m` normalization.
+    fn check_consistent(&self) -> Result<()> {
+        let (m, d) = (self.landmarks.nrows(), self.landmarks.ncols());
+        model_check::at_least("landmarks", m, 1)?;
+        model_check::at_least("landmark width", d, 1)?;
+        model_check::matrix("landmarks", &self.landmarks, m, d)?;
+        model_check::within("kernel", self.kernel.check_decoded(&self.landmarks))?;
+        model_check::matrix("normalization", &self.normalization, m, m)
+    }
 }
 
 /// Parameters of [`RandomFourierFeatures`].
@@ -280,4 +291,15 @@ impl Transform for RandomFourierFeatures {
 impl ModelFile for RandomFourierFeatures {
     const KIND: &'static str = "random-fourier-features";
     const SCHEMA: u32 = 1;
+
+    /// At least one component over at least one feature, finite weights and one finite offset
+    /// per component.
+    fn check_consistent(&self) -> Result<()> {
+        let (dim, d) = (self.weights.nrows(), self.weights.ncols());
+        model_check::at_least("components", dim, 1)?;
+        model_check::at_least("weight width", d, 1)?;
+        model_check::matrix("weights", &self.weights, dim, d)?;
+        model_check::len("offsets", self.offsets.len(), dim)?;
+        model_check::finite("offsets", &self.offsets)
+    }
 }

@@ -52,7 +52,7 @@ pub use feature_map::polynomial_feature_map;
 pub use gram::{GramMethod, GramOptions, cross_gram, cross_gram_with, gram, gram_with};
 pub use kernel::{DotForm, Kernel};
 pub use simd::exp_nonpositive_in_place;
-pub use spec::KernelSpec;
+pub use spec::{KernelSpec, MAX_KERNEL_DEPTH};
 pub use standard::{
     ChiSquared, Gamma, Laplacian, Linear, MatrixDot, Polynomial, Precomputed, Rbf, Sigmoid,
 };

@@ -1,7 +1,9 @@
 //! [`KernelSpec`]: the serializable kernel models store in their files.
 
+use std::cell::Cell;
+
 use core_linalg::{Records, Result, RowView};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::algebra::{Product, Scaled, Sum};
 use crate::kernel::{DotForm, Kernel};
@@ -31,11 +33,46 @@ pub enum KernelSpec {
     /// [`Precomputed`].
     Precomputed(Precomputed),
     /// `a · k`.
-    Scaled(Box<Scaled<KernelSpec>>),
+    Scaled(#[serde(deserialize_with = "nested")] Box<Scaled<KernelSpec>>),
     /// `k1 + k2`.
-    Sum(Box<Sum<KernelSpec, KernelSpec>>),
+    Sum(#[serde(deserialize_with = "nested")] Box<Sum<KernelSpec, KernelSpec>>),
     /// `k1 · k2`.
-    Product(Box<Product<KernelSpec, KernelSpec>>),
+    Product(#[serde(deserialize_with = "nested")] Box<Product<KernelSpec, KernelSpec>>),
+}
+
+/// The deepest nesting of scaled, summed and multiplied kernels a model file may hold.
+///
+/// Decoding recurses once per level, so a forged file of nested sums (one byte per level) would
+/// otherwise overflow the stack and abort the process.
+pub const MAX_KERNEL_DEPTH: usize = 128;
+
+thread_local! {
+    /// Levels of combined kernels being decoded on this thread.
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Decodes one level of a combined kernel, refusing more than [`MAX_KERNEL_DEPTH`] levels.
+fn nested<'de, D, T>(d: D) -> std::result::Result<Box<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    /// Leaves the level on every exit, also by unwinding.
+    struct Level(usize);
+    impl Drop for Level {
+        fn drop(&mut self) {
+            DEPTH.set(self.0);
+        }
+    }
+    let depth = DEPTH.get();
+    if depth >= MAX_KERNEL_DEPTH {
+        return Err(serde::de::Error::custom(format!(
+            "kernel combinations nested deeper than {MAX_KERNEL_DEPTH} levels"
+        )));
+    }
+    DEPTH.set(depth + 1);
+    let _level = Level(depth);
+    T::deserialize(d).map(Box::new)
 }
 
 macro_rules! dispatch {
@@ -71,6 +108,46 @@ impl Kernel for KernelSpec {
     }
     fn check(&self, records: &dyn Records) -> Result<()> {
         dispatch!(self, k => k.check(records))
+    }
+}
+
+impl KernelSpec {
+    /// Checks a kernel decoded from a model file as its constructors check a new one (γ finite
+    /// and positive, `coef0` and `degree` in range, a symmetric positive-definite matrix, a
+    /// non-negative scale) and that it is defined on `records`, the rows the model evaluates it
+    /// against (support vectors, landmarks, training rows): a matrix-dot kernel of another
+    /// width, a χ² kernel over negative values or precomputed rows without a serial number
+    /// are refused.
+    pub fn check_decoded(&self, records: &dyn Records) -> Result<()> {
+        self.check_params()?;
+        self.check(records)
+    }
+
+    fn check_params(&self) -> Result<()> {
+        match self {
+            KernelSpec::Linear(_) | KernelSpec::Precomputed(_) => Ok(()),
+            KernelSpec::Polynomial(k) => {
+                Polynomial::new(k.gamma(), k.coef0(), k.degree()).map(drop)
+            }
+            KernelSpec::Rbf(k) => Rbf::with_gamma(k.gamma()).map(drop),
+            KernelSpec::Sigmoid(k) => Sigmoid::new(k.gamma(), k.coef0()).map(drop),
+            KernelSpec::Laplacian(k) => Laplacian::with_gamma(k.gamma()).map(drop),
+            KernelSpec::ChiSquared(k) => ChiSquared::with_gamma(k.gamma()).map(drop),
+            KernelSpec::MatrixDot(k) => MatrixDot::new(k.matrix().clone()).map(drop),
+            KernelSpec::Scaled(k) => {
+                let (a, inner) = k.parts();
+                Scaled::new(a, Linear)?;
+                inner.check_params()
+            }
+            KernelSpec::Sum(k) => {
+                let (a, b) = k.parts();
+                a.check_params().and_then(|()| b.check_params())
+            }
+            KernelSpec::Product(k) => {
+                let (a, b) = k.parts();
+                a.check_params().and_then(|()| b.check_params())
+            }
+        }
     }
 }
 

@@ -255,6 +255,13 @@ impl Laplacian {
     }
 }
 
+impl Laplacian {
+    /// γ.
+    pub(crate) fn gamma(&self) -> f64 {
+        self.gamma
+    }
+}
+
 impl Kernel for Laplacian {
     fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
         (-self.gamma * x.l1_dist(&z)).exp()
@@ -277,6 +284,13 @@ impl ChiSquared {
     pub fn with_gamma(gamma: f64) -> Result<Self> {
         check_gamma(gamma)?;
         Ok(Self { gamma })
+    }
+}
+
+impl ChiSquared {
+    /// γ.
+    pub(crate) fn gamma(&self) -> f64 {
+        self.gamma
     }
 }
 
@@ -358,6 +372,13 @@ impl MatrixDot {
             ));
         }
         Ok(Self { a })
+    }
+}
+
+impl MatrixDot {
+    /// `A`.
+    pub(crate) fn matrix(&self) -> &core_linalg::DenseMatrix {
+        &self.a
     }
 }
 

@@ -2,7 +2,7 @@
 //! the battery fits on datasets and these models fit on records) and the cases specific to
 //! clustering and PCA.
 
-use core_linalg::battery::{Task, check_estimator};
+use core_linalg::battery::{Task, check_estimator, check_forged_files};
 use core_linalg::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, Transform,
 };
@@ -273,6 +273,9 @@ fn inconsistent_model_files_are_refused() {
     impl ModelFile for Raw {
         const KIND: &'static str = "kmeans";
         const SCHEMA: u32 = 1;
+        fn check_consistent(&self) -> Result<()> {
+            Ok(())
+        }
     }
     let mut raw = Raw::from_bytes(&bytes).unwrap();
     raw.labels[0] = 7;
@@ -287,4 +290,31 @@ fn inconsistent_model_files_are_refused() {
         Pca::from_bytes(&m.to_bytes().unwrap()),
         Err(Error::ModelFile { .. })
     ));
+}
+
+/// Forged files (valid checksums, altered bodies) of every kind, over every method: refused
+/// with `Error::ModelFile` or harmless (the battery above calls `predict` only).
+#[test]
+fn forged_model_files_are_refused_or_harmless_in_every_method() {
+    let x = rows(12);
+    check_forged_files(
+        &KMeans::params().n_clusters(3).fit(&x).unwrap(),
+        2,
+        |m, r| {
+            Ok(vec![
+                m.transform(r)?.n_samples(),
+                m.score(r).map(|_| r.n_samples())?,
+            ])
+        },
+    );
+    check_forged_files(
+        &MiniBatchKMeans::params().n_clusters(2).fit(&x).unwrap(),
+        2,
+        |m, r| Ok(vec![m.transform(r)?.n_samples()]),
+    );
+    for whiten in [false, true] {
+        let pca = Pca::params().whiten(whiten).fit(&x).unwrap();
+        check_forged_files(&pca, 2, |m, r| Ok(vec![m.transform(r)?.n_samples()]));
+        check_forged_files(&pca, 2, |m, z| Ok(vec![m.inverse_transform(z)?.nrows()]));
+    }
 }

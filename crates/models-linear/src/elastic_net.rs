@@ -29,7 +29,9 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, validate};
+use core_linalg::{
+    Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, model_check, validate,
+};
 use optim::StopReason;
 use optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
 use rayon::prelude::*;
@@ -434,4 +436,10 @@ impl Predict for ElasticNet {
 impl ModelFile for ElasticNet {
     const KIND: &'static str = "elastic-net";
     const SCHEMA: u32 = 1;
+
+    /// Finite weights and intercept.
+    fn check_consistent(&self) -> Result<()> {
+        model_check::finite("coef", &self.coef)?;
+        model_check::finite("intercept", &[self.intercept])
+    }
 }

@@ -38,7 +38,8 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, validate,
+    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, model_check,
+    validate,
 };
 use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
 use optim::lbfgs::{LbfgsOptions, lbfgs};
@@ -403,7 +404,8 @@ impl ModelFile for LogisticRegression {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
-        validate::check_linear_classifier(
+        model_check::class_labels("labels", &self.labels)?;
+        model_check::linear_classifier(
             self.labels.len(),
             &self.coef,
             &self.intercept,

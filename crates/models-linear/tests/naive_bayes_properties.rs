@@ -222,6 +222,9 @@ struct AbsoluteModel(MultinomialNB);
 impl ModelFile for AbsoluteModel {
     const KIND: &'static str = "test-absolute-multinomial-nb";
     const SCHEMA: u32 = 1;
+    fn check_consistent(&self) -> Result<()> {
+        self.0.check_consistent()
+    }
 }
 
 fn absolute<R: Records + ?Sized>(records: &R) -> DenseMatrix {

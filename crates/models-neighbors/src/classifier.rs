@@ -2,7 +2,7 @@
 
 use core_linalg::{
     Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict, PredictProba, Records,
-    Result, validate,
+    Result, model_check, validate,
 };
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -237,4 +237,11 @@ impl PredictProba for KNeighborsClassifier {
 impl ModelFile for KNeighborsClassifier {
     const KIND: &'static str = "knn-classifier";
     const SCHEMA: u32 = 1;
+
+    /// Distinct labels. Decoding (`TryFrom<ClassifierFile>`) already rebuilt the search index
+    /// from the stored records and parameters, checking them as `fit` does, and checked each
+    /// row's class and `n_neighbors` against the rows.
+    fn check_consistent(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)
+    }
 }

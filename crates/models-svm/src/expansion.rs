@@ -1,7 +1,7 @@
 //! A single kernel expansion `f(x) = Σ_s c_s K(sv_s, x) − ρ`: what ε-SVR and the one-class SVM
 //! fit.
 
-use core_linalg::{Dataset, Matrix, Records, Result, validate};
+use core_linalg::{Dataset, Matrix, Records, Result, model_check, validate};
 use kernels::{Kernel, KernelSpec};
 use optim::StopReason;
 use optim::smo::Solution;
@@ -111,5 +111,49 @@ impl Expansion {
 
     pub(crate) fn check_kernel(kernel: &KernelSpec, data: &Dataset) -> Result<()> {
         kernel.check(&&data.records)
+    }
+
+    /// For `ModelFile::check_consistent`: finite support vectors of the model's width, a valid
+    /// kernel, one finite coefficient per support vector, a finite offset, the linear
+    /// kernel's weights.
+    pub(crate) fn check_consistent(&self) -> Result<()> {
+        let n_sv = self.support_indices.len();
+        model_check::records("support", &self.support, n_sv, self.n_features)?;
+        model_check::within("kernel", self.kernel.check_decoded(&self.support))?;
+        model_check::len("coef", self.coef.len(), n_sv)?;
+        model_check::finite("coef", &self.coef)?;
+        model_check::finite("rho", &[self.rho])?;
+        check_linear_weights(
+            &self.kernel,
+            self.weights.as_ref().map(std::slice::from_ref),
+            1,
+            self.n_features,
+        )
+    }
+}
+
+/// Stored linear-kernel weights (prediction uses them in place of the kernel whenever they are
+/// there): present exactly for the linear kernel, `rows` rows of `n_features` finite weights.
+pub(crate) fn check_linear_weights(
+    kernel: &KernelSpec,
+    weights: Option<&[Vec<f64>]>,
+    rows: usize,
+    n_features: usize,
+) -> Result<()> {
+    let linear = *kernel == KernelSpec::Linear(kernels::Linear);
+    match weights {
+        None if !linear => Ok(()),
+        Some(ws) if linear => {
+            model_check::len("weights", ws.len(), rows)?;
+            for w in ws {
+                model_check::len("weights row", w.len(), n_features)?;
+                model_check::finite("weights", w)?;
+            }
+            Ok(())
+        }
+        _ => Err(model_check::refuse(
+            "weights",
+            "must be stored for the linear kernel and for no other",
+        )),
     }
 }

@@ -3,7 +3,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PresentClasses, Records, Result, classes_from_scores, linear_scores, validate,
+    PresentClasses, Records, Result, classes_from_scores, linear_scores, model_check, validate,
 };
 use optim::StopReason;
 pub use optim::dcd::SvmLoss;
@@ -280,7 +280,8 @@ impl ModelFile for LinearSvc {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
-        validate::check_linear_classifier(
+        model_check::class_labels("labels", &self.labels)?;
+        model_check::linear_classifier(
             self.labels.len(),
             &self.coef,
             &self.intercept,

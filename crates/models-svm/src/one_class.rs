@@ -207,4 +207,19 @@ impl ModelFile for OneClassSvm {
     const KIND: &'static str = "one-class-svm";
     // 2: the probability model (`density_marks`).
     const SCHEMA: u32 = 2;
+
+    fn check_consistent(&self) -> Result<()> {
+        self.expansion.check_consistent()?;
+        // The probability bins are found by comparing with the marks in order.
+        if let Some(marks) = &self.density_marks {
+            core_linalg::model_check::finite("density_marks", marks)?;
+            if marks.windows(2).any(|w| w[0] > w[1]) {
+                return Err(core_linalg::model_check::refuse(
+                    "density_marks",
+                    "are not in increasing order",
+                ));
+            }
+        }
+        Ok(())
+    }
 }

@@ -2,7 +2,7 @@
 
 use core_linalg::{
     ClassWeight, Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
-    ModelFile, Predict, PredictProba, Records, Result, validate,
+    ModelFile, Predict, PredictProba, Records, Result, model_check, validate,
 };
 use kernels::{Kernel, KernelSpec};
 use optim::StopReason;
@@ -10,6 +10,7 @@ use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::decision::kernel_rows;
+use crate::expansion::check_linear_weights;
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
 use crate::settings::{Settings, settings_builders};
@@ -473,6 +474,70 @@ impl PredictProba for Svc {
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
     const SCHEMA: u32 = 1;
+
+    /// Distinct labels; finite support vectors of the model's width with a class each; a valid
+    /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
+    /// support-vector indices in range and finite coefficients, offset and sigmoid; the linear
+    /// kernel's weights.
+    fn check_consistent(&self) -> Result<()> {
+        let k = self.labels.len();
+        model_check::class_labels("labels", &self.labels)?;
+        let n_sv = self.support_indices.len();
+        model_check::records("support", &self.support, n_sv, self.n_features)?;
+        model_check::within("kernel", self.kernel.check_decoded(&self.support))?;
+        model_check::len("support_class", self.support_class.len(), n_sv)?;
+        model_check::all_below("support_class", self.support_class.iter().copied(), k)?;
+        let (n_problems, pairs) = problem_pairs(self.multiclass, k);
+        model_check::len("problems", self.problems.len(), n_problems)?;
+        for (i, (p, pair)) in self.problems.iter().zip(pairs).enumerate() {
+            if (p.positive, p.negative) != pair {
+                return Err(model_check::refuse(
+                    "problems",
+                    format!(
+                        "pair {i} is {:?} where {:?} of {k} classes needs {pair:?}",
+                        (p.positive, p.negative),
+                        self.multiclass
+                    ),
+                ));
+            }
+            model_check::all_below("problem coef", p.coef.iter().map(|&(s, _)| s), n_sv)?;
+            if let Some((s, c)) = p.coef.iter().find(|(_, c)| !c.is_finite()) {
+                return Err(model_check::refuse(
+                    "problem coef",
+                    format!("holds {c} for support vector {s} in problem {i}"),
+                ));
+            }
+            let (a, b) = p.probability.unwrap_or_default();
+            model_check::finite("rho and probability", &[p.rho, a, b])?;
+        }
+        check_linear_weights(
+            &self.kernel,
+            self.weights.as_deref(),
+            self.problems.len(),
+            self.n_features,
+        )
+    }
+}
+
+/// The binary problems of a classifier over `k` classes, `(positive, negative)` in the order
+/// `fit` solves them (one pair for two classes, `a < b` pairs one-vs-one, one per class
+/// one-vs-rest), after their count. Lazy: a decoded `k` is only trusted once the count matches.
+fn problem_pairs(
+    multiclass: Multiclass,
+    k: usize,
+) -> (usize, impl Iterator<Item = (usize, Option<usize>)>) {
+    let (count, one_vs_rest) = match (multiclass, k) {
+        (_, 2) => (1, false),
+        (Multiclass::OneVsOne, _) => (k.saturating_mul(k.saturating_sub(1)) / 2, false),
+        (Multiclass::OneVsRest, _) => (k, true),
+    };
+    let pairs = (0..k).flat_map(move |a| {
+        let last_partner = if one_vs_rest { a } else { k - 1 };
+        (a + 1..=last_partner)
+            .map(move |b| (a, Some(b)))
+            .chain(one_vs_rest.then_some((a, None)))
+    });
+    (count, pairs)
 }
 
 /// The class order for `classes` as `order` asks: `order[k]` = dataset class index of model
@@ -731,14 +796,8 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
         Formulation::Nu { .. } => vec![1.0; y.len()],
     };
 
-    let pairs: Vec<(usize, Option<usize>)> = match (spec.multiclass, k) {
-        (_, 2) => vec![(0, Some(1))],
-        (Multiclass::OneVsOne, _) => (0..k)
-            .flat_map(|a| (a + 1..k).map(move |b| (a, Some(b))))
-            .collect(),
-        (Multiclass::OneVsRest, _) => (0..k).map(|a| (a, None)).collect(),
-    };
-    let mut problems: Vec<BinaryModel> = Vec::with_capacity(pairs.len());
+    let (n_problems, pairs) = problem_pairs(spec.multiclass, k);
+    let mut problems: Vec<BinaryModel> = Vec::with_capacity(n_problems);
     for (a, b) in pairs {
         // LIBSVM's layout: the positive class's samples first, then the negative's; samples
         // with a zero bound (zero weight) take no part.

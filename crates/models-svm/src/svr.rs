@@ -410,4 +410,13 @@ impl ModelFile for Svr {
     const KIND: &'static str = "svr";
     // 2: the probability model (`laplace_scale`).
     const SCHEMA: u32 = 2;
+
+    fn check_consistent(&self) -> Result<()> {
+        self.expansion.check_consistent()?;
+        // σ scales the prediction interval: a negative or non-finite one is no Laplace model.
+        if let Some(sigma) = self.laplace_scale {
+            core_linalg::model_check::finite_min("laplace_scale", &[sigma], 0.0)?;
+        }
+        Ok(())
+    }
 }

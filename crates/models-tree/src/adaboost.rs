@@ -3,7 +3,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result, validate,
+    Records, Result, model_check, validate,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -267,6 +267,7 @@ impl ModelFile for AdaBoostClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)?;
         let k = self.labels.len();
         let t = self.trees.len();
         if k < 2
@@ -279,7 +280,7 @@ impl ModelFile for AdaBoostClassifier {
                 .any(|a| !(a.is_finite() && *a > 0.0))
         {
             return Err(Error::model_file(format!(
-                "inconsistent AdaBoost model: {k} labels, {t} trees, {} weights, {} errors",
+                "{k} labels, {t} trees, {} weights and {} errors do not fit together",
                 self.estimator_weights.len(),
                 self.estimator_errors.len()
             )));
@@ -288,9 +289,7 @@ impl ModelFile for AdaBoostClassifier {
         for tree in &self.trees {
             tree.check(true)?;
             if tree.n_values() != k || tree.n_features() != d {
-                return Err(Error::model_file(
-                    "inconsistent AdaBoost model: trees of different shapes",
-                ));
+                return Err(Error::model_file("trees of different shapes"));
             }
         }
         Ok(())

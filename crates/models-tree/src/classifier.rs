@@ -2,7 +2,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result,
+    Records, Result, model_check,
 };
 use serde::{Deserialize, Serialize};
 
@@ -232,10 +232,11 @@ impl ModelFile for DecisionTreeClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)?;
         self.tree.check(true)?;
         if self.labels.len() < 2 || self.labels.len() != self.tree.n_values() {
             return Err(Error::model_file(format!(
-                "inconsistent tree classifier: {} labels, {} values per node",
+                "{} labels but {} values per tree node",
                 self.labels.len(),
                 self.tree.n_values()
             )));
@@ -261,7 +262,10 @@ mod tests {
         let good = model();
         assert_eq!(good.tree.n_nodes(), 3);
         assert!(DecisionTreeClassifier::from_bytes(&good.to_bytes().unwrap()).is_ok());
-        let forgeries: [fn(&mut DecisionTreeClassifier); 7] = [
+        let forgeries: [fn(&mut DecisionTreeClassifier); 9] = [
+            // Found by the battery's forgeries: `n_nodes × n_values` overflowed in the check.
+            |m| m.tree.n_values = usize::MAX,
+            |m| m.labels[1] = m.labels[0].clone(),
             |m| m.tree.nodes[0].left = 7,
             |m| m.tree.nodes[0].right = 0,
             |m| m.tree.nodes[0].left = m.tree.nodes[0].right,

@@ -2,7 +2,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result,
+    Records, Result, model_check,
 };
 use rand::{Rng, RngCore};
 use rayon::prelude::*;
@@ -179,14 +179,14 @@ fn out_of_bag<T: Send>(
 
 fn check_trees(trees: &[Tree], classification: bool, n_values: usize) -> Result<()> {
     if trees.is_empty() {
-        return Err(Error::model_file("inconsistent forest: no trees"));
+        return Err(Error::model_file("the forest has no trees"));
     }
     let d = trees[0].n_features();
     for t in trees {
         t.check(classification)?;
         if t.n_features() != d || t.n_values() != n_values {
             return Err(Error::model_file(
-                "inconsistent forest: trees of different shapes",
+                "the forest has trees of different shapes",
             ));
         }
     }
@@ -348,11 +348,7 @@ impl ModelFile for RandomForestClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
-        if self.labels.len() < 2 {
-            return Err(Error::model_file(
-                "inconsistent forest: fewer than 2 labels",
-            ));
-        }
+        model_check::class_labels("labels", &self.labels)?;
         check_trees(&self.trees, true, self.labels.len())
     }
 }

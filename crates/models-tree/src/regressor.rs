@@ -158,7 +158,7 @@ impl ModelFile for DecisionTreeRegressor {
         self.tree.check(false)?;
         if self.tree.n_values() != 1 {
             return Err(Error::model_file(format!(
-                "inconsistent tree regressor: {} values per node",
+                "the tree has {} values per node where a regressor has 1",
                 self.tree.n_values()
             )));
         }

@@ -271,9 +271,9 @@ impl Tree {
     /// the root the child of exactly one node, features in range, finite numbers, class counts
     /// non-negative with positive leaf totals.
     pub(crate) fn check(&self, classification: bool) -> Result<()> {
-        let bad = |why: String| Err(Error::model_file(format!("inconsistent tree: {why}")));
+        let bad = |why: String| Err(Error::model_file(format!("tree: {why}")));
         let n = self.nodes.len();
-        if n == 0 || self.n_values == 0 || self.values.len() != n * self.n_values {
+        if n == 0 || self.n_values == 0 || n.checked_mul(self.n_values) != Some(self.values.len()) {
             return bad(format!(
                 "{n} nodes, {} values per node, {} values",
                 self.n_values,

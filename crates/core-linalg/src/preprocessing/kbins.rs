@@ -2,6 +2,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{check_fit_input, columns};
 use crate::error::{Error, Result};
+use crate::model_check;
 use crate::model_file::ModelFile;
 use crate::records::{Matrix, Records};
 use crate::sparse::CsrMatrix;
@@ -211,6 +212,22 @@ impl Transform for KBinsDiscretizer {
 impl ModelFile for KBinsDiscretizer {
     const KIND: &'static str = "kbins-discretizer";
     const SCHEMA: u32 = 1;
+
+    /// Per feature at least two finite, non-decreasing edges (a constant feature has two
+    /// equal ones).
+    fn check_consistent(&self) -> Result<()> {
+        for e in &self.edges {
+            model_check::at_least("edges per feature", e.len(), 2)?;
+            model_check::finite("edges", e)?;
+            if let Some(at) = e.windows(2).position(|w| w[0] > w[1]) {
+                return Err(model_check::refuse(
+                    "edges",
+                    format!("decrease at entry {}", at + 1),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use super::{check_fit_input, column_ranges};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
+use crate::model_check;
 use crate::model_file::ModelFile;
 use crate::records::{Matrix, Records};
 use crate::traits::{Fit, Transform};
@@ -177,6 +178,31 @@ impl Transform for MinMaxScaler {
 impl ModelFile for MinMaxScaler {
     const KIND: &'static str = "min-max-scaler";
     const SCHEMA: u32 = 1;
+
+    /// A finite target range `lower < upper`, and per feature a finite minimum no larger than
+    /// its finite maximum.
+    fn check_consistent(&self) -> Result<()> {
+        let range = MinMaxScalerParams {
+            lower: self.lower,
+            upper: self.upper,
+        };
+        model_check::within("range", range.check())?;
+        model_check::len("data_max", self.data_max.len(), self.data_min.len())?;
+        model_check::finite("data_min", &self.data_min)?;
+        model_check::finite("data_max", &self.data_max)?;
+        match self
+            .data_min
+            .iter()
+            .zip(&self.data_max)
+            .position(|(a, b)| a > b)
+        {
+            None => Ok(()),
+            Some(j) => Err(model_check::refuse(
+                "data_min",
+                format!("exceeds `data_max` at feature {j}"),
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

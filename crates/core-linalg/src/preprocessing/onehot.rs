@@ -2,6 +2,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{check_fit_input, columns};
 use crate::error::{Error, Result};
+use crate::model_check;
 use crate::model_file::ModelFile;
 use crate::records::{Matrix, Records};
 use crate::sparse::CsrMatrix;
@@ -161,6 +162,21 @@ impl Transform for OneHotEncoder {
 impl ModelFile for OneHotEncoder {
     const KIND: &'static str = "one-hot-encoder";
     const SCHEMA: u32 = 1;
+
+    /// Every encoded column's categories finite and strictly increasing (the binary search of
+    /// `transform` needs them sorted, and a category twice would take two output columns).
+    fn check_consistent(&self) -> Result<()> {
+        for cats in self.categories.iter().flatten() {
+            model_check::finite("categories", cats)?;
+            if let Some(at) = cats.windows(2).position(|w| w[0] >= w[1]) {
+                return Err(model_check::refuse(
+                    "categories",
+                    format!("are not strictly increasing at entry {}", at + 1),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use super::check_fit_input;
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
+use crate::model_check;
 use crate::model_file::ModelFile;
 use crate::records::{Matrix, Records};
 use crate::traits::{Fit, Transform};
@@ -203,6 +204,31 @@ impl Transform for PolynomialFeatures {
 impl ModelFile for PolynomialFeatures {
     const KIND: &'static str = "polynomial-features";
     const SCHEMA: u32 = 1;
+
+    /// The monomial table as `fit` builds it: the constant, then every feature once (degree
+    /// 1, which also bounds `n_features_in` by the stored table), then each monomial as an
+    /// earlier one times a feature; finite coefficients.
+    fn check_consistent(&self) -> Result<()> {
+        let m = self.coef.len();
+        let d = self.n_features_in;
+        model_check::len("parent", self.parent.len(), m)?;
+        model_check::len("factor", self.factor.len(), m)?;
+        model_check::at_least("monomials", m, d.saturating_add(1))?;
+        model_check::at_least("n_features_in", d, 1)?;
+        for j in 0..d {
+            if (self.parent[j + 1], self.factor[j + 1]) != (0, j) {
+                return Err(model_check::refuse(
+                    "parent",
+                    format!("does not list feature {j} as monomial {}", j + 1),
+                ));
+            }
+        }
+        for k in d + 1..m {
+            model_check::below("parent", self.parent[k], k)?;
+            model_check::below("factor", self.factor[k], d)?;
+        }
+        model_check::finite("coef", &self.coef)
+    }
 }
 
 #[cfg(test)]

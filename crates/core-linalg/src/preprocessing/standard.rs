@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use super::check_fit_input;
 use crate::dense::DenseMatrix;
 use crate::error::Result;
+use crate::model_check;
 use crate::model_file::ModelFile;
 use crate::records::{Matrix, Records};
 use crate::traits::{Fit, PartialFit, Transform};
@@ -194,6 +195,13 @@ impl Transform for StandardScaler {
 impl ModelFile for StandardScaler {
     const KIND: &'static str = "standard-scaler";
     const SCHEMA: u32 = 1;
+
+    /// One finite mean and one finite, non-negative sum of squared deviations per feature.
+    fn check_consistent(&self) -> Result<()> {
+        model_check::len("m2", self.m2.len(), self.mean.len())?;
+        model_check::finite("mean", &self.mean)?;
+        model_check::finite_min("m2", &self.m2, 0.0)
+    }
 }
 
 #[cfg(test)]

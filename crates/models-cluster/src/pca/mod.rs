@@ -491,7 +491,7 @@ impl ModelFile for Pca {
             Ok(())
         } else {
             Err(Error::model_file(format!(
-                "inconsistent PCA model: {c} components of {d} features, {} means, {} variances",
+                "{c} components of {d} features, {} means and {} variances do not fit together",
                 self.mean.len(),
                 self.explained_variance.len()
             )))

@@ -2,7 +2,7 @@
 //! statistic), how a sample's values are read, the class log-priors, and the sparse
 //! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
 
-use core_linalg::{Dataset, DenseMatrix, Error, Label, Records, Result, RowView};
+use core_linalg::{Dataset, DenseMatrix, Error, Label, Records, Result, RowView, model_check};
 use serde::{Deserialize, Serialize};
 
 use super::classes::weight;
@@ -123,6 +123,7 @@ impl Counts {
     /// Checks counts decoded from a model file (the checksum guards against corruption, not
     /// against a file written by something else), so a loaded model cannot index out of range.
     pub(crate) fn check(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)?;
         let k = self.labels.len();
         let fc = &self.feature_count;
         let consistent = k >= 2

@@ -1,7 +1,8 @@
 //! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
 
 use core_linalg::{
-    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
+    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, model_check,
+    validate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -181,6 +182,7 @@ impl Moments {
 
     /// Checks moments decoded from a model file.
     fn check(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)?;
         let (k, d) = (self.labels.len(), self.seen_mean.len());
         let shaped =
             |m: &DenseMatrix| m.nrows() == k && m.ncols() == d && m.as_slice().len() == k * d;
@@ -437,6 +439,13 @@ super::nb_predictions!(GaussianNB);
 impl ModelFile for GaussianNB {
     const KIND: &'static str = "gaussian-nb";
     const SCHEMA: u32 = 1;
+
+    /// Nothing left to check: decoding goes through `TryFrom<GaussianFile>`, which checks the stored
+    /// statistics and parameters before the derived tables are computed from them (they must
+    /// be, or computing the tables could index out of range).
+    fn check_consistent(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -452,6 +461,9 @@ mod tests {
         impl ModelFile for Forged {
             const KIND: &'static str = GaussianNB::KIND;
             const SCHEMA: u32 = 1;
+            fn check_consistent(&self) -> Result<()> {
+                Ok(())
+            }
         }
         let mut moments = Moments::new(vec![Label::Number(0.0), Label::Number(1.0)], 2);
         moments.sigma.row_mut(1)[0] = -1.0;

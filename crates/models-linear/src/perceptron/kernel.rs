@@ -2,7 +2,7 @@
 
 use core_linalg::{
     CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
-    Predict, Records, Result, RowView, classes_from_scores, validate,
+    Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
 };
 use kernels::{Kernel, KernelSpec, Polynomial};
 use optim::StopReason;
@@ -235,6 +235,26 @@ impl DecisionFunction for KernelPerceptron {
 impl ModelFile for KernelPerceptron {
     const KIND: &'static str = "kernel-perceptron";
     const SCHEMA: u32 = 1;
+
+    /// Distinct labels; finite support vectors and a kernel valid on them; one row of dual
+    /// coefficients per problem (one for two classes, one per class otherwise), each with one
+    /// finite value per support vector, and one finite intercept per problem.
+    fn check_consistent(&self) -> Result<()> {
+        let k = self.labels.len();
+        model_check::class_labels("labels", &self.labels)?;
+        let n_sv = self.support.len();
+        let sv = &self.support_vectors;
+        model_check::records("support_vectors", sv, n_sv, self.n_features())?;
+        model_check::within("kernel", self.kernel.check_decoded(sv))?;
+        let rows = if k == 2 { 1 } else { k };
+        model_check::len("dual_coef", self.dual_coef.len(), rows)?;
+        for a in &self.dual_coef {
+            model_check::len("dual_coef row", a.len(), n_sv)?;
+            model_check::finite("dual_coef", a)?;
+        }
+        model_check::len("intercept", self.intercept.len(), rows)?;
+        model_check::finite("intercept", &self.intercept)
+    }
 }
 
 /// Rows `start..start + len` of other records, as records (one prediction block).

@@ -2,7 +2,7 @@
 
 use core_linalg::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    classes_from_scores, linear_scores, validate,
+    classes_from_scores, linear_scores, model_check, validate,
 };
 use optim::StopReason;
 use rayon::prelude::*;
@@ -172,7 +172,8 @@ impl ModelFile for Perceptron {
 
     fn check_consistent(&self) -> Result<()> {
         let d = self.n_features();
-        validate::check_linear_classifier(self.labels.len(), &self.coef, &self.intercept, d)
+        model_check::class_labels("labels", &self.labels)?;
+        model_check::linear_classifier(self.labels.len(), &self.coef, &self.intercept, d)
     }
 }
 

@@ -3,7 +3,7 @@
 use core_linalg::faer::{Mat, MatMut};
 use core_linalg::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
-    RowView, validate,
+    RowView, model_check, validate,
 };
 use kernels::{KernelSpec, Linear};
 use serde::{Deserialize, Serialize};
@@ -203,4 +203,12 @@ impl Predict for KernelRidge {
 impl ModelFile for KernelRidge {
     const KIND: &'static str = "kernel-ridge";
     const SCHEMA: u32 = 1;
+
+    /// Finite training rows and a kernel valid on them, one finite dual coefficient per row.
+    fn check_consistent(&self) -> Result<()> {
+        let (n, d) = (self.dual_coef.len(), self.records.n_features());
+        model_check::records("records", &self.records, n, d)?;
+        model_check::within("kernel", self.kernel.check_decoded(&self.records))?;
+        model_check::finite("dual_coef", &self.dual_coef)
+    }
 }

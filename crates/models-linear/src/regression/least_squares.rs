@@ -4,7 +4,9 @@ use core_linalg::faer::linalg::matmul::matmul;
 use core_linalg::faer::linalg::triangular_inverse::invert_upper_triangular;
 use core_linalg::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use core_linalg::faer::{Accum, Mat, MatRef, Par};
-use core_linalg::{Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result};
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
+};
 use optim::gd::{self, Control, GdOptions, GdStop, Progress};
 use optim::loss::Loss;
 use optim::risk::LinearRisk;
@@ -526,4 +528,29 @@ impl Predict for LinearRegression {
 impl ModelFile for LinearRegression {
     const KIND: &'static str = "linear-regression";
     const SCHEMA: u32 = 1;
+
+    /// Finite weights and intercept, and what prediction intervals and standard errors read:
+    /// one finite mean per feature, a `d × d` finite inverse Gram (when stored), a positive
+    /// scale and weight sum, a finite residual sum of squares, a rank of at most `d`.
+    fn check_consistent(&self) -> Result<()> {
+        let d = self.coef.len();
+        model_check::finite("coef", &self.coef)?;
+        model_check::finite("intercept", &[self.intercept])?;
+        model_check::len("x_offset", self.x_offset.len(), d)?;
+        model_check::finite("x_offset", &self.x_offset)?;
+        if let Some(g) = &self.inverse_gram {
+            model_check::matrix("inverse_gram", g, d, d)?;
+        }
+        model_check::positive("x_scale", self.x_scale)?;
+        model_check::positive("weight_sum", self.weight_sum)?;
+        model_check::finite_min("rss", &[self.rss], 0.0)?;
+        model_check::at_least("n_samples", self.n_samples, 1)?;
+        if self.rank > d {
+            return Err(model_check::refuse(
+                "rank",
+                format!("is {} for {d} features", self.rank),
+            ));
+        }
+        Ok(())
+    }
 }

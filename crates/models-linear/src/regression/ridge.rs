@@ -2,7 +2,7 @@
 
 use core_linalg::faer::linalg::matmul::matmul;
 use core_linalg::faer::{Accum, Mat, Par};
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, model_check};
 use serde::{Deserialize, Serialize};
 
 use super::design::{Design, check_alpha, col_to_vec, par_for, predict_linear};
@@ -236,4 +236,10 @@ impl Predict for Ridge {
 impl ModelFile for Ridge {
     const KIND: &'static str = "ridge";
     const SCHEMA: u32 = 1;
+
+    /// Finite weights and intercept.
+    fn check_consistent(&self) -> Result<()> {
+        model_check::finite("coef", &self.coef)?;
+        model_check::finite("intercept", &[self.intercept])
+    }
 }

@@ -3,7 +3,7 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, Records, Result, classes_from_scores, validate,
+    PredictProba, Records, Result, classes_from_scores, model_check, validate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -189,6 +189,7 @@ impl ModelFile for GradientBoostingClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::class_labels("labels", &self.labels)?;
         let k = self.labels.len();
         let loss_ok = match self.ensemble.loss {
             Loss::BinaryLog => k == 2,
@@ -199,8 +200,7 @@ impl ModelFile for GradientBoostingClassifier {
             Ok(())
         } else {
             Err(Error::model_file(
-                "the gradient-boosting classifier is inconsistent (loss, classes, bin edges or \
-                 tree structure)",
+                "the loss, classes, bin edges and tree structure do not fit together",
             ))
         }
     }

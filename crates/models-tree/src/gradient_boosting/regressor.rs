@@ -135,8 +135,7 @@ impl ModelFile for GradientBoostingRegressor {
             Ok(())
         } else {
             Err(Error::model_file(
-                "the gradient-boosting regressor is inconsistent (loss, bin edges or tree \
-                 structure)",
+                "the loss, bin edges and tree structure do not fit together",
             ))
         }
     }

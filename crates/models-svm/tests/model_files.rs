@@ -1,0 +1,291 @@
+//! Model files whose checksum is right but whose contents are not: the battery's forgeries
+//! over every prediction-side method (the battery itself calls `predict` only), and the
+//! inconsistencies that used to panic in `predict` (an out-of-range support-vector index, a
+//! CSR row offset past the stored entries), each refused on load naming the field.
+
+use core_linalg::battery::check_forged_files;
+use core_linalg::{
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
+    Predict, PredictProba, Records, Result, Targets,
+};
+use kernels::{KernelSpec, Rbf};
+use models_svm::{BinaryModel, LinearSvc, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use optim::StopReason;
+use serde::{Deserialize, Serialize};
+
+/// A change to a mirrored file, and the field its refusal must name.
+type Edit<T> = (fn(&mut T), &'static str);
+
+fn data(n: usize, k: usize) -> Dataset {
+    let x: Vec<f64> = (0..n * 3)
+        .map(|i| ((i * 37 + 11) % 97) as f64 / 48.0 - 1.0)
+        .collect();
+    let y = (0..n)
+        .map(|i| {
+            ((x[3 * i] + x[3 * i + 1] + 2.0) * k as f64 / 4.0)
+                .floor()
+                .min(k as f64 - 1.0)
+        })
+        .collect();
+    Dataset::new(
+        DenseMatrix::from_row_major(x, n, 3).unwrap(),
+        Targets::Values(y),
+    )
+    .unwrap()
+}
+
+fn sparse(d: &Dataset) -> Dataset {
+    Dataset {
+        records: Matrix::Sparse(CsrMatrix::from_dense(&d.records.to_dense().unwrap())),
+        ..d.clone()
+    }
+}
+
+fn every_method<M: Predict + DecisionFunction + PredictProba>(
+    m: &M,
+    x: &Matrix,
+) -> Result<Vec<usize>>
+where
+    M::Output: core_linalg::battery::Prediction,
+{
+    use core_linalg::battery::Prediction;
+    Ok(vec![
+        m.predict(x)?.n_predictions(),
+        m.decision_function(x)?.nrows(),
+        m.predict_proba(x)?.nrows(),
+    ])
+}
+
+#[test]
+fn forged_classifier_files_are_refused_or_harmless_in_every_method() {
+    let three = data(45, 3);
+    let rbf = Rbf::with_gamma(0.5).unwrap();
+    check_forged_files(
+        &Svc::params().probability(true).fit(&three).unwrap(),
+        3,
+        every_method,
+    );
+    check_forged_files(
+        &Svc::params()
+            .kernel(SvmKernel::Linear)
+            .multiclass(Multiclass::OneVsRest)
+            .fit(&sparse(&three))
+            .unwrap(),
+        3,
+        |m, x| Ok(vec![m.decision_function(x)?.nrows()]),
+    );
+    check_forged_files(
+        &OneClassSvm::params().kernel(rbf).fit(&three).unwrap(),
+        3,
+        |m, x| Ok(vec![m.decision_function(x)?.nrows()]),
+    );
+    check_forged_files(&LinearSvc::params().fit(&three).unwrap(), 3, |m, x| {
+        Ok(vec![m.decision_function(x)?.nrows()])
+    });
+}
+
+/// An `svc` file field by field (the layout of `Svc`).
+#[derive(Clone, Serialize, Deserialize)]
+struct SvcFile {
+    kernel: KernelSpec,
+    labels: Vec<Label>,
+    n_features: usize,
+    support: Matrix,
+    support_indices: Vec<usize>,
+    support_class: Vec<usize>,
+    problems: Vec<BinaryModel>,
+    multiclass: Multiclass,
+    nu: bool,
+    weights: Option<Vec<Vec<f64>>>,
+}
+
+impl ModelFile for SvcFile {
+    const KIND: &'static str = "svc";
+    const SCHEMA: u32 = 1;
+    fn check_consistent(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn refused<M: ModelFile>(file: &[u8], field: &str) {
+    match M::from_bytes(file) {
+        Err(Error::ModelFile { reason }) => {
+            assert!(reason.contains(field), "`{field}` not named in: {reason}")
+        }
+        Err(other) => panic!("`{field}`: refused with {other}"),
+        Ok(_) => panic!("`{field}`: an inconsistent file was loaded"),
+    }
+}
+
+#[test]
+fn svc_files_must_index_and_pair_within_the_model() {
+    let model = Svc::params()
+        .kernel(Rbf::with_gamma(0.123_456_789).unwrap())
+        .fit(&data(45, 3))
+        .unwrap();
+    let bytes = model.to_bytes().unwrap();
+    let good = SvcFile::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        Svc::from_bytes(&good.to_bytes().unwrap()).unwrap(),
+        model,
+        "the mirror has Svc's layout"
+    );
+    let edits: [Edit<SvcFile>; 13] = [
+        // Used to panic in `predict`: a support-vector index past the support vectors.
+        (
+            |f| f.problems[1].coef[0].0 = f.support_class.len(),
+            "problem coef",
+        ),
+        (|f| f.problems[0].coef[0].1 = f64::NAN, "problem coef"),
+        (|f| f.problems[2].rho = f64::INFINITY, "rho"),
+        (|f| f.problems[0].negative = None, "problems"),
+        (|f| f.problems[1].positive = 7, "problems"),
+        (
+            |f| {
+                f.problems.pop();
+            },
+            "problems",
+        ),
+        (|f| f.multiclass = Multiclass::OneVsRest, "problems"),
+        (|f| f.support_class[0] = 3, "support_class"),
+        (
+            |f| {
+                f.support_indices.pop();
+            },
+            "support",
+        ),
+        (|f| f.labels[2] = f.labels[0].clone(), "labels"),
+        (|f| f.labels.truncate(1), "labels"),
+        (|f| f.n_features = 4, "support"),
+        (|f| f.weights = Some(vec![vec![0.0; 3]; 3]), "weights"),
+    ];
+    for (edit, field) in edits {
+        let mut f = good.clone();
+        edit(&mut f);
+        refused::<Svc>(&f.to_bytes().unwrap(), field);
+    }
+    // A kernel parameter no constructor accepts.
+    let body = core_linalg::body_of(&bytes).unwrap();
+    let gamma = 0.123_456_789f64.to_le_bytes();
+    let at = body.windows(8).position(|w| w == gamma).unwrap();
+    for bad in [-1.0f64, 0.0, f64::NAN] {
+        let mut forged = body.to_vec();
+        forged[at..at + 8].copy_from_slice(&bad.to_le_bytes());
+        refused::<Svc>(&core_linalg::seal("svc", 1, &forged).unwrap(), "kernel");
+    }
+}
+
+#[test]
+fn linear_svc_weights_must_match_the_problems() {
+    let model = Svc::params()
+        .kernel(SvmKernel::Linear)
+        .fit(&data(40, 2))
+        .unwrap();
+    let good = SvcFile::from_bytes(&model.to_bytes().unwrap()).unwrap();
+    for edit in [
+        (|f: &mut SvcFile| f.weights = None) as fn(&mut SvcFile),
+        |f| f.weights.as_mut().unwrap()[0].push(1.0),
+        |f| f.weights.as_mut().unwrap()[0][1] = f64::NEG_INFINITY,
+        |f| f.weights.as_mut().unwrap().push(vec![0.0; 3]),
+    ] {
+        let mut f = good.clone();
+        edit(&mut f);
+        refused::<Svc>(&f.to_bytes().unwrap(), "weights");
+    }
+}
+
+/// Records as stored, without the checks `Matrix` makes when it decodes.
+#[derive(Clone, Serialize, Deserialize)]
+enum RawMatrix {
+    Dense {
+        data: Vec<f64>,
+        nrows: usize,
+        ncols: usize,
+    },
+    Sparse {
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f64>,
+        ncols: usize,
+    },
+}
+
+/// An `svr` file field by field (the layout of `Svr`: its expansion, then `nu`).
+#[derive(Clone, Serialize, Deserialize)]
+struct SvrFile {
+    kernel: KernelSpec,
+    n_features: usize,
+    support: RawMatrix,
+    support_indices: Vec<usize>,
+    coef: Vec<f64>,
+    rho: f64,
+    objective: f64,
+    iterations: usize,
+    stop: StopReason,
+    weights: Option<Vec<f64>>,
+    nu: bool,
+}
+
+impl ModelFile for SvrFile {
+    const KIND: &'static str = "svr";
+    const SCHEMA: u32 = 1;
+    fn check_consistent(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn svr_files_must_hold_well_formed_support_vectors_and_one_coefficient_each() {
+    let mut reg = sparse(&data(40, 2));
+    reg.targets = Targets::Values((0..40).map(|i| f64::from(i % 7) / 3.0).collect());
+    let model = Svr::params().fit(&reg).unwrap();
+    let good = SvrFile::from_bytes(&model.to_bytes().unwrap()).unwrap();
+    assert!(Svr::from_bytes(&good.to_bytes().unwrap()).is_ok());
+    // Used to panic in `predict`: a row offset past the stored entries (the last offset still
+    // equal to their count), sliced while the CSR matrix was rebuilt.
+    let mut f = good.clone();
+    let RawMatrix::Sparse { indptr, .. } = &mut f.support else {
+        panic!("sparse support vectors")
+    };
+    indptr[1] = indptr[indptr.len() - 1] + 5;
+    refused::<Svr>(&f.to_bytes().unwrap(), "indptr");
+    for (edit, field) in [
+        (
+            (|f: &mut SvrFile| {
+                f.coef.pop();
+            }) as fn(&mut SvrFile),
+            "coef",
+        ),
+        (|f| f.coef[0] = f64::NAN, "coef"),
+        (|f| f.rho = f64::NAN, "rho"),
+        (|f| f.n_features += 1, "support"),
+        (|f| f.weights = Some(vec![0.0; 3]), "weights"),
+    ] {
+        let mut f = good.clone();
+        edit(&mut f);
+        refused::<Svr>(&f.to_bytes().unwrap(), field);
+    }
+}
+
+/// A later change of the `svc` layout raises its schema: a file of another schema is refused
+/// with a message naming the kind, both versions and what to do.
+#[test]
+fn another_svc_schema_is_refused_with_a_clear_message() {
+    let bytes = Svc::params().fit(&data(40, 2)).unwrap().to_bytes().unwrap();
+    let body = core_linalg::body_of(&bytes).unwrap();
+    for (schema, advice) in [
+        (Svc::SCHEMA + 1, "upgrade margin"),
+        (0, "train the model again"),
+    ] {
+        let file = core_linalg::seal(Svc::KIND, schema, body).unwrap();
+        match Svc::from_bytes(&file) {
+            Err(Error::ModelFile { reason }) => assert!(
+                reason.contains("`svc`")
+                    && reason.contains(&format!("layout version {schema}"))
+                    && reason.contains(advice),
+                "{reason}"
+            ),
+            other => panic!("schema {schema}: {other:?}"),
+        }
+    }
+}

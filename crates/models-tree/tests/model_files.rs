@@ -1,0 +1,91 @@
+//! Model files whose checksum is right but whose contents are not: the battery's forgeries over
+//! the methods the battery does not call (`predict_proba`, `decision_function`), for every
+//! classifier of the crate, and over `predict` for trees with categorical features and missing
+//! values (layouts the battery's models do not have).
+
+use core_linalg::battery::check_forged_files;
+use core_linalg::{Dataset, DecisionFunction, DenseMatrix, Fit, Predict, PredictProba, Targets};
+use models_tree::{
+    AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
+    RandomForestClassifier,
+};
+
+fn data(n: usize, k: usize) -> Dataset {
+    let x: Vec<f64> = (0..n * 3)
+        .map(|i| match i % 3 {
+            // A categorical column of codes 0..4.
+            2 => (i * 7 % 5) as f64,
+            _ => ((i * 37 + 11) % 97) as f64 / 48.0 - 1.0,
+        })
+        .collect();
+    let y = (0..n)
+        .map(|i| {
+            ((x[3 * i] + x[3 * i + 1] + 2.0) * k as f64 / 4.0)
+                .floor()
+                .min(k as f64 - 1.0)
+        })
+        .collect();
+    Dataset::new(
+        DenseMatrix::from_row_major(x, n, 3).unwrap(),
+        Targets::Values(y),
+    )
+    .unwrap()
+}
+
+#[test]
+fn forged_classifier_files_are_refused_or_harmless_in_every_method() {
+    for k in [2, 3] {
+        let d = data(40, k);
+        check_forged_files(
+            &DecisionTreeClassifier::params().fit(&d).unwrap(),
+            3,
+            |m, x| Ok(vec![m.predict_proba(x)?.nrows()]),
+        );
+        check_forged_files(
+            &RandomForestClassifier::params()
+                .n_estimators(3)
+                .fit(&d)
+                .unwrap(),
+            3,
+            |m, x| Ok(vec![m.predict_proba(x)?.nrows()]),
+        );
+        check_forged_files(
+            &AdaBoostClassifier::params()
+                .n_estimators(3)
+                .fit(&d)
+                .unwrap(),
+            3,
+            |m, x| Ok(vec![m.predict_proba(x)?.nrows()]),
+        );
+        check_forged_files(
+            &GradientBoostingClassifier::params()
+                .max_iter(3)
+                .fit(&d)
+                .unwrap(),
+            3,
+            |m, x| {
+                Ok(vec![
+                    m.decision_function(x)?.nrows(),
+                    m.predict_proba(x)?.nrows(),
+                ])
+            },
+        );
+    }
+}
+
+#[test]
+fn forged_categorical_tree_files_are_refused_or_harmless() {
+    let d = data(40, 3);
+    let tree = DecisionTreeClassifier::params()
+        .categorical_features([2])
+        .fit(&d)
+        .unwrap();
+    check_forged_files(&tree, 3, |m, x| Ok(vec![m.predict(x)?.len()]));
+    let mut reg = d.clone();
+    reg.targets = Targets::Values((0..40).map(|i| f64::from(i % 5)).collect());
+    let tree = DecisionTreeRegressor::params()
+        .categorical_features([2])
+        .fit(&reg)
+        .unwrap();
+    check_forged_files(&tree, 3, |m, x| Ok(vec![m.predict(x)?.len()]));
+}
