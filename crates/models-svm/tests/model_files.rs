@@ -210,7 +210,8 @@ enum RawMatrix {
     },
 }
 
-/// An `svr` file field by field (the layout of `Svr`: its expansion, then `nu`).
+/// An `svr` file field by field (the layout of `Svr`: its expansion, `nu`, then the Laplace
+/// scale of a probability model).
 #[derive(Clone, Serialize, Deserialize)]
 struct SvrFile {
     kernel: KernelSpec,
@@ -224,11 +225,12 @@ struct SvrFile {
     stop: StopReason,
     weights: Option<Vec<f64>>,
     nu: bool,
+    laplace_scale: Option<f64>,
 }
 
 impl ModelFile for SvrFile {
     const KIND: &'static str = "svr";
-    const SCHEMA: u32 = 1;
+    const SCHEMA: u32 = Svr::SCHEMA;
     fn check_consistent(&self) -> Result<()> {
         Ok(())
     }
@@ -260,6 +262,8 @@ fn svr_files_must_hold_well_formed_support_vectors_and_one_coefficient_each() {
         (|f| f.rho = f64::NAN, "rho"),
         (|f| f.n_features += 1, "support"),
         (|f| f.weights = Some(vec![0.0; 3]), "weights"),
+        (|f| f.laplace_scale = Some(-1.0), "laplace_scale"),
+        (|f| f.laplace_scale = Some(f64::INFINITY), "laplace_scale"),
     ] {
         let mut f = good.clone();
         edit(&mut f);
