@@ -405,12 +405,13 @@ impl Matrix {
         }
     }
 
-    /// The rows at `indices`, in that order, in the same layout.
-    pub fn select_rows(&self, indices: &[usize]) -> Self {
-        match self {
-            Matrix::Dense(d) => Matrix::Dense(d.select_rows(indices)),
-            Matrix::Sparse(s) => Matrix::Sparse(s.select_rows(indices)),
-        }
+    /// The rows at `indices`, in that order, in the same layout (a copy whose memory is asked
+    /// for first).
+    pub fn select_rows(&self, indices: &[usize]) -> Result<Self> {
+        Ok(match self {
+            Matrix::Dense(d) => Matrix::Dense(d.select_rows(indices)?),
+            Matrix::Sparse(s) => Matrix::Sparse(s.select_rows(indices)?),
+        })
     }
 
     /// Widens the records to `n_features` columns (a test file may lack the highest index its

@@ -146,7 +146,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     let results: Vec<FoldResult> = folds
         .par_iter()
         .map(|fold| {
-            let (train, test) = (data.select(&fold.train), data.select(&fold.test));
+            let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
             let bytes = (entry.train)(&train, cmd.params.clone())?;
             let predictions = (entry.predict)(&bytes, &test.records, false)?;
             let scores = scorer.map(|f| f(&bytes, &test.records)).transpose()?;

@@ -24,7 +24,7 @@ where
     folds
         .par_iter()
         .map(|fold| {
-            let (train, test) = (data.select(&fold.train), data.select(&fold.test));
+            let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
             let model = params.fit(&train)?;
             let predicted = model.predict(&test.records)?;
             score(&test, &predicted)
@@ -61,10 +61,10 @@ where
     let parts: Vec<(Vec<usize>, Vec<T>)> = folds
         .par_iter()
         .map(|fold| {
-            let model = params.fit(&data.select(&fold.train))?;
+            let model = params.fit(&data.select(&fold.train)?)?;
             Ok((
                 fold.test.clone(),
-                model.predict(&data.records.select_rows(&fold.test))?,
+                model.predict(&data.records.select_rows(&fold.test)?)?,
             ))
         })
         .collect::<Result<_>>()?;
@@ -102,7 +102,7 @@ where
     P::Model: Predict,
     S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64>,
 {
-    let (tr, te) = (data.select(train), data.select(test));
+    let (tr, te) = (data.select(train)?, data.select(test)?);
     let model = params.fit(&tr)?;
     Ok((
         score(&tr, &model.predict(&tr.records)?)?,

@@ -322,11 +322,11 @@ impl LibsvmModel {
             .ok_or_else(|| Error::parse(1, 1, "missing `rho`"))?;
         match svm_type {
             "epsilon_svr" | "nu_svr" => Ok(LibsvmModel::Svr(Svr {
-                expansion: expansion(first_rho),
+                expansion: expansion(first_rho)?,
                 nu: svm_type == "nu_svr",
             })),
             "one_class" => Ok(LibsvmModel::OneClass(OneClassSvm {
-                expansion: expansion(first_rho),
+                expansion: expansion(first_rho)?,
             })),
             "c_svc" | "nu_svc" => {
                 let labels: Vec<Label> = nums("label")?.into_iter().map(Label::Number).collect();
@@ -392,7 +392,7 @@ impl LibsvmModel {
                     problems,
                     Multiclass::OneVsOne,
                     svm_type == "nu_svc",
-                )))
+                )?))
             }
             other => Err(Error::parse(
                 get("svm_type").map_or(1, |h| h.0),

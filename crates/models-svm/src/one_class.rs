@@ -114,10 +114,10 @@ impl Fit for OneClassSvmParams {
             (0..l).collect(),
             vec![1; l],
             self.settings.cache_bytes(),
-        );
+        )?;
         let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
         Ok(OneClassSvm {
-            expansion: Expansion::new(kernel, data, &sol.alpha, &sol),
+            expansion: Expansion::new(kernel, data, &sol.alpha, &sol)?,
         })
     }
 }

@@ -177,7 +177,7 @@ fn fit_regressor(
         .map(|b| if b > 0.0 { b } else { f64::MIN_POSITIVE })
         .collect();
     let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
-    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes());
+    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
     let (sol, nu) = match formulation {
         Formulation::Epsilon(eps) => {
             let p = (0..2 * l)
@@ -215,7 +215,7 @@ fn fit_regressor(
     };
     let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
     Ok(Svr {
-        expansion: Expansion::new(kernel, data, &coef, &sol),
+        expansion: Expansion::new(kernel, data, &coef, &sol)?,
         nu,
     })
 }

@@ -150,7 +150,12 @@ impl Transform for MinMaxScaler {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.data_min.len(), records)?;
         let d = self.data_min.len();
-        let mut out = DenseMatrix::zeros(records.n_samples(), d);
+        let mut out = DenseMatrix::try_zeros(
+            records.n_samples(),
+            d,
+            "the scaled records",
+            crate::memory::DENSE_COPY,
+        )?;
         let zero: Vec<f64> = (0..d).map(|j| self.scale_value(j, 0.0)).collect();
         for i in 0..records.n_samples() {
             let dst = out.row_mut(i);
