@@ -130,6 +130,37 @@ fn compact_features<R: Records + ?Sized>(
     CsrMatrix::new(indptr, renumbered, values, features.len()).map(Some)
 }
 
+/// What a source's choices (a dense copy or not, columns by feature or by row) are made from:
+/// the caller's records rather than the samples the source stores, so that a compact copy
+/// chooses as the records renumbered to the features they use would, and so computes the same
+/// bits (the paths differ in how they sum).
+struct Basis {
+    n: usize,
+    width: usize,
+    stored: usize,
+    dense: bool,
+}
+
+impl Basis {
+    /// `records`, seen as `width` features wide.
+    fn of<R: Records + ?Sized>(records: &R, width: usize) -> Self {
+        Self {
+            n: records.n_samples(),
+            width,
+            stored: records.nnz(),
+            dense: records.as_dense().is_some(),
+        }
+    }
+}
+
+/// The number of distinct features sparse records store.
+fn distinct_features(csr: &CsrMatrix) -> usize {
+    let mut all = csr.indices().to_vec();
+    all.sort_unstable();
+    all.dedup();
+    all.len()
+}
+
 /// What a source derives from its samples: see the fields of [`KernelSource`].
 struct Derived {
     stored_per_row: f64,
@@ -139,20 +170,26 @@ struct Derived {
 }
 
 impl Derived {
-    fn new<Q: Records + ?Sized>(form: Option<&DotForm>, rows: &Q, order: &[usize]) -> Result<Self> {
+    fn new<Q: Records + ?Sized>(
+        form: Option<&DotForm>,
+        rows: &Q,
+        order: &[usize],
+        basis: &Basis,
+    ) -> Result<Self> {
         let sq_norms = match form {
             Some(_) => order.iter().map(|&i| rows.row_sq_norm(i)).collect(),
             None => Vec::new(),
         };
-        let d = rows.n_features();
-        let density = rows.nnz() as f64 / (rows.n_samples() as f64 * d as f64).max(1.0);
+        let density = basis.stored as f64 / (basis.n as f64 * basis.width as f64).max(1.0);
         let densify = form.is_some()
-            && memory::bytes_of_grid::<f64>(order.len(), d) <= MAX_DENSE_BYTES
-            && (rows.as_dense().is_some() || density >= MIN_DENSE_DENSITY);
+            && memory::bytes_of_grid::<f64>(order.len(), basis.width) <= MAX_DENSE_BYTES
+            && (basis.dense || density >= MIN_DENSE_DENSITY);
         let dense = if densify {
-            Some(DenseByFeature::new(order.len(), d, |p, out| {
-                rows.row(order[p]).to_dense_into(out)
-            })?)
+            Some(DenseByFeature::new(
+                order.len(),
+                rows.n_features(),
+                |p, out| rows.row(order[p]).to_dense_into(out),
+            )?)
         } else {
             None
         };
@@ -161,7 +198,7 @@ impl Derived {
             (ByFeature::new(rows, order), positions)
         });
         Ok(Self {
-            stored_per_row: rows.nnz() as f64 / order.len().max(1) as f64,
+            stored_per_row: basis.stored as f64 / order.len().max(1) as f64,
             sq_norms,
             dense,
             by_feature,
@@ -270,14 +307,16 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             Some(_) => compact_features(records, &indices)?,
             None => None,
         };
-        let (samples, order, derived) = match compact {
-            Some(c) => {
+        let (samples, order, derived) = match (compact, records.as_sparse()) {
+            (Some(c), Some(csr)) => {
+                let basis = Basis::of(records, distinct_features(csr));
                 let order: Vec<usize> = (0..indices.len()).collect();
-                let derived = Derived::new(form.as_ref(), &c, &order)?;
+                let derived = Derived::new(form.as_ref(), &c, &order, &basis)?;
                 (Samples::Compact(c), order, derived)
             }
-            None => {
-                let derived = Derived::new(form.as_ref(), records, &indices)?;
+            _ => {
+                let basis = Basis::of(records, records.n_features());
+                let derived = Derived::new(form.as_ref(), records, &indices, &basis)?;
                 (Samples::Borrowed(records), indices, derived)
             }
         };
@@ -738,6 +777,62 @@ mod tests {
             check_against_kernel(&lap, &data(50), budget);
             check_against_kernel(&rbf, &sparse, budget);
             check_against_kernel(&crate::standard::Linear, &sparse, budget);
+        }
+    }
+
+    /// `x` with feature `j` moved to `j · 10⁸` (monotone) in records `u32::MAX` wide: no
+    /// structure sized by the width could be allocated.
+    fn spread(x: &CsrMatrix) -> CsrMatrix {
+        let indices = x.indices().iter().map(|&j| j * 100_000_000).collect();
+        CsrMatrix::new(
+            x.indptr().to_vec(),
+            indices,
+            x.values().to_vec(),
+            u32::MAX as usize,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn samples_far_narrower_than_their_records_give_the_same_columns_bit_for_bit() {
+        let x = sparse_data();
+        let wide = spread(&x);
+        let rbf = Rbf::with_gamma(0.7).unwrap();
+        let poly = crate::standard::Polynomial::new(0.5, 1.0, 3).unwrap();
+        let kernels: [&dyn Kernel; 3] = [&rbf, &crate::standard::Linear, &poly];
+        let subsets: [Vec<usize>; 3] = [
+            (0..50).collect(),
+            (0..50).step_by(3).collect(),
+            vec![49, 3, 17, 8, 30, 31],
+        ];
+        for k in kernels {
+            for idx in &subsets {
+                let narrow = KernelSource::subset(k, &x, idx.clone()).unwrap();
+                let compact = KernelSource::subset(k, &wide, idx.clone()).unwrap();
+                if idx.len() > 10 {
+                    // 3 stored features per sample: 40 features are no wider than that.
+                    assert!(matches!(narrow.samples, Samples::Borrowed(_)));
+                }
+                // Only the features the subset stores: at most the 40 of the narrow records.
+                assert!(matches!(&compact.samples, Samples::Compact(c) if c.ncols() <= 40));
+                let m = idx.len();
+                let (mut a, mut b) = (ColumnCache::new(narrow, 0), ColumnCache::new(compact, 0));
+                for step in 0..3 * m {
+                    let (i, len) = ((step * 7) % m, 1 + (step * 5) % m);
+                    let (ca, cb) = (a.column(i, len).to_vec(), b.column(i, len).to_vec());
+                    let bits = |c: &[f32]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&ca), bits(&cb), "{} column {i}", k.name());
+                    let (p, q) = ((step * 3) % m, (step * 11 + 1) % m);
+                    a.swap_index(p, q);
+                    b.swap_index(p, q);
+                }
+                for p in 0..m {
+                    assert_eq!(
+                        a.source().diagonal(p).to_bits(),
+                        b.source().diagonal(p).to_bits()
+                    );
+                }
+            }
         }
     }
 

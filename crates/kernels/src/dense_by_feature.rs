@@ -33,9 +33,9 @@ impl DenseByFeature {
     /// Stores `n` samples of `d` features, sample `r` written by `fill(r, out)` into a zeroed
     /// buffer; the `n · d` values are asked for first.
     pub(crate) fn new(n: usize, d: usize, mut fill: impl FnMut(usize, &mut [f64])) -> Result<Self> {
-        let len = n.checked_mul(d).unwrap_or(usize::MAX);
-        let mut data = memory::filled_vec(
-            len,
+        let mut data = memory::filled_grid(
+            n,
+            d,
             0.0,
             &format!("the {n} × {d} samples stored by feature for kernel columns"),
             WAY_OUT,

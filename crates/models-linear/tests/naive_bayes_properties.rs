@@ -225,10 +225,20 @@ impl ModelFile for AbsoluteModel {
     const SCHEMA: u32 = 1;
 }
 
-fn absolute<R: Records + ?Sized>(records: &R) -> DenseMatrix {
-    let mut x = records.to_dense().unwrap();
-    x.as_mut_slice().iter_mut().for_each(|v| *v = v.abs());
-    x
+/// `|x|`, in the records' own layout (a sparse matrix stays sparse, whatever its width).
+fn absolute<R: Records + ?Sized>(records: &R) -> Result<Matrix> {
+    Ok(match records.as_sparse() {
+        Some(s) => {
+            let mut s = s.clone();
+            s.values_mut().iter_mut().for_each(|v| *v = v.abs());
+            Matrix::Sparse(s)
+        }
+        None => {
+            let mut x = records.to_dense()?;
+            x.as_mut_slice().iter_mut().for_each(|v| *v = v.abs());
+            Matrix::Dense(x)
+        }
+    })
 }
 
 impl Fit for AbsoluteCounts {
@@ -236,7 +246,7 @@ impl Fit for AbsoluteCounts {
 
     fn fit(&self, data: &Dataset) -> Result<AbsoluteModel> {
         let data = Dataset {
-            records: Matrix::Dense(absolute(&data.records)),
+            records: absolute(&data.records)?,
             ..data.clone()
         };
         self.0.fit(&data).map(AbsoluteModel)
@@ -247,7 +257,7 @@ impl Predict for AbsoluteModel {
     type Output = Vec<Label>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        self.0.predict(&absolute(records))
+        self.0.predict(&absolute(records)?)
     }
 }
 

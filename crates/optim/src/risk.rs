@@ -55,6 +55,11 @@ impl BlockSums {
         let wave = usize::try_from(fit)
             .unwrap_or(usize::MAX)
             .clamp(threads, blocks);
+        Self::with_wave(n, len, wave, what)
+    }
+
+    /// Sums computed `wave ≥ 1` blocks at a time.
+    fn with_wave(n: usize, len: usize, wave: usize, what: &str) -> Result<Self> {
         checks::vectors(wave, len, what)?;
         let buffers = (0..wave)
             .map(|_| checks::parameters(len, what))
@@ -603,6 +608,47 @@ mod tests {
             let mut w2 = vec![0.0; 2 * p];
             w2[p..].copy_from_slice(&w[..p]);
             prop_assert!((two.value(&w2) - one.value(&w[..p])).abs() < 1e-12);
+        }
+    }
+
+    /// Wide weights make the per-block sums run in waves of one buffer per thread: the blocks
+    /// and the order of their sums are the same, so are the bits.
+    #[test]
+    fn gradients_summed_in_waves_are_the_gradients_summed_at_once() {
+        let (n, d) = (5000, 6);
+        let x = rows(11, n, d);
+        let sparse = x.to_sparse();
+        let signs: Vec<f64> = (0..n)
+            .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let classes: Vec<usize> = (0..n).map(|i| i % 3).collect();
+        let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for intercept in [false, true] {
+            let mut linear =
+                LinearRisk::new(&sparse, &signs, None, Loss::Logistic, 0.1, intercept).unwrap();
+            let mut softmax = SoftmaxRisk::new(&x, &classes, 3, None, 0.1, intercept).unwrap();
+            let (wl, ws) = (
+                rows(12, 1, linear.dim()).row(0).to_vec(),
+                rows(13, 1, softmax.dim()).row(0).to_vec(),
+            );
+            let (mut gl, mut gs) = (vec![0.0; linear.dim()], vec![0.0; softmax.dim()]);
+            let at_once = (
+                linear.value_and_gradient(&wl, &mut gl),
+                softmax.value_and_gradient(&ws, &mut gs),
+            );
+            for wave in [1, 2] {
+                linear.partials = BlockSums::with_wave(n, linear.dim(), wave, "test").unwrap();
+                softmax.partials = BlockSums::with_wave(n, softmax.dim(), wave, "test").unwrap();
+                let (mut hl, mut hs) = (vec![0.0; linear.dim()], vec![0.0; softmax.dim()]);
+                let waves = (
+                    linear.value_and_gradient(&wl, &mut hl),
+                    softmax.value_and_gradient(&ws, &mut hs),
+                );
+                assert_eq!(at_once.0.to_bits(), waves.0.to_bits());
+                assert_eq!(at_once.1.to_bits(), waves.1.to_bits());
+                assert_eq!(bits(&gl), bits(&hl));
+                assert_eq!(bits(&gs), bits(&hs));
+            }
         }
     }
 

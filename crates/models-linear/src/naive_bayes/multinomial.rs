@@ -235,17 +235,37 @@ impl ModelFile for MultinomialNB {
 mod tests {
     use super::*;
 
+    /// The owned stored form, written as a model file of this kind.
+    #[derive(Serialize, Deserialize)]
+    #[serde(transparent)]
+    struct Forged(MultinomialFile);
+    impl ModelFile for Forged {
+        const KIND: &'static str = MultinomialNB::KIND;
+        const SCHEMA: u32 = 1;
+    }
+
+    /// Saving serializes the stored form borrowed (no copy of the model's tables): the bytes
+    /// are those of the owned form, as before.
+    #[test]
+    fn a_saved_model_is_its_stored_form_byte_for_byte() {
+        let model = MultinomialNB::params()
+            .fit(&core_linalg::datasets::dna().unwrap())
+            .unwrap();
+        let owned = Forged(MultinomialFile {
+            params: model.params.clone(),
+            counts: model.counts.clone(),
+        });
+        assert_eq!(model.to_bytes().unwrap(), owned.to_bytes().unwrap());
+        assert_eq!(
+            MultinomialNB::from_bytes(&model.to_bytes().unwrap()).unwrap(),
+            model
+        );
+    }
+
     /// A file with a valid header and checksum whose counts do not fit together (as a buggy or
     /// hostile writer could produce) is refused on load instead of panicking at predict.
     #[test]
     fn a_well_sealed_but_inconsistent_file_is_refused() {
-        #[derive(Serialize, Deserialize)]
-        #[serde(transparent)]
-        struct Forged(MultinomialFile);
-        impl ModelFile for Forged {
-            const KIND: &'static str = MultinomialNB::KIND;
-            const SCHEMA: u32 = 1;
-        }
         let labels = vec![Label::Number(0.0), Label::Number(1.0)];
         let mut counts = Counts::new(labels, 3).unwrap();
         counts.class_count.pop();
