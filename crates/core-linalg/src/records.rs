@@ -397,11 +397,12 @@ pub enum Matrix {
 impl Matrix {
     /// Fraction of entries that are stored (1 for dense).
     pub fn density(&self) -> f64 {
-        let total = self.n_samples() * self.n_features();
-        if total == 0 {
+        // In floating point: n · d of sparse records can exceed usize.
+        let total = self.n_samples() as f64 * self.n_features() as f64;
+        if total == 0.0 {
             0.0
         } else {
-            self.nnz() as f64 / total as f64
+            self.nnz() as f64 / total
         }
     }
 
