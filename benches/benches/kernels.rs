@@ -67,7 +67,8 @@ fn gram_vs_gemm(c: &mut Criterion) {
             .records
             .as_sparse()
             .expect("LIBSVM files read as sparse")
-            .select_rows(&(0..8_000).collect::<Vec<_>>());
+            .select_rows(&(0..8_000).collect::<Vec<_>>())
+            .unwrap();
         let mut group = c.benchmark_group("rbf_gram_a9a_8000_sparse");
         group.sample_size(10);
         group.bench_function("margin_gram", |b| {
@@ -105,7 +106,8 @@ fn cache_columns(c: &mut Criterion) {
             b.iter(|| {
                 p.install(|| {
                     // A zero budget keeps two columns: every request recomputes.
-                    let mut cache = ColumnCache::new(KernelSource::new(&rbf, &x), 0);
+                    let mut cache =
+                        ColumnCache::new(KernelSource::new(&rbf, &x).expect("memory"), 0);
                     for i in 0..8 {
                         black_box(cache.column(i * 997 % x.n_samples(), x.n_samples()));
                     }

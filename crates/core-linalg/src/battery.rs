@@ -30,6 +30,8 @@ use crate::dataset::{Dataset, Label, Targets};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
 use crate::model_file::ModelFile;
+use crate::records::Records;
+use crate::sparse::CsrMatrix;
 use crate::split::rng_from_seed;
 use crate::traits::{Fit, Predict};
 
@@ -87,6 +89,34 @@ enum Expect {
     FiniteOrError,
     /// An error matching the predicate.
     Error(fn(&Error) -> bool, &'static str),
+    /// A finite prediction, or an error matching the predicate.
+    FiniteOr(fn(&Error) -> bool, &'static str),
+}
+
+/// 128 sparse samples of one stored feature each, spread over 2³² − 1 features (the widest
+/// records a LIBSVM file can describe): 1 kB of data whose dense copy would be 4 TiB. For
+/// classification, 64 classes, so that even one dense weight vector per class is 2 TiB and is
+/// refused whatever the machine; for regression, continuous targets.
+pub fn huge_width(task: Task) -> Dataset {
+    let n = 128;
+    let indptr: Vec<usize> = (0..=n).collect();
+    let indices: Vec<u32> = (0..n as u32).map(|i| i * 30_000_000).collect();
+    let values: Vec<f64> = (0..n).map(|i| (i % 7 + 1) as f64 / 8.0).collect();
+    let records = CsrMatrix::new(indptr, indices, values, u32::MAX as usize)
+        .unwrap_or_else(|_| CsrMatrix::empty(n, u32::MAX as usize));
+    let targets = (0..n)
+        .map(|i| match task {
+            Task::Classification => (i % 64) as f64,
+            Task::Regression => i as f64 / 10.0,
+            Task::Unsupervised => 1.0,
+        })
+        .collect();
+    Dataset {
+        records: records.into(),
+        targets: Targets::Values(targets),
+        sample_weights: None,
+        feature_names: None,
+    }
 }
 
 fn base_records(n: usize, d: usize, seed: u64) -> Vec<Vec<f64>> {
@@ -133,6 +163,38 @@ fn dataset(task: Task, rows: Vec<Vec<f64>>, d: usize) -> Dataset {
     }
 }
 
+/// `data`'s records as CSR with their features renumbered `0..F` over the ones they store
+/// (records exactly as wide as the features used), and the same records with feature `j`
+/// moved to `j · step` in records 2³² − 1 wide: for checking that a model fits the same on
+/// both, in memory that follows the stored entries. `step · (F − 1)` must stay below 2³² − 1.
+pub fn compact_and_spread(data: &Dataset, step: u32) -> Result<(Dataset, Dataset)> {
+    let csr = data.records.to_sparse();
+    let mut used = csr.indices().to_vec();
+    used.sort_unstable();
+    used.dedup();
+    let compact: Vec<u32> = csr
+        .indices()
+        .iter()
+        .map(|f| used.partition_point(|g| g < f) as u32)
+        .collect();
+    let spread = compact
+        .iter()
+        .map(|&f| f.checked_mul(step).filter(|&j| j < u32::MAX))
+        .collect::<Option<Vec<u32>>>()
+        .ok_or_else(|| Error::invalid_parameter("step", step, "step · (features − 1) < 2³² − 1"))?;
+    let rebuild = |indices: Vec<u32>, ncols: usize| -> Result<Dataset> {
+        let x = CsrMatrix::new(csr.indptr().to_vec(), indices, csr.values().to_vec(), ncols)?;
+        Ok(Dataset {
+            records: x.into(),
+            ..data.clone()
+        })
+    };
+    Ok((
+        rebuild(compact, used.len())?,
+        rebuild(spread, u32::MAX as usize)?,
+    ))
+}
+
 /// Runs the battery on `params`. Panics with every failing case listed.
 pub fn check_estimator<P>(params: &P, task: Task)
 where
@@ -146,7 +208,7 @@ where
     let probe =
         DenseMatrix::from_rows(&base_records(7, d, 2)).unwrap_or_else(|_| DenseMatrix::zeros(7, d));
 
-    let mut run = |name: &str, data: &Dataset, predict_on: &DenseMatrix, expect: Expect| {
+    let mut run = |name: &str, data: &Dataset, predict_on: &dyn Records, expect: Expect| {
         let outcome = catch_unwind(AssertUnwindSafe(
             || -> Result<<P::Model as Predict>::Output> {
                 let model = params.fit(data)?;
@@ -155,12 +217,12 @@ where
         ));
         let verdict = match (outcome, expect) {
             (Err(_), _) => Some("panicked".to_owned()),
-            (Ok(Ok(p)), Expect::Finite | Expect::FiniteOrError) => {
-                if p.n_predictions() != predict_on.nrows() {
+            (Ok(Ok(p)), Expect::Finite | Expect::FiniteOrError | Expect::FiniteOr(..)) => {
+                if p.n_predictions() != predict_on.n_samples() {
                     Some(format!(
                         "returned {} predictions for {} rows",
                         p.n_predictions(),
-                        predict_on.nrows()
+                        predict_on.n_samples()
                     ))
                 } else if !p.all_finite() {
                     Some(format!("returned non-finite predictions {p:?}"))
@@ -173,7 +235,7 @@ where
             (Ok(Ok(p)), Expect::Error(_, want)) => {
                 Some(format!("returned {p:?} where {want} was expected"))
             }
-            (Ok(Err(e)), Expect::Error(ok, want)) => {
+            (Ok(Err(e)), Expect::Error(ok, want) | Expect::FiniteOr(ok, want)) => {
                 (!ok(&e)).then(|| format!("returned `{e}` where {want} was expected"))
             }
         };
@@ -322,6 +384,22 @@ where
             Expect::FiniteOrError,
         );
     }
+
+    let huge = huge_width(task);
+    run(
+        "sparse records 2³² − 1 features wide",
+        &huge,
+        &huge.records,
+        Expect::FiniteOr(
+            |e| {
+                matches!(
+                    e,
+                    Error::OutOfMemory { .. } | Error::InvalidParameter { .. }
+                )
+            },
+            "a finite prediction, Error::OutOfMemory (memory must follow the stored entries, or be refused) or a parameter refused for 64 classes",
+        ),
+    );
 
     let wide = DenseMatrix::zeros(2, d + 1);
     run(

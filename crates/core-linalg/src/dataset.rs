@@ -316,17 +316,18 @@ impl Dataset {
         Ok(())
     }
 
-    /// The samples at `rows`, in that order, with their targets and weights.
-    pub fn select(&self, rows: &[usize]) -> Self {
-        Self {
-            records: self.records.select_rows(rows),
+    /// The samples at `rows`, in that order, with their targets and weights (a copy whose
+    /// memory is asked for first).
+    pub fn select(&self, rows: &[usize]) -> Result<Self> {
+        Ok(Self {
+            records: self.records.select_rows(rows)?,
             targets: self.targets.select(rows),
             sample_weights: self
                 .sample_weights
                 .as_ref()
                 .map(|w| rows.iter().map(|&i| w[i]).collect()),
             feature_names: self.feature_names.clone(),
-        }
+        })
     }
 }
 

@@ -170,17 +170,22 @@ impl DenseMatrix {
         (0..self.nrows).map(move |i| self.row(i))
     }
 
-    /// A new matrix holding the rows at `indices`, in that order.
-    pub fn select_rows(&self, indices: &[usize]) -> Self {
-        let mut data = Vec::with_capacity(indices.len() * self.ncols);
+    /// A new matrix holding the rows at `indices`, in that order; its memory is asked for
+    /// first (a copy of the data, as cross-validation makes for each fold).
+    pub fn select_rows(&self, indices: &[usize]) -> Result<Self> {
+        let mut data = crate::memory::vec_with_capacity(
+            indices.len().saturating_mul(self.ncols),
+            &format!("a copy of {} rows × {} columns", indices.len(), self.ncols),
+            crate::memory::SMALLER_INPUT,
+        )?;
         for &i in indices {
             data.extend_from_slice(self.row(i));
         }
-        Self {
+        Ok(Self {
             data,
             nrows: indices.len(),
             ncols: self.ncols,
-        }
+        })
     }
 }
 

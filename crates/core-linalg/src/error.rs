@@ -82,10 +82,11 @@ pub enum Error {
         /// Why the file was refused.
         reason: String,
     },
-    /// A buffer the data calls for is larger than this machine can provide. Nothing was
-    /// allocated; the message names the size and what to change.
+    /// A buffer the data calls for could not be had: larger than the machine's memory, or
+    /// refused by the allocator (which includes a process limit such as `ulimit -v`). Nothing
+    /// was allocated; the message names the size and what to change.
     #[error(
-        "out of memory: {what} needs {} ({bytes} bytes), more than this machine can provide: {way_out}",
+        "out of memory: {what} needs {} ({bytes} bytes), more than can be allocated here: {way_out}",
         crate::memory::human_bytes(*bytes)
     )]
     OutOfMemory {

@@ -48,11 +48,23 @@ pub fn bytes_of_grid<T>(a: usize, b: usize) -> u64 {
         .min(u128::from(u64::MAX)) as u64
 }
 
+/// Requests at least this large are also tried on the allocator by [`check`].
+const PROBE_BYTES: u64 = 64 << 20;
+
 /// Refuses a request of `bytes` for `what` that the machine cannot hold (above its physical
-/// memory). Allocation failures below that are caught where the buffer is reserved.
+/// memory), or, when it is large (64 MiB or more), that the allocator cannot provide right
+/// now (an address-space limit such as `prlimit --as`): the bytes are reserved and released
+/// at once, which touches no page. So a total asked for up front stands for buffers allocated
+/// later by code that has no fallible allocation (faer's matrices, for one).
 pub fn check(bytes: u64, what: &str, way_out: &str) -> Result<()> {
     if bytes > physical_memory() || bytes > isize::MAX as u64 {
         return Err(Error::out_of_memory(what, bytes, way_out));
+    }
+    if bytes >= PROBE_BYTES {
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(bytes as usize)
+            .map_err(|_| Error::out_of_memory(what, bytes, way_out))?;
     }
     Ok(())
 }
@@ -63,6 +75,22 @@ pub fn filled_vec<T: Clone>(len: usize, value: T, what: &str, way_out: &str) -> 
     reserve(&mut v, len, what, way_out)?;
     v.resize(len, value);
     Ok(v)
+}
+
+/// A vector of `rows · cols` copies of `value` (a grid in one buffer, such as `n × d` values
+/// stored by feature), asked for first; a product that overflows `usize` is refused as too
+/// large, never wrapped around.
+pub fn filled_grid<T: Clone>(
+    rows: usize,
+    cols: usize,
+    value: T,
+    what: &str,
+    way_out: &str,
+) -> Result<Vec<T>> {
+    let len = rows
+        .checked_mul(cols)
+        .ok_or_else(|| Error::out_of_memory(what, bytes_of_grid::<T>(rows, cols), way_out))?;
+    filled_vec(len, value, what, way_out)
 }
 
 /// An empty vector with room for `len` values, asked for first.
@@ -145,6 +173,20 @@ mod tests {
         assert!(text.contains("the weight vector"), "{text}");
         assert!(text.contains("EiB"), "{text}");
         assert!(text.contains("fewer features"), "{text}");
+    }
+
+    #[test]
+    fn grids_whose_size_overflows_are_refused_not_wrapped() {
+        // 2^33 · 2^31 wraps to 0 in a 64-bit usize.
+        let e = filled_grid(1usize << 33, 1 << 31, 0u8, "a grid", FEWER_FEATURES).unwrap_err();
+        assert!(
+            matches!(e, Error::OutOfMemory { bytes, .. } if bytes == u64::MAX),
+            "{e}"
+        );
+        assert_eq!(
+            filled_grid(3, 4, 7u32, "a grid", FEWER_FEATURES).unwrap(),
+            vec![7; 12]
+        );
     }
 
     #[test]

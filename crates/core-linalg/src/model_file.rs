@@ -121,8 +121,21 @@ pub fn peek_kind(bytes: &[u8]) -> Result<String> {
 }
 
 fn encode<T: Serialize + ?Sized>(kind: &str, schema: u32, model: &T) -> Result<Vec<u8>> {
-    let body = bincode::serde::encode_to_vec(model, codec())
-        .map_err(|e| Error::model_file(format!("could not encode the model: {e}")))?;
+    let failed = |e: bincode::error::EncodeError| {
+        Error::model_file(format!("could not encode the model: {e}"))
+    };
+    // Sized first, so the buffer (as large as the model: its weights can be dense in a huge
+    // width) is asked for once instead of grown until the allocator gives up.
+    let mut size = bincode::enc::write::SizeWriter::default();
+    bincode::serde::encode_into_writer(model, &mut size, codec()).map_err(failed)?;
+    let mut body = crate::memory::filled_vec(
+        size.bytes_written,
+        0u8,
+        "the encoded model",
+        crate::memory::FEWER_FEATURES,
+    )?;
+    let written = bincode::serde::encode_into_slice(model, &mut body, codec()).map_err(failed)?;
+    body.truncate(written);
     seal(kind, schema, &body)
 }
 
@@ -134,7 +147,11 @@ fn encode<T: Serialize + ?Sized>(kind: &str, schema: u32, model: &T) -> Result<V
 pub fn seal(kind: &str, schema: u32, body: &[u8]) -> Result<Vec<u8>> {
     let kind_len =
         u16::try_from(kind.len()).map_err(|_| Error::model_file("model kind name too long"))?;
-    let mut out = Vec::with_capacity(30 + kind.len() + body.len());
+    let mut out = crate::memory::vec_with_capacity(
+        30 + kind.len() + body.len(),
+        "the model file",
+        crate::memory::FEWER_FEATURES,
+    )?;
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&kind_len.to_le_bytes());

@@ -397,20 +397,22 @@ pub enum Matrix {
 impl Matrix {
     /// Fraction of entries that are stored (1 for dense).
     pub fn density(&self) -> f64 {
-        let total = self.n_samples() * self.n_features();
-        if total == 0 {
+        // In floating point: n · d of sparse records can exceed usize.
+        let total = self.n_samples() as f64 * self.n_features() as f64;
+        if total == 0.0 {
             0.0
         } else {
-            self.nnz() as f64 / total as f64
+            self.nnz() as f64 / total
         }
     }
 
-    /// The rows at `indices`, in that order, in the same layout.
-    pub fn select_rows(&self, indices: &[usize]) -> Self {
-        match self {
-            Matrix::Dense(d) => Matrix::Dense(d.select_rows(indices)),
-            Matrix::Sparse(s) => Matrix::Sparse(s.select_rows(indices)),
-        }
+    /// The rows at `indices`, in that order, in the same layout (a copy whose memory is asked
+    /// for first).
+    pub fn select_rows(&self, indices: &[usize]) -> Result<Self> {
+        Ok(match self {
+            Matrix::Dense(d) => Matrix::Dense(d.select_rows(indices)?),
+            Matrix::Sparse(s) => Matrix::Sparse(s.select_rows(indices)?),
+        })
     }
 
     /// Widens the records to `n_features` columns (a test file may lack the highest index its

@@ -237,11 +237,21 @@ impl CsrMatrix {
         Ok(self)
     }
 
-    /// A new matrix holding the rows at `indices`, in that order.
-    pub fn select_rows(&self, rows: &[usize]) -> Self {
+    /// A new matrix holding the rows at `rows`, in that order; its memory is asked for first
+    /// (a copy of the data, as cross-validation makes for each fold).
+    pub fn select_rows(&self, rows: &[usize]) -> Result<Self> {
+        let stored = rows
+            .iter()
+            .fold(0usize, |s, &i| s.saturating_add(self.row(i).indices.len()));
+        let what = format!(
+            "a copy of {} sparse rows ({stored} stored values)",
+            rows.len()
+        );
         let mut indptr = Vec::with_capacity(rows.len() + 1);
-        let mut indices = Vec::new();
-        let mut values = Vec::new();
+        let mut indices =
+            crate::memory::vec_with_capacity(stored, &what, crate::memory::SMALLER_INPUT)?;
+        let mut values =
+            crate::memory::vec_with_capacity(stored, &what, crate::memory::SMALLER_INPUT)?;
         indptr.push(0);
         for &i in rows {
             let r = self.row(i);
@@ -249,12 +259,12 @@ impl CsrMatrix {
             values.extend_from_slice(r.values);
             indptr.push(indices.len());
         }
-        Self {
+        Ok(Self {
             indptr,
             indices,
             values,
             ncols: self.ncols,
-        }
+        })
     }
 }
 

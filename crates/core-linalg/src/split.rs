@@ -68,7 +68,7 @@ pub fn train_test_split(
     }
     test.sort_unstable();
     let train = complement(&test, n);
-    Ok((data.select(&train), data.select(&test)))
+    Ok((data.select(&train)?, data.select(&test)?))
 }
 
 /// `k` folds over `n` samples: the first `n % k` folds hold one sample more, as scikit-learn's

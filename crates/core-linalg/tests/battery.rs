@@ -4,7 +4,7 @@
 
 use core_linalg::battery::{Task, check_estimator};
 use core_linalg::{
-    Dataset, Fit, Label, ModelFile, Predict, Records, Result, model_check, validate,
+    Dataset, Fit, Label, ModelFile, Predict, Records, Result, memory, model_check, validate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +96,17 @@ impl Fit for NearestCentroidParams {
         }
         validate::check_min_classes(&classes, 2)?;
         let d = data.n_features();
-        let mut sums = vec![vec![0.0; d]; classes.n_classes()];
+        // Dense centroids, as wide as the records: asked for first (the battery's huge-width
+        // case would make them terabytes).
+        let k = classes.n_classes();
+        memory::check(
+            memory::bytes_of_grid::<f64>(k, d),
+            "the centroids",
+            memory::FEWER_FEATURES,
+        )?;
+        let mut sums = (0..k)
+            .map(|_| memory::filled_vec(d, 0.0, "a centroid", memory::FEWER_FEATURES))
+            .collect::<Result<Vec<_>>>()?;
         let counts = classes.counts();
         for (i, &k) in classes.indices().iter().enumerate() {
             data.records.row(i).axpy(1.0, &mut sums[k as usize]);

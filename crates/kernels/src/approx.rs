@@ -4,7 +4,8 @@
 
 use core_linalg::split::rng_from_seed;
 use core_linalg::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, model_check, validate,
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, model_check,
+    validate,
 };
 use faer::{Accum, Side};
 use rand::Rng;
@@ -136,7 +137,16 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             Landmarks::KMeansPlusPlus => kmeans_pp(x, m, self.seed),
         };
         idx.sort_unstable();
-        let landmarks = x.to_dense()?.select_rows(&idx);
+        // Only the landmarks are made dense (m × d), not the records.
+        let mut landmarks = DenseMatrix::try_zeros(
+            m,
+            x.n_features(),
+            "the Nyström landmarks",
+            memory::FEWER_FEATURES,
+        )?;
+        for (r, &i) in idx.iter().enumerate() {
+            x.row(i).to_dense_into(landmarks.row_mut(r));
+        }
         let w = gram(&self.kernel, &landmarks)?;
         let eig = w.as_faer().self_adjoint_eigen(Side::Lower).map_err(|e| {
             Error::Numerical(format!(
@@ -166,8 +176,14 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
 impl Transform for Nystroem {
     fn transform<R: Records + ?Sized>(&self, x: &R) -> Result<Matrix> {
         validate::check_predict(self.landmarks.ncols(), x)?;
-        let c = cross_gram(&self.kernel, x, &self.landmarks)?;
         let m = self.landmarks.nrows();
+        // The kernel values and the features, n × m each (faer allocates the second).
+        memory::check(
+            memory::bytes_of_grid::<f64>(x.n_samples(), m.saturating_mul(3)),
+            &format!("the Nyström features of {} samples", x.n_samples()),
+            memory::FEWER_SAMPLES,
+        )?;
+        let c = cross_gram(&self.kernel, x, &self.landmarks)?;
         let mut out = faer::Mat::<f64>::zeros(x.n_samples(), m);
         faer::linalg::matmul::matmul(
             out.as_mut(),
@@ -261,7 +277,14 @@ impl<R: Records + ?Sized> Fit<R> for RandomFourierFeaturesParams {
             let u2: f64 = rng.random::<f64>();
             (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
         };
-        let w: Vec<f64> = (0..self.n_components * d).map(|_| sd * normal()).collect();
+        let mut w = memory::filled_grid(
+            self.n_components,
+            d,
+            0.0,
+            "the random Fourier projection",
+            memory::FEWER_FEATURES,
+        )?;
+        w.iter_mut().for_each(|v| *v = sd * normal());
         let offsets = (0..self.n_components)
             .map(|_| rng.random_range(0.0..std::f64::consts::TAU))
             .collect();
@@ -277,7 +300,12 @@ impl Transform for RandomFourierFeatures {
         validate::check_predict(self.weights.ncols(), x)?;
         let dim = self.weights.nrows();
         let scale = (2.0 / dim as f64).sqrt();
-        let mut out = DenseMatrix::zeros(x.n_samples(), dim);
+        let mut out = DenseMatrix::try_zeros(
+            x.n_samples(),
+            dim,
+            "the random Fourier features",
+            memory::FEWER_SAMPLES,
+        )?;
         for i in 0..x.n_samples() {
             let xi = x.row(i);
             for (k, o) in out.row_mut(i).iter_mut().enumerate() {

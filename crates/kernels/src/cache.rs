@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use core_linalg::{Records, RowView, SparseRow};
+use core_linalg::{CsrMatrix, Records, Result, RowView, SparseRow, memory};
 use rayon::prelude::*;
 
 use crate::dense_by_feature::DenseByFeature;
@@ -40,12 +40,21 @@ pub trait ColumnSource: Sync {
 ///
 /// Columns are computed in parallel over row chunks; dense rows with a dot-product kernel use
 /// contiguous dot products and the vectorized exponential.
+///
+/// Memory grows with the samples' stored entries, not with the records' width: sparse samples
+/// far narrower than their records (a LIBSVM file whose largest index is 2³¹ − 1 and whose rows
+/// store a few features) are first copied with the features they use renumbered `0..F` in
+/// increasing order, and every structure below is sized by `F`. The renumbering keeps each dot
+/// product's terms in the same order, so the kernel values are the original samples', bit for
+/// bit.
 pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     kernel: &'a K,
-    records: &'a R,
+    samples: Samples<'a, R>,
     form: Option<DotForm>,
-    /// Position → sample index.
+    /// Position → sample (a row of `samples`).
     order: Vec<usize>,
+    /// Stored entries per position: what computing one dot product row by row costs.
+    stored_per_row: f64,
     /// Squared norm of the sample at each position (swapped with the positions), for
     /// dot-product kernels.
     sq_norms: Vec<f64>,
@@ -56,6 +65,145 @@ pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     /// For dot-product kernels on sparse data not stored densely: the samples by feature, and each
     /// position's index into them (swapped with the positions).
     by_feature: Option<(ByFeature, Vec<u32>)>,
+}
+
+/// The samples a [`KernelSource`] reads.
+enum Samples<'a, R: ?Sized> {
+    /// The caller's records, read in place.
+    Borrowed(&'a R),
+    /// The subset's samples, in the order they were given, their features renumbered.
+    Compact(CsrMatrix),
+}
+
+impl<R: Records + ?Sized> Samples<'_, R> {
+    #[inline]
+    fn row(&self, s: usize) -> RowView<'_> {
+        match self {
+            Samples::Borrowed(r) => r.row(s),
+            Samples::Compact(c) => RowView::Sparse(c.row(s)),
+        }
+    }
+
+    fn n_features(&self) -> usize {
+        match self {
+            Samples::Borrowed(r) => r.n_features(),
+            Samples::Compact(c) => c.ncols(),
+        }
+    }
+}
+
+/// The samples at `indices` of sparse `records`, the features they store renumbered `0..F` in
+/// increasing order, when the records' width exceeds their stored entries (then anything sized
+/// by the width would outgrow the data); `None` otherwise.
+fn compact_features<R: Records + ?Sized>(
+    records: &R,
+    indices: &[usize],
+) -> Result<Option<CsrMatrix>> {
+    let Some(csr) = records.as_sparse() else {
+        return Ok(None);
+    };
+    let stored: usize = indices.iter().map(|&i| csr.row(i).indices.len()).sum();
+    if records.n_features() <= stored.saturating_add(indices.len()) {
+        return Ok(None);
+    }
+    let mut features: Vec<u32> = Vec::with_capacity(stored);
+    for &i in indices {
+        features.extend_from_slice(csr.row(i).indices);
+    }
+    features.sort_unstable();
+    features.dedup();
+    let mut indptr = Vec::with_capacity(indices.len() + 1);
+    let mut renumbered = Vec::with_capacity(stored);
+    let mut values = Vec::with_capacity(stored);
+    indptr.push(0);
+    for &i in indices {
+        let row = csr.row(i);
+        // A row's features increase, so each lookup starts where the previous one ended.
+        let mut at = 0;
+        for (&f, &v) in row.indices.iter().zip(row.values) {
+            at += features[at..].partition_point(|&g| g < f);
+            renumbered.push(at as u32);
+            values.push(v);
+        }
+        indptr.push(renumbered.len());
+    }
+    CsrMatrix::new(indptr, renumbered, values, features.len()).map(Some)
+}
+
+/// What a source's choices (a dense copy or not, columns by feature or by row) are made from:
+/// the caller's records rather than the samples the source stores, so that a compact copy
+/// chooses as the records renumbered to the features they use would, and so computes the same
+/// bits (the paths differ in how they sum).
+struct Basis {
+    n: usize,
+    width: usize,
+    stored: usize,
+    dense: bool,
+}
+
+impl Basis {
+    /// `records`, seen as `width` features wide.
+    fn of<R: Records + ?Sized>(records: &R, width: usize) -> Self {
+        Self {
+            n: records.n_samples(),
+            width,
+            stored: records.nnz(),
+            dense: records.as_dense().is_some(),
+        }
+    }
+}
+
+/// The number of distinct features sparse records store.
+fn distinct_features(csr: &CsrMatrix) -> usize {
+    let mut all = csr.indices().to_vec();
+    all.sort_unstable();
+    all.dedup();
+    all.len()
+}
+
+/// What a source derives from its samples: see the fields of [`KernelSource`].
+struct Derived {
+    stored_per_row: f64,
+    sq_norms: Vec<f64>,
+    dense: Option<DenseByFeature>,
+    by_feature: Option<(ByFeature, Vec<u32>)>,
+}
+
+impl Derived {
+    fn new<Q: Records + ?Sized>(
+        form: Option<&DotForm>,
+        rows: &Q,
+        order: &[usize],
+        basis: &Basis,
+    ) -> Result<Self> {
+        let sq_norms = match form {
+            Some(_) => order.iter().map(|&i| rows.row_sq_norm(i)).collect(),
+            None => Vec::new(),
+        };
+        let density = basis.stored as f64 / (basis.n as f64 * basis.width as f64).max(1.0);
+        let densify = form.is_some()
+            && memory::bytes_of_grid::<f64>(order.len(), basis.width) <= MAX_DENSE_BYTES
+            && (basis.dense || density >= MIN_DENSE_DENSITY);
+        let dense = if densify {
+            Some(DenseByFeature::new(
+                order.len(),
+                rows.n_features(),
+                |p, out| rows.row(order[p]).to_dense_into(out),
+            )?)
+        } else {
+            None
+        };
+        let by_feature = (form.is_some() && !densify && rows.as_sparse().is_some()).then(|| {
+            let positions = (0..order.len() as u32).collect();
+            (ByFeature::new(rows, order), positions)
+        });
+        Ok(Self {
+            stored_per_row: basis.stored as f64 / order.len().max(1) as f64,
+            sq_norms,
+            dense,
+            by_feature,
+        })
+    }
 }
 
 /// The samples of a source by feature (compressed columns over the source's own sample
@@ -74,6 +222,8 @@ struct ByFeature {
 }
 
 impl ByFeature {
+    /// The samples at `indices` of `records`, whose width must be of the order of their stored
+    /// entries (a source compacts wider ones first).
     fn new<R: Records + ?Sized>(records: &R, indices: &[usize]) -> Self {
         let d = records.n_features();
         let mut starts = vec![0usize; d + 1];
@@ -125,7 +275,7 @@ impl ByFeature {
 }
 
 /// Largest dense copy of the samples a source makes, in bytes.
-const MAX_DENSE_BYTES: usize = 512 << 20;
+const MAX_DENSE_BYTES: u64 = 512 << 20;
 /// Sparse samples are stored densely only above this fraction of stored entries: below it a
 /// dense dot product costs more than the gather it replaces.
 const MIN_DENSE_DENSITY: f64 = 0.25;
@@ -133,48 +283,58 @@ const MIN_DENSE_DENSITY: f64 = 0.25;
 /// Fewest rows per parallel task when computing a column.
 const MIN_CHUNK: usize = 256;
 
+/// `dots += x_s · x` for the samples `s` of `order`, each a gather from the dense probe `x`.
+#[inline]
+fn dots_by_row<Q: Records + ?Sized>(rows: &Q, order: &[usize], x: &[f64], dots: &mut Vec<f64>) {
+    dots.extend(order.iter().map(|&s| rows.row(s).dot_dense(x)));
+}
+
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     /// A source over all samples of `records`, in their order.
-    pub fn new(kernel: &'a K, records: &'a R) -> Self {
+    pub fn new(kernel: &'a K, records: &'a R) -> Result<Self> {
         Self::subset(kernel, records, (0..records.n_samples()).collect())
     }
 
-    /// A source over the samples at `indices` (positions `0..indices.len()`), without copying
-    /// them: what a one-vs-one subproblem uses.
-    pub fn subset(kernel: &'a K, records: &'a R, indices: Vec<usize>) -> Self {
+    /// A source over the samples at `indices` (positions `0..indices.len()`): what a
+    /// one-vs-one subproblem uses. Samples are read in place, except sparse samples much
+    /// narrower than their records, which are copied compactly (see [`KernelSource`]).
+    ///
+    /// Refuses with [`Error::OutOfMemory`](core_linalg::Error) when the samples' dense copy
+    /// by feature (at most 512 MiB, made for dense data) cannot be had.
+    pub fn subset(kernel: &'a K, records: &'a R, indices: Vec<usize>) -> Result<Self> {
         let form = kernel.dot_form();
-        let sq_norms = match &form {
-            Some(_) => indices.iter().map(|&i| records.row_sq_norm(i)).collect(),
-            None => Vec::new(),
+        let compact = match form {
+            Some(_) => compact_features(records, &indices)?,
+            None => None,
         };
-        let d = records.n_features();
-        let density = records.nnz() as f64 / (records.n_samples() * d).max(1) as f64;
-        let densify = form.is_some()
-            && DenseByFeature::bytes(indices.len(), d) <= MAX_DENSE_BYTES
-            && (records.as_dense().is_some() || density >= MIN_DENSE_DENSITY);
-        let dense = densify.then(|| {
-            DenseByFeature::new(indices.len(), d, |p, out| {
-                records.row(indices[p]).to_dense_into(out)
-            })
-        });
-        let by_feature = (form.is_some() && !densify && records.as_sparse().is_some()).then(|| {
-            let positions = (0..indices.len() as u32).collect();
-            (ByFeature::new(records, &indices), positions)
-        });
-        Self {
+        let (samples, order, derived) = match (compact, records.as_sparse()) {
+            (Some(c), Some(csr)) => {
+                let basis = Basis::of(records, distinct_features(csr));
+                let order: Vec<usize> = (0..indices.len()).collect();
+                let derived = Derived::new(form.as_ref(), &c, &order, &basis)?;
+                (Samples::Compact(c), order, derived)
+            }
+            _ => {
+                let basis = Basis::of(records, records.n_features());
+                let derived = Derived::new(form.as_ref(), records, &indices, &basis)?;
+                (Samples::Borrowed(records), indices, derived)
+            }
+        };
+        Ok(Self {
             kernel,
-            records,
+            samples,
             form,
-            order: indices,
-            sq_norms,
-            dense,
-            by_feature,
-        }
+            order,
+            stored_per_row: derived.stored_per_row,
+            sq_norms: derived.sq_norms,
+            dense: derived.dense,
+            by_feature: derived.by_feature,
+        })
     }
 
     /// `k(x_a, x_a)` for the sample at position `p`.
     pub fn diagonal(&self, p: usize) -> f64 {
-        let x = self.records.row(self.order[p]);
+        let x = self.samples.row(self.order[p]);
         self.kernel.eval(x, x)
     }
 
@@ -196,14 +356,16 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
                 dots.resize(out.len(), 0.0);
                 rows.dots(positions.clone(), nonzero, dots);
             }
-            (Some(_), Probe::Dense(x), _) => dots.extend(
-                positions
-                    .clone()
-                    .map(|p| self.records.row(self.order[p]).dot_dense(x)),
-            ),
+            (Some(_), Probe::Dense(x), _) => {
+                let order = &self.order[positions.clone()];
+                match &self.samples {
+                    Samples::Borrowed(r) => dots_by_row(*r, order, x, dots),
+                    Samples::Compact(c) => dots_by_row(c, order, x, dots),
+                }
+            }
             _ => {
                 for (o, p) in out.iter_mut().zip(positions) {
-                    *o = self.kernel.eval(xi, self.records.row(self.order[p])) as f32;
+                    *o = self.kernel.eval(xi, self.samples.row(self.order[p])) as f32;
                 }
                 return;
             }
@@ -223,7 +385,8 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             (Some(_), Some(_), _) => Probe::Nonzero(DenseByFeature::probe(xi)),
             (Some(_), None, RowView::Dense(x)) => Probe::Dense(Cow::Borrowed(x)),
             (Some(_), None, RowView::Sparse(_)) => {
-                let mut x = vec![0.0; self.records.n_features()];
+                // As wide as the samples, which are no wider than their stored entries.
+                let mut x = vec![0.0; self.samples.n_features()];
                 xi.to_dense_into(&mut x);
                 Probe::Dense(Cow::Owned(x))
             }
@@ -287,16 +450,14 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
     }
 
     fn fill(&self, i: usize, range: Range<usize>, out: &mut [f32]) {
-        let a = self.order[i];
-        let xi = self.records.row(a);
+        let xi = self.samples.row(self.order[i]);
         let sq_i = self.sq_norms.get(i).copied().unwrap_or(0.0);
         if let (Some((by_feature, sample_at)), Some(form), RowView::Sparse(row)) =
             (&self.by_feature, &self.form, xi)
         {
             // By feature only when it is cheaper than gathering each row of the range: it
             // computes every sample's dot product, then reads the range's.
-            let stored = self.records.nnz() as f64 / self.order.len().max(1) as f64;
-            let by_row = range.len() as f64 * stored;
+            let by_row = range.len() as f64 * self.stored_per_row;
             let m = self.order.len();
             if (by_feature.cost(&row) + m) as f64 <= by_row {
                 self.fill_by_feature(by_feature, sample_at, form, row, sq_i, range, out);
@@ -407,14 +568,30 @@ impl<S: ColumnSource> ColumnCache<S> {
             }
             self.free -= need.min(self.free);
             let mut data = std::mem::take(&mut self.heads[i].data);
-            // Exact growth: the budget counts floats, so capacity must not double behind it.
-            data.reserve_exact(len - data.len());
+            self.reserve_column(&mut data, len);
             data.resize(len, 0.0);
             self.source.fill(i, have..len, &mut data[have..]);
             self.heads[i].data = data;
             self.push_newest(i);
         }
         &self.heads[i].data[..len]
+    }
+
+    /// Makes room for `len` floats in a column's buffer. Growth is exact: the budget counts
+    /// floats, so capacity must not double behind it. Where the allocator refuses (an
+    /// address-space limit below the budget), the least recently used columns make room and
+    /// the budget shrinks by what they held: a smaller cache computes the same columns.
+    fn reserve_column(&mut self, data: &mut Vec<f32>, len: usize) {
+        let additional = len - data.len();
+        while data.try_reserve_exact(additional).is_err() && self.oldest != NIL {
+            let victim = self.oldest;
+            let held = self.heads[victim].data.len();
+            self.evict(victim);
+            self.free -= held.min(self.free);
+        }
+        // With nothing left to evict, one column (`len` floats, fewer than the solver's own
+        // per-variable arrays) is what the problem needs at the least.
+        data.reserve_exact(additional);
     }
 
     /// Columns `i` and `j` (distinct) over positions `0..len`, both held at once (fetching the
@@ -568,7 +745,7 @@ mod tests {
     }
 
     fn check_against_kernel<K: Kernel, R: Records>(k: &K, x: &R, budget: usize) {
-        let mut cache = ColumnCache::new(KernelSource::new(k, x), budget);
+        let mut cache = ColumnCache::new(KernelSource::new(k, x).unwrap(), budget);
         let mut perm: Vec<usize> = (0..50).collect();
         let swaps = [(3, 40), (0, 49), (10, 11), (20, 5), (7, 7)];
         for step in 0..60 {
@@ -600,6 +777,62 @@ mod tests {
             check_against_kernel(&lap, &data(50), budget);
             check_against_kernel(&rbf, &sparse, budget);
             check_against_kernel(&crate::standard::Linear, &sparse, budget);
+        }
+    }
+
+    /// `x` with feature `j` moved to `j · 10⁸` (monotone) in records `u32::MAX` wide: no
+    /// structure sized by the width could be allocated.
+    fn spread(x: &CsrMatrix) -> CsrMatrix {
+        let indices = x.indices().iter().map(|&j| j * 100_000_000).collect();
+        CsrMatrix::new(
+            x.indptr().to_vec(),
+            indices,
+            x.values().to_vec(),
+            u32::MAX as usize,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn samples_far_narrower_than_their_records_give_the_same_columns_bit_for_bit() {
+        let x = sparse_data();
+        let wide = spread(&x);
+        let rbf = Rbf::with_gamma(0.7).unwrap();
+        let poly = crate::standard::Polynomial::new(0.5, 1.0, 3).unwrap();
+        let kernels: [&dyn Kernel; 3] = [&rbf, &crate::standard::Linear, &poly];
+        let subsets: [Vec<usize>; 3] = [
+            (0..50).collect(),
+            (0..50).step_by(3).collect(),
+            vec![49, 3, 17, 8, 30, 31],
+        ];
+        for k in kernels {
+            for idx in &subsets {
+                let narrow = KernelSource::subset(k, &x, idx.clone()).unwrap();
+                let compact = KernelSource::subset(k, &wide, idx.clone()).unwrap();
+                if idx.len() > 10 {
+                    // 3 stored features per sample: 40 features are no wider than that.
+                    assert!(matches!(narrow.samples, Samples::Borrowed(_)));
+                }
+                // Only the features the subset stores: at most the 40 of the narrow records.
+                assert!(matches!(&compact.samples, Samples::Compact(c) if c.ncols() <= 40));
+                let m = idx.len();
+                let (mut a, mut b) = (ColumnCache::new(narrow, 0), ColumnCache::new(compact, 0));
+                for step in 0..3 * m {
+                    let (i, len) = ((step * 7) % m, 1 + (step * 5) % m);
+                    let (ca, cb) = (a.column(i, len).to_vec(), b.column(i, len).to_vec());
+                    let bits = |c: &[f32]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&ca), bits(&cb), "{} column {i}", k.name());
+                    let (p, q) = ((step * 3) % m, (step * 11 + 1) % m);
+                    a.swap_index(p, q);
+                    b.swap_index(p, q);
+                }
+                for p in 0..m {
+                    assert_eq!(
+                        a.source().diagonal(p).to_bits(),
+                        b.source().diagonal(p).to_bits()
+                    );
+                }
+            }
         }
     }
 

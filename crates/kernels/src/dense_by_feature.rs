@@ -14,7 +14,10 @@
 
 use std::ops::Range;
 
-use core_linalg::RowView;
+use core_linalg::{Result, RowView, memory};
+
+/// The way out when the copy by feature cannot be had.
+const WAY_OUT: &str = "give the SVM fewer samples (or more memory): this copy speeds up kernel columns on dense data and is at most 512 MiB";
 
 /// Rows whose running sums stay in L1 while every feature's run is added into them.
 const BLOCK: usize = 512;
@@ -28,9 +31,15 @@ pub(crate) struct DenseByFeature {
 
 impl DenseByFeature {
     /// Stores `n` samples of `d` features, sample `r` written by `fill(r, out)` into a zeroed
-    /// buffer.
-    pub(crate) fn new(n: usize, d: usize, mut fill: impl FnMut(usize, &mut [f64])) -> Self {
-        let mut data = vec![0.0; n * d];
+    /// buffer; the `n · d` values are asked for first.
+    pub(crate) fn new(n: usize, d: usize, mut fill: impl FnMut(usize, &mut [f64])) -> Result<Self> {
+        let mut data = memory::filled_grid(
+            n,
+            d,
+            0.0,
+            &format!("the {n} × {d} samples stored by feature for kernel columns"),
+            WAY_OUT,
+        )?;
         let mut row = vec![0.0; d];
         for r in 0..n {
             row.fill(0.0);
@@ -39,12 +48,7 @@ impl DenseByFeature {
                 data[f * n + r] = v;
             }
         }
-        Self { data, n, d }
-    }
-
-    /// Bytes held.
-    pub(crate) fn bytes(n: usize, d: usize) -> usize {
-        n * d * std::mem::size_of::<f64>()
+        Ok(Self { data, n, d })
     }
 
     /// Swaps samples `i` and `j`.
@@ -131,7 +135,8 @@ mod tests {
                 probe[f] = 0.0;
                 rows[f % n][f] = -0.0;
             }
-            let mut samples = DenseByFeature::new(n, d, |r, out| out.copy_from_slice(&rows[r]));
+            let mut samples =
+                DenseByFeature::new(n, d, |r, out| out.copy_from_slice(&rows[r])).unwrap();
             let nonzero = DenseByFeature::probe(RowView::Dense(&probe));
             for (i, j) in [
                 (0, n - 1),

@@ -6,7 +6,7 @@
 //! rayon-parallel tiled loop over pairs. Every entry is computed independently of how work is
 //! split, so results are identical whatever the number of threads.
 
-use core_linalg::{DenseMatrix, Error, Records, Result, validate};
+use core_linalg::{DenseMatrix, Error, Records, Result, memory, validate};
 use faer::linalg::matmul::triangular::BlockStructure;
 use faer::{Accum, MatMut, Par};
 use rayon::prelude::*;
@@ -75,6 +75,18 @@ fn check_budget(n: usize, m: usize, opts: &GramOptions) -> Result<()> {
     Ok(())
 }
 
+/// The `n × m` kernel values, asked for first (within the budget, the machine may still not
+/// have them).
+fn gram_buffer(n: usize, m: usize) -> Result<Vec<f64>> {
+    memory::filled_grid(
+        n,
+        m,
+        0.0,
+        &format!("the {n} × {m} Gram matrix"),
+        memory::FEWER_SAMPLES,
+    )
+}
+
 fn human_bytes(b: u128) -> String {
     let gb = b as f64 / (1u64 << 30) as f64;
     if gb >= 1.0 {
@@ -100,9 +112,7 @@ pub(crate) fn dense_for_gemm<'a, R: Records + ?Sized>(
     match x.as_dense() {
         Some(d) => Some(std::borrow::Cow::Borrowed(d)),
         // A copy that cannot be had falls back to the per-pair path, which needs none.
-        None if core_linalg::memory::bytes_of_grid::<f64>(x.n_samples(), x.n_features())
-            <= max_bytes as u64 =>
-        {
+        None if memory::bytes_of_grid::<f64>(x.n_samples(), x.n_features()) <= max_bytes as u64 => {
             x.to_dense().ok().map(std::borrow::Cow::Owned)
         }
         None => None,
@@ -119,7 +129,7 @@ pub fn gram_with<K: Kernel + ?Sized, R: Records + ?Sized>(
     kernel.check(&x)?;
     let n = x.n_samples();
     check_budget(n, n, opts)?;
-    let mut buf = vec![0.0; n * n];
+    let mut buf = gram_buffer(n, n)?;
     let form = kernel
         .dot_form()
         .filter(|_| opts.method == GramMethod::Auto);
@@ -194,7 +204,7 @@ where
     kernel.check(&z)?;
     let (n, m) = (x.n_samples(), z.n_samples());
     check_budget(n, m, opts)?;
-    let mut buf = vec![0.0; n * m];
+    let mut buf = gram_buffer(n, m)?;
     let form = kernel
         .dot_form()
         .filter(|_| opts.method == GramMethod::Auto);

@@ -34,7 +34,9 @@ impl Gamma {
             )),
             Gamma::Auto => Ok(1.0 / d as f64),
             Gamma::Scale => {
-                let total = (records.n_samples() * d) as f64;
+                // In floating point: n · d can exceed usize (2³² − 1 features), and both
+                // factors are exact, so the one rounding is the same as the integer product's.
+                let total = records.n_samples() as f64 * d as f64;
                 if total == 0.0 {
                     return Err(Error::EmptyDataset(
                         "no samples: gamma cannot be derived".into(),

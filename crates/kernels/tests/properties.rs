@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 fn heart8() -> DenseMatrix {
     let d = datasets::heart_scale().unwrap().records.to_dense().unwrap();
-    d.select_rows(&(0..8).collect::<Vec<_>>())
+    d.select_rows(&(0..8).collect::<Vec<_>>()).unwrap()
 }
 
 fn max_rel_diff(a: &DenseMatrix, b: &DenseMatrix) -> f64 {

@@ -214,7 +214,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         .enumerate()
         .map(|(f, fold)| {
             let run = || {
-                let (train, test) = (data.select(&fold.train), data.select(&fold.test));
+                let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
                 let bytes = (entry.train)(&train, cmd.params.clone())?;
                 let predictions = (entry.predict)(&bytes, Cow::Borrowed(&test.records), false)?;
                 let scores = scorer.map(|f| f(&bytes, &test.records)).transpose()?;

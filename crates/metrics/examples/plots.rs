@@ -17,8 +17,8 @@ fn main() -> core_linalg::Result<()> {
     let folds = StratifiedKFold::new(5).shuffle(1).split(&classes)?;
     let (mut scores, mut predicted) = (vec![0.0; data.n_samples()], vec![0usize; data.n_samples()]);
     for fold in &folds {
-        let model = Svc::params().fit(&data.select(&fold.train))?;
-        let test = data.records.select_rows(&fold.test);
+        let model = Svc::params().fit(&data.select(&fold.train)?)?;
+        let test = data.records.select_rows(&fold.test)?;
         let dec = model.decision_function(&test)?;
         for (k, (&i, label)) in fold.test.iter().zip(model.predict(&test)?).enumerate() {
             scores[i] = dec.get(k, 0);

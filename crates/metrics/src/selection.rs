@@ -26,7 +26,7 @@ where
         .enumerate()
         .map(|(f, fold)| {
             in_fold(f, folds.len(), || {
-                let (train, test) = (data.select(&fold.train), data.select(&fold.test));
+                let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
                 let model = params.fit(&train)?;
                 let predicted = model.predict(&test.records)?;
                 score(&test, &predicted)
@@ -71,10 +71,10 @@ where
         .enumerate()
         .map(|(f, fold)| {
             in_fold(f, folds.len(), || {
-                let model = params.fit(&data.select(&fold.train))?;
+                let model = params.fit(&data.select(&fold.train)?)?;
                 Ok((
                     fold.test.clone(),
-                    model.predict(&data.records.select_rows(&fold.test))?,
+                    model.predict(&data.records.select_rows(&fold.test)?)?,
                 ))
             })
         })
@@ -113,7 +113,7 @@ where
     P::Model: Predict,
     S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64>,
 {
-    let (tr, te) = (data.select(train), data.select(test));
+    let (tr, te) = (data.select(train)?, data.select(test)?);
     let model = params.fit(&tr)?;
     Ok((
         score(&tr, &model.predict(&tr.records)?)?,

@@ -33,8 +33,8 @@ fn folds_score_like_hand_fitted_models_on_any_thread_count() {
     let (one, two) = (run(1), run(2));
     assert_eq!(one, two);
     for (fold, s) in folds.iter().zip(&one) {
-        let model = params.fit(&data.select(&fold.train)).unwrap();
-        let test = data.select(&fold.test);
+        let model = params.fit(&data.select(&fold.train).unwrap()).unwrap();
+        let test = data.select(&fold.test).unwrap();
         assert_eq!(
             *s,
             accuracy(&labels(&test), &model.predict(&test.records).unwrap()).unwrap()

@@ -27,7 +27,7 @@ fn main() -> Result<(), core_linalg::Error> {
         }
     }
     let x = DenseMatrix::from_row_major(data, n, d)?;
-    let init = KMeansInit::Centers(x.select_rows(&(0..k).collect::<Vec<_>>()));
+    let init = KMeansInit::Centers(x.select_rows(&(0..k).collect::<Vec<_>>())?);
     let mut models = Vec::new();
     let only = |name: &str| words.iter().any(|w| w == name);
     let algorithms = match (only("lloyd"), only("elkan")) {

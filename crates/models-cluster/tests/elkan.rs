@@ -94,9 +94,9 @@ proptest! {
             0 => KMeansInit::KMeansPlusPlus,
             1 => KMeansInit::Random,
             // The first rows: duplicates among them make duplicate centres and empty clusters.
-            2 => KMeansInit::Centers(x.select_rows(&(0..k).collect::<Vec<_>>())),
+            2 => KMeansInit::Centers(x.select_rows(&(0..k).collect::<Vec<_>>()).unwrap()),
             // Every centre the same row: all but one cluster start empty.
-            _ => KMeansInit::Centers(x.select_rows(&vec![0; k])),
+            _ => KMeansInit::Centers(x.select_rows(&vec![0; k]).unwrap()),
         };
         let params = KMeans::params()
             .n_clusters(k)

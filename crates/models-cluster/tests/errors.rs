@@ -318,3 +318,21 @@ fn forged_model_files_are_refused_or_harmless_in_every_method() {
         check_forged_files(&pca, 2, |m, z| Ok(vec![m.inverse_transform(z)?.nrows()]));
     }
 }
+
+/// Sparse records 2³² − 1 features wide (1 kB of data): k-means' dense centres and PCA's dense
+/// copy would be terabytes, and are refused up front naming the size.
+#[test]
+fn dense_centres_and_components_no_machine_holds_are_refused_naming_the_size() {
+    let x = core_linalg::battery::huge_width(Task::Unsupervised).records;
+    for e in [
+        KMeans::params().fit(&x).unwrap_err(),
+        MiniBatchKMeans::params().fit(&x).unwrap_err(),
+        Pca::params().fit(&x).unwrap_err(),
+    ] {
+        assert!(
+            matches!(e, Error::OutOfMemory { bytes, .. } if bytes > 1 << 40),
+            "{e}"
+        );
+        assert!(e.to_string().contains("TiB"), "{e}");
+    }
+}

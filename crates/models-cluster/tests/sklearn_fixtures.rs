@@ -48,6 +48,7 @@ impl Fixture {
         match words.get(2) {
             Some(n) => {
                 data.select(&(0..n.parse().unwrap()).collect::<Vec<_>>())
+                    .unwrap()
                     .records
             }
             None => data.records,
@@ -100,7 +101,7 @@ fn check_kmeans_with(name: &str, x: &Matrix, algorithm: KMeansAlgorithm) {
         model.inertia()
     );
     assert_eq!(model.n_iter(), f.float("n_iter") as usize, "{name}: n_iter");
-    let head = x.select_rows(&(0..20).collect::<Vec<_>>());
+    let head = x.select_rows(&(0..20).collect::<Vec<_>>()).unwrap();
     let t = model.transform(&head).unwrap().to_dense().unwrap();
     assert_all_close(
         "transform",
@@ -190,7 +191,7 @@ fn check_pca(name: &str, params: models_cluster::PcaParams) {
         f.float("noise_variance"),
         1e-8
     ));
-    let head = x.select_rows(&(0..20).collect::<Vec<_>>());
+    let head = x.select_rows(&(0..20).collect::<Vec<_>>()).unwrap();
     let t = model.transform(&head).unwrap().to_dense().unwrap();
     let want_t = f.matrix("transform");
     for i in 0..20 {

@@ -30,7 +30,8 @@
 //! ```
 
 use core_linalg::{
-    Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, model_check, validate,
+    Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory, model_check,
+    validate,
 };
 use optim::StopReason;
 use optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
@@ -117,8 +118,11 @@ impl ElasticNetParams {
     pub fn path(&self, data: &Dataset, alphas: &[f64]) -> Result<Vec<ElasticNet>> {
         self.check()?;
         let design = Design::new(data, self.fit_intercept)?;
-        let products = (design.n > design.d).then(|| design.products());
-        let mut w = vec![0.0; design.d];
+        let products = match design.n > design.d {
+            true => Some(design.products()?),
+            false => None,
+        };
+        let mut w = memory::filled_vec(design.d, 0.0, "the weights", memory::FEWER_FEATURES)?;
         let mut models = Vec::with_capacity(alphas.len());
         for &alpha in alphas {
             let params = self.clone().alpha(alpha);
@@ -219,10 +223,16 @@ struct Design {
 
 impl Design {
     /// `(XᵀX row-major, Xᵀy, ‖y‖²)` of the centered design.
-    fn products(&self) -> (Vec<f64>, Vec<f64>, f64) {
+    fn products(&self) -> Result<(Vec<f64>, Vec<f64>, f64)> {
         let (n, d) = (self.n, self.d);
         let x = faer::MatRef::from_column_major_slice(&self.columns, n, d);
-        let mut gram = vec![0.0; d * d];
+        let mut gram = memory::filled_grid(
+            d,
+            d,
+            0.0,
+            &format!("the {d} × {d} Gram matrix XᵀX"),
+            memory::FEWER_FEATURES,
+        )?;
         // Half the product: the lower triangle, then mirrored, so the matrix is exactly
         // symmetric and either layout serves as row-major.
         faer::linalg::matmul::triangular::matmul(
@@ -244,7 +254,7 @@ impl Design {
         let xty = (0..d)
             .map(|j| core_linalg::dot(&self.columns[j * n..(j + 1) * n], &self.y))
             .collect();
-        (gram, xty, core_linalg::dot(&self.y, &self.y))
+        Ok((gram, xty, core_linalg::dot(&self.y, &self.y)))
     }
 
     fn new(data: &Dataset, fit_intercept: bool) -> Result<Self> {
@@ -255,7 +265,13 @@ impl Design {
         // Column j holds √sᵢ (xᵢⱼ − x̄ⱼ). Each task fills a block of columns from every row,
         // so the transposition writes a few streams at a time, in parallel.
         const BLOCK: usize = 16;
-        let mut columns = vec![0.0; n * d];
+        let mut columns = memory::filled_grid(
+            n,
+            d,
+            0.0,
+            &format!("the elastic net's dense design ({n} × {d})"),
+            memory::DENSE_COPY,
+        )?;
         columns
             .par_chunks_mut(n * BLOCK)
             .enumerate()
@@ -330,7 +346,13 @@ impl<'a> Centering<'a> {
             }
             None => vec![1.0; n],
         };
-        let mut x_mean = vec![0.0; d];
+        // The design is dense by column (n × d, below): asked for first, with the means.
+        memory::check(
+            memory::bytes_of_grid::<f64>(n.saturating_add(1), d),
+            &format!("the elastic net's dense design ({n} × {d})"),
+            memory::DENSE_COPY,
+        )?;
+        let mut x_mean = memory::filled_vec(d, 0.0, "the feature means", memory::FEWER_FEATURES)?;
         let mut y_mean = 0.0;
         if fit_intercept {
             for i in 0..n {

@@ -38,8 +38,8 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, model_check,
-    validate,
+    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
+    model_check, validate,
 };
 use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
 use optim::lbfgs::{LbfgsOptions, lbfgs};
@@ -232,7 +232,7 @@ impl LogisticRegressionParams {
 
     /// Runs the chosen solver; Newton is run by the caller, which has its Hessian.
     fn minimize<F: gd::FiniteSum + ?Sized>(&self, f: &F, l1: f64) -> Result<GdResult> {
-        let w0 = vec![0.0; f.dim()];
+        let w0 = start(f.dim())?;
         let mut quiet = |_: &Progress<'_>| Control::Continue;
         match self.solver {
             LogisticSolver::Lbfgs => lbfgs(
@@ -272,6 +272,17 @@ impl LogisticRegressionParams {
             ),
         }
     }
+}
+
+/// The solvers' starting point `w = 0`: `k × (d + 1)` values, dense in the width as
+/// scikit-learn's and LIBLINEAR's weights are, asked for first.
+fn start(dim: usize) -> Result<Vec<f64>> {
+    memory::filled_vec(
+        dim,
+        0.0,
+        "logistic regression's weights",
+        memory::FEWER_FEATURES,
+    )
 }
 
 /// A fitted logistic regression.
@@ -440,6 +451,17 @@ impl Fit for LogisticRegressionParams {
         let x = &data.records;
         let d = x.n_features();
         let p = d + usize::from(self.fit_intercept);
+        // The weights (k × p, or p for two classes), dense as scikit-learn's, and the solvers'
+        // vectors of the same size (L-BFGS keeps 2·10 + 7 of them, plus per-block gradients):
+        // asked for first, so that a width no machine holds is refused naming the whole size.
+        let width = p.saturating_mul(if labels.len() == 2 { 1 } else { labels.len() });
+        memory::check(
+            memory::bytes_of_grid::<f64>(width, 30),
+            &format!(
+                "logistic regression's weights and its solver's vectors ({width} values each)"
+            ),
+            memory::FEWER_FEATURES,
+        )?;
         let (coef, intercept, result) = if labels.len() == 2 {
             let signs: Vec<f64> = y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
             let risk = LinearRisk::new(
@@ -453,7 +475,7 @@ impl Fit for LogisticRegressionParams {
             let r = if self.solver == LogisticSolver::Newton {
                 newton(
                     &risk,
-                    vec![0.0; p],
+                    start(p)?,
                     &NewtonOptions {
                         max_iter: self.max_iter,
                         grad_tol: self.tol,
@@ -463,13 +485,26 @@ impl Fit for LogisticRegressionParams {
             } else {
                 self.minimize(&risk, l1)?
             };
+            let mut r = r;
             let b = if self.fit_intercept { r.w[d] } else { 0.0 };
-            (vec![r.w[..d].to_vec()], vec![b], r)
+            let mut w = std::mem::take(&mut r.w);
+            w.truncate(d);
+            (vec![w], vec![b], r)
         } else {
             let k = labels.len();
             let risk = SoftmaxRisk::new(x, &y, k, weights.as_deref(), l2, self.fit_intercept)?;
             let r = self.minimize(&risk, l1)?;
-            let coef = (0..k).map(|c| r.w[c * p..c * p + d].to_vec()).collect();
+            let coef = (0..k)
+                .map(|c| {
+                    let mut w = memory::vec_with_capacity(
+                        d,
+                        "logistic regression's weights",
+                        memory::FEWER_FEATURES,
+                    )?;
+                    w.extend_from_slice(&r.w[c * p..c * p + d]);
+                    Ok(w)
+                })
+                .collect::<Result<_>>()?;
             let intercept = (0..k)
                 .map(|c| {
                     if self.fit_intercept {

@@ -66,7 +66,7 @@ fn check(
             diff / scale
         );
     }
-    let first = data.select(&(0..20).collect::<Vec<_>>());
+    let first = data.select(&(0..20).collect::<Vec<_>>()).unwrap();
     let proba = model.predict_proba(&first.records).unwrap();
     for (row, expected) in proba.rows().zip(&r.proba) {
         for (p, q) in row.iter().zip(expected) {

@@ -223,7 +223,7 @@ fn alpha_zero_is_maximum_likelihood_without_nan() {
     let d = data(&[&[2.0, 0.0, 1.0], &[0.0, 3.0, 1.0]], &[0.0, 1.0]);
     let m = MultinomialNB::params().alpha(0.0).fit(&d).unwrap();
     let x = DenseMatrix::from_rows(&[[0.0, 1.0, 4.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]]).unwrap();
-    let p = m.predict_proba(&x.select_rows(&[0, 1])).unwrap();
+    let p = m.predict_proba(&x.select_rows(&[0, 1]).unwrap()).unwrap();
     assert_eq!(p.row(0), &[0.0, 1.0]);
     // Feature 2 has probability 1/3 in class 0 and 1/4 in class 1: P(0 | x) = 4/7.
     assert!((p.get(1, 0) - 4.0 / 7.0).abs() < 1e-15);
@@ -248,7 +248,7 @@ fn alpha_zero_is_maximum_likelihood_without_nan() {
     // and 2 and never 0. Any mismatch rules a class out, absences included.
     let b = BernoulliNB::params().alpha(0.0).fit(&d).unwrap();
     let x = DenseMatrix::from_rows(&[[0.0, 1.0, 4.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]).unwrap();
-    let p = b.predict_proba(&x.select_rows(&[0, 1])).unwrap();
+    let p = b.predict_proba(&x.select_rows(&[0, 1]).unwrap()).unwrap();
     assert_eq!(p.as_slice(), &[0.0, 1.0, 1.0, 0.0]);
     assert!(matches!(b.predict_proba(&x), Err(Error::Numerical(msg)) if msg.contains("sample 2")));
     assert!(p.as_slice().iter().all(|v| v.is_finite()));

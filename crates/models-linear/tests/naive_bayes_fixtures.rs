@@ -48,7 +48,7 @@ impl Fixture {
         };
         let data = read_libsvm(&root.join(&spec[0]), &opts).unwrap();
         match spec.get(1) {
-            Some(range) => data.select(&rows(range)),
+            Some(range) => data.select(&rows(range)).unwrap(),
             None => data,
         }
     }
@@ -187,7 +187,7 @@ fn check(name: &str) {
     let fx = Fixture::read(name);
     let (train, test) = (fx.train(), fx.data("test"));
     let proba_rows: Vec<usize> = (0..50.min(test.n_samples())).collect();
-    let head = test.records.select_rows(&proba_rows);
+    let head = test.records.select_rows(&proba_rows).unwrap();
     for (layout, train, test, head) in [
         ("sparse", train.clone(), test.records.clone(), head.clone()),
         (
@@ -272,7 +272,9 @@ fn gaussian_streaming_merge_matches_scikit_learns_partial_fit() {
     let params = GaussianNB::params().var_smoothing(0.0);
     let mut model = GaussianNB::empty(params, &classes, fx.n_features()).unwrap();
     for range in fx.words("batches") {
-        model.partial_fit(&train.select(&rows(range))).unwrap();
+        model
+            .partial_fit(&train.select(&rows(range)).unwrap())
+            .unwrap();
     }
     close(
         "class_count",

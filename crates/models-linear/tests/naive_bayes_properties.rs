@@ -66,12 +66,13 @@ fn sparse(data: &Dataset) -> Dataset {
 
 fn permuted(data: &Dataset, seed: u64) -> Dataset {
     data.select(&core_linalg::split::permutation(data.n_samples(), seed))
+        .unwrap()
 }
 
 fn batches(data: &Dataset, cuts: &[usize]) -> Vec<Dataset> {
     cuts.windows(2)
         .filter(|w| w[0] < w[1])
-        .map(|w| data.select(&(w[0]..w[1]).collect::<Vec<_>>()))
+        .map(|w| data.select(&(w[0]..w[1]).collect::<Vec<_>>()).unwrap())
         .collect()
 }
 
@@ -227,10 +228,20 @@ impl ModelFile for AbsoluteModel {
     }
 }
 
-fn absolute<R: Records + ?Sized>(records: &R) -> DenseMatrix {
-    let mut x = records.to_dense().unwrap();
-    x.as_mut_slice().iter_mut().for_each(|v| *v = v.abs());
-    x
+/// `|x|`, in the records' own layout (a sparse matrix stays sparse, whatever its width).
+fn absolute<R: Records + ?Sized>(records: &R) -> Result<Matrix> {
+    Ok(match records.as_sparse() {
+        Some(s) => {
+            let mut s = s.clone();
+            s.values_mut().iter_mut().for_each(|v| *v = v.abs());
+            Matrix::Sparse(s)
+        }
+        None => {
+            let mut x = records.to_dense()?;
+            x.as_mut_slice().iter_mut().for_each(|v| *v = v.abs());
+            Matrix::Dense(x)
+        }
+    })
 }
 
 impl Fit for AbsoluteCounts {
@@ -238,7 +249,7 @@ impl Fit for AbsoluteCounts {
 
     fn fit(&self, data: &Dataset) -> Result<AbsoluteModel> {
         let data = Dataset {
-            records: Matrix::Dense(absolute(&data.records)),
+            records: absolute(&data.records)?,
             ..data.clone()
         };
         self.0.fit(&data).map(AbsoluteModel)
@@ -249,7 +260,7 @@ impl Predict for AbsoluteModel {
     type Output = Vec<Label>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        self.0.predict(&absolute(records))
+        self.0.predict(&absolute(records)?)
     }
 }
 
@@ -291,18 +302,24 @@ fn fit_then_partial_fit_equals_one_fit_on_real_data() {
     let data = core_linalg::datasets::dna().unwrap();
     let (first, rest): (Vec<usize>, Vec<usize>) = (0..data.n_samples()).partition(|i| i % 3 != 0);
     let all: Vec<usize> = first.iter().chain(&rest).copied().collect();
-    let whole = data.select(&all);
+    let whole = data.select(&all).unwrap();
 
-    let mut m = MultinomialNB::params().fit(&data.select(&first)).unwrap();
-    m.partial_fit(&data.select(&rest)).unwrap();
+    let mut m = MultinomialNB::params()
+        .fit(&data.select(&first).unwrap())
+        .unwrap();
+    m.partial_fit(&data.select(&rest).unwrap()).unwrap();
     assert_eq!(m, MultinomialNB::params().fit(&whole).unwrap());
 
-    let mut b = BernoulliNB::params().fit(&data.select(&first)).unwrap();
-    b.partial_fit(&data.select(&rest)).unwrap();
+    let mut b = BernoulliNB::params()
+        .fit(&data.select(&first).unwrap())
+        .unwrap();
+    b.partial_fit(&data.select(&rest).unwrap()).unwrap();
     assert_eq!(b, BernoulliNB::params().fit(&whole).unwrap());
 
-    let mut g = GaussianNB::params().fit(&data.select(&first)).unwrap();
-    g.partial_fit(&data.select(&rest)).unwrap();
+    let mut g = GaussianNB::params()
+        .fit(&data.select(&first).unwrap())
+        .unwrap();
+    g.partial_fit(&data.select(&rest).unwrap()).unwrap();
     let test = core_linalg::datasets::dna_test().unwrap();
     let g_whole = GaussianNB::params().fit(&whole).unwrap();
     assert_gaussian_close(&g, &g_whole, &test.records, "dna");

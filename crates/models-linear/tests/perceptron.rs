@@ -247,7 +247,7 @@ fn zero_weights_remove_samples_and_constant_weights_rescale() {
         .map(|i| if i % 4 == 1 { 0.0 } else { 1.0 })
         .collect();
     let weighted = data.clone().with_sample_weights(weights).unwrap();
-    let subset = data.select(&keep);
+    let subset = data.select(&keep).unwrap();
     let params = Perceptron::params().max_iter(20).seed(3);
     assert_eq!(
         params.fit(&weighted).unwrap(),
@@ -373,7 +373,8 @@ fn bad_input_is_a_typed_error() {
 fn multiclass_save_load_and_thread_count() {
     let train = datasets::dna()
         .unwrap()
-        .select(&(0..400).collect::<Vec<_>>());
+        .select(&(0..400).collect::<Vec<_>>())
+        .unwrap();
     let test = datasets::dna_test().unwrap();
     let in_pool = |threads: usize, f: &(dyn Fn() -> (Perceptron, KernelPerceptron) + Sync)| {
         rayon::ThreadPoolBuilder::new()

@@ -48,7 +48,7 @@ fn housing_weights(n: usize) -> Vec<f64> {
 }
 
 fn first_rows(data: &Dataset, n: usize) -> Dataset {
-    data.select(&(0..n).collect::<Vec<_>>())
+    data.select(&(0..n).collect::<Vec<_>>()).unwrap()
 }
 
 #[test]
@@ -267,7 +267,9 @@ fn kernel_ridge_matches_scikit_learn() {
     let f = fixture("reg_kernel_ridge.txt");
     let data = datasets::housing_scale().unwrap();
     let train = first_rows(&data, 400);
-    let test = data.select(&(400..data.n_samples()).collect::<Vec<_>>());
+    let test = data
+        .select(&(400..data.n_samples()).collect::<Vec<_>>())
+        .unwrap();
     let rbf = KernelRidge::params()
         .alpha(0.5)
         .kernel(Rbf::with_gamma(0.1).unwrap())

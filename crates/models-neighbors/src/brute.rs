@@ -223,16 +223,23 @@ fn sparse_dot_search<Q: Records + ?Sized>(
     let (train, kind, k) = (space.records, space.kind, out.k);
     let (n, d) = (train.n_samples(), train.n_features());
     let max_sq_z = space.sq_norms.iter().fold(0.0f64, |a, &b| a.max(b));
+    // A dense copy of the query makes each screening dot product a gather, but it is as wide
+    // as the records: only where that is of the order of their stored entries (a sparse file
+    // with a huge feature index would make it larger than the data). Elsewhere the sparse
+    // rows are merged; either way the exact distances decide.
+    let dense_query = d <= train.nnz().saturating_add(n);
     out.dist
         .par_chunks_mut(DIRECT_TASK * k)
         .zip(out.index.par_chunks_mut(DIRECT_TASK * k))
         .enumerate()
         .for_each(|(task, (dist, index))| {
-            let mut x = vec![0.0; d];
+            let mut x = vec![0.0; if dense_query { d } else { 0 }];
             for r in 0..dist.len() / k {
                 let q = task * DIRECT_TASK + r;
                 let xv = queries.row(q);
-                xv.to_dense_into(&mut x);
+                if dense_query {
+                    xv.to_dense_into(&mut x);
+                }
                 let sq_x = q_sq[q];
                 let screen = Screen::new(kind, d, sq_x, max_sq_z);
                 let mut sel = KBest::new(k);
@@ -240,7 +247,11 @@ fn sparse_dot_search<Q: Records + ?Sized>(
                 for z in 0..n {
                     let zv = train.row(z);
                     let sq_z = space.sq_norms[z];
-                    let dot = zv.dot_dense(&x);
+                    let dot = if dense_query {
+                        zv.dot_dense(&x)
+                    } else {
+                        zv.dot(&xv)
+                    };
                     let approx = match kind {
                         Kind::Cosine => crate::metric::cosine(dot, sq_x, sq_z),
                         _ => sq_x + sq_z - 2.0 * dot,

@@ -1,7 +1,7 @@
 //! The fitted search structure every model queries: training records, the metric as searches
 //! compute it, and brute force or a kd-tree.
 
-use core_linalg::{DenseMatrix, Error, Matrix, Records, Result, validate};
+use core_linalg::{DenseMatrix, Error, Matrix, Records, Result, memory, validate};
 use serde::{Deserialize, Serialize};
 
 use crate::brute::{self, Out, Space};
@@ -109,6 +109,18 @@ impl SearchParams {
 }
 
 /// Refuses `k` outside `1..=n`.
+/// `m × k` copies of `value`, one row of neighbours per query, asked for first (`k` can be as
+/// large as the training set).
+fn neighbour_table<T: Clone>(m: usize, k: usize, value: T) -> Result<Vec<T>> {
+    memory::filled_grid(
+        m,
+        k,
+        value,
+        &format!("the neighbours of {m} queries ({k} each)"),
+        "ask for fewer neighbours (k) or query fewer rows at a time",
+    )
+}
+
 pub(crate) fn check_k(k: usize, n: usize) -> Result<()> {
     if k == 0 || k > n {
         return Err(Error::invalid_parameter(
@@ -152,7 +164,7 @@ impl SearchIndex {
         let whitened = match &params.metric {
             Metric::Mahalanobis(cov) => {
                 let w = Whitening::new(cov, &records)?;
-                let space = Matrix::Dense(w.apply(&records));
+                let space = Matrix::Dense(w.apply(&records)?);
                 Some((w, space))
             }
             _ => None,
@@ -234,7 +246,7 @@ impl SearchIndex {
             validate::check_finite(queries)?;
         }
         match &self.whitened {
-            Some((w, space)) => self.search(space, &w.apply(queries), k),
+            Some((w, space)) => self.search(space, &w.apply(queries)?, k),
             None => self.search(&self.records, queries, k),
         }
     }
@@ -246,8 +258,8 @@ impl SearchIndex {
         k: usize,
     ) -> Result<Neighbors> {
         let m = queries.n_samples();
-        let mut distances = vec![0.0; m * k];
-        let mut indices = vec![0; m * k];
+        let mut distances = neighbour_table(m, k, 0.0)?;
+        let mut indices = neighbour_table(m, k, 0)?;
         match &self.tree {
             Some(tree) => tree.search(self.kind, queries, k, &mut distances, &mut indices),
             None => {

@@ -9,7 +9,7 @@
 //! node whose bound *equals* the k-th best is still visited, so the result is exactly the
 //! brute-force one: the k smallest distances, ties to the smaller training index.
 
-use core_linalg::{DenseMatrix, Records, Result, RowView};
+use core_linalg::{DenseMatrix, Records, Result, RowView, memory};
 use rayon::prelude::*;
 
 use crate::metric::{Kind, minkowski_term};
@@ -49,7 +49,11 @@ impl KdTree {
         let (n, d) = (train.nrows(), train.ncols());
         let mut tree = Self {
             d,
-            points: Vec::with_capacity(n * d),
+            points: memory::vec_with_capacity(
+                n.saturating_mul(d),
+                "the kd-tree's points",
+                memory::DENSE_COPY,
+            )?,
             index: (0..n).collect(),
             nodes: Vec::new(),
             bounds: Vec::new(),

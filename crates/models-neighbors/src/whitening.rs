@@ -2,7 +2,7 @@
 //! `(x − z)ᵀ Σ⁻¹ (x − z) = ‖L⁻¹x − L⁻¹z‖²`, so records are mapped once through `L⁻¹` and
 //! searched with the Euclidean machinery.
 
-use core_linalg::{DenseMatrix, Error, Records, Result};
+use core_linalg::{DenseMatrix, Error, Records, Result, memory};
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Accum, Mat, Par, Side};
@@ -36,6 +36,12 @@ fn sample_covariance<R: Records + ?Sized>(records: &R) -> Result<Mat<f64>> {
             ),
         ));
     }
+    // The centred copy and the covariance, both dense: asked for first (faer allocates them).
+    memory::check(
+        memory::bytes_of_grid::<f64>(n.saturating_add(d), d),
+        &format!("the Mahalanobis covariance of {n} × {d} records"),
+        memory::DENSE_COPY,
+    )?;
     let mut x = records.to_dense()?.to_faer();
     for j in 0..d {
         let mean = (0..n).map(|i| x[(i, j)]).sum::<f64>() / n as f64;
@@ -108,9 +114,9 @@ impl Whitening {
     }
 
     /// `L⁻¹ x` for every row, as dense records.
-    pub(crate) fn apply<R: Records + ?Sized>(&self, records: &R) -> DenseMatrix {
+    pub(crate) fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let (n, d) = (records.n_samples(), records.n_features());
-        let mut out = DenseMatrix::zeros(n, d);
+        let mut out = DenseMatrix::try_zeros(n, d, "the whitened records", memory::DENSE_COPY)?;
         out.as_mut_slice()
             .par_chunks_mut(ROWS_PER_TASK * d.max(1))
             .enumerate()
@@ -126,6 +132,6 @@ impl Whitening {
                 let block = faer::MatMut::from_column_major_slice_mut(chunk, d, rows);
                 solve_lower_triangular_in_place(self.l.as_ref(), block, Par::Seq);
             });
-        out
+        Ok(out)
     }
 }

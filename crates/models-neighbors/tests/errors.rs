@@ -115,7 +115,9 @@ fn a_feature_count_mismatch_and_nan_are_refused() {
             "{metric:?}"
         );
         // Without row 0, the origin, which cosine refuses.
-        let model = params.fit(&data.select(&[1, 2, 3, 4, 5]).records).unwrap();
+        let model = params
+            .fit(&data.select(&[1, 2, 3, 4, 5]).unwrap().records)
+            .unwrap();
         assert!(
             matches!(
                 model.kneighbors(&nan, 1),
@@ -136,7 +138,7 @@ fn zero_vectors_under_cosine_are_refused_in_training_and_queries() {
         invalid("metric")(&e) && e.to_string().contains("row 0 of the training"),
         "{e}"
     );
-    let model = cosine.fit(&data.select(&[1, 2, 3, 4, 5])).unwrap();
+    let model = cosine.fit(&data.select(&[1, 2, 3, 4, 5]).unwrap()).unwrap();
     let queries = DenseMatrix::from_rows(&[[1.0, 1.0], [0.0, 0.0]]).unwrap();
     let e = model.predict(&queries).unwrap_err();
     assert!(
@@ -177,7 +179,7 @@ fn bad_metric_parameters_are_named() {
         let e = KNeighborsClassifier::params()
             .metric(metric)
             .algorithm(Algorithm::KdTree)
-            .fit(&data.select(&[1, 2, 3, 4, 5]))
+            .fit(&data.select(&[1, 2, 3, 4, 5]).unwrap())
             .unwrap_err();
         assert!(invalid("algorithm")(&e), "{e}");
     }
@@ -225,7 +227,7 @@ fn a_singular_or_malformed_mahalanobis_covariance_is_refused() {
     assert!(invalid("metric")(
         &NearestNeighbors::params()
             .metric(Metric::Mahalanobis(Covariance::FromTraining))
-            .fit(&x.select_rows(&[0]))
+            .fit(&x.select_rows(&[0]).unwrap())
             .unwrap_err()
     ));
 }
@@ -237,8 +239,8 @@ fn save_load_gives_identical_answers_for_every_model() {
         datasets::heart_scale().unwrap(),
         datasets::dna_test().unwrap(),
     );
-    let queries = train.select(&(200..270).collect::<Vec<_>>());
-    let train = train.select(&(0..200).collect::<Vec<_>>());
+    let queries = train.select(&(200..270).collect::<Vec<_>>()).unwrap();
+    let train = train.select(&(0..200).collect::<Vec<_>>()).unwrap();
 
     let path = dir.path().join("c.margin");
     let c = KNeighborsClassifier::params()
@@ -286,7 +288,8 @@ fn one_and_two_threads_give_identical_results() {
     let train = datasets::dna().unwrap();
     let test = datasets::dna_test()
         .unwrap()
-        .select(&(0..300).collect::<Vec<_>>());
+        .select(&(0..300).collect::<Vec<_>>())
+        .unwrap();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -55,7 +55,7 @@ fn hand_computed_distances() {
         let got = distances(&metric, &train, &x)[0];
         assert!(close(got, want), "{metric:?}: {got} vs {want}");
     }
-    let cosine = distances(&Metric::Cosine, &train.select_rows(&[0]), &x)[0];
+    let cosine = distances(&Metric::Cosine, &train.select_rows(&[0]).unwrap(), &x)[0];
     assert!(close(cosine, 1.0 - 9.0 / (29f64.sqrt() * 14f64.sqrt())));
     // Cosine's range: 0 along, 1 across, 2 against.
     let axis = DenseMatrix::from_rows(&[[2.0, 0.0], [0.0, 3.0], [-1.0, 0.0]]).unwrap();

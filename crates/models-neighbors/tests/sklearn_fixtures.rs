@@ -41,7 +41,8 @@ impl Fixture {
 
     /// Training and test sets, as gen_knn.py splits them.
     fn data(&self) -> (Dataset, Dataset) {
-        let range = |d: &Dataset, r: std::ops::Range<usize>| d.select(&r.collect::<Vec<_>>());
+        let range =
+            |d: &Dataset, r: std::ops::Range<usize>| d.select(&r.collect::<Vec<_>>()).unwrap();
         match self.word("data") {
             "heart" => {
                 let d = datasets::heart_scale().unwrap();

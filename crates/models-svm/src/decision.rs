@@ -1,7 +1,8 @@
-//! Kernel values between samples to predict and a model's support vectors, in bounded blocks.
+//! Decision values of a kernel expansion: kernel values between samples to predict and a
+//! model's support vectors in bounded blocks, or a linear kernel's weight vectors.
 
-use core_linalg::{Matrix, Records, Result, RowView};
-use kernels::{Kernel, cross_gram};
+use core_linalg::{Matrix, Records, Result, RowView, memory};
+use kernels::{Kernel, KernelSpec, cross_gram};
 
 /// Largest block of kernel values held at once while predicting, in bytes.
 const BLOCK_BYTES: usize = 64 << 20;
@@ -39,9 +40,9 @@ where
 /// The rows at `rows` as owned records in the same layout.
 fn select<R: Records + ?Sized>(records: &R, rows: &[usize]) -> Result<Matrix> {
     Ok(match (records.as_dense(), records.as_sparse()) {
-        (Some(d), _) => Matrix::Dense(d.select_rows(rows)),
-        (None, Some(s)) => Matrix::Sparse(s.select_rows(rows)),
-        (None, None) => Matrix::Dense(records.to_dense()?.select_rows(rows)),
+        (Some(d), _) => Matrix::Dense(d.select_rows(rows)?),
+        (None, Some(s)) => Matrix::Sparse(s.select_rows(rows)?),
+        (None, None) => Matrix::Dense(records.to_dense()?.select_rows(rows)?),
     })
 }
 
@@ -62,4 +63,64 @@ pub(crate) fn libsvm_kernel<K: Kernel + ?Sized>(kernel: &K, x: RowView<'_>, z: R
         // LIBSVM does already.
         _ => kernel.eval(x, z),
     }
+}
+
+/// Dense weight vectors with at most this many values in all are kept whatever the support
+/// vectors' size (8 MiB).
+const SMALL_WEIGHTS: usize = 1 << 20;
+
+/// Whether [`linear_weights`] keeps weights wider than the support vectors.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Width {
+    /// Only when the dense weights take no more room than the support vectors' stored entries
+    /// (or 8 MiB): what a model keeps for fast predictions.
+    Bounded,
+    /// Whatever the width, as long as the memory can be had: what `coef()` returns.
+    Any,
+}
+
+/// For a linear kernel, each expansion's weight vector `w = Σ_s c_s sv_s`, so that a decision
+/// value is one dot product; `None` for other kernels, or (with [`Width::Bounded`]) where the
+/// dense `expansions × n_features` values would outgrow the support vectors (a sparse file
+/// with a huge feature index): decisions then go through the kernel, whose memory follows the
+/// support vectors' stored entries. Each `(s, c)` of an expansion adds `c` times support
+/// vector `s`.
+pub(crate) fn linear_weights<I, E>(
+    kernel: &KernelSpec,
+    support: &Matrix,
+    n_features: usize,
+    expansions: I,
+    width: Width,
+) -> Result<Option<Vec<Vec<f64>>>>
+where
+    I: ExactSizeIterator<Item = E>,
+    E: IntoIterator<Item = (usize, f64)>,
+{
+    if *kernel != KernelSpec::Linear(kernels::Linear) {
+        return Ok(None);
+    }
+    let values = expansions.len().saturating_mul(n_features);
+    if width == Width::Bounded && values > SMALL_WEIGHTS.max(support.nnz()) {
+        return Ok(None);
+    }
+    memory::check(
+        memory::bytes_of::<f64>(values),
+        "the weight vectors of a linear-kernel SVM",
+        memory::FEWER_FEATURES,
+    )?;
+    expansions
+        .map(|coef| {
+            let mut w = memory::filled_vec(
+                n_features,
+                0.0,
+                "the weight vector of a linear-kernel SVM",
+                memory::FEWER_FEATURES,
+            )?;
+            for (s, c) in coef {
+                support.row(s).axpy(c, &mut w);
+            }
+            Ok(w)
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }

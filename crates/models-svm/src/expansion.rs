@@ -7,7 +7,7 @@ use optim::StopReason;
 use optim::smo::Solution;
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{kernel_rows, libsvm_kernel};
+use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
 
 /// The support vectors, their coefficients and the solver's report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,11 +32,11 @@ impl Expansion {
         data: &Dataset,
         coef_all: &[f64],
         sol: &Solution,
-    ) -> Self {
+    ) -> Result<Self> {
         let support_indices: Vec<usize> = (0..coef_all.len())
             .filter(|&i| coef_all[i] != 0.0)
             .collect();
-        let support = data.records.select_rows(&support_indices);
+        let support = data.records.select_rows(&support_indices)?;
         let coef: Vec<f64> = support_indices.iter().map(|&i| coef_all[i]).collect();
         Self {
             kernel,
@@ -53,23 +53,25 @@ impl Expansion {
         .with_linear_weights()
     }
 
-    /// Collapses a linear kernel's expansion into `w = Σ c_s sv_s`.
-    pub(crate) fn with_linear_weights(mut self) -> Self {
-        self.weights = (self.kernel == KernelSpec::Linear(kernels::Linear)).then(|| {
-            let mut w = vec![0.0; self.n_features];
-            for (s, &c) in self.coef.iter().enumerate() {
-                self.support.row(s).axpy(c, &mut w);
-            }
-            w
-        });
-        self
+    /// Collapses a linear kernel's expansion into `w = Σ c_s sv_s`, where that is not wider
+    /// than the support vectors (see [`linear_weights`]).
+    pub(crate) fn with_linear_weights(mut self) -> Result<Self> {
+        self.weights = linear_weights(
+            &self.kernel,
+            &self.support,
+            self.n_features,
+            std::iter::once(self.coef.iter().copied().enumerate()),
+            Width::Bounded,
+        )?
+        .and_then(|ws| ws.into_iter().next());
+        Ok(self)
     }
 
     /// The same expansion over `n_features` columns (wider only).
     pub(crate) fn with_n_features(mut self, n_features: usize) -> Result<Self> {
         self.support = self.support.with_n_features(n_features)?;
         self.n_features = n_features;
-        Ok(self.with_linear_weights())
+        self.with_linear_weights()
     }
 
     /// `f(x)` for every row.

@@ -3,7 +3,8 @@
 
 use core_linalg::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PresentClasses, Records, Result, classes_from_scores, linear_scores, model_check, validate,
+    PresentClasses, Records, Result, classes_from_scores, linear_scores, memory, model_check,
+    validate,
 };
 use optim::StopReason;
 pub use optim::dcd::SvmLoss;
@@ -318,6 +319,13 @@ impl Fit for LinearSvcParams {
             (0..labels.len()).collect()
         };
         let x = &data.records;
+        // One weight vector per problem, dense in the width as LIBLINEAR's (the solvers ask for
+        // each): all of them are asked for first, so that the refusal names the whole size.
+        memory::check(
+            memory::bytes_of_grid::<f64>(positives.len(), x.n_features() + 1),
+            "LinearSvc's weight vectors",
+            memory::FEWER_FEATURES,
+        )?;
         let solved: Vec<(Vec<f64>, usize, StopReason)> = positives
             .par_iter()
             .map(|&p| {

@@ -140,10 +140,10 @@ impl Fit for OneClassSvmParams {
             (0..l).collect(),
             vec![1; l],
             self.settings.cache_bytes(),
-        );
+        )?;
         let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
         let mut model = OneClassSvm {
-            expansion: Expansion::new(kernel, data, &sol.alpha, &sol),
+            expansion: Expansion::new(kernel, data, &sol.alpha, &sol)?,
             density_marks: None,
         };
         if self.probability {

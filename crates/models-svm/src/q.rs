@@ -1,7 +1,7 @@
 //! The dual's `Q` matrices, built on the kernels crate's column cache, as the SMO solver sees
 //! them.
 
-use core_linalg::Records;
+use core_linalg::{Records, Result};
 use kernels::{ColumnCache, ColumnSource, Kernel, KernelSource};
 use optim::smo::QMatrix;
 
@@ -45,13 +45,13 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> SignedQ<'a, K, R> {
         indices: Vec<usize>,
         y: Vec<i8>,
         cache_bytes: usize,
-    ) -> Self {
-        let source = KernelSource::subset(kernel, records, indices);
+    ) -> Result<Self> {
+        let source = KernelSource::subset(kernel, records, indices)?;
         let diag = (0..y.len()).map(|p| source.diagonal(p)).collect();
-        Self {
+        Ok(Self {
             cache: ColumnCache::new(SignedSource { kernel: source, y }, cache_bytes),
             diag,
-        }
+        })
     }
 }
 
@@ -86,20 +86,20 @@ pub(crate) struct SvrQ<'a, K: ?Sized, R: ?Sized> {
 }
 
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> SvrQ<'a, K, R> {
-    pub(crate) fn new(kernel: &'a K, records: &'a R, cache_bytes: usize) -> Self {
+    pub(crate) fn new(kernel: &'a K, records: &'a R, cache_bytes: usize) -> Result<Self> {
         let l = records.n_samples();
-        let source = KernelSource::new(kernel, records);
+        let source = KernelSource::new(kernel, records)?;
         let kd: Vec<f64> = (0..l).map(|p| source.diagonal(p)).collect();
         let sign = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
         let index = (0..2 * l).map(|p| p % l).collect();
         let diag = (0..2 * l).map(|p| kd[p % l]).collect();
-        Self {
+        Ok(Self {
             cache: ColumnCache::new(source, cache_bytes),
             sign,
             index,
             diag,
             buffers: [vec![0.0; 2 * l], vec![0.0; 2 * l]],
-        }
+        })
     }
 
     fn assemble(&mut self, slot: usize, i: usize, len: usize) {

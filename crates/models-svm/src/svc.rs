@@ -9,7 +9,7 @@ use optim::StopReason;
 use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
-use crate::decision::kernel_rows;
+use crate::decision::{Width, kernel_rows, linear_weights};
 use crate::expansion::check_linear_weights;
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
@@ -288,21 +288,37 @@ impl Svc {
     /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`, in
     /// [`DecisionFunction`]'s convention as [`Svc::intercept`] (negated for two classes, as
     /// scikit-learn's `coef_`): `w·x + b` is the decision value.
+    ///
+    /// `None` for other kernels, and where the dense weights (problems × features) are more
+    /// than this machine can hold (a sparse file with a huge feature index: predictions then
+    /// go through the support vectors).
     pub fn coef(&self) -> Option<Vec<Vec<f64>>> {
         let sign = self.binary_sign();
-        self.weights.as_ref().map(|ws| {
+        self.any_width_weights().map(|ws| {
             ws.iter()
                 .map(|w| w.iter().map(|v| sign * v).collect())
                 .collect()
         })
     }
-    /// For a linear kernel, the geometric margin `1/‖w‖` of each problem.
+    /// For a linear kernel, the geometric margin `1/‖w‖` of each problem (`None` as for
+    /// [`Svc::coef`]).
     pub fn margin(&self) -> Option<Vec<f64>> {
-        self.weights.as_ref().map(|ws| {
+        self.any_width_weights().map(|ws| {
             ws.iter()
                 .map(|w| 1.0 / core_linalg::dot(w, w).sqrt())
                 .collect()
         })
+    }
+    /// The weights kept for predictions, or else computed whatever their width.
+    fn any_width_weights(&self) -> Option<std::borrow::Cow<'_, [Vec<f64>]>> {
+        match &self.weights {
+            Some(ws) => Some(std::borrow::Cow::Borrowed(ws)),
+            None => self
+                .linear_weights(Width::Any)
+                .ok()
+                .flatten()
+                .map(std::borrow::Cow::Owned),
+        }
     }
 
     /// Assembles a model from its parts (LIBSVM model files use this). Support vectors are
@@ -315,7 +331,7 @@ impl Svc {
         problems: Vec<BinaryModel>,
         multiclass: Multiclass,
         nu: bool,
-    ) -> Self {
+    ) -> Result<Self> {
         let n_features = support.n_features();
         let support_indices = (0..support.n_samples()).collect();
         let mut m = Self {
@@ -330,8 +346,8 @@ impl Svc {
             nu,
             weights: None,
         };
-        m.weights = m.linear_weights();
-        m
+        m.weights = m.linear_weights(Width::Bounded)?;
+        Ok(m)
     }
 
     /// The same model accepting records of `n_features` columns (wider only: extra features
@@ -339,25 +355,18 @@ impl Svc {
     pub(crate) fn with_n_features(mut self, n_features: usize) -> Result<Self> {
         self.support = self.support.with_n_features(n_features)?;
         self.n_features = n_features;
-        self.weights = self.linear_weights();
+        self.weights = self.linear_weights(Width::Bounded)?;
         Ok(self)
     }
 
-    fn linear_weights(&self) -> Option<Vec<Vec<f64>>> {
-        if self.kernel != KernelSpec::Linear(kernels::Linear) {
-            return None;
-        }
-        Some(
-            self.problems
-                .iter()
-                .map(|p| {
-                    let mut w = vec![0.0; self.n_features];
-                    for &(s, a) in &p.coef {
-                        self.support.row(s).axpy(a, &mut w);
-                    }
-                    w
-                })
-                .collect(),
+    /// Each problem's weight vector, for a linear kernel (see [`linear_weights`]).
+    fn linear_weights(&self, width: Width) -> Result<Option<Vec<Vec<f64>>>> {
+        linear_weights(
+            &self.kernel,
+            &self.support,
+            self.n_features,
+            self.problems.iter().map(|p| p.coef.iter().copied()),
+            width,
         )
     }
 
@@ -669,15 +678,15 @@ fn platt(
             tr_idx.clone(),
             tr_y.clone(),
             spec.settings.cache_bytes(),
-        );
+        )?;
         let (sol, _) = solve_binary(spec, &mut q, &tr_y, tr_b)?;
         let sv: Vec<usize> = (0..tr_idx.len()).filter(|&t| sol.alpha[t] > 0.0).collect();
         let coef: Vec<f64> = sv
             .iter()
             .map(|&t| sol.alpha[t] * f64::from(tr_y[t]))
             .collect();
-        let sv_rows = records.select_rows(&sv.iter().map(|&t| tr_idx[t]).collect::<Vec<_>>());
-        let test_rows = records.select_rows(&test.iter().map(|&t| idx[t]).collect::<Vec<_>>());
+        let sv_rows = records.select_rows(&sv.iter().map(|&t| tr_idx[t]).collect::<Vec<_>>())?;
+        let test_rows = records.select_rows(&test.iter().map(|&t| idx[t]).collect::<Vec<_>>())?;
         let k = kernels::cross_gram(kernel, &test_rows, &sv_rows)?;
         for (r, &t) in test.iter().enumerate() {
             dec[t] = core_linalg::dot(k.row(r), &coef) - sol.rho;
@@ -826,7 +835,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             idx.clone(),
             ys.clone(),
             spec.settings.cache_bytes(),
-        );
+        )?;
         let (sol, upper) =
             solve_binary(spec, &mut q, &ys, idx.iter().map(|&i| bound[i]).collect())?;
         // Coefficients keyed by training index until the support set is known.
@@ -892,7 +901,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
         }
         p.coef.sort_by_key(|&(sv, _)| sv);
     }
-    let support = data.records.select_rows(&support_indices);
+    let support = data.records.select_rows(&support_indices)?;
     let support_class = support_indices.iter().map(|&i| y[i]).collect();
     let mut model = Svc {
         kernel,
@@ -906,6 +915,6 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
         nu: matches!(spec.formulation, Formulation::Nu { .. }),
         weights: None,
     };
-    model.weights = model.linear_weights();
+    model.weights = model.linear_weights(Width::Bounded)?;
     Ok(model)
 }

@@ -260,7 +260,7 @@ fn fit_regressor(
         .map(|b| if b > 0.0 { b } else { f64::MIN_POSITIVE })
         .collect();
     let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
-    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes());
+    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
     let (sol, nu) = match formulation {
         Formulation::Epsilon(eps) => {
             let p = (0..2 * l)
@@ -298,7 +298,7 @@ fn fit_regressor(
     };
     let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
     Ok(Svr {
-        expansion: Expansion::new(kernel, data, &coef, &sol),
+        expansion: Expansion::new(kernel, data, &coef, &sol)?,
         nu,
         laplace_scale: None,
     })
@@ -350,11 +350,11 @@ fn laplace_scale(
     for f in 0..folds {
         let (begin, end) = (f * l / folds, (f + 1) * l / folds);
         let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
-        let model = fit_regressor(settings, c, formulation, &data.select(&train))?;
+        let model = fit_regressor(settings, c, formulation, &data.select(&train)?)?;
         let held_out = &perm[begin..end];
         let predicted = model
             .expansion
-            .libsvm_decision(&data.records.select_rows(held_out))?;
+            .libsvm_decision(&data.records.select_rows(held_out)?)?;
         for (&i, p) in held_out.iter().zip(predicted) {
             residual[i] = y[i] - p;
         }

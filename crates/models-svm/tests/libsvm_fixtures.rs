@@ -319,7 +319,7 @@ fn sorted_class_order_matches_scikit_learn() {
     assert_eq!(pred, field("predictions: ")[0]);
     let dec = core_linalg::DecisionFunction::decision_function(
         &model,
-        &test.records.select_rows(&[0, 1, 2, 3, 4]),
+        &test.records.select_rows(&[0, 1, 2, 3, 4]).unwrap(),
     )
     .unwrap();
     for (r, want) in field("decision: ").iter().enumerate() {

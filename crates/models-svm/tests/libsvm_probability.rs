@@ -134,7 +134,7 @@ fn prediction_intervals_follow_the_laplace_model() {
         plain.predict_interval(&d.records, 0.9),
         Err(core_linalg::Error::InvalidParameter { .. })
     ));
-    let tiny = d.select(&[0]);
+    let tiny = d.select(&[0]).unwrap();
     assert!(Svr::params().probability(true).fit(&tiny).is_err());
 }
 

@@ -207,7 +207,7 @@ fn bad_parameters_are_refused_with_their_name() {
 fn multiclass_models_save_load_and_ignore_the_thread_count() {
     let train = core_linalg::datasets::dna().unwrap();
     let test = core_linalg::datasets::dna_test().unwrap();
-    let sub = train.select(&(0..600).collect::<Vec<_>>());
+    let sub = train.select(&(0..600).collect::<Vec<_>>()).unwrap();
     let fit = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -91,7 +91,7 @@ impl Fit for AdaBoostClassifierParams {
         let problem = class_problem(data, &ClassWeight::Uniform, self.growth.missing_values)?;
         let k = problem.labels.len();
         let base = self.growth.settings(true, data, self.seed, true)?;
-        let pre = Presorted::new(&data.records);
+        let pre = Presorted::new(&data.records)?;
         let target = Target::Classes {
             y: &problem.y,
             n_classes: k,
@@ -110,7 +110,7 @@ impl Fit for AdaBoostClassifierParams {
                 seed: self.seed.wrapping_add(round as u64),
                 ..base.clone()
             };
-            let tree = grow(&pre, target, &w, &settings);
+            let tree = grow(&pre, target, &w, &settings)?;
             let wrong: Vec<bool> = (0..data.n_samples())
                 .into_par_iter()
                 .map(|i| argmax(tree.leaf_value(&data.records.row(i))) != problem.y[i] as usize)

@@ -64,12 +64,12 @@ impl DecisionTreeClassifierParams {
     ) -> Result<DecisionTreeClassifier> {
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
         let settings = self.growth.settings(true, data, self.seed, parallel)?;
-        let pre = Presorted::new(&data.records);
+        let pre = Presorted::new(&data.records)?;
         let target = Target::Classes {
             y: &problem.y,
             n_classes: problem.labels.len(),
         };
-        let tree = grow(&pre, target, &problem.weights, &settings);
+        let tree = grow(&pre, target, &problem.weights, &settings)?;
         Ok(DecisionTreeClassifier {
             params: self.clone(),
             labels: problem.labels,

@@ -97,7 +97,7 @@ fn grow_trees(
     weights: &[f64],
     settings: &Settings,
     ensemble: &Ensemble,
-) -> Vec<(Tree, Option<InBag>)> {
+) -> Result<Vec<(Tree, Option<InBag>)>> {
     let mut master = core_linalg::split::rng_from_seed(ensemble.seed);
     let seeds: Vec<u64> = (0..ensemble.n_estimators)
         .map(|_| master.next_u64())
@@ -138,7 +138,7 @@ fn grow_trees(
                 seed: rng.next_u64(),
                 ..settings.clone()
             };
-            (grow(pre, target, &w, &tree_settings), bag)
+            Ok((grow(pre, target, &w, &tree_settings)?, bag))
         })
         .collect()
 }
@@ -250,13 +250,13 @@ impl Fit for RandomForestClassifierParams {
         self.ensemble.check()?;
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
         let settings = self.growth.settings(true, data, 0, false)?;
-        let pre = Presorted::new(&data.records);
+        let pre = Presorted::new(&data.records)?;
         let k = problem.labels.len();
         let target = Target::Classes {
             y: &problem.y,
             n_classes: k,
         };
-        let grown = grow_trees(&pre, target, &problem.weights, &settings, &self.ensemble);
+        let grown = grow_trees(&pre, target, &problem.weights, &settings, &self.ensemble)?;
         let oob_score = self.ensemble.oob_score.then(|| {
             let votes = out_of_bag(&grown, data.n_samples(), |i, trees| {
                 let row = data.records.row(i);
@@ -399,14 +399,14 @@ impl Fit for RandomForestRegressorParams {
         self.ensemble.check()?;
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
         let settings = self.growth.settings(false, data, 0, false)?;
-        let pre = Presorted::new(&data.records);
+        let pre = Presorted::new(&data.records)?;
         let grown = grow_trees(
             &pre,
             Target::Values(&y),
             &weights,
             &settings,
             &self.ensemble,
-        );
+        )?;
         let oob_score = self.ensemble.oob_score.then(|| {
             let pred = out_of_bag(&grown, data.n_samples(), |i, trees| {
                 let row = data.records.row(i);

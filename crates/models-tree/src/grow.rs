@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use core_linalg::Records;
+use core_linalg::{Records, Result, memory};
 use rand::Rng;
 use rayon::prelude::*;
 
@@ -37,16 +37,24 @@ pub(crate) struct Presorted {
 
 impl Presorted {
     /// Sorts every feature (features in parallel; the result does not depend on threads).
-    pub(crate) fn new<R: Records + ?Sized>(records: &R) -> Self {
+    /// The `n × d` tables are asked for first: a sparse file's largest feature index can make
+    /// them more than a machine holds.
+    pub(crate) fn new<R: Records + ?Sized>(records: &R) -> Result<Self> {
         let (n, d) = (records.n_samples(), records.n_features());
-        let mut columns = vec![0.0; n * d];
+        // The columns, the sorted values and the order: 20 bytes per (sample, feature).
+        memory::check(
+            memory::bytes_of_grid::<[u32; 5]>(n, d),
+            &format!("the tree's presorted features ({n} × {d})"),
+            memory::DENSE_COPY,
+        )?;
+        let mut columns = grid(n, d, 0.0, "the tree's feature columns")?;
         for i in 0..n {
             records
                 .row(i)
                 .for_each_stored(|j, v| columns[j * n + i] = v);
         }
-        let mut values = vec![0.0; n * d];
-        let mut order = vec![0u32; n * d];
+        let mut values = grid(n, d, 0.0, "the tree's sorted feature values")?;
+        let mut order = grid(n, d, 0u32, "the tree's sorted feature order")?;
         order
             .par_chunks_mut(n.max(1))
             .zip(values.par_chunks_mut(n.max(1)))
@@ -65,13 +73,24 @@ impl Presorted {
                     .zip(o.iter())
                     .for_each(|(x, &i)| *x = col[i as usize]);
             });
-        Self {
+        Ok(Self {
             n,
             d,
             values,
             order,
-        }
+        })
     }
+}
+
+/// `n × d` copies of `value` for `what`, asked for first.
+fn grid<T: Clone>(n: usize, d: usize, value: T, what: &str) -> Result<Vec<T>> {
+    memory::filled_grid(
+        n,
+        d,
+        value,
+        &format!("{what} ({n} × {d})"),
+        memory::DENSE_COPY,
+    )
 }
 
 /// What the tree predicts.
@@ -113,7 +132,12 @@ pub(crate) struct Settings {
 
 /// Grows a tree on the samples of positive weight (a zero weight removes the sample, as in
 /// scikit-learn), then prunes it at `ccp_alpha`. At least one weight must be positive.
-pub(crate) fn grow(pre: &Presorted, target: Target<'_>, weights: &[f64], s: &Settings) -> Tree {
+pub(crate) fn grow(
+    pre: &Presorted,
+    target: Target<'_>,
+    weights: &[f64],
+    s: &Settings,
+) -> Result<Tree> {
     let mut local = vec![u32::MAX; pre.n];
     let mut kept = Vec::new();
     for (i, &w) in weights.iter().enumerate() {
@@ -124,8 +148,8 @@ pub(crate) fn grow(pre: &Presorted, target: Target<'_>, weights: &[f64], s: &Set
     }
     let w: Vec<f64> = kept.iter().map(|&i| weights[i]).collect();
     let m = kept.len();
-    let mut vals = vec![0.0; pre.d * m];
-    let mut ids = vec![0u32; pre.d * m];
+    let mut vals = grid(pre.d, m, 0.0, "the tree's per-feature samples")?;
+    let mut ids = grid(pre.d, m, 0u32, "the tree's per-feature sample order")?;
     let fill = |(f, (v, id)): (usize, (&mut [f64], &mut [u32]))| {
         let src = f * pre.n..(f + 1) * pre.n;
         let mut k = 0;
@@ -182,7 +206,7 @@ pub(crate) fn grow(pre: &Presorted, target: Target<'_>, weights: &[f64], s: &Set
             }
         }
     };
-    crate::prune::prune(tree, s.ccp_alpha)
+    Ok(crate::prune::prune(tree, s.ccp_alpha))
 }
 
 /// The least a side of a split may hold: samples, and weight.

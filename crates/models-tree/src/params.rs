@@ -304,7 +304,12 @@ impl Growth {
         if cols.is_empty() {
             return Ok(Vec::new());
         }
-        let mut mask = vec![false; d];
+        let mut mask = core_linalg::memory::filled_vec(
+            d,
+            false,
+            "the categorical feature mask",
+            core_linalg::memory::FEWER_FEATURES,
+        )?;
         for &j in cols {
             if j >= d || mask[j] {
                 return Err(Error::invalid_parameter(

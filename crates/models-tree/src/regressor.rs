@@ -53,8 +53,8 @@ impl DecisionTreeRegressorParams {
     ) -> Result<DecisionTreeRegressor> {
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
         let settings = self.growth.settings(false, data, self.seed, parallel)?;
-        let pre = Presorted::new(&data.records);
-        let tree = grow(&pre, Target::Values(&y), &weights, &settings);
+        let pre = Presorted::new(&data.records)?;
+        let tree = grow(&pre, Target::Values(&y), &weights, &settings)?;
         Ok(DecisionTreeRegressor {
             params: self.clone(),
             tree,

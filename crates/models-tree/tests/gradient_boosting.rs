@@ -129,7 +129,7 @@ fn nan_is_a_missing_value_and_infinity_is_refused() {
         .max_iter(20)
         .fit(&with_nan)
         .unwrap();
-    let mut probe = x.select_rows(&[0, 1, 2]);
+    let mut probe = x.select_rows(&[0, 1, 2]).unwrap();
     probe.row_mut(1).fill(f64::NAN);
     let p = model.predict_proba(&probe).unwrap();
     assert!(p.as_slice().iter().all(|v| v.is_finite()));
@@ -154,7 +154,7 @@ fn nan_is_a_missing_value_and_infinity_is_refused() {
         Err(Error::NonFinite { row: 7, col: 3 })
     ));
     assert!(matches!(
-        model.predict(&inf.select_rows(&[7])),
+        model.predict(&inf.select_rows(&[7]).unwrap()),
         Err(Error::NonFinite { row: 0, col: 3 })
     ));
 }

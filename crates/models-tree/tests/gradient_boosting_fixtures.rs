@@ -40,7 +40,7 @@ impl Fixture {
 }
 
 fn rows(data: &Dataset, range: impl Iterator<Item = usize>) -> Dataset {
-    data.select(&range.collect::<Vec<_>>())
+    data.select(&range.collect::<Vec<_>>()).unwrap()
 }
 
 /// As `with_missing` in gen_gradient_boosting.py.

@@ -1,6 +1,6 @@
 //! Input checks the solvers share, each returning the typed error a caller can act on.
 
-use core_linalg::{Error, Result, validate};
+use core_linalg::{Error, Result, memory, validate};
 
 /// `n ≥ 1` samples and `y` of length `n` with every label `−1` or `+1`.
 pub(crate) fn signed_labels(y: &[f64], n: usize, solver: &str) -> Result<()> {
@@ -59,4 +59,26 @@ pub(crate) fn start_point(w0: &[f64], dim: usize) -> Result<()> {
         return Err(Error::shape("starting point length", dim, w0.len()));
     }
     validate::check_finite_slice(w0)
+}
+
+/// A zeroed vector of `len` parameters (`what`, for the message), asked for first: a linear
+/// model's width is the data's largest feature index, which a sparse file can make larger
+/// than this machine holds.
+pub(crate) fn parameters(len: usize, what: &str) -> Result<Vec<f64>> {
+    memory::filled_vec(
+        len,
+        0.0,
+        &format!("{what} ({len} values)"),
+        memory::FEWER_FEATURES,
+    )
+}
+
+/// Refuses up front a solver that keeps `count` vectors of `len` values (`what`) when they
+/// cannot all be had, naming the whole size, before any is allocated.
+pub(crate) fn vectors(count: usize, len: usize, what: &str) -> Result<()> {
+    memory::check(
+        memory::bytes_of_grid::<f64>(count, len),
+        &format!("{what} ({count} × {len} values)"),
+        memory::FEWER_FEATURES,
+    )
 }

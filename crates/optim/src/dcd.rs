@@ -129,6 +129,10 @@ pub fn dcd<R: Records + ?Sized>(
             Layout::Sparse(&owned)
         }
     };
+    let w = checks::parameters(
+        x.n_features() + usize::from(options.bias.is_some()),
+        "the weight vector of a linear SVM",
+    )?;
     Ok(match layout {
         Layout::Sparse(csr) => {
             let rows = CsrRows {
@@ -136,7 +140,7 @@ pub fn dcd<R: Records + ?Sized>(
                 values: csr.values(),
             };
             let ranges = csr.indptr().windows(2).map(|p| (p[0], p[1]));
-            solve(&rows, ranges, x.n_features(), y, c, options)
+            solve(&rows, ranges, w, y, c, options)
         }
         Layout::Dense(dense) => {
             let d = dense.ncols();
@@ -144,7 +148,7 @@ pub fn dcd<R: Records + ?Sized>(
                 data: dense.as_slice(),
             };
             let ranges = (0..dense.nrows()).map(|i| (i * d, (i + 1) * d));
-            solve(&rows, ranges, d, y, c, options)
+            solve(&rows, ranges, w, y, c, options)
         }
     })
 }
@@ -228,17 +232,19 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// The coordinate descent itself, over validated inputs.
+/// The coordinate descent itself, over validated inputs, from `w = 0` (`d` weights, then the
+/// bias weight when there is one).
 fn solve<X: Rows>(
     rows: &X,
     ranges: impl Iterator<Item = (usize, usize)>,
-    d: usize,
+    mut w: Vec<f64>,
     y: &[f64],
     c: &[f64],
     options: &DcdOptions,
 ) -> DcdSolution {
     let bias = options.bias.unwrap_or(0.0);
     let has_bias = options.bias.is_some();
+    let d = w.len() - usize::from(has_bias);
     let mut coords: Vec<Coordinate> = ranges
         .zip(y.iter().zip(c))
         .map(|((start, end), (&y, &c))| {
@@ -260,7 +266,6 @@ fn solve<X: Rows>(
             coord
         })
         .collect();
-    let mut w = vec![0.0; d + usize::from(has_bias)];
     // A sample of cost 0 keeps αᵢ = 0 and takes no part.
     let mut index: Vec<usize> = (0..coords.len()).filter(|&i| c[i] > 0.0).collect();
     let eligible = index.len();
@@ -474,7 +479,13 @@ mod tests {
         let with_zero = dcd(&x, &y, &c, &options).unwrap();
         let keep: Vec<usize> = (0..20).filter(|&i| i != 4).collect();
         let y_kept: Vec<f64> = keep.iter().map(|&i| y[i]).collect();
-        let without = dcd(&x.select_rows(&keep), &y_kept, &[1.0; 19], &options).unwrap();
+        let without = dcd(
+            &x.select_rows(&keep).unwrap(),
+            &y_kept,
+            &[1.0; 19],
+            &options,
+        )
+        .unwrap();
         assert_eq!(with_zero.alpha[4], 0.0);
         for (a, b) in with_zero.w.iter().zip(&without.w) {
             assert!((a - b).abs() < 1e-8, "{:?} vs {:?}", with_zero.w, without.w);

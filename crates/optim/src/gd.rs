@@ -333,14 +333,16 @@ pub fn minimize<F: FiniteSum + ?Sized>(
     check_options(options)?;
     checks::start_point(&w0, f.dim())?;
     let mut w = w0;
-    let mut grad = vec![0.0; w.len()];
+    const WHAT: &str = "gradient descent's vectors";
+    checks::vectors(3, w.len(), WHAT)?;
+    let mut grad = checks::parameters(w.len(), WHAT)?;
     let l1 = options.l1;
     let mut smooth = f.value_and_gradient(&w, &mut grad);
     let mut value = composite(f, smooth, &w, l1);
     let mut gradient_norm = optimality(f, &grad, &w, l1);
     let mut rng = rng_from_seed(options.seed);
     let mut order: Vec<usize> = (0..f.n_terms()).collect();
-    let mut trial = vec![0.0; w.len()];
+    let mut trial = checks::parameters(w.len(), WHAT)?;
     let mut step = fixed_step(options.step, 1);
     let mut t = 0usize;
     let mut iterations = 0;

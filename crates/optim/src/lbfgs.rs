@@ -228,8 +228,12 @@ pub fn lbfgs<F: Objective + ?Sized>(
     }
     let n = f.dim();
     checks::start_point(&w0, n)?;
+    // w, its gradient, the direction, the line search's point and gradient, and the
+    // correction pairs (plus one spare): asked for before the first is used.
+    const WHAT: &str = "L-BFGS's vectors";
+    checks::vectors(2 * options.memory + 7, n, WHAT)?;
     let mut w = w0;
-    let mut grad = vec![0.0; n];
+    let mut grad = checks::parameters(n, WHAT)?;
     let mut value = f.value_and_gradient(&w, &mut grad);
     if !value.is_finite() {
         return Err(Error::Numerical(format!(
@@ -239,7 +243,11 @@ pub fn lbfgs<F: Objective + ?Sized>(
     // Correction pairs (s, y, 1/yᵀs), oldest first.
     let mut pairs: std::collections::VecDeque<(Vec<f64>, Vec<f64>, f64)> =
         std::collections::VecDeque::with_capacity(options.memory);
-    let mut direction = vec![0.0; n];
+    let mut direction = checks::parameters(n, WHAT)?;
+    // Buffers handed from one iteration to the next instead of allocated each time.
+    let (mut spare_point, mut spare_grad) =
+        (checks::parameters(n, WHAT)?, checks::parameters(n, WHAT)?);
+    let mut spare_pair: Option<(Vec<f64>, Vec<f64>)> = None;
     let mut alphas = vec![0.0; options.memory];
     let mut iterations = 0;
     let stop = loop {
@@ -289,47 +297,51 @@ pub fn lbfgs<F: Objective + ?Sized>(
             f,
             w: &w,
             p: &direction,
-            point: vec![0.0; n],
-            grad: vec![0.0; n],
+            point: std::mem::take(&mut spare_point),
+            grad: std::mem::take(&mut spare_grad),
             evaluations: 0,
             last: f64::NAN,
         };
-        let Some((alpha, new_value)) =
-            wolfe_step(&mut line, value, slope, initial, options.max_line_search)
-        else {
-            break GdStop::StepTooSmall;
-        };
+        let step = wolfe_step(&mut line, value, slope, initial, options.max_line_search);
         // The line search left the gradient of its last evaluation in `line.grad`; re-evaluate
         // only if the accepted step was not the last one tried.
-        let accepted = line.last == alpha;
-        let (point, mut new_grad) = (
+        let accepted = step.is_some_and(|(alpha, _)| line.last == alpha);
+        let (mut new_point, mut new_grad) = (
             std::mem::take(&mut line.point),
             std::mem::take(&mut line.grad),
         );
-        let new_point = if accepted {
-            point
-        } else {
-            let p: Vec<f64> = w
-                .iter()
-                .zip(&direction)
-                .map(|(w, p)| w + alpha * p)
-                .collect();
-            f.value_and_gradient(&p, &mut new_grad);
-            p
+        let Some((alpha, new_value)) = step else {
+            break GdStop::StepTooSmall;
         };
-        let s: Vec<f64> = new_point.iter().zip(&w).map(|(a, b)| a - b).collect();
-        let y: Vec<f64> = new_grad.iter().zip(&grad).map(|(a, b)| a - b).collect();
+        if !accepted {
+            for ((p, w), d) in new_point.iter_mut().zip(&w).zip(&direction) {
+                *p = w + alpha * d;
+            }
+            f.value_and_gradient(&new_point, &mut new_grad);
+        }
+        let (mut s, mut y) = match spare_pair.take() {
+            Some(pair) => pair,
+            None => (checks::parameters(n, WHAT)?, checks::parameters(n, WHAT)?),
+        };
+        for ((s, a), b) in s.iter_mut().zip(&new_point).zip(&w) {
+            *s = a - b;
+        }
+        for ((y, a), b) in y.iter_mut().zip(&new_grad).zip(&grad) {
+            *y = a - b;
+        }
         let sy = dot(&s, &y);
         // Skip pairs without positive curvature, which would break H's positive definiteness.
         if sy > 1e-10 * dot(&y, &y).sqrt() * dot(&s, &s).sqrt() {
             if pairs.len() == options.memory {
-                pairs.pop_front();
+                spare_pair = pairs.pop_front().map(|(s, y, _)| (s, y));
             }
             pairs.push_back((s, y, 1.0 / sy));
+        } else {
+            spare_pair = Some((s, y));
         }
         let previous = value;
-        w = new_point;
-        grad = new_grad;
+        spare_point = std::mem::replace(&mut w, new_point);
+        spare_grad = std::mem::replace(&mut grad, new_grad);
         value = new_value;
         iterations += 1;
         let progress = Progress {

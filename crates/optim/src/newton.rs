@@ -18,8 +18,8 @@ use crate::lbfgs::max_abs;
 
 /// An objective that can also give its Hessian.
 pub trait Hessian: Objective {
-    /// Writes `∇²f(w)` into `h` (`dim × dim`).
-    fn hessian(&self, w: &[f64], h: &mut Mat<f64>);
+    /// Writes `∇²f(w)` into `h` (`dim × dim`); fails when its scratch cannot be had.
+    fn hessian(&self, w: &[f64], h: &mut Mat<f64>) -> Result<()>;
 }
 
 /// Settings of [`newton`].
@@ -53,11 +53,14 @@ pub fn newton<F: Hessian + ?Sized>(
     checks::non_negative("grad_tol", options.grad_tol)?;
     let n = f.dim();
     checks::start_point(&w0, n)?;
+    // The Hessian, its damped copy and their factor are `n × n` each: asked for up front (with
+    // two more for the Hessian's partial sums), as they grow with the square of the width.
+    checks::vectors(5 * n, n, "Newton's Hessian")?;
     let mut w = w0;
-    let mut grad = vec![0.0; n];
+    let mut grad = checks::parameters(n, "Newton's gradient")?;
     let mut value = f.value_and_gradient(&w, &mut grad);
     let mut h = Mat::<f64>::zeros(n, n);
-    let mut trial = vec![0.0; n];
+    let mut trial = checks::parameters(n, "Newton's trial point")?;
     let mut iterations = 0;
     let stop = loop {
         if max_abs(&grad) <= options.grad_tol {
@@ -66,7 +69,7 @@ pub fn newton<F: Hessian + ?Sized>(
         if iterations == options.max_iter {
             break GdStop::MaxIterations;
         }
-        f.hessian(&w, &mut h);
+        f.hessian(&w, &mut h)?;
         let rhs = Mat::<f64>::from_fn(n, 1, |i, _| -grad[i]);
         if (0..n).any(|j| (0..n).any(|k| !h[(j, k)].is_finite())) {
             return Err(Error::Numerical(

@@ -200,13 +200,15 @@ pub fn pegasos<R: Records + ?Sized>(
         Iterate::SuffixAverage => total / 2 + 1,
     };
     let radius_sq = 1.0 / lambda;
+    const WHAT: &str = "Pegasos's weights";
+    checks::vectors(3, dim, WHAT)?;
     let mut w = ScaledWeights {
         a: 1.0,
-        v: vec![0.0; dim],
+        v: checks::parameters(dim, WHAT)?,
         v_sq: 0.0,
         scale_sum: 0.0,
-        u: vec![0.0; dim],
-        sum: vec![0.0; dim],
+        u: checks::parameters(dim, WHAT)?,
+        sum: checks::parameters(dim, WHAT)?,
         terms: 0,
     };
     let mut rng = rng_from_seed(options.seed);
@@ -258,12 +260,18 @@ pub fn pegasos<R: Records + ?Sized>(
             }
         }
     }
+    // The result reuses a buffer: another `dim` values may not be there to have.
     let result = if w.terms > 0 {
         w.flush();
         let inv = 1.0 / w.terms as f64;
-        w.sum.iter().map(|s| s * inv).collect()
+        let mut sum = w.sum;
+        sum.iter_mut().for_each(|s| *s *= inv);
+        sum
     } else {
-        w.v.iter().map(|v| w.a * v).collect()
+        let a = w.a;
+        let mut v = w.v;
+        v.iter_mut().for_each(|v| *v *= a);
+        v
     };
     Ok(PegasosSolution {
         w: result,

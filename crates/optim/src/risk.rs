@@ -10,7 +10,9 @@
 //! The full gradient is summed over fixed blocks of rows in parallel and the block sums are
 //! added in block order, so the result does not depend on the number of threads.
 
-use core_linalg::{Error, Records, Result, validate};
+use std::sync::{Mutex, PoisonError};
+
+use core_linalg::{Error, Records, Result, memory, validate};
 use rayon::prelude::*;
 
 use faer::Mat;
@@ -23,6 +25,11 @@ use crate::newton::Hessian;
 /// Rows per parallel block: large enough to amortize a gradient-sized partial sum.
 const BLOCK: usize = 2048;
 
+/// Largest scratch of per-block partial sums held at once, in bytes. Below it every block has
+/// its own buffer (a call is one parallel map); above it, as when a sparse file's largest index
+/// makes the weights huge, blocks run in waves of one buffer per thread.
+const PARTIALS_BYTES: u64 = 64 << 20;
+
 /// Fixed blocks of `BLOCK` rows covering `0..n`, for a parallel map whose results are then
 /// combined in block order.
 fn row_blocks(n: usize) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> {
@@ -31,22 +38,88 @@ fn row_blocks(n: usize) -> impl IndexedParallelIterator<Item = std::ops::Range<u
         .map(move |b| b * BLOCK..((b + 1) * BLOCK).min(n))
 }
 
-/// Adds the blocks' `(loss, gradient)` sums in block order into `grad`, scaled by `1/n`, and
-/// returns the summed loss with `1/n`.
-fn reduce_blocks(partials: &[(f64, Vec<f64>)], grad: &mut [f64], n: usize) -> (f64, f64) {
-    grad.fill(0.0);
-    let mut loss = 0.0;
-    for (l, g) in partials {
-        loss += l;
-        for (a, b) in grad.iter_mut().zip(g) {
-            *a += b;
+/// Per-block sums of `len` values over the fixed blocks of `0..n`, handed out in block order:
+/// computed in parallel a wave of blocks at a time, into buffers asked for once (through the
+/// memory helper) and reused. The blocks and the order of their sums do not depend on the wave
+/// or the thread count, so neither do the results.
+struct BlockSums {
+    n: usize,
+    buffers: Mutex<Vec<Vec<f64>>>,
+}
+
+impl BlockSums {
+    fn new(n: usize, len: usize, what: &str) -> Result<Self> {
+        let blocks = n.div_ceil(BLOCK).max(1);
+        let threads = rayon::current_num_threads().clamp(1, blocks);
+        let fit = PARTIALS_BYTES / memory::bytes_of::<f64>(len).max(1);
+        let wave = usize::try_from(fit)
+            .unwrap_or(usize::MAX)
+            .clamp(threads, blocks);
+        Self::with_wave(n, len, wave, what)
+    }
+
+    /// Sums computed `wave ≥ 1` blocks at a time.
+    fn with_wave(n: usize, len: usize, wave: usize, what: &str) -> Result<Self> {
+        checks::vectors(wave, len, what)?;
+        let buffers = (0..wave)
+            .map(|_| checks::parameters(len, what))
+            .collect::<Result<_>>()?;
+        Ok(Self {
+            n,
+            buffers: Mutex::new(buffers),
+        })
+    }
+
+    /// Runs `block(rows, sums)` on every block, `sums` zeroed, and passes each block's returned
+    /// value and sums to `take`, in block order.
+    fn run(
+        &self,
+        block: impl Fn(std::ops::Range<usize>, &mut [f64]) -> f64 + Sync,
+        mut take: impl FnMut(f64, &[f64]),
+    ) {
+        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        let (n, wave) = (self.n, buffers.len());
+        let blocks = n.div_ceil(BLOCK);
+        let mut first = 0;
+        while first < blocks {
+            let count = wave.min(blocks - first);
+            let values: Vec<f64> = buffers[..count]
+                .par_iter_mut()
+                .enumerate()
+                .map(|(k, sums)| {
+                    let b = first + k;
+                    sums.fill(0.0);
+                    block(b * BLOCK..((b + 1) * BLOCK).min(n), sums)
+                })
+                .collect();
+            for (&v, sums) in values.iter().zip(buffers.iter()) {
+                take(v, sums);
+            }
+            first += count;
         }
     }
-    let inv_n = 1.0 / n as f64;
-    for v in grad.iter_mut() {
-        *v *= inv_n;
+
+    /// Sums the blocks' `(loss, gradient)` in block order into `grad`, scaled by `1/n`, and
+    /// returns the summed loss with `1/n`.
+    fn gradient(
+        &self,
+        grad: &mut [f64],
+        block: impl Fn(std::ops::Range<usize>, &mut [f64]) -> f64 + Sync,
+    ) -> (f64, f64) {
+        grad.fill(0.0);
+        let mut loss = 0.0;
+        self.run(block, |l, g| {
+            loss += l;
+            for (a, b) in grad.iter_mut().zip(g) {
+                *a += b;
+            }
+        });
+        let inv_n = 1.0 / self.n as f64;
+        for v in grad.iter_mut() {
+            *v *= inv_n;
+        }
+        (loss, inv_n)
     }
-    (loss, inv_n)
 }
 
 /// `(1/n) Σ sᵢ ℓ(yᵢ, w·xᵢ + b) + (λ/2)‖w‖²` over borrowed records.
@@ -57,6 +130,7 @@ pub struct LinearRisk<'a, R: Records + ?Sized> {
     loss: Loss,
     l2: f64,
     fit_intercept: bool,
+    partials: BlockSums,
 }
 
 impl<'a, R: Records + ?Sized> LinearRisk<'a, R> {
@@ -93,6 +167,7 @@ impl<'a, R: Records + ?Sized> LinearRisk<'a, R> {
         }
         checks::sample_weights(weights, n)?;
         checks::non_negative("l2", l2)?;
+        let dim = x.n_features() + usize::from(fit_intercept);
         Ok(Self {
             x,
             y,
@@ -100,6 +175,7 @@ impl<'a, R: Records + ?Sized> LinearRisk<'a, R> {
             loss,
             l2,
             fit_intercept,
+            partials: BlockSums::new(n, dim, "the risk's partial gradients")?,
         })
     }
 
@@ -144,27 +220,22 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
     }
 
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
-        let dim = self.dim();
         let d = self.n_features();
-        let partials: Vec<(f64, Vec<f64>)> = row_blocks(self.x.n_samples())
-            .map(|rows| {
-                let mut g = vec![0.0; dim];
-                let mut loss = 0.0;
-                for i in rows {
-                    let (y, f, s) = (self.y[i], self.score(w, i), self.weight(i));
-                    loss += s * self.loss.value(y, f);
-                    let dl = s * self.loss.derivative(y, f);
-                    if dl != 0.0 {
-                        self.x.row(i).axpy(dl, &mut g[..d]);
-                        if self.fit_intercept {
-                            g[d] += dl;
-                        }
+        let (loss, inv_n) = self.partials.gradient(grad, |rows, g| {
+            let mut loss = 0.0;
+            for i in rows {
+                let (y, f, s) = (self.y[i], self.score(w, i), self.weight(i));
+                loss += s * self.loss.value(y, f);
+                let dl = s * self.loss.derivative(y, f);
+                if dl != 0.0 {
+                    self.x.row(i).axpy(dl, &mut g[..d]);
+                    if self.fit_intercept {
+                        g[d] += dl;
                     }
                 }
-                (loss, g)
-            })
-            .collect();
-        let (loss, inv_n) = reduce_blocks(&partials, grad, self.x.n_samples());
+            }
+            loss
+        });
         for (g, w) in grad[..d].iter_mut().zip(&w[..d]) {
             *g += self.l2 * w;
         }
@@ -199,12 +270,17 @@ impl<R: Records + ?Sized> FiniteSum for LinearRisk<'_, R> {
 impl<R: Records + ?Sized> Hessian for LinearRisk<'_, R> {
     /// `(1/n) Σ sᵢ ℓ''ᵢ x̃ᵢx̃ᵢᵀ + λ I` (no λ on the intercept), `x̃ = (x, 1)`; one rank-one
     /// update per row over its stored features, block-parallel and summed in block order.
-    fn hessian(&self, w: &[f64], h: &mut Mat<f64>) {
+    fn hessian(&self, w: &[f64], h: &mut Mat<f64>) -> Result<()> {
         let dim = self.dim();
         let d = self.n_features();
-        let partials: Vec<Vec<f64>> = row_blocks(self.x.n_samples())
-            .map(|rows| {
-                let mut block = vec![0.0; dim * dim];
+        let size = dim.saturating_mul(dim);
+        const WHAT: &str = "the Hessian's partial sums";
+        let partials = BlockSums::new(self.x.n_samples(), size, WHAT)?;
+        // Each entry is the sum over blocks in block order, as `Iterator::sum` adds them.
+        let mut total = checks::parameters(size, WHAT)?;
+        total.fill(std::iter::empty::<f64>().sum());
+        partials.run(
+            |rows, block| {
                 let mut stored: Vec<(usize, f64)> = Vec::new();
                 for i in rows {
                     let c =
@@ -224,18 +300,24 @@ impl<R: Records + ?Sized> Hessian for LinearRisk<'_, R> {
                         }
                     }
                 }
-                block
-            })
-            .collect();
+                0.0
+            },
+            |_, block| {
+                for (t, b) in total.iter_mut().zip(block) {
+                    *t += b;
+                }
+            },
+        );
         let inv_n = 1.0 / self.x.n_samples() as f64;
         for j in 0..dim {
             for k in 0..dim {
-                h[(j, k)] = partials.iter().map(|b| b[j * dim + k]).sum::<f64>() * inv_n;
+                h[(j, k)] = total[j * dim + k] * inv_n;
             }
         }
         for j in 0..d {
             h[(j, j)] += self.l2;
         }
+        Ok(())
     }
 }
 
@@ -252,6 +334,7 @@ pub struct SoftmaxRisk<'a, R: Records + ?Sized> {
     weights: Option<&'a [f64]>,
     l2: f64,
     fit_intercept: bool,
+    partials: BlockSums,
 }
 
 impl<'a, R: Records + ?Sized> SoftmaxRisk<'a, R> {
@@ -286,6 +369,7 @@ impl<'a, R: Records + ?Sized> SoftmaxRisk<'a, R> {
         }
         checks::sample_weights(weights, n)?;
         checks::non_negative("l2", l2)?;
+        let dim = k.saturating_mul(x.n_features() + usize::from(fit_intercept));
         Ok(Self {
             x,
             y,
@@ -293,6 +377,7 @@ impl<'a, R: Records + ?Sized> SoftmaxRisk<'a, R> {
             weights,
             l2,
             fit_intercept,
+            partials: BlockSums::new(n, dim, "the risk's partial gradients")?,
         })
     }
 
@@ -387,18 +472,11 @@ impl<R: Records + ?Sized> Objective for SoftmaxRisk<'_, R> {
     }
 
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
-        let dim = self.dim();
-        let partials: Vec<(f64, Vec<f64>)> = row_blocks(self.x.n_samples())
-            .map(|rows| {
-                let mut g = vec![0.0; dim];
-                let mut scores = vec![0.0; self.k];
-                let loss = rows
-                    .map(|i| self.add_sample(w, i, 1.0, &mut scores, &mut g))
-                    .sum();
-                (loss, g)
-            })
-            .collect();
-        let (loss, inv_n) = reduce_blocks(&partials, grad, self.x.n_samples());
+        let (loss, inv_n) = self.partials.gradient(grad, |rows, g| {
+            let mut scores = vec![0.0; self.k];
+            rows.map(|i| self.add_sample(w, i, 1.0, &mut scores, g))
+                .sum()
+        });
         for (j, g) in grad.iter_mut().enumerate() {
             if self.is_penalized(j) {
                 *g += self.l2 * w[j];
@@ -530,6 +608,47 @@ mod tests {
             let mut w2 = vec![0.0; 2 * p];
             w2[p..].copy_from_slice(&w[..p]);
             prop_assert!((two.value(&w2) - one.value(&w[..p])).abs() < 1e-12);
+        }
+    }
+
+    /// Wide weights make the per-block sums run in waves of one buffer per thread: the blocks
+    /// and the order of their sums are the same, so are the bits.
+    #[test]
+    fn gradients_summed_in_waves_are_the_gradients_summed_at_once() {
+        let (n, d) = (5000, 6);
+        let x = rows(11, n, d);
+        let sparse = x.to_sparse();
+        let signs: Vec<f64> = (0..n)
+            .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let classes: Vec<usize> = (0..n).map(|i| i % 3).collect();
+        let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for intercept in [false, true] {
+            let mut linear =
+                LinearRisk::new(&sparse, &signs, None, Loss::Logistic, 0.1, intercept).unwrap();
+            let mut softmax = SoftmaxRisk::new(&x, &classes, 3, None, 0.1, intercept).unwrap();
+            let (wl, ws) = (
+                rows(12, 1, linear.dim()).row(0).to_vec(),
+                rows(13, 1, softmax.dim()).row(0).to_vec(),
+            );
+            let (mut gl, mut gs) = (vec![0.0; linear.dim()], vec![0.0; softmax.dim()]);
+            let at_once = (
+                linear.value_and_gradient(&wl, &mut gl),
+                softmax.value_and_gradient(&ws, &mut gs),
+            );
+            for wave in [1, 2] {
+                linear.partials = BlockSums::with_wave(n, linear.dim(), wave, "test").unwrap();
+                softmax.partials = BlockSums::with_wave(n, softmax.dim(), wave, "test").unwrap();
+                let (mut hl, mut hs) = (vec![0.0; linear.dim()], vec![0.0; softmax.dim()]);
+                let waves = (
+                    linear.value_and_gradient(&wl, &mut hl),
+                    softmax.value_and_gradient(&ws, &mut hs),
+                );
+                assert_eq!(at_once.0.to_bits(), waves.0.to_bits());
+                assert_eq!(at_once.1.to_bits(), waves.1.to_bits());
+                assert_eq!(bits(&gl), bits(&hl));
+                assert_eq!(bits(&gs), bits(&hs));
+            }
         }
     }
 

@@ -589,7 +589,7 @@ const KNN_QUERIES: usize = 10_000;
 fn knn_brute(args: &DataArgs) -> Res<Outcome> {
     let (train, test) = data::split(args)?;
     let (train, test) = (data::densified(train)?, data::densified(test)?);
-    let test = test.select(&(0..KNN_QUERIES.min(test.n_samples())).collect::<Vec<_>>());
+    let test = test.select(&(0..KNN_QUERIES.min(test.n_samples())).collect::<Vec<_>>())?;
     let params = KNeighborsClassifier::params()
         .n_neighbors(5)
         .algorithm(Algorithm::Brute);
@@ -640,7 +640,7 @@ fn kmeans_with(args: &DataArgs, algorithm: KMeansAlgorithm) -> Res<Outcome> {
     let init = KMeansInit::Centers(
         train
             .records
-            .select_rows(&(0..10).collect::<Vec<_>>())
+            .select_rows(&(0..10).collect::<Vec<_>>())?
             .to_dense()
             .unwrap(),
     );

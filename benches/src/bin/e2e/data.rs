@@ -160,7 +160,7 @@ pub fn split(args: &DataArgs) -> Res<(Dataset, Dataset)> {
         (None, Some(n)) if n < data.n_samples() => {
             let head: Vec<usize> = (0..n).collect();
             let tail: Vec<usize> = (n..data.n_samples()).collect();
-            Ok((data.select(&head), data.select(&tail)))
+            Ok((data.select(&head)?, data.select(&tail)?))
         }
         (None, Some(n)) => Err(format!(
             "--split {n} leaves no test rows ({} has {})",

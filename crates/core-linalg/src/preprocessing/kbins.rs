@@ -193,7 +193,11 @@ impl Transform for KBinsDiscretizer {
                 let d = widths.len();
                 let mut indptr = Vec::with_capacity(x.nrows() + 1);
                 indptr.push(0);
-                let mut indices = Vec::with_capacity(x.nrows() * d);
+                let mut indices = crate::memory::vec_with_capacity(
+                    x.nrows().saturating_mul(d),
+                    "the one-hot bins",
+                    crate::memory::DENSE_COPY,
+                )?;
                 for i in 0..x.nrows() {
                     for (j, &v) in x.row(i).iter().enumerate() {
                         indices.push((offsets[j] + self.bin(j, v)) as u32);

@@ -34,6 +34,12 @@ fn check_fit_input<R: Records + ?Sized>(records: &R) -> Result<()> {
 /// Column values as a dense vector per column (for quantiles and category sets).
 fn columns<R: Records + ?Sized>(records: &R) -> Result<Vec<Vec<f64>>> {
     let x = records.to_dense()?;
+    // The columns are a second dense copy.
+    crate::memory::check(
+        crate::memory::bytes_of_grid::<f64>(x.nrows(), x.ncols()),
+        "the records by column",
+        crate::memory::DENSE_COPY,
+    )?;
     Ok((0..x.ncols())
         .map(|j| x.rows().map(|r| r[j]).collect())
         .collect())

@@ -179,8 +179,18 @@ impl Transform for PolynomialFeatures {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.n_features_in, records)?;
         let skip = usize::from(!self.include_bias);
-        let mut out = DenseMatrix::zeros(records.n_samples(), self.n_output_features());
-        let mut x = vec![0.0; self.n_features_in];
+        let mut out = DenseMatrix::try_zeros(
+            records.n_samples(),
+            self.n_output_features(),
+            "the polynomial features",
+            crate::memory::DENSE_COPY,
+        )?;
+        let mut x = crate::memory::filled_vec(
+            self.n_features_in,
+            0.0,
+            "a dense sample",
+            crate::memory::FEWER_FEATURES,
+        )?;
         let mut mono = vec![0.0; self.coef.len()];
         for i in 0..records.n_samples() {
             records.row(i).to_dense_into(&mut x);

@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use super::check_fit_input;
 use crate::dense::DenseMatrix;
 use crate::error::Result;
+use crate::memory::{DENSE_COPY, FEWER_FEATURES, filled_vec};
 use crate::model_check;
 use crate::model_file::ModelFile;
 use crate::records::{Matrix, Records};
@@ -53,6 +54,11 @@ pub struct StandardScaler {
     m2: Vec<f64>,
 }
 
+/// A zeroed per-feature sum, asked for first.
+fn per_feature(d: usize) -> Result<Vec<f64>> {
+    filled_vec(d, 0.0, "per-feature sums", FEWER_FEATURES)
+}
+
 impl StandardScaler {
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
@@ -63,14 +69,15 @@ impl StandardScaler {
         StandardScalerParams::default()
     }
 
-    /// An unfitted scaler to feed with [`PartialFit::partial_fit`].
-    pub fn empty(params: StandardScalerParams, n_features: usize) -> Self {
-        Self {
+    /// An unfitted scaler to feed with [`PartialFit::partial_fit`]; its per-feature sums are
+    /// asked for first.
+    pub fn empty(params: StandardScalerParams, n_features: usize) -> Result<Self> {
+        Ok(Self {
             params,
             n_seen: 0,
-            mean: vec![0.0; n_features],
-            m2: vec![0.0; n_features],
-        }
+            mean: per_feature(n_features)?,
+            m2: per_feature(n_features)?,
+        })
     }
 
     /// Per-feature means.
@@ -117,15 +124,15 @@ impl<R: Records + ?Sized> PartialFit<R> for StandardScaler {
         check_fit_input(batch)?;
         validate::check_n_features(self.mean.len(), batch)?;
         let (n, d) = (batch.n_samples(), batch.n_features());
-        let mut mean_b = vec![0.0; d];
+        let mut mean_b = per_feature(d)?;
         for i in 0..n {
             batch.row(i).axpy(1.0, &mut mean_b);
         }
         mean_b.iter_mut().for_each(|m| *m /= n as f64);
         // Deviations of the batch about its own mean; unstored sparse zeros contribute
         // (0 − mean)² each, added per feature below.
-        let mut m2_b = vec![0.0; d];
-        let mut stored = vec![0usize; d];
+        let mut m2_b = per_feature(d)?;
+        let mut stored = filled_vec(d, 0usize, "per-feature counts", FEWER_FEATURES)?;
         for i in 0..n {
             batch.row(i).for_each_stored(|j, v| {
                 m2_b[j] += (v - mean_b[j]).powi(2);
@@ -152,7 +159,7 @@ impl<R: Records + ?Sized> Fit<R> for StandardScalerParams {
 
     fn fit(&self, records: &R) -> Result<StandardScaler> {
         check_fit_input(records)?;
-        let mut s = StandardScaler::empty(self.clone(), records.n_features());
+        let mut s = StandardScaler::empty(self.clone(), records.n_features())?;
         s.partial_fit(records)?;
         Ok(s)
     }
@@ -178,7 +185,12 @@ impl Transform for StandardScaler {
                 } else {
                     vec![0.0; scale.len()]
                 };
-                let mut out = DenseMatrix::zeros(records.n_samples(), scale.len());
+                let mut out = DenseMatrix::try_zeros(
+                    records.n_samples(),
+                    scale.len(),
+                    "the scaled records",
+                    DENSE_COPY,
+                )?;
                 for i in 0..records.n_samples() {
                     let dst = out.row_mut(i);
                     records.row(i).to_dense_into(dst);
@@ -231,7 +243,7 @@ mod tests {
             let (mean, var) = brute(&rows);
             let whole = StandardScaler::params().fit(&x).unwrap();
             let cut = cut.min(rows.len() - 1);
-            let mut parts = StandardScaler::empty(StandardScaler::params(), 3);
+            let mut parts = StandardScaler::empty(StandardScaler::params(), 3).unwrap();
             parts.partial_fit(&DenseMatrix::from_rows(&rows[..cut]).unwrap()).unwrap();
             parts.partial_fit(&crate::CsrMatrix::from_dense(&DenseMatrix::from_rows(&rows[cut..]).unwrap())).unwrap();
             for s in [&whole, &parts] {

@@ -200,12 +200,12 @@ impl MiniBatchKMeans {
 }
 
 /// The rows at `idx` (with repeats), in the records' own layout where it is known.
-fn gather<R: Records + ?Sized>(x: &R, idx: &[usize]) -> Matrix {
-    match (x.as_dense(), x.as_sparse()) {
-        (Some(d), _) => Matrix::Dense(d.select_rows(idx)),
-        (None, Some(s)) => Matrix::Sparse(s.select_rows(idx)),
+fn gather<R: Records + ?Sized>(x: &R, idx: &[usize]) -> Result<Matrix> {
+    Ok(match (x.as_dense(), x.as_sparse()) {
+        (Some(d), _) => Matrix::Dense(d.select_rows(idx)?),
+        (None, Some(s)) => Matrix::Sparse(s.select_rows(idx)?),
         (None, None) => Matrix::Dense(super::init::rows_as_centers(x, idx)),
-    }
+    })
 }
 
 fn draw(rng: &mut impl Rng, n: usize, size: usize) -> Vec<usize> {
@@ -255,17 +255,17 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
         let zero = vec![0.0; x.n_features()];
         let mut rng = rng_from_seed(self.seed);
 
-        let valid = gather(x, &draw(&mut rng, n, init_size));
-        let mut candidate = || {
-            let sample = gather(x, &draw(&mut rng, n, init_size));
+        let valid = gather(x, &draw(&mut rng, n, init_size))?;
+        let mut candidate = || -> Result<(DenseMatrix, f64)> {
+            let sample = gather(x, &draw(&mut rng, n, init_size))?;
             let centers = initial(&sample, k, &self.init, &zero, &mut rng);
             let (labels, _) = assign::nearest(&valid, &centers);
             let inertia = assign::inertia(&valid, &centers, &labels);
-            (centers, inertia)
+            Ok((centers, inertia))
         };
-        let mut best = candidate();
+        let mut best = candidate()?;
         for _ in 1..self.runs() {
-            let next = candidate();
+            let next = candidate()?;
             if next.1 < best.1 {
                 best = next;
             }
@@ -285,7 +285,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
         let mut steps_done = 0;
         for step in 0..n_steps {
             steps_done = step + 1;
-            let xb = gather(x, &draw(&mut rng, n, batch));
+            let xb = gather(x, &draw(&mut rng, n, batch))?;
             since_reassign += batch;
             let reassign = counts.contains(&0.0) || since_reassign >= 10 * k;
             if reassign {

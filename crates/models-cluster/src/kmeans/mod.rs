@@ -10,7 +10,7 @@ pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 
 use core_linalg::{
     DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView, Transform,
-    split::rng_from_seed, validate,
+    memory, split::rng_from_seed, validate,
 };
 use rand::Rng;
 use rayon::prelude::*;
@@ -171,6 +171,21 @@ fn check_common<R: Records + ?Sized>(
         }
         validate::check_finite(c)?;
     }
+    // The dense centres (k × d, as scikit-learn's), their sums in each group of rows, the
+    // previous and initial centres, the centred copy of dense records (n × d) and Elkan's
+    // bounds (n × k): asked for first, since a sparse file's largest feature index can make
+    // the centres more than this machine holds (faer and the parallel sums allocate them).
+    let d = x.n_features();
+    let copies = k
+        .saturating_mul(assign::groups(n).len() + 6)
+        .saturating_add(if x.as_dense().is_some() { n } else { 0 })
+        .saturating_add(4);
+    memory::check(
+        memory::bytes_of_grid::<f64>(copies, d)
+            .saturating_add(memory::bytes_of_grid::<f64>(n, k.saturating_add(2))),
+        &format!("k-means's {k} centres of {d} features, with their partial sums"),
+        memory::FEWER_FEATURES,
+    )?;
     Ok(())
 }
 

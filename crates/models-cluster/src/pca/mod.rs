@@ -347,6 +347,13 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
         let solver = self.solver_for(n, d);
         self.check(n, d, solver)?;
         let m = n.min(d);
+        // The dense records, their centred copy, and the factorization's own (faer's) factors
+        // and workspace, a few more `n × d` or `d × d`: asked for up front.
+        memory::check(
+            memory::bytes_of_grid::<f64>(4usize.saturating_mul(n).saturating_add(3 * m), d),
+            &format!("the principal components of {n} × {d} records"),
+            memory::DENSE_COPY,
+        )?;
         let (mut xc, mean) = Centered::new(records)?;
         let dof = (n - 1) as f64;
         let (spectrum, total_var, kept) = match solver {

@@ -10,7 +10,7 @@ use super::classes::{
 };
 use super::discrete::{
     Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
-    linear_jll,
+    linear_jll, table,
 };
 use super::{JointLogLikelihood, rows_in_parallel};
 
@@ -85,8 +85,8 @@ impl BernoulliNBParams {
 /// class `c` with the feature, `N_c`: of class `c`), and a sample `x` scores
 /// `ln P(c) + Σ_j [x_j ln p_cj + (1 − x_j) ln(1 − p_cj)]`: an absent feature counts against
 /// classes where it is common.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(into = "BernoulliFile", try_from = "BernoulliFile")]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "BernoulliFile")]
 pub struct BernoulliNB {
     params: BernoulliNBParams,
     counts: Counts,
@@ -106,19 +106,10 @@ pub struct BernoulliNB {
 }
 
 /// The stored form: parameters and counts; the rest is recomputed (and so validated) on load.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct BernoulliFile {
     params: BernoulliNBParams,
     counts: Counts,
-}
-
-impl From<BernoulliNB> for BernoulliFile {
-    fn from(m: BernoulliNB) -> Self {
-        Self {
-            params: m.params,
-            counts: m.counts,
-        }
-    }
 }
 
 impl TryFrom<BernoulliFile> for BernoulliNB {
@@ -135,9 +126,11 @@ impl TryFrom<BernoulliFile> for BernoulliNB {
         f.params
             .check(f.counts.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
-        Ok(Self::from_counts(f.params, f.counts))
+        Self::from_counts(f.params, f.counts)
     }
 }
+
+super::serialize_stored!(BernoulliNB, "BernoulliFile", BernoulliNBParams, counts: Counts);
 
 impl BernoulliNB {
     /// Default parameters.
@@ -151,10 +144,10 @@ impl BernoulliNB {
     pub fn empty(params: BernoulliNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
         let labels = declared_classes(classes)?;
         params.check(labels.len())?;
-        Ok(Self::from_counts(params, Counts::new(labels, n_features)))
+        Self::from_counts(params, Counts::new(labels, n_features)?)
     }
 
-    fn from_counts(params: BernoulliNBParams, counts: Counts) -> Self {
+    fn from_counts(params: BernoulliNBParams, counts: Counts) -> Result<Self> {
         let mut model = Self {
             params,
             counts,
@@ -165,17 +158,28 @@ impl BernoulliNB {
             by_feature: Vec::new(),
             has_certain_features: false,
         };
-        model.refresh();
-        model
+        model.refresh()?;
+        Ok(model)
     }
 
     /// Derives the smoothed log-probabilities from the counts (after every change of counts).
-    fn refresh(&mut self) {
+    /// Only the first call asks for memory (the `k × d` tables, then reused).
+    fn refresh(&mut self) -> Result<()> {
         let counts = &self.counts;
         let (k, d) = (counts.labels.len(), counts.n_features());
         let alpha = self.params.alpha;
-        let mut flp = DenseMatrix::zeros(k, d);
-        let mut neg = DenseMatrix::zeros(k, d);
+        let mut flp = table(
+            &mut self.feature_log_prob,
+            k,
+            d,
+            "naive Bayes's log-probabilities",
+        )?;
+        let mut neg = table(
+            &mut self.neg_log_prob,
+            k,
+            d,
+            "naive Bayes's log-probabilities of absence",
+        )?;
         for c in 0..k {
             let n_c = counts.class_count[c];
             let (present, absent) = (flp.row_mut(c), neg.row_mut(c));
@@ -210,16 +214,13 @@ impl BernoulliNB {
         self.base = (0..k)
             .map(|c| prior[c] + neg.row(c).iter().sum::<f64>())
             .collect();
-        let mut delta = flp.clone();
-        delta
-            .as_mut_slice()
-            .iter_mut()
-            .zip(neg.as_slice())
-            .for_each(|(p, a)| *p -= a);
-        self.by_feature = feature_major(&delta);
+        feature_major(k, d, &mut self.by_feature, |c, j| {
+            flp.get(c, j) - neg.get(c, j)
+        })?;
         self.class_log_prior = prior;
         self.feature_log_prob = flp;
         self.neg_log_prob = neg;
+        Ok(())
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
@@ -281,9 +282,9 @@ impl Fit for BernoulliNBParams {
         let (labels, class_of) = fit_classes(data)?;
         self.check(labels.len())?;
         self.check_records(&data.records)?;
-        let mut counts = Counts::new(labels, data.n_features());
+        let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, self.reading());
-        Ok(BernoulliNB::from_counts(self.clone(), counts))
+        BernoulliNB::from_counts(self.clone(), counts)
     }
 }
 
@@ -294,8 +295,8 @@ impl PartialFit<Dataset> for BernoulliNB {
         let class_of = batch_classes(&self.counts.labels, self.n_features(), batch)?;
         self.params.check_records(&batch.records)?;
         self.counts.absorb(batch, &class_of, self.params.reading());
-        self.refresh();
-        Ok(())
+        // The tables exist already: refreshing them asks for no memory, so cannot fail here.
+        self.refresh()
     }
 }
 

@@ -2,7 +2,9 @@
 //! statistic), how a sample's values are read, the class log-priors, and the sparse
 //! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
 
-use core_linalg::{Dataset, DenseMatrix, Error, Label, Records, Result, RowView, model_check};
+use core_linalg::{
+    Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory, model_check,
+};
 use serde::{Deserialize, Serialize};
 
 use super::classes::weight;
@@ -90,14 +92,19 @@ pub(crate) struct Counts {
 }
 
 impl Counts {
-    /// No samples yet.
-    pub(crate) fn new(labels: Vec<Label>, n_features: usize) -> Self {
+    /// No samples yet; the `k × d` counts are asked for first.
+    pub(crate) fn new(labels: Vec<Label>, n_features: usize) -> Result<Self> {
         let k = labels.len();
-        Self {
+        Ok(Self {
             labels,
             class_count: vec![0.0; k],
-            feature_count: DenseMatrix::zeros(k, n_features),
-        }
+            feature_count: DenseMatrix::try_zeros(
+                k,
+                n_features,
+                "naive Bayes's feature counts per class",
+                memory::FEWER_FEATURES,
+            )?,
+        })
     }
 
     pub(crate) fn n_features(&self) -> usize {
@@ -179,16 +186,39 @@ pub(crate) fn linear_jll<R: Records + ?Sized>(
     })
 }
 
-/// `m` (`k × d`) transposed into a feature-major `d × k` buffer.
-pub(crate) fn feature_major(m: &DenseMatrix) -> Vec<f64> {
-    let (k, d) = (m.nrows(), m.ncols());
-    let mut out = vec![0.0; k * d];
+/// A `k × d` table of a model's own: `old` again when it has that shape (every caller
+/// overwrites each entry, so refreshing a model after `partial_fit` asks for no memory), else a
+/// new one asked for first.
+pub(crate) fn table(old: &mut DenseMatrix, k: usize, d: usize, what: &str) -> Result<DenseMatrix> {
+    if old.nrows() == k && old.ncols() == d {
+        return Ok(std::mem::replace(old, DenseMatrix::zeros(0, 0)));
+    }
+    DenseMatrix::try_zeros(k, d, what, memory::FEWER_FEATURES)
+}
+
+/// `value(c, j)` for every class `c < k` and feature `j < d`, written feature-major (`d × k`)
+/// into `out`, which is reused when it has the size.
+pub(crate) fn feature_major(
+    k: usize,
+    d: usize,
+    out: &mut Vec<f64>,
+    value: impl Fn(usize, usize) -> f64,
+) -> Result<()> {
+    let len = k.saturating_mul(d);
+    if out.len() != len {
+        *out = memory::filled_vec(
+            len,
+            0.0,
+            &format!("naive Bayes's weights by feature ({d} × {k})"),
+            memory::FEWER_FEATURES,
+        )?;
+    }
     for c in 0..k {
-        for (j, &v) in m.row(c).iter().enumerate() {
-            out[j * k + c] = v;
+        for j in 0..d {
+            out[j * k + c] = value(c, j);
         }
     }
-    out
+    Ok(())
 }
 
 /// Builder methods the discrete models' params share (fields `alpha`, `fit_prior`,

@@ -1,14 +1,15 @@
 //! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
 
 use core_linalg::{
-    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, model_check,
-    validate,
+    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, memory,
+    model_check, validate,
 };
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
     batch_classes, check_prior, check_trained, declared_classes, fit_classes, weight,
 };
+use super::discrete::table;
 use super::{JointLogLikelihood, rows_in_parallel};
 
 /// Parameters of [`GaussianNB`] (scikit-learn's names and defaults).
@@ -95,29 +96,84 @@ fn merge(n: f64, mu: &mut [f64], var: &mut [f64], n_new: f64, mu_new: &[f64], va
     }
 }
 
+/// A `k × d` table of the moments, asked for first.
+fn class_table(k: usize, d: usize) -> Result<DenseMatrix> {
+    DenseMatrix::try_zeros(
+        k,
+        d,
+        "GaussianNB's means or variances per class",
+        memory::FEWER_FEATURES,
+    )
+}
+
+/// A `d`-long vector of the moments, asked for first.
+fn feature_vector(d: usize) -> Result<Vec<f64>> {
+    memory::filled_vec(
+        d,
+        0.0,
+        "GaussianNB's means or variances",
+        memory::FEWER_FEATURES,
+    )
+}
+
+/// A copy of `v`, asked for first.
+fn copy_of(v: &[f64]) -> Result<Vec<f64>> {
+    let mut out = feature_vector(0)?;
+    memory::reserve(
+        &mut out,
+        v.len(),
+        "GaussianNB's means or variances",
+        memory::FEWER_FEATURES,
+    )?;
+    out.extend_from_slice(v);
+    Ok(out)
+}
+
 impl Moments {
-    fn new(labels: Vec<Label>, d: usize) -> Self {
+    fn new(labels: Vec<Label>, d: usize) -> Result<Self> {
         let k = labels.len();
-        Self {
+        // Fitting holds up to seven k × d tables (the moments, the batch's, their merge, the
+        // smoothed variances) and eight d-long vectors: asked for before the first, as reading
+        // a batch costs n · d.
+        memory::check(
+            memory::bytes_of_grid::<f64>(k.saturating_mul(7).saturating_add(8), d),
+            &format!("GaussianNB's means and variances ({k} classes × {d} features)"),
+            memory::FEWER_FEATURES,
+        )?;
+        Ok(Self {
             labels,
             class_count: vec![0.0; k],
-            theta: DenseMatrix::zeros(k, d),
-            sigma: DenseMatrix::zeros(k, d),
+            theta: class_table(k, d)?,
+            sigma: class_table(k, d)?,
             n_seen: 0,
-            seen_mean: vec![0.0; d],
-            seen_m2: vec![0.0; d],
-        }
+            seen_mean: feature_vector(d)?,
+            seen_m2: feature_vector(d)?,
+        })
+    }
+
+    /// A copy whose memory is asked for first.
+    fn try_clone(&self) -> Result<Self> {
+        let (k, d) = (self.theta.nrows(), self.theta.ncols());
+        Ok(Self {
+            labels: self.labels.clone(),
+            class_count: self.class_count.clone(),
+            theta: DenseMatrix::from_row_major(copy_of(self.theta.as_slice())?, k, d)?,
+            sigma: DenseMatrix::from_row_major(copy_of(self.sigma.as_slice())?, k, d)?,
+            n_seen: self.n_seen,
+            seen_mean: copy_of(&self.seen_mean)?,
+            seen_m2: copy_of(&self.seen_m2)?,
+        })
     }
 
     /// The moments after a validated batch; an error, and no change, if they overflow.
     fn absorb(&self, data: &Dataset, class_of: &[usize]) -> Result<Self> {
         let (k, d, n) = (self.labels.len(), self.theta.ncols(), data.n_samples());
-        let mut x = vec![0.0; d];
+        let mut x = feature_vector(d)?;
         // Two passes over the batch (means, then squared deviations from them) keep the
         // variance free of the cancellation of E[x²] − E[x]².
         let mut wsum = vec![0.0; k];
-        let mut mean = DenseMatrix::zeros(k, d);
-        let mut all_mean = vec![0.0; d];
+        let mut mean = class_table(k, d)?;
+        let mut all_mean = feature_vector(d)?;
         for (i, &c) in class_of.iter().enumerate() {
             let w = weight(data, i);
             data.records.row(i).to_dense_into(&mut x);
@@ -133,8 +189,8 @@ impl Moments {
             }
         }
         all_mean.iter_mut().for_each(|a| *a /= n as f64);
-        let mut var = DenseMatrix::zeros(k, d);
-        let mut all_m2 = vec![0.0; d];
+        let mut var = class_table(k, d)?;
+        let mut all_m2 = feature_vector(d)?;
         for (i, &c) in class_of.iter().enumerate() {
             let w = weight(data, i);
             data.records.row(i).to_dense_into(&mut x);
@@ -144,7 +200,7 @@ impl Moments {
                 all_m2[j] += (v - all_mean[j]).powi(2);
             }
         }
-        let mut next = self.clone();
+        let mut next = self.try_clone()?;
         for (c, &w) in wsum.iter().enumerate() {
             // A class absent from the batch (or present with zero weight) is left as it was.
             if w > 0.0 {
@@ -215,8 +271,8 @@ impl Moments {
 /// Streaming differs from scikit-learn's `partial_fit` in one respect: ε is recomputed from
 /// every row seen so far, where scikit-learn takes the variance of the latest batch only, so
 /// here streaming gives the model `fit` gives (a single `fit` is the same in both).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(into = "GaussianFile", try_from = "GaussianFile")]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "GaussianFile")]
 pub struct GaussianNB {
     params: GaussianNBParams,
     moments: Moments,
@@ -230,19 +286,10 @@ pub struct GaussianNB {
 }
 
 /// The stored form: parameters and moments; the rest is recomputed (and so validated) on load.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct GaussianFile {
     params: GaussianNBParams,
     moments: Moments,
-}
-
-impl From<GaussianNB> for GaussianFile {
-    fn from(m: GaussianNB) -> Self {
-        Self {
-            params: m.params,
-            moments: m.moments,
-        }
-    }
 }
 
 impl TryFrom<GaussianFile> for GaussianNB {
@@ -253,9 +300,11 @@ impl TryFrom<GaussianFile> for GaussianNB {
         f.params
             .check(f.moments.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
-        Ok(Self::from_moments(f.params, f.moments))
+        Self::from_moments(f.params, f.moments)
     }
 }
+
+super::serialize_stored!(GaussianNB, "GaussianFile", GaussianNBParams, moments: Moments);
 
 impl GaussianNB {
     /// Default parameters.
@@ -269,10 +318,10 @@ impl GaussianNB {
     pub fn empty(params: GaussianNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
         let labels = declared_classes(classes)?;
         params.check(labels.len())?;
-        Ok(Self::from_moments(params, Moments::new(labels, n_features)))
+        Self::from_moments(params, Moments::new(labels, n_features)?)
     }
 
-    fn from_moments(params: GaussianNBParams, moments: Moments) -> Self {
+    fn from_moments(params: GaussianNBParams, moments: Moments) -> Result<Self> {
         let mut model = Self {
             params,
             moments,
@@ -282,12 +331,13 @@ impl GaussianNB {
             class_log_prior: Vec::new(),
             log_norm: Vec::new(),
         };
-        model.refresh();
-        model
+        model.refresh()?;
+        Ok(model)
     }
 
-    /// Derives the smoothed variances and the per-class constants from the moments.
-    fn refresh(&mut self) {
+    /// Derives the smoothed variances and the per-class constants from the moments. Only the
+    /// first call asks for memory (the `k × d` variances, then reused).
+    fn refresh(&mut self) -> Result<()> {
         let m = &self.moments;
         let k = m.labels.len();
         let largest = if m.n_seen == 0 {
@@ -299,10 +349,15 @@ impl GaussianNB {
                 .fold(0.0, f64::max)
         };
         self.epsilon = self.params.var_smoothing * largest;
-        let mut var = m.sigma.clone();
-        var.as_mut_slice()
-            .iter_mut()
-            .for_each(|v| *v += self.epsilon);
+        let mut var = table(
+            &mut self.var,
+            k,
+            m.sigma.ncols(),
+            "GaussianNB's smoothed variances",
+        )?;
+        for (v, &s) in var.as_mut_slice().iter_mut().zip(m.sigma.as_slice()) {
+            *v = s + self.epsilon;
+        }
         let total: f64 = m.class_count.iter().sum();
         self.class_prior = match &self.params.priors {
             Some(p) => p.clone(),
@@ -321,6 +376,7 @@ impl GaussianNB {
             })
             .collect();
         self.var = var;
+        Ok(())
     }
 
     /// Refuses to score with a variance that is zero or infinite in a class that can be
@@ -385,8 +441,8 @@ impl Fit for GaussianNBParams {
         self.check_var_smoothing()?;
         let (labels, class_of) = fit_classes(data)?;
         self.check(labels.len())?;
-        let moments = Moments::new(labels, data.n_features()).absorb(data, &class_of)?;
-        let model = GaussianNB::from_moments(self.clone(), moments);
+        let moments = Moments::new(labels, data.n_features())?.absorb(data, &class_of)?;
+        let model = GaussianNB::from_moments(self.clone(), moments)?;
         model.check_variances()?;
         Ok(model)
     }
@@ -398,8 +454,8 @@ impl PartialFit<Dataset> for GaussianNB {
     fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
         let class_of = batch_classes(&self.moments.labels, self.n_features(), batch)?;
         self.moments = self.moments.absorb(batch, &class_of)?;
-        self.refresh();
-        Ok(())
+        // The variances exist already: refreshing them asks for no memory, so cannot fail here.
+        self.refresh()
     }
 }
 
@@ -465,7 +521,7 @@ mod tests {
                 Ok(())
             }
         }
-        let mut moments = Moments::new(vec![Label::Number(0.0), Label::Number(1.0)], 2);
+        let mut moments = Moments::new(vec![Label::Number(0.0), Label::Number(1.0)], 2).unwrap();
         moments.sigma.row_mut(1)[0] = -1.0;
         let forged = Forged(GaussianFile {
             params: GaussianNBParams::default(),

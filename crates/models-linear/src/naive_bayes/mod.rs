@@ -63,7 +63,7 @@
 //! let mut model = MultinomialNB::empty(MultinomialNB::params(), &classes, data.n_features())?;
 //! for start in (0..data.n_samples()).step_by(500) {
 //!     let rows: Vec<usize> = (start..(start + 500).min(data.n_samples())).collect();
-//!     model.partial_fit(&data.select(&rows))?;
+//!     model.partial_fit(&data.select(&rows)?)?;
 //! }
 //! assert_eq!(model.class_count(), &[464.0, 485.0, 1051.0]);
 //! # Ok::<(), core_linalg::Error>(())
@@ -177,3 +177,28 @@ macro_rules! nb_predictions {
 }
 
 use nb_predictions;
+
+/// `Serialize` for a model through its stored form (`$file`: the parameters and the state
+/// that [`TryFrom`] rebuilds the model from), borrowed: serde's `into` would clone the whole
+/// model first, tables dense in a huge width included. Field names, order and the struct name
+/// are the owned form's, so the bytes are the same.
+macro_rules! serialize_stored {
+    ($model:ty, $file:literal, $params:ty, $state:ident: $state_ty:ty) => {
+        impl serde::Serialize for $model {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #[derive(serde::Serialize)]
+                #[serde(rename = $file)]
+                struct Stored<'a> {
+                    params: &'a $params,
+                    $state: &'a $state_ty,
+                }
+                Stored {
+                    params: &self.params,
+                    $state: &self.$state,
+                }
+                .serialize(s)
+            }
+        }
+    };
+}
+use serialize_stored;

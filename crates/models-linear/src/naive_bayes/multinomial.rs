@@ -11,7 +11,7 @@ use super::classes::{
 };
 use super::discrete::{
     Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
-    linear_jll,
+    linear_jll, table,
 };
 
 /// Parameters of [`MultinomialNB`] (scikit-learn's names and defaults).
@@ -52,8 +52,8 @@ const COUNTS: &str = "non-negative feature counts (MultinomialNB models counts s
 /// one multinomial with probabilities
 /// `θ_cj = (N_cj + α) / (N_c + α·d)`, where `N_cj` is the (weighted) count of feature `j`
 /// in class `c`, and scores a sample `x` by `ln P(c) + Σ_j x_j ln θ_cj`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(into = "MultinomialFile", try_from = "MultinomialFile")]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "MultinomialFile")]
 pub struct MultinomialNB {
     params: MultinomialNBParams,
     counts: Counts,
@@ -66,19 +66,10 @@ pub struct MultinomialNB {
 /// The stored form: parameters and counts only. The log-probabilities are recomputed on
 /// load (deterministically, so a loaded model equals the saved one bit for bit), which also
 /// validates a decoded file before it can be used.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct MultinomialFile {
     params: MultinomialNBParams,
     counts: Counts,
-}
-
-impl From<MultinomialNB> for MultinomialFile {
-    fn from(m: MultinomialNB) -> Self {
-        Self {
-            params: m.params,
-            counts: m.counts,
-        }
-    }
 }
 
 impl TryFrom<MultinomialFile> for MultinomialNB {
@@ -89,9 +80,11 @@ impl TryFrom<MultinomialFile> for MultinomialNB {
         f.params
             .check(f.counts.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
-        Ok(Self::from_counts(f.params, f.counts))
+        Self::from_counts(f.params, f.counts)
     }
 }
+
+super::serialize_stored!(MultinomialNB, "MultinomialFile", MultinomialNBParams, counts: Counts);
 
 impl MultinomialNB {
     /// Default parameters.
@@ -109,10 +102,10 @@ impl MultinomialNB {
     ) -> Result<Self> {
         let labels = declared_classes(classes)?;
         params.check(labels.len())?;
-        Ok(Self::from_counts(params, Counts::new(labels, n_features)))
+        Self::from_counts(params, Counts::new(labels, n_features)?)
     }
 
-    fn from_counts(params: MultinomialNBParams, counts: Counts) -> Self {
+    fn from_counts(params: MultinomialNBParams, counts: Counts) -> Result<Self> {
         let mut model = Self {
             params,
             counts,
@@ -120,16 +113,22 @@ impl MultinomialNB {
             feature_log_prob: DenseMatrix::zeros(0, 0),
             by_feature: Vec::new(),
         };
-        model.refresh();
-        model
+        model.refresh()?;
+        Ok(model)
     }
 
     /// Derives the smoothed log-probabilities from the counts (after every change of counts).
-    fn refresh(&mut self) {
+    /// Only the first call asks for memory (the `k × d` tables, then reused).
+    fn refresh(&mut self) -> Result<()> {
         let counts = &self.counts;
         let (k, d) = (counts.labels.len(), counts.n_features());
         let alpha = self.params.alpha;
-        let mut flp = DenseMatrix::zeros(k, d);
+        let mut flp = table(
+            &mut self.feature_log_prob,
+            k,
+            d,
+            "naive Bayes's log-probabilities",
+        )?;
         for c in 0..k {
             let n = counts.feature_count.row(c);
             let total: f64 = n.iter().map(|v| v + alpha).sum();
@@ -150,8 +149,9 @@ impl MultinomialNB {
             self.params.fit_prior,
             self.params.class_prior.as_deref(),
         );
-        self.by_feature = feature_major(&flp);
+        feature_major(k, d, &mut self.by_feature, |c, j| flp.get(c, j))?;
         self.feature_log_prob = flp;
+        Ok(())
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
@@ -188,9 +188,9 @@ impl Fit for MultinomialNBParams {
         let (labels, class_of) = fit_classes(data)?;
         self.check(labels.len())?;
         check_records_in(&data.records, 0.0, f64::INFINITY, COUNTS)?;
-        let mut counts = Counts::new(labels, data.n_features());
+        let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, Reading::Values);
-        Ok(MultinomialNB::from_counts(self.clone(), counts))
+        MultinomialNB::from_counts(self.clone(), counts)
     }
 }
 
@@ -201,8 +201,8 @@ impl PartialFit<Dataset> for MultinomialNB {
         let class_of = batch_classes(&self.counts.labels, self.n_features(), batch)?;
         check_records_in(&batch.records, 0.0, f64::INFINITY, COUNTS)?;
         self.counts.absorb(batch, &class_of, Reading::Values);
-        self.refresh();
-        Ok(())
+        // The tables exist already: refreshing them asks for no memory, so cannot fail here.
+        self.refresh()
     }
 }
 
@@ -242,22 +242,42 @@ impl ModelFile for MultinomialNB {
 mod tests {
     use super::*;
 
+    /// The owned stored form, written as a model file of this kind.
+    #[derive(Serialize, Deserialize)]
+    #[serde(transparent)]
+    struct Forged(MultinomialFile);
+    impl ModelFile for Forged {
+        const KIND: &'static str = MultinomialNB::KIND;
+        const SCHEMA: u32 = 1;
+        fn check_consistent(&self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Saving serializes the stored form borrowed (no copy of the model's tables): the bytes
+    /// are those of the owned form, as before.
+    #[test]
+    fn a_saved_model_is_its_stored_form_byte_for_byte() {
+        let model = MultinomialNB::params()
+            .fit(&core_linalg::datasets::dna().unwrap())
+            .unwrap();
+        let owned = Forged(MultinomialFile {
+            params: model.params.clone(),
+            counts: model.counts.clone(),
+        });
+        assert_eq!(model.to_bytes().unwrap(), owned.to_bytes().unwrap());
+        assert_eq!(
+            MultinomialNB::from_bytes(&model.to_bytes().unwrap()).unwrap(),
+            model
+        );
+    }
+
     /// A file with a valid header and checksum whose counts do not fit together (as a buggy or
     /// hostile writer could produce) is refused on load instead of panicking at predict.
     #[test]
     fn a_well_sealed_but_inconsistent_file_is_refused() {
-        #[derive(Serialize, Deserialize)]
-        #[serde(transparent)]
-        struct Forged(MultinomialFile);
-        impl ModelFile for Forged {
-            const KIND: &'static str = MultinomialNB::KIND;
-            const SCHEMA: u32 = 1;
-            fn check_consistent(&self) -> Result<()> {
-                Ok(())
-            }
-        }
         let labels = vec![Label::Number(0.0), Label::Number(1.0)];
-        let mut counts = Counts::new(labels, 3);
+        let mut counts = Counts::new(labels, 3).unwrap();
         counts.class_count.pop();
         let forged = Forged(MultinomialFile {
             params: MultinomialNBParams::default(),

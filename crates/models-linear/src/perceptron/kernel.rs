@@ -417,7 +417,7 @@ impl Fit for KernelPerceptronParams {
         let mut model = KernelPerceptron {
             kernel,
             labels: encoded.labels,
-            support_vectors: x.select_rows(&support),
+            support_vectors: x.select_rows(&support)?,
             dual_coef: Vec::with_capacity(solved.len()),
             intercept: Vec::with_capacity(solved.len()),
             n_iter: Vec::with_capacity(solved.len()),

@@ -2,7 +2,7 @@
 
 use core_linalg::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    classes_from_scores, linear_scores, model_check, validate,
+    classes_from_scores, linear_scores, memory, model_check, validate,
 };
 use optim::StopReason;
 use rayon::prelude::*;
@@ -214,13 +214,22 @@ impl Fit for PerceptronParams {
         let encoded = Encoded::new(data)?;
         let weights = data.sample_weights.as_deref();
         let x = &data.records;
+        // One weight vector per problem, dense in the width (as scikit-learn's): asked for
+        // first, so a width no machine holds is refused, naming the size.
+        const WHAT: &str = "the perceptron's weight vectors";
+        let d = x.n_features();
+        memory::check(
+            memory::bytes_of_grid::<f64>(encoded.positives.len(), d),
+            WHAT,
+            memory::FEWER_FEATURES,
+        )?;
         let solved: Vec<(Primal<'_, _>, super::Run)> = encoded
             .positives
             .par_iter()
             .map(|&p| {
                 let mut learner = Primal {
                     x,
-                    w: vec![0.0; x.n_features()],
+                    w: memory::filled_vec(d, 0.0, WHAT, memory::FEWER_FEATURES)?,
                     b: 0.0,
                     eta0: self.eta0,
                     fit_intercept: self.fit_intercept,

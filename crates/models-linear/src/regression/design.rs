@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use core_linalg::faer::{Mat, MatRef, Par};
-use core_linalg::{Dataset, Error, Records, Result, validate};
+use core_linalg::{Dataset, Error, Records, Result, memory, validate};
 use rayon::prelude::*;
 
 /// Rows per block when copying row-major records into the column-major design, so both the
@@ -99,8 +99,18 @@ impl Design {
     /// Validates `data` and builds its design.
     pub(crate) fn new(data: &Dataset, fit_intercept: bool) -> Result<Self> {
         let Supervision { y, weights: w } = regression_inputs(data)?;
+        let (n, d) = (data.n_samples(), data.n_features());
+        // The dense records, the centred design [X y] (n × (d + 1)) and what the solvers build
+        // from it with faer (a factor and a square of the smaller side, `m · max(n, d)` and
+        // `m²` with `m = min(n, d)`): asked for before any of it.
+        let (m, big) = (n.min(d), n.max(d));
+        memory::check(
+            memory::bytes_of_grid::<f64>(n, d.saturating_mul(2).saturating_add(1))
+                .saturating_add(memory::bytes_of_grid::<f64>(m, big.saturating_add(m))),
+            &format!("the least-squares design of {n} × {d} records"),
+            memory::DENSE_COPY,
+        )?;
         let x = data.records.dense_view()?;
-        let (n, d) = (x.nrows(), x.ncols());
         let weight = |i: usize| w.map_or(1.0, |w| w[i]);
         let weight_sum: f64 = w.map_or(n as f64, |w| w.iter().sum());
         let mut x_offset = vec![0.0; d];

@@ -3,7 +3,7 @@
 use core_linalg::faer::{Mat, MatMut};
 use core_linalg::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
-    RowView, model_check, validate,
+    RowView, memory, model_check, validate,
 };
 use kernels::{KernelSpec, Linear};
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,13 @@ impl Fit for KernelRidgeParams {
         let n = data.n_samples();
         let sqrt_w: Option<Vec<f64>> = w.map(|w| w.iter().map(|v| v.sqrt()).collect());
         let weight = |i: usize| sqrt_w.as_ref().map_or(1.0, |s| s[i]);
+        // The Gram matrix (n × n) and, should Cholesky fail, a second one with the least-squares
+        // solver's workspace (faer's): asked for first.
+        memory::check(
+            memory::bytes_of_grid::<f64>(n, n.saturating_mul(3)),
+            &format!("kernel ridge's {n} × {n} Gram matrices"),
+            memory::FEWER_SAMPLES,
+        )?;
         let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| y[i] * weight(i));
         let mut k = gram_matrix(&self.kernel, &data.records)?;
         let mut a = MatMut::from_column_major_slice_mut(&mut k, n, n);

@@ -70,7 +70,7 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
                 }
             };
             Ok(LibsvmModel::Svr(Svr {
-                expansion: expansion(rho[0]),
+                expansion: expansion(rho[0])?,
                 nu: kind == SvmType::NuSvr,
                 laplace_scale,
             }))
@@ -86,7 +86,7 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
                 }
             };
             Ok(LibsvmModel::OneClass(OneClassSvm {
-                expansion: expansion(rho[0]),
+                expansion: expansion(rho[0])?,
                 density_marks,
             }))
         }
@@ -97,7 +97,7 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
                 sv,
                 &rho,
                 kind == SvmType::NuSvc,
-            )))
+            )?))
         }
     }
 }
@@ -449,7 +449,7 @@ impl ClassifierHeader {
     }
 
     /// The classifier: support vectors grouped by class (`nr_sv`), one binary problem per pair.
-    fn model(self, kernel: KernelSpec, sv: SvSection, rho: &[f64], nu: bool) -> Svc {
+    fn model(self, kernel: KernelSpec, sv: SvSection, rho: &[f64], nu: bool) -> Result<Svc> {
         let nr_class = self.labels.len();
         let start: Vec<usize> = self
             .nr_sv

@@ -2,8 +2,8 @@
 //! indices stored column by column (one feature's bins are contiguous, which is the order the
 //! histogram builder reads them in).
 
-use core_linalg::DenseMatrix;
 use core_linalg::split::rng_from_seed;
+use core_linalg::{DenseMatrix, Result, memory};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -42,11 +42,11 @@ impl BinnedData {
         }
     }
 
-    /// Adds the row-major copy.
-    pub(crate) fn with_rows(mut self) -> Self {
+    /// Adds the row-major copy (asked for first).
+    pub(crate) fn with_rows(mut self) -> Result<Self> {
         let n = self.n_rows;
         let d = self.bins.len().checked_div(n).unwrap_or(0);
-        let mut by_row = vec![0u8; n * d];
+        let mut by_row = bins_table(n, d)?;
         if d > 0 {
             by_row
                 .par_chunks_mut(d * 4096)
@@ -61,7 +61,7 @@ impl BinnedData {
                 });
         }
         self.by_row = by_row;
-        self
+        Ok(self)
     }
 
     /// Feature `j`'s bins, one per sample.
@@ -69,6 +69,17 @@ impl BinnedData {
     pub(crate) fn column(&self, j: usize) -> &[u8] {
         &self.bins[j * self.n_rows..(j + 1) * self.n_rows]
     }
+}
+
+/// `n × d` bin indices, asked for first.
+fn bins_table(n: usize, d: usize) -> Result<Vec<u8>> {
+    memory::filled_grid(
+        n,
+        d,
+        0u8,
+        &format!("the binned features ({n} × {d})"),
+        memory::DENSE_COPY,
+    )
 }
 
 /// The midpoint of two finite values, without overflowing near `f64::MAX`.
@@ -166,10 +177,11 @@ impl BinMapper {
         }
     }
 
-    /// Maps every sample of `x` onto its bins, features in parallel.
-    pub(crate) fn transform(&self, x: &DenseMatrix) -> BinnedData {
+    /// Maps every sample of `x` onto its bins, features in parallel (the `n × d` bins asked
+    /// for first).
+    pub(crate) fn transform(&self, x: &DenseMatrix) -> Result<BinnedData> {
         let n = x.nrows();
-        let mut bins = vec![0u8; n * self.n_features()];
+        let mut bins = bins_table(n, self.n_features())?;
         if n > 0 {
             bins.par_chunks_mut(n).enumerate().for_each(|(j, col)| {
                 for (i, b) in col.iter_mut().enumerate() {
@@ -177,7 +189,7 @@ impl BinMapper {
                 }
             });
         }
-        BinnedData::from_columns(n, bins)
+        Ok(BinnedData::from_columns(n, bins))
     }
 
     /// Whether the stored edges are usable: at most `missing_bin` bins per feature, edges

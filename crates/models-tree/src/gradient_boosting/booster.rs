@@ -3,7 +3,7 @@
 //! validation loss if asked.
 
 use core_linalg::split::{rng_from_seed, train_test_split};
-use core_linalg::{Dataset, DenseMatrix, Error, Records, Result, Targets, validate};
+use core_linalg::{Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -98,7 +98,15 @@ fn split_off_validation(
     stratify: bool,
     seed: u64,
 ) -> Result<(Parts, Parts)> {
-    let mut data = Dataset::new(x.clone(), Targets::Values(y.to_vec()))?;
+    // A copy of the records to split (then the two parts): asked for first.
+    let mut copy = memory::vec_with_capacity(
+        x.as_slice().len(),
+        "the records split for validation",
+        memory::DENSE_COPY,
+    )?;
+    copy.extend_from_slice(x.as_slice());
+    let copy = DenseMatrix::from_row_major(copy, x.nrows(), x.ncols())?;
+    let mut data = Dataset::new(copy, Targets::Values(y.to_vec()))?;
     data.sample_weights = w.map(<[f64]>::to_vec);
     let (train, val) =
         train_test_split(&data, p.validation_fraction, stratify, seed).map_err(|e| {
@@ -183,7 +191,7 @@ impl Ensemble {
             Some(w) => BinMapper::fit(x, w, p.max_bins as u8, binning_seed),
             None => BinMapper::fit(x, &vec![1.0; n], p.max_bins as u8, binning_seed),
         };
-        let binned = mapper.transform(x).with_rows();
+        let binned = mapper.transform(x)?.with_rows()?;
         let bins = FeatureBins::new(&mapper, &binned);
         let limits = TreeLimits {
             max_leaf_nodes: p.max_leaf_nodes,
@@ -198,7 +206,9 @@ impl Ensemble {
             .iter()
             .flat_map(|&b| std::iter::repeat_n(b, n))
             .collect();
-        let val = validation.map(|(vx, vy, vw)| (mapper.transform(vx), &vy[..], vw.as_deref()));
+        let val = validation
+            .map(|(vx, vy, vw)| Ok((mapper.transform(vx)?, &vy[..], vw.as_deref())))
+            .transpose()?;
         let mut val_raw: Option<Vec<f64>> = val.as_ref().map(|(_, vy, _)| {
             baseline
                 .iter()

@@ -623,7 +623,7 @@ mod tests {
         let bins: Vec<u8> = (0..n * d)
             .map(|k| ((k * 2_654_435_761) % 200) as u8)
             .collect();
-        let data = BinnedData::from_columns(n, bins).with_rows();
+        let data = BinnedData::from_columns(n, bins).with_rows().unwrap();
         let mapper = BinMapper {
             edges: vec![(0..199).map(|k| k as f64 + 0.5).collect(); d],
             missing_bin: 255,

@@ -235,7 +235,9 @@ mod tests {
         let bins: Vec<u8> = (0..n * d)
             .map(|k| ((k * 2_654_435_761) % 251) as u8)
             .collect();
-        let by_row = BinnedData::from_columns(n, bins.clone()).with_rows();
+        let by_row = BinnedData::from_columns(n, bins.clone())
+            .with_rows()
+            .unwrap();
         let by_column = BinnedData::from_columns(n, bins);
         let g: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
         let h: Vec<f32> = (0..n).map(|i| (i % 3) as f32).collect();

@@ -1,0 +1,31 @@
+//! Linear models and naive Bayes on sparse records wider than any machine holds densely: their
+//! dense weights (one vector per class, as scikit-learn's) are refused up front with a typed
+//! error that names the size and the way out, never an abort.
+
+use core_linalg::battery::{Task, huge_width};
+use core_linalg::{Error, Fit};
+use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use models_linear::{LogisticRegression, Perceptron};
+
+fn refused_for_memory(e: Error) {
+    assert!(
+        matches!(e, Error::OutOfMemory { bytes, .. } if bytes > 1 << 40),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("TiB") && text.contains("fewer features"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dense_weights_no_machine_holds_are_refused_naming_the_size() {
+    // One dense vector per class, 2³² − 1 wide, for 64 classes: 2 TiB.
+    let data = huge_width(Task::Classification);
+    refused_for_memory(LogisticRegression::params().fit(&data).unwrap_err());
+    refused_for_memory(Perceptron::params().fit(&data).unwrap_err());
+    refused_for_memory(MultinomialNB::params().fit(&data).unwrap_err());
+    refused_for_memory(BernoulliNB::params().fit(&data).unwrap_err());
+    refused_for_memory(GaussianNB::params().fit(&data).unwrap_err());
+}
