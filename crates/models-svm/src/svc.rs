@@ -396,11 +396,13 @@ impl Svc {
     }
 
     fn vote(&self, dec: &[f64]) -> usize {
-        match self.multiclass {
-            Multiclass::OneVsRest => {
+        // Two classes make one pair problem whatever the strategy (see `problem_pairs`): its
+        // sign decides, as a one-vs-one vote does.
+        match (self.multiclass, self.labels.len()) {
+            (Multiclass::OneVsRest, k) if k > 2 => {
                 (0..dec.len()).fold(0, |best, k| if dec[k] > dec[best] { k } else { best })
             }
-            Multiclass::OneVsOne => {
+            _ => {
                 let mut votes = vec![0usize; self.labels.len()];
                 for (p, &d) in self.problems.iter().zip(dec) {
                     let winner = if d > 0.0 {

@@ -169,6 +169,26 @@ fn the_estimator_battery_passes() {
     check_estimator(&OneClassSvm::params(), Task::Unsupervised);
 }
 
+/// Two classes make one binary problem whatever the multiclass strategy: one-vs-rest must
+/// predict from its sign as one-vs-one does (it used to answer the first class for every
+/// sample, an argmax over a single column).
+#[test]
+fn two_class_one_vs_rest_predicts_as_one_vs_one() {
+    let data = core_linalg::datasets::heart_scale().unwrap();
+    let ovo = Svc::params().fit(&data).unwrap();
+    let ovr = Svc::params()
+        .multiclass(Multiclass::OneVsRest)
+        .fit(&data)
+        .unwrap();
+    let (a, b) = (
+        ovo.predict(&data.records).unwrap(),
+        ovr.predict(&data.records).unwrap(),
+    );
+    assert_eq!(a, b);
+    let labels = ovr.labels();
+    assert!(labels.iter().all(|l| b.contains(l)), "one class for all");
+}
+
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
     let data = core_linalg::datasets::heart_scale().unwrap();
