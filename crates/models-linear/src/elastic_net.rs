@@ -29,7 +29,9 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, validate};
+use core_linalg::{
+    Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, validate,
+};
 use optim::StopReason;
 use optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
 use rayon::prelude::*;
@@ -405,6 +407,12 @@ impl ElasticNet {
     /// Why coordinate descent stopped.
     pub fn stop_reason(&self) -> StopReason {
         self.stop
+    }
+
+    /// How the fit ended: one coordinate-descent run, at the limit when `max_iter` epochs
+    /// left the duality gap above `tol` (scikit-learn's "Objective did not converge").
+    pub fn convergence(&self) -> Convergence {
+        self.stop.convergence(self.iterations)
     }
 }
 
