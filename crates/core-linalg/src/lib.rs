@@ -56,7 +56,8 @@ pub use model_file::{FORMAT_VERSION, ModelFile, body_of, peek_kind, seal};
 pub use records::{Matrix, Records, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{
-    DecisionFunction, Fit, FitTransform, NFeatures, PartialFit, Predict, PredictProba, Transform,
+    Convergence, DecisionFunction, Fit, FitTransform, Iterative, NFeatures, PartialFit, Predict,
+    PredictProba, Transform,
 };
 
 /// faer, re-exported so users build matrices with the same version margin uses.

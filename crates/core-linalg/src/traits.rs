@@ -95,3 +95,121 @@ macro_rules! impl_n_features {
         )+
     };
 }
+
+/// How an iterative fit ended: how many times it ran its solver and how many of those runs
+/// stopped at the iteration limit before meeting their tolerance.
+///
+/// One fit may run its solver several times (one binary problem per pair or per class, the
+/// cross-validation folds behind probability estimates): `runs` counts them all. A run that
+/// stops at the limit leaves a usable model that is not optimal to the tolerance asked for;
+/// raising `max_iter`, loosening `tol` or scaling the features usually helps.
+///
+/// This is the one answer every iterative model gives to "did it converge?"; the models keep
+/// their detailed termination types (`stop_reason`, `stop_reasons`, `gd_stop`) beside it,
+/// which a later redesign may unify.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Convergence {
+    /// Solver runs in the fit (0 for a fit that ran no iterative solver).
+    pub runs: usize,
+    /// Runs that stopped at the iteration limit before meeting their tolerance.
+    pub at_limit: usize,
+    /// The iteration limit those runs reached, in the unit the model's `max_iter` counts
+    /// (iterations, epochs, passes over the data); the largest when their limits differ
+    /// (LIBSVM's default `max(10⁷, 100·l)` depends on each problem's size). 0 when no run
+    /// reached one.
+    pub limit: usize,
+}
+
+impl Convergence {
+    /// One solver run that stopped after `iterations`, at the limit or not.
+    pub fn run(at_limit: bool, iterations: usize) -> Self {
+        Self {
+            runs: 1,
+            at_limit: usize::from(at_limit),
+            limit: if at_limit { iterations } else { 0 },
+        }
+    }
+
+    /// Whether every run met its tolerance before the iteration limit.
+    pub fn converged(&self) -> bool {
+        self.at_limit == 0
+    }
+
+    /// The runs of `self` and `other` together.
+    pub fn and(self, other: Self) -> Self {
+        Self {
+            runs: self.runs + other.runs,
+            at_limit: self.at_limit + other.at_limit,
+            limit: self.limit.max(other.limit),
+        }
+    }
+}
+
+/// The runs of every item together (no runs for none).
+impl FromIterator<Convergence> for Convergence {
+    fn from_iter<I: IntoIterator<Item = Convergence>>(iter: I) -> Self {
+        iter.into_iter().fold(Self::default(), Self::and)
+    }
+}
+
+/// A fitted model whose solver can stop at an iteration limit before meeting its tolerance
+/// (SMO, coordinate descent, L-BFGS, k-means, the perceptron rule, …).
+///
+/// Every such model also has an inherent `convergence()` with the same meaning; this trait
+/// lets code that handles many model kinds (the CLI warns when a fit stopped at its limit, and
+/// counts the cross-validation folds that did) ask generically. Models always fitted in
+/// closed form or by a fixed schedule (naive Bayes, trees, forests, AdaBoost, ridge, PCA, kNN)
+/// have nothing to report and do not implement it; an iterative model fitted a way that has
+/// no limit to reach (a direct least-squares solver, Pegasos's fixed epochs, boosting without
+/// early stopping) reports no run at the limit. Kept to one method on purpose, as
+/// [`NFeatures`].
+pub trait Iterative {
+    /// How the fit's solver runs ended.
+    fn convergence(&self) -> Convergence;
+}
+
+/// Implements [`Iterative`] for fitted models by calling their inherent `convergence()`:
+/// `core_linalg::impl_iterative!(Svc, Svr);`.
+#[macro_export]
+macro_rules! impl_iterative {
+    ($($model:ty),+ $(,)?) => {
+        $(
+            impl $crate::Iterative for $model {
+                fn convergence(&self) -> $crate::Convergence {
+                    <$model>::convergence(self)
+                }
+            }
+        )+
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Convergence;
+
+    #[test]
+    fn runs_combine_counting_those_at_the_limit() {
+        let all: Convergence = [
+            Convergence::run(false, 7),
+            Convergence::run(true, 100),
+            Convergence::run(true, 250),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            all,
+            Convergence {
+                runs: 3,
+                at_limit: 2,
+                limit: 250
+            }
+        );
+        assert!(!all.converged());
+        let fine = Convergence::run(false, 7).and(Convergence::run(false, 9));
+        assert!(fine.converged());
+        assert_eq!((fine.runs, fine.limit), (2, 0));
+        let none: Convergence = std::iter::empty().collect();
+        assert!(none.converged());
+        assert_eq!(none.runs, 0);
+    }
+}

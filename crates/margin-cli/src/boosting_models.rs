@@ -11,6 +11,7 @@ use models_tree::{
 };
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{
     ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
     second_class_probability,
@@ -93,7 +94,7 @@ fn report_iterations(n_iter: usize) {
     warn(format_args!("boosting iterations: {n_iter}"));
 }
 
-fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = boosting!(GradientBoostingClassifier::params(), &mut p);
     if let Some(w) = p.take_class_weight()? {
         params = params.class_weight(w);
@@ -101,10 +102,10 @@ fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure
     p.finish("gradient-boosting")?;
     let model = params.fit(data)?;
     report_iterations(model.n_iter());
-    Ok(model.to_bytes()?)
+    Fitted::iterative(&model)
 }
 
-fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = boosting!(GradientBoostingRegressor::params(), &mut p);
     match p.take::<String>("loss")?.as_deref() {
         None | Some("squared_error") => {}
@@ -118,7 +119,7 @@ fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure>
     p.finish("gradient-boosting-regressor")?;
     let model = params.fit(data)?;
     report_iterations(model.n_iter());
-    Ok(model.to_bytes()?)
+    Fitted::iterative(&model)
 }
 
 fn predict_classifier(

@@ -9,6 +9,7 @@ use models_cluster::{
 };
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, decode, no_proba};
 
 const KMEANS_COMMON: &str = "  --n-clusters <k>                   number of clusters, 1..=n (default 8)
@@ -54,7 +55,7 @@ macro_rules! kmeans_common {
     }};
 }
 
-fn train_kmeans(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_kmeans(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = kmeans_common!(KMeans::params(), p);
     match p.take::<String>("algorithm")?.as_deref() {
         None => {}
@@ -67,10 +68,10 @@ fn train_kmeans(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         }
     }
     p.finish("kmeans")?;
-    Ok(params.fit(&data.records)?.to_bytes()?)
+    Fitted::iterative(&params.fit(&data.records)?)
 }
 
-fn train_minibatch(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_minibatch(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = kmeans_common!(MiniBatchKMeans::params(), p);
     if let Some(b) = p.take("batch-size")? {
         params = params.batch_size(b);
@@ -92,7 +93,7 @@ fn train_minibatch(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure>
         params = params.reassignment_ratio(r);
     }
     p.finish("minibatch-kmeans")?;
-    Ok(params.fit(&data.records)?.to_bytes()?)
+    Fitted::iterative(&params.fit(&data.records)?)
 }
 
 /// `--n-components`: `all`, a count, or a variance fraction in (0, 1).
@@ -110,7 +111,7 @@ fn n_components(text: &str) -> Result<NComponents, Failure> {
     })
 }
 
-fn train_pca(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_pca(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = Pca::params();
     if let Some(n) = p.take::<String>("n-components")? {
         params = params.n_components(n_components(&n)?);
@@ -141,7 +142,7 @@ fn train_pca(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         params = params.seed(s);
     }
     p.finish("pca")?;
-    Ok(params.fit(&data.records)?.to_bytes()?)
+    Fitted::new(&params.fit(&data.records)?)
 }
 
 fn predict_kmeans(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {

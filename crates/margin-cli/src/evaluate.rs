@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
 use core_linalg::split::{Fold, KFold, StratifiedKFold};
-use core_linalg::{Dataset, Label};
+use core_linalg::{Convergence, Dataset, Label};
 use metrics::{Average, ConfusionMatrix, Score, ZeroDivision};
 use rayon::prelude::*;
 
@@ -209,16 +209,17 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     }?;
     let progress = Progress::new(folds.len());
     let done = AtomicUsize::new(0);
-    let results: Vec<FoldResult> = folds
+    let fitted: Vec<(FoldResult, Option<Convergence>)> = folds
         .par_iter()
         .enumerate()
         .map(|(f, fold)| {
             let run = || {
                 let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
-                let bytes = (entry.train)(&train, cmd.params.clone())?;
-                let predictions = (entry.predict)(&bytes, Cow::Borrowed(&test.records), false)?;
-                let scores = scorer.map(|f| f(&bytes, &test.records)).transpose()?;
-                Ok((test, predictions, scores))
+                let fitted = (entry.train)(&train, cmd.params.clone())?;
+                let bytes = &fitted.bytes;
+                let predictions = (entry.predict)(bytes, Cow::Borrowed(&test.records), false)?;
+                let scores = scorer.map(|f| f(bytes, &test.records)).transpose()?;
+                Ok(((test, predictions, scores), fitted.convergence))
             };
             let result = run().map_err(|e: Failure| {
                 e.within(format_args!(
@@ -232,6 +233,8 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         })
         .collect::<Result<_, Failure>>()?;
     progress.clear();
+    let (results, convergence): (Vec<FoldResult>, Vec<_>) = fitted.into_iter().unzip();
+    crate::convergence::warn_after_cross_validation(entry, &convergence);
     let names: Vec<String> = match given_metrics {
         Some(names) => names,
         None => match results.first().map(|r| &r.1) {

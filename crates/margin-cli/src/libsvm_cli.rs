@@ -327,7 +327,7 @@ impl Fit for LibsvmParams<'_> {
     fn fit(&self, data: &Dataset) -> core_linalg::Result<Trained> {
         let (o, k) = (self.options, self.kernel.clone());
         let (shrinking, probability) = (o.shrinking == 1, o.probability());
-        Ok(Trained(match o.svm_type {
+        let model = match o.svm_type {
             0 => {
                 let weights = ClassWeight::Given(
                     o.weights
@@ -390,7 +390,11 @@ impl Fit for LibsvmParams<'_> {
                     .cache_size_mb(o.cache_mb)
                     .fit(data)?,
             ),
-        }))
+        };
+        // As LIBSVM's solver, for each run (cross-validation folds included) that stopped at
+        // its limit, which svm-train leaves at max(10⁷, 100·l).
+        crate::convergence::warn_as_libsvm(&model.convergence());
+        Ok(Trained(model))
     }
 }
 

@@ -7,6 +7,7 @@ use core_linalg::{Dataset, Matrix, ModelFile, Predict};
 use models_svm::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba};
 
 const COMMON_HELP: &str =
@@ -32,7 +33,7 @@ fn common(mut params: LinearSvcParams, p: &mut ParamArgs) -> Result<LinearSvcPar
     Ok(params)
 }
 
-fn train_linear_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_linear_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common(LinearSvc::params(), &mut p)?;
     if let Some(c) = p.take("c")? {
         params = params.c(c);
@@ -53,10 +54,10 @@ fn train_linear_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure
         params = params.max_iter(n);
     }
     p.finish("linear-svc")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
-fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common(LinearSvc::params().loss(SvmLoss::Hinge), &mut p)?;
     match (p.take::<f64>("c")?, p.take::<f64>("lambda")?) {
         (Some(_), Some(_)) => {
@@ -99,7 +100,7 @@ fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     }
     params = params.solver(solver);
     p.finish("pegasos")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
 fn predict_linear_svc(

@@ -7,11 +7,12 @@ use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{
     ModelEntry, ParamArgs, Predictions, class_predictions, decision_scores, regression_values,
 };
 
-fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = LogisticRegression::params();
     if let Some(c) = p.take("c")? {
         params = params.c(c);
@@ -74,7 +75,7 @@ fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
         params = params.seed(seed);
     }
     p.finish("logistic")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::iterative(&params.fit(data)?)
 }
 
 fn predict_logistic(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
@@ -101,19 +102,19 @@ fn enet(mut params: ElasticNetParams, p: &mut ParamArgs) -> Result<ElasticNetPar
     Ok(params)
 }
 
-fn train_lasso(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_lasso(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let params = enet(ElasticNet::lasso_params(), &mut p)?;
     p.finish("lasso")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::iterative(&params.fit(data)?)
 }
 
-fn train_elastic_net(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_elastic_net(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = enet(ElasticNet::params(), &mut p)?;
     if let Some(r) = p.take("l1-ratio")? {
         params = params.l1_ratio(r);
     }
     p.finish("elastic-net")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::iterative(&params.fit(data)?)
 }
 
 fn predict_enet(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {

@@ -17,6 +17,7 @@
 
 mod boosting_models;
 mod cluster_models;
+mod convergence;
 mod data;
 mod evaluate;
 mod info;

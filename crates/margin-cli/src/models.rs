@@ -16,6 +16,7 @@ use core_linalg::{
 };
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::data::{FormatArg, load};
 use crate::output::{Out, check_outputs, outln};
 
@@ -252,8 +253,9 @@ pub struct ModelEntry {
     pub params_help: &'static str,
     /// The same for parameters it shares with its family.
     pub common_help: &'static str,
-    /// Fits on a dataset and returns the model file's bytes.
-    pub train: fn(&Dataset, ParamArgs) -> Result<Vec<u8>, Failure>,
+    /// Fits on a dataset and returns the model file's bytes (and how an iterative solver
+    /// ended).
+    pub train: fn(&Dataset, ParamArgs) -> Result<Fitted, Failure>,
     /// Predicts from model-file bytes.
     pub predict: PredictFn,
     /// For binary classifiers: a real score per sample, larger meaning the second class (for
@@ -434,9 +436,10 @@ pub fn train(args: &TrainArgs) -> Result<(), Failure> {
     let entry = find(&cmd.model)?;
     check_outputs(&[&cmd.data], &[&output])?;
     let data = load(&cmd.data, cmd.format)?;
-    let bytes = (entry.train)(&data, cmd.params)?;
+    let fitted = (entry.train)(&data, cmd.params)?;
+    crate::convergence::warn_after_train(entry, fitted.convergence);
     let mut out = Out::file(&output)?;
-    out.write_all(&bytes)?;
+    out.write_all(&fitted.bytes)?;
     out.finish()
 }
 

@@ -6,6 +6,7 @@ use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{
     ModelEntry, ParamArgs, Predictions, class_predictions, second_class_probability,
 };
@@ -27,13 +28,13 @@ macro_rules! discrete {
     }};
 }
 
-fn train_multinomial(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_multinomial(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let params = discrete!(MultinomialNB::params(), p);
     p.finish("multinomial-nb")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
-fn train_bernoulli(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_bernoulli(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = discrete!(BernoulliNB::params(), p);
     match p.take::<String>("binarize")?.as_deref() {
         None => {}
@@ -48,16 +49,16 @@ fn train_bernoulli(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure>
         }
     }
     p.finish("bernoulli-nb")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
-fn train_gaussian(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_gaussian(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = GaussianNB::params();
     if let Some(v) = p.take("var-smoothing")? {
         params = params.var_smoothing(v);
     }
     p.finish("gaussian-nb")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
 fn predict_multinomial(

@@ -6,6 +6,7 @@ use core_linalg::{Dataset, Fit, Matrix, ModelFile};
 use models_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Weights};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{
     ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
     second_class_probability,
@@ -54,16 +55,16 @@ macro_rules! common {
     }};
 }
 
-fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let params = common!(KNeighborsClassifier::params(), p);
     p.finish("knn-classifier")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
-fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let params = common!(KNeighborsRegressor::params(), p);
     p.finish("knn-regressor")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
 fn predict_classifier(

@@ -8,6 +8,7 @@ use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
 use models_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba};
 
 const COMMON_HELP: &str = "  --max-iter <int>                   epochs at most (default 1000)
@@ -35,13 +36,13 @@ macro_rules! common {
     }};
 }
 
-fn train_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params: PerceptronParams = common!(Perceptron::params(), p);
     if let Some(eta) = p.take("eta0")? {
         params = params.eta0(eta);
     }
     p.finish("perceptron")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::iterative(&params.fit(data)?)
 }
 
 /// `--kernel` with its `--gamma`, `--degree`, `--coef0`, defaulting to the library's
@@ -97,14 +98,14 @@ fn kernel(p: &mut ParamArgs, data: &Dataset) -> Result<KernelSpec, Failure> {
     })
 }
 
-fn train_kernel_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_kernel_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params: KernelPerceptronParams = common!(KernelPerceptron::params(), p);
     params = params.kernel(kernel(&mut p, data)?);
     if let Some(mb) = p.take("gram-budget-mb")? {
         params = params.gram_budget_mb(mb);
     }
     p.finish("kernel-perceptron")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::iterative(&params.fit(data)?)
 }
 
 fn predict_perceptron(

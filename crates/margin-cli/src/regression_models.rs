@@ -8,6 +8,7 @@ use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
 use models_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, regression_values};
 
 const FIT_INTERCEPT_HELP: &str = "  --fit-intercept true|false         fit an (unpenalized) intercept by centring (default true)";
@@ -16,7 +17,7 @@ fn fit_intercept(p: &mut ParamArgs) -> Result<bool, Failure> {
     Ok(p.take("fit-intercept")?.unwrap_or(true))
 }
 
-fn train_linear(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_linear(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = LinearRegression::params().fit_intercept(fit_intercept(&mut p)?);
     match p.take::<String>("solver")?.as_deref() {
         None | Some("qr") => {}
@@ -36,10 +37,10 @@ fn train_linear(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         params = params.tol(t);
     }
     p.finish("linear")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::iterative(&params.fit(data)?)
 }
 
-fn train_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = Ridge::params().fit_intercept(fit_intercept(&mut p)?);
     if let Some(a) = p.take("alpha")? {
         params = params.alpha(a);
@@ -54,7 +55,7 @@ fn train_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         }
     }
     p.finish("ridge")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
 /// `--kernel` with its `--gamma`, `--degree`, `--coef0`, defaulting as scikit-learn's
@@ -107,13 +108,13 @@ fn kernel(p: &mut ParamArgs, data: &Dataset) -> Result<KernelSpec, Failure> {
     })
 }
 
-fn train_kernel_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_kernel_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = KernelRidge::params().kernel(kernel(&mut p, data)?);
     if let Some(a) = p.take("alpha")? {
         params = params.alpha(a);
     }
     p.finish("kernel-ridge")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
 fn predict_linear(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {

@@ -7,6 +7,7 @@ use kernels::Gamma;
 use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{
     ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba, regression_values,
 };
@@ -89,7 +90,7 @@ macro_rules! classifier_options {
     }};
 }
 
-fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common!(Svc::params(), p);
     if let Some(c) = p.take("c")? {
         params = params.c(c);
@@ -99,20 +100,20 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     }
     params = classifier_options!(params, p);
     p.finish("svc")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
-fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common!(Svc::nu_params(), p);
     if let Some(nu) = p.take("nu")? {
         params = params.nu(nu);
     }
     params = classifier_options!(params, p);
     p.finish("nu-svc")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
-fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common!(Svr::nu_params(), p);
     if let Some(c) = p.take("c")? {
         params = params.c(c);
@@ -121,10 +122,10 @@ fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         params = params.nu(nu);
     }
     p.finish("nu-svr")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
-fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common!(Svr::params(), p);
     if let Some(c) = p.take("c")? {
         params = params.c(c);
@@ -133,16 +134,16 @@ fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
         params = params.epsilon(e);
     }
     p.finish("svr")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
-fn train_one_class(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_one_class(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = common!(OneClassSvm::params(), p);
     if let Some(nu) = p.take("nu")? {
         params = params.nu(nu);
     }
     p.finish("one-class-svm")?;
-    Ok(core_linalg::Fit::fit(&params, data)?.to_bytes()?)
+    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
 }
 
 fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {

@@ -13,6 +13,7 @@ use models_tree::{
 };
 
 use crate::Failure;
+use crate::convergence::Fitted;
 use crate::models::{
     ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
     second_class_probability,
@@ -190,7 +191,7 @@ fn report_oob(score: Option<f64>, what: &str) {
     }
 }
 
-fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     // Taken first: it also shuffles the rows held out for reduced-error pruning.
     let seed = p.take("seed")?.unwrap_or(0);
     let mut params = growth!(DecisionTreeClassifier::params(), &mut p).seed(seed);
@@ -207,10 +208,10 @@ fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
             params.fit(&grow)?.prune_reduced_error(&validation)?
         }
     };
-    Ok(model.to_bytes()?)
+    Fitted::new(&model)
 }
 
-fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let seed = p.take("seed")?.unwrap_or(0);
     let params = growth!(DecisionTreeRegressor::params(), &mut p).seed(seed);
     let pruning = take_pruning(&mut p, false)?;
@@ -223,10 +224,10 @@ fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Fai
         // take_pruning refuses pessimistic pruning for regressors.
         _ => params.fit(data)?,
     };
-    Ok(model.to_bytes()?)
+    Fitted::new(&model)
 }
 
-fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = forest!(growth!(RandomForestClassifier::params(), &mut p), p);
     if let Some(w) = p.take_class_weight()? {
         params = params.class_weight(w);
@@ -234,18 +235,18 @@ fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
     p.finish("forest")?;
     let model = params.fit(data)?;
     report_oob(model.oob_score(), "accuracy");
-    Ok(model.to_bytes()?)
+    Fitted::new(&model)
 }
 
-fn train_forest_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_forest_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let params = forest!(growth!(RandomForestRegressor::params(), &mut p), p);
     p.finish("forest-regressor")?;
     let model = params.fit(data)?;
     report_oob(model.oob_score(), "R²");
-    Ok(model.to_bytes()?)
+    Fitted::new(&model)
 }
 
-fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> {
+fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = growth!(AdaBoostClassifier::params(), &mut p);
     if let Some(n) = p.take("n-estimators")? {
         params = params.n_estimators(n);
@@ -254,7 +255,7 @@ fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Vec<u8>, Failure> 
         params = params.learning_rate(r);
     }
     p.finish("adaboost")?;
-    Ok(params.fit(data)?.to_bytes()?)
+    Fitted::new(&params.fit(data)?)
 }
 
 fn predict_tree(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {

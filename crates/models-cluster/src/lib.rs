@@ -106,3 +106,4 @@ pub use kmeans::{
 pub use pca::{NComponents, Pca, PcaParams, SvdSolver};
 
 core_linalg::impl_n_features!(KMeans, MiniBatchKMeans, Pca);
+core_linalg::impl_iterative!(KMeans, MiniBatchKMeans);

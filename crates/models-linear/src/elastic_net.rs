@@ -30,8 +30,8 @@
 //! ```
 
 use core_linalg::{
-    Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory, model_check,
-    validate,
+    Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory,
+    model_check, validate,
 };
 use optim::StopReason;
 use optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
@@ -429,6 +429,12 @@ impl ElasticNet {
     /// Why coordinate descent stopped.
     pub fn stop_reason(&self) -> StopReason {
         self.stop
+    }
+
+    /// How the fit ended: one coordinate-descent run, at the limit when `max_iter` epochs
+    /// left the duality gap above `tol` (scikit-learn's "Objective did not converge").
+    pub fn convergence(&self) -> Convergence {
+        self.stop.convergence(self.iterations)
     }
 }
 

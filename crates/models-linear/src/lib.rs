@@ -54,3 +54,10 @@ core_linalg::impl_n_features!(
     Perceptron,
     Ridge,
 );
+core_linalg::impl_iterative!(
+    ElasticNet,
+    KernelPerceptron,
+    LinearRegression,
+    LogisticRegression,
+    Perceptron,
+);

@@ -37,9 +37,9 @@
 //! ```
 
 use core_linalg::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
-    model_check, validate,
+    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
+    Predict, PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores,
+    memory, model_check, validate,
 };
 use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
 use optim::lbfgs::{LbfgsOptions, lbfgs};
@@ -326,6 +326,14 @@ impl LogisticRegression {
     /// Why the solver stopped ([`GdStop::MaxIterations`] means not converged to `tol`).
     pub fn stop_reason(&self) -> GdStop {
         self.stop
+    }
+
+    /// How the fit ended: one solver run (every solver, binary or multinomial), at the limit
+    /// when `max_iter` iterations left the gradient above `tol` (scikit-learn's
+    /// `ConvergenceWarning`). SGD checks the full gradient after each epoch, so it usually
+    /// runs to `max_iter`.
+    pub fn convergence(&self) -> Convergence {
+        self.stop.convergence(self.iterations)
     }
 
     /// The minimized objective divided by `n`: mean weighted log-loss plus penalty.

@@ -1,7 +1,7 @@
 //! A single kernel expansion `f(x) = Σ_s c_s K(sv_s, x) − ρ`: what ε-SVR and the one-class SVM
 //! fit.
 
-use core_linalg::{Dataset, Matrix, Records, Result, model_check, validate};
+use core_linalg::{Convergence, Dataset, Matrix, Records, Result, model_check, validate};
 use kernels::{Kernel, KernelSpec};
 use optim::StopReason;
 use optim::smo::Solution;
@@ -51,6 +51,11 @@ impl Expansion {
             weights: None,
         }
         .with_linear_weights()
+    }
+
+    /// The one SMO run behind the expansion.
+    pub(crate) fn convergence(&self) -> Convergence {
+        self.stop.convergence(self.iterations)
     }
 
     /// Collapses a linear kernel's expansion into `w = Σ c_s sv_s`, where that is not wider

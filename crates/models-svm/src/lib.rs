@@ -20,7 +20,7 @@
 //! | all | `tol` | 1e-3 | stop when the maximal KKT violation is below it |
 //! | all | `shrinking` | true | LIBSVM's shrinking heuristic |
 //! | all | `cache_size_mb` | 200 | kernel cache budget |
-//! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported |
+//! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported by `convergence()` ([`core_linalg::Iterative`]) |
 //! | `Svc`, `Svr` | `c` | 1 | regularization (`∞`: hard margin) |
 //! | `Svc` | `class_weight` | uniform | [`ClassWeight`] |
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
@@ -78,3 +78,4 @@ pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};
 
 core_linalg::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);
+core_linalg::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);

@@ -2,9 +2,9 @@
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
 use core_linalg::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PresentClasses, Records, Result, classes_from_scores, linear_scores, memory, model_check,
-    validate,
+    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
+    Predict, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
+    model_check, validate,
 };
 use optim::StopReason;
 pub use optim::dcd::SvmLoss;
@@ -237,6 +237,14 @@ impl LinearSvc {
     /// Why each problem's solver stopped (Pegasos always reports `Converged` after its epochs).
     pub fn stop_reasons(&self) -> &[StopReason] {
         &self.stops
+    }
+
+    /// How the fit's runs ended, one per binary problem: dual coordinate descent stops at
+    /// `max_iter` epochs when its tolerance is not met; Pegasos runs its fixed number of epochs
+    /// with no tolerance, so it never counts as stopped at a limit (as scikit-learn's
+    /// `SGDClassifier` with `tol=None` does not warn).
+    pub fn convergence(&self) -> Convergence {
+        optim::convergence(&self.stops, &self.iterations)
     }
 
     /// The number of features the model was fitted on.

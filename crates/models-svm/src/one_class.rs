@@ -1,8 +1,8 @@
 //! The ν one-class SVM (LIBSVM's `-s 2`, scikit-learn's `OneClassSVM`).
 
 use core_linalg::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result, validate,
+    Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    PredictProba, Records, Result, validate,
 };
 use kernels::KernelSpec;
 use optim::StopReason;
@@ -95,6 +95,10 @@ impl OneClassSvm {
     /// Why SMO stopped.
     pub fn stop_reason(&self) -> StopReason {
         self.expansion.stop
+    }
+    /// How the fit's one SMO run ended (the probability model needs no further training).
+    pub fn convergence(&self) -> Convergence {
+        self.expansion.convergence()
     }
     /// The probability model (LIBSVM's `prob_density_marks`): ten increasing decision values.
     /// The training decision values are sorted; the negative ones are split into five bins of

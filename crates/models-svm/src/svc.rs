@@ -1,8 +1,8 @@
 //! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
 
 use core_linalg::{
-    ClassWeight, Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
-    ModelFile, Predict, PredictProba, Records, Result, model_check, validate,
+    ClassWeight, Classes, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label,
+    Matrix, ModelFile, Predict, PredictProba, Records, Result, model_check, validate,
 };
 use kernels::{Kernel, KernelSpec};
 use optim::StopReason;
@@ -195,6 +195,9 @@ pub struct BinaryModel {
     /// Platt's sigmoid `(A, B)`: `P(positive | f) = 1 / (1 + exp(A f + B))`, when fitted with
     /// probability estimates.
     pub probability: Option<(f64, f64)>,
+    /// How the SMO runs of the cross-validation behind [`BinaryModel::probability`] ended
+    /// (no runs without probability estimates, or for a model read from a LIBSVM file).
+    pub probability_folds: Convergence,
 }
 
 /// A fitted C-SVC.
@@ -272,6 +275,15 @@ impl Svc {
     /// Why each problem's solver stopped (check for [`StopReason::MaxIterations`]).
     pub fn stop_reasons(&self) -> Vec<StopReason> {
         self.problems.iter().map(|p| p.stop).collect()
+    }
+    /// How the fit's SMO runs ended: one per binary problem, and with probability estimates
+    /// the cross-validation runs behind each problem's sigmoid (LIBSVM warns "reaching max
+    /// number of iterations" for each run that stopped at the limit).
+    pub fn convergence(&self) -> Convergence {
+        self.problems
+            .iter()
+            .map(|p| p.stop.convergence(p.iterations).and(p.probability_folds))
+            .collect()
     }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
@@ -484,7 +496,8 @@ impl PredictProba for Svc {
 
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
-    const SCHEMA: u32 = 1;
+    // 2: each problem's `probability_folds`.
+    const SCHEMA: u32 = 2;
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
@@ -646,11 +659,12 @@ fn platt(
     idx: &[usize],
     ys: &[i8],
     bounds: &[f64],
-) -> Result<(f64, f64)> {
+) -> Result<((f64, f64), Convergence)> {
     const FOLDS: usize = 5;
     let l = idx.len();
     let perm = core_linalg::split::permutation(l, spec.seed);
     let mut dec = vec![0.0; l];
+    let mut folds = Convergence::default();
     for f in 0..FOLDS {
         let (begin, end) = (f * l / FOLDS, (f + 1) * l / FOLDS);
         let test = &perm[begin..end];
@@ -682,6 +696,7 @@ fn platt(
             spec.settings.cache_bytes(),
         )?;
         let (sol, _) = solve_binary(spec, &mut q, &tr_y, tr_b)?;
+        folds = folds.and(sol.stop.convergence(sol.iterations));
         let sv: Vec<usize> = (0..tr_idx.len()).filter(|&t| sol.alpha[t] > 0.0).collect();
         let coef: Vec<f64> = sv
             .iter()
@@ -695,7 +710,7 @@ fn platt(
         }
     }
     let positive: Vec<bool> = ys.iter().map(|&y| y == 1).collect();
-    Ok(sigmoid_fit(&dec, &positive))
+    Ok((sigmoid_fit(&dec, &positive), folds))
 }
 
 /// Solves one binary problem; returns the solution (α already in C-SVC scale) and the upper
@@ -854,18 +869,12 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             .zip(&upper)
             .filter(|&((_, &al), &u)| al >= u)
             .count();
-        let probability = if spec.probability {
+        let (probability, probability_folds) = if spec.probability {
             let pair_bounds: Vec<f64> = idx.iter().map(|&i| bound[i]).collect();
-            Some(platt(
-                spec,
-                &kernel,
-                &data.records,
-                &idx,
-                &ys,
-                &pair_bounds,
-            )?)
+            let (sigmoid, folds) = platt(spec, &kernel, &data.records, &idx, &ys, &pair_bounds)?;
+            (Some(sigmoid), folds)
         } else {
-            None
+            (None, Convergence::default())
         };
         problems.push(BinaryModel {
             positive: a,
@@ -877,6 +886,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             stop: sol.stop,
             n_bounded,
             probability,
+            probability_folds,
         });
     }
 

@@ -1,7 +1,7 @@
 //! ε-support vector regression (LIBSVM's `-s 3`, scikit-learn's `SVR`).
 
 use core_linalg::{
-    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, validate,
+    Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, validate,
 };
 use kernels::KernelSpec;
 use optim::StopReason;
@@ -84,6 +84,8 @@ pub struct Svr {
     /// LIBSVM's `probA`: the Laplace scale σ of the residuals, when fitted with
     /// `probability(true)`.
     pub(crate) laplace_scale: Option<f64>,
+    /// How the SMO runs of the cross-validation behind `laplace_scale` ended.
+    pub(crate) probability_folds: Convergence,
 }
 
 impl Svr {
@@ -130,6 +132,12 @@ impl Svr {
     /// Why SMO stopped.
     pub fn stop_reason(&self) -> StopReason {
         self.expansion.stop
+    }
+    /// How the fit's SMO runs ended: the model's own, and with probability estimates the five
+    /// cross-validation runs behind [`Svr::laplace_scale`] (LIBSVM warns "reaching max number
+    /// of iterations" for each run that stopped at the limit).
+    pub fn convergence(&self) -> Convergence {
+        self.expansion.convergence().and(self.probability_folds)
     }
     /// For a linear kernel, `w`.
     pub fn coef(&self) -> Option<&[f64]> {
@@ -301,6 +309,7 @@ fn fit_regressor(
         expansion: Expansion::new(kernel, data, &coef, &sol)?,
         nu,
         laplace_scale: None,
+        probability_folds: Convergence::default(),
     })
 }
 
@@ -320,21 +329,24 @@ fn fit_with_probability(
             kernel: SvmKernel::Spec(model.kernel().clone()),
             ..settings.clone()
         };
-        model.laplace_scale = Some(laplace_scale(&folds, c, formulation, data, seed)?);
+        let (sigma, runs) = laplace_scale(&folds, c, formulation, data, seed)?;
+        model.laplace_scale = Some(sigma);
+        model.probability_folds = runs;
     }
     Ok(model)
 }
 
 /// LIBSVM's `svm_svr_probability`: 5-fold cross-validated residuals (folds shuffled as LIBSVM's
 /// `svm_cross_validation` does, with glibc's `rand()` after `srand(seed)`), their mean absolute
-/// value, then the mean again without those beyond 5 times the Laplace standard deviation.
+/// value, then the mean again without those beyond 5 times the Laplace standard deviation;
+/// with how the folds' SMO runs ended.
 fn laplace_scale(
     settings: &Settings,
     c: f64,
     formulation: Formulation,
     data: &Dataset,
     seed: u64,
-) -> Result<f64> {
+) -> Result<(f64, Convergence)> {
     let l = data.n_samples();
     if l < 2 {
         return Err(Error::invalid_parameter(
@@ -347,10 +359,12 @@ fn laplace_scale(
     let folds = l.min(5);
     let perm = GlibcRand::new(seed as u32).libsvm_permutation(l);
     let mut residual = vec![0.0; l];
+    let mut runs = Convergence::default();
     for f in 0..folds {
         let (begin, end) = (f * l / folds, (f + 1) * l / folds);
         let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
         let model = fit_regressor(settings, c, formulation, &data.select(&train)?)?;
+        runs = runs.and(model.expansion.convergence());
         let held_out = &perm[begin..end];
         let predicted = model
             .expansion
@@ -367,7 +381,7 @@ fn laplace_scale(
         .filter(|&r| r <= 5.0 * std)
         .collect();
     mae = kept.iter().sum::<f64>() / kept.len() as f64;
-    Ok(mae)
+    Ok((mae, runs))
 }
 
 impl Fit for SvrParams {
@@ -408,8 +422,8 @@ impl Predict for Svr {
 
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
-    // 2: the probability model (`laplace_scale`).
-    const SCHEMA: u32 = 2;
+    // 2: the probability model (`laplace_scale`); 3: `probability_folds`.
+    const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
         self.expansion.check_consistent()?;

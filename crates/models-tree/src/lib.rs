@@ -178,3 +178,4 @@ core_linalg::impl_n_features!(
     RandomForestClassifier,
     RandomForestRegressor,
 );
+core_linalg::impl_iterative!(GradientBoostingClassifier, GradientBoostingRegressor);

@@ -149,6 +149,16 @@ pub enum GdStop {
     Observer,
 }
 
+impl GdStop {
+    /// A run that stopped for this reason after `iterations`, as a fitted model's
+    /// [`Convergence`](core_linalg::Convergence) counts it: only [`GdStop::MaxIterations`] is
+    /// a stop at the limit (a step too small to decrease the objective means `w` is optimal
+    /// to rounding; an observer's stop was asked for).
+    pub fn convergence(self, iterations: usize) -> core_linalg::Convergence {
+        core_linalg::Convergence::run(self == GdStop::MaxIterations, iterations)
+    }
+}
+
 /// What an [`Observer`] sees after each iteration.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress<'a> {

@@ -46,6 +46,7 @@ pub mod pegasos;
 pub mod risk;
 pub mod smo;
 
+use core_linalg::Convergence;
 use serde::{Deserialize, Serialize};
 
 /// Why an iterative solver stopped.
@@ -55,4 +56,22 @@ pub enum StopReason {
     Converged,
     /// The iteration limit was reached first: the solution is usable but not optimal to `tol`.
     MaxIterations,
+}
+
+impl StopReason {
+    /// A run that stopped for this reason after `iterations`, as a fitted model's
+    /// [`Convergence`] counts it.
+    pub fn convergence(self, iterations: usize) -> Convergence {
+        Convergence::run(self == StopReason::MaxIterations, iterations)
+    }
+}
+
+/// Runs that stopped for `stops[i]` after `iterations[i]`, together (a model with one run per
+/// binary problem).
+pub fn convergence(stops: &[StopReason], iterations: &[usize]) -> Convergence {
+    stops
+        .iter()
+        .zip(iterations)
+        .map(|(s, &n)| s.convergence(n))
+        .collect()
 }

@@ -1,7 +1,7 @@
 //! Mini-batch k-means (Sculley 2010), as scikit-learn's `MiniBatchKMeans`.
 
 use core_linalg::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
+    Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
     split::rng_from_seed, validate,
 };
 use rand::Rng;
@@ -154,6 +154,9 @@ pub struct MiniBatchKMeans {
     inertia: f64,
     n_steps: usize,
     n_iter: usize,
+    /// Whether the steps ran out with a stopping rule on (`tol > 0` or `max_no_improvement`)
+    /// that never fired.
+    at_limit: bool,
 }
 
 impl MiniBatchKMeans {
@@ -189,6 +192,13 @@ impl MiniBatchKMeans {
     /// Passes over the data those steps amount to (rounded up).
     pub fn n_iter(&self) -> usize {
         self.n_iter
+    }
+
+    /// How the fit ended: at the limit when `max_iter` passes ran out before a stopping rule
+    /// (`max_no_improvement`, or `tol > 0`) fired. With both rules off the fit runs its
+    /// `max_iter` passes by design and counts as converged.
+    pub fn convergence(&self) -> Convergence {
+        Convergence::run(self.at_limit, self.n_iter)
     }
 
     /// The opposite of the inertia of `records` (higher is better).
@@ -283,6 +293,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
         };
         let mut since_reassign = 0;
         let mut steps_done = 0;
+        let mut stopped_early = false;
         for step in 0..n_steps {
             steps_done = step + 1;
             let xb = gather(x, &draw(&mut rng, n, batch))?;
@@ -303,11 +314,13 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
                     .map(|(a, b)| (a - b) * (a - b))
                     .sum();
                 if step > 0 && shift <= tol {
+                    stopped_early = true;
                     break;
                 }
             }
             // The first batch's inertia mostly reflects the initialisation: not monitored.
             if step > 0 && monitor.stop(batch_inertia / batch as f64) {
+                stopped_early = true;
                 break;
             }
         }
@@ -319,6 +332,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
             inertia,
             n_steps: steps_done,
             n_iter: (steps_done * batch).div_ceil(n),
+            at_limit: !stopped_early && (tol > 0.0 || self.max_no_improvement.is_some()),
         })
     }
 }
@@ -403,7 +417,8 @@ impl Transform for MiniBatchKMeans {
 
 impl ModelFile for MiniBatchKMeans {
     const KIND: &'static str = "minibatch-kmeans";
-    const SCHEMA: u32 = 1;
+    // 2: `at_limit`.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         check_decoded(&self.centers, &self.labels, self.inertia)

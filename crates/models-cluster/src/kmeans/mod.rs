@@ -9,8 +9,8 @@ mod minibatch;
 pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 
 use core_linalg::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView, Transform,
-    memory, split::rng_from_seed, validate,
+    Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView,
+    Transform, memory, split::rng_from_seed, validate,
 };
 use rand::Rng;
 use rayon::prelude::*;
@@ -308,6 +308,13 @@ impl KMeans {
     /// `max_iter`.
     pub fn converged(&self) -> bool {
         self.converged
+    }
+
+    /// How the kept run ended (the one the model is; the other initializations are
+    /// discarded): at the limit when `max_iter` iterations left the centres moving by more
+    /// than `tol`.
+    pub fn convergence(&self) -> Convergence {
+        Convergence::run(!self.converged, self.n_iter)
     }
 
     /// Number of clusters.

@@ -1,8 +1,8 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
 use core_linalg::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
-    Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
+    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
+    ModelFile, Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
 };
 use kernels::{Kernel, KernelSpec, Polynomial};
 use optim::StopReason;
@@ -172,9 +172,15 @@ impl KernelPerceptron {
     }
 
     /// Whether every problem ended with an epoch without a mistake (every training sample of
-    /// positive weight is then classified correctly).
+    /// positive weight is then classified correctly): `convergence().converged()`.
     pub fn converged(&self) -> bool {
-        self.stops.iter().all(|s| *s == StopReason::Converged)
+        self.convergence().converged()
+    }
+
+    /// How the fit ended: one run per binary problem, at the limit after `max_iter` epochs
+    /// that all had a mistake (always so on data no hyperplane separates).
+    pub fn convergence(&self) -> Convergence {
+        optim::convergence(&self.stops, &self.n_iter)
     }
 
     /// The number of features the model was fitted on.

@@ -1,8 +1,8 @@
 //! The primal perceptron: one weight vector per binary problem.
 
 use core_linalg::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    classes_from_scores, linear_scores, memory, model_check, validate,
+    Convergence, Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records,
+    Result, classes_from_scores, linear_scores, memory, model_check, validate,
 };
 use optim::StopReason;
 use rayon::prelude::*;
@@ -122,9 +122,15 @@ impl Perceptron {
     }
 
     /// Whether every problem ended with an epoch without a mistake (every training sample of
-    /// positive weight is then classified correctly).
+    /// positive weight is then classified correctly): `convergence().converged()`.
     pub fn converged(&self) -> bool {
-        self.stops.iter().all(|s| *s == StopReason::Converged)
+        self.convergence().converged()
+    }
+
+    /// How the fit ended: one run per binary problem, at the limit after `max_iter` epochs
+    /// that all had a mistake (always so on data no hyperplane separates).
+    pub fn convergence(&self) -> Convergence {
+        optim::convergence(&self.stops, &self.n_iter)
     }
 
     /// The number of features the model was fitted on.

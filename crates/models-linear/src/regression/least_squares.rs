@@ -5,7 +5,7 @@ use core_linalg::faer::linalg::triangular_inverse::invert_upper_triangular;
 use core_linalg::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use core_linalg::faer::{Accum, Mat, MatRef, Par};
 use core_linalg::{
-    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
+    Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
 };
 use optim::gd::{self, Control, GdOptions, GdStop, Progress};
 use optim::loss::Loss;
@@ -172,6 +172,13 @@ impl LinearRegression {
     /// at the optimum: raise `max_iter` or `tol`.
     pub fn gd_stop(&self) -> Option<(usize, GdStop)> {
         self.gd
+    }
+    /// How the fit ended: one run for [`LstsqSolver::GradientDescent`], at the limit when it
+    /// took `max_iter` steps without meeting `tol`; no runs for the direct solvers.
+    pub fn convergence(&self) -> Convergence {
+        self.gd
+            .map(|(steps, stop)| stop.convergence(steps))
+            .unwrap_or_default()
     }
     /// Residual sum of squares on the training data, `Σ wᵢ rᵢ²`.
     pub fn rss(&self) -> f64 {

@@ -109,6 +109,16 @@ impl LibsvmModel {
         }
     }
 
+    /// How the fit's SMO runs ended (see [`Svc::convergence`]); a model read from a LIBSVM
+    /// file, which records no solver report, counts as converged.
+    pub fn convergence(&self) -> core_linalg::Convergence {
+        match self {
+            LibsvmModel::Svc(m) => m.convergence(),
+            LibsvmModel::Svr(m) => m.convergence(),
+            LibsvmModel::OneClass(m) => m.convergence(),
+        }
+    }
+
     /// The same model accepting records of `n_features` columns (LIBSVM ignores feature
     /// indices a model never saw; a sparse support set widens at no cost).
     pub fn with_n_features(self, n_features: usize) -> Result<Self> {

@@ -73,6 +73,7 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
                 expansion: expansion(rho[0])?,
                 nu: kind == SvmType::NuSvr,
                 laplace_scale,
+                probability_folds: core_linalg::Convergence::default(),
             }))
         }
         SvmType::OneClass => {
@@ -482,6 +483,7 @@ impl ClassifierHeader {
                     stop: StopReason::Converged,
                     n_bounded: 0,
                     probability: self.prob.as_ref().map(|(pa, pb)| (pa[p], pb[p])),
+                    probability_folds: core_linalg::Convergence::default(),
                 });
                 p += 1;
             }

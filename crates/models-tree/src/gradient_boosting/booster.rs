@@ -3,7 +3,9 @@
 //! validation loss if asked.
 
 use core_linalg::split::{rng_from_seed, train_test_split};
-use core_linalg::{Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate};
+use core_linalg::{
+    Convergence, Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate,
+};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -296,6 +298,19 @@ impl Ensemble {
     /// Iterations grown.
     pub(crate) fn n_iter(&self) -> usize {
         self.trees.len() / self.baseline.len().max(1)
+    }
+
+    /// How the boosting loop ended, `p` being the parameters it was fitted with: one run, at
+    /// the limit when early stopping was on and `max_iter` iterations ran out before it fired
+    /// (the held-out loss still improved by more than `tol`). Without early stopping
+    /// `max_iter` is the size of the ensemble by design, never a limit reached.
+    pub(crate) fn convergence(&self, p: &Boosting) -> Convergence {
+        // Scores are recorded only with early stopping on.
+        let early = !self.validation_score.is_empty();
+        let at_limit = early
+            && self.n_iter() >= p.max_iter
+            && !should_stop(&self.validation_score, p.n_iter_no_change, p.tol);
+        Convergence::run(at_limit, self.n_iter())
     }
 
     /// Number of features.

@@ -2,8 +2,8 @@
 //! log-odds) or multiclass (one tree per class per iteration on softmax scores).
 
 use core_linalg::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, Records, Result, classes_from_scores, model_check, validate,
+    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
+    Predict, PredictProba, Records, Result, classes_from_scores, model_check, validate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +56,13 @@ impl GradientBoostingClassifier {
     /// Iterations grown (fewer than `max_iter` when early stopping stopped).
     pub fn n_iter(&self) -> usize {
         self.ensemble.n_iter()
+    }
+
+    /// How the fit ended: one run, at the limit when early stopping was on and `max_iter`
+    /// iterations ran out while the held-out loss still improved by more than `tol` (more
+    /// iterations would likely help); with early stopping off, never.
+    pub fn convergence(&self) -> Convergence {
+        self.ensemble.convergence(&self.params.boosting)
     }
 
     /// Trees per iteration: 1 for two classes, else the number of classes.

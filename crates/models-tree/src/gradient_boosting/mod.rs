@@ -61,6 +61,12 @@
 //!   each iteration its mean loss is recorded ([`GradientBoostingClassifier::validation_score`])
 //!   and fitting stops when the last `n_iter_no_change` scores do not beat the one before them
 //!   by more than `tol`.
+//! - **Convergence.** With early stopping on, a fit whose `max_iter` iterations ran out before
+//!   the rule fired (the held-out loss still improved by more than `tol`) reports the limit
+//!   through `convergence()` ([`Iterative`](core_linalg::Iterative)), and the CLI warns:
+//!   more iterations would likely help, as scikit-learn's `MLPClassifier` warns when its early
+//!   stopping never fires (its `HistGradientBoosting*` do not warn). With early stopping off
+//!   `max_iter` is the size of the ensemble and is never reported.
 //!
 //! ## Hyperparameters
 //!

@@ -1,6 +1,6 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use core_linalg::{Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result};
 use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
@@ -58,6 +58,13 @@ impl GradientBoostingRegressor {
     /// Iterations grown (fewer than `max_iter` when early stopping stopped).
     pub fn n_iter(&self) -> usize {
         self.ensemble.n_iter()
+    }
+
+    /// How the fit ended: one run, at the limit when early stopping was on and `max_iter`
+    /// iterations ran out while the held-out loss still improved by more than `tol` (more
+    /// iterations would likely help); with early stopping off, never.
+    pub fn convergence(&self) -> Convergence {
+        self.ensemble.convergence(&self.params.boosting)
     }
 
     /// The prediction before any tree: the weighted mean or median of the targets.

@@ -1,0 +1,338 @@
+//! Every iterative model answers "did it converge?" through `Iterative::convergence`: a fit cut
+//! off at one iteration reports the run(s) at the limit, a fit with the defaults reports none.
+
+use margin::linalg::{Convergence, Dataset, DenseMatrix, Fit, Iterative, Targets};
+use margin::linear::{LogisticSolver, LstsqSolver};
+use margin::tree::EarlyStopping;
+use margin::{cluster, linear, svm, tree};
+
+/// 40 samples of two features in two well separated groups; `y` the group (0 or 1) or, for
+/// regression, a linear function of the features plus a small deterministic wobble.
+fn data(regression: bool) -> Dataset {
+    let mut values = Vec::new();
+    let mut y = Vec::new();
+    for i in 0..40 {
+        let side = if i % 2 == 0 { -1.0 } else { 1.0 };
+        let (a, b) = (((i * 7) % 11) as f64 / 11.0, ((i * 5) % 13) as f64 / 13.0);
+        let (x0, x1) = (side * 2.0 + a - 0.5, side + b - 0.5);
+        values.extend([x0, x1]);
+        y.push(if regression {
+            3.0 * x0 - 2.0 * x1 + 1.0 + 0.01 * a
+        } else {
+            f64::from(side > 0.0)
+        });
+    }
+    let x = DenseMatrix::from_row_major(values, 40, 2).unwrap();
+    Dataset::new(x, Targets::Values(y)).unwrap()
+}
+
+fn report<M: Iterative>(model: M) -> Convergence {
+    model.convergence()
+}
+
+/// `(model, fit with max_iter 1, fit with the defaults)`.
+fn fits() -> Vec<(&'static str, Convergence, Convergence)> {
+    let c = &data(false);
+    let r = &data(true);
+    let x = &c.records;
+    vec![
+        (
+            "Svc",
+            report(svm::Svc::params().max_iter(1).fit(c).unwrap()),
+            report(svm::Svc::params().fit(c).unwrap()),
+        ),
+        (
+            "NuSvc",
+            report(svm::Svc::nu_params().max_iter(1).fit(c).unwrap()),
+            report(svm::Svc::nu_params().fit(c).unwrap()),
+        ),
+        (
+            "Svr",
+            report(svm::Svr::params().max_iter(1).fit(r).unwrap()),
+            report(svm::Svr::params().fit(r).unwrap()),
+        ),
+        (
+            "NuSvr",
+            report(svm::Svr::nu_params().max_iter(1).fit(r).unwrap()),
+            report(svm::Svr::nu_params().fit(r).unwrap()),
+        ),
+        (
+            "OneClassSvm",
+            report(svm::OneClassSvm::params().max_iter(1).fit(c).unwrap()),
+            report(svm::OneClassSvm::params().fit(c).unwrap()),
+        ),
+        (
+            "LinearSvc",
+            report(svm::LinearSvc::params().max_iter(1).fit(c).unwrap()),
+            report(svm::LinearSvc::params().fit(c).unwrap()),
+        ),
+        (
+            "Logistic (L-BFGS)",
+            report(
+                linear::LogisticRegression::params()
+                    .max_iter(1)
+                    .fit(c)
+                    .unwrap(),
+            ),
+            report(linear::LogisticRegression::params().fit(c).unwrap()),
+        ),
+        (
+            "Logistic (Newton)",
+            report(
+                linear::LogisticRegression::params()
+                    .solver(LogisticSolver::Newton)
+                    .max_iter(1)
+                    .fit(c)
+                    .unwrap(),
+            ),
+            report(
+                linear::LogisticRegression::params()
+                    .solver(LogisticSolver::Newton)
+                    .fit(c)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "Logistic (gradient descent)",
+            report(
+                linear::LogisticRegression::params()
+                    .solver(LogisticSolver::GradientDescent)
+                    .max_iter(1)
+                    .fit(c)
+                    .unwrap(),
+            ),
+            report(
+                linear::LogisticRegression::params()
+                    .solver(LogisticSolver::GradientDescent)
+                    .tol(1e-3)
+                    .max_iter(10_000)
+                    .fit(c)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "Lasso",
+            report(
+                linear::ElasticNet::lasso_params()
+                    .alpha(0.01)
+                    .max_iter(1)
+                    .fit(r)
+                    .unwrap(),
+            ),
+            report(
+                linear::ElasticNet::lasso_params()
+                    .alpha(0.01)
+                    .fit(r)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "ElasticNet",
+            report(
+                linear::ElasticNet::params()
+                    .alpha(0.01)
+                    .max_iter(1)
+                    .fit(r)
+                    .unwrap(),
+            ),
+            report(linear::ElasticNet::params().alpha(0.01).fit(r).unwrap()),
+        ),
+        (
+            "LinearRegression (gradient descent)",
+            report(
+                linear::LinearRegression::params()
+                    .solver(LstsqSolver::GradientDescent)
+                    .max_iter(1)
+                    .fit(r)
+                    .unwrap(),
+            ),
+            report(
+                linear::LinearRegression::params()
+                    .solver(LstsqSolver::GradientDescent)
+                    .tol(1e-6)
+                    .fit(r)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "Perceptron",
+            report(linear::Perceptron::params().max_iter(1).fit(c).unwrap()),
+            report(linear::Perceptron::params().fit(c).unwrap()),
+        ),
+        (
+            "KernelPerceptron",
+            report(
+                linear::KernelPerceptron::params()
+                    .max_iter(1)
+                    .fit(c)
+                    .unwrap(),
+            ),
+            report(linear::KernelPerceptron::params().fit(c).unwrap()),
+        ),
+        (
+            "KMeans",
+            report(
+                cluster::KMeans::params()
+                    .n_clusters(2)
+                    .max_iter(1)
+                    .fit(x)
+                    .unwrap(),
+            ),
+            report(cluster::KMeans::params().n_clusters(2).fit(x).unwrap()),
+        ),
+        (
+            "MiniBatchKMeans",
+            report(
+                cluster::MiniBatchKMeans::params()
+                    .n_clusters(2)
+                    .max_iter(1)
+                    .fit(x)
+                    .unwrap(),
+            ),
+            report(
+                cluster::MiniBatchKMeans::params()
+                    .n_clusters(2)
+                    .fit(x)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "GradientBoostingClassifier (early stopping)",
+            report(
+                tree::GradientBoostingClassifier::params()
+                    .early_stopping(EarlyStopping::On)
+                    .max_iter(1)
+                    .fit(c)
+                    .unwrap(),
+            ),
+            report(
+                tree::GradientBoostingClassifier::params()
+                    .early_stopping(EarlyStopping::On)
+                    .fit(c)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "GradientBoostingRegressor (early stopping)",
+            report(
+                tree::GradientBoostingRegressor::params()
+                    .early_stopping(EarlyStopping::On)
+                    .max_iter(1)
+                    .fit(r)
+                    .unwrap(),
+            ),
+            report(
+                tree::GradientBoostingRegressor::params()
+                    .early_stopping(EarlyStopping::On)
+                    .fit(r)
+                    .unwrap(),
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn a_fit_cut_off_at_one_iteration_reports_the_limit_and_a_default_fit_does_not() {
+    for (name, cut, full) in fits() {
+        assert!(!cut.converged(), "{name}: {cut:?}");
+        assert!(
+            cut.at_limit >= 1 && cut.at_limit <= cut.runs,
+            "{name}: {cut:?}"
+        );
+        assert_eq!(cut.limit, 1, "{name}: {cut:?}");
+        assert!(full.converged(), "{name}: {full:?}");
+        assert!(full.runs >= 1, "{name}: {full:?}");
+        assert_eq!(full.limit, 0, "{name}: {full:?}");
+    }
+}
+
+#[test]
+fn fits_without_a_tolerance_never_count_as_stopped_at_a_limit() {
+    let c = &data(false);
+    // Pegasos runs a fixed number of epochs: one epoch is its whole schedule.
+    let pegasos = svm::LinearSvc::params()
+        .loss(svm::SvmLoss::Hinge)
+        .solver(svm::LinearSolver::Pegasos {
+            epochs: 1,
+            batch_size: 1,
+            projection: false,
+            iterate: svm::Iterate::Last,
+        })
+        .fit(c)
+        .unwrap()
+        .convergence();
+    assert_eq!((pegasos.runs, pegasos.at_limit), (1, 0));
+    // A direct least-squares solver runs no iterations at all.
+    let direct = linear::LinearRegression::params()
+        .fit(&data(true))
+        .unwrap()
+        .convergence();
+    assert_eq!(direct, Convergence::default());
+    // Mini-batch k-means with both stopping rules off runs its passes by design.
+    let fixed = cluster::MiniBatchKMeans::params()
+        .n_clusters(2)
+        .max_iter(1)
+        .max_no_improvement(None)
+        .fit(&c.records)
+        .unwrap()
+        .convergence();
+    assert_eq!((fixed.runs, fixed.at_limit), (1, 0));
+    // Boosting without early stopping grows its `max_iter` iterations by design.
+    let boosted = tree::GradientBoostingClassifier::params()
+        .early_stopping(EarlyStopping::Off)
+        .max_iter(1)
+        .fit(c)
+        .unwrap()
+        .convergence();
+    assert_eq!((boosted.runs, boosted.at_limit), (1, 0));
+}
+
+#[test]
+fn probability_estimates_count_their_cross_validation_runs() {
+    let c = &data(false);
+    let svc = svm::Svc::params()
+        .probability(true)
+        .max_iter(1)
+        .fit(c)
+        .unwrap();
+    // One problem, and five folds behind its sigmoid, every one stopped after one iteration.
+    assert_eq!(
+        svc.convergence(),
+        Convergence {
+            runs: 6,
+            at_limit: 6,
+            limit: 1
+        }
+    );
+    let svr = svm::Svr::params()
+        .probability(true)
+        .max_iter(1)
+        .fit(&data(true))
+        .unwrap();
+    assert_eq!((svr.convergence().runs, svr.convergence().at_limit), (6, 6));
+    let fine = svm::Svc::params().probability(true).fit(c).unwrap();
+    assert_eq!(
+        (fine.convergence().runs, fine.convergence().at_limit),
+        (6, 0)
+    );
+}
+
+#[test]
+fn the_report_survives_a_model_file() {
+    use margin::linalg::ModelFile;
+    let c = &data(false);
+    let svc = svm::Svc::params()
+        .probability(true)
+        .max_iter(1)
+        .fit(c)
+        .unwrap();
+    let back = svm::Svc::from_bytes(&svc.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.convergence(), svc.convergence());
+    let mb = cluster::MiniBatchKMeans::params()
+        .n_clusters(2)
+        .max_iter(1)
+        .fit(&c.records)
+        .unwrap();
+    let back = cluster::MiniBatchKMeans::from_bytes(&mb.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.convergence(), mb.convergence());
+}
