@@ -5,8 +5,8 @@
 
 use core_linalg::battery::check_forged_files;
 use core_linalg::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
-    Predict, PredictProba, Records, Result, Targets,
+    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
+    ModelFile, Predict, PredictProba, Records, Result, Targets,
 };
 use kernels::{KernelSpec, Rbf};
 use models_svm::{BinaryModel, LinearSvc, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
@@ -101,7 +101,7 @@ struct SvcFile {
 
 impl ModelFile for SvcFile {
     const KIND: &'static str = "svc";
-    const SCHEMA: u32 = 1;
+    const SCHEMA: u32 = Svc::SCHEMA;
     fn check_consistent(&self) -> Result<()> {
         Ok(())
     }
@@ -171,7 +171,10 @@ fn svc_files_must_index_and_pair_within_the_model() {
     for bad in [-1.0f64, 0.0, f64::NAN] {
         let mut forged = body.to_vec();
         forged[at..at + 8].copy_from_slice(&bad.to_le_bytes());
-        refused::<Svc>(&core_linalg::seal("svc", 1, &forged).unwrap(), "kernel");
+        refused::<Svc>(
+            &core_linalg::seal("svc", Svc::SCHEMA, &forged).unwrap(),
+            "kernel",
+        );
     }
 }
 
@@ -210,8 +213,8 @@ enum RawMatrix {
     },
 }
 
-/// An `svr` file field by field (the layout of `Svr`: its expansion, `nu`, then the Laplace
-/// scale of a probability model).
+/// An `svr` file field by field (the layout of `Svr`: its expansion, `nu`, the Laplace scale
+/// of a probability model and the solver runs behind it).
 #[derive(Clone, Serialize, Deserialize)]
 struct SvrFile {
     kernel: KernelSpec,
@@ -226,6 +229,7 @@ struct SvrFile {
     weights: Option<Vec<f64>>,
     nu: bool,
     laplace_scale: Option<f64>,
+    probability_folds: Convergence,
 }
 
 impl ModelFile for SvrFile {
