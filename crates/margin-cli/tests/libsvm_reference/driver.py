@@ -34,7 +34,13 @@ import sys
 import traceback
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_long, c_void_p
 
-from libsvm import svm as binding
+# LIBSVM's tools, as its Makefile builds them, are single-threaded; the PyPI build of the
+# library has OpenMP, whose reduction of the decision values (one-class and regression) sums in
+# an order that depends on the threads. One thread sums in the tools' order. (libgomp reads
+# this when the library loads, so before the import.)
+os.environ["OMP_NUM_THREADS"] = "1"
+
+from libsvm import svm as binding  # noqa: E402
 
 LIB = binding.libsvm
 LIBC = ctypes.CDLL(None, use_errno=True)
