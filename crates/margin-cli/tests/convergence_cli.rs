@@ -245,7 +245,11 @@ fn svm_train_warns_as_libsvm_for_each_run_at_its_limit() {
     // `*` of the final gradient rebuild, then the block.
     let at = report.find("\noptimization finished").unwrap_or(0);
     assert_eq!(report[..at].matches('.').count(), 10_000_000 / 40 - 1);
-    assert!(report[..at].ends_with(".*"), "{}", &report[at.saturating_sub(10)..]);
+    assert!(
+        report[..at].ends_with(".*"),
+        "{}",
+        &report[at.saturating_sub(10)..]
+    );
     assert!(
         report[at..].starts_with("\noptimization finished, #iter = 10000000\n"),
         "{report}"

@@ -68,6 +68,12 @@ const CASES: &[(&str, &str, &str, bool)] = &[
         false,
     ),
     ("heart_head_loo", "@heart_head", "-v 20 -c 10", false),
+    (
+        "heart_cv_unknown_weight",
+        "datasets/heart_scale",
+        "-v 3 -w3 2 -w-1 0.5",
+        false,
+    ),
 ];
 
 fn fixture(name: &str) -> String {

@@ -30,6 +30,12 @@
 //! | `Svr` | `probability`, `seed` | false, 0 | LIBSVM's Laplace model of the residuals ([`Svr::laplace_scale`]); folds drawn with glibc's `rand()` after `srand(seed)`, so σ is LIBSVM's |
 //! | `OneClassSvm` | `probability` | false | LIBSVM's density bins ([`OneClassSvm::density_marks`], `PredictProba`) |
 //!
+//! LIBSVM's tools draw every random split of a run (`-b 1`'s 5-fold splits, pair after pair,
+//! and `-v`'s folds, then the splits of each fold training) from one unseeded C `rand()`. A
+//! [`LibsvmRun`] carries that sequence, and a [`FitObserver`] of the solver's marks and of each
+//! run's summary, through the `fit_in` methods of the SVM params (what `margin svm-train`
+//! uses); `Fit::fit` starts a fresh sequence from `srand(seed)` for each fit.
+//!
 //! | `LinearSvc` parameter | default | meaning |
 //! |---|---|---|
 //! | `c` (or `lambda` = 1/(nC)) | 1 | cost of margin violations |

@@ -187,6 +187,33 @@ mod tests {
     }
 
     #[test]
+    fn a_watched_fit_reports_every_run_in_libsvm_s_order_and_is_unchanged() {
+        use crate::{LabelOrder, Svc};
+        use core_linalg::{Fit, datasets};
+        let heart = datasets::heart_scale().unwrap();
+        let params = Svc::params()
+            .label_order(LabelOrder::FirstSeen)
+            .probability(true);
+        let mut seen = Recorder::default();
+        let watched = params
+            .fit_in(&heart, &mut LibsvmRun::new(&mut seen))
+            .unwrap();
+        assert_eq!(watched, params.fit(&heart).unwrap());
+        // Five fold trainings, then the problem itself, each a training of its own.
+        assert_eq!(seen.runs.len(), 6);
+        assert_eq!(seen.totals.len(), 6);
+        let last = &seen.runs[5];
+        let problem = &watched.problems()[0];
+        assert_eq!(
+            (last.iterations, last.rho, last.n_sv),
+            (problem.iterations, problem.rho, problem.coef.len())
+        );
+        assert_eq!(seen.totals[5], watched.support_indices().len());
+        // Every run ends by checking optimality on all variables.
+        assert!(seen.marks.iter().filter(|&&m| m == Mark::Unshrunk).count() >= 6);
+    }
+
+    #[test]
     fn plain_folds_cut_one_libsvm_shuffle() {
         let mut quiet = ();
         let mut run = LibsvmRun::new(&mut quiet);

@@ -912,6 +912,63 @@ mod tests {
         assert!(max_violation(&qf, &pr, &sol.alpha) < 1e-9);
     }
 
+    /// Records the marks of a run.
+    impl Observer for Vec<Mark> {
+        fn mark(&mut self, mark: Mark) {
+            self.push(mark);
+        }
+    }
+
+    #[test]
+    fn observed_runs_report_libsvm_s_marks_and_keep_their_numbers() {
+        // 60 overlapping points: enough iterations for a progress mark every min(l, 1000).
+        let x: Vec<[f64; 2]> = (0..60)
+            .map(|i| {
+                let t = f64::from(i);
+                [(t * 0.37).sin() * 2.0, (t * 0.91).cos() * 2.0]
+            })
+            .collect();
+        let y: Vec<i8> = (0..60)
+            .map(|i| if (i * 7) % 5 < 2 { 1 } else { -1 })
+            .collect();
+        let pr = Problem {
+            p: vec![-1.0; 60],
+            y: y.clone(),
+            c: vec![10.0; 60],
+            alpha: vec![0.0; 60],
+        };
+        let opts = SolverOptions::default();
+        for nu in [false, true] {
+            let mut pr = pr.clone();
+            if nu {
+                // A feasible ν start: 0.2·l/2 of weight on each side, at most C per sample.
+                let (mut pos, mut neg) = (6.0f64, 6.0f64);
+                for (a, &yi) in pr.alpha.iter_mut().zip(&y) {
+                    let left = if yi == 1 { &mut pos } else { &mut neg };
+                    *a = left.min(10.0);
+                    *left -= *a;
+                }
+                pr.p = vec![0.0; 60];
+            }
+            let run = |observer: &mut dyn Observer| {
+                let mut q = DenseQ::new(60, linear_q(&x, &y));
+                if nu {
+                    solve_nu_observed(&mut q, pr.clone(), &opts, observer).unwrap()
+                } else {
+                    solve_observed(&mut q, pr.clone(), &opts, observer).unwrap()
+                }
+            };
+            let mut marks = Vec::new();
+            let watched = run(&mut marks);
+            assert_eq!(watched, run(&mut ()), "nu: {nu}");
+            let progress = marks.iter().filter(|&&m| m == Mark::Progress).count();
+            // The first mark after l iterations, then one every l (LIBSVM's counter).
+            assert_eq!(progress, watched.iterations / 60, "nu: {nu}, {marks:?}");
+            // The run ends by checking optimality on every variable: a `*`.
+            assert!(marks.contains(&Mark::Unshrunk), "nu: {nu}, {marks:?}");
+        }
+    }
+
     #[test]
     fn iteration_limit_is_reported_not_hidden() {
         let x = [[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.5, 1.5]];
