@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use core_linalg::io::{LibsvmOptions, format_g, read_libsvm};
-use core_linalg::split::StratifiedKFold;
-use core_linalg::{Dataset, Fit, Label, Predict, Targets};
+use core_linalg::{Dataset, Label, Records, Targets};
 use kernels::{Gamma, KernelSpec, Polynomial, Sigmoid};
 use models_svm::{
-    ClassWeight, LabelOrder, LibsvmModel, OneClassSvm, Svc, SvcParams, SvmKernel, Svr,
+    ClassWeight, FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm, RunReport,
+    SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr, training_part,
 };
 
 use crate::Failure;
@@ -312,20 +312,18 @@ fn checked_kernel(o: &TrainOptions) -> Result<SvmKernel, Failure> {
     })
 }
 
-/// The model a set of options trains (a newtype: cross-validation needs it to [`Predict`]).
-struct Trained(LibsvmModel);
-
 /// svm-train's options as margin params: one fit per call (what cross-validation repeats).
 struct LibsvmParams<'a> {
     options: &'a TrainOptions,
     kernel: SvmKernel,
 }
 
-impl Fit for LibsvmParams<'_> {
-    type Model = Trained;
-
-    fn fit(&self, data: &Dataset) -> core_linalg::Result<Trained> {
+impl LibsvmParams<'_> {
+    /// One `svm_train` of LIBSVM: its warnings, the fit (drawing from the run's `rand()` and
+    /// reporting to its printer).
+    fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> core_linalg::Result<LibsvmModel> {
         let (o, k) = (self.options, self.kernel.clone());
+        warn_unknown_weight_labels(o, data);
         let (shrinking, probability) = (o.shrinking == 1, o.probability());
         let model = match o.svm_type {
             0 => {
@@ -344,7 +342,7 @@ impl Fit for LibsvmParams<'_> {
                     .class_weight(weights)
                     .label_order(LabelOrder::FirstSeen)
                     .probability(probability);
-                LibsvmModel::Svc(params.fit(data)?)
+                LibsvmModel::Svc(params.fit_in(data, run)?)
             }
             1 => LibsvmModel::Svc(
                 Svc::nu_params()
@@ -355,7 +353,7 @@ impl Fit for LibsvmParams<'_> {
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
                     .label_order(LabelOrder::FirstSeen)
-                    .fit(data)?,
+                    .fit_in(data, run)?,
             ),
             2 => LibsvmModel::OneClass(
                 OneClassSvm::params()
@@ -365,7 +363,7 @@ impl Fit for LibsvmParams<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
-                    .fit(data)?,
+                    .fit_in(data, run)?,
             ),
             3 => LibsvmModel::Svr(
                 Svr::params()
@@ -376,7 +374,7 @@ impl Fit for LibsvmParams<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
-                    .fit(data)?,
+                    .fit_in(data, run)?,
             ),
             // 4; `check_parameters` refused anything above.
             _ => LibsvmModel::Svr(
@@ -388,120 +386,115 @@ impl Fit for LibsvmParams<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
-                    .fit(data)?,
+                    .fit_in(data, run)?,
             ),
         };
         // As LIBSVM's solver, for each run (cross-validation folds included) that stopped at
         // its limit, which svm-train leaves at max(10⁷, 100·l).
         crate::convergence::warn_as_libsvm(&model.convergence());
-        Ok(Trained(model))
+        if o.probability() && !model.has_probability() {
+            // Only a one-class model can come without one: LIBSVM's warning.
+            warn(
+                "WARNING: number of positive or negative decision values <5; too few to do a probability estimation.",
+            );
+        }
+        Ok(model)
     }
 }
 
-impl Predict for Trained {
-    /// LIBSVM's predictions (labels as numbers, or regression values); a classifier trained
-    /// with probability estimates predicts its most probable class, as LIBSVM's
-    /// cross-validation does then.
-    type Output = Vec<f64>;
-
-    fn predict<R: core_linalg::Records + ?Sized>(
-        &self,
-        records: &R,
-    ) -> core_linalg::Result<Vec<f64>> {
-        match &self.0 {
-            LibsvmModel::Svc(_) if self.0.has_probability() => {
-                Ok(self.0.predict_probability(records)?.0)
-            }
-            model => model.predict_values(records),
-        }
+/// LIBSVM's cross-validation predictions (labels as numbers, or regression values); a
+/// classifier trained with probability estimates predicts its most probable class, as
+/// LIBSVM's `svm_cross_validation` does then.
+fn cv_predict<R: Records + ?Sized>(
+    model: &LibsvmModel,
+    records: &R,
+) -> core_linalg::Result<Vec<f64>> {
+    match model {
+        LibsvmModel::Svc(_) if model.has_probability() => Ok(model.predict_probability(records)?.0),
+        model => model.predict_values(records),
     }
 }
 
-/// LIBSVM's per-problem summary lines (and its probability-model lines).
-fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
-    let mut out = String::new();
-    let mut block =
-        |iters: usize, nu: Option<f64>, obj: f64, rho: f64, n_sv: usize, n_bsv: usize| {
-            out.push_str(&format!("optimization finished, #iter = {iters}\n"));
-            if let Some(nu) = nu {
-                out.push_str(&format!("nu = {nu:.6}\n"));
-            }
-            out.push_str(&format!(
-                "obj = {obj:.6}, rho = {rho:.6}\nnSV = {n_sv}, nBSV = {n_bsv}\n"
-            ));
-        };
-    match t {
-        LibsvmModel::Svc(m) => {
-            let counts = {
-                let classes = m.labels();
-                let mut c = vec![0usize; classes.len()];
-                if let Ok(cl) = data.targets.classes() {
-                    for &k in cl.indices() {
-                        if let Some(pos) =
-                            classes.iter().position(|l| *l == cl.labels()[k as usize])
-                        {
-                            c[pos] += 1;
-                        }
-                    }
-                }
-                c
-            };
-            let weight_of = |class: usize| {
-                let label = &m.labels()[class];
-                o.weights
-                    .iter()
-                    .find(|(l, _)| Label::Number(f64::from(*l)) == *label)
-                    .map_or(1.0, |w| w.1)
-            };
-            for p in m.problems() {
-                let neg = p.negative.unwrap_or(0);
-                let (cp, cn) = (o.c * weight_of(p.positive), o.c * weight_of(neg));
-                let l = counts[p.positive] + counts[neg];
-                let sum_alpha: f64 = p.coef.iter().map(|(_, a)| a.abs()).sum();
-                let nu = (cp == cn && !m.is_nu()).then(|| sum_alpha / (cp * l as f64));
-                block(
-                    p.iterations,
-                    nu,
-                    p.objective,
-                    p.rho,
-                    p.coef.len(),
-                    p.n_bounded,
-                );
-            }
-            out.push_str(&format!("Total nSV = {}\n", m.support_indices().len()));
-        }
-        LibsvmModel::Svr(m) => {
-            let sum_alpha: f64 = m.dual_coef().iter().map(|a| a.abs()).sum();
-            let n_bsv = m.dual_coef().iter().filter(|a| a.abs() >= o.c).count();
-            let nu = (!m.is_nu()).then(|| sum_alpha / (o.c * data.n_samples() as f64));
-            block(
-                m.iterations(),
-                nu,
-                m.objective(),
-                -m.intercept(),
-                m.dual_coef().len(),
-                n_bsv,
-            );
-            if let Some(sigma) = m.laplace_scale() {
-                out.push_str(&format!(
-                    "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= {}\n",
-                    format_g(sigma, 6)
-                ));
-            }
-        }
-        LibsvmModel::OneClass(m) => {
-            let n_bsv = m.dual_coef().iter().filter(|&&a| a >= 1.0).count();
-            block(
-                m.iterations(),
-                None,
-                m.objective(),
-                m.rho(),
-                m.dual_coef().len(),
-                n_bsv,
-            );
+/// C's `%f` (Rust's `{:.6}`, but for NaN, which C spells `nan` or `-nan`).
+fn c_fixed(v: f64) -> String {
+    match (v.is_nan(), v.is_sign_negative()) {
+        (true, true) => "-nan".to_owned(),
+        (true, false) => "nan".to_owned(),
+        _ => format!("{v:.6}"),
+    }
+}
+
+/// What svm-train prints on stdout as it trains (LIBSVM's `info`): the solver's marks, each
+/// SMO run's block, `Total nSV` after each classifier training, the Laplace scale of `-b 1`
+/// regression. Silent with `-q`; the first write failure is kept for the end of the run.
+struct Printer<'a> {
+    out: Option<&'a mut Out>,
+    failed: Option<Failure>,
+}
+
+impl<'a> Printer<'a> {
+    fn new(out: &'a mut Out, quiet: bool) -> Self {
+        Printer {
+            out: (!quiet).then_some(out),
+            failed: None,
         }
     }
-    out
+
+    fn print(&mut self, text: &str) {
+        if let (Some(out), None) = (self.out.as_deref_mut(), &self.failed)
+            && let Err(e) = out.write_all(text.as_bytes())
+        {
+            self.failed = Some(e);
+        }
+    }
+
+    /// The first write failure, if any.
+    fn finish(self) -> Result<(), Failure> {
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+impl SolverObserver for Printer<'_> {
+    fn mark(&mut self, mark: Mark) {
+        self.print(match mark {
+            Mark::Progress => ".",
+            Mark::Unshrunk => "*",
+            Mark::ShrinkingHint => "\nWARNING: using -h 0 may be faster\n",
+        });
+    }
+}
+
+impl FitObserver for Printer<'_> {
+    fn solved(&mut self, run: &RunReport) {
+        let mut text = format!("\noptimization finished, #iter = {}\n", run.iterations);
+        match run.line {
+            Some(SummaryLine::Nu(v)) => text.push_str(&format!("nu = {}\n", c_fixed(v))),
+            Some(SummaryLine::C(v)) => text.push_str(&format!("C = {}\n", c_fixed(v))),
+            Some(SummaryLine::Epsilon(v)) => {
+                text.push_str(&format!("epsilon = {}\n", c_fixed(v)));
+            }
+            None => {}
+        }
+        text.push_str(&format!(
+            "obj = {}, rho = {}\nnSV = {}, nBSV = {}\n",
+            c_fixed(run.objective),
+            c_fixed(run.rho),
+            run.n_sv,
+            run.n_bsv
+        ));
+        self.print(&text);
+    }
+
+    fn classifier_trained(&mut self, total_sv: usize) {
+        self.print(&format!("Total nSV = {total_sv}\n"));
+    }
+
+    fn laplace_scale(&mut self, sigma: f64) {
+        self.print(&format!(
+            "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= {}\n",
+            format_g(sigma, 6)
+        ));
+    }
 }
 
 /// LIBSVM files are one-based, except precomputed-kernel files whose column 0 is the serial
@@ -548,26 +541,22 @@ pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
     }
     let data = read_libsvm(&o.train, &index_base(o.kernel_type == 4))
         .map_err(|e| Failure::in_file(&o.train, e))?;
-    warn_unknown_weight_labels(&o, &data);
     let params = LibsvmParams {
         kernel,
         options: &o,
     };
     let mut stdout = Out::stdout();
+    // One unseeded rand() for the whole run, as svm-train's.
+    let mut printer = Printer::new(&mut stdout, o.quiet);
+    let mut run = LibsvmRun::new(&mut printer);
     if let Some(k) = o.folds {
-        cross_validate(&params, &data, k, &mut stdout)?;
+        let predicted = cross_validate(&params, &data, k, &mut run)?;
+        printer.finish()?;
+        print_cross_validation(&o, &data, &predicted, &mut stdout)?;
         return stdout.finish();
     }
-    let Trained(model) = params.fit(&data)?;
-    if !o.quiet {
-        stdout.write_all(report(&model, &data, &o).as_bytes())?;
-    }
-    if o.probability() && !model.has_probability() {
-        // Only a one-class model can come without one: LIBSVM's warning.
-        warn(
-            "WARNING: number of positive or negative decision values <5; too few to do a probability estimation.",
-        );
-    }
+    let model = params.fit_in(&data, &mut run)?;
+    printer.finish()?;
     let text = model.to_text()?;
     let mut file = Out::file(&o.model)?;
     file.write_all(text.as_bytes())?;
@@ -593,29 +582,49 @@ fn regression_summary(truth: &[f64], predicted: &[f64]) -> (f64, f64) {
     (error / l, scc)
 }
 
+/// LIBSVM's `svm_cross_validation`: folds drawn from the run's `rand()` (stratified by class
+/// for classification with fewer folds than samples), each fold trained in LIBSVM's order
+/// (printing what svm-train prints) and its held-out samples predicted.
 fn cross_validate(
     params: &LibsvmParams<'_>,
     data: &Dataset,
     k: i64,
-    out: &mut Out,
-) -> Result<(), Failure> {
+    run: &mut LibsvmRun<'_>,
+) -> Result<Vec<f64>, Failure> {
     let (o, n) = (params.options, data.n_samples());
-    let mut folds = usize::try_from(k).unwrap_or(usize::MAX);
-    if folds > n {
+    let mut nr_fold = usize::try_from(k).unwrap_or(usize::MAX);
+    if nr_fold > n {
         warn(format_args!(
             "WARNING: # folds ({k}) > # data ({n}). Will use # folds = # data instead (i.e., leave-one-out cross validation)"
         ));
-        folds = n;
+        nr_fold = n;
     }
-    // As LIBSVM: stratified folds for classification, except for leave-one-out.
-    let folds = match (o.is_classifier() && folds < n, data.targets.classes()) {
-        (true, Ok(classes)) => StratifiedKFold::new(folds).shuffle(0).split(&classes)?,
-        _ => core_linalg::split::KFold::new(folds).shuffle(0).split(n)?,
+    let folds = match data.targets.classes() {
+        Ok(classes) if o.is_classifier() && nr_fold < n => run.stratified_folds(&classes, nr_fold),
+        _ => run.folds(n, nr_fold),
     };
-    let predicted: Vec<f64> = metrics::cross_val_predict(params, data, &folds)?;
+    let mut predicted = vec![0.0; n];
+    for (f, test) in folds.iter().enumerate() {
+        let model = params.fit_in(&data.select(&training_part(&folds, f))?, run)?;
+        let values = cv_predict(&model, &data.records.select_rows(test)?)?;
+        for (&i, v) in test.iter().zip(values) {
+            predicted[i] = v;
+        }
+    }
+    Ok(predicted)
+}
+
+/// svm-train's closing lines of `-v`: the accuracy, or for regression the mean squared error
+/// and the squared correlation coefficient.
+fn print_cross_validation(
+    o: &TrainOptions,
+    data: &Dataset,
+    predicted: &[f64],
+    out: &mut Out,
+) -> Result<(), Failure> {
     let truth = data.targets.values()?;
     if o.is_regression() {
-        let (mse, scc) = regression_summary(&truth, &predicted);
+        let (mse, scc) = regression_summary(&truth, predicted);
         outln!(
             out,
             "Cross Validation Mean squared error = {}",
@@ -627,11 +636,11 @@ fn cross_validate(
             format_g(scc, 6)
         )?;
     } else {
-        let correct = truth.iter().zip(&predicted).filter(|(a, b)| a == b).count();
+        let correct = truth.iter().zip(predicted).filter(|(a, b)| a == b).count();
         outln!(
             out,
             "Cross Validation Accuracy = {}%",
-            format_g(100.0 * correct as f64 / n as f64, 6)
+            format_g(100.0 * correct as f64 / truth.len() as f64, 6)
         )?;
     }
     Ok(())

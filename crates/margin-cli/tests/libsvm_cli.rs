@@ -67,18 +67,26 @@ fn svm_train_prints_libsvm_summary_lines() {
         out.to_str().unwrap(),
     ]));
     let lines: Vec<&str> = printed.lines().collect();
+    // The solver's mark when it checked optimality on every variable, then its block.
+    assert_eq!(lines[0], "*", "{printed}");
     assert!(
-        lines[0].starts_with("optimization finished, #iter = "),
+        lines[1].starts_with("optimization finished, #iter = "),
         "{printed}"
     );
-    assert!(lines[1].starts_with("nu = "), "{printed}");
+    assert!(lines[2].starts_with("nu = "), "{printed}");
     assert!(
-        lines[2].starts_with("obj = -100.87") && lines[2].contains(", rho = 0.42"),
+        lines[3].starts_with("obj = -100.87") && lines[3].contains(", rho = 0.42"),
         "{printed}"
     );
-    assert_eq!(lines[3], "nSV = 132, nBSV = 107");
-    assert_eq!(lines[4], "Total nSV = 132");
-    let cv = stdout(&margin(&["svm-train", "-v", "5", "datasets/heart_scale"]));
+    assert_eq!(lines[4], "nSV = 132, nBSV = 107");
+    assert_eq!(lines[5], "Total nSV = 132");
+    let cv = stdout(&margin(&[
+        "svm-train",
+        "-q",
+        "-v",
+        "5",
+        "datasets/heart_scale",
+    ]));
     assert!(
         cv.starts_with("Cross Validation Accuracy = ") && cv.trim_end().ends_with('%'),
         "{cv}"
@@ -551,7 +559,7 @@ fn svm_train_warns_as_libsvm() {
     );
     let small = dir.path().join("small");
     std::fs::write(&small, "1 1:1\n-1 1:-1\n1 1:0.5\n-1 1:-0.5\n").unwrap();
-    let (code, out, err) = run(&["svm-train", "-v", "5", small.to_str().unwrap()]);
+    let (code, out, err) = run(&["svm-train", "-q", "-v", "5", small.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("WARNING: # folds (5) > # data (4). Will use # folds = # data instead (i.e., leave-one-out cross validation)"),

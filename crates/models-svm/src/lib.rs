@@ -26,9 +26,15 @@
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
 //! | `Svr` | `epsilon` | 0.1 | width of the insensitive tube |
 //! | `OneClassSvm` | `nu` | 0.5 | upper bound on the outlier fraction |
-//! | `Svc` | `probability`, `seed` | false, 0 | Platt probabilities on cross-validated decision values |
+//! | `Svc` | `probability`, `seed` | false, 0 | Platt probabilities on cross-validated decision values; folds drawn with glibc's `rand()` after `srand(seed)`, as LIBSVM's |
 //! | `Svr` | `probability`, `seed` | false, 0 | LIBSVM's Laplace model of the residuals ([`Svr::laplace_scale`]); folds drawn with glibc's `rand()` after `srand(seed)`, so σ is LIBSVM's |
 //! | `OneClassSvm` | `probability` | false | LIBSVM's density bins ([`OneClassSvm::density_marks`], `PredictProba`) |
+//!
+//! LIBSVM's tools draw every random split of a run (`-b 1`'s 5-fold splits, pair after pair,
+//! and `-v`'s folds, then the splits of each fold training) from one unseeded C `rand()`. A
+//! [`LibsvmRun`] carries that sequence, and a [`FitObserver`] of the solver's marks and of each
+//! run's summary, through the `fit_in` methods of the SVM params (what `margin svm-train`
+//! uses); `Fit::fit` starts a fresh sequence from `srand(seed)` for each fit.
 //!
 //! | `LinearSvc` parameter | default | meaning |
 //! |---|---|---|
@@ -61,6 +67,7 @@ mod expansion;
 mod glibc_rand;
 mod kernel_choice;
 mod libsvm_format;
+mod libsvm_run;
 mod linear_svc;
 mod one_class;
 mod probability;
@@ -72,8 +79,10 @@ mod svr;
 pub use core_linalg::ClassWeight;
 pub use kernel_choice::SvmKernel;
 pub use libsvm_format::LibsvmModel;
+pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
+pub use optim::smo::{Mark, Observer as SolverObserver};
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};
 

@@ -10,6 +10,7 @@ use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;
+use crate::libsvm_run::{LibsvmRun, RunReport};
 use crate::probability::{NR_MARKS, one_class_marks, one_class_probability};
 use crate::q::SignedQ;
 use crate::settings::{Settings, settings_builders};
@@ -116,6 +117,14 @@ impl Fit for OneClassSvmParams {
 
     /// Targets are ignored: the model describes the records alone.
     fn fit(&self, data: &Dataset) -> Result<OneClassSvm> {
+        self.fit_in(data, &mut LibsvmRun::new(&mut ()))
+    }
+}
+
+impl OneClassSvmParams {
+    /// Fits as [`Fit::fit`] does, reporting the solver run to `run`'s observer (the one-class
+    /// SVM draws nothing at random).
+    pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<OneClassSvm> {
         self.settings.check()?;
         validate::check_in_range("nu", self.nu, 0.0, 1.0, true)?;
         validate::check_dataset(data)?;
@@ -145,7 +154,15 @@ impl Fit for OneClassSvmParams {
             vec![1; l],
             self.settings.cache_bytes(),
         )?;
-        let sol = smo::solve(&mut q, problem, &self.settings.solver())?;
+        let sol = smo::solve_observed(&mut q, problem, &self.settings.solver(), run.marks())?;
+        run.observer().solved(&RunReport {
+            iterations: sol.iterations,
+            line: None,
+            objective: sol.objective,
+            rho: sol.rho,
+            n_sv: sol.alpha.iter().filter(|&&a| a > 0.0).count(),
+            n_bsv: sol.alpha.iter().filter(|&&a| a >= 1.0).count(),
+        });
         let mut model = OneClassSvm {
             expansion: Expansion::new(kernel, data, &sol.alpha, &sol)?,
             density_marks: None,

@@ -9,8 +9,9 @@ use optim::StopReason;
 use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{Width, kernel_rows, linear_weights};
+use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
 use crate::expansion::check_linear_weights;
+use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
 use crate::settings::{Settings, settings_builders};
@@ -71,7 +72,12 @@ macro_rules! classifier_builders {
                 self.probability = yes;
                 self
             }
-            /// Seed of the cross-validation shuffle behind the probability estimates (default 0).
+            /// Seed of the cross-validation folds behind the probability estimates (default 0).
+            /// The folds are drawn as LIBSVM draws them, with glibc's `rand()` after
+            /// `srand(seed)` (the seed taken modulo 2³², as for [`crate::Svr`]): one sequence
+            /// for the fit, each binary problem's 5-fold shuffle in the order of the pairs. The
+            /// default 0 (like 1) is the sequence of a program that never seeds, so the sigmoids
+            /// are LIBSVM's to the last digit.
             pub fn seed(mut self, seed: u64) -> Self {
                 self.seed = seed;
                 self
@@ -566,7 +572,7 @@ fn problem_pairs(
 
 /// The class order for `classes` as `order` asks: `order[k]` = dataset class index of model
 /// class `k`.
-fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
+pub(crate) fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
     match order {
         LabelOrder::Sorted => (0..classes.n_classes()).collect(),
         LabelOrder::FirstSeen => {
@@ -589,6 +595,15 @@ impl Fit for SvcParams {
     type Model = Svc;
 
     fn fit(&self, data: &Dataset) -> Result<Svc> {
+        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
+    }
+}
+
+impl SvcParams {
+    /// Fits as [`Fit::fit`] does, drawing the probability folds from `run`'s `rand()` sequence
+    /// (continuing it, as LIBSVM's tools do across the trainings of one run; the params'
+    /// `seed` is not used) and reporting the solver runs to its observer.
+    pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svc> {
         self.check()?;
         let spec = ClassifierSpec {
             settings: &self.settings,
@@ -599,9 +614,8 @@ impl Fit for SvcParams {
                 class_weight: &self.class_weight,
             },
             probability: self.probability,
-            seed: self.seed,
         };
-        fit_classifier(&spec, data)
+        fit_classifier(&spec, data, run)
     }
 }
 
@@ -609,6 +623,14 @@ impl Fit for NuSvcParams {
     type Model = Svc;
 
     fn fit(&self, data: &Dataset) -> Result<Svc> {
+        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
+    }
+}
+
+impl NuSvcParams {
+    /// Fits as [`Fit::fit`] does, drawing the probability folds from `run` and reporting to its
+    /// observer (see [`SvcParams::fit_in`]).
+    pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svc> {
         self.settings.check()?;
         validate::check_in_range("nu", self.nu, 0.0, 1.0, true)?;
         if data.sample_weights.is_some() {
@@ -624,9 +646,8 @@ impl Fit for NuSvcParams {
             label_order: self.label_order,
             formulation: Formulation::Nu { nu: self.nu },
             probability: self.probability,
-            seed: self.seed,
         };
-        fit_classifier(&spec, data)
+        fit_classifier(&spec, data, run)
     }
 }
 
@@ -647,11 +668,12 @@ struct ClassifierSpec<'a> {
     label_order: LabelOrder,
     formulation: Formulation<'a>,
     probability: bool,
-    seed: u64,
 }
 
 /// Platt's sigmoid for one binary problem, fitted on 5-fold cross-validated decision values
-/// (LIBSVM's `svm_binary_svc_probability`; folds shuffled by the seed).
+/// as LIBSVM's `svm_binary_svc_probability` fits it: the problem shuffled with `run`'s `rand()`,
+/// each fold trained as `svm_train` would (its `+1` samples first) and its held-out decision
+/// values computed as `svm_predict_values` does.
 fn platt(
     spec: &ClassifierSpec<'_>,
     kernel: &KernelSpec,
@@ -659,23 +681,22 @@ fn platt(
     idx: &[usize],
     ys: &[i8],
     bounds: &[f64],
+    run: &mut LibsvmRun<'_>,
 ) -> Result<((f64, f64), Convergence)> {
     const FOLDS: usize = 5;
     let l = idx.len();
-    let perm = core_linalg::split::permutation(l, spec.seed);
+    let perm = run.permutation(l);
     let mut dec = vec![0.0; l];
     let mut folds = Convergence::default();
     for f in 0..FOLDS {
         let (begin, end) = (f * l / FOLDS, (f + 1) * l / FOLDS);
         let test = &perm[begin..end];
-        let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
-        let (n_pos, n_neg) =
-            train.iter().fold(
-                (0, 0),
-                |(p, n), &t| if ys[t] == 1 { (p + 1, n) } else { (p, n + 1) },
-            );
+        let (pos, neg): (Vec<usize>, Vec<usize>) = perm[..begin]
+            .iter()
+            .chain(&perm[end..])
+            .partition(|&&t| ys[t] == 1);
         // A fold whose training part lacks a class predicts that class's sign, as LIBSVM does.
-        let constant = match (n_pos, n_neg) {
+        let constant = match (pos.len(), neg.len()) {
             (0, 0) => Some(0.0),
             (_, 0) => Some(1.0),
             (0, _) => Some(-1.0),
@@ -685,6 +706,7 @@ fn platt(
             test.iter().for_each(|&t| dec[t] = v);
             continue;
         }
+        let train: Vec<usize> = pos.into_iter().chain(neg).collect();
         let tr_idx: Vec<usize> = train.iter().map(|&t| idx[t]).collect();
         let tr_y: Vec<i8> = train.iter().map(|&t| ys[t]).collect();
         let tr_b: Vec<f64> = train.iter().map(|&t| bounds[t]).collect();
@@ -695,22 +717,60 @@ fn platt(
             tr_y.clone(),
             spec.settings.cache_bytes(),
         )?;
-        let (sol, _) = solve_binary(spec, &mut q, &tr_y, tr_b)?;
+        let (sol, upper) = solve_binary(spec, &mut q, &tr_y, tr_b.clone(), run)?;
+        let report = binary_report(&spec.formulation, &sol, &tr_b, &upper);
+        run.observer().solved(&report);
+        run.observer().classifier_trained(report.n_sv);
         folds = folds.and(sol.stop.convergence(sol.iterations));
-        let sv: Vec<usize> = (0..tr_idx.len()).filter(|&t| sol.alpha[t] > 0.0).collect();
-        let coef: Vec<f64> = sv
-            .iter()
-            .map(|&t| sol.alpha[t] * f64::from(tr_y[t]))
+        let sv: Vec<(usize, f64)> = (0..train.len())
+            .filter(|&t| sol.alpha[t] > 0.0)
+            .map(|t| (tr_idx[t], sol.alpha[t] * f64::from(tr_y[t])))
             .collect();
-        let sv_rows = records.select_rows(&sv.iter().map(|&t| tr_idx[t]).collect::<Vec<_>>())?;
-        let test_rows = records.select_rows(&test.iter().map(|&t| idx[t]).collect::<Vec<_>>())?;
-        let k = kernels::cross_gram(kernel, &test_rows, &sv_rows)?;
-        for (r, &t) in test.iter().enumerate() {
-            dec[t] = core_linalg::dot(k.row(r), &coef) - sol.rho;
+        for &t in test {
+            let x = records.row(idx[t]);
+            let mut sum = 0.0;
+            for &(i, coef) in &sv {
+                sum += coef * libsvm_kernel(kernel, x, records.row(i));
+            }
+            dec[t] = sum - sol.rho;
         }
     }
     let positive: Vec<bool> = ys.iter().map(|&y| y == 1).collect();
     Ok((sigmoid_fit(&dec, &positive), folds))
+}
+
+/// What svm-train prints of a binary problem's solution: `nu = Σα/(C·l)` for C-SVC when every
+/// bound is one C (LIBSVM: `Cp == Cn`), `C = 1/r` for ν-SVC; bounded support vectors are those
+/// at `upper`.
+fn binary_report(
+    formulation: &Formulation<'_>,
+    sol: &smo::Solution,
+    bounds: &[f64],
+    upper: &[f64],
+) -> RunReport {
+    let line = match formulation {
+        Formulation::C { .. } => {
+            let c = bounds.first().copied().unwrap_or(0.0);
+            bounds.iter().all(|&b| b == c).then(|| {
+                let sum: f64 = sol.alpha.iter().sum();
+                SummaryLine::Nu(sum / (c * bounds.len() as f64))
+            })
+        }
+        Formulation::Nu { .. } => Some(SummaryLine::C(1.0 / sol.r)),
+    };
+    RunReport {
+        iterations: sol.iterations,
+        line,
+        objective: sol.objective,
+        rho: sol.rho,
+        n_sv: sol.alpha.iter().filter(|&&a| a > 0.0).count(),
+        n_bsv: sol
+            .alpha
+            .iter()
+            .zip(upper)
+            .filter(|&(&a, &u)| a >= u)
+            .count(),
+    }
 }
 
 /// Solves one binary problem; returns the solution (α already in C-SVC scale) and the upper
@@ -720,6 +780,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
     q: &mut SignedQ<'_, K, R>,
     ys: &[i8],
     bounds: Vec<f64>,
+    run: &mut LibsvmRun<'_>,
 ) -> Result<(smo::Solution, Vec<f64>)> {
     let l = ys.len();
     match spec.formulation {
@@ -730,7 +791,8 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: bounds.clone(),
                 alpha: vec![0.0; l],
             };
-            Ok((smo::solve(q, problem, &spec.settings.solver())?, bounds))
+            let sol = smo::solve_observed(q, problem, &spec.settings.solver(), run.marks())?;
+            Ok((sol, bounds))
         }
         Formulation::Nu { nu } => {
             let n_pos = ys.iter().filter(|&&y| y == 1).count();
@@ -762,7 +824,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: vec![1.0; l],
                 alpha,
             };
-            let mut sol = smo::solve_nu(q, problem, &spec.settings.solver())?;
+            let mut sol = smo::solve_nu_observed(q, problem, &spec.settings.solver(), run.marks())?;
             let r = sol.r;
             if !(r.is_finite() && r > 0.0) {
                 return Err(Error::Numerical(format!(
@@ -777,7 +839,11 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
     }
 }
 
-fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
+fn fit_classifier(
+    spec: &ClassifierSpec<'_>,
+    data: &Dataset,
+    run: &mut LibsvmRun<'_>,
+) -> Result<Svc> {
     if spec.probability && spec.multiclass == Multiclass::OneVsRest {
         return Err(Error::invalid_parameter(
             "probability",
@@ -846,6 +912,16 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
                 required: 2,
             });
         }
+        let pair_bounds: Vec<f64> = idx.iter().map(|&i| bound[i]).collect();
+        // LIBSVM fits the probability model of a pair before the pair itself (what svm-train
+        // prints follows that order).
+        let (probability, probability_folds) = if spec.probability {
+            let (sigmoid, folds) =
+                platt(spec, &kernel, &data.records, &idx, &ys, &pair_bounds, run)?;
+            (Some(sigmoid), folds)
+        } else {
+            (None, Convergence::default())
+        };
         let mut q = SignedQ::new(
             &kernel,
             &data.records,
@@ -853,8 +929,9 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             ys.clone(),
             spec.settings.cache_bytes(),
         )?;
-        let (sol, upper) =
-            solve_binary(spec, &mut q, &ys, idx.iter().map(|&i| bound[i]).collect())?;
+        let (sol, upper) = solve_binary(spec, &mut q, &ys, pair_bounds.clone(), run)?;
+        let report = binary_report(&spec.formulation, &sol, &pair_bounds, &upper);
+        run.observer().solved(&report);
         // Coefficients keyed by training index until the support set is known.
         let coef = idx
             .iter()
@@ -863,19 +940,6 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             .filter(|((_, al), _)| **al > 0.0)
             .map(|((&i, &al), &yy)| (i, al * f64::from(yy)))
             .collect();
-        let n_bounded = idx
-            .iter()
-            .zip(&sol.alpha)
-            .zip(&upper)
-            .filter(|&((_, &al), &u)| al >= u)
-            .count();
-        let (probability, probability_folds) = if spec.probability {
-            let pair_bounds: Vec<f64> = idx.iter().map(|&i| bound[i]).collect();
-            let (sigmoid, folds) = platt(spec, &kernel, &data.records, &idx, &ys, &pair_bounds)?;
-            (Some(sigmoid), folds)
-        } else {
-            (None, Convergence::default())
-        };
         problems.push(BinaryModel {
             positive: a,
             negative: b,
@@ -884,7 +948,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             objective: sol.objective,
             iterations: sol.iterations,
             stop: sol.stop,
-            n_bounded,
+            n_bounded: report.n_bsv,
             probability,
             probability_folds,
         });
@@ -913,6 +977,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
         }
         p.coef.sort_by_key(|&(sv, _)| sv);
     }
+    run.observer().classifier_trained(support_indices.len());
     let support = data.records.select_rows(&support_indices)?;
     let support_class = support_indices.iter().map(|&i| y[i]).collect();
     let mut model = Svc {

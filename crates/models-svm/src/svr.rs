@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::SvmKernel;
 use crate::expansion::Expansion;
-use crate::glibc_rand::GlibcRand;
+use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine, training_part};
 use crate::q::SvrQ;
 use crate::settings::{Settings, settings_builders};
 
@@ -32,6 +32,19 @@ macro_rules! regressor_builders {
             pub fn seed(mut self, seed: u64) -> Self {
                 self.seed = seed;
                 self
+            }
+            /// Fits as [`Fit::fit`] does, drawing the probability folds from `run`'s `rand()`
+            /// sequence (continuing it, as LIBSVM's tools do across the trainings of one run;
+            /// the params' `seed` is not used) and reporting the solver runs to its observer.
+            pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
+                fit_with_probability(
+                    &self.settings,
+                    self.c,
+                    self.formulation(),
+                    data,
+                    self.probability,
+                    run,
+                )
             }
         }
     };
@@ -63,6 +76,9 @@ settings_builders!(SvrParams);
 regressor_builders!(SvrParams);
 
 impl SvrParams {
+    fn formulation(&self) -> Formulation {
+        Formulation::Epsilon(self.epsilon)
+    }
     /// Regularization `C > 0` (default 1).
     pub fn c(mut self, c: f64) -> Self {
         self.c = c;
@@ -210,6 +226,9 @@ settings_builders!(NuSvrParams);
 regressor_builders!(NuSvrParams);
 
 impl NuSvrParams {
+    fn formulation(&self) -> Formulation {
+        Formulation::Nu(self.nu)
+    }
     /// Regularization `C > 0` (default 1).
     pub fn c(mut self, c: f64) -> Self {
         self.c = c;
@@ -235,6 +254,7 @@ fn fit_regressor(
     c: f64,
     formulation: Formulation,
     data: &Dataset,
+    run: &mut LibsvmRun<'_>,
 ) -> Result<Svr> {
     settings.check()?;
     if c.is_nan() || c <= 0.0 {
@@ -263,10 +283,11 @@ fn fit_regressor(
     let l = data.n_samples();
     let weight = |i: usize| data.sample_weights.as_ref().map_or(1.0, |w| w[i]);
     // Variables α (positions 0..l, y = +1) and α* (l..2l, y = −1), LIBSVM's layout.
-    let bounds: Vec<f64> = (0..2 * l)
-        .map(|p| c * weight(p % l))
-        .map(|b| if b > 0.0 { b } else { f64::MIN_POSITIVE })
-        .collect();
+    let bound = |i: usize| {
+        let b = c * weight(i);
+        if b > 0.0 { b } else { f64::MIN_POSITIVE }
+    };
+    let bounds: Vec<f64> = (0..2 * l).map(|p| bound(p % l)).collect();
     let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
     let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
     let (sol, nu) = match formulation {
@@ -280,7 +301,8 @@ fn fit_regressor(
                 c: bounds,
                 alpha: vec![0.0; 2 * l],
             };
-            (smo::solve(&mut q, problem, &settings.solver())?, false)
+            let sol = smo::solve_observed(&mut q, problem, &settings.solver(), run.marks())?;
+            (sol, false)
         }
         Formulation::Nu(nu) => {
             // LIBSVM's feasible start: C·ν·l/2 spread over the first samples, equally on α and α*.
@@ -301,10 +323,24 @@ fn fit_regressor(
                 c: bounds,
                 alpha,
             };
-            (smo::solve_nu(&mut q, problem, &settings.solver())?, true)
+            let sol = smo::solve_nu_observed(&mut q, problem, &settings.solver(), run.marks())?;
+            (sol, true)
         }
     };
     let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
+    let line = if nu {
+        SummaryLine::Epsilon(-sol.r)
+    } else {
+        SummaryLine::Nu(coef.iter().map(|a| a.abs()).sum::<f64>() / (c * l as f64))
+    };
+    run.observer().solved(&RunReport {
+        iterations: sol.iterations,
+        line: Some(line),
+        objective: sol.objective,
+        rho: sol.rho,
+        n_sv: coef.iter().filter(|a| a.abs() > 0.0).count(),
+        n_bsv: (0..l).filter(|&i| coef[i].abs() >= bound(i)).count(),
+    });
     Ok(Svr {
         expansion: Expansion::new(kernel, data, &coef, &sol)?,
         nu,
@@ -319,17 +355,19 @@ fn fit_with_probability(
     c: f64,
     formulation: Formulation,
     data: &Dataset,
-    probability: Option<u64>,
+    probability: bool,
+    run: &mut LibsvmRun<'_>,
 ) -> Result<Svr> {
-    let mut model = fit_regressor(settings, c, formulation, data)?;
-    if let Some(seed) = probability {
+    let mut model = fit_regressor(settings, c, formulation, data, run)?;
+    if probability {
         // The folds use the kernel resolved on all the data, as LIBSVM's (γ is not re-derived
         // from each fold).
         let folds = Settings {
             kernel: SvmKernel::Spec(model.kernel().clone()),
             ..settings.clone()
         };
-        let (sigma, runs) = laplace_scale(&folds, c, formulation, data, seed)?;
+        let (sigma, runs) = laplace_scale(&folds, c, formulation, data, run)?;
+        run.observer().laplace_scale(sigma);
         model.laplace_scale = Some(sigma);
         model.probability_folds = runs;
     }
@@ -337,7 +375,7 @@ fn fit_with_probability(
 }
 
 /// LIBSVM's `svm_svr_probability`: 5-fold cross-validated residuals (folds shuffled as LIBSVM's
-/// `svm_cross_validation` does, with glibc's `rand()` after `srand(seed)`), their mean absolute
+/// `svm_cross_validation` does, with `run`'s `rand()`), their mean absolute
 /// value, then the mean again without those beyond 5 times the Laplace standard deviation;
 /// with how the folds' SMO runs ended.
 fn laplace_scale(
@@ -345,7 +383,7 @@ fn laplace_scale(
     c: f64,
     formulation: Formulation,
     data: &Dataset,
-    seed: u64,
+    run: &mut LibsvmRun<'_>,
 ) -> Result<(f64, Convergence)> {
     let l = data.n_samples();
     if l < 2 {
@@ -356,16 +394,13 @@ fn laplace_scale(
         ));
     }
     let y = data.targets.values()?;
-    let folds = l.min(5);
-    let perm = GlibcRand::new(seed as u32).libsvm_permutation(l);
+    let folds = run.folds(l, l.min(5));
     let mut residual = vec![0.0; l];
     let mut runs = Convergence::default();
-    for f in 0..folds {
-        let (begin, end) = (f * l / folds, (f + 1) * l / folds);
-        let train: Vec<usize> = perm[..begin].iter().chain(&perm[end..]).copied().collect();
-        let model = fit_regressor(settings, c, formulation, &data.select(&train)?)?;
+    for (f, held_out) in folds.iter().enumerate() {
+        let train = training_part(&folds, f);
+        let model = fit_regressor(settings, c, formulation, &data.select(&train)?, run)?;
         runs = runs.and(model.expansion.convergence());
-        let held_out = &perm[begin..end];
         let predicted = model
             .expansion
             .libsvm_decision(&data.records.select_rows(held_out)?)?;
@@ -388,13 +423,7 @@ impl Fit for SvrParams {
     type Model = Svr;
 
     fn fit(&self, data: &Dataset) -> Result<Svr> {
-        fit_with_probability(
-            &self.settings,
-            self.c,
-            Formulation::Epsilon(self.epsilon),
-            data,
-            self.probability.then_some(self.seed),
-        )
+        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
     }
 }
 
@@ -402,13 +431,7 @@ impl Fit for NuSvrParams {
     type Model = Svr;
 
     fn fit(&self, data: &Dataset) -> Result<Svr> {
-        fit_with_probability(
-            &self.settings,
-            self.c,
-            Formulation::Nu(self.nu),
-            data,
-            self.probability.then_some(self.seed),
-        )
+        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
     }
 }
 

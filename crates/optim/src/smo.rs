@@ -28,6 +28,32 @@ use core_linalg::{Error, Result};
 use crate::StopReason;
 use serde::{Deserialize, Serialize};
 
+/// The progress marks LIBSVM's solver prints (svm-train's `.`, `*` and its shrinking hint),
+/// reported where LIBSVM prints them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Every `min(l, 1000)` iterations, after the shrinking step (LIBSVM's `.`).
+    Progress,
+    /// The gradient was rebuilt on every variable and the active set reset (LIBSVM's `*`).
+    Unshrunk,
+    /// While rebuilding the gradient, fewer than half of the active variables were free:
+    /// shrinking is likely not paying off (LIBSVM's "WARNING: using -h 0 may be faster").
+    ShrinkingHint,
+}
+
+/// Watches a solver run. Called only at the solver's periodic checkpoints (at most once per
+/// `min(l, 1000)` iterations and at each gradient rebuild), never in the inner loops, and it
+/// sees nothing it could change: observing a run leaves its numbers as they are.
+pub trait Observer {
+    /// A progress mark, in the order LIBSVM prints them.
+    fn mark(&mut self, mark: Mark);
+}
+
+/// `()` watches nothing.
+impl Observer for () {
+    fn mark(&mut self, _: Mark) {}
+}
+
 /// Curvature used for a pair whose `K_ii + K_jj − 2K_ij` is not positive (LIBSVM's τ).
 const TAU: f64 = 1e-12;
 
@@ -165,6 +191,7 @@ enum Bound {
 /// The solver's state, with every per-variable array in the current (permuted) order.
 struct State<'q, Q: QMatrix> {
     q: &'q mut Q,
+    observer: &'q mut dyn Observer,
     l: usize,
     active: usize,
     y: Vec<i8>,
@@ -235,12 +262,13 @@ fn check_problem<Q: QMatrix>(q: &Q, pr: &Problem, opts: &SolverOptions) -> Resul
 }
 
 impl<'q, Q: QMatrix> State<'q, Q> {
-    fn new(q: &'q mut Q, pr: Problem, tol: f64, nu: bool) -> Self {
+    fn new(q: &'q mut Q, observer: &'q mut dyn Observer, pr: Problem, tol: f64, nu: bool) -> Self {
         let l = q.len();
         let qd = (0..l).map(|i| q.diagonal(i)).collect();
         let status = (0..l).map(|i| bound_of(pr.alpha[i], pr.c[i])).collect();
         let mut s = State {
             q,
+            observer,
             l,
             active: l,
             y: pr.y,
@@ -306,6 +334,9 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             self.g[j] = self.g_bar[j] + self.p[j];
         }
         let n_free = (0..active).filter(|&j| self.is_free(j)).count();
+        if 2 * n_free < active {
+            self.observer.mark(Mark::ShrinkingHint);
+        }
         // Read whichever set of columns is smaller: inactive columns over the active prefix, or
         // free active columns over the inactive suffix.
         if n_free * l > 2 * active * (l - active) {
@@ -590,6 +621,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             self.unshrink = true;
             self.reconstruct_gradient();
             self.active = self.l;
+            self.observer.mark(Mark::Unshrunk);
         }
         self.compact(|s, i| s.be_shrunk(i, gmax1, gmax2));
     }
@@ -617,6 +649,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             self.unshrink = true;
             self.reconstruct_gradient();
             self.active = self.l;
+            // LIBSVM's ν solver prints no `*` here, unlike the other one.
         }
         self.compact(|s, i| s.be_shrunk_nu(i, gm));
     }
@@ -700,6 +733,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
                 if opts.shrinking {
                     self.shrink();
                 }
+                self.observer.mark(Mark::Progress);
             }
             let pair = match self.select_working_set() {
                 Some(p) => p,
@@ -707,6 +741,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
                     // Optimal on the active set: check again on every variable.
                     self.reconstruct_gradient();
                     self.active = l;
+                    self.observer.mark(Mark::Unshrunk);
                     match self.select_working_set() {
                         Some(p) => {
                             counter = 1;
@@ -724,6 +759,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             if self.active < l {
                 self.reconstruct_gradient();
                 self.active = l;
+                self.observer.mark(Mark::Unshrunk);
             }
         }
         let (rho, r) = if self.nu {
@@ -766,15 +802,35 @@ fn bound_of(alpha: f64, c: f64) -> Bound {
 
 /// Solves the dual with the single equality constraint `yᵀα = Δ` (C-SVC, ε-SVR, one-class).
 pub fn solve<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> Result<Solution> {
+    solve_observed(q, problem, opts, &mut ())
+}
+
+/// [`solve`], reporting its progress marks to `observer`.
+pub fn solve_observed<Q: QMatrix>(
+    q: &mut Q,
+    problem: Problem,
+    opts: &SolverOptions,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
     check_problem(q, &problem, opts)?;
-    Ok(State::new(q, problem, opts.tol, false).run(opts))
+    Ok(State::new(q, observer, problem, opts.tol, false).run(opts))
 }
 
 /// Solves the ν dual: the same problem with one equality constraint per label, as LIBSVM's
 /// `Solver_NU` (ν-SVC, ν-SVR). [`Solution::r`] is set.
 pub fn solve_nu<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> Result<Solution> {
+    solve_nu_observed(q, problem, opts, &mut ())
+}
+
+/// [`solve_nu`], reporting its progress marks to `observer`.
+pub fn solve_nu_observed<Q: QMatrix>(
+    q: &mut Q,
+    problem: Problem,
+    opts: &SolverOptions,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
     check_problem(q, &problem, opts)?;
-    Ok(State::new(q, problem, opts.tol, true).run(opts))
+    Ok(State::new(q, observer, problem, opts.tol, true).run(opts))
 }
 
 /// The maximal KKT violation `m(α) − M(α)` of `alpha` for the single-constraint problem, from
@@ -854,6 +910,63 @@ mod tests {
         assert!((sol.objective + 0.5).abs() < 1e-9);
         assert_eq!(sol.stop, StopReason::Converged);
         assert!(max_violation(&qf, &pr, &sol.alpha) < 1e-9);
+    }
+
+    /// Records the marks of a run.
+    impl Observer for Vec<Mark> {
+        fn mark(&mut self, mark: Mark) {
+            self.push(mark);
+        }
+    }
+
+    #[test]
+    fn observed_runs_report_libsvm_s_marks_and_keep_their_numbers() {
+        // 60 overlapping points: enough iterations for a progress mark every min(l, 1000).
+        let x: Vec<[f64; 2]> = (0..60)
+            .map(|i| {
+                let t = f64::from(i);
+                [(t * 0.37).sin() * 2.0, (t * 0.91).cos() * 2.0]
+            })
+            .collect();
+        let y: Vec<i8> = (0..60)
+            .map(|i| if (i * 7) % 5 < 2 { 1 } else { -1 })
+            .collect();
+        let pr = Problem {
+            p: vec![-1.0; 60],
+            y: y.clone(),
+            c: vec![10.0; 60],
+            alpha: vec![0.0; 60],
+        };
+        let opts = SolverOptions::default();
+        for nu in [false, true] {
+            let mut pr = pr.clone();
+            if nu {
+                // A feasible ν start: 0.2·l/2 of weight on each side, at most C per sample.
+                let (mut pos, mut neg) = (6.0f64, 6.0f64);
+                for (a, &yi) in pr.alpha.iter_mut().zip(&y) {
+                    let left = if yi == 1 { &mut pos } else { &mut neg };
+                    *a = left.min(10.0);
+                    *left -= *a;
+                }
+                pr.p = vec![0.0; 60];
+            }
+            let run = |observer: &mut dyn Observer| {
+                let mut q = DenseQ::new(60, linear_q(&x, &y));
+                if nu {
+                    solve_nu_observed(&mut q, pr.clone(), &opts, observer).unwrap()
+                } else {
+                    solve_observed(&mut q, pr.clone(), &opts, observer).unwrap()
+                }
+            };
+            let mut marks = Vec::new();
+            let watched = run(&mut marks);
+            assert_eq!(watched, run(&mut ()), "nu: {nu}");
+            let progress = marks.iter().filter(|&&m| m == Mark::Progress).count();
+            // The first mark after l iterations, then one every l (LIBSVM's counter).
+            assert_eq!(progress, watched.iterations / 60, "nu: {nu}, {marks:?}");
+            // The run ends by checking optimality on every variable: a `*`.
+            assert!(marks.contains(&Mark::Unshrunk), "nu: {nu}, {marks:?}");
+        }
     }
 
     #[test]

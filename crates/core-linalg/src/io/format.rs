@@ -16,7 +16,10 @@ pub fn format_shortest(x: f64) -> String {
 /// LIBSVM's tools write values, so output matches theirs byte for byte.
 pub fn format_g(x: f64, precision: usize) -> String {
     if !x.is_finite() {
-        return if x.is_nan() {
+        // glibc spells a NaN with its sign bit set `-nan` (what x86's 0/0 gives).
+        return if x.is_nan() && x.is_sign_negative() {
+            "-nan".into()
+        } else if x.is_nan() {
             "nan".into()
         } else if x > 0.0 {
             "inf".into()
@@ -57,6 +60,18 @@ fn strip_zeros(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn special_values_are_spelled_as_glibc_spells_them() {
+        // glibc's printf("%g") and ("%.17g"), as LIBSVM writes them in model files.
+        for p in [6, 17] {
+            assert_eq!(format_g(-0.0, p), "-0");
+            assert_eq!(format_g(f64::INFINITY, p), "inf");
+            assert_eq!(format_g(f64::NEG_INFINITY, p), "-inf");
+            assert_eq!(format_g(f64::NAN, p), "nan");
+            assert_eq!(format_g(-f64::NAN, p), "-nan");
+        }
+    }
 
     #[test]
     fn format_g_matches_printf() {
