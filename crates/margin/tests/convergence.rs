@@ -30,67 +30,34 @@ fn report<M: Iterative>(model: M) -> Convergence {
     model.convergence()
 }
 
+/// `(name, the fit cut off at max_iter 1, the fit with the defaults)` for parameters `$p`.
+macro_rules! cut_and_default {
+    ($name:expr, $p:expr, $data:expr) => {
+        (
+            $name,
+            report($p.max_iter(1).fit($data).unwrap()),
+            report($p.fit($data).unwrap()),
+        )
+    };
+}
+
 /// `(model, fit with max_iter 1, fit with the defaults)`.
 fn fits() -> Vec<(&'static str, Convergence, Convergence)> {
     let c = &data(false);
     let r = &data(true);
     let x = &c.records;
     vec![
-        (
-            "Svc",
-            report(svm::Svc::params().max_iter(1).fit(c).unwrap()),
-            report(svm::Svc::params().fit(c).unwrap()),
-        ),
-        (
-            "NuSvc",
-            report(svm::Svc::nu_params().max_iter(1).fit(c).unwrap()),
-            report(svm::Svc::nu_params().fit(c).unwrap()),
-        ),
-        (
-            "Svr",
-            report(svm::Svr::params().max_iter(1).fit(r).unwrap()),
-            report(svm::Svr::params().fit(r).unwrap()),
-        ),
-        (
-            "NuSvr",
-            report(svm::Svr::nu_params().max_iter(1).fit(r).unwrap()),
-            report(svm::Svr::nu_params().fit(r).unwrap()),
-        ),
-        (
-            "OneClassSvm",
-            report(svm::OneClassSvm::params().max_iter(1).fit(c).unwrap()),
-            report(svm::OneClassSvm::params().fit(c).unwrap()),
-        ),
-        (
-            "LinearSvc",
-            report(svm::LinearSvc::params().max_iter(1).fit(c).unwrap()),
-            report(svm::LinearSvc::params().fit(c).unwrap()),
-        ),
-        (
-            "Logistic (L-BFGS)",
-            report(
-                linear::LogisticRegression::params()
-                    .max_iter(1)
-                    .fit(c)
-                    .unwrap(),
-            ),
-            report(linear::LogisticRegression::params().fit(c).unwrap()),
-        ),
-        (
+        cut_and_default!("Svc", svm::Svc::params(), c),
+        cut_and_default!("NuSvc", svm::Svc::nu_params(), c),
+        cut_and_default!("Svr", svm::Svr::params(), r),
+        cut_and_default!("NuSvr", svm::Svr::nu_params(), r),
+        cut_and_default!("OneClassSvm", svm::OneClassSvm::params(), c),
+        cut_and_default!("LinearSvc", svm::LinearSvc::params(), c),
+        cut_and_default!("Logistic (L-BFGS)", linear::LogisticRegression::params(), c),
+        cut_and_default!(
             "Logistic (Newton)",
-            report(
-                linear::LogisticRegression::params()
-                    .solver(LogisticSolver::Newton)
-                    .max_iter(1)
-                    .fit(c)
-                    .unwrap(),
-            ),
-            report(
-                linear::LogisticRegression::params()
-                    .solver(LogisticSolver::Newton)
-                    .fit(c)
-                    .unwrap(),
-            ),
+            linear::LogisticRegression::params().solver(LogisticSolver::Newton),
+            c
         ),
         (
             "Logistic (gradient descent)",
@@ -110,33 +77,8 @@ fn fits() -> Vec<(&'static str, Convergence, Convergence)> {
                     .unwrap(),
             ),
         ),
-        (
-            "Lasso",
-            report(
-                linear::ElasticNet::lasso_params()
-                    .alpha(0.01)
-                    .max_iter(1)
-                    .fit(r)
-                    .unwrap(),
-            ),
-            report(
-                linear::ElasticNet::lasso_params()
-                    .alpha(0.01)
-                    .fit(r)
-                    .unwrap(),
-            ),
-        ),
-        (
-            "ElasticNet",
-            report(
-                linear::ElasticNet::params()
-                    .alpha(0.01)
-                    .max_iter(1)
-                    .fit(r)
-                    .unwrap(),
-            ),
-            report(linear::ElasticNet::params().alpha(0.01).fit(r).unwrap()),
-        ),
+        cut_and_default!("Lasso", linear::ElasticNet::lasso_params().alpha(0.01), r),
+        cut_and_default!("ElasticNet", linear::ElasticNet::params().alpha(0.01), r),
         (
             "LinearRegression (gradient descent)",
             report(
@@ -154,79 +96,23 @@ fn fits() -> Vec<(&'static str, Convergence, Convergence)> {
                     .unwrap(),
             ),
         ),
-        (
-            "Perceptron",
-            report(linear::Perceptron::params().max_iter(1).fit(c).unwrap()),
-            report(linear::Perceptron::params().fit(c).unwrap()),
-        ),
-        (
-            "KernelPerceptron",
-            report(
-                linear::KernelPerceptron::params()
-                    .max_iter(1)
-                    .fit(c)
-                    .unwrap(),
-            ),
-            report(linear::KernelPerceptron::params().fit(c).unwrap()),
-        ),
-        (
-            "KMeans",
-            report(
-                cluster::KMeans::params()
-                    .n_clusters(2)
-                    .max_iter(1)
-                    .fit(x)
-                    .unwrap(),
-            ),
-            report(cluster::KMeans::params().n_clusters(2).fit(x).unwrap()),
-        ),
-        (
+        cut_and_default!("Perceptron", linear::Perceptron::params(), c),
+        cut_and_default!("KernelPerceptron", linear::KernelPerceptron::params(), c),
+        cut_and_default!("KMeans", cluster::KMeans::params().n_clusters(2), x),
+        cut_and_default!(
             "MiniBatchKMeans",
-            report(
-                cluster::MiniBatchKMeans::params()
-                    .n_clusters(2)
-                    .max_iter(1)
-                    .fit(x)
-                    .unwrap(),
-            ),
-            report(
-                cluster::MiniBatchKMeans::params()
-                    .n_clusters(2)
-                    .fit(x)
-                    .unwrap(),
-            ),
+            cluster::MiniBatchKMeans::params().n_clusters(2),
+            x
         ),
-        (
+        cut_and_default!(
             "GradientBoostingClassifier (early stopping)",
-            report(
-                tree::GradientBoostingClassifier::params()
-                    .early_stopping(EarlyStopping::On)
-                    .max_iter(1)
-                    .fit(c)
-                    .unwrap(),
-            ),
-            report(
-                tree::GradientBoostingClassifier::params()
-                    .early_stopping(EarlyStopping::On)
-                    .fit(c)
-                    .unwrap(),
-            ),
+            tree::GradientBoostingClassifier::params().early_stopping(EarlyStopping::On),
+            c
         ),
-        (
+        cut_and_default!(
             "GradientBoostingRegressor (early stopping)",
-            report(
-                tree::GradientBoostingRegressor::params()
-                    .early_stopping(EarlyStopping::On)
-                    .max_iter(1)
-                    .fit(r)
-                    .unwrap(),
-            ),
-            report(
-                tree::GradientBoostingRegressor::params()
-                    .early_stopping(EarlyStopping::On)
-                    .fit(r)
-                    .unwrap(),
-            ),
+            tree::GradientBoostingRegressor::params().early_stopping(EarlyStopping::On),
+            r
         ),
     ]
 }
