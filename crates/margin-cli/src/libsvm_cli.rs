@@ -394,6 +394,7 @@ impl Fit for LibsvmParams<'_> {
         // As LIBSVM's solver, for each run (cross-validation folds included) that stopped at
         // its limit, which svm-train leaves at max(10⁷, 100·l).
         crate::convergence::warn_as_libsvm(&model.convergence());
+        warn_negative_c(&model);
         Ok(Trained(model))
     }
 }
@@ -417,19 +418,55 @@ impl Predict for Trained {
     }
 }
 
+/// A ν-SVC problem whose solver ended with `r < 0` (a kernel that is not positive
+/// semi-definite, such as the sigmoid): LIBSVM trains it silently with a negative C; margin does
+/// the same and says so.
+fn warn_negative_c(model: &LibsvmModel) {
+    let LibsvmModel::Svc(m) = model else {
+        return;
+    };
+    for p in m.problems() {
+        if let Some(c) = p.equivalent_c.filter(|&c| c < 0.0) {
+            warn(format_args!(
+                "WARNING: nu-SVC ended with a negative C = {c:.6} (r < 0: the kernel is not positive semi-definite); the model is LIBSVM's, with coefficients of the opposite signs"
+            ));
+        }
+    }
+}
+
+/// What LIBSVM's solver of each svm type prints between `optimization finished` and `obj`.
+enum Found {
+    /// C-SVC and ε-SVR: `nu = Σα / (C·l)`.
+    Nu(f64),
+    /// ν-SVC: `C = 1/r`.
+    C(f64),
+    /// ν-SVR: `epsilon = −r`.
+    Epsilon(f64),
+    /// One-class, and models without the number.
+    Nothing,
+}
+
+impl Found {
+    fn line(&self) -> String {
+        match self {
+            Found::Nu(nu) => format!("nu = {nu:.6}\n"),
+            Found::C(c) => format!("C = {c:.6}\n"),
+            Found::Epsilon(e) => format!("epsilon = {e:.6}\n"),
+            Found::Nothing => String::new(),
+        }
+    }
+}
+
 /// LIBSVM's per-problem summary lines (and its probability-model lines).
 fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
     let mut out = String::new();
-    let mut block =
-        |iters: usize, nu: Option<f64>, obj: f64, rho: f64, n_sv: usize, n_bsv: usize| {
-            out.push_str(&format!("optimization finished, #iter = {iters}\n"));
-            if let Some(nu) = nu {
-                out.push_str(&format!("nu = {nu:.6}\n"));
-            }
-            out.push_str(&format!(
-                "obj = {obj:.6}, rho = {rho:.6}\nnSV = {n_sv}, nBSV = {n_bsv}\n"
-            ));
-        };
+    let mut block = |iters: usize, found: Found, obj: f64, rho: f64, n_sv: usize, n_bsv: usize| {
+        out.push_str(&format!("optimization finished, #iter = {iters}\n"));
+        out.push_str(&found.line());
+        out.push_str(&format!(
+            "obj = {obj:.6}, rho = {rho:.6}\nnSV = {n_sv}, nBSV = {n_bsv}\n"
+        ));
+    };
     match t {
         LibsvmModel::Svc(m) => {
             let counts = {
@@ -458,10 +495,14 @@ fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
                 let (cp, cn) = (o.c * weight_of(p.positive), o.c * weight_of(neg));
                 let l = counts[p.positive] + counts[neg];
                 let sum_alpha: f64 = p.coef.iter().map(|(_, a)| a.abs()).sum();
-                let nu = (cp == cn && !m.is_nu()).then(|| sum_alpha / (cp * l as f64));
+                let found = match p.equivalent_c {
+                    Some(c) => Found::C(c),
+                    None if cp == cn && !m.is_nu() => Found::Nu(sum_alpha / (cp * l as f64)),
+                    None => Found::Nothing,
+                };
                 block(
                     p.iterations,
-                    nu,
+                    found,
                     p.objective,
                     p.rho,
                     p.coef.len(),
@@ -473,10 +514,14 @@ fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
         LibsvmModel::Svr(m) => {
             let sum_alpha: f64 = m.dual_coef().iter().map(|a| a.abs()).sum();
             let n_bsv = m.dual_coef().iter().filter(|a| a.abs() >= o.c).count();
-            let nu = (!m.is_nu()).then(|| sum_alpha / (o.c * data.n_samples() as f64));
+            let found = match m.tube_epsilon() {
+                Some(e) => Found::Epsilon(e),
+                None if !m.is_nu() => Found::Nu(sum_alpha / (o.c * data.n_samples() as f64)),
+                None => Found::Nothing,
+            };
             block(
                 m.iterations(),
-                nu,
+                found,
                 m.objective(),
                 -m.intercept(),
                 m.dual_coef().len(),
@@ -493,7 +538,7 @@ fn report(t: &LibsvmModel, data: &Dataset, o: &TrainOptions) -> String {
             let n_bsv = m.dual_coef().iter().filter(|&&a| a >= 1.0).count();
             block(
                 m.iterations(),
-                None,
+                Found::Nothing,
                 m.objective(),
                 m.rho(),
                 m.dual_coef().len(),

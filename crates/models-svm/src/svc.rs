@@ -9,7 +9,7 @@ use optim::StopReason;
 use optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{Width, kernel_rows, linear_weights};
+use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
 use crate::expansion::check_linear_weights;
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
@@ -198,6 +198,12 @@ pub struct BinaryModel {
     /// How the SMO runs of the cross-validation behind [`BinaryModel::probability`] ended
     /// (no runs without probability estimates, or for a model read from a LIBSVM file).
     pub probability_folds: Convergence,
+    /// For ν-SVC, the `C` of the C-SVC with the same solution: `1/r`, LIBSVM's printed
+    /// `C = …` and the bound of the rescaled coefficients. Negative when the solver ends with
+    /// `r < 0` (possible with the sigmoid kernel, which is not positive semi-definite): the
+    /// coefficients then carry the opposite signs, as LIBSVM's do. `None` for C-SVC and for
+    /// a model read from a LIBSVM file.
+    pub equivalent_c: Option<f64>,
 }
 
 /// A fitted C-SVC.
@@ -429,6 +435,40 @@ impl Svc {
         }
     }
 
+    /// Predicted class indices as LIBSVM's `svm_predict` computes them, to the last bit: each
+    /// sample's kernel values with every support vector as LIBSVM's `k_function` computes them
+    /// (RBF from squared differences, not from norms), each problem's sum over its support
+    /// vectors in order, `− ρ`, then the vote. What `svm-predict` prints; [`Svc::predict_classes`]
+    /// is faster and differs only where a decision value is within rounding of 0 (with extreme
+    /// feature scales, that can be many samples). Rows are independent, so the result does not
+    /// depend on the number of threads.
+    pub fn libsvm_predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        use rayon::prelude::*;
+        validate::check_predict(self.n_features, records)?;
+        self.kernel.check(&self.support)?;
+        Ok((0..records.n_samples())
+            .into_par_iter()
+            .map(|i| {
+                let x = records.row(i);
+                let kx: Vec<f64> = (0..self.support.n_samples())
+                    .map(|s| libsvm_kernel(&self.kernel, x, self.support.row(s)))
+                    .collect();
+                let dec: Vec<f64> = self
+                    .problems
+                    .iter()
+                    .map(|p| {
+                        let mut sum = 0.0;
+                        for &(sv, a) in &p.coef {
+                            sum += a * kx[sv];
+                        }
+                        sum - p.rho
+                    })
+                    .collect();
+                self.vote(&dec)
+            })
+            .collect())
+    }
+
     /// Predicted class indices (into [`Svc::labels`]).
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let dec = self.problem_decisions(records)?;
@@ -496,8 +536,8 @@ impl PredictProba for Svc {
 
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
-    // 2: each problem's `probability_folds`.
-    const SCHEMA: u32 = 2;
+    // 2: each problem's `probability_folds`; 3: each problem's `equivalent_c`.
+    const SCHEMA: u32 = 3;
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
@@ -697,7 +737,7 @@ fn platt(
         )?;
         let (sol, _) = solve_binary(spec, &mut q, &tr_y, tr_b)?;
         folds = folds.and(sol.stop.convergence(sol.iterations));
-        let sv: Vec<usize> = (0..tr_idx.len()).filter(|&t| sol.alpha[t] > 0.0).collect();
+        let sv: Vec<usize> = (0..tr_idx.len()).filter(|&t| sol.alpha[t] != 0.0).collect();
         let coef: Vec<f64> = sv
             .iter()
             .map(|&t| sol.alpha[t] * f64::from(tr_y[t]))
@@ -764,15 +804,21 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
             };
             let mut sol = smo::solve_nu(q, problem, &spec.settings.solver())?;
             let r = sol.r;
-            if !(r.is_finite() && r > 0.0) {
+            // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
+            // is not positive semi-definite, gives a negative C and coefficients of the
+            // opposite signs); only r = 0 leaves nothing to divide by.
+            if !(r.is_finite() && r != 0.0) {
                 return Err(Error::Numerical(format!(
                     "ν-SVC margin scale r = {r}: the problem is degenerate (try a larger ν)"
                 )));
             }
-            sol.alpha.iter_mut().for_each(|a| *a /= r);
+            // LIBSVM's order of operations, `α_i · (y_i / r)`: multiplied by the rounded
+            // `1/r` (`y_i / r` is `±(1/r)` exactly), not divided by r.
+            let c = 1.0 / r;
+            sol.alpha.iter_mut().for_each(|a| *a *= c);
             sol.rho /= r;
             sol.objective /= r * r;
-            Ok((sol, vec![1.0 / r; l]))
+            Ok((sol, vec![c; l]))
         }
     }
 }
@@ -855,20 +901,26 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
         )?;
         let (sol, upper) =
             solve_binary(spec, &mut q, &ys, idx.iter().map(|&i| bound[i]).collect())?;
-        // Coefficients keyed by training index until the support set is known.
+        // Coefficients keyed by training index until the support set is known. As LIBSVM,
+        // a support vector is any non-zero α, and a bounded one has |α| at its bound (α and
+        // the bound are both negative after a ν-SVC rescaling by a negative r).
         let coef = idx
             .iter()
             .zip(&sol.alpha)
             .zip(&ys)
-            .filter(|((_, al), _)| **al > 0.0)
+            .filter(|((_, al), _)| **al != 0.0)
             .map(|((&i, &al), &yy)| (i, al * f64::from(yy)))
             .collect();
-        let n_bounded = idx
+        let n_bounded = sol
+            .alpha
             .iter()
-            .zip(&sol.alpha)
             .zip(&upper)
-            .filter(|&((_, &al), &u)| al >= u)
+            .filter(|&(&al, &u)| al != 0.0 && al.abs() >= u)
             .count();
+        let equivalent_c = match spec.formulation {
+            Formulation::Nu { .. } => upper.first().copied(),
+            Formulation::C { .. } => None,
+        };
         let (probability, probability_folds) = if spec.probability {
             let pair_bounds: Vec<f64> = idx.iter().map(|&i| bound[i]).collect();
             let (sigmoid, folds) = platt(spec, &kernel, &data.records, &idx, &ys, &pair_bounds)?;
@@ -887,6 +939,7 @@ fn fit_classifier(spec: &ClassifierSpec<'_>, data: &Dataset) -> Result<Svc> {
             n_bounded,
             probability,
             probability_folds,
+            equivalent_c,
         });
     }
 

@@ -86,6 +86,8 @@ pub struct Svr {
     pub(crate) laplace_scale: Option<f64>,
     /// How the SMO runs of the cross-validation behind `laplace_scale` ended.
     pub(crate) probability_folds: Convergence,
+    /// For ν-SVR, the tube half-width the solver found (LIBSVM's `−r`).
+    pub(crate) tube_epsilon: Option<f64>,
 }
 
 impl Svr {
@@ -138,6 +140,12 @@ impl Svr {
     /// of iterations" for each run that stopped at the limit).
     pub fn convergence(&self) -> Convergence {
         self.expansion.convergence().and(self.probability_folds)
+    }
+    /// For a model fitted as ν-SVR, the half-width ε of the tube the solver found (the ε of
+    /// the ε-SVR with the same solution; LIBSVM prints it as `epsilon = …`). `None` for ε-SVR
+    /// and for a model read from a LIBSVM file.
+    pub fn tube_epsilon(&self) -> Option<f64> {
+        self.tube_epsilon
     }
     /// For a linear kernel, `w`.
     pub fn coef(&self) -> Option<&[f64]> {
@@ -269,7 +277,7 @@ fn fit_regressor(
         .collect();
     let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
     let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
-    let (sol, nu) = match formulation {
+    let (sol, nu, tube_epsilon) = match formulation {
         Formulation::Epsilon(eps) => {
             let p = (0..2 * l)
                 .map(|p| if p < l { eps - y[p] } else { eps + y[p - l] })
@@ -280,7 +288,11 @@ fn fit_regressor(
                 c: bounds,
                 alpha: vec![0.0; 2 * l],
             };
-            (smo::solve(&mut q, problem, &settings.solver())?, false)
+            (
+                smo::solve(&mut q, problem, &settings.solver())?,
+                false,
+                None,
+            )
         }
         Formulation::Nu(nu) => {
             // LIBSVM's feasible start: C·ν·l/2 spread over the first samples, equally on α and α*.
@@ -301,7 +313,9 @@ fn fit_regressor(
                 c: bounds,
                 alpha,
             };
-            (smo::solve_nu(&mut q, problem, &settings.solver())?, true)
+            let sol = smo::solve_nu(&mut q, problem, &settings.solver())?;
+            let epsilon = -sol.r;
+            (sol, true, Some(epsilon))
         }
     };
     let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
@@ -310,6 +324,7 @@ fn fit_regressor(
         nu,
         laplace_scale: None,
         probability_folds: Convergence::default(),
+        tube_epsilon,
     })
 }
 
@@ -422,8 +437,8 @@ impl Predict for Svr {
 
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
-    // 2: the probability model (`laplace_scale`); 3: `probability_folds`.
-    const SCHEMA: u32 = 3;
+    // 2: the probability model (`laplace_scale`); 3: `probability_folds`; 4: `tube_epsilon`.
+    const SCHEMA: u32 = 4;
 
     fn check_consistent(&self) -> Result<()> {
         self.expansion.check_consistent()?;

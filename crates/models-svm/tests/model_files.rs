@@ -230,6 +230,7 @@ struct SvrFile {
     nu: bool,
     laplace_scale: Option<f64>,
     probability_folds: Convergence,
+    tube_epsilon: Option<f64>,
 }
 
 impl ModelFile for SvrFile {

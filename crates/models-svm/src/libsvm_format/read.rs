@@ -74,6 +74,7 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
                 nu: kind == SvmType::NuSvr,
                 laplace_scale,
                 probability_folds: core_linalg::Convergence::default(),
+                tube_epsilon: None,
             }))
         }
         SvmType::OneClass => {
@@ -484,6 +485,7 @@ impl ClassifierHeader {
                     n_bounded: 0,
                     probability: self.prob.as_ref().map(|(pa, pb)| (pa[p], pb[p])),
                     probability_folds: core_linalg::Convergence::default(),
+                    equivalent_c: None,
                 });
                 p += 1;
             }
