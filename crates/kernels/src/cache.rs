@@ -18,8 +18,8 @@ use core_linalg::{CsrMatrix, Records, Result, RowView, SparseRow, memory};
 use rayon::prelude::*;
 
 use crate::dense_by_feature::DenseByFeature;
-use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
+use crate::libsvm_order::{form_into_f32, sequential_dot_dense, sequential_sq_norm};
 
 /// What fills the cache: entries `Q(i, t)` of a symmetric matrix over positions `0..len()`,
 /// whose order the solver permutes with [`ColumnSource::swap`].
@@ -40,6 +40,11 @@ pub trait ColumnSource: Sync {
 ///
 /// Columns are computed in parallel over row chunks; dense rows with a dot-product kernel use
 /// contiguous dot products and the vectorized exponential.
+///
+/// Every value is LIBSVM's training kernel to the last bit (see `libsvm_order`): norms and dot
+/// products summed in feature order, LIBSVM's RBF expression, libm's `exp` as rounded to `f32`,
+/// and the diagonal from the same norms; each value depends only on its two samples, so
+/// columns do not depend on the thread count.
 ///
 /// Memory grows with the samples' stored entries, not with the records' width: sparse samples
 /// far narrower than their records (a LIBSVM file whose largest index is 2³¹ − 1 and whose rows
@@ -177,7 +182,10 @@ impl Derived {
         basis: &Basis,
     ) -> Result<Self> {
         let sq_norms = match form {
-            Some(_) => order.iter().map(|&i| rows.row_sq_norm(i)).collect(),
+            Some(_) => order
+                .iter()
+                .map(|&i| sequential_sq_norm(rows.row(i)))
+                .collect(),
             None => Vec::new(),
         };
         let density = basis.stored as f64 / (basis.n as f64 * basis.width as f64).max(1.0);
@@ -283,10 +291,11 @@ const MIN_DENSE_DENSITY: f64 = 0.25;
 /// Fewest rows per parallel task when computing a column.
 const MIN_CHUNK: usize = 256;
 
-/// `dots += x_s · x` for the samples `s` of `order`, each a gather from the dense probe `x`.
+/// `dots += x_s · x` for the samples `s` of `order`, each a gather from the dense probe `x`,
+/// summed in LIBSVM's order.
 #[inline]
 fn dots_by_row<Q: Records + ?Sized>(rows: &Q, order: &[usize], x: &[f64], dots: &mut Vec<f64>) {
-    dots.extend(order.iter().map(|&s| rows.row(s).dot_dense(x)));
+    dots.extend(order.iter().map(|&s| sequential_dot_dense(rows.row(s), x)));
 }
 
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
@@ -332,10 +341,19 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         })
     }
 
-    /// `k(x_a, x_a)` for the sample at position `p`.
+    /// `k(x_a, x_a)` for the sample at position `p`, as LIBSVM's training kernel computes it
+    /// (from the squared norm, for a dot-product kernel).
     pub fn diagonal(&self, p: usize) -> f64 {
-        let x = self.samples.row(self.order[p]);
-        self.kernel.eval(x, x)
+        match &self.form {
+            Some(form) => {
+                let sq = self.sq_norms[p];
+                form.apply(sq, sq, sq)
+            }
+            None => {
+                let x = self.samples.row(self.order[p]);
+                self.kernel.eval(x, x)
+            }
+        }
     }
 
     /// Fills `out[k]` for positions `start + k` of column `i`, whose sample is `xi`.
@@ -371,10 +389,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             }
         }
         if let Some(form) = &self.form {
-            apply_form(form, dots, sq_i, &self.sq_norms[positions]);
-        }
-        for (o, &v) in out.iter_mut().zip(dots.iter()) {
-            *o = v as f32;
+            form_into_f32(form, dots, sq_i, &self.sq_norms[positions], out);
         }
     }
 
@@ -435,10 +450,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'_, K, R> {
                         .iter()
                         .map(|&t| dots[t as usize]),
                 );
-                apply_form(form, scratch, sq_i, &self.sq_norms[positions]);
-                for (o, &v) in o.iter_mut().zip(scratch.iter()) {
-                    *o = v as f32;
-                }
+                form_into_f32(form, scratch, sq_i, &self.sq_norms[positions], o);
             },
         );
     }
@@ -778,6 +790,102 @@ mod tests {
             check_against_kernel(&rbf, &sparse, budget);
             check_against_kernel(&crate::standard::Linear, &sparse, budget);
         }
+    }
+
+    /// LIBSVM's training kernel value for two stored rows, as its cache holds it: norms and dot
+    /// products summed term by term in feature order, `−γ (‖x‖² + ‖z‖² − 2 x·z)` unclamped,
+    /// libm's `exp`, rounded to `f32`.
+    fn libsvm_cached(form: &DotForm, x: RowView<'_>, z: RowView<'_>, d: usize) -> f32 {
+        let dense = |r: RowView<'_>| {
+            let mut v = vec![0.0; d];
+            r.to_dense_into(&mut v);
+            v
+        };
+        let seq = |a: RowView<'_>, b: RowView<'_>| {
+            let mut s = 0.0;
+            let (a, b) = (dense(a), dense(b));
+            for (u, v) in a.iter().zip(&b) {
+                if *u != 0.0 && *v != 0.0 {
+                    s += u * v;
+                }
+            }
+            s
+        };
+        let (xx, zz, xz) = (seq(x, x), seq(z, z), seq(x, z));
+        match form {
+            DotForm::Rbf { gamma } => (-gamma * (xx + zz - 2.0 * xz)).exp() as f32,
+            f => f.apply(xz, xx, zz) as f32,
+        }
+    }
+
+    /// Features near 6·10⁵ and 250 varying by a millionth, beside tiny ones: norms near 3.6e11
+    /// and distances of order 1, where the summation order and the RBF expression show in the
+    /// `f32` values.
+    fn extreme_rows(n: usize) -> Vec<Vec<f64>> {
+        (0..n)
+            .map(|i| {
+                let z = |k: usize| (((i * 37 + k * 11) % 23) as f64 - 11.0) / 7.0;
+                vec![
+                    1e-7 * z(0),
+                    3e-4 * z(1),
+                    z(2),
+                    250.0 * (1.0 + 1e-6 * z(3)),
+                    6e5 * (1.0 + 1e-6 * z(4)),
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_are_libsvm_s_training_kernel_bit_for_bit_on_extreme_scales() {
+        let dense = DenseMatrix::from_rows(&extreme_rows(50)).unwrap();
+        // Spread over 40 features, two stored entries each: sparse enough for the paths by
+        // feature and row by row.
+        let wide: Vec<Vec<f64>> = extreme_rows(50)
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut row = vec![0.0; 40];
+                row[i % 3] = r[4];
+                row[3 + i % 37] = r[3];
+                row
+            })
+            .collect();
+        let sparse = DenseMatrix::from_rows(&wide).unwrap().to_sparse();
+        let kernels: [&dyn Kernel; 3] = [
+            &Rbf::with_gamma(0.2).unwrap(),
+            &Rbf::with_gamma(5.0).unwrap(),
+            &crate::standard::Polynomial::new(1e-11, 1.0, 3).unwrap(),
+        ];
+        let mut positive_exponent = false;
+        for k in kernels {
+            let form = k.dot_form().unwrap();
+            for x in [&dense as &dyn Records, &dense.to_sparse(), &sparse] {
+                let source = KernelSource::new(k, x).unwrap();
+                for p in 0..50 {
+                    let want = libsvm_cached(&form, x.row(p), x.row(p), x.n_features());
+                    assert_eq!(source.diagonal(p) as f32, want, "diagonal {p}");
+                }
+                let mut cache = ColumnCache::new(source, 1 << 20);
+                for i in [0, 17, 49] {
+                    for (len, col) in [
+                        (50, cache.column(i, 50).to_vec()),
+                        (9, cache.column(i, 9).to_vec()),
+                    ] {
+                        assert_eq!(col.len(), len);
+                        for (t, &v) in col.iter().enumerate() {
+                            let want = libsvm_cached(&form, x.row(i), x.row(t), x.n_features());
+                            positive_exponent |= want > 1.0;
+                            assert_eq!(v.to_bits(), want.to_bits(), "{}: K({i}, {t})", k.name());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            positive_exponent,
+            "the data must make an RBF exponent cancel above 0"
+        );
     }
 
     /// `x` with feature `j` moved to `j · 10⁸` (monotone) in records `u32::MAX` wide: no

@@ -39,6 +39,7 @@ mod dense_by_feature;
 mod feature_map;
 mod gram;
 mod kernel;
+mod libsvm_order;
 mod simd;
 mod spec;
 mod standard;

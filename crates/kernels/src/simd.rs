@@ -24,6 +24,48 @@ pub fn exp_nonpositive_in_place(v: &mut [f64]) {
     exp_loop::<false>(v);
 }
 
+/// `out[i] = exp(args[i]) as f32`, bit for bit what libm's `exp` rounded to `f32` gives (the
+/// value LIBSVM's kernel cache stores), for any argument, at the speed of
+/// [`exp_nonpositive_in_place`].
+///
+/// The fast exponential is within 2 ulp of libm's, so both round to the same `f32` unless the
+/// value lies within a few ulp of a midpoint between two `f32` (about one value in 10⁷), falls
+/// in the `f32` subnormal range, or the argument is positive (a cancelled RBF exponent): only
+/// those are recomputed with libm.
+pub(crate) fn exp_into_f32_as_libm(args: &[f64], out: &mut [f32]) {
+    const CHUNK: usize = 64;
+    debug_assert_eq!(args.len(), out.len());
+    let mut buf = [0.0f64; CHUNK];
+    for (a, o) in args.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+        let fast = &mut buf[..a.len()];
+        fast.copy_from_slice(a);
+        exp_nonpositive_in_place(fast);
+        for ((&x, &y), o) in a.iter().zip(fast.iter()).zip(o) {
+            *o = if rounds_apart(x, y) {
+                x.exp() as f32
+            } else {
+                y as f32
+            };
+        }
+    }
+}
+
+/// Whether `y`, within 2 ulp of `exp(x)`, might round to another `f32` than libm's `exp(x)`.
+#[inline(always)]
+fn rounds_apart(x: f64, y: f64) -> bool {
+    // Below e^-87.3 an f32 is subnormal (fewer mantissa bits); below e^-103.97 every value
+    // within a few ulp rounds to 0.
+    const F32_NORMAL: f64 = -87.0;
+    const F32_ZERO: f64 = -104.0;
+    // The 29 bits an f64 → f32 rounding drops, and their midpoint.
+    const DROPPED: u64 = (1 << 29) - 1;
+    const MIDPOINT: u64 = 1 << 28;
+    const SLACK: u64 = 8;
+    x > 0.0
+        || (F32_ZERO..F32_NORMAL).contains(&x)
+        || (y.to_bits() & DROPPED).abs_diff(MIDPOINT) <= SLACK
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn exp_avx2_fma(v: &mut [f64]) {
@@ -112,6 +154,36 @@ mod tests {
                 assert!(ulps(y, x.exp()) <= 2, "exp({x}) = {y}, libm {}", x.exp());
             }
         }
+    }
+
+    #[test]
+    fn f32_values_are_libm_s_for_any_argument() {
+        // Dense over the arguments kernels produce, the f32 subnormal range, positive
+        // arguments of cancelled exponents, and the edges.
+        let xs: Vec<f64> = (0..2_000_001)
+            .map(|i| -110.0 * (i as f64 / 2_000_000.0).powi(2))
+            .chain((0..20_001).map(|i| 1e-3 * i as f64 / 20_000.0))
+            .chain([0.0, -0.0, -708.5, -800.0, f64::NEG_INFINITY, 3.0])
+            .collect();
+        let mut out = vec![0.0f32; xs.len()];
+        exp_into_f32_as_libm(&xs, &mut out);
+        for (&x, &y) in xs.iter().zip(&out) {
+            assert_eq!(y.to_bits(), (x.exp() as f32).to_bits(), "exp({x})");
+        }
+        let mut nan = [0.0f32];
+        exp_into_f32_as_libm(&[f64::NAN], &mut nan);
+        assert!(nan[0].is_nan());
+    }
+
+    #[test]
+    fn values_near_an_f32_midpoint_are_recomputed() {
+        // 1 + 2^-24 is the midpoint between 1 and the next f32.
+        let mid = 1.0 + f64::powi(2.0, -24);
+        assert!(rounds_apart(-1e-9, mid));
+        assert!(rounds_apart(-1e-9, f64::from_bits(mid.to_bits() + 3)));
+        assert!(!rounds_apart(-1e-9, 1.0));
+        assert!(rounds_apart(1e-9, 1.0));
+        assert!(rounds_apart(-90.0, 1e-39));
     }
 
     #[test]

@@ -392,6 +392,7 @@ impl LibsvmParams<'_> {
         // As LIBSVM's solver, for each run (cross-validation folds included) that stopped at
         // its limit, which svm-train leaves at max(10⁷, 100·l).
         crate::convergence::warn_as_libsvm(&model.convergence());
+        warn_negative_c(&model);
         if o.probability() && !model.has_probability() {
             // Only a one-class model can come without one: LIBSVM's warning.
             warn(
@@ -412,6 +413,22 @@ fn cv_predict<R: Records + ?Sized>(
     match model {
         LibsvmModel::Svc(_) if model.has_probability() => Ok(model.predict_probability(records)?.0),
         model => model.predict_values(records),
+    }
+}
+
+/// A ν-SVC problem whose solver ended with `r < 0` (a kernel that is not positive
+/// semi-definite, such as the sigmoid): LIBSVM trains it silently with a negative C; margin does
+/// the same and says so.
+fn warn_negative_c(model: &LibsvmModel) {
+    let LibsvmModel::Svc(m) = model else {
+        return;
+    };
+    for p in m.problems() {
+        if let Some(c) = p.equivalent_c.filter(|&c| c < 0.0) {
+            warn(format_args!(
+                "WARNING: nu-SVC ended with a negative C = {c:.6} (r < 0: the kernel is not positive semi-definite); the model is LIBSVM's, with coefficients of the opposite signs"
+            ));
+        }
     }
 }
 

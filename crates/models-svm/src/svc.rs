@@ -204,6 +204,12 @@ pub struct BinaryModel {
     /// How the SMO runs of the cross-validation behind [`BinaryModel::probability`] ended
     /// (no runs without probability estimates, or for a model read from a LIBSVM file).
     pub probability_folds: Convergence,
+    /// For ν-SVC, the `C` of the C-SVC with the same solution: `1/r`, LIBSVM's printed
+    /// `C = …` and the bound of the rescaled coefficients. Negative when the solver ends with
+    /// `r < 0` (possible with the sigmoid kernel, which is not positive semi-definite): the
+    /// coefficients then carry the opposite signs, as LIBSVM's do. `None` for C-SVC and for
+    /// a model read from a LIBSVM file.
+    pub equivalent_c: Option<f64>,
 }
 
 /// A fitted C-SVC.
@@ -435,6 +441,86 @@ impl Svc {
         }
     }
 
+    /// Decision values of every problem as LIBSVM's `svm_predict_values` computes them, to the
+    /// last bit: each sample's kernel values with every support vector as LIBSVM's `k_function`
+    /// computes them (RBF from squared differences, not from norms), each problem's sum over
+    /// its support vectors in order, `− ρ`. What `svm-predict` derives its labels and
+    /// probabilities from; [`Svc::problem_decisions`] is faster and agrees to rounding (with
+    /// extreme feature scales, rounding can move many values across 0 or a printed digit).
+    /// Rows are independent, so the result does not depend on the number of threads.
+    fn libsvm_problem_decisions<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        use rayon::prelude::*;
+        validate::check_predict(self.n_features, records)?;
+        self.kernel.check(&self.support)?;
+        let mut out = DenseMatrix::zeros(records.n_samples(), self.problems.len());
+        out.as_mut_slice()
+            .par_chunks_mut(self.problems.len().max(1))
+            .enumerate()
+            .for_each(|(i, row)| {
+                let x = records.row(i);
+                let kx: Vec<f64> = (0..self.support.n_samples())
+                    .map(|s| libsvm_kernel(&self.kernel, x, self.support.row(s)))
+                    .collect();
+                for (d, p) in row.iter_mut().zip(&self.problems) {
+                    let mut sum = 0.0;
+                    for &(sv, a) in &p.coef {
+                        sum += a * kx[sv];
+                    }
+                    *d = sum - p.rho;
+                }
+            });
+        Ok(out)
+    }
+
+    /// Predicted class indices as LIBSVM's `svm_predict` computes them (the vote over
+    /// LIBSVM's decision values, see `libsvm_problem_decisions`): what `svm-predict` prints.
+    /// [`Svc::predict_classes`] is faster and differs only where a decision value is within
+    /// rounding of 0.
+    pub fn libsvm_predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+        let dec = self.libsvm_problem_decisions(records)?;
+        Ok(dec.rows().map(|row| self.vote(row)).collect())
+    }
+
+    /// Class probabilities as LIBSVM's `svm_predict_probability` computes them, from LIBSVM's
+    /// decision values (see [`Svc::libsvm_predict_classes`]); what `svm-predict -b 1` prints.
+    pub fn libsvm_predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+        let sigmoids = self.sigmoids()?;
+        Ok(self.coupled(&self.libsvm_problem_decisions(records)?, &sigmoids))
+    }
+
+    /// Each problem's Platt sigmoid `(A, B)`, or the error of a model fitted without them.
+    fn sigmoids(&self) -> Result<Vec<(f64, f64)>> {
+        self.problems
+            .iter()
+            .map(|p| p.probability)
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "probability",
+                    false,
+                    "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
+                )
+            })
+    }
+
+    /// Class probabilities from decision values (one row per sample, one column per problem):
+    /// each problem's sigmoid, coupled across pairs for more than two classes.
+    fn coupled(&self, dec: &DenseMatrix, sigmoids: &[(f64, f64)]) -> DenseMatrix {
+        let k = self.labels.len();
+        let mut out = DenseMatrix::zeros(dec.nrows(), k);
+        let mut r = DenseMatrix::zeros(k, k);
+        for (i, row) in dec.rows().enumerate() {
+            for ((p, &(a, b)), &f) in self.problems.iter().zip(sigmoids).zip(row) {
+                let (x, y) = (p.positive, p.negative.unwrap_or(p.positive));
+                let pr = clip(sigmoid_predict(f, a, b));
+                r.row_mut(x)[y] = pr;
+                r.row_mut(y)[x] = 1.0 - pr;
+            }
+            out.row_mut(i).copy_from_slice(&couple(&r));
+        }
+        out
+    }
+
     /// Predicted class indices (into [`Svc::labels`]).
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let dec = self.problem_decisions(records)?;
@@ -471,43 +557,19 @@ impl PredictProba for Svc {
     /// coupled across pairs for more than two classes. Needs a model fitted with
     /// `probability(true)`.
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let sigmoids: Vec<(f64, f64)> = self
-            .problems
-            .iter()
-            .map(|p| p.probability)
-            .collect::<Option<_>>()
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "probability",
-                    false,
-                    "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
-                )
-            })?;
-        let dec = self.problem_decisions(records)?;
-        let k = self.labels.len();
-        let mut out = DenseMatrix::zeros(records.n_samples(), k);
-        let mut r = DenseMatrix::zeros(k, k);
-        for (i, row) in dec.rows().enumerate() {
-            for ((p, &(a, b)), &f) in self.problems.iter().zip(&sigmoids).zip(row) {
-                let (x, y) = (p.positive, p.negative.unwrap_or(p.positive));
-                let pr = clip(sigmoid_predict(f, a, b));
-                r.row_mut(x)[y] = pr;
-                r.row_mut(y)[x] = 1.0 - pr;
-            }
-            out.row_mut(i).copy_from_slice(&couple(&r));
-        }
-        Ok(out)
+        let sigmoids = self.sigmoids()?;
+        Ok(self.coupled(&self.problem_decisions(records)?, &sigmoids))
     }
 }
 
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
-    // 2: each problem's `probability_folds`.
-    const SCHEMA: u32 = 2;
+    // 2: each problem's `probability_folds`; 3: each problem's `equivalent_c`.
+    const SCHEMA: u32 = 3;
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
-    /// support-vector indices in range and finite coefficients, offset and sigmoid; the linear
+    /// support-vector indices in range and finite coefficients, offset, sigmoid and equivalent C; the linear
     /// kernel's weights.
     fn check_consistent(&self) -> Result<()> {
         let k = self.labels.len();
@@ -538,7 +600,8 @@ impl ModelFile for Svc {
                 ));
             }
             let (a, b) = p.probability.unwrap_or_default();
-            model_check::finite("rho and probability", &[p.rho, a, b])?;
+            let c = p.equivalent_c.unwrap_or(1.0);
+            model_check::finite("rho, probability and equivalent_c", &[p.rho, a, b, c])?;
         }
         check_linear_weights(
             &self.kernel,
@@ -723,7 +786,7 @@ fn platt(
         run.observer().classifier_trained(report.n_sv);
         folds = folds.and(sol.stop.convergence(sol.iterations));
         let sv: Vec<(usize, f64)> = (0..train.len())
-            .filter(|&t| sol.alpha[t] > 0.0)
+            .filter(|&t| sol.alpha[t] != 0.0)
             .map(|t| (tr_idx[t], sol.alpha[t] * f64::from(tr_y[t])))
             .collect();
         for &t in test {
@@ -763,12 +826,14 @@ fn binary_report(
         line,
         objective: sol.objective,
         rho: sol.rho,
-        n_sv: sol.alpha.iter().filter(|&&a| a > 0.0).count(),
+        n_sv: sol.alpha.iter().filter(|&&a| a != 0.0).count(),
+        // LIBSVM's count, |α| ≥ the bound: after a ν-SVC rescaling by a negative r the bound
+        // 1/r is negative and every support vector counts.
         n_bsv: sol
             .alpha
             .iter()
             .zip(upper)
-            .filter(|&(&a, &u)| a >= u)
+            .filter(|&(&a, &u)| a != 0.0 && a.abs() >= u)
             .count(),
     }
 }
@@ -826,15 +891,21 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
             };
             let mut sol = smo::solve_nu_observed(q, problem, &spec.settings.solver(), run.marks())?;
             let r = sol.r;
-            if !(r.is_finite() && r > 0.0) {
+            // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
+            // is not positive semi-definite, gives a negative C and coefficients of the
+            // opposite signs); only r = 0 leaves nothing to divide by.
+            if !(r.is_finite() && r != 0.0) {
                 return Err(Error::Numerical(format!(
-                    "ν-SVC margin scale r = {r}: the problem is degenerate (try a larger ν)"
+                    "ν-SVC margin scale r = {r}: the problem is degenerate (LIBSVM would go on and write a model with C = inf and rho = nan, which predicts one class); try a larger ν or another kernel"
                 )));
             }
-            sol.alpha.iter_mut().for_each(|a| *a /= r);
+            // LIBSVM's order of operations, `α_i · (y_i / r)`: multiplied by the rounded
+            // `1/r` (`y_i / r` is `±(1/r)` exactly), not divided by r.
+            let c = 1.0 / r;
+            sol.alpha.iter_mut().for_each(|a| *a *= c);
             sol.rho /= r;
             sol.objective /= r * r;
-            Ok((sol, vec![1.0 / r; l]))
+            Ok((sol, vec![c; l]))
         }
     }
 }
@@ -932,14 +1003,19 @@ fn fit_classifier(
         let (sol, upper) = solve_binary(spec, &mut q, &ys, pair_bounds.clone(), run)?;
         let report = binary_report(&spec.formulation, &sol, &pair_bounds, &upper);
         run.observer().solved(&report);
-        // Coefficients keyed by training index until the support set is known.
+        // Coefficients keyed by training index until the support set is known. As LIBSVM,
+        // a support vector is any non-zero α.
         let coef = idx
             .iter()
             .zip(&sol.alpha)
             .zip(&ys)
-            .filter(|((_, al), _)| **al > 0.0)
+            .filter(|((_, al), _)| **al != 0.0)
             .map(|((&i, &al), &yy)| (i, al * f64::from(yy)))
             .collect();
+        let equivalent_c = match spec.formulation {
+            Formulation::Nu { .. } => upper.first().copied(),
+            Formulation::C { .. } => None,
+        };
         problems.push(BinaryModel {
             positive: a,
             negative: b,
@@ -951,6 +1027,7 @@ fn fit_classifier(
             n_bounded: report.n_bsv,
             probability,
             probability_folds,
+            equivalent_c,
         });
     }
 

@@ -368,6 +368,41 @@ fn nu_svc_on_heart_scale_and_dna() {
     );
 }
 
+/// ν-SVC with the sigmoid kernel (not positive semi-definite) can end with r < 0: LIBSVM divides
+/// by r all the same (`svm-train -s 1 -t 3 -n 0.2 -g 0.1 -r 0 heart_scale` prints `C =
+/// -7.763716` and keeps 57 support vectors, all at the bound), and so does margin.
+#[test]
+fn nu_svc_with_a_negative_r_is_rescaled_as_libsvm_rescales_it() {
+    let d = datasets::heart_scale().unwrap();
+    let model = Svc::nu_params()
+        .nu(0.2)
+        .kernel(SvmKernel::Sigmoid {
+            gamma: Gamma::Value(0.1),
+            coef0: 0.0,
+        })
+        .label_order(LabelOrder::FirstSeen)
+        .fit(&d)
+        .unwrap();
+    let p = &model.problems()[0];
+    let c = p.equivalent_c.unwrap();
+    assert!((c + 7.763716).abs() < 5e-7, "C = {c}");
+    // LIBSVM counts a support vector as bounded when |α·y/r| ≥ 1/r: with r < 0, all of them.
+    assert_eq!((p.coef.len(), p.n_bounded), (57, 57));
+    // α ∈ [0, 1] times y/r with r < 0: every coefficient has the sign opposite to its class's.
+    for &(s, a) in &p.coef {
+        let positive = model.support_class()[s] == p.positive;
+        assert_eq!(a < 0.0, positive, "support vector {s}: {a}");
+        assert!(a.abs() <= c.abs(), "support vector {s}: {a}");
+    }
+    // A positive r keeps the C of the equivalent C-SVC too; C-SVC has none.
+    let rbf = Svc::nu_params().nu(0.4).fit(&d).unwrap();
+    assert!(rbf.problems()[0].equivalent_c.unwrap() > 0.0);
+    assert_eq!(
+        Svc::params().fit(&d).unwrap().problems()[0].equivalent_c,
+        None
+    );
+}
+
 #[test]
 fn nu_svr_on_housing() {
     let d = datasets::housing_scale().unwrap();

@@ -342,13 +342,15 @@ impl<'q, Q: QMatrix> State<'q, Q> {
         if n_free * l > 2 * active * (l - active) {
             for i in active..l {
                 let col = self.q.column(i, active);
-                let mut acc = 0.0;
+                // Added into G_i term by term, as LIBSVM does (a separate partial sum rounds
+                // differently once G_i is large).
+                let mut gi = self.g[i];
                 for j in 0..active {
                     if self.status[j] == Bound::Free {
-                        acc += self.alpha[j] * f64::from(col[j]);
+                        gi += self.alpha[j] * f64::from(col[j]);
                     }
                 }
-                self.g[i] += acc;
+                self.g[i] = gi;
             }
         } else {
             for i in 0..active {

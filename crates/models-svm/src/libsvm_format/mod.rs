@@ -22,7 +22,7 @@ mod write;
 
 use std::path::Path;
 
-use core_linalg::{DenseMatrix, Error, Label, Predict, PredictProba, Records, Result};
+use core_linalg::{DenseMatrix, Error, Label, PredictProba, Records, Result};
 use kernels::KernelSpec;
 
 use crate::{OneClassSvm, Svc, Svr};
@@ -168,7 +168,7 @@ impl LibsvmModel {
     ) -> Result<(Vec<f64>, DenseMatrix)> {
         match self {
             LibsvmModel::Svc(m) => {
-                let probs = m.predict_proba(records)?;
+                let probs = m.libsvm_predict_proba(records)?;
                 let labels: Vec<f64> = m.labels().iter().map(label_number).collect();
                 let best = probs
                     .rows()
@@ -198,12 +198,16 @@ impl LibsvmModel {
     }
 
     /// LIBSVM's `svm_predict` for every row: the label (as a number) for a classifier, the
-    /// value for a regressor, `+1` (normal) or `−1` (outlier) for a one-class SVM. Regression
-    /// values and one-class decisions are computed as LIBSVM computes them, to the last bit
-    /// (what `svm-predict` prints with 17 digits).
+    /// value for a regressor, `+1` (normal) or `−1` (outlier) for a one-class SVM. Decision
+    /// values are computed as LIBSVM computes them, to the last bit (what `svm-predict` prints
+    /// with 17 digits, and the labels it derives from them).
     pub fn predict_values<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
         Ok(match self {
-            LibsvmModel::Svc(m) => m.predict(records)?.iter().map(label_number).collect(),
+            LibsvmModel::Svc(m) => m
+                .libsvm_predict_classes(records)?
+                .into_iter()
+                .map(|k| label_number(&m.labels()[k]))
+                .collect(),
             LibsvmModel::Svr(m) => m.expansion.libsvm_decision(records)?,
             LibsvmModel::OneClass(m) => m
                 .expansion

@@ -484,6 +484,7 @@ impl ClassifierHeader {
                     n_bounded: 0,
                     probability: self.prob.as_ref().map(|(pa, pb)| (pa[p], pb[p])),
                     probability_folds: core_linalg::Convergence::default(),
+                    equivalent_c: None,
                 });
                 p += 1;
             }

@@ -126,11 +126,16 @@ pub(super) fn svc_text(m: &Svc, out: &mut String) -> Result<()> {
     let mut coef = vec![vec![0.0; n_sv]; k.saturating_sub(1)];
     for p in m.problems() {
         let (a, b) = (p.positive, p.negative.unwrap_or(0));
-        // A support vector of the negative class with α = 0 in this problem has
-        // coefficient α·y = −0, which LIBSVM writes as `-0`.
+        // A support vector with α = 0 in this problem has coefficient α·y (C-SVC) or
+        // α·(y/r) (ν-SVC), a zero with the sign of y, or the opposite sign when ν-SVC ended
+        // with r < 0; LIBSVM writes −0 as `-0`.
+        let flipped = p.equivalent_c.is_some_and(|c| c < 0.0);
+        let zero = |negative: bool| if negative != flipped { -0.0 } else { 0.0 };
         for (s, &c) in m.support_class().iter().enumerate() {
             if c == b {
-                coef[a][s] = -0.0;
+                coef[a][s] = zero(true);
+            } else if c == a && b > a {
+                coef[b - 1][s] = zero(false);
             }
         }
         for &(s, v) in &p.coef {
