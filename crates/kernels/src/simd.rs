@@ -33,24 +33,49 @@ pub fn exp_nonpositive_in_place(v: &mut [f64]) {
 /// in the `f32` subnormal range, or the argument is positive (a cancelled RBF exponent): only
 /// those are recomputed with libm.
 pub(crate) fn exp_into_f32_as_libm(args: &[f64], out: &mut [f32]) {
-    const CHUNK: usize = 64;
     debug_assert_eq!(args.len(), out.len());
-    let mut buf = [0.0f64; CHUNK];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports the features the function was compiled for.
+            unsafe { exp_f32_avx2_fma(args, out) };
+            return;
+        }
+    }
+    exp_f32_loop::<false>(args, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn exp_f32_avx2_fma(args: &[f64], out: &mut [f32]) {
+    exp_f32_loop::<true>(args, out);
+}
+
+/// The fast exponential rounded to `f32`, with a flag per chunk (branch-free, so the loop
+/// stays vectorized); only a flagged chunk, rare on any data, is revisited for libm's value.
+#[inline(always)]
+fn exp_f32_loop<const FMA: bool>(args: &[f64], out: &mut [f32]) {
+    const CHUNK: usize = 64;
     for (a, o) in args.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-        let fast = &mut buf[..a.len()];
-        fast.copy_from_slice(a);
-        exp_nonpositive_in_place(fast);
-        for ((&x, &y), o) in a.iter().zip(fast.iter()).zip(o) {
-            *o = if rounds_apart(x, y) {
-                x.exp() as f32
-            } else {
-                y as f32
-            };
+        let mut suspect = false;
+        for (&x, o) in a.iter().zip(o.iter_mut()) {
+            let y = exp1::<FMA>(x);
+            *o = y as f32;
+            suspect |= rounds_apart(x, y);
+        }
+        if suspect {
+            for (&x, o) in a.iter().zip(o.iter_mut()) {
+                if rounds_apart(x, exp1::<FMA>(x)) {
+                    *o = x.exp() as f32;
+                }
+            }
         }
     }
 }
 
 /// Whether `y`, within 2 ulp of `exp(x)`, might round to another `f32` than libm's `exp(x)`.
+/// Written with `&` and `|`, not `&&` and `||`, so that it vectorizes.
 #[inline(always)]
 fn rounds_apart(x: f64, y: f64) -> bool {
     // Below e^-87.3 an f32 is subnormal (fewer mantissa bits); below e^-103.97 every value
@@ -59,11 +84,12 @@ fn rounds_apart(x: f64, y: f64) -> bool {
     const F32_ZERO: f64 = -104.0;
     // The 29 bits an f64 → f32 rounding drops, and their midpoint.
     const DROPPED: u64 = (1 << 29) - 1;
-    const MIDPOINT: u64 = 1 << 28;
-    const SLACK: u64 = 8;
-    x > 0.0
-        || (F32_ZERO..F32_NORMAL).contains(&x)
-        || (y.to_bits() & DROPPED).abs_diff(MIDPOINT) <= SLACK
+    const MIDPOINT: i64 = 1 << 28;
+    const SLACK: i64 = 8;
+    let from_midpoint = (y.to_bits() & DROPPED) as i64 - MIDPOINT;
+    (x > 0.0)
+        | ((x >= F32_ZERO) & (x < F32_NORMAL))
+        | ((from_midpoint >= -SLACK) & (from_midpoint <= SLACK))
 }
 
 #[cfg(target_arch = "x86_64")]
