@@ -877,3 +877,27 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
     }
     stdout.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_truncate_as_c_s_int_conversion_on_x86_64() {
+        let cases = [
+            (1.5, 1),
+            (-1.5, -1),
+            (-0.7, 0),
+            (0.7, 0),
+            (2_147_483_647.9, i32::MAX),
+            (-2_147_483_648.9, i32::MIN),
+            // Outside int: cvttsd2si's "integer indefinite".
+            (2_147_483_648.0, i32::MIN),
+            (-2_147_483_649.0, i32::MIN),
+            (1e300, i32::MIN),
+        ];
+        for (y, want) in cases {
+            assert_eq!(libsvm_int(y), want, "{y}");
+        }
+    }
+}
