@@ -7,12 +7,14 @@
 //!   (`rho`, `probA`, `probB`: one per pair of classes; `label`, `nr_sv`: one per class;
 //!   `prob_density_marks`: ten), and only the keys that belong to the model's `svm_type` and
 //!   `kernel_type`;
-//! - counts that agree: `nr_class` ≥ 2 (exactly 2 for regression and one-class models),
+//! - counts that agree: `nr_class` ≥ 2 (exactly 2 for regression and one-class models; 1 for a
+//!   classifier LIBSVM trained on one class, [`SingleClass`], with no pair and no SV line),
 //!   `nr_sv` summing to `total_sv`, `total_sv` equal to the number of SV lines, distinct
 //!   integer labels;
 //! - numbers: `rho`, the coefficients, `probA`, `probB` and `prob_density_marks` finite;
-//! - SV lines: `nr_class − 1` coefficients, then feature indices that increase, start at 1 and
-//!   fit a `u32`; for a precomputed kernel exactly `0:serial` with an integer serial ≥ 1.
+//! - SV lines: `nr_class − 1` coefficients, then feature indices that increase, start at 1 (or
+//!   at 0 when read zero-based, as LIBSVM's tools read them: [`LibsvmModel::from_text_indexed`])
+//!   and fit a `u32`; for a precomputed kernel exactly `0:serial` with an integer serial ≥ 1.
 //!
 //! A margin model file (magic `MARGINMF`) is recognized and refused with the command that
 //! reads it.
