@@ -576,8 +576,8 @@ fn warn_unknown_weight_labels(o: &TrainOptions, data: &Dataset) {
         return;
     };
     for &(label, _) in &o.weights {
-        // LIBSVM compares weight labels with each target truncated to int.
-        if !values.iter().any(|&y| y as i32 == label) {
+        // LIBSVM compares weight labels with each target as its `(int)y`.
+        if !values.iter().any(|&y| libsvm_int(y) == label) {
             warn(format_args!(
                 "WARNING: class label {label} specified in weight is not found"
             ));

@@ -118,6 +118,33 @@ fn non_integer_labels_are_grouped_by_their_int_part() {
 }
 
 #[test]
+fn labels_outside_int_are_int_min_as_on_x86_64() {
+    // 3e9 is class -2147483648 (cvttsd2si's INT_MIN), which -w-2147483648 names: a valid int
+    // label in the model file, and no "not found" warning for the weight.
+    check(
+        "inputs_int_min_weighted",
+        "inputs_int_min.svm",
+        &["-w-2147483648", "2"],
+        "inputs_int_min.svm",
+        false,
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    let data = fixture("inputs_int_min.svm");
+    let out = margin(&[
+        "svm-train",
+        "-q",
+        "-w-2147483648",
+        "2",
+        data.to_str().unwrap(),
+        model.to_str().unwrap(),
+    ]);
+    stdout(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
 fn one_class_data_trains_libsvm_s_single_class_model() {
     check(
         "inputs_single",

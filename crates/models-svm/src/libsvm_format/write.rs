@@ -46,9 +46,12 @@ fn kernel_lines(kernel: &KernelSpec, out: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// A label as the `int` LIBSVM stores (any of `int`'s values, `INT_MIN` included: what x86-64's
+/// `(int)y` makes of a label outside `int`).
 fn label_int(l: &Label) -> Result<i64> {
+    let int = -(2f64.powi(31))..2f64.powi(31);
     match l {
-        Label::Number(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(31) => Ok(*x as i64),
+        Label::Number(x) if x.fract() == 0.0 && int.contains(x) => Ok(*x as i64),
         other => Err(Error::invalid_parameter(
             "label",
             other,
