@@ -119,6 +119,23 @@ impl Polynomial {
         })
     }
 
+    /// `(γ x·z + coef0)^degree` with only LIBSVM's requirement, finite parameters: a degree
+    /// of 0 (the constant kernel 1), a negative coef0 and γ = 0, which [`Polynomial::new`]
+    /// refuses, are accepted, as LIBSVM's `svm-train` and model files accept them. The
+    /// result may be indefinite; SMO copes as LIBSVM's does.
+    pub fn libsvm(gamma: f64, coef0: f64, degree: u32) -> Result<Self> {
+        for (name, v) in [("gamma", gamma), ("coef0", coef0)] {
+            if !v.is_finite() {
+                return Err(Error::invalid_parameter(name, v, "a finite number"));
+            }
+        }
+        Ok(Self {
+            gamma,
+            coef0,
+            degree,
+        })
+    }
+
     /// γ.
     pub fn gamma(&self) -> f64 {
         self.gamma
@@ -441,5 +458,26 @@ impl Kernel for Precomputed {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod libsvm_polynomial_tests {
+    use super::*;
+    use core_linalg::DenseMatrix;
+
+    #[test]
+    fn libsvm_polynomial_takes_degree_zero_and_negative_coef0() {
+        assert!(Polynomial::new(0.5, -1.0, 2).is_err());
+        assert!(Polynomial::new(0.5, 1.0, 0).is_err());
+        let x = DenseMatrix::from_rows(&[vec![1.0, 2.0], vec![-3.0, 0.5]]).unwrap();
+        // Degree 0: LIBSVM's powi gives 1 whatever the base, 0 included.
+        let constant = Polynomial::libsvm(0.5, -1.0, 0).unwrap();
+        assert_eq!(constant.eval(Records::row(&x, 0), Records::row(&x, 1)), 1.0);
+        let k = Polynomial::libsvm(0.5, -1.0, 2).unwrap();
+        // (0.5·(−3 + 1) − 1)² = 4.
+        assert_eq!(k.eval(Records::row(&x, 0), Records::row(&x, 1)), 4.0);
+        assert!(Polynomial::libsvm(f64::NAN, 0.0, 1).is_err());
+        assert!(Polynomial::libsvm(1.0, f64::INFINITY, 1).is_err());
     }
 }

@@ -96,7 +96,7 @@ fn report_iterations(n_iter: usize) {
 
 fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = boosting!(GradientBoostingClassifier::params(), &mut p);
-    if let Some(w) = p.take_class_weight()? {
+    if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
     p.finish("gradient-boosting")?;
@@ -150,7 +150,8 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: GradientBoostingClassifier::KIND,
         summary: "histogram gradient boosting, log loss (scikit-learn's HistGradientBoostingClassifier)",
-        params_help: "  --class-weight balanced            weight classes by n / (k · n_class)",
+        params_help: "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
+                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)",
         common_help: BOOSTING_HELP,
         train: train_classifier,
         predict: predict_classifier,

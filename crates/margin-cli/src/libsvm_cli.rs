@@ -7,15 +7,16 @@
 //! refuses the value instead. Outputs (the model file, the predictions) are written whole or
 //! not at all, and an output that is also an input is refused.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use core_linalg::io::{LibsvmOptions, format_g, read_libsvm};
+use core_linalg::io::{IndexBase, LibsvmOptions, format_g, read_libsvm};
 use core_linalg::{Dataset, Label, Records, Targets};
-use kernels::{Gamma, KernelSpec, Polynomial, Sigmoid};
+use kernels::{Linear, Polynomial, Rbf, Sigmoid};
 use models_svm::{
     ClassWeight, FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm, RunReport,
-    SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr, training_part,
+    SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr, training_part,
 };
 
 use crate::Failure;
@@ -279,36 +280,77 @@ fn check_parameters(o: &TrainOptions) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The kernel the options describe, after [`check_parameters`]; margin's own kernel checks
-/// (a polynomial degree of at least 1, a non-negative polynomial coef0) are made here too, so
-/// that nothing is read before a refusal.
-fn checked_kernel(o: &TrainOptions) -> Result<SvmKernel, Failure> {
+/// The kernel the options describe for training data whose largest feature index is
+/// `max_index`, after [`check_parameters`]: γ is `-g`, or else LIBSVM's `1/max_index`
+/// (`svm-train.c`'s read_problem: the largest index, not the column count, so a file using
+/// index 0 still gets `1/max_index`). A polynomial takes what LIBSVM takes (a degree of 0, a
+/// negative coef0). Called once before any data is read, with a stand-in index, so that
+/// nothing is read before a refusal.
+fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<SvmKernel, Failure> {
     check_parameters(o)?;
-    let gamma = o.gamma.map_or(Gamma::Auto, Gamma::Value);
-    // A placeholder γ when it is derived from the data: only the other parameters are checked.
-    let g = o.gamma.unwrap_or(1.0);
+    let gamma = match o.gamma {
+        Some(g) => g,
+        None if max_index > 0 => 1.0 / max_index as f64,
+        // LIBSVM keeps γ = 0 then (no feature above index 0): a constant RBF kernel.
+        None => 0.0,
+    };
+    let unusable = |e: core_linalg::Error| {
+        Failure::usage(format!(
+            "{e} (the training file's largest feature index is {max_index}, so LIBSVM's default γ = 1/max_index is not usable: give -g)"
+        ))
+    };
     Ok(match o.kernel_type {
-        0 => SvmKernel::Linear,
+        0 => SvmKernel::Spec(Linear.into()),
         1 => {
             let degree = u32::try_from(o.degree)
                 .map_err(|_| Failure::usage(format!("-d {}: degree too large", o.degree)))?;
-            Polynomial::new(g, o.coef0, degree)?;
-            SvmKernel::Polynomial {
-                degree,
-                gamma,
-                coef0: o.coef0,
-            }
+            SvmKernel::Spec(Polynomial::libsvm(gamma, o.coef0, degree)?.into())
         }
-        2 => SvmKernel::Rbf { gamma },
-        3 => {
-            Sigmoid::new(g, o.coef0)?;
-            SvmKernel::Sigmoid {
-                gamma,
-                coef0: o.coef0,
-            }
-        }
+        2 => SvmKernel::Spec(Rbf::with_gamma(gamma).map_err(unusable)?.into()),
+        3 => SvmKernel::Spec(Sigmoid::new(gamma, o.coef0).map_err(unusable)?.into()),
         // 4; `check_parameters` refused anything else.
         _ => SvmKernel::Precomputed,
+    })
+}
+
+/// LIBSVM's `(int)y` on x86-64: truncation toward zero; a value outside `int` gives `INT_MIN`
+/// (`cvttsd2si`'s "integer indefinite").
+fn libsvm_int(y: f64) -> i32 {
+    if y > -2_147_483_649.0 && y < 2_147_483_648.0 {
+        y as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// The training data as LIBSVM's classifiers see it: `svm_group_classes` groups samples by
+/// `(int)y`, so `1.5` is class `1` and `-0.7` class `0` (the model's labels are those ints;
+/// accuracy is still counted against the labels as written). Regression and one-class data
+/// are left as they are.
+fn as_libsvm_sees<'a>(
+    o: &TrainOptions,
+    data: &'a Dataset,
+) -> core_linalg::Result<Cow<'a, Dataset>> {
+    if !o.is_classifier() {
+        return Ok(Cow::Borrowed(data));
+    }
+    let values = data.targets.values()?;
+    if values.iter().all(|&y| f64::from(libsvm_int(y)) == y) {
+        return Ok(Cow::Borrowed(data));
+    }
+    let grouped = values.iter().map(|&y| f64::from(libsvm_int(y))).collect();
+    let mut data = data.clone();
+    data.targets = Targets::Values(grouped);
+    Ok(Cow::Owned(data))
+}
+
+/// The one class of classification data that has a single one (LIBSVM then trains no
+/// decision function and warns).
+fn single_label(data: &Dataset) -> core_linalg::Result<Option<i32>> {
+    let values = data.targets.values()?;
+    Ok(match values.first() {
+        Some(&first) if values.iter().all(|&y| y == first) => Some(libsvm_int(first)),
+        _ => None,
     })
 }
 
@@ -325,6 +367,15 @@ impl LibsvmParams<'_> {
         let (o, k) = (self.options, self.kernel.clone());
         warn_unknown_weight_labels(o, data);
         let (shrinking, probability) = (o.shrinking == 1, o.probability());
+        let grouped = as_libsvm_sees(o, data)?;
+        let data = &*grouped;
+        if o.is_classifier()
+            && let Some(label) = single_label(data)?
+        {
+            let kernel = k.resolve(&data.records)?;
+            let model = SingleClass::new_in(kernel, label, o.svm_type == 1, probability, run);
+            return LibsvmModel::SingleClass(model).with_n_features(data.n_features());
+        }
         let model = match o.svm_type {
             0 => {
                 let weights = ClassWeight::Given(
@@ -506,6 +557,10 @@ impl FitObserver for Printer<'_> {
         self.print(&format!("Total nSV = {total_sv}\n"));
     }
 
+    fn single_class(&mut self) {
+        self.print("WARNING: training data in only one class. See README for details.\n");
+    }
+
     fn laplace_scale(&mut self, sigma: f64) {
         self.print(&format!(
             "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= {}\n",
@@ -514,16 +569,16 @@ impl FitObserver for Printer<'_> {
     }
 }
 
-/// LIBSVM files are one-based, except precomputed-kernel files whose column 0 is the serial
-/// number.
-fn index_base(precomputed: bool) -> LibsvmOptions {
-    let index_base = if precomputed {
-        core_linalg::io::IndexBase::Zero
-    } else {
-        core_linalg::io::IndexBase::One
-    };
+/// How svm-train and svm-predict read data and model files: feature index `j` is column `j`,
+/// as in LIBSVM's `svm_node`s. Index 0 is then a feature like any other (LIBSVM accepts it in
+/// any file), and a precomputed-kernel file's `0:serial` is column 0, whatever the svm type:
+/// one rule for every file these commands read or write.
+const LIBSVM_INDEXING: IndexBase = IndexBase::Zero;
+
+/// [`LIBSVM_INDEXING`] as data-reading options.
+fn libsvm_reading() -> LibsvmOptions {
     LibsvmOptions {
-        index_base,
+        index_base: LIBSVM_INDEXING,
         ..Default::default()
     }
 }
@@ -538,8 +593,8 @@ fn warn_unknown_weight_labels(o: &TrainOptions, data: &Dataset) {
         return;
     };
     for &(label, _) in &o.weights {
-        // LIBSVM compares weight labels with each target truncated to int.
-        if !values.iter().any(|&y| y as i32 == label) {
+        // LIBSVM compares weight labels with each target as its `(int)y`.
+        if !values.iter().any(|&y| libsvm_int(y) == label) {
             warn(format_args!(
                 "WARNING: class label {label} specified in weight is not found"
             ));
@@ -552,12 +607,13 @@ pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
     let Some(o) = parse_train(&args.rest)? else {
         return Ok(());
     };
-    let kernel = checked_kernel(&o)?;
+    kernel_for(&o, 1)?;
     if o.folds.is_none() {
         check_outputs(&[&o.train], &[&o.model])?;
     }
-    let data = read_libsvm(&o.train, &index_base(o.kernel_type == 4))
-        .map_err(|e| Failure::in_file(&o.train, e))?;
+    let data =
+        read_libsvm(&o.train, &libsvm_reading()).map_err(|e| Failure::in_file(&o.train, e))?;
+    let kernel = kernel_for(&o, data.n_features().saturating_sub(1))?;
     let params = LibsvmParams {
         kernel,
         options: &o,
@@ -574,7 +630,7 @@ pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
     }
     let model = params.fit_in(&data, &mut run)?;
     printer.finish()?;
-    let text = model.to_text()?;
+    let text = model.to_text_indexed(LIBSVM_INDEXING)?;
     let mut file = Out::file(&o.model)?;
     file.write_all(text.as_bytes())?;
     file.finish()?;
@@ -600,8 +656,9 @@ fn regression_summary(truth: &[f64], predicted: &[f64]) -> (f64, f64) {
 }
 
 /// LIBSVM's `svm_cross_validation`: folds drawn from the run's `rand()` (stratified by class
-/// for classification with fewer folds than samples), each fold trained in LIBSVM's order
-/// (printing what svm-train prints) and its held-out samples predicted.
+/// for classification with fewer folds than samples, the classes grouped by `(int)y` as for
+/// training: [`as_libsvm_sees`]), each fold trained in LIBSVM's order (printing what svm-train
+/// prints) and its held-out samples predicted.
 fn cross_validate(
     params: &LibsvmParams<'_>,
     data: &Dataset,
@@ -616,6 +673,8 @@ fn cross_validate(
         ));
         nr_fold = n;
     }
+    let grouped = as_libsvm_sees(o, data)?;
+    let data = &*grouped;
     let folds = match data.targets.classes() {
         Ok(classes) if o.is_classifier() && nr_fold < n => run.stratified_folds(&classes, nr_fold),
         _ => run.folds(n, nr_fold),
@@ -755,6 +814,7 @@ fn predicted_lines<R: core_linalg::Records + ?Sized>(
             lines.push(format!("labels {}", head.join(" ")));
         }
         LibsvmModel::OneClass(_) => lines.push("label normal outlier".to_owned()),
+        LibsvmModel::SingleClass(m) => lines.push(format!("labels {}", m.label())),
         // Regression: the values alone (the probability model is printed on stdout).
         LibsvmModel::Svr(_) => {
             lines.extend(predicted.iter().map(|v| format_g(*v, 17)));
@@ -778,16 +838,15 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
         return Ok(());
     };
     check_outputs(&[o.test, o.model], &[o.output])?;
-    let model = LibsvmModel::load(o.model).map_err(|e| Failure::in_file(o.model, e))?;
+    let model = LibsvmModel::load_indexed(o.model, LIBSVM_INDEXING)
+        .map_err(|e| Failure::in_file(o.model, e))?;
     if o.probability && !model.has_probability() {
         return Err(Failure::usage(format!(
             "Model does not support probability estimates: {} was trained without -b 1 (a one-class model also has none when svm-train warned of too few decision values)",
             o.model.display()
         )));
     }
-    let precomputed = matches!(model.kernel(), KernelSpec::Precomputed(_));
-    let test =
-        read_libsvm(o.test, &index_base(precomputed)).map_err(|e| Failure::in_file(o.test, e))?;
+    let test = read_libsvm(o.test, &libsvm_reading()).map_err(|e| Failure::in_file(o.test, e))?;
     let width = test.n_features().max(model.n_features());
     let model = model.with_n_features(width)?;
     let records = test.records.clone().with_n_features(width)?;
@@ -846,4 +905,28 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
         }
     }
     stdout.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_truncate_as_c_s_int_conversion_on_x86_64() {
+        let cases = [
+            (1.5, 1),
+            (-1.5, -1),
+            (-0.7, 0),
+            (0.7, 0),
+            (2_147_483_647.9, i32::MAX),
+            (-2_147_483_648.9, i32::MIN),
+            // Outside int: cvttsd2si's "integer indefinite".
+            (2_147_483_648.0, i32::MIN),
+            (-2_147_483_649.0, i32::MIN),
+            (1e300, i32::MIN),
+        ];
+        for (y, want) in cases {
+            assert_eq!(libsvm_int(y), want, "{y}");
+        }
+    }
 }

@@ -13,18 +13,23 @@ use crate::models::{ModelEntry, ParamArgs, Predictions, decision_scores, decode,
 const COMMON_HELP: &str =
     "  --fit-intercept true|false         append LIBLINEAR's bias feature (default true)
   --intercept-scaling <number>       value of the bias feature (default 1)
-  --class-weight balanced            weight classes by n / (k · n_class)
+  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
+                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
   --seed <int>                       seed of the visiting order (default 0)";
 
 /// Applies the options both solvers share.
-fn common(mut params: LinearSvcParams, p: &mut ParamArgs) -> Result<LinearSvcParams, Failure> {
+fn common(
+    mut params: LinearSvcParams,
+    p: &mut ParamArgs,
+    data: &Dataset,
+) -> Result<LinearSvcParams, Failure> {
     if let Some(yes) = p.take("fit-intercept")? {
         params = params.fit_intercept(yes);
     }
     if let Some(b) = p.take("intercept-scaling")? {
         params = params.intercept_scaling(b);
     }
-    if let Some(w) = p.take_class_weight()? {
+    if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
     if let Some(seed) = p.take("seed")? {
@@ -34,7 +39,7 @@ fn common(mut params: LinearSvcParams, p: &mut ParamArgs) -> Result<LinearSvcPar
 }
 
 fn train_linear_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common(LinearSvc::params(), &mut p)?;
+    let mut params = common(LinearSvc::params(), &mut p, data)?;
     if let Some(c) = p.take("c")? {
         params = params.c(c);
     }
@@ -58,7 +63,7 @@ fn train_linear_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure>
 }
 
 fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common(LinearSvc::params().loss(SvmLoss::Hinge), &mut p)?;
+    let mut params = common(LinearSvc::params().loss(SvmLoss::Hinge), &mut p, data)?;
     match (p.take::<f64>("c")?, p.take::<f64>("lambda")?) {
         (Some(_), Some(_)) => {
             return Err(Failure::usage(

@@ -68,7 +68,7 @@ fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     if let Some(yes) = p.take("fit-intercept")? {
         params = params.fit_intercept(yes);
     }
-    if let Some(w) = p.take_class_weight()? {
+    if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
     if let Some(seed) = p.take("seed")? {
@@ -142,7 +142,8 @@ pub const ENTRIES: [ModelEntry; 3] = [
   --tol <number>                     gradient tolerance (default 0.0001)
   --max-iter <int>                   iterations, epochs for sgd (default 100)
   --fit-intercept true|false         fit an unpenalized intercept (default true)
-  --class-weight balanced            weight classes by n / (k · n_class)
+  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
+                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
   --seed <int>                       SGD's sample order (default 0)",
         common_help: "",
         train: train_logistic,

@@ -60,15 +60,29 @@ impl ParamArgs {
         }
     }
 
-    /// Removes `--class-weight`, if given; `balanced` is its one value.
-    pub fn take_class_weight(&mut self) -> Result<Option<core_linalg::ClassWeight>, Failure> {
-        match self.take::<String>("class-weight")?.as_deref() {
-            None => Ok(None),
-            Some("balanced") => Ok(Some(core_linalg::ClassWeight::Balanced)),
-            Some(other) => Err(Failure::usage(format!(
-                "--class-weight: expected balanced, found `{other}`"
-            ))),
+    /// Removes `--class-weight`, if given: `balanced`, or weights per class `LABEL:W,LABEL:W`
+    /// (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL W`; a class not named keeps
+    /// weight 1). As scikit-learn, a named class the training data lacks is refused.
+    pub fn take_class_weight(
+        &mut self,
+        data: &Dataset,
+    ) -> Result<Option<core_linalg::ClassWeight>, Failure> {
+        let Some(text) = self.take::<String>("class-weight")? else {
+            return Ok(None);
+        };
+        if text == "balanced" {
+            return Ok(Some(core_linalg::ClassWeight::Balanced));
         }
+        let given = parse_class_weights(&text)?;
+        let classes = data.targets.classes()?;
+        if let Some((label, _)) = given.iter().find(|(l, _)| !classes.labels().contains(l)) {
+            let known: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
+            return Err(Failure::usage(format!(
+                "--class-weight: class {label} is not in the training data (its classes: {})",
+                known.join(", ")
+            )));
+        }
+        Ok(Some(core_linalg::ClassWeight::Given(given)))
     }
 
     /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
@@ -80,6 +94,37 @@ impl ParamArgs {
             ))),
         }
     }
+}
+
+/// `LABEL:W,LABEL:W` as `(label, weight)` pairs: a label that reads as a number is a number
+/// (`1`, `+1` and `1.0` name one class), any other is text; the weight is after the last `:`.
+fn parse_class_weights(text: &str) -> Result<Vec<(Label, f64)>, Failure> {
+    let mut given: Vec<(Label, f64)> = Vec::new();
+    for item in text.split(',') {
+        let bad = |why: &str| {
+            Failure::usage(format!(
+                "--class-weight: `{item}` {why}: expected balanced or LABEL:WEIGHT pairs separated by commas (as 1:0.1,-1:2)"
+            ))
+        };
+        let (label, weight) = item.rsplit_once(':').ok_or_else(|| bad("has no `:`"))?;
+        let weight: f64 = weight
+            .trim()
+            .parse()
+            .map_err(|_| bad("has no number after `:`"))?;
+        let label = label.trim();
+        if label.is_empty() {
+            return Err(bad("has no label before `:`"));
+        }
+        let label = match label.parse::<f64>() {
+            Ok(x) if x.is_finite() => Label::Number(x),
+            _ => Label::Text(label.to_owned()),
+        };
+        if given.iter().any(|(l, _)| *l == label) {
+            return Err(bad("names a class twice"));
+        }
+        given.push((label, weight));
+    }
+    Ok(given)
 }
 
 /// How a flag's value type reads in a message ("a number", not `f64`).

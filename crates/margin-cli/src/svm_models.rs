@@ -95,7 +95,7 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     if let Some(c) = p.take("c")? {
         params = params.c(c);
     }
-    if let Some(w) = p.take_class_weight()? {
+    if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
     params = classifier_options!(params, p);
@@ -188,7 +188,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         kind: Svc::KIND,
         summary: "C-support vector classifier (LIBSVM's C-SVC; scikit-learn's SVC)",
         params_help: "  --c <number>                       regularization C (default 1)
-  --class-weight balanced            weight classes by n / (k · n_class)
+  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
+                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
   --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest
   --probability true|false           fit Platt probabilities for predict --proba (default false)",
         common_help: COMMON_HELP,

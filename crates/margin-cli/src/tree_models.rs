@@ -33,7 +33,8 @@ const GROWTH_HELP: &str = "  --criterion <name>                 gini, entropy, l
   --categorical-features <i,j,...>   columns (from 0) of category codes 0..63, split by subsets (default none)
   --seed <int>                       seed of the random choices (default 0)";
 
-const TREE_HELP: &str = "  --class-weight balanced            weight classes by n / (k · n_class)
+const TREE_HELP: &str = "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
+                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
   --pruning none|pessimistic|reduced-error  after growth: C4.5's error-based pruning, or Quinlan's on a held-out part (default none)
   --confidence <number>              pessimistic pruning's confidence factor, in (0, 0.5] (default 0.25)
   --validation-fraction <number>     reduced-error pruning: share of the rows held out (stratified, shuffled by --seed) to prune on (default 0.25)";
@@ -195,7 +196,7 @@ fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     // Taken first: it also shuffles the rows held out for reduced-error pruning.
     let seed = p.take("seed")?.unwrap_or(0);
     let mut params = growth!(DecisionTreeClassifier::params(), &mut p).seed(seed);
-    if let Some(w) = p.take_class_weight()? {
+    if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
     let pruning = take_pruning(&mut p, true)?;
@@ -229,7 +230,7 @@ fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Fail
 
 fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let mut params = forest!(growth!(RandomForestClassifier::params(), &mut p), p);
-    if let Some(w) = p.take_class_weight()? {
+    if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
     p.finish("forest")?;
@@ -327,7 +328,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: RandomForestClassifier::KIND,
         summary: "random forest classifier (scikit-learn's RandomForestClassifier)",
-        params_help: "  --class-weight balanced            weight classes by n / (k · n_class)
+        params_help: "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
+                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
   --n-estimators <int>               trees (default 100)
   --bootstrap true|false             grow each tree on a bootstrap sample (default true)
   --oob-score true|false             report the out-of-bag accuracy on stderr (default false)",

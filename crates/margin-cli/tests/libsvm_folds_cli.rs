@@ -74,6 +74,9 @@ const CASES: &[(&str, &str, &str, bool)] = &[
         "-v 3 -w3 2 -w-1 0.5",
         false,
     ),
+    // Folds stratified by LIBSVM's (int)y, and a single class in every fold training.
+    ("inputs_frac_cv", "@inputs_frac.svm", "-v 3", false),
+    ("inputs_single_cv", "@inputs_single.svm", "-v 4 -b 1", false),
 ];
 
 fn fixture(name: &str) -> String {

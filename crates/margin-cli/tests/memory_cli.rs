@@ -223,6 +223,16 @@ fn every_command(data: &Path, dir: &Path, models: &[String]) -> Vec<String> {
     for kernel in ["2", "0"] {
         let train = limited(&["svm-train", "-t", kernel, data, libsvm_model]);
         train.check();
+        // svm-train reads index j as column j, as LIBSVM does, so 4294967295 would need 2³²
+        // columns; LIBSVM, whose indices are ints, refuses that line too.
+        if data.ends_with("top-4294967295.txt") {
+            assert!(
+                !train.ok() && train.stderr.contains("feature index 4294967295"),
+                "svm-train -t {kernel} on {data}: {}",
+                train.stderr
+            );
+            continue;
+        }
         assert!(
             train.ok(),
             "svm-train -t {kernel} must run on {data}: {}",

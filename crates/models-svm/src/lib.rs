@@ -78,7 +78,7 @@ mod svr;
 
 pub use core_linalg::ClassWeight;
 pub use kernel_choice::SvmKernel;
-pub use libsvm_format::LibsvmModel;
+pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
 pub use one_class::{OneClassSvm, OneClassSvmParams};

@@ -54,6 +54,10 @@ pub trait FitObserver: Observer {
     /// A classifier's training ended with `total_sv` support vectors (LIBSVM's
     /// `Total nSV`, printed after each `svm_train` of a classifier, fold trainings included).
     fn classifier_trained(&mut self, _total_sv: usize) {}
+    /// A classifier's training data held a single class (after grouping by `(int)y`): LIBSVM
+    /// trains no decision function and says so ("training data in only one class"), before
+    /// its `Total nSV = 0` ([`Self::classifier_trained`]).
+    fn single_class(&mut self) {}
     /// A regressor's Laplace scale σ was fitted (LIBSVM's "Prob. model for test data" lines).
     fn laplace_scale(&mut self, _sigma: f64) {}
 }
@@ -159,6 +163,8 @@ pub(crate) struct Recorder {
     pub(crate) marks: Vec<Mark>,
     pub(crate) runs: Vec<RunReport>,
     pub(crate) totals: Vec<usize>,
+    /// Trainings on a single class, with how many totals had been reported before each.
+    pub(crate) single: Vec<usize>,
 }
 
 #[cfg(test)]
@@ -175,6 +181,9 @@ impl FitObserver for Recorder {
     }
     fn classifier_trained(&mut self, total_sv: usize) {
         self.totals.push(total_sv);
+    }
+    fn single_class(&mut self) {
+        self.single.push(self.totals.len());
     }
 }
 
@@ -211,6 +220,21 @@ mod tests {
         assert_eq!(seen.totals[5], watched.support_indices().len());
         // Every run ends by checking optimality on all variables.
         assert!(seen.marks.iter().filter(|&&m| m == Mark::Unshrunk).count() >= 6);
+    }
+
+    #[test]
+    fn a_single_class_training_reports_libsvm_s_warning_then_no_support_vector() {
+        use crate::SingleClass;
+        let mut seen = Recorder::default();
+        let mut run = LibsvmRun::new(&mut seen);
+        let model = SingleClass::new_in(kernels::Linear.into(), 3, false, true, &mut run);
+        assert_eq!(
+            model,
+            SingleClass::new(kernels::Linear.into(), 3, false, true)
+        );
+        // The warning before the count, and no SMO run.
+        assert_eq!((seen.single, seen.totals), (vec![0], vec![0]));
+        assert!(seen.runs.is_empty() && seen.marks.is_empty());
     }
 
     #[test]

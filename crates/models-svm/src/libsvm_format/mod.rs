@@ -7,12 +7,14 @@
 //!   (`rho`, `probA`, `probB`: one per pair of classes; `label`, `nr_sv`: one per class;
 //!   `prob_density_marks`: ten), and only the keys that belong to the model's `svm_type` and
 //!   `kernel_type`;
-//! - counts that agree: `nr_class` ≥ 2 (exactly 2 for regression and one-class models),
+//! - counts that agree: `nr_class` ≥ 2 (exactly 2 for regression and one-class models; 1 for a
+//!   classifier LIBSVM trained on one class, [`SingleClass`], with no pair and no SV line),
 //!   `nr_sv` summing to `total_sv`, `total_sv` equal to the number of SV lines, distinct
 //!   integer labels;
 //! - numbers: `rho`, the coefficients, `probA`, `probB` and `prob_density_marks` finite;
-//! - SV lines: `nr_class − 1` coefficients, then feature indices that increase, start at 1 and
-//!   fit a `u32`; for a precomputed kernel exactly `0:serial` with an integer serial ≥ 1.
+//! - SV lines: `nr_class − 1` coefficients, then feature indices that increase, start at 1 (or
+//!   at 0 when read zero-based, as LIBSVM's tools read them: [`LibsvmModel::from_text_indexed`])
+//!   and fit a `u32`; for a precomputed kernel exactly `0:serial` with an integer serial ≥ 1.
 //!
 //! A margin model file (magic `MARGINMF`) is recognized and refused with the command that
 //! reads it.
@@ -22,10 +24,11 @@ mod write;
 
 use std::path::Path;
 
+use core_linalg::io::IndexBase;
 use core_linalg::{DenseMatrix, Error, Label, PredictProba, Records, Result};
 use kernels::KernelSpec;
 
-use crate::{OneClassSvm, Svc, Svr};
+use crate::{LibsvmRun, OneClassSvm, Svc, Svr};
 
 /// A model LIBSVM's file format can hold.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,24 +39,87 @@ pub enum LibsvmModel {
     Svr(Svr),
     /// `svm_type one_class`.
     OneClass(OneClassSvm),
+    /// `svm_type c_svc` or `nu_svc` with `nr_class 1`: what LIBSVM trains on classification
+    /// data with a single class.
+    SingleClass(SingleClass),
+}
+
+/// A classifier LIBSVM trained on data with one class (after grouping labels by `(int)y`):
+/// no binary problem and no support vector; every prediction is the one label, with
+/// probability 1. `margin svm-train` makes one where LIBSVM does ([`Svc`]'s own fit refuses a
+/// single class).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SingleClass {
+    kernel: KernelSpec,
+    label: i32,
+    nu: bool,
+    probability: bool,
+    n_features: usize,
+}
+
+impl SingleClass {
+    /// The model of `svm_train` for one class `label`: `nu` for ν-SVC (`nu_svc` in the file),
+    /// `probability` for `-b 1` (empty `probA`/`probB` lines, and probability estimates of 1).
+    pub fn new(kernel: KernelSpec, label: i32, nu: bool, probability: bool) -> Self {
+        Self {
+            kernel,
+            label,
+            nu,
+            probability,
+            n_features: 0,
+        }
+    }
+    /// [`Self::new`] as a training in a run of LIBSVM's tools: reported to `run`'s observer as
+    /// `svm_train` reports it (its warning of a single class, then a classifier trained with
+    /// no support vector).
+    pub fn new_in(
+        kernel: KernelSpec,
+        label: i32,
+        nu: bool,
+        probability: bool,
+        run: &mut LibsvmRun<'_>,
+    ) -> Self {
+        let observer = run.observer();
+        observer.single_class();
+        observer.classifier_trained(0);
+        Self::new(kernel, label, nu, probability)
+    }
+    /// The one class.
+    pub fn label(&self) -> i32 {
+        self.label
+    }
+    /// Trained as ν-SVC.
+    pub fn is_nu(&self) -> bool {
+        self.nu
+    }
 }
 
 impl LibsvmModel {
-    /// The model in LIBSVM's text format.
+    /// The model in LIBSVM's text format, column `j` written as feature index `j + 1`.
     pub fn to_text(&self) -> Result<String> {
+        self.to_text_indexed(IndexBase::One)
+    }
+
+    /// The model in LIBSVM's text format, column `j` written as feature index `j` for
+    /// [`IndexBase::Zero`] (as LIBSVM's tools index their columns, index 0 included), `j + 1`
+    /// otherwise. Precomputed-kernel lines are `0:serial` either way.
+    pub fn to_text_indexed(&self, base: IndexBase) -> Result<String> {
         let mut out = String::new();
         match self {
-            LibsvmModel::Svc(m) => write::svc_text(m, &mut out)?,
+            LibsvmModel::Svc(m) => write::svc_text(m, base, &mut out)?,
+            LibsvmModel::SingleClass(m) => write::single_class_text(m, &mut out)?,
             LibsvmModel::Svr(m) => write::expansion_text(
                 if m.is_nu() { "nu_svr" } else { "epsilon_svr" },
                 &m.expansion,
                 m.laplace_scale.map(|s| ("probA", vec![s])),
+                base,
                 &mut out,
             )?,
             LibsvmModel::OneClass(m) => write::expansion_text(
                 "one_class",
                 &m.expansion,
                 m.density_marks.map(|d| ("prob_density_marks", d.to_vec())),
+                base,
                 &mut out,
             )?,
         }
@@ -69,13 +135,24 @@ impl LibsvmModel {
 
     /// Reads a LIBSVM model file (see the module documentation for what is checked).
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_indexed(path, IndexBase::One)
+    }
+
+    /// [`Self::load`] with feature index `j` read as column `j` for [`IndexBase::Zero`] (as
+    /// LIBSVM's tools read them, index 0 included); see [`Self::from_text_indexed`].
+    pub fn load_indexed(path: &Path, base: IndexBase) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes_indexed(&bytes, base)
     }
 
     /// Parses the bytes of a LIBSVM model file: refuses a margin model file (naming the command
     /// that reads it) and text that is not UTF-8 (naming the line), then [`Self::from_text`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes_indexed(bytes, IndexBase::One)
+    }
+
+    /// [`Self::from_bytes`] with the SV lines' indices read as `base` says.
+    pub fn from_bytes_indexed(bytes: &[u8], base: IndexBase) -> Result<Self> {
         if bytes.starts_with(b"MARGINMF") {
             return Err(Error::model_file(
                 "this is a margin model file (binary, written by `margin train`), not a LIBSVM text model: predict with it using `margin predict MODEL_FILE DATA`",
@@ -92,12 +169,22 @@ impl LibsvmModel {
                 + 1;
             Error::parse(line, column, "invalid UTF-8: not a LIBSVM text model file")
         })?;
-        Self::from_text(text)
+        Self::from_text_indexed(text, base)
     }
 
-    /// Parses LIBSVM's text format (see the module documentation for what is checked).
+    /// Parses LIBSVM's text format (see the module documentation for what is checked), feature
+    /// index `j` as column `j − 1`.
     pub fn from_text(text: &str) -> Result<Self> {
-        read::parse(text)
+        Self::from_text_indexed(text, IndexBase::One)
+    }
+
+    /// Parses LIBSVM's text format with the SV lines' feature indices read as `base` says:
+    /// [`IndexBase::Zero`] reads index `j` as column `j` (LIBSVM's own reading, where index 0
+    /// is a feature like any other), [`IndexBase::One`] as column `j − 1` (index 0 refused),
+    /// [`IndexBase::Auto`] as zero-based if some SV line holds index 0. Precomputed-kernel
+    /// lines are `0:serial` whatever `base` says.
+    pub fn from_text_indexed(text: &str, base: IndexBase) -> Result<Self> {
+        read::parse(text, base)
     }
 
     /// Number of features the model's support vectors span.
@@ -106,6 +193,7 @@ impl LibsvmModel {
             LibsvmModel::Svc(m) => m.n_features(),
             LibsvmModel::Svr(m) => m.expansion.n_features,
             LibsvmModel::OneClass(m) => m.expansion.n_features,
+            LibsvmModel::SingleClass(m) => m.n_features,
         }
     }
 
@@ -116,6 +204,8 @@ impl LibsvmModel {
             LibsvmModel::Svc(m) => m.convergence(),
             LibsvmModel::Svr(m) => m.convergence(),
             LibsvmModel::OneClass(m) => m.convergence(),
+            // No solver ran.
+            LibsvmModel::SingleClass(_) => core_linalg::Convergence::default(),
         }
     }
 
@@ -132,6 +222,9 @@ impl LibsvmModel {
                 m.expansion = m.expansion.with_n_features(n_features)?;
                 LibsvmModel::OneClass(m)
             }
+            LibsvmModel::SingleClass(m) => {
+                LibsvmModel::SingleClass(SingleClass { n_features, ..m })
+            }
         })
     }
 
@@ -143,6 +236,7 @@ impl LibsvmModel {
             LibsvmModel::Svc(m) => m.problems().iter().all(|p| p.probability.is_some()),
             LibsvmModel::Svr(m) => m.laplace_scale().is_some(),
             LibsvmModel::OneClass(m) => m.density_marks().is_some(),
+            LibsvmModel::SingleClass(m) => m.probability,
         }
     }
 
@@ -152,6 +246,7 @@ impl LibsvmModel {
             LibsvmModel::Svc(m) => m.kernel(),
             LibsvmModel::Svr(m) => m.kernel(),
             LibsvmModel::OneClass(m) => m.kernel(),
+            LibsvmModel::SingleClass(m) => &m.kernel,
         }
     }
 
@@ -159,7 +254,8 @@ impl LibsvmModel {
     /// ([`Self::has_probability`]): the predicted label or value, and the probability
     /// estimates — for a classifier one column per class in [`Svc::labels`] order (the label is
     /// the most probable class, the first on ties), for a one-class SVM the columns `[normal,
-    /// outlier]` (the label is the sign of the decision value), for a regressor no column (its
+    /// outlier]` (the label is the sign of the decision value), for a [`SingleClass`] model one
+    /// column of ones, for a regressor no column (its
     /// probability model is the one scale [`Svr::laplace_scale`]; the values are
     /// [`Self::predict_values`]'). A model without one is refused as `PredictProba` refuses it.
     pub fn predict_probability<R: Records + ?Sized>(
@@ -182,13 +278,19 @@ impl LibsvmModel {
             LibsvmModel::OneClass(m) => {
                 Ok((self.predict_values(records)?, m.predict_proba(records)?))
             }
+            LibsvmModel::SingleClass(m) => {
+                if !m.probability {
+                    return Err(no_probability());
+                }
+                let values = self.predict_values(records)?;
+                let n = values.len();
+                let mut ones = DenseMatrix::zeros(n, 1);
+                ones.as_mut_slice().fill(1.0);
+                Ok((values, ones))
+            }
             LibsvmModel::Svr(m) => {
                 if m.laplace_scale().is_none() {
-                    return Err(Error::invalid_parameter(
-                        "probability",
-                        false,
-                        "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
-                    ));
+                    return Err(no_probability());
                 }
                 let values = self.predict_values(records)?;
                 let n = values.len();
@@ -215,8 +317,21 @@ impl LibsvmModel {
                 .into_iter()
                 .map(|f| if f > 0.0 { 1.0 } else { -1.0 })
                 .collect(),
+            LibsvmModel::SingleClass(m) => {
+                core_linalg::validate::check_predict(m.n_features, records)?;
+                vec![f64::from(m.label); records.n_samples()]
+            }
         })
     }
+}
+
+/// The refusal of probability estimates from a model trained without them.
+fn no_probability() -> Error {
+    Error::invalid_parameter(
+        "probability",
+        false,
+        "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
+    )
 }
 
 /// A label as LIBSVM's numeric label (text labels, which LIBSVM files cannot hold, as NaN).

@@ -6,23 +6,27 @@ use core_linalg::{CsrMatrix, Error, Label, Matrix, Records, Result};
 use kernels::{KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
 use optim::StopReason;
 
-use super::LibsvmModel;
+use super::{LibsvmModel, SingleClass};
 use crate::expansion::Expansion;
 use crate::probability::NR_MARKS;
 use crate::svc::{BinaryModel, Multiclass, Svc};
 use crate::{OneClassSvm, Svr};
 
-/// [`LibsvmModel::from_text`].
-pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
+/// [`LibsvmModel::from_text_indexed`]: `base` is how the SV lines' feature indices map to
+/// columns (precomputed-kernel lines are zero-based whatever it says).
+pub(super) fn parse(text: &str, base: IndexBase) -> Result<LibsvmModel> {
     let header = Header::parse(text)?;
     let kind = header.svm_type()?;
     let kernel = header.kernel()?;
     header.refuse_foreign_keys(kind, &kernel)?;
     let nr_class: usize = header.require("nr_class")?.int("an integer ≥ 2")?;
-    if nr_class < 2 || (kind.is_classifier() && nr_class > i32::MAX as usize) {
-        return Err(header
-            .require("nr_class")?
-            .error(1, format!("{nr_class} classes: expected 2 to {}", i32::MAX)));
+    // One class: what LIBSVM's svm_train makes of classification data with a single label.
+    let fewest = if kind.is_classifier() { 1 } else { 2 };
+    if nr_class < fewest || (kind.is_classifier() && nr_class > i32::MAX as usize) {
+        return Err(header.require("nr_class")?.error(
+            1,
+            format!("{nr_class} classes: expected {fewest} to {}", i32::MAX),
+        ));
     }
     if !kind.is_classifier() && nr_class != 2 {
         return Err(header.require("nr_class")?.error(
@@ -41,7 +45,7 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
         .require("rho")?
         .finite(pairs, "one per pair of classes")?;
     let precomputed = matches!(kernel, KernelSpec::Precomputed(_));
-    let sv = SvSection::parse(text, &header, nr_class - 1, total_sv, precomputed)?;
+    let sv = SvSection::parse(text, &header, nr_class - 1, total_sv, precomputed, base)?;
     let expansion = |rho: f64| {
         Expansion {
             kernel: kernel.clone(),
@@ -93,6 +97,23 @@ pub(super) fn parse(text: &str) -> Result<LibsvmModel> {
         }
         SvmType::CSvc | SvmType::NuSvc => {
             let classifier = ClassifierHeader::parse(&header, nr_class, total_sv)?;
+            if nr_class == 1 {
+                if total_sv != 0 {
+                    return Err(header.require("total_sv")?.error(
+                        1,
+                        format!(
+                            "is {total_sv} for one class: LIBSVM trains no support vector then"
+                        ),
+                    ));
+                }
+                return Ok(LibsvmModel::SingleClass(SingleClass {
+                    kernel,
+                    label: classifier.ints[0],
+                    nu: kind == SvmType::NuSvc,
+                    probability: classifier.prob.is_some(),
+                    n_features: 0,
+                }));
+            }
             Ok(LibsvmModel::Svc(classifier.model(
                 kernel,
                 sv,
@@ -344,7 +365,8 @@ impl<'a> Header<'a> {
                 let degree: u32 = self
                     .require("degree")?
                     .int("a non-negative integer degree")?;
-                Polynomial::new(num("gamma")?, num("coef0")?, degree).map(Into::into)
+                // LIBSVM trains (and so writes) a degree 0 and a negative coef0.
+                Polynomial::libsvm(num("gamma")?, num("coef0")?, degree).map(Into::into)
             }
             "rbf" => Rbf::with_gamma(num("gamma")?).map(Into::into),
             "sigmoid" => Sigmoid::new(num("gamma")?, num("coef0")?).map(Into::into),
@@ -398,6 +420,8 @@ struct ClassifierHeader {
     labels: Vec<Label>,
     nr_sv: Vec<usize>,
     prob: Option<(Vec<f64>, Vec<f64>)>,
+    /// The labels as written.
+    ints: Vec<i32>,
 }
 
 impl ClassifierHeader {
@@ -440,12 +464,10 @@ impl ClassifierHeader {
             }
         };
         Ok(Self {
-            labels: ints
-                .into_iter()
-                .map(|l| Label::Number(f64::from(l)))
-                .collect(),
+            labels: ints.iter().map(|&l| Label::Number(f64::from(l))).collect(),
             nr_sv,
             prob,
+            ints,
         })
     }
 
@@ -514,6 +536,7 @@ impl SvSection {
         n_coef: usize,
         total_sv: usize,
         precomputed: bool,
+        base: IndexBase,
     ) -> Result<Self> {
         let mut coefs: Vec<Vec<f64>> = Vec::new();
         // Each SV line's features, behind a dummy label, for the LIBSVM data reader; and where
@@ -579,11 +602,7 @@ impl SvSection {
         let support = if total_sv == 0 {
             CsrMatrix::new(vec![0], Vec::new(), Vec::new(), 0)?
         } else {
-            let base = if precomputed {
-                IndexBase::Zero
-            } else {
-                IndexBase::One
-            };
+            let base = if precomputed { IndexBase::Zero } else { base };
             let options = LibsvmOptions {
                 index_base: base,
                 ..Default::default()
@@ -675,7 +694,9 @@ SV
             ("label 1 2 3", "label 1 2 x", 7, "not an integer label"),
             ("rho 0.1 0.2 0.3", "rho 0.1 0.2", 6, "needs 3"),
             ("rho 0.1 0.2 0.3", "rho 0.1 nan 0.3", 6, "not finite"),
-            ("nr_class 3", "nr_class 1", 4, "1 classes: expected 2 to"),
+            ("nr_class 3", "nr_class 0", 4, "0 classes: expected 1 to"),
+            // One class is LIBSVM's single-class model: it has no pair, so no rho.
+            ("nr_class 3", "nr_class 1", 6, "needs 0"),
             ("nr_class 3", "nr_class 2.5", 4, "not an integer"),
             ("1 0.5 1:0.5 3:1", "1 inf 1:0.5 3:1", 10, "not finite"),
             ("1 0.5 1:0.5 3:1", "1 1:0.5 3:1", 10, "2 coefficient"),
@@ -801,6 +822,90 @@ SV
             ),
             "{e}"
         );
+    }
+
+    /// What LIBSVM 3.37's svm-train writes for `heart_scale` with every label set to 1
+    /// (`-b 1` adds the empty `probA` and `probB` lines).
+    const SINGLE: &str = "svm_type c_svc\nkernel_type rbf\ngamma 0.076923076923076927\nnr_class 1\ntotal_sv 0\nrho\nlabel 1\nprobA\nprobB\nnr_sv 0\nSV\n";
+
+    #[test]
+    fn single_class_models_load_predict_and_write_back() {
+        for (text, probability) in [
+            (SINGLE.to_owned(), true),
+            (SINGLE.replace("probA\nprobB\n", ""), false),
+            (
+                SINGLE
+                    .replace("c_svc", "nu_svc")
+                    .replace("label 1", "label -7"),
+                true,
+            ),
+        ] {
+            let model = LibsvmModel::from_text(&text).unwrap();
+            let LibsvmModel::SingleClass(m) = &model else {
+                panic!("not a single-class model: {model:?}")
+            };
+            assert_eq!(model.has_probability(), probability);
+            assert_eq!(model.to_text().unwrap(), text);
+            let model = model.clone().with_n_features(3).unwrap();
+            let x = core_linalg::DenseMatrix::zeros(2, 3);
+            let label = f64::from(m.label());
+            assert_eq!(model.predict_values(&x).unwrap(), [label, label]);
+            match model.predict_probability(&x) {
+                Ok((labels, probs)) => {
+                    assert!(probability);
+                    assert_eq!(labels, [label, label]);
+                    assert_eq!(probs.as_slice(), [1.0, 1.0]);
+                }
+                Err(e) => assert!(!probability, "{e}"),
+            }
+        }
+        let with_sv = SINGLE
+            .replace("total_sv 0", "total_sv 1")
+            .replace("nr_sv 0", "nr_sv 1")
+            .replace("SV\n", "SV\n1:0.5\n");
+        let (line, message) = refused(&with_sv);
+        assert_eq!(line, 5, "{message}");
+        assert!(
+            refused(&SINGLE.replace("label 1", "label 1 2"))
+                .1
+                .contains("needs 1")
+        );
+        assert!(
+            refused(&SINGLE.replace("probA\n", "probA 0.5\n"))
+                .1
+                .contains("needs 0")
+        );
+        // Regression and one-class models still have nr_class 2.
+        let svr = "svm_type epsilon_svr\nkernel_type linear\nnr_class 1\ntotal_sv 0\nrho 0\nSV\n";
+        assert!(refused(svr).1.contains("expected 2"));
+    }
+
+    #[test]
+    fn zero_based_sv_lines_read_and_write_index_zero() {
+        let text = "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0.5\nSV\n1 0:2 2:1 \n-1 1:3 \n";
+        let zero = LibsvmModel::from_text_indexed(text, IndexBase::Zero).unwrap();
+        assert_eq!(zero.n_features(), 3);
+        assert_eq!(zero.to_text_indexed(IndexBase::Zero).unwrap(), text);
+        // Column j is index j: x = (1, 0, 0) meets only the first SV's index 0.
+        let x = core_linalg::DenseMatrix::from_rows(&[[1.0, 0.0, 0.0]]).unwrap();
+        assert_eq!(zero.predict_values(&x).unwrap(), [2.0 - 0.5]);
+        let auto = LibsvmModel::from_text_indexed(text, IndexBase::Auto).unwrap();
+        assert_eq!(auto.to_text_indexed(IndexBase::Zero).unwrap(), text);
+        assert_eq!(auto.n_features(), 3);
+        assert!(refused(text).1.contains("index 0"));
+        // A one-based model written zero-based names each column one lower.
+        let one = text.replace("0:2 2:1", "1:2 3:1").replace("1:3", "2:3");
+        let read = LibsvmModel::from_text(&one).unwrap();
+        assert_eq!(read.to_text_indexed(IndexBase::Zero).unwrap(), text);
+        assert_eq!(read.to_text().unwrap(), one);
+    }
+
+    #[test]
+    fn polynomials_load_as_libsvm_trains_them() {
+        // svm-train -t 1 -d 0 -r -1: a degree of 0 and a negative coef0.
+        let text = "svm_type c_svc\nkernel_type polynomial\ndegree 0\ngamma 0.5\ncoef0 -1\nnr_class 2\ntotal_sv 2\nrho 1\nlabel 1 -1\nnr_sv 1 1\nSV\n1 1:1 \n-1 2:1 \n";
+        let model = LibsvmModel::from_text(text).unwrap();
+        assert_eq!(model.to_text().unwrap(), text);
     }
 
     #[test]

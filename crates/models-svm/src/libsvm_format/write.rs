@@ -2,10 +2,11 @@
 
 use std::fmt::Write as _;
 
-use core_linalg::io::format_g;
+use core_linalg::io::{IndexBase, format_g};
 use core_linalg::{Error, Label, Records, Result, RowView};
 use kernels::KernelSpec;
 
+use super::SingleClass;
 use crate::expansion::Expansion;
 use crate::svc::{Multiclass, Svc};
 
@@ -45,9 +46,12 @@ fn kernel_lines(kernel: &KernelSpec, out: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// A label as the `int` LIBSVM stores (any of `int`'s values, `INT_MIN` included: what x86-64's
+/// `(int)y` makes of a label outside `int`).
 fn label_int(l: &Label) -> Result<i64> {
+    let int = -(2f64.powi(31))..2f64.powi(31);
     match l {
-        Label::Number(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(31) => Ok(*x as i64),
+        Label::Number(x) if x.fract() == 0.0 && int.contains(x) => Ok(*x as i64),
         other => Err(Error::invalid_parameter(
             "label",
             other,
@@ -65,7 +69,15 @@ fn value_line(out: &mut String, key: &str, values: impl IntoIterator<Item = f64>
     out.push('\n');
 }
 
-fn sv_line(out: &mut String, coefs: &[f64], sv: RowView<'_>, precomputed: bool) {
+/// The feature index LIBSVM writes for column 0.
+fn first_index(base: IndexBase) -> usize {
+    match base {
+        IndexBase::Zero => 0,
+        IndexBase::One | IndexBase::Auto => 1,
+    }
+}
+
+fn sv_line(out: &mut String, coefs: &[f64], sv: RowView<'_>, precomputed: bool, first: usize) {
     for c in coefs {
         let _ = write!(out, "{} ", format_g(*c, 17));
     }
@@ -77,14 +89,14 @@ fn sv_line(out: &mut String, coefs: &[f64], sv: RowView<'_>, precomputed: bool) 
         let keep_zeros = matches!(sv, RowView::Sparse(_));
         sv.for_each_stored(|j, v| {
             if keep_zeros || v != 0.0 {
-                let _ = write!(out, "{}:{} ", j + 1, format_g(v, 8));
+                let _ = write!(out, "{}:{} ", j + first, format_g(v, 8));
             }
         });
     }
     out.push('\n');
 }
 
-pub(super) fn svc_text(m: &Svc, out: &mut String) -> Result<()> {
+pub(super) fn svc_text(m: &Svc, base: IndexBase, out: &mut String) -> Result<()> {
     if m.multiclass() != Multiclass::OneVsOne {
         return Err(Error::invalid_parameter(
             "multiclass",
@@ -147,7 +159,13 @@ pub(super) fn svc_text(m: &Svc, out: &mut String) -> Result<()> {
     let precomputed = matches!(m.kernel(), KernelSpec::Precomputed(_));
     for s in 0..n_sv {
         let row: Vec<f64> = coef.iter().map(|r| r[s]).collect();
-        sv_line(out, &row, m.support_vectors().row(s), precomputed);
+        sv_line(
+            out,
+            &row,
+            m.support_vectors().row(s),
+            precomputed,
+            first_index(base),
+        );
     }
     Ok(())
 }
@@ -158,6 +176,7 @@ pub(super) fn expansion_text(
     svm_type: &str,
     e: &Expansion,
     probability: Option<(&str, Vec<f64>)>,
+    base: IndexBase,
     out: &mut String,
 ) -> Result<()> {
     let _ = writeln!(out, "svm_type {svm_type}");
@@ -170,7 +189,24 @@ pub(super) fn expansion_text(
     out.push_str("SV\n");
     let precomputed = matches!(e.kernel, KernelSpec::Precomputed(_));
     for (s, &c) in e.coef.iter().enumerate() {
-        sv_line(out, &[c], e.support.row(s), precomputed);
+        sv_line(out, &[c], e.support.row(s), precomputed, first_index(base));
     }
+    Ok(())
+}
+
+/// A classifier trained on one class ([`SingleClass`]): LIBSVM's header with no pair (an empty
+/// `rho`, and empty `probA`/`probB` when trained with `-b 1`) and no SV line.
+pub(super) fn single_class_text(m: &SingleClass, out: &mut String) -> Result<()> {
+    out.push_str(if m.nu {
+        "svm_type nu_svc\n"
+    } else {
+        "svm_type c_svc\n"
+    });
+    kernel_lines(&m.kernel, out)?;
+    let _ = writeln!(out, "nr_class 1\ntotal_sv 0\nrho\nlabel {}", m.label);
+    if m.probability {
+        out.push_str("probA\nprobB\n");
+    }
+    out.push_str("nr_sv 0\nSV\n");
     Ok(())
 }
