@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::dense_by_feature::DenseByFeature;
 use crate::kernel::{DotForm, Kernel};
-use crate::libsvm_order::{form_into_f32, sequential_dot_dense, sequential_sq_norm};
+use crate::libsvm_order::{form_into_f32, sequential_dots, sequential_sq_norm};
 
 /// What fills the cache: entries `Q(i, t)` of a symmetric matrix over positions `0..len()`,
 /// whose order the solver permutes with [`ColumnSource::swap`].
@@ -291,13 +291,6 @@ const MIN_DENSE_DENSITY: f64 = 0.25;
 /// Fewest rows per parallel task when computing a column.
 const MIN_CHUNK: usize = 256;
 
-/// `dots += x_s · x` for the samples `s` of `order`, each a gather from the dense probe `x`,
-/// summed in LIBSVM's order.
-#[inline]
-fn dots_by_row<Q: Records + ?Sized>(rows: &Q, order: &[usize], x: &[f64], dots: &mut Vec<f64>) {
-    dots.extend(order.iter().map(|&s| sequential_dot_dense(rows.row(s), x)));
-}
-
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     /// A source over all samples of `records`, in their order.
     pub fn new(kernel: &'a K, records: &'a R) -> Result<Self> {
@@ -377,8 +370,8 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             (Some(_), Probe::Dense(x), _) => {
                 let order = &self.order[positions.clone()];
                 match &self.samples {
-                    Samples::Borrowed(r) => dots_by_row(*r, order, x, dots),
-                    Samples::Compact(c) => dots_by_row(c, order, x, dots),
+                    Samples::Borrowed(r) => sequential_dots(*r, order, x, dots),
+                    Samples::Compact(c) => sequential_dots(c, order, x, dots),
                 }
             }
             _ => {
