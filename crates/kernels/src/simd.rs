@@ -75,7 +75,7 @@ fn exp_f32_loop<const FMA: bool>(args: &[f64], out: &mut [f32]) {
 }
 
 /// Whether `y`, within 2 ulp of `exp(x)`, might round to another `f32` than libm's `exp(x)`.
-/// Written with `&` and `|`, not `&&` and `||`, so that it vectorizes.
+/// Written with `|`, not `||`, so that it vectorizes.
 #[inline(always)]
 fn rounds_apart(x: f64, y: f64) -> bool {
     // Below e^-87.3 an f32 is subnormal (fewer mantissa bits); below e^-103.97 every value
@@ -88,8 +88,8 @@ fn rounds_apart(x: f64, y: f64) -> bool {
     const SLACK: i64 = 8;
     let from_midpoint = (y.to_bits() & DROPPED) as i64 - MIDPOINT;
     (x > 0.0)
-        | ((x >= F32_ZERO) & (x < F32_NORMAL))
-        | ((from_midpoint >= -SLACK) & (from_midpoint <= SLACK))
+        | (F32_ZERO..F32_NORMAL).contains(&x)
+        | (-SLACK..=SLACK).contains(&from_midpoint)
 }
 
 #[cfg(target_arch = "x86_64")]
