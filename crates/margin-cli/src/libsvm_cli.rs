@@ -16,7 +16,8 @@ use core_linalg::{Dataset, Label, Records, Targets};
 use kernels::{Linear, Polynomial, Rbf, Sigmoid};
 use models_svm::{
     ClassWeight, FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm, RunReport,
-    SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr, training_part,
+    SigmoidEnd, SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr,
+    training_part,
 };
 
 use crate::Failure;
@@ -567,6 +568,18 @@ impl FitObserver for Printer<'_> {
             format_g(sigma, 6)
         ));
     }
+
+    fn sigmoid_fitted(&mut self, end: SigmoidEnd) {
+        match end {
+            SigmoidEnd::Converged => {}
+            SigmoidEnd::LineSearchFailed => {
+                self.print("Line search fails in two-class probability estimates\n");
+            }
+            SigmoidEnd::MaxIterations => {
+                self.print("Reaching maximal iterations in two-class probability estimates\n");
+            }
+        }
+    }
 }
 
 /// How svm-train and svm-predict read data and model files: feature index `j` is column `j`,
@@ -679,6 +692,11 @@ fn cross_validate(
         Ok(classes) if o.is_classifier() && nr_fold < n => run.stratified_folds(&classes, nr_fold),
         _ => run.folds(n, nr_fold),
     };
+    if o.svm_type == 1 {
+        // LIBSVM checks ν once, on the whole problem, and trains every fold whatever it holds.
+        Svc::nu_params().nu(o.nu).check_feasible(data)?;
+    }
+    run.set_fold_training(true);
     let mut predicted = vec![0.0; n];
     for (f, test) in folds.iter().enumerate() {
         let model = params.fit_in(&data.select(&training_part(&folds, f))?, run)?;
@@ -687,6 +705,7 @@ fn cross_validate(
             predicted[i] = v;
         }
     }
+    run.set_fold_training(false);
     Ok(predicted)
 }
 

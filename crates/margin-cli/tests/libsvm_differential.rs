@@ -208,7 +208,8 @@ fn configurations(sets: &[Set], extra: &Path) -> Vec<Config> {
     all
 }
 
-/// LIBSVM's README examples, and inputs LIBSVM accepts (issue item 8).
+/// LIBSVM's README examples, inputs LIBSVM accepts (issue item 8), and ν-SVC trainings whose
+/// folds are degenerate.
 fn special_configurations(sets: &[Set], dir: &Path) -> Vec<Config> {
     let file = |name: &str| {
         sets.iter()
@@ -263,6 +264,23 @@ fn special_configurations(sets: &[Set], dir: &Path) -> Vec<Config> {
             vec!["-t", "1", "-d", "0"],
         ),
         ("input.gamma_zero", file("heart"), vec!["-g", "0"]),
+        // ν within a hair of heart's limit 2·120/270: feasible on the whole data, not in some
+        // folds, which LIBSVM trains to r = ∞ (`C = 0.000000`, `rho = -nan`) and goes on.
+        (
+            "nu.fold_infeasible.b1",
+            file("heart"),
+            vec!["-s", "1", "-n", "0.888", "-b", "1"],
+        ),
+        (
+            "nu.fold_infeasible.v4",
+            file("heart"),
+            vec!["-s", "1", "-n", "0.8888", "-v", "4"],
+        ),
+        (
+            "nu.fold_infeasible.v4.b1",
+            file("heart"),
+            vec!["-s", "1", "-n", "0.8888", "-v", "4", "-b", "1"],
+        ),
     ];
     cases
         .into_iter()

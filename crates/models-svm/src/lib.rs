@@ -83,6 +83,7 @@ pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_pa
 pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use optim::smo::{Mark, Observer as SolverObserver};
+pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};
 

@@ -14,6 +14,7 @@ use optim::smo::Mark;
 use optim::smo::Observer;
 
 use crate::glibc_rand::GlibcRand;
+use crate::probability::SigmoidEnd;
 use crate::svc::{LabelOrder, class_order};
 
 /// What svm-train prints after one SMO run (LIBSVM's `svm_train_one`): a binary problem, a
@@ -60,6 +61,9 @@ pub trait FitObserver: Observer {
     fn single_class(&mut self) {}
     /// A regressor's Laplace scale σ was fitted (LIBSVM's "Prob. model for test data" lines).
     fn laplace_scale(&mut self, _sigma: f64) {}
+    /// A binary problem's Platt sigmoid was fitted on its folds' decision values, ending as
+    /// `end` (LIBSVM prints a line when the fit stops short of convergence).
+    fn sigmoid_fitted(&mut self, _end: SigmoidEnd) {}
 }
 
 impl FitObserver for () {}
@@ -68,6 +72,7 @@ impl FitObserver for () {}
 pub struct LibsvmRun<'o> {
     rand: GlibcRand,
     observer: &'o mut dyn FitObserver,
+    fold_training: bool,
 }
 
 impl<'o> LibsvmRun<'o> {
@@ -82,7 +87,23 @@ impl<'o> LibsvmRun<'o> {
         Self {
             rand: GlibcRand::new(seed as u32),
             observer,
+            fold_training: false,
         }
+    }
+
+    /// Marks the fits that follow as the trainings of svm-train's `-v` folds (`true`), or as
+    /// fits of a whole problem (`false`, the default). LIBSVM checks its parameters once, on
+    /// the whole problem, before its folds ([`crate::NuSvcParams::check_feasible`] for ν-SVC):
+    /// a fold's ν-SVC training is not checked again, and one whose solver ends degenerate
+    /// (r = 0 or infinite) goes on as LIBSVM's does, to NaN decision values, where a fit of a
+    /// whole problem is refused.
+    pub fn set_fold_training(&mut self, yes: bool) {
+        self.fold_training = yes;
+    }
+
+    /// See [`Self::set_fold_training`].
+    pub(crate) fn fold_training(&self) -> bool {
+        self.fold_training
     }
 
     pub(crate) fn observer(&mut self) -> &mut dyn FitObserver {

@@ -23,10 +23,25 @@ fn nll_term(dec: f64, a: f64, b: f64, target: f64) -> f64 {
     }
 }
 
+/// How the Newton iteration of a sigmoid fit ended: LIBSVM prints a line for the two ways it
+/// can end before the gradient vanishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigmoidEnd {
+    /// The gradient fell below the tolerance.
+    Converged,
+    /// No step along the Newton direction lowered the objective (as with decision values that
+    /// are NaN, from a fold whose ν-SVC solver ended degenerate): the last `(A, B)` is kept.
+    /// LIBSVM: "Line search fails in two-class probability estimates".
+    LineSearchFailed,
+    /// 100 iterations passed. LIBSVM: "Reaching maximal iterations in two-class probability
+    /// estimates".
+    MaxIterations,
+}
+
 /// Fits `P(positive | f) = 1 / (1 + exp(A f + B))` to decision values `dec` with labels
-/// `positive`, returning `(A, B)`. Targets are Platt's smoothed `(n₊ + 1)/(n₊ + 2)` and
-/// `1/(n₋ + 2)`.
-pub(crate) fn sigmoid_fit(dec: &[f64], positive: &[bool]) -> (f64, f64) {
+/// `positive`, returning `(A, B)` and how the iteration ended. Targets are Platt's smoothed
+/// `(n₊ + 1)/(n₊ + 2)` and `1/(n₋ + 2)`.
+pub(crate) fn sigmoid_fit(dec: &[f64], positive: &[bool]) -> ((f64, f64), SigmoidEnd) {
     const MAX_ITER: usize = 100;
     const MIN_STEP: f64 = 1e-10;
     const SIGMA: f64 = 1e-12;
@@ -43,6 +58,7 @@ pub(crate) fn sigmoid_fit(dec: &[f64], positive: &[bool]) -> (f64, f64) {
     };
     let (mut a, mut b) = (0.0, ((prior0 + 1.0) / (prior1 + 1.0)).ln());
     let mut fval = objective(a, b);
+    let mut end = SigmoidEnd::MaxIterations;
     for _ in 0..MAX_ITER {
         let (mut h11, mut h22, mut h21, mut g1, mut g2) = (SIGMA, SIGMA, 0.0, 0.0, 0.0);
         for (&d, &ti) in dec.iter().zip(&t) {
@@ -63,6 +79,7 @@ pub(crate) fn sigmoid_fit(dec: &[f64], positive: &[bool]) -> (f64, f64) {
             g2 += d1;
         }
         if g1.abs() < EPS && g2.abs() < EPS {
+            end = SigmoidEnd::Converged;
             break;
         }
         let det = h11 * h22 - h21 * h21;
@@ -79,10 +96,11 @@ pub(crate) fn sigmoid_fit(dec: &[f64], positive: &[bool]) -> (f64, f64) {
             step /= 2.0;
         }
         if step < MIN_STEP {
+            end = SigmoidEnd::LineSearchFailed;
             break;
         }
     }
-    (a, b)
+    ((a, b), end)
 }
 
 /// `P(positive | f)` under a fitted sigmoid.
@@ -187,7 +205,14 @@ pub(crate) fn one_class_probability(marks: &[f64; NR_MARKS], dec: f64) -> f64 {
 
 /// Pairwise probability clipped into `[MIN_PROB, 1 − MIN_PROB]`.
 pub(crate) fn clip(p: f64) -> f64 {
-    p.clamp(MIN_PROB, 1.0 - MIN_PROB)
+    // LIBSVM's `min(max(p, MIN_PROB), 1 − MIN_PROB)` with its comparisons, which take a NaN
+    // (the decision value of a degenerate fold model) to MIN_PROB; `f64::clamp` keeps NaN.
+    let p = if p > MIN_PROB { p } else { MIN_PROB };
+    if p < 1.0 - MIN_PROB {
+        p
+    } else {
+        1.0 - MIN_PROB
+    }
 }
 
 #[cfg(test)]
@@ -196,10 +221,27 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn nan_decision_values_end_the_sigmoid_fit_and_clip_as_libsvm_s() {
+        // A degenerate fold's decision values: LIBSVM's line search fails at once and keeps
+        // the starting point (A = 0, B = log((n₋ + 1)/(n₊ + 1))).
+        let dec = [f64::NAN, 0.5, f64::NAN, -1.0];
+        let positive = [true, true, false, true];
+        let ((a, b), end) = sigmoid_fit(&dec, &positive);
+        assert_eq!(end, SigmoidEnd::LineSearchFailed);
+        assert_eq!((a, b), (0.0, (2.0f64 / 4.0).ln()));
+        // LIBSVM's min/max take NaN to the lower clip.
+        assert_eq!(clip(f64::NAN), MIN_PROB);
+        assert_eq!(clip(0.0), MIN_PROB);
+        assert_eq!(clip(1.0), 1.0 - MIN_PROB);
+        assert_eq!(clip(0.25), 0.25);
+    }
+
+    #[test]
     fn sigmoid_fit_reaches_a_stationary_point() {
         let dec: Vec<f64> = (0..60).map(|i| (i as f64 - 30.0) / 7.0).collect();
         let positive: Vec<bool> = (0..60).map(|i| (i * 37 % 60) < i).collect();
-        let (a, b) = sigmoid_fit(&dec, &positive);
+        let ((a, b), end) = sigmoid_fit(&dec, &positive);
+        assert_eq!(end, SigmoidEnd::Converged);
         let prior1 = positive.iter().filter(|&&p| p).count() as f64;
         let prior0 = 60.0 - prior1;
         let t: Vec<f64> = positive

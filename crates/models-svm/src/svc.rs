@@ -176,6 +176,20 @@ impl NuSvcParams {
         self.nu = nu;
         self
     }
+
+    /// Whether ν is feasible for every binary problem of `data`'s classes (the check `fit`
+    /// makes first, LIBSVM's `svm_check_parameter`): for use before fits whose run is marked
+    /// [`LibsvmRun::set_fold_training`], which skip it as LIBSVM's folds do.
+    pub fn check_feasible(&self, data: &Dataset) -> Result<()> {
+        let classes = data.targets.classes()?;
+        let counts: Vec<usize> = classes
+            .counts()
+            .iter()
+            .copied()
+            .filter(|&c| c > 0)
+            .collect();
+        check_nu_pairs(self.nu, &counts, self.multiclass)
+    }
 }
 
 /// One binary subproblem of a fitted classifier: class `positive` (+1) against `negative`
@@ -799,7 +813,9 @@ fn platt(
         }
     }
     let positive: Vec<bool> = ys.iter().map(|&y| y == 1).collect();
-    Ok((sigmoid_fit(&dec, &positive), folds))
+    let (sigmoid, end) = sigmoid_fit(&dec, &positive);
+    run.observer().sigmoid_fitted(end);
+    Ok((sigmoid, folds))
 }
 
 /// What svm-train prints of a binary problem's solution: `nu = Σα/(C·l)` for C-SVC when every
@@ -860,18 +876,6 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
             Ok((sol, bounds))
         }
         Formulation::Nu { nu } => {
-            let n_pos = ys.iter().filter(|&&y| y == 1).count();
-            let n_neg = l - n_pos;
-            if nu * l as f64 / 2.0 > n_pos.min(n_neg) as f64 {
-                return Err(Error::invalid_parameter(
-                    "nu",
-                    nu,
-                    format!(
-                        "at most 2·min(n₊, n₋)/(n₊ + n₋) = {} for a pair of classes with {n_pos} and {n_neg} samples (ν is infeasible)",
-                        2.0 * n_pos.min(n_neg) as f64 / l as f64
-                    ),
-                ));
-            }
             // LIBSVM's feasible start: ν·l/2 of weight on each side, at most 1 per sample.
             let (mut left_pos, mut left_neg) = (nu * l as f64 / 2.0, nu * l as f64 / 2.0);
             let alpha = ys
@@ -893,12 +897,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
             let r = sol.r;
             // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
             // is not positive semi-definite, gives a negative C and coefficients of the
-            // opposite signs); only r = 0 leaves nothing to divide by.
-            if !(r.is_finite() && r != 0.0) {
-                return Err(Error::Numerical(format!(
-                    "ν-SVC margin scale r = {r}: the problem is degenerate (LIBSVM would go on and write a model with C = inf and rho = nan, which predicts one class); try a larger ν or another kernel"
-                )));
-            }
+            // opposite signs), and whatever its size: see `refuse_degenerate`.
             // LIBSVM's order of operations, `α_i · (y_i / r)`: multiplied by the rounded
             // `1/r` (`y_i / r` is `±(1/r)` exactly), not divided by r.
             let c = 1.0 / r;
@@ -908,6 +907,48 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
             Ok((sol, vec![c; l]))
         }
     }
+}
+
+/// LIBSVM's `svm_check_parameter` for ν-SVC over classes of `counts` samples: each binary
+/// problem (see `problem_pairs`) with `n₊` and `n₋` samples can carry `ν·l/2` of weight on
+/// each side only if that is at most the smaller count.
+fn check_nu_pairs(nu: f64, counts: &[usize], multiclass: Multiclass) -> Result<()> {
+    let total: usize = counts.iter().sum();
+    for (a, b) in problem_pairs(multiclass, counts.len()).1 {
+        let n_neg = b.map_or(total - counts[a], |b| counts[b]);
+        check_nu_feasible(nu, counts[a], n_neg)?;
+    }
+    Ok(())
+}
+
+/// [`check_nu_pairs`] for one binary problem.
+fn check_nu_feasible(nu: f64, n_pos: usize, n_neg: usize) -> Result<()> {
+    let l = (n_pos + n_neg) as f64;
+    if nu * l / 2.0 > n_pos.min(n_neg) as f64 {
+        return Err(Error::invalid_parameter(
+            "nu",
+            nu,
+            format!(
+                "at most 2·min(n₊, n₋)/(n₊ + n₋) = {} for a pair of classes with {n_pos} and {n_neg} samples (ν is infeasible)",
+                2.0 * n_pos.min(n_neg) as f64 / l
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A ν-SVC problem whose solver ended with r = 0 or an infinite r has no C-SVC equivalent:
+/// LIBSVM writes it anyway (`C = inf`, `rho = nan`); margin refuses such a model. A training
+/// inside `-b 1`'s or `-v`'s folds goes on as LIBSVM's does, since only its decision values
+/// (then NaN) are used.
+fn refuse_degenerate(sol: &smo::Solution) -> Result<()> {
+    let r = sol.r;
+    if r.is_finite() && r != 0.0 {
+        return Ok(());
+    }
+    Err(Error::Numerical(format!(
+        "ν-SVC margin scale r = {r}: the problem is degenerate (LIBSVM would go on and write a model with C = inf and rho = nan); try a larger ν or another kernel"
+    )))
 }
 
 fn fit_classifier(
@@ -960,6 +1001,13 @@ fn fit_classifier(
     };
 
     let (n_problems, pairs) = problem_pairs(spec.multiclass, k);
+    if let Formulation::Nu { nu } = spec.formulation
+        && !run.fold_training()
+    {
+        // Every pair before any training, as LIBSVM checks; the trainings inside `-b 1`'s
+        // folds are not checked (LIBSVM trains them whatever ν).
+        check_nu_pairs(nu, &counts, spec.multiclass)?;
+    }
     let mut problems: Vec<BinaryModel> = Vec::with_capacity(n_problems);
     for (a, b) in pairs {
         // LIBSVM's layout: the positive class's samples first, then the negative's; samples
@@ -1001,6 +1049,9 @@ fn fit_classifier(
             spec.settings.cache_bytes(),
         )?;
         let (sol, upper) = solve_binary(spec, &mut q, &ys, pair_bounds.clone(), run)?;
+        if matches!(spec.formulation, Formulation::Nu { .. }) && !run.fold_training() {
+            refuse_degenerate(&sol)?;
+        }
         let report = binary_report(&spec.formulation, &sol, &pair_bounds, &upper);
         run.observer().solved(&report);
         // Coefficients keyed by training index until the support set is known. As LIBSVM,
