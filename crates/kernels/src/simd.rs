@@ -77,6 +77,7 @@ fn exp_f32_loop<const FMA: bool>(args: &[f64], out: &mut [f32]) {
 /// Whether `y`, within 2 ulp of `exp(x)`, might round to another `f32` than libm's `exp(x)`.
 /// Written with `&` and `|`, not `&&` and `||`, so that it vectorizes.
 #[inline(always)]
+#[allow(clippy::manual_range_contains)] // `contains` short-circuits: no longer branch-free.
 fn rounds_apart(x: f64, y: f64) -> bool {
     // Below e^-87.3 an f32 is subnormal (fewer mantissa bits); below e^-103.97 every value
     // within a few ulp rounds to 0.
