@@ -215,7 +215,8 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         .map(|(f, fold)| {
             let run = || {
                 let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
-                let fitted = (entry.train)(&train, cmd.params.clone())?;
+                let params = cmd.params.clone().selected(&fold.train, data.n_samples());
+                let fitted = (entry.train)(&train, params)?;
                 let bytes = &fitted.bytes;
                 let predictions = (entry.predict)(bytes, Cow::Borrowed(&test.records), false)?;
                 let scores = scorer.map(|f| f(bytes, &test.records)).transpose()?;

@@ -29,6 +29,7 @@ mod naive_bayes_models;
 mod neighbor_models;
 mod output;
 mod perceptron_models;
+mod precomputed;
 mod regression_models;
 mod scale;
 mod svm_models;

@@ -24,9 +24,34 @@ use crate::output::{Out, check_outputs, outln};
 #[derive(Clone, Debug, Default)]
 pub struct ParamArgs {
     values: BTreeMap<String, String>,
+    selection: Option<Selection>,
+}
+
+/// Which rows of the data file a training set holds when it is a part of it (a
+/// cross-validation fold): a precomputed kernel's columns name samples of the whole file.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// Each training row's index among the file's samples.
+    pub rows: Vec<usize>,
+    /// The file's number of samples.
+    pub of: usize,
 }
 
 impl ParamArgs {
+    /// Says that the training set is the rows `rows` of a data file of `of` samples.
+    pub fn selected(mut self, rows: &[usize], of: usize) -> Self {
+        self.selection = Some(Selection {
+            rows: rows.to_vec(),
+            of,
+        });
+        self
+    }
+
+    /// Removes the [`Selection`], if the training set is a part of the data file.
+    pub fn take_selection(&mut self) -> Option<Selection> {
+        self.selection.take()
+    }
+
     /// Removes and parses parameter `name`, if given.
     pub fn take<T>(&mut self, name: &str) -> Result<Option<T>, Failure>
     where
@@ -247,7 +272,7 @@ pub fn no_proba(proba: bool, what: &str) -> Result<(), Failure> {
 }
 
 /// Refuses a ROC curve for a model of other than two classes.
-fn binary(n_classes: usize) -> Result<(), Failure> {
+pub fn binary(n_classes: usize) -> Result<(), Failure> {
     if n_classes != 2 {
         return Err(Failure::usage(format!(
             "a ROC curve needs a binary problem (this model has {n_classes} classes)"

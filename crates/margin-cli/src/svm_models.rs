@@ -2,17 +2,23 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Matrix, ModelFile, Predict, PredictProba};
-use kernels::Gamma;
+use core_linalg::{
+    Dataset, DecisionFunction, Iterative, Matrix, ModelFile, NFeatures, Predict, PredictProba,
+};
+use kernels::{Gamma, KernelSpec};
 use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
 use crate::Failure;
 use crate::convergence::Fitted;
-use crate::models::{
-    ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba, regression_values,
-};
+use crate::models::{ModelEntry, ParamArgs, Predictions, at_width, binary, no_proba};
+use crate::precomputed::{self, KernelInput};
 
-const COMMON_HELP: &str = "  --kernel linear|poly|rbf|sigmoid   kernel (default rbf)
+const COMMON_HELP: &str = "  --kernel linear|poly|rbf|sigmoid|precomputed
+                                     kernel (default rbf); precomputed: the training data is the
+                                     Gram matrix K(train, train), n rows and n columns (column j
+                                     = training sample j), and the data to predict K(test,
+                                     train), n columns in the same order (no --gamma, --degree,
+                                     --coef0)
   --gamma scale|auto|<number>        kernel γ (default scale = 1/(d·Var X))
   --degree <int>                     polynomial degree (default 3)
   --coef0 <number>                   polynomial/sigmoid constant (default 0)
@@ -21,8 +27,29 @@ const COMMON_HELP: &str = "  --kernel linear|poly|rbf|sigmoid   kernel (default 
   --cache-size <MB>                  kernel cache (default 200)
   --max-iter <int>                   iteration limit per binary problem (default max(10^7, 100·n))";
 
-fn kernel(p: &mut ParamArgs) -> Result<SvmKernel, Failure> {
-    let gamma = match p.take::<String>("gamma")?.as_deref() {
+/// `--kernel` and its parameters, and how the kernel reads the training data.
+fn kernel(p: &mut ParamArgs) -> Result<(SvmKernel, KernelInput), Failure> {
+    let given_gamma = p.take::<String>("gamma")?;
+    let given_degree = p.take::<u32>("degree")?;
+    let given_coef0 = p.take::<f64>("coef0")?;
+    let kernel = p.take::<String>("kernel")?;
+    if kernel.as_deref() == Some("precomputed") {
+        let unused = [
+            ("gamma", given_gamma.is_some()),
+            ("degree", given_degree.is_some()),
+            ("coef0", given_coef0.is_some()),
+        ];
+        if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
+            return Err(Failure::usage(format!(
+                "--{name}: a precomputed kernel has no parameters (its values are the data); leave out --{name} or choose another --kernel"
+            )));
+        }
+        return Ok((
+            SvmKernel::Precomputed,
+            KernelInput::Gram(p.take_selection()),
+        ));
+    }
+    let gamma = match given_gamma.as_deref() {
         None | Some("scale") => Gamma::Scale,
         Some("auto") => Gamma::Auto,
         Some(v) => Gamma::Value(v.parse().map_err(|_| {
@@ -31,9 +58,9 @@ fn kernel(p: &mut ParamArgs) -> Result<SvmKernel, Failure> {
             ))
         })?),
     };
-    let degree = p.take::<u32>("degree")?.unwrap_or(3);
-    let coef0 = p.take::<f64>("coef0")?.unwrap_or(0.0);
-    Ok(match p.take::<String>("kernel")?.as_deref() {
+    let degree = given_degree.unwrap_or(3);
+    let coef0 = given_coef0.unwrap_or(0.0);
+    let kernel = match kernel.as_deref() {
         None | Some("rbf") => SvmKernel::Rbf { gamma },
         Some("linear") => SvmKernel::Linear,
         Some("poly") | Some("polynomial") => SvmKernel::Polynomial {
@@ -44,16 +71,18 @@ fn kernel(p: &mut ParamArgs) -> Result<SvmKernel, Failure> {
         Some("sigmoid") => SvmKernel::Sigmoid { gamma, coef0 },
         Some(other) => {
             return Err(Failure::usage(format!(
-                "--kernel: expected linear, poly, rbf or sigmoid, found `{other}`"
+                "--kernel: expected linear, poly, rbf, sigmoid or precomputed, found `{other}`"
             )));
         }
-    })
+    };
+    Ok((kernel, KernelInput::Features))
 }
 
-/// Applies the settings every SVM shares.
+/// Applies the settings every SVM shares; gives the params and how the kernel reads the data.
 macro_rules! common {
     ($params:expr, $p:expr) => {{
-        let mut params = $params.kernel(kernel(&mut $p)?);
+        let (kernel, input) = kernel(&mut $p)?;
+        let mut params = $params.kernel(kernel);
         if let Some(t) = $p.take("tol")? {
             params = params.tol(t);
         }
@@ -66,7 +95,7 @@ macro_rules! common {
         if let Some(n) = $p.take("max-iter")? {
             params = params.max_iter(n);
         }
-        params
+        (params, input)
     }};
 }
 
@@ -90,8 +119,35 @@ macro_rules! classifier_options {
     }};
 }
 
+/// Fits `params` on the training data as its kernel reads it (see [`KernelInput::training`]).
+fn fit<P>(params: &P, input: &KernelInput, data: &Dataset) -> Result<Fitted, Failure>
+where
+    P: core_linalg::Fit<Model: ModelFile + Iterative>,
+{
+    Fitted::iterative(&params.fit(&*input.training(data)?)?)
+}
+
+/// Decodes an SVM's model file and brings the records to what it reads: its width, or for a
+/// precomputed kernel the columns of `K(test, train)` behind an unused column 0 (see
+/// [`precomputed::test_rows`]).
+fn decode_svm<'a, M: ModelFile + NFeatures>(
+    bytes: &[u8],
+    x: Cow<'a, Matrix>,
+    kernel: fn(&M) -> &KernelSpec,
+) -> Result<(M, Cow<'a, Matrix>), Failure> {
+    let model = M::from_bytes(bytes)?;
+    let x = match kernel(&model) {
+        KernelSpec::Precomputed(_) => {
+            let n_train = model.n_features().saturating_sub(1);
+            Cow::Owned(precomputed::test_rows(&x, n_train)?)
+        }
+        _ => at_width(x, model.n_features())?,
+    };
+    Ok((model, x))
+}
+
 fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common!(Svc::params(), p);
+    let (mut params, input) = common!(Svc::params(), p);
     if let Some(c) = p.take("c")? {
         params = params.c(c);
     }
@@ -100,21 +156,21 @@ fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     }
     params = classifier_options!(params, p);
     p.finish("svc")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    fit(&params, &input, data)
 }
 
 fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common!(Svc::nu_params(), p);
+    let (mut params, input) = common!(Svc::nu_params(), p);
     if let Some(nu) = p.take("nu")? {
         params = params.nu(nu);
     }
     params = classifier_options!(params, p);
     p.finish("nu-svc")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    fit(&params, &input, data)
 }
 
 fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common!(Svr::nu_params(), p);
+    let (mut params, input) = common!(Svr::nu_params(), p);
     if let Some(c) = p.take("c")? {
         params = params.c(c);
     }
@@ -122,11 +178,11 @@ fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
         params = params.nu(nu);
     }
     p.finish("nu-svr")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    fit(&params, &input, data)
 }
 
 fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common!(Svr::params(), p);
+    let (mut params, input) = common!(Svr::params(), p);
     if let Some(c) = p.take("c")? {
         params = params.c(c);
     }
@@ -134,20 +190,20 @@ fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
         params = params.epsilon(e);
     }
     p.finish("svr")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    fit(&params, &input, data)
 }
 
 fn train_one_class(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = common!(OneClassSvm::params(), p);
+    let (mut params, input) = common!(OneClassSvm::params(), p);
     if let Some(nu) = p.take("nu")? {
         params = params.nu(nu);
     }
     p.finish("one-class-svm")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    fit(&params, &input, data)
 }
 
 fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    let (model, x) = decode::<Svc>(bytes, x)?;
+    let (model, x) = decode_svm(bytes, x, Svc::kernel)?;
     let labels = model.predict(&*x)?;
     if !proba {
         return Ok(Predictions::Labels(labels));
@@ -163,11 +219,15 @@ fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predicti
 }
 
 fn scores_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    decision_scores(bytes, x, Svc::labels)
+    let (model, x) = decode_svm(bytes, Cow::Borrowed(x), Svc::kernel)?;
+    binary(model.labels().len())?;
+    Ok(model.decision_function(&*x)?.into_vec())
 }
 
 fn predict_svr(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    regression_values::<Svr>(bytes, x, proba, "svr")
+    no_proba(proba, "svr is a regressor")?;
+    let (model, x) = decode_svm(bytes, x, Svr::kernel)?;
+    Ok(Predictions::Values(model.predict(&*x)?))
 }
 
 fn predict_one_class(
@@ -176,7 +236,7 @@ fn predict_one_class(
     proba: bool,
 ) -> Result<Predictions, Failure> {
     no_proba(proba, "one-class-svm gives inlier/outlier labels")?;
-    let (model, x) = decode::<OneClassSvm>(bytes, x)?;
+    let (model, x) = decode_svm(bytes, x, OneClassSvm::kernel)?;
     Ok(Predictions::Labels(model.predict(&*x)?))
 }
 
