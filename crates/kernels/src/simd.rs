@@ -87,9 +87,7 @@ fn rounds_apart(x: f64, y: f64) -> bool {
     const MIDPOINT: i64 = 1 << 28;
     const SLACK: i64 = 8;
     let from_midpoint = (y.to_bits() & DROPPED) as i64 - MIDPOINT;
-    (x > 0.0)
-        | (F32_ZERO..F32_NORMAL).contains(&x)
-        | (-SLACK..=SLACK).contains(&from_midpoint)
+    (x > 0.0) | (F32_ZERO..F32_NORMAL).contains(&x) | (-SLACK..=SLACK).contains(&from_midpoint)
 }
 
 #[cfg(target_arch = "x86_64")]
