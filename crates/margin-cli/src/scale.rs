@@ -1,36 +1,45 @@
-//! `margin scale`: LIBSVM's svm-scale, flag for flag.
+//! `margin scale`: LIBSVM 3.37's svm-scale, flag for flag and byte for byte.
 //!
 //! Semantics kept from svm-scale so its users get the same bytes:
-//! - a feature's range counts unstored (sparse) entries as zeros;
+//! - a feature's range counts unstored (sparse) entries as zeros — except index 0, which
+//!   svm-scale accepts (with `WARNING: minimal feature index is 0, …`) and ranges over the rows
+//!   that store it;
 //! - the training minimum maps to exactly LOWER and the maximum to exactly UPPER;
 //! - a feature whose minimum equals its maximum is dropped from the output;
 //! - zeros after scaling are not written; values are written with `%g` (6 significant digits),
-//!   each `index:value` followed by a space;
+//!   each `index:value` followed by a space; the target is written with `%.17g`;
 //! - the parameters file (`-s`) lists `x`, `LOWER UPPER`, then `index min max` for every
-//!   non-constant feature (`%.16g`); with `-y`, a `y` section comes first;
-//! - with `-r`, the file's minima and maxima replace the data's for the features it lists, and a
-//!   feature it does not list keeps the range of the data being scaled (as svm-scale does);
-//! - the target maps its minimum to exactly Y_LOWER and its maximum to Y_UPPER (a constant
-//!   target therefore becomes Y_LOWER, as in svm-scale); a value outside a constant restored
-//!   range is kept as it is where svm-scale would divide by zero.
+//!   non-constant feature from index 1 (`%.17g` for every number); with `-y`, a `y` section comes
+//!   first;
+//! - with `-r`, the file's lines are applied in order, as svm-scale applies them: each sets its
+//!   feature's range, and a feature that varies in the data but is skipped over (not listed
+//!   before the next listed index, or after the last) is scaled to 0, with svm-scale's warning;
+//! - the target maps its minimum to exactly Y_LOWER and its maximum to Y_UPPER, anything else
+//!   by svm-scale's formula (a constant target therefore becomes Y_LOWER, and a value outside a
+//!   constant restored range is infinite, as svm-scale prints it);
+//! - when the output stores more values than the input, svm-scale's advice to use `-l 0`.
 //!
 //! LIBSVM input is scaled sparsely: only features stored in some row (or listed in the `-r`
 //! file) have a range, so memory, the output and the `-s` file grow with the features used,
 //! not with the largest index (`1 2147483647:1` is two ranges, not two billion).
 //!
 //! CSV input is dense by nature: it is scaled the same way and written back as CSV (full
-//! precision, all columns); its buffers are asked for through the memory check, and a `-r` file
-//! listing a feature beyond its columns is refused.
+//! precision, all columns; column `j` is feature `j + 1`); its buffers are asked for through the
+//! memory check, and a `-r` file listing a feature beyond its columns is refused.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use core_linalg::io::{DataFormat, format_g, format_shortest, open_text, read_line};
+use core_linalg::io::{
+    DataFormat, IndexBase, LibsvmOptions, format_g, format_shortest, open_text, read_libsvm,
+    read_line,
+};
 use core_linalg::memory::{self, FEWER_FEATURES};
-use core_linalg::preprocessing::{ColumnRanges, column_ranges};
-use core_linalg::{Dataset, Error, Records, Targets};
+use core_linalg::preprocessing::column_ranges;
+use core_linalg::{Dataset, Error, Matrix, Records, Targets};
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};
@@ -41,19 +50,26 @@ use crate::output::{Out, check_outputs, outln, warn};
 #[command(allow_negative_numbers = true)]
 pub struct ScaleArgs {
     /// x scaling lower limit.
-    #[arg(short = 'l', default_value_t = -1.0)]
+    // Hyphen values too: clap's negative-number test misses exponents (`-l -1e-7`).
+    #[arg(short = 'l', default_value_t = -1.0, allow_hyphen_values = true)]
     lower: f64,
     /// x scaling upper limit.
-    #[arg(short = 'u', default_value_t = 1.0)]
+    #[arg(short = 'u', default_value_t = 1.0, allow_hyphen_values = true)]
     upper: f64,
     /// y scaling limits: -y Y_LOWER Y_UPPER (default: no y scaling).
-    #[arg(short = 'y', num_args = 2, value_names = ["Y_LOWER", "Y_UPPER"])]
+    #[arg(
+        short = 'y',
+        num_args = 2,
+        value_names = ["Y_LOWER", "Y_UPPER"],
+        allow_hyphen_values = true
+    )]
     y: Option<Vec<f64>>,
     /// Save scaling parameters to this file (written whole or not at all; it may not be the
     /// data file).
     #[arg(short = 's', conflicts_with = "restore")]
     save: Option<PathBuf>,
-    /// Restore scaling parameters from this file.
+    /// Restore scaling parameters from this file (a feature that varies in the data but is not
+    /// listed there is scaled to 0, with svm-scale's warning).
     #[arg(short = 'r')]
     restore: Option<PathBuf>,
     /// Input format.
@@ -70,13 +86,23 @@ struct Range {
     max: f64,
 }
 
+impl Range {
+    /// Whether svm-scale keeps the quantity (its minimum and maximum differ).
+    fn varies(self) -> bool {
+        self.min != self.max
+    }
+}
+
+/// A feature's range, keyed by its index as svm-scale numbers it (LIBSVM's index; CSV column
+/// `j` is index `j + 1`).
+type Feature = (usize, Range);
+
 /// What a parameters file holds.
 struct Params {
     x: (f64, f64),
     y: Option<((f64, f64), Range)>,
-    /// Zero-based feature indices, increasing, each once (the last line for an index wins, as
-    /// in svm-scale).
-    features: Vec<(usize, Range)>,
+    /// The `index min max` lines in file order (svm-scale applies them in that order).
+    features: Vec<Feature>,
 }
 
 /// The target's limits and range, when it is scaled.
@@ -100,7 +126,25 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
         check_outputs(&inputs, &[save.as_path()])?;
     }
     let format = resolved(&args.data, args.format)?;
-    let data = load(&args.data, args.format)?;
+    let csv = format == DataFormat::Csv;
+    let data = if csv {
+        load(&args.data, args.format)?
+    } else {
+        // Column j is index j, so index 0 (which svm-scale accepts) is a column like the rest.
+        let opts = LibsvmOptions {
+            index_base: IndexBase::Zero,
+            ..Default::default()
+        };
+        read_libsvm(&args.data, &opts).map_err(|e| Failure::in_file(&args.data, e))?
+    };
+    let index_zero = if csv {
+        None
+    } else {
+        stored_range(&data.records, 0)
+    };
+    if index_zero.is_some() {
+        warn("WARNING: minimal feature index is 0, but indices should start from 1");
+    }
     let restored = match &args.restore {
         Some(p) => Some(read_params(p)?),
         None => None,
@@ -119,33 +163,45 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
             .fold((f64::MAX, -f64::MAX), |(a, b), &v| (a.min(v), b.max(v)));
         ((y[0], y[1]), Range { min, max })
     });
-    let mut restored_features: &[(usize, Range)] = &[];
+    let mut active = data_features(&data.records, usize::from(csv), index_zero)?;
     if let (Some(r), Some(path)) = (&restored, &args.restore) {
         x = r.x;
         if r.y.is_some() {
             y = r.y;
         }
-        restored_features = &r.features;
-        if format == DataFormat::Csv
-            && let Some(&(j, _)) = r.features.last()
-            && j >= data.n_features()
+        if csv
+            && let Some(&(j, _)) = r
+                .features
+                .iter()
+                .find(|&&(j, _)| j == 0 || j > data.n_features())
         {
             return Err(Failure::usage(format!(
-                "{} lists feature {}, but {} has {} feature columns: CSV is dense, so it is scaled with the parameters of a file with as many columns",
+                "{} lists feature {j}, but {} has {} feature columns (features 1 to {}): CSV is dense, so it is scaled with the parameters of a file with as many columns",
                 path.display(),
-                j + 1,
                 args.data.display(),
+                data.n_features(),
                 data.n_features()
             )));
         }
+        active = restore(active, &r.features, |j| {
+            warn(format_args!(
+                "WARNING: feature index {j} appeared in file {} was not seen in the scaling factor file {}. The feature is scaled to 0.",
+                args.data.display(),
+                path.display()
+            ));
+        })?;
     }
-    let ranges = column_ranges(&data.records)?;
-    let active = scaled_features(&ranges, restored_features)?;
     if let Some(path) = &args.save {
         write_params(path, x, y, &active)?;
+        if index_zero.is_some() {
+            warn(format_args!(
+                "WARNING: scaling factors with indices smaller than 1 are not stored to the file {}.",
+                path.display()
+            ));
+        }
     }
     let mut out = Out::stdout();
-    let counts = if format == DataFormat::Csv {
+    let counts = if csv {
         write_csv(&mut out, &data, &active, x, y)?;
         None
     } else {
@@ -163,92 +219,136 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
         && after > before
     {
         warn(format_args!(
-            "WARNING: original #nonzeros {before}\n         new      #nonzeros {after}\nUse -l 0 if many original feature values are zeros"
+            "WARNING: original #nonzeros {before}\n       > new      #nonzeros {after}\nIf feature values are non-negative and sparse, use -l 0 rather than the default -l -1"
         ));
     }
     Ok(())
 }
 
-/// The features that are scaled (those whose minimum and maximum differ), increasing, with
-/// their ranges: the data's, replaced by the restored ones where the parameters file lists the
-/// feature. Proportional in size to the stored features plus the restored ones.
-fn scaled_features(
-    data: &ColumnRanges,
-    restored: &[(usize, Range)],
-) -> Result<Vec<(usize, Range)>, Error> {
-    let mut out: Vec<(usize, Range)> = Vec::new();
-    let mut from_data = data
-        .iter()
-        .map(|(j, min, max)| (j, Range { min, max }))
-        .peekable();
-    let mut from_file = restored.iter().copied().peekable();
-    loop {
-        let next = match (from_data.peek().copied(), from_file.peek().copied()) {
-            (None, None) => break,
-            (Some((a, _)), Some((b, r))) if b <= a => {
-                if a == b {
-                    from_data.next();
-                }
-                from_file.next();
-                (b, r)
+/// The minimum and maximum of column `j` over the rows that store it (`None` if none does):
+/// svm-scale's range for index 0, which it never fills with zeros.
+fn stored_range(records: &Matrix, j: usize) -> Option<Range> {
+    let mut range: Option<Range> = None;
+    for i in 0..records.n_samples() {
+        records.row(i).for_each_stored(|k, v| {
+            if k == j {
+                let r = range.get_or_insert(Range { min: v, max: v });
+                r.min = r.min.min(v);
+                r.max = r.max.max(v);
             }
-            (Some(d), _) => {
-                from_data.next();
-                d
-            }
-            (None, Some(f)) => {
-                from_file.next();
-                f
-            }
+        });
+    }
+    range
+}
+
+/// The data's varying features, increasing, keyed by index (column + `offset`); `index_zero`
+/// replaces column 0's range when the data stores index 0. Proportional in size to the stored
+/// features.
+fn data_features(
+    records: &Matrix,
+    offset: usize,
+    index_zero: Option<Range>,
+) -> Result<Vec<Feature>, Error> {
+    let ranges = column_ranges(records)?;
+    let mut out: Vec<Feature> = Vec::new();
+    for (j, min, max) in ranges.iter() {
+        let r = match index_zero {
+            Some(r) if j == 0 => r,
+            _ => Range { min, max },
         };
-        if next.1.min != next.1.max {
+        if r.varies() {
             memory::grow(&mut out, "the scaled features' ranges")?;
-            out.push(next);
+            out.push((j + offset, r));
         }
     }
     Ok(out)
 }
 
-/// svm-scale's mapping of one value; `None` for a constant quantity (dropped from output).
-fn map(value: f64, r: Range, (lower, upper): (f64, f64)) -> Option<f64> {
-    if r.min == r.max {
-        None
-    } else if value == r.min {
-        Some(lower)
-    } else if value == r.max {
-        Some(upper)
-    } else {
-        Some(lower + (upper - lower) * (value - r.min) / (r.max - r.min))
+/// svm-scale's `-r`: applies the parameters file's `lines` in order to the data's varying
+/// features (`data`, increasing). A line sets its feature's range; a feature that still varies
+/// and lies between the previous line's index and this line's (or after the last line's) is
+/// scaled to 0 and reported to `dropped`, in svm-scale's order. Returns the features that vary
+/// in the end, increasing. Time O((features + lines) log features), memory proportional to
+/// them, whatever the indices.
+fn restore(
+    data: Vec<Feature>,
+    lines: &[Feature],
+    mut dropped: impl FnMut(usize),
+) -> Result<Vec<Feature>, Error> {
+    // A B-tree node per few entries: ask for twice the entries' size before building it.
+    let entries = data.len().saturating_add(lines.len());
+    memory::check(
+        memory::bytes_of::<Feature>(entries).saturating_mul(2),
+        "the restored features' ranges",
+        FEWER_FEATURES,
+    )?;
+    let mut current: BTreeMap<usize, Range> = data.into_iter().collect();
+    let mut drop_from = |current: &mut BTreeMap<usize, Range>, range: std::ops::Range<usize>| {
+        while let Some((&j, _)) = current.range(range.clone()).next() {
+            dropped(j);
+            current.remove(&j);
+        }
+    };
+    // svm-scale checks the gaps from index 1 on: index 0 is never dropped.
+    let mut next = 1;
+    for &(j, r) in lines {
+        if next < j {
+            drop_from(&mut current, next..j);
+        }
+        if r.varies() {
+            current.insert(j, r);
+        } else {
+            current.remove(&j);
+        }
+        next = j.saturating_add(1);
     }
+    drop_from(&mut current, next..usize::MAX);
+    let mut out =
+        memory::vec_with_capacity(current.len(), "the scaled features' ranges", FEWER_FEATURES)?;
+    out.extend(current);
+    Ok(out)
+}
+
+/// svm-scale's mapping of one value: exact ends, its formula in between (which divides by zero
+/// for a constant range, as svm-scale's target mapping does).
+fn affine(value: f64, r: Range, (lower, upper): (f64, f64)) -> f64 {
+    if value == r.min {
+        lower
+    } else if value == r.max {
+        upper
+    } else {
+        lower + (upper - lower) * (value - r.min) / (r.max - r.min)
+    }
+}
+
+/// A feature's scaled value; `None` for a constant feature (dropped from output).
+fn map(value: f64, r: Range, limits: (f64, f64)) -> Option<f64> {
+    r.varies().then(|| affine(value, r, limits))
 }
 
 fn map_label(v: f64, y: YScaling) -> f64 {
     match y {
-        Some(((lower, _), r)) if v == r.min => lower,
-        Some(((_, upper), r)) if v == r.max => upper,
-        // svm-scale would divide by zero here (a value outside a constant restored range).
-        Some((_, r)) if r.min == r.max => v,
-        Some((limits, r)) => map(v, r, limits).unwrap_or(v),
+        Some((limits, r)) => affine(v, r, limits),
         None => v,
     }
 }
 
-/// Writes svm-scale's output for LIBSVM input (whose labels are always numbers); returns the
-/// stored-value counts before and after scaling.
+/// Writes svm-scale's output for LIBSVM input (whose labels are always numbers; column `j` is
+/// index `j`); returns the stored-value counts before and after scaling.
 ///
 /// A row visits its stored entries and the scaled features whose zero does not map to zero
-/// (those svm-scale writes for every row that lacks them), so with `-l 0` on non-negative data
-/// the work is proportional to the stored entries.
+/// (those svm-scale writes for every row that lacks them — from index 1, never index 0), so
+/// with `-l 0` on non-negative data the work is proportional to the stored entries.
 fn write_libsvm(
     out: &mut Out,
     labels: &[f64],
-    records: &core_linalg::Matrix,
-    active: &[(usize, Range)],
+    records: &Matrix,
+    active: &[Feature],
     x: (f64, f64),
     y: YScaling,
 ) -> Result<(usize, usize), Failure> {
     let mut zero_images: Vec<(usize, f64)> = Vec::new();
-    for &(j, r) in active {
+    for &(j, r) in active.iter().filter(|&&(j, _)| j > 0) {
         if let Some(s) = map(0.0, r, x).filter(|&s| s != 0.0) {
             memory::grow(&mut zero_images, "the scaled zeros")?;
             zero_images.push((j, s));
@@ -258,7 +358,7 @@ fn write_libsvm(
     let mut after = 0;
     for (i, &label) in labels.iter().enumerate() {
         line.clear();
-        let _ = write!(line, "{} ", format_g(map_label(label, y), 6));
+        let _ = write!(line, "{} ", format_g(map_label(label, y), 17));
         let mut zeros = zero_images.iter().peekable();
         records.row(i).for_each_stored(|j, v| {
             while let Some(&&(z, s)) = zeros.peek()
@@ -288,7 +388,7 @@ fn write_libsvm(
 /// svm-scale's `index:value ` for a scaled value that is not zero (and its count).
 fn write_entry(line: &mut String, written: &mut usize, j: usize, s: f64) {
     if s != 0.0 {
-        let _ = write!(line, "{}:{} ", j + 1, format_g(s, 6));
+        let _ = write!(line, "{j}:{} ", format_g(s, 6));
         *written += 1;
     }
 }
@@ -296,7 +396,7 @@ fn write_entry(line: &mut String, written: &mut usize, j: usize, s: f64) {
 fn write_csv(
     out: &mut Out,
     data: &Dataset,
-    active: &[(usize, Range)],
+    active: &[Feature],
     x: (f64, f64),
     y: YScaling,
 ) -> Result<(), Failure> {
@@ -304,7 +404,10 @@ fn write_csv(
     let constant = Range { min: 0.0, max: 0.0 };
     let mut ranges = memory::filled_vec(d, constant, "the per-feature ranges", FEWER_FEATURES)?;
     for &(j, r) in active {
-        ranges[j] = r;
+        // Features 1 to d (a restored file was checked against the columns).
+        if let Some(slot) = j.checked_sub(1).and_then(|c| ranges.get_mut(c)) {
+            *slot = r;
+        }
     }
     if let Some(names) = &data.feature_names {
         outln!(out, "{},label", names.join(","))?;
@@ -330,28 +433,25 @@ fn write_csv(
     Ok(())
 }
 
+/// Writes svm-scale's parameters file: every number with `%.17g`, the features from index 1
+/// (svm-scale does not store index 0's range).
 fn write_params(
     path: &Path,
     x: (f64, f64),
     y: YScaling,
-    active: &[(usize, Range)],
+    active: &[Feature],
 ) -> Result<(), Failure> {
+    let g = |v: f64| format_g(v, 17);
     let mut out = Out::file(path)?;
     if let Some(((lo, hi), r)) = y {
         outln!(out, "y")?;
-        outln!(out, "{} {}", format_g(lo, 16), format_g(hi, 16))?;
-        outln!(out, "{} {}", format_g(r.min, 16), format_g(r.max, 16))?;
+        outln!(out, "{} {}", g(lo), g(hi))?;
+        outln!(out, "{} {}", g(r.min), g(r.max))?;
     }
     outln!(out, "x")?;
-    outln!(out, "{} {}", format_g(x.0, 16), format_g(x.1, 16))?;
-    for &(j, r) in active {
-        outln!(
-            out,
-            "{} {} {}",
-            j + 1,
-            format_g(r.min, 16),
-            format_g(r.max, 16)
-        )?;
+    outln!(out, "{} {}", g(x.0), g(x.1))?;
+    for &(j, r) in active.iter().filter(|&&(j, _)| j > 0) {
+        outln!(out, "{j} {} {}", g(r.min), g(r.max))?;
     }
     out.finish()
 }
@@ -408,7 +508,8 @@ impl<R: BufRead> ParamLines<R> {
     }
 }
 
-/// Reads an svm-scale parameters file (blank lines are skipped), one bounded line at a time.
+/// Reads an svm-scale parameters file (blank lines are skipped), one bounded line at a time;
+/// the `index min max` lines stay in file order, as svm-scale applies them.
 fn parse_params<R: BufRead>(reader: R) -> Result<Params, Error> {
     let mut lines = ParamLines {
         reader,
@@ -441,19 +542,19 @@ fn parse_params<R: BufRead>(reader: R) -> Result<Params, Error> {
         ));
     }
     let lim = numbers(&lines.expect("the x limits")?, 2)?;
-    let mut features: Vec<(usize, Range)> = Vec::new();
+    let mut features: Vec<Feature> = Vec::new();
     while let Some((line, text)) = lines.next()? {
         let (index, rest) = text.split_once(char::is_whitespace).unwrap_or((&text, ""));
         let j = index
             .parse::<u64>()
             .ok()
-            .filter(|j| (1..=u64::from(u32::MAX)).contains(j))
+            .filter(|&j| j <= u64::from(u32::MAX))
             .ok_or_else(|| {
                 Error::parse(
                     line,
                     1,
                     format!(
-                        "expected a feature index from 1 to {} (the largest legal index), found `{}`",
+                        "expected a feature index from 0 to {} (the largest legal index), found `{}`",
                         u32::MAX,
                         index.chars().take(40).collect::<String>()
                     ),
@@ -478,17 +579,13 @@ fn parse_params<R: BufRead>(reader: R) -> Result<Params, Error> {
         }
         memory::grow(&mut features, "the parameters file's ranges")?;
         features.push((
-            (j - 1) as usize,
+            j as usize,
             Range {
                 min: v[0],
                 max: v[1],
             },
         ));
     }
-    // svm-scale applies the lines in order: for an index listed twice, the last one holds.
-    features.reverse();
-    features.sort_by_key(|&(j, _)| j);
-    features.dedup_by_key(|&mut (j, _)| j);
     Ok(Params {
         x: (lim[0], lim[1]),
         y,
@@ -525,44 +622,25 @@ fn numbers((line, text): &(usize, String), count: usize) -> Result<Vec<f64>, Err
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core_linalg::CsrMatrix;
+
+    fn r(min: f64, max: f64) -> Range {
+        Range { min, max }
+    }
 
     #[test]
-    fn params_file_round_trips_and_malformed_files_name_the_line() {
-        let p = parse_params(&b"y\n0 1\n-1 1\nx\n-1 1\n1 0.25 3\n4 -2 2\n"[..]).unwrap();
+    fn params_file_round_trips_in_file_order_and_malformed_files_name_the_line() {
+        let p = parse_params(&b"y\n0 1\n-1 1\nx\n-1 1\n4 -2 2\n1 0.25 3\n0 1 2\n"[..]).unwrap();
         assert_eq!(p.x, (-1.0, 1.0));
-        assert_eq!(
-            p.y,
-            Some((
-                (0.0, 1.0),
-                Range {
-                    min: -1.0,
-                    max: 1.0
-                }
-            ))
-        );
+        assert_eq!(p.y, Some(((0.0, 1.0), r(-1.0, 1.0))));
         assert_eq!(
             p.features,
-            vec![
-                (
-                    0,
-                    Range {
-                        min: 0.25,
-                        max: 3.0
-                    }
-                ),
-                (
-                    3,
-                    Range {
-                        min: -2.0,
-                        max: 2.0
-                    }
-                )
-            ]
+            [(4, r(-2.0, 2.0)), (1, r(0.25, 3.0)), (0, r(1.0, 2.0))]
         );
         for (text, line) in [
             ("x\n-1 1\n1 2\n", 3),
             ("z\n", 1),
-            ("x\n-1 1\n0 1 2\n", 3),
+            ("x\n-1 1\n-1 1 2\n", 3),
             ("x\n-1 a\n", 2),
             ("x\n-1 1\n2 5 1\n", 3),
             ("x\n-1 1\n4294967296 0 1\n", 3),
@@ -592,71 +670,141 @@ mod tests {
         let Err(Error::Parse { message, .. }) = parse_params(&b"x\n-1 1\n1e99999 0 1\n"[..]) else {
             panic!("accepted");
         };
-        assert!(message.contains("from 1 to 4294967295"), "{message}");
+        assert!(message.contains("from 0 to 4294967295"), "{message}");
+    }
+
+    /// `restore` on `lines`, with the features it drops.
+    fn restored(data: &[Feature], lines: &[Feature]) -> (Vec<Feature>, Vec<usize>) {
+        let mut dropped = Vec::new();
+        let kept = restore(data.to_vec(), lines, |j| dropped.push(j)).unwrap();
+        (kept, dropped)
     }
 
     #[test]
-    fn restored_indices_are_sorted_the_last_line_wins_and_huge_ones_stay_sparse() {
-        let p = parse_params(&b"x\n0 1\n4294967295 -1 1\n2 0 5\n2 0 7\n"[..]).unwrap();
-        let r = |min, max| Range { min, max };
-        assert_eq!(
-            p.features,
-            [(1, r(0.0, 7.0)), (u32::MAX as usize - 1, r(-1.0, 1.0))]
-        );
-        // The data's ranges: feature 1 stored in both rows, feature 3 constant, 5 in one row.
-        let x = core_linalg::CsrMatrix::new(
+    fn restored_lines_apply_in_order_as_svm_scale_and_huge_indices_stay_sparse() {
+        // The data's ranges (column j is index j): index 1 stored in both rows, 3 constant,
+        // 5 in one row.
+        let x = CsrMatrix::new(
             vec![0, 3, 5],
-            vec![0, 2, 4, 0, 2],
+            vec![1, 3, 5, 1, 3],
             vec![1.0, 3.0, 2.0, 4.0, 3.0],
-            5,
+            6,
         )
         .unwrap();
-        let active = scaled_features(&column_ranges(&x).unwrap(), &p.features).unwrap();
-        assert_eq!(
-            active,
-            [
-                (0, r(1.0, 4.0)),
-                (1, r(0.0, 7.0)),
-                (4, r(0.0, 2.0)),
-                (u32::MAX as usize - 1, r(-1.0, 1.0))
-            ]
+        let data = data_features(&Matrix::Sparse(x), 0, None).unwrap();
+        assert_eq!(data, [(1, r(1.0, 4.0)), (5, r(0.0, 2.0))]);
+        // Sorted, as svm-scale writes it: the unlisted varying feature 5 is dropped; a listed
+        // feature the data lacks (the largest legal index) keeps its range, without a dense
+        // array; the last line for an index wins.
+        let huge = u32::MAX as usize;
+        let (kept, dropped) = restored(
+            &data,
+            &[
+                (1, r(0.0, 5.0)),
+                (2, r(0.0, 5.0)),
+                (2, r(0.0, 7.0)),
+                (huge, r(-1.0, 1.0)),
+            ],
         );
+        assert_eq!(
+            kept,
+            [(1, r(0.0, 5.0)), (2, r(0.0, 7.0)), (huge, r(-1.0, 1.0))]
+        );
+        assert_eq!(dropped, [5]);
+        // Features after the last line are dropped too, and a constant line drops its feature
+        // without a warning.
+        let (kept, dropped) = restored(&data, &[(1, r(2.0, 2.0))]);
+        assert_eq!((kept, dropped), (vec![], vec![5]));
+        // Unsorted, as svm-scale 3.37 applies it (`-r` with lines `3 0 5` then `1 0 2` on data
+        // varying in 1, 2 and 3 warns for 1, 2, then 3, and keeps feature 1 alone): a line
+        // before the previous one's index drops what was set above it.
+        let data = [(1, r(0.0, 1.0)), (2, r(0.0, 1.0)), (3, r(0.0, 1.0))];
+        let (kept, dropped) = restored(&data, &[(3, r(0.0, 5.0)), (1, r(0.0, 2.0))]);
+        assert_eq!((kept, dropped), (vec![(1, r(0.0, 2.0))], vec![1, 2, 3]));
+        // Index 0 is never dropped, and its line restarts the gaps from index 1.
+        let data = [(0, r(1.0, 2.0)), (2, r(0.0, 1.0))];
+        let (kept, dropped) = restored(&data, &[(2, r(0.0, 4.0)), (0, r(0.0, 3.0))]);
+        assert_eq!(dropped, [2]);
+        assert_eq!(kept, [(0, r(0.0, 3.0))]);
     }
 
-    /// svm-scale's pass 3 as written in svm-scale.c: every feature from 1 to the largest index,
-    /// with dense ranges.
-    fn dense_reference(x: &core_linalg::CsrMatrix, labels: &[f64], limits: (f64, f64)) -> String {
-        let dense = x.to_dense().unwrap();
-        let d = x.ncols();
-        let ranges: Vec<Range> = (0..d)
-            .map(|j| {
-                let col: Vec<f64> = dense.rows().map(|r| r[j]).collect();
-                Range {
-                    min: col.iter().copied().fold(f64::MAX, f64::min),
-                    max: col.iter().copied().fold(-f64::MAX, f64::max),
-                }
+    #[test]
+    fn index_zero_ranges_over_the_rows_that_store_it() {
+        // svm-scale 3.37 on `1 0:1 2:3` / `-1 0:2 1:1` / `2 1:4`: index 0 over [1, 2], index 1
+        // over [0, 4] (zeros filled in), index 2 over [0, 3].
+        let x = CsrMatrix::new(
+            vec![0, 2, 4, 5],
+            vec![0, 2, 0, 1, 1],
+            vec![1.0, 3.0, 2.0, 1.0, 4.0],
+            3,
+        )
+        .unwrap();
+        let m = Matrix::Sparse(x);
+        let zero = stored_range(&m, 0);
+        assert_eq!(zero, Some(r(1.0, 2.0)));
+        assert_eq!(
+            data_features(&m, 0, zero).unwrap(),
+            [(0, r(1.0, 2.0)), (1, r(0.0, 4.0)), (2, r(0.0, 3.0))]
+        );
+        assert_eq!(stored_range(&m, 5), None);
+    }
+
+    /// svm-scale's passes 2 and 3 as written in svm-scale.c, over each row's stored entries
+    /// (index j is column j): dense ranges up to the largest index, zeros filled in from index 1
+    /// only. Returns the text and the number of values written.
+    fn svm_scale_reference(x: &Matrix, labels: &[f64], limits: (f64, f64)) -> (String, usize) {
+        let d = x.n_features();
+        let rows: Vec<Vec<(usize, f64)>> = (0..x.n_samples())
+            .map(|i| {
+                let mut row = Vec::new();
+                x.row(i).for_each_stored(|j, v| row.push((j, v)));
+                row
             })
             .collect();
-        let mut text = String::new();
-        for (row, label) in dense.rows().zip(labels) {
-            text += &format!("{} ", format_g(*label, 6));
-            for j in 0..d {
-                if let Some(s) = map(row[j], ranges[j], limits)
-                    && s != 0.0
-                {
-                    text += &format!("{}:{} ", j + 1, format_g(s, 6));
-                }
+        let (mut lo, mut hi) = (vec![f64::MAX; d], vec![-f64::MAX; d]);
+        let mut extend = |k: usize, v: f64| {
+            lo[k] = lo[k].min(v);
+            hi[k] = hi[k].max(v);
+        };
+        for row in &rows {
+            let mut next = 1;
+            for &(j, v) in row {
+                (next..j).for_each(|k| extend(k, 0.0));
+                extend(j, v);
+                next = j + 1;
             }
+            (next..d).for_each(|k| extend(k, 0.0));
+        }
+        let (mut text, mut written) = (String::new(), 0);
+        let mut output = |text: &mut String, k: usize, v: f64| {
+            if lo[k] == hi[k] {
+                return;
+            }
+            let s = affine(v, r(lo[k], hi[k]), limits);
+            if s != 0.0 {
+                *text += &format!("{k}:{} ", format_g(s, 6));
+                written += 1;
+            }
+        };
+        for (row, label) in rows.iter().zip(labels) {
+            text += &format!("{} ", format_g(*label, 17));
+            let mut next = 1;
+            for &(j, v) in row {
+                (next..j).for_each(|k| output(&mut text, k, 0.0));
+                output(&mut text, j, v);
+                next = j + 1;
+            }
+            (next..d).for_each(|k| output(&mut text, k, 0.0));
             text.push('\n');
         }
-        text
+        (text, written)
     }
 
     proptest::proptest! {
         #[test]
         fn sparse_output_is_svm_scales_dense_output_byte_for_byte(
             rows in proptest::collection::vec(
-                proptest::collection::vec(proptest::option::weighted(0.4, -3i8..4), 6), 1..7),
+                proptest::collection::vec(proptest::option::weighted(0.4, -3i8..4), 7), 1..7),
             limits in proptest::sample::select(vec![(-1.0, 1.0), (0.0, 1.0), (-2.5, 0.5)]),
         ) {
             let mut indptr = vec![0];
@@ -670,33 +818,37 @@ mod tests {
                 }
                 indptr.push(values.len());
             }
-            let x = core_linalg::CsrMatrix::new(indptr, indices, values, 6).unwrap();
-            let labels: Vec<f64> = (0..rows.len()).map(|i| i as f64 - 1.5).collect();
-            let active = scaled_features(&column_ranges(&x).unwrap(), &[]).unwrap();
+            let x = Matrix::Sparse(CsrMatrix::new(indptr, indices, values, 7).unwrap());
+            let labels: Vec<f64> = (0..rows.len()).map(|i| i as f64 / 10.0 - 0.3).collect();
+            let active = data_features(&x, 0, stored_range(&x, 0)).unwrap();
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("out");
             let mut out = Out::file(&path).unwrap();
-            let matrix = core_linalg::Matrix::Sparse(x.clone());
-            write_libsvm(&mut out, &labels, &matrix, &active, limits, None).unwrap();
+            let (before, after) =
+                write_libsvm(&mut out, &labels, &x, &active, limits, None).unwrap();
             out.finish().unwrap();
             let got = std::fs::read_to_string(&path).unwrap();
-            proptest::prop_assert_eq!(got, dense_reference(&x, &labels, limits));
+            let (expected, written) = svm_scale_reference(&x, &labels, limits);
+            proptest::prop_assert_eq!(got, expected);
+            proptest::prop_assert_eq!((before, after), (x.nnz(), written));
         }
     }
 
     #[test]
     fn mapping_is_exact_at_the_ends_and_drops_constants() {
-        let r = Range { min: 2.0, max: 6.0 };
-        assert_eq!(map(2.0, r, (-1.0, 1.0)), Some(-1.0));
-        assert_eq!(map(6.0, r, (-1.0, 1.0)), Some(1.0));
-        assert_eq!(map(3.0, r, (-1.0, 1.0)), Some(-0.5));
-        assert_eq!(map(3.0, Range { min: 1.0, max: 1.0 }, (-1.0, 1.0)), None);
-        // The target: exact ends, a constant target is Y_LOWER (as svm-scale's first test
-        // `value == y_min` makes it), never a division by zero.
-        let y = Some(((0.0, 10.0), Range { min: 3.0, max: 3.0 }));
+        let span = r(2.0, 6.0);
+        assert_eq!(map(2.0, span, (-1.0, 1.0)), Some(-1.0));
+        assert_eq!(map(6.0, span, (-1.0, 1.0)), Some(1.0));
+        assert_eq!(map(3.0, span, (-1.0, 1.0)), Some(-0.5));
+        assert_eq!(map(3.0, r(1.0, 1.0), (-1.0, 1.0)), None);
+        // The target: exact ends; a constant target is Y_LOWER (svm-scale's first test
+        // `value == y_min`), and anything else divides by zero as in svm-scale 3.37 (which
+        // prints `inf` and `-inf` for a restored `y` range `3 3` and targets 4 and 2).
+        let y = Some(((0.0, 10.0), r(3.0, 3.0)));
         assert_eq!(map_label(3.0, y), 0.0);
-        assert_eq!(map_label(4.0, y), 4.0);
-        let y = Some(((0.0, 10.0), r));
+        assert_eq!(map_label(4.0, y), f64::INFINITY);
+        assert_eq!(map_label(2.0, y), f64::NEG_INFINITY);
+        let y = Some(((0.0, 10.0), span));
         assert_eq!(
             (map_label(2.0, y), map_label(6.0, y), map_label(3.0, y)),
             (0.0, 10.0, 2.5)

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `margin` binary: outputs against stored reference fixtures
-//! (see tests/fixtures/gen_scale.py for how they were produced) and exit codes for bad input.
+//! (see tests/fixtures/gen_scale.py and tests/fixtures/svm_scale_337/README.md for how they were
+//! produced) and exit codes for bad input.
 
 mod common;
 
@@ -33,6 +34,82 @@ fn scale_save_then_restore_matches_svm_scale() {
     assert_eq!(read(&params), read(&fixture("svmguide1.range")));
     let out = margin(&["scale", "-r", p, "datasets/svmguide1.t"]);
     assert_eq!(stdout(&out), read(&fixture("svmguide1.t.scaled")));
+}
+
+/// A file of tests/fixtures/svm_scale_337 as svm-scale 3.37 was given it (relative to the
+/// repository root, where `margin` runs), so that the warnings naming it are the same bytes.
+fn svm_scale_337(name: &str) -> String {
+    format!("crates/margin-cli/tests/fixtures/svm_scale_337/{name}")
+}
+
+/// `margin ARGS` prints what svm-scale 3.37 printed: the fixtures `out` and `err`.
+fn prints_as_svm_scale_337(args: &[&str], out: &str, err: &str) {
+    let o = margin(args);
+    assert_eq!(stdout(&o), read(&fixture(&format!("svm_scale_337/{out}"))));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        read(&fixture(&format!("svm_scale_337/{err}")))
+    );
+}
+
+#[test]
+fn scale_r_drops_a_varying_feature_the_parameters_file_lacks_as_svm_scale_337() {
+    // Feature 2 varies but is not listed: not written, and LIBSVM's warning names both files;
+    // feature 6 is listed but never stored: its zeros are scaled (to -1) in every row.
+    let (range, data) = (svm_scale_337("missing2.range"), svm_scale_337("labels.svm"));
+    prints_as_svm_scale_337(
+        &["scale", "-r", &range, &data],
+        "missing2.scaled",
+        "missing2.stderr",
+    );
+}
+
+#[test]
+fn scale_writes_targets_and_parameters_with_17_digits_as_svm_scale_337() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("range");
+    let p = params.to_str().unwrap();
+    let data = svm_scale_337("labels.svm");
+    prints_as_svm_scale_337(
+        &["scale", "-y", "-1", "1", "-s", p, &data],
+        "labels.y.scaled",
+        "labels.y.stderr",
+    );
+    assert_eq!(
+        read(&params),
+        read(&fixture("svm_scale_337/labels.y.range"))
+    );
+    // Restoring that file (its `y` section included) gives the same bytes.
+    prints_as_svm_scale_337(
+        &["scale", "-r", p, &data],
+        "labels.y.scaled",
+        "labels.y.stderr",
+    );
+    // Without -y the targets are written as read, with 17 digits (0.10000000000000001).
+    let restored = svm_scale_337("missing2.range");
+    let plain = stdout(&margin(&["scale", "-r", &restored, &data]));
+    assert!(plain.starts_with("0.10000000000000001 1:-0.9 "), "{plain}");
+}
+
+#[test]
+fn scale_takes_index_0_with_svm_scale_337s_warnings() {
+    let data = svm_scale_337("index0.svm");
+    prints_as_svm_scale_337(&["scale", &data], "index0.scaled", "index0.stderr");
+    // -s stores no range for index 0, and says so, naming the file (svm-scale 3.37 writes the
+    // same two features and the same warning).
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("range");
+    let p = params.to_str().unwrap();
+    let o = margin(&["scale", "-s", p, &data]);
+    assert_eq!(stdout(&o), read(&fixture("svm_scale_337/index0.scaled")));
+    assert_eq!(read(&params), "x\n-1 1\n1 0 4\n2 0 3\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "WARNING: scaling factors with indices smaller than 1 are not stored to the file {p}.\n"
+        )),
+        "{err}"
+    );
 }
 
 #[test]

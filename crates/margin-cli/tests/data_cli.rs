@@ -233,7 +233,7 @@ fn scale_r_messages_name_the_line_and_the_problem() {
     fails_with(
         &["scale", "-r", s(&too_big), "datasets/heart_scale"],
         2,
-        "from 1 to 4294967295",
+        "from 0 to 4294967295",
     );
     // CSV is dense: parameters for a feature it does not have are refused.
     let csv = write(dir.path(), "d.csv", b"a,b,y\n1,2,0\n3,4,1\n");
