@@ -1,6 +1,7 @@
 //! Shared inputs for margin's criterion benches: seeded synthetic matrices and the shared
 //! data sets (read from `../shared/data` when present; a bench that needs one skips cleanly
 //! without it).
+#![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 

@@ -4,6 +4,7 @@
 //!   test command), and the docs with warnings denied.
 //! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end, and with
 //!   `--rust-peers` against linfa and smartcore too (`bench.rs`, `benches/README.md`).
+#![forbid(unsafe_code)]
 
 mod bench;
 

@@ -28,7 +28,7 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod battery;
 mod dataset;

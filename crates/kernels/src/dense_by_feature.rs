@@ -71,6 +71,7 @@ impl DenseByFeature {
     }
 
     /// `out[k] = sample(rows.start + k) · x` for the probe `x` given by [`Self::probe`].
+    #[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
     pub(crate) fn dots(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
         debug_assert_eq!(rows.len(), out.len());
         debug_assert!(rows.end <= self.n && probe.iter().all(|&(f, _)| f < self.d));

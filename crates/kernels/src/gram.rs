@@ -275,11 +275,14 @@ pub(crate) fn apply_form(form: &DotForm, out: &mut [f64], sq_x: f64, sq_z: &[f64
 struct SharedBuf(*mut f64);
 // SAFETY: see `mirror_upper_to_lower`: concurrent tasks write disjoint entries and read entries
 // nobody writes.
+#[allow(unsafe_code)]
 unsafe impl Send for SharedBuf {}
+#[allow(unsafe_code)]
 unsafe impl Sync for SharedBuf {}
 
 /// Copies the upper triangle of a row-major `n × n` buffer onto its lower triangle, in
 /// cache-sized tiles, in parallel over block rows.
+#[allow(unsafe_code)] // writes through `SharedBuf` (see its SAFETY note)
 fn mirror_upper_to_lower(buf: &mut [f64], n: usize) {
     const B: usize = 64;
     assert_eq!(buf.len(), n * n);

@@ -30,8 +30,6 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod algebra;
 mod approx;
 mod cache;

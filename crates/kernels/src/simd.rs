@@ -11,6 +11,7 @@ const MIN_ARG: f64 = -708.0;
 /// `v[i] ← exp(v[i])` for arguments `≤ 0` (kernel exponents), to within 2 ulp of `f64::exp`;
 /// arguments below −708 give exactly 0 (the true value is below 3.3e-308), positive arguments
 /// are treated as 0, NaN stays NaN.
+#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
 pub fn exp_nonpositive_in_place(v: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -32,6 +33,7 @@ pub fn exp_nonpositive_in_place(v: &mut [f64]) {
 /// value lies within a few ulp of a midpoint between two `f32` (about one value in 10⁷), falls
 /// in the `f32` subnormal range, or the argument is positive (a cancelled RBF exponent): only
 /// those are recomputed with libm.
+#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
 pub(crate) fn exp_into_f32_as_libm(args: &[f64], out: &mut [f32]) {
     debug_assert_eq!(args.len(), out.len());
     #[cfg(target_arch = "x86_64")]

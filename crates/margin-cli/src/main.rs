@@ -172,6 +172,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
 /// A file-size limit (`ulimit -f`) sends SIGXFSZ, whose default action kills the process
 /// before any message; ignored, the write fails with EFBIG instead, which the output path
 /// reports (exit code 1) after removing its temporary file, leaving the old file in place.
+#[allow(unsafe_code)] // `libc::signal` is an FFI call
 fn ignore_file_size_signal() {
     // SAFETY: setting a signal's disposition to SIG_IGN before any thread starts installs no
     // handler code and touches no Rust state.

@@ -228,6 +228,7 @@ fn a_closed_pipe_ends_a_long_output_quietly() {
 }
 
 /// Runs `margin ARGS` with a file-size limit of `bytes` (as `prlimit --fsize` does).
+#[allow(unsafe_code)] // `pre_exec` is unsafe
 fn with_file_size_limit(args: &[&str], bytes: u64) -> Output {
     use std::os::unix::process::CommandExt;
     let mut c = bin();

@@ -26,6 +26,7 @@
 //! assert_eq!(z.n_features(), 13);
 //! # Ok::<(), margin::Error>(())
 //! ```
+#![forbid(unsafe_code)]
 
 pub use core_linalg as linalg;
 pub use core_linalg::{

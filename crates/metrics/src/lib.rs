@@ -31,7 +31,7 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod classification;
 mod clustering;

@@ -95,7 +95,7 @@
 //! Sparse records are densified for fitting (scikit-learn would centre them implicitly);
 //! transforming sparse records does not densify them. When whitening, a direction with zero
 //! variance is left unscaled instead of divided by zero.
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod kmeans;
 pub mod pca;

@@ -23,7 +23,7 @@
 //! assert_eq!(predicted.len(), test.n_samples());
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod naive_bayes;
 pub use naive_bayes::{

@@ -95,7 +95,7 @@
 //! their layout) and the targets; loading rebuilds the index and so refuses a file whose
 //! parts disagree.
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod brute;
 mod classifier;

@@ -60,7 +60,7 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod decision;
 mod expansion;

@@ -136,7 +136,7 @@
 //! | | `prune_pessimistic` | CF in `(0, 0.5]` (C4.5: 0.25) | collapse branches whose pessimistic error estimate is no better than a leaf's |
 //! | [`DecisionTreeRegressor`] | `prune_reduced_error` | validation `Dataset` | the same with the squared error |
 
-#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod adaboost;
 mod classifier;

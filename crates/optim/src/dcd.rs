@@ -220,6 +220,7 @@ impl Rows for DenseRows<'_> {
 
 /// A hint to load the line holding `p`; it never faults, whatever `p` points to.
 #[inline(always)]
+#[allow(unsafe_code)] // `_mm_prefetch` is an unsafe intrinsic
 fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     {

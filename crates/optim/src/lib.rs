@@ -33,8 +33,6 @@
 //! # Ok::<(), core_linalg::Error>(())
 //! ```
 
-#![warn(missing_docs)]
-
 pub mod cd;
 mod checks;
 pub mod dcd;
