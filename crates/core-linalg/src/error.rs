@@ -18,6 +18,16 @@ pub enum Error {
         /// The allowed range or set of values.
         expected: String,
     },
+    /// The fitted model cannot do what was asked: it was fitted without what the operation needs
+    /// (for example probability estimates), or its kind or configuration has no such operation.
+    /// Not a bad argument to the call: the way out is to refit, or to use another operation.
+    #[error("{operation} is not available: {reason}")]
+    Unsupported {
+        /// The operation asked for (for example "predict_proba").
+        operation: String,
+        /// Why this model cannot do it, and what to do instead.
+        reason: String,
+    },
     /// Two things that must agree in size do not.
     #[error("shape mismatch in {what}: expected {expected}, found {found}")]
     ShapeMismatch {
@@ -132,6 +142,15 @@ impl Error {
         }
     }
 
+    /// Builds [`Error::Unsupported`]: `operation` is not available on this model, because of
+    /// `reason` (which says what to do instead).
+    pub fn unsupported(operation: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Unsupported {
+            operation: operation.into(),
+            reason: reason.into(),
+        }
+    }
+
     /// Builds [`Error::ShapeMismatch`].
     pub fn shape(what: impl Into<String>, expected: usize, found: usize) -> Self {
         Error::ShapeMismatch {
@@ -201,5 +220,26 @@ impl Error {
         Error::ModelFile {
             reason: reason.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsupported_names_the_operation_and_the_way_out() {
+        let e = Error::unsupported("predict_proba", "refit with probability(true)");
+        assert!(matches!(
+            &e,
+            Error::Unsupported { operation, reason }
+                if operation == "predict_proba" && reason == "refit with probability(true)"
+        ));
+        assert_eq!(
+            e.to_string(),
+            "predict_proba is not available: refit with probability(true)"
+        );
+        // Inside a fold it is still what callers match on.
+        assert!(matches!(e.in_fold(0, 3).root(), Error::Unsupported { .. }));
     }
 }

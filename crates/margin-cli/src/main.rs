@@ -200,3 +200,24 @@ fn main() -> ExitCode {
         Err(_) => ExitCode::from(1),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_operation_the_model_cannot_do_is_a_usage_error() {
+        // Exit code 2, as for a bad parameter: the user refits or asks for something else.
+        let f = Failure::from(Error::unsupported(
+            "predict_proba",
+            "refit with probability(true)",
+        ));
+        assert_eq!(f.code, 2);
+        assert_eq!(
+            f.message,
+            "predict_proba is not available: refit with probability(true)"
+        );
+        let in_fold = Failure::from(Error::unsupported("predict_proba", "refit").in_fold(1, 5));
+        assert_eq!(in_fold.code, 2);
+    }
+}

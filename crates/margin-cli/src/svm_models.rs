@@ -3,7 +3,8 @@
 use std::borrow::Cow;
 
 use core_linalg::{
-    Dataset, DecisionFunction, Iterative, Matrix, ModelFile, NFeatures, Predict, PredictProba,
+    Dataset, DecisionFunction, Error, Iterative, Matrix, ModelFile, NFeatures, Predict,
+    PredictProba,
 };
 use kernels::{Gamma, KernelSpec};
 use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
@@ -208,8 +209,13 @@ fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predicti
     if !proba {
         return Ok(Predictions::Labels(labels));
     }
-    let probs = model.predict_proba(&*x).map_err(|_| {
-        Failure::usage("--proba: this model was trained without --probability true")
+    // Only the refusal of a model without a probability model is the flag's fault; any other
+    // failure (memory, say) is reported as itself.
+    let probs = model.predict_proba(&*x).map_err(|e| match e {
+        Error::Unsupported { .. } => {
+            Failure::usage("--proba: this model was trained without --probability true")
+        }
+        other => other.into(),
     })?;
     Ok(Predictions::Probabilities {
         labels,

@@ -235,7 +235,7 @@ fn probability_outputs_follow_libsvm() {
             o,
         ],
         2,
-        "probability",
+        "Model does not support probability estimates",
     );
 }
 

@@ -200,7 +200,7 @@ fn one_class_data_trains_libsvm_s_single_class_model() {
             out.to_str().unwrap(),
         ],
         2,
-        "probability",
+        "Model does not support probability estimates",
     );
 }
 

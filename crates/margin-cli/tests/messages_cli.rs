@@ -248,6 +248,13 @@ fn predict_refuses_probabilities_a_model_does_not_estimate() {
             "datasets/heart_scale",
             "inlier/outlier labels",
         ),
+        // An SVC estimates probabilities only when fitted for them.
+        (
+            "svc",
+            &[],
+            "datasets/heart_scale",
+            "--proba: this model was trained without --probability true",
+        ),
     ] {
         let file = dir.path().join(format!("{model}.margin"));
         let mut args = vec!["train", model];

@@ -312,10 +312,7 @@ fn constant_and_collinear_features_fall_back_to_the_svd() {
         assert!(m.coef()[1].abs() < 1e-12);
         assert!(close(m.coef()[2], 3.0 * m.coef()[0], 1e-10));
         assert!(m.coef_standard_errors().is_none());
-        assert!(matches!(
-            m.predict_interval(&data.records, 0.95),
-            Err(Error::Numerical(_))
-        ));
+        assert!(unsupported_interval(&m, &data).contains("rank-deficient (rank 1 of 3"));
         // p = rank + intercept = 2.
         assert_eq!(m.df_resid(), 8);
     }
@@ -596,4 +593,48 @@ fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
             "{err}"
         );
     }
+}
+
+/// The reason `m` gives for refusing prediction intervals on `data`'s records, which must be
+/// an [`Error::Unsupported`] naming `predict_interval` (the model lacks what intervals need; no
+/// argument was bad).
+fn unsupported_interval(m: &LinearRegression, data: &Dataset) -> String {
+    match m.predict_interval(&data.records, 0.95) {
+        Err(Error::Unsupported { operation, reason }) => {
+            assert_eq!(operation, "predict_interval");
+            reason
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn prediction_intervals_say_what_the_fit_lacks() {
+    let housing = datasets::housing_scale().unwrap();
+    let gd = LinearRegression::params()
+        .solver(LstsqSolver::GradientDescent)
+        .max_iter(3)
+        .fit(&housing)
+        .unwrap();
+    let reason = unsupported_interval(&gd, &housing);
+    assert!(reason.contains("gradient descent"), "{reason}");
+    assert!(reason.contains("direct solver"), "{reason}");
+    // Two points on a line: full rank, but no residual degrees of freedom left.
+    let two = dataset(&[vec![0.0], vec![1.0]], &[1.0, 3.0]);
+    let exact = LinearRegression::params().fit(&two).unwrap();
+    assert_eq!((exact.rank(), exact.df_resid()), (1, 0));
+    let reason = unsupported_interval(&exact, &two);
+    assert!(
+        reason.contains("no residual degrees of freedom (2 samples for 2 parameters)"),
+        "{reason}"
+    );
+    // The same solver and data with one more point gives intervals.
+    let three = dataset(&[vec![0.0], vec![1.0], vec![2.0]], &[1.0, 3.0, 4.0]);
+    assert!(
+        LinearRegression::params()
+            .fit(&three)
+            .unwrap()
+            .predict_interval(&three.records, 0.95)
+            .is_ok()
+    );
 }

@@ -202,13 +202,13 @@ impl PredictProba for OneClassSvm {
     /// value among [`OneClassSvm::density_marks`] (0.1, 0.2, … 0.9 inside, 0.001 below every
     /// mark, 0.999 above), and one minus it (an outlier, label `−1`). Decision values are
     /// computed as LIBSVM computes them, so samples near a mark fall in LIBSVM's bin. Needs a
-    /// model fitted with `probability(true)` whose marks could be fitted.
+    /// model fitted with `probability(true)` whose marks could be fitted; any other is refused
+    /// with [`Error::Unsupported`].
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let marks = self.density_marks.as_ref().ok_or_else(|| {
-            Error::invalid_parameter(
-                "probability",
-                false,
-                "a model fitted with probability(true) that has density marks (LIBSVM: svm-train -s 2 -b 1; no marks are fitted when fewer than 5 training decision values lie on one side of 0)",
+            Error::unsupported(
+                "predict_proba",
+                "the model has no density marks: it was fitted without probability estimates, or with fewer than 5 training decision values on one side of 0, from which no marks are fitted; refit with probability(true) (LIBSVM: svm-train -s 2 -b 1) on data with more samples on each side",
             )
         })?;
         let dec = self.expansion.libsvm_decision(records)?;

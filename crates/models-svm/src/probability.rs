@@ -7,7 +7,15 @@
 // The coupling iteration indexes its k × k matrix as the paper writes it.
 #![allow(clippy::needless_range_loop)]
 
-use core_linalg::DenseMatrix;
+use core_linalg::{DenseMatrix, Error};
+
+/// The refusal of `operation`, which needs a probability model, by a model fitted without one.
+pub(crate) fn no_probability_model(operation: &str) -> Error {
+    Error::unsupported(
+        operation,
+        "the model was fitted without probability estimates: refit with probability(true) (LIBSVM: svm-train -b 1)",
+    )
+}
 
 /// Probabilities are kept in `[MIN_PROB, 1 − MIN_PROB]` before coupling, as LIBSVM does, so no
 /// pairwise estimate is exactly 0 or 1.

@@ -498,23 +498,18 @@ impl Svc {
     /// Class probabilities as LIBSVM's `svm_predict_probability` computes them, from LIBSVM's
     /// decision values (see [`Svc::libsvm_predict_classes`]); what `svm-predict -b 1` prints.
     pub fn libsvm_predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let sigmoids = self.sigmoids()?;
+        let sigmoids = self.sigmoids("libsvm_predict_proba")?;
         Ok(self.coupled(&self.libsvm_problem_decisions(records)?, &sigmoids))
     }
 
-    /// Each problem's Platt sigmoid `(A, B)`, or the error of a model fitted without them.
-    fn sigmoids(&self) -> Result<Vec<(f64, f64)>> {
+    /// Each problem's Platt sigmoid `(A, B)`, or, for a model fitted without them, the refusal
+    /// of `operation`.
+    fn sigmoids(&self, operation: &str) -> Result<Vec<(f64, f64)>> {
         self.problems
             .iter()
             .map(|p| p.probability)
             .collect::<Option<_>>()
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "probability",
-                    false,
-                    "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
-                )
-            })
+            .ok_or_else(|| crate::probability::no_probability_model(operation))
     }
 
     /// Class probabilities from decision values (one row per sample, one column per problem):
@@ -569,9 +564,9 @@ impl DecisionFunction for Svc {
 impl PredictProba for Svc {
     /// Class probabilities (columns in [`Svc::labels`] order) from each problem's Platt sigmoid,
     /// coupled across pairs for more than two classes. Needs a model fitted with
-    /// `probability(true)`.
+    /// `probability(true)`; any other is refused with [`Error::Unsupported`].
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let sigmoids = self.sigmoids()?;
+        let sigmoids = self.sigmoids("predict_proba")?;
         Ok(self.coupled(&self.problem_decisions(records)?, &sigmoids))
     }
 }

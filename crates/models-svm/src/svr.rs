@@ -171,19 +171,16 @@ impl Svr {
     /// `[lower, upper]` = `f(x) ∓ σ·ln(1 / (1 − coverage))`, the central interval that holds
     /// `y` with probability `coverage` ∈ (0, 1) under the Laplace model of
     /// [`Svr::laplace_scale`]. Like `PredictProba` for classifiers, it needs a model fitted with
-    /// `probability(true)` (LIBSVM: `svm-train -b 1`).
+    /// `probability(true)` (LIBSVM: `svm-train -b 1`); any other is refused with
+    /// [`Error::Unsupported`].
     pub fn predict_interval<R: Records + ?Sized>(
         &self,
         records: &R,
         coverage: f64,
     ) -> Result<DenseMatrix> {
-        let sigma = self.laplace_scale.ok_or_else(|| {
-            Error::invalid_parameter(
-                "probability",
-                false,
-                "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
-            )
-        })?;
+        let sigma = self
+            .laplace_scale
+            .ok_or_else(|| crate::probability::no_probability_model("predict_interval"))?;
         if !(coverage > 0.0 && coverage < 1.0) {
             return Err(Error::invalid_parameter(
                 "coverage",

@@ -130,10 +130,7 @@ fn prediction_intervals_follow_the_laplace_model() {
         assert!(model.predict_interval(&d.records, bad).is_err(), "{bad}");
     }
     let plain = Svr::params().kernel(rbf_auto()).fit(&d).unwrap();
-    assert!(matches!(
-        plain.predict_interval(&d.records, 0.9),
-        Err(core_linalg::Error::InvalidParameter { .. })
-    ));
+    assert_unsupported(plain.predict_interval(&d.records, 0.9), "predict_interval");
     let tiny = d.select(&[0]).unwrap();
     assert!(Svr::params().probability(true).fit(&tiny).is_err());
 }
@@ -196,10 +193,7 @@ fn one_class_without_enough_decision_values_has_no_marks() {
         LibsvmModel::OneClass(model.clone()).to_text().unwrap(),
         fixture("heart_one_class_too_few.model")
     );
-    assert!(matches!(
-        model.predict_proba(&d.records),
-        Err(core_linalg::Error::InvalidParameter { .. })
-    ));
+    assert_unsupported(model.predict_proba(&d.records), "predict_proba");
 }
 
 #[test]
@@ -245,7 +239,10 @@ fn libsvm_probability_models_load_and_predict_as_libsvm() {
     }
     let plain = LibsvmModel::from_text(&fixture("housing_svr_default.model")).unwrap();
     assert!(!plain.has_probability());
-    assert!(plain.predict_probability(&housing.records).is_err());
+    assert_unsupported(
+        plain.predict_probability(&housing.records),
+        "predict_probability",
+    );
 }
 
 #[test]
@@ -270,4 +267,20 @@ fn margin_model_files_keep_the_probability_models() {
         back.predict_proba(&h.records).unwrap(),
         oc.predict_proba(&h.records).unwrap()
     );
+}
+
+/// `result` is the refusal of `operation` by a model fitted without what it needs (not a bad
+/// parameter), and its message says how to refit.
+#[track_caller]
+fn assert_unsupported<T: std::fmt::Debug>(result: core_linalg::Result<T>, operation: &str) {
+    match result {
+        Err(core_linalg::Error::Unsupported {
+            operation: op,
+            reason,
+        }) => {
+            assert_eq!(op, operation);
+            assert!(reason.contains("probability(true)"), "{reason}");
+        }
+        other => panic!("expected Unsupported for {operation}, got {other:?}"),
+    }
 }

@@ -209,6 +209,27 @@ impl LinearRegression {
         ))
     }
 
+    /// The refusal of `operation`, which needs `(X̃ᵀX̃)⁻¹` and σ̂², by a fit that has not both:
+    /// why not, and what to refit with.
+    fn no_inference(&self, operation: &str) -> Error {
+        let d = self.coef.len();
+        let reason = if self.solver == LstsqSolver::GradientDescent {
+            "the model was fitted by gradient descent, which never factors the design: refit with a direct solver (LstsqSolver::Qr, Svd or NormalEquations)".to_owned()
+        } else if self.inverse_gram.is_none() {
+            format!(
+                "the design was rank-deficient (rank {} of {d} features), so the weights are not identifiable: drop the collinear or constant features and refit",
+                self.rank
+            )
+        } else {
+            format!(
+                "the fit left no residual degrees of freedom ({} samples for {} parameters): refit on more samples than parameters",
+                self.n_samples,
+                self.rank + usize::from(self.fit_intercept)
+            )
+        };
+        Error::unsupported(operation, reason)
+    }
+
     /// `zᵀ G z` for the scaled inverse Gram `G` and `z = (x − x̄) / x_scale`.
     fn leverage(&self, g: MatRef<'_, f64>, x: impl Fn(usize) -> f64) -> f64 {
         let d = self.coef.len();
@@ -250,8 +271,9 @@ impl LinearRegression {
     /// (without the `1/Σwᵢ` term when there is no intercept) and each new observation has unit
     /// weight.
     ///
-    /// Fails with [`Error::Numerical`] when the design was rank-deficient or had no residual
-    /// degrees of freedom.
+    /// Fails with [`Error::Unsupported`], saying which and what to refit with, when the model
+    /// was fitted by gradient descent, on a rank-deficient design, or without residual degrees
+    /// of freedom.
     pub fn predict_interval<R: Records + ?Sized>(
         &self,
         records: &R,
@@ -265,14 +287,9 @@ impl LinearRegression {
             ));
         }
         let prediction = self.predict(records)?;
-        let (g, sigma2) = self.inference().ok_or_else(|| {
-            Error::Numerical(format!(
-                "prediction intervals need a full-rank design with more samples than parameters (rank {} of {} features, {} samples)",
-                self.rank,
-                self.coef.len(),
-                self.n_samples
-            ))
-        })?;
+        let (g, sigma2) = self
+            .inference()
+            .ok_or_else(|| self.no_inference("predict_interval"))?;
         let t = t_quantile(0.5 + 0.5 * confidence, self.df_resid() as f64);
         let base = if self.fit_intercept {
             1.0 + 1.0 / self.weight_sum

@@ -102,7 +102,9 @@ impl LibsvmModel {
 
     /// The model in LIBSVM's text format, column `j` written as feature index `j` for
     /// [`IndexBase::Zero`] (as LIBSVM's tools index their columns, index 0 included), `j + 1`
-    /// otherwise. Precomputed-kernel lines are `0:serial` either way.
+    /// otherwise. Precomputed-kernel lines are `0:serial` either way. A model the format cannot
+    /// hold (a one-vs-rest classifier, a kernel other than LIBSVM's five, a label that is not an
+    /// integer) is refused with [`Error::Unsupported`]: save it with margin's own model file.
     pub fn to_text_indexed(&self, base: IndexBase) -> Result<String> {
         let mut out = String::new();
         match self {
@@ -325,13 +327,10 @@ impl LibsvmModel {
     }
 }
 
-/// The refusal of probability estimates from a model trained without them.
+/// The refusal of [`LibsvmModel::predict_probability`] by a model trained without a
+/// probability model.
 fn no_probability() -> Error {
-    Error::invalid_parameter(
-        "probability",
-        false,
-        "a model fitted with probability(true) (LIBSVM: svm-train -b 1)",
-    )
+    crate::probability::no_probability_model("predict_probability")
 }
 
 /// A label as LIBSVM's numeric label (text labels, which LIBSVM files cannot hold, as NaN).

@@ -856,7 +856,13 @@ SV
                     assert_eq!(labels, [label, label]);
                     assert_eq!(probs.as_slice(), [1.0, 1.0]);
                 }
-                Err(e) => assert!(!probability, "{e}"),
+                Err(e) => {
+                    assert!(!probability, "{e}");
+                    assert!(
+                        matches!(&e, Error::Unsupported { operation, .. } if operation == "predict_probability"),
+                        "{e:?}"
+                    );
+                }
             }
         }
         let with_sv = SINGLE

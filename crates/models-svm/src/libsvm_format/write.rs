@@ -10,6 +10,9 @@ use super::SingleClass;
 use crate::expansion::Expansion;
 use crate::svc::{Multiclass, Svc};
 
+/// The operation every refusal here names: the model is fine, LIBSVM's format cannot hold it.
+const WRITING: &str = "writing a LIBSVM model file";
+
 fn kernel_lines(kernel: &KernelSpec, out: &mut String) -> Result<()> {
     let g = |x: f64| format_g(x, 17);
     match kernel {
@@ -36,10 +39,12 @@ fn kernel_lines(kernel: &KernelSpec, out: &mut String) -> Result<()> {
         }
         KernelSpec::Precomputed(_) => out.push_str("kernel_type precomputed\n"),
         other => {
-            return Err(Error::invalid_parameter(
-                "kernel",
-                kernels::Kernel::name(other),
-                "linear, polynomial, rbf, sigmoid or precomputed (LIBSVM's model files hold no other kernel; save with margin's own model file)",
+            return Err(Error::unsupported(
+                WRITING,
+                format!(
+                    "the model's kernel is {}, and LIBSVM's model files hold only linear, polynomial, rbf, sigmoid or precomputed kernels: save with margin's own model file",
+                    kernels::Kernel::name(other)
+                ),
             ));
         }
     }
@@ -52,10 +57,11 @@ fn label_int(l: &Label) -> Result<i64> {
     let int = -(2f64.powi(31))..2f64.powi(31);
     match l {
         Label::Number(x) if x.fract() == 0.0 && int.contains(x) => Ok(*x as i64),
-        other => Err(Error::invalid_parameter(
-            "label",
-            other,
-            "integer labels (LIBSVM model files store labels as int)",
+        other => Err(Error::unsupported(
+            WRITING,
+            format!(
+                "the model has the label {other}, and LIBSVM model files store labels as int: save with margin's own model file, or refit on integer labels"
+            ),
         )),
     }
 }
@@ -98,10 +104,9 @@ fn sv_line(out: &mut String, coefs: &[f64], sv: RowView<'_>, precomputed: bool, 
 
 pub(super) fn svc_text(m: &Svc, base: IndexBase, out: &mut String) -> Result<()> {
     if m.multiclass() != Multiclass::OneVsOne {
-        return Err(Error::invalid_parameter(
-            "multiclass",
-            "one-vs-rest",
-            "one-vs-one (LIBSVM model files hold only one-vs-one)",
+        return Err(Error::unsupported(
+            WRITING,
+            "the model was fitted one-vs-rest, and LIBSVM model files hold only one-vs-one: save with margin's own model file, or refit with multiclass one-vs-one",
         ));
     }
     out.push_str(if m.is_nu() {
@@ -209,4 +214,72 @@ pub(super) fn single_class_text(m: &SingleClass, out: &mut String) -> Result<()>
     }
     out.push_str("nr_sv 0\nSV\n");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use core_linalg::{Classes, Dataset, DenseMatrix, Fit, Targets};
+    use kernels::Laplacian;
+
+    use super::*;
+    use crate::LibsvmModel;
+
+    /// Three separable pairs of points, one class a pair, with `labels` as the classes.
+    fn three(labels: Classes) -> Dataset {
+        let x = DenseMatrix::from_row_major(
+            vec![0.0, 0.0, 0.1, 0.0, 5.0, 0.0, 5.1, 0.0, 0.0, 5.0, 0.0, 5.1],
+            6,
+            2,
+        )
+        .unwrap();
+        Dataset::new(x, Targets::Classes(labels)).unwrap()
+    }
+
+    fn numbered() -> Dataset {
+        three(Classes::from_numbers(&[1.0, 1.0, 2.0, 2.0, 3.0, 3.0]).unwrap())
+    }
+
+    /// The refusal of writing `m`, whose reason must contain `needle`.
+    fn refused(m: Svc, needle: &str) {
+        match LibsvmModel::Svc(m).to_text() {
+            Err(Error::Unsupported { operation, reason }) => {
+                assert_eq!(operation, WRITING);
+                assert!(reason.contains(needle), "{reason}");
+                assert!(reason.contains("margin's own model file"), "{reason}");
+            }
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_one_vs_one_model_with_a_libsvm_kernel_and_integer_labels_is_written() {
+        let m = Svc::params().fit(&numbered()).unwrap();
+        assert!(LibsvmModel::Svc(m).to_text().is_ok());
+    }
+
+    #[test]
+    fn a_one_vs_rest_model_is_not_writable_rather_than_a_bad_parameter() {
+        let m = Svc::params()
+            .multiclass(Multiclass::OneVsRest)
+            .fit(&numbered())
+            .unwrap();
+        refused(m, "one-vs-rest");
+    }
+
+    #[test]
+    fn a_kernel_libsvm_cannot_store_is_not_writable() {
+        let m = Svc::params()
+            .kernel(Laplacian::with_gamma(0.5).unwrap())
+            .fit(&numbered())
+            .unwrap();
+        refused(m, "laplacian");
+    }
+
+    #[test]
+    fn text_labels_are_not_writable() {
+        let m = Svc::params()
+            .fit(&three(Classes::from_text(&["a", "a", "b", "b", "c", "c"])))
+            .unwrap();
+        refused(m, "label a");
+    }
 }
