@@ -467,22 +467,28 @@ impl Svc {
         validate::check_predict(self.n_features, records)?;
         self.kernel.check(&self.support)?;
         let mut out = DenseMatrix::zeros(records.n_samples(), self.problems.len());
+        let n_sv = self.support.n_samples();
         out.as_mut_slice()
             .par_chunks_mut(self.problems.len().max(1))
             .enumerate()
-            .for_each(|(i, row)| {
-                let x = records.row(i);
-                let kx: Vec<f64> = (0..self.support.n_samples())
-                    .map(|s| libsvm_kernel(&self.kernel, x, self.support.row(s)))
-                    .collect();
-                for (d, p) in row.iter_mut().zip(&self.problems) {
-                    let mut sum = 0.0;
-                    for &(sv, a) in &p.coef {
-                        sum += a * kx[sv];
+            // One buffer of kernel values per worker, refilled for each row.
+            .for_each_init(
+                || Vec::with_capacity(n_sv),
+                |kx: &mut Vec<f64>, (i, row)| {
+                    let x = records.row(i);
+                    kx.clear();
+                    kx.extend(
+                        (0..n_sv).map(|s| libsvm_kernel(&self.kernel, x, self.support.row(s))),
+                    );
+                    for (d, p) in row.iter_mut().zip(&self.problems) {
+                        let mut sum = 0.0;
+                        for &(sv, a) in &p.coef {
+                            sum += a * kx[sv];
+                        }
+                        *d = sum - p.rho;
                     }
-                    *d = sum - p.rho;
-                }
-            });
+                },
+            );
         Ok(out)
     }
 
@@ -578,8 +584,8 @@ impl ModelFile for Svc {
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
-    /// support-vector indices in range and finite coefficients, offset, sigmoid and equivalent C; the linear
-    /// kernel's weights.
+    /// support-vector indices in range and finite coefficients, offset, sigmoid and equivalent
+    /// C; the linear kernel's weights.
     fn check_consistent(&self) -> Result<()> {
         let k = self.labels.len();
         model_check::class_labels("labels", &self.labels)?;
@@ -814,8 +820,8 @@ fn platt(
 }
 
 /// What svm-train prints of a binary problem's solution: `nu = Σα/(C·l)` for C-SVC when every
-/// bound is one C (LIBSVM: `Cp == Cn`), `C = 1/r` for ν-SVC; bounded support vectors are those
-/// at `upper`.
+/// bound is one C (LIBSVM: `Cp == Cn`), `C = 1/r` (the bound `upper`) for ν-SVC; bounded support
+/// vectors are those at `upper`.
 fn binary_report(
     formulation: &Formulation<'_>,
     sol: &smo::Solution,
@@ -830,7 +836,8 @@ fn binary_report(
                 SummaryLine::Nu(sum / (c * bounds.len() as f64))
             })
         }
-        Formulation::Nu { .. } => Some(SummaryLine::C(1.0 / sol.r)),
+        // The bound of the rescaled coefficients, 1/r (`solve_binary`).
+        Formulation::Nu { .. } => upper.first().copied().map(SummaryLine::C),
     };
     RunReport {
         iterations: sol.iterations,

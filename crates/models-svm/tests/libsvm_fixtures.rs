@@ -507,26 +507,4 @@ fn platt_probabilities_agree_with_libsvm() {
     check_probabilities("heart_probability", &d, &d, HEART_GAMMA, 0.03);
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
     check_probabilities("dna_probability", &train, &test, 0.005555555555555556, 0.03);
-    let untrained = Svc::params().fit(&d).unwrap();
-    for (result, operation) in [
-        (
-            core_linalg::PredictProba::predict_proba(&untrained, &d.records),
-            "predict_proba",
-        ),
-        (
-            untrained.libsvm_predict_proba(&d.records),
-            "libsvm_predict_proba",
-        ),
-    ] {
-        match result {
-            Err(core_linalg::Error::Unsupported {
-                operation: op,
-                reason,
-            }) => {
-                assert_eq!(op, operation);
-                assert!(reason.contains("refit with probability(true)"), "{reason}");
-            }
-            other => panic!("expected Unsupported, got {other:?}"),
-        }
-    }
 }

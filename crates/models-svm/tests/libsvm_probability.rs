@@ -6,7 +6,7 @@
 use core_linalg::io::format_g;
 use core_linalg::{Dataset, Fit, ModelFile, PredictProba, datasets};
 use kernels::Gamma;
-use models_svm::{LibsvmModel, OneClassSvm, SvmKernel, Svr};
+use models_svm::{LibsvmModel, OneClassSvm, Svc, SvmKernel, Svr};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -269,6 +269,17 @@ fn margin_model_files_keep_the_probability_models() {
     );
 }
 
+#[test]
+fn an_svc_fitted_without_probabilities_refuses_them_as_unsupported() {
+    let d = datasets::heart_scale().unwrap();
+    let untrained = Svc::params().fit(&d).unwrap();
+    assert_unsupported(untrained.predict_proba(&d.records), "predict_proba");
+    assert_unsupported(
+        untrained.libsvm_predict_proba(&d.records),
+        "libsvm_predict_proba",
+    );
+}
+
 /// `result` is the refusal of `operation` by a model fitted without what it needs (not a bad
 /// parameter), and its message says how to refit.
 #[track_caller]
@@ -279,7 +290,7 @@ fn assert_unsupported<T: std::fmt::Debug>(result: core_linalg::Result<T>, operat
             reason,
         }) => {
             assert_eq!(op, operation);
-            assert!(reason.contains("probability(true)"), "{reason}");
+            assert!(reason.contains("refit with probability(true)"), "{reason}");
         }
         other => panic!("expected Unsupported for {operation}, got {other:?}"),
     }
