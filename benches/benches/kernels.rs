@@ -5,14 +5,14 @@
 
 use std::hint::black_box;
 
-use core_linalg::Records;
 use criterion::{Criterion, criterion_group, criterion_main};
 use faer::linalg::matmul::triangular::BlockStructure;
 use faer::{Accum, Mat, Par};
-use kernels::{
+use margin_benches::{dense, shared_dataset};
+use margin_core::Records;
+use margin_kernels::{
     ColumnCache, GramMethod, GramOptions, KernelSource, Laplacian, Rbf, gram, gram_with,
 };
-use margin_benches::{dense, shared_dataset};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

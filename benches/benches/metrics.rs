@@ -19,7 +19,7 @@ fn auroc(c: &mut Criterion) {
     let mut group = c.benchmark_group("roc_auc_1e7");
     group.sample_size(10);
     group.bench_function("margin", |b| {
-        b.iter(|| black_box(metrics::roc_auc(&positive, &scores).expect("two classes")))
+        b.iter(|| black_box(margin_metrics::roc_auc(&positive, &scores).expect("two classes")))
     });
     group.finish();
 }

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{Dataset, DenseMatrix};
+use margin_core::io::{LibsvmOptions, read_libsvm};
+use margin_core::{Dataset, DenseMatrix};
 
 /// A dense `n × d` matrix of values in [−1, 1) from a fixed linear congruential sequence (the
 /// same numbers on every machine, no RNG dependency).

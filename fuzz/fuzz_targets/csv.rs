@@ -3,8 +3,8 @@
 
 #![no_main]
 
-use core_linalg::io::{CategoricalColumns, CsvOptions, read_csv_from};
-use core_linalg::{Error, Records};
+use margin_core::io::{CategoricalColumns, CsvOptions, read_csv_from};
+use margin_core::{Error, Records};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

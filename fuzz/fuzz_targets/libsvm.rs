@@ -3,8 +3,8 @@
 
 #![no_main]
 
-use core_linalg::io::{IndexBase, LibsvmOptions, read_libsvm_from};
-use core_linalg::{Error, Records};
+use margin_core::io::{IndexBase, LibsvmOptions, read_libsvm_from};
+use margin_core::{Error, Records};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,24 +2,24 @@
 //! model kind (one entry per kind, in a fixed order: an input's first byte picks the entry), the
 //! check run on a body, and sound models of every kind to seed the corpus with.
 
-use core_linalg::battery::loaded_model_failure;
-use core_linalg::preprocessing::{
+use margin_core::battery::loaded_model_failure;
+use margin_core::preprocessing::{
     BinEncoding, KBinsDiscretizer, MinMaxScaler, OneHotEncoder, PolynomialFeatures, StandardScaler,
     UnknownCategory,
 };
-use core_linalg::{
+use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, PredictProba,
     Records, Result, Targets, Transform, body_of, seal,
 };
-use kernels::{Nystroem, Polynomial, RandomFourierFeatures, Rbf};
-use models_cluster::{KMeans, MiniBatchKMeans, NComponents, Pca};
-use models_linear::{
+use margin_kernels::{Nystroem, Polynomial, RandomFourierFeatures, Rbf};
+use margin_cluster::{KMeans, MiniBatchKMeans, NComponents, Pca};
+use margin_linear::{
     BernoulliNB, ElasticNet, GaussianNB, KernelPerceptron, KernelRidge, LinearRegression,
     LogisticRegression, MultinomialNB, Perceptron, Ridge,
 };
-use models_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Metric, NearestNeighbors};
-use models_svm::{LinearSvc, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
-use models_tree::{
+use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Metric, NearestNeighbors};
+use margin_svm::{LinearSvc, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
     GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
 };
@@ -52,9 +52,9 @@ fn check<M: ModelFile>(body: &[u8], methods: &[Method<M>]) {
 /// The row count of the answers of the methods every model of a family offers.
 fn predict<M: Predict>(m: &M, x: &Matrix) -> Result<usize>
 where
-    M::Output: core_linalg::battery::Prediction,
+    M::Output: margin_core::battery::Prediction,
 {
-    use core_linalg::battery::Prediction;
+    use margin_core::battery::Prediction;
     Ok(m.predict(x)?.n_predictions())
 }
 fn decision<M: DecisionFunction>(m: &M, x: &Matrix) -> Result<usize> {

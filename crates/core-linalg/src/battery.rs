@@ -13,10 +13,10 @@
 //! than `predict` run the same forgeries through [`check_forged_files`].
 //!
 //! ```
-//! # use core_linalg::battery::{check_estimator, Task};
-//! # fn demo<P>(params: &P) where P: core_linalg::Fit + Sync,
-//! #   P::Model: core_linalg::Predict + core_linalg::ModelFile,
-//! #   <P::Model as core_linalg::Predict>::Output: core_linalg::battery::Prediction {
+//! # use margin_core::battery::{check_estimator, Task};
+//! # fn demo<P>(params: &P) where P: margin_core::Fit + Sync,
+//! #   P::Model: margin_core::Predict + margin_core::ModelFile,
+//! #   <P::Model as margin_core::Predict>::Output: margin_core::battery::Prediction {
 //! check_estimator(params, Task::Classification);
 //! # }
 //! ```

@@ -9,7 +9,7 @@
 //! so they belong in tests only, like [`crate::battery`].
 //!
 //! ```
-//! use core_linalg::fixture::Fixture;
+//! use margin_core::fixture::Fixture;
 //!
 //! let f = Fixture::parse("# written by gen.py\ncoef 1x2 0.5 -1.25\nparams - alpha=0.1 fit=true\n")
 //!     .unwrap();

@@ -17,7 +17,7 @@
 //!   reference **fixtures** ([`fixture`]).
 //!
 //! ```
-//! use core_linalg::{datasets, preprocessing::MinMaxScaler, split, Fit, Records, Transform};
+//! use margin_core::{datasets, preprocessing::MinMaxScaler, split, Fit, Records, Transform};
 //!
 //! let data = datasets::heart_scale()?;
 //! assert_eq!((data.n_samples(), data.n_features()), (270, 13));
@@ -25,7 +25,7 @@
 //! let scaler = MinMaxScaler::params().range(-1.0, 1.0).fit(&train.records)?;
 //! let scaled = scaler.transform(&test.records)?;
 //! assert_eq!(scaled.n_samples(), test.n_samples());
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 #![forbid(unsafe_code)]

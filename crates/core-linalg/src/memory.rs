@@ -11,7 +11,7 @@
 //!   `ulimit -v` or `prlimit --as` gives an error, not an abort).
 //!
 //! ```
-//! use core_linalg::{memory, Error};
+//! use margin_core::{memory, Error};
 //!
 //! let w: Vec<f64> = memory::filled_vec(1000, 0.0, "weights", memory::FEWER_FEATURES)?;
 //! assert_eq!(w.len(), 1000);

@@ -81,7 +81,7 @@ pub trait NFeatures {
 }
 
 /// Implements [`NFeatures`] for fitted models by calling their inherent `n_features()`:
-/// `core_linalg::impl_n_features!(Svc, Svr);`.
+/// `margin_core::impl_n_features!(Svc, Svr);`.
 #[macro_export]
 macro_rules! impl_n_features {
     ($($model:ty),+ $(,)?) => {
@@ -169,7 +169,7 @@ pub trait Iterative {
 }
 
 /// Implements [`Iterative`] for fitted models by calling their inherent `convergence()`:
-/// `core_linalg::impl_iterative!(Svc, Svr);`.
+/// `margin_core::impl_iterative!(Svc, Svr);`.
 #[macro_export]
 macro_rules! impl_iterative {
     ($($model:ty),+ $(,)?) => {

@@ -2,8 +2,8 @@
 //! it, and against deliberately broken variants that must fail it: a battery that cannot fail
 //! would prove nothing.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     Dataset, Fit, Label, ModelFile, Predict, Records, Result, memory, model_check, validate,
 };
 use serde::{Deserialize, Serialize};

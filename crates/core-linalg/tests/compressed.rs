@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use core_linalg::io::{DataFormat, LibsvmOptions, read_data, read_libsvm};
+use margin_core::io::{DataFormat, LibsvmOptions, read_data, read_libsvm};
 
 const HEART: &[u8] = include_bytes!("../../../datasets/heart_scale");
 
@@ -39,7 +39,7 @@ fn gzip_and_bzip2_files_read_like_the_plain_file() {
     let bytes = std::fs::read(&gz).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
     match read_libsvm(&truncated, &LibsvmOptions::default()) {
-        Err(core_linalg::Error::Io { path, source }) => {
+        Err(margin_core::Error::Io { path, source }) => {
             assert_eq!(path, truncated);
             assert!(
                 source

@@ -3,12 +3,12 @@
 //! `predict`), and hand-made inconsistencies that used to panic in `transform` or answer
 //! garbage, each refused on load naming the field.
 
-use core_linalg::battery::check_forged_files;
-use core_linalg::preprocessing::{
+use margin_core::battery::check_forged_files;
+use margin_core::preprocessing::{
     BinEncoding, KBinsDiscretizer, MinMaxScaler, OneHotEncoder, PolynomialFeatures, StandardScaler,
     UnknownCategory,
 };
-use core_linalg::{DenseMatrix, Error, Fit, ModelFile, Records, Result, Transform};
+use margin_core::{DenseMatrix, Error, Fit, ModelFile, Records, Result, Transform};
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.

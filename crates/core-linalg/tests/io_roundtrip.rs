@@ -2,11 +2,11 @@
 //! dataset bit for bit, and no input, however malformed, makes a reader panic or return an
 //! error without a position.
 
-use core_linalg::io::{
+use margin_core::io::{
     CategoricalColumns, CsvOptions, IndexBase, LabelColumn, LibsvmOptions, read_csv_from,
     read_libsvm_from, write_csv_to, write_libsvm_to,
 };
-use core_linalg::{Classes, CsrMatrix, Dataset, DenseMatrix, Error, Matrix, Records, Targets};
+use margin_core::{Classes, CsrMatrix, Dataset, DenseMatrix, Error, Matrix, Records, Targets};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -158,9 +158,9 @@ fn libsvm_line() -> impl Strategy<Value = String> {
     (value(), vec((1u32..30, value()), 0..6)).prop_map(|(label, mut pairs)| {
         pairs.sort_by_key(|p| p.0);
         pairs.dedup_by_key(|p| p.0);
-        let mut line = core_linalg::io::format_shortest(label);
+        let mut line = margin_core::io::format_shortest(label);
         for (j, v) in pairs {
-            line += &format!(" {j}:{}", core_linalg::io::format_shortest(v));
+            line += &format!(" {j}:{}", margin_core::io::format_shortest(v));
         }
         line
     })
@@ -324,9 +324,9 @@ fn csv_file_round_trip() {
     let path = dir.path().join("d.csv");
     let records = DenseMatrix::from_rows(&[[0.5, 1.0], [2.0, 3.0]]).unwrap();
     let data = Dataset::new(records, Targets::Values(vec![1.0, -1.0])).unwrap();
-    core_linalg::io::write_csv(&path, &data, &CsvOptions::default()).unwrap();
+    margin_core::io::write_csv(&path, &data, &CsvOptions::default()).unwrap();
     assert_eq!(
-        core_linalg::io::read_csv(&path, &CsvOptions::default()).unwrap(),
+        margin_core::io::read_csv(&path, &CsvOptions::default()).unwrap(),
         data
     );
 }

@@ -6,8 +6,8 @@ use std::cell::Cell;
 use std::io::{BufReader, Read, Write};
 use std::rc::Rc;
 
-use core_linalg::Error;
-use core_linalg::io::{
+use margin_core::Error;
+use margin_core::io::{
     CsvOptions, DataFormat, LibsvmOptions, MAX_LINE_BYTES, read_csv_from, read_data,
     read_libsvm_from, read_line, resolve_format,
 };

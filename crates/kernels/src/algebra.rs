@@ -2,7 +2,7 @@
 //! operands, PSD): non-negative scaling, sums, products (Schur product theorem), composition
 //! with a feature map, and the rank-one kernel `f(x) f(z)`.
 
-use core_linalg::{DenseMatrix, Error, Records, Result, RowView};
+use margin_core::{DenseMatrix, Error, Records, Result, RowView};
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::{DotForm, Kernel};

@@ -2,12 +2,12 @@
 //! reach kernel-quality models on data too large for a Gram matrix: Nyström and random Fourier
 //! features.
 
-use core_linalg::split::rng_from_seed;
-use core_linalg::{
+use faer::{Accum, Side};
+use margin_core::split::rng_from_seed;
+use margin_core::{
     DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, model_check,
     validate,
 };
-use faer::{Accum, Side};
 use rand::Rng;
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};

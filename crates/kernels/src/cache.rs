@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use core_linalg::{CsrMatrix, Records, Result, RowView, SparseRow, memory};
+use margin_core::{CsrMatrix, Records, Result, RowView, SparseRow, memory};
 use rayon::prelude::*;
 
 use crate::dense_by_feature::DenseByFeature;
@@ -301,7 +301,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     /// one-vs-one subproblem uses. Samples are read in place, except sparse samples much
     /// narrower than their records, which are copied compactly (see [`KernelSource`]).
     ///
-    /// Refuses with [`Error::OutOfMemory`](core_linalg::Error) when the samples' dense copy
+    /// Refuses with [`Error::OutOfMemory`](margin_core::Error) when the samples' dense copy
     /// by feature (at most 512 MiB, made for dense data) cannot be had.
     pub fn subset(kernel: &'a K, records: &'a R, indices: Vec<usize>) -> Result<Self> {
         let form = kernel.dot_form();
@@ -720,7 +720,7 @@ impl<S: ColumnSource> ColumnCache<S> {
 mod tests {
     use super::*;
     use crate::standard::{Laplacian, Rbf};
-    use core_linalg::{CsrMatrix, DenseMatrix};
+    use margin_core::{CsrMatrix, DenseMatrix};
 
     fn data(n: usize) -> DenseMatrix {
         DenseMatrix::from_row_major(

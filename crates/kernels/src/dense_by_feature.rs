@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use core_linalg::{Result, RowView, memory};
+use margin_core::{Result, RowView, memory};
 
 /// The way out when the copy by feature cannot be had.
 const WAY_OUT: &str = "give the SVM fewer samples (or more memory): this copy speeds up kernel columns on dense data and is at most 512 MiB";

@@ -1,7 +1,7 @@
 //! The explicit feature map of the polynomial kernel: the kernel trick made visible.
 
-use core_linalg::preprocessing::PolynomialFeatures;
-use core_linalg::{DenseMatrix, Fit, Records, Result, Transform};
+use margin_core::preprocessing::PolynomialFeatures;
+use margin_core::{DenseMatrix, Fit, Records, Result, Transform};
 
 use crate::standard::Polynomial;
 

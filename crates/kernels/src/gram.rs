@@ -6,9 +6,9 @@
 //! rayon-parallel tiled loop over pairs. Every entry is computed independently of how work is
 //! split, so results are identical whatever the number of threads.
 
-use core_linalg::{DenseMatrix, Error, Records, Result, memory, validate};
 use faer::linalg::matmul::triangular::BlockStructure;
 use faer::{Accum, MatMut, Par};
+use margin_core::{DenseMatrix, Error, Records, Result, memory, validate};
 use rayon::prelude::*;
 
 use crate::kernel::{DotForm, Kernel};
@@ -249,7 +249,7 @@ where
 }
 
 pub(crate) fn row_norms(x: &DenseMatrix) -> Vec<f64> {
-    x.rows().map(|r| core_linalg::dot(r, r)).collect()
+    x.rows().map(|r| margin_core::dot(r, r)).collect()
 }
 
 /// Turns dot products into kernel values in place: `out[t] = f(out[t], sq_x, sq_z[t])`.

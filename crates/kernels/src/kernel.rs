@@ -1,6 +1,6 @@
 //! The [`Kernel`] trait and the dot-product form that lets Gram matrices use GEMM.
 
-use core_linalg::{Records, Result, RowView};
+use margin_core::{Records, Result, RowView};
 use serde::{Deserialize, Serialize};
 
 /// A kernel function `k(x, z)` on two samples (dense or sparse rows of equal width).

@@ -18,8 +18,8 @@
 //!   shown).
 //!
 //! ```
-//! use core_linalg::{DenseMatrix, RowView};
-//! use kernels::{gram, Kernel, KernelExt, Linear, Rbf};
+//! use margin_core::{DenseMatrix, RowView};
+//! use margin_kernels::{gram, Kernel, KernelExt, Linear, Rbf};
 //!
 //! let x = DenseMatrix::from_rows(&[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])?;
 //! let k = Rbf::with_gamma(0.5)?.plus(Linear);
@@ -27,7 +27,7 @@
 //! let direct = k.eval(RowView::Dense(x.row(0)), RowView::Dense(x.row(2)));
 //! assert!((g.get(0, 2) - direct).abs() < 1e-12);
 //! assert_eq!(g.get(0, 2), g.get(2, 0));
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 mod algebra;
@@ -56,4 +56,4 @@ pub use standard::{
     ChiSquared, Gamma, Laplacian, Linear, MatrixDot, Polynomial, Precomputed, Rbf, Sigmoid,
 };
 
-core_linalg::impl_n_features!(Nystroem, RandomFourierFeatures);
+margin_core::impl_n_features!(Nystroem, RandomFourierFeatures);

@@ -10,7 +10,7 @@
 //! with them ρ and the coefficients, then differ. Prediction (`k_function`) sums squared
 //! differences instead; that is `RowView::sq_dist`, which the LIBSVM-exact decision values use.
 
-use core_linalg::{Records, RowView};
+use margin_core::{Records, RowView};
 
 use crate::kernel::DotForm;
 use crate::simd::exp_into_f32_as_libm;
@@ -149,7 +149,7 @@ pub(crate) fn form_into_f32(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::SparseRow;
+    use margin_core::SparseRow;
 
     #[test]
     fn dots_and_norms_are_summed_term_by_term_in_feature_order() {
@@ -175,7 +175,7 @@ mod tests {
         }
         assert_eq!(sequential_sq_norm(RowView::Dense(&x)), sq);
         assert_ne!(
-            core_linalg::dot(&x, &x),
+            margin_core::dot(&x, &x),
             sq,
             "the data must tell the orders apart"
         );
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn rows_summed_four_at_a_time_are_each_summed_in_feature_order() {
-        use core_linalg::DenseMatrix;
+        use margin_core::DenseMatrix;
         // Rows of 0 to 9 stored entries at scales where the order of the additions shows.
         let rows: Vec<Vec<f64>> = (0..23)
             .map(|i| {

@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 
-use core_linalg::{Records, Result, RowView};
+use margin_core::{Records, Result, RowView};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::algebra::{Product, Scaled, Sum};

@@ -1,6 +1,6 @@
 //! The standard kernels, with scikit-learn's / LIBSVM's parameter names and meanings.
 
-use core_linalg::{Error, Records, Result, RowView};
+use margin_core::{Error, Records, Result, RowView};
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::{DotForm, Kernel, powi};
@@ -351,13 +351,13 @@ impl Kernel for ChiSquared {
 /// `A` is factored once as `L Lᵀ` (Cholesky), so `k(x, z) = (Lᵀx)·(Lᵀz)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatrixDot {
-    a: core_linalg::DenseMatrix,
+    a: margin_core::DenseMatrix,
 }
 
 impl MatrixDot {
     /// Refuses an `A` that is not square, not symmetric (to 1e-12 relative) or not positive
     /// definite.
-    pub fn new(a: core_linalg::DenseMatrix) -> Result<Self> {
+    pub fn new(a: margin_core::DenseMatrix) -> Result<Self> {
         let d = a.nrows();
         if a.ncols() != d || d == 0 {
             return Err(Error::shape(
@@ -366,7 +366,7 @@ impl MatrixDot {
                 a.ncols(),
             ));
         }
-        core_linalg::validate::check_finite(&a)?;
+        margin_core::validate::check_finite(&a)?;
         let scale = a.as_slice().iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for i in 0..d {
             for j in 0..i {
@@ -396,7 +396,7 @@ impl MatrixDot {
 
 impl MatrixDot {
     /// `A`.
-    pub(crate) fn matrix(&self) -> &core_linalg::DenseMatrix {
+    pub(crate) fn matrix(&self) -> &margin_core::DenseMatrix {
         &self.a
     }
 }
@@ -464,7 +464,7 @@ impl Kernel for Precomputed {
 #[cfg(test)]
 mod libsvm_polynomial_tests {
     use super::*;
-    use core_linalg::DenseMatrix;
+    use margin_core::DenseMatrix;
 
     #[test]
     fn libsvm_polynomial_takes_degree_zero_and_negative_coef0() {

@@ -2,9 +2,9 @@
 //! battery's forgeries (the battery reaches estimators with `predict` only), and stored kernel
 //! parameters that no constructor accepts, refused on load naming the kernel.
 
-use core_linalg::battery::check_forged_files;
-use core_linalg::{DenseMatrix, Error, Fit, ModelFile, Records, Transform, body_of, seal};
-use kernels::{
+use margin_core::battery::check_forged_files;
+use margin_core::{DenseMatrix, Error, Fit, ModelFile, Records, Transform, body_of, seal};
+use margin_kernels::{
     ChiSquared, KernelExt, KernelSpec, Laplacian, Linear, MAX_KERNEL_DEPTH, MatrixDot, Nystroem,
     Polynomial, RandomFourierFeatures, Rbf,
 };

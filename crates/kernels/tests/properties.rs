@@ -2,8 +2,8 @@
 //! (proptest), the GEMM path against the per-pair definition, thread-count independence,
 //! the explicit polynomial feature map, the memory guard, and the approximations.
 
-use core_linalg::{CsrMatrix, DenseMatrix, Error, Fit, Records, RowView, Transform, datasets};
-use kernels::*;
+use margin_core::{CsrMatrix, DenseMatrix, Error, Fit, Records, RowView, Transform, datasets};
+use margin_kernels::*;
 use proptest::prelude::*;
 
 fn heart8() -> DenseMatrix {
@@ -144,7 +144,7 @@ proptest! {
         let psi = polynomial_feature_map(&k, &x).unwrap();
         for i in 0..x.nrows() {
             for j in 0..x.nrows() {
-                let lhs = core_linalg::dot(psi.row(i), psi.row(j));
+                let lhs = margin_core::dot(psi.row(i), psi.row(j));
                 let rhs = k.eval(RowView::Dense(x.row(i)), RowView::Dense(x.row(j)));
                 prop_assert!((lhs - rhs).abs() <= 1e-12 * rhs.abs().max(1.0), "{lhs} vs {rhs}");
             }
@@ -297,7 +297,7 @@ fn approximation_error(exact: &DenseMatrix, features: &DenseMatrix) -> f64 {
     let (mut num, mut den) = (0.0, 0.0);
     for i in 0..n {
         for j in 0..n {
-            let approx = core_linalg::dot(features.row(i), features.row(j));
+            let approx = margin_core::dot(features.row(i), features.row(j));
             num += (approx - exact.get(i, j)).powi(2);
             den += exact.get(i, j).powi(2);
         }
@@ -351,7 +351,7 @@ fn approximation_error_falls_as_components_grow() {
 
 #[test]
 fn kernel_spec_survives_a_model_file_round_trip() {
-    use core_linalg::ModelFile;
+    use margin_core::ModelFile;
     let x = datasets::heart_scale().unwrap().records;
     let ny = Nystroem::params(Sum::new(
         KernelSpec::from(Rbf::with_gamma(0.1).unwrap()),

@@ -5,8 +5,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile};
-use models_tree::{
+use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor, RegressionLoss,
 };
 

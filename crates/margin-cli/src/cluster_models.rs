@@ -3,10 +3,10 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
-use models_cluster::{
+use margin_cluster::{
     KMeans, KMeansAlgorithm, KMeansInit, MiniBatchKMeans, NComponents, Pca, SvdSolver,
 };
+use margin_core::{Dataset, Fit, Matrix, ModelFile, Predict};
 
 use crate::Failure;
 use crate::convergence::Fitted;

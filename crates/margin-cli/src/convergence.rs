@@ -14,9 +14,9 @@
 //! - `margin svm-train`: LIBSVM's warning for each run, also within `-v` cross-validation and
 //!   the cross-validation behind `-b 1`.
 
-use core_linalg::{Convergence, Iterative, ModelFile};
-use models_svm::{OneClassSvm, Svc, Svr};
-use models_tree::{GradientBoostingClassifier, GradientBoostingRegressor};
+use margin_core::{Convergence, Iterative, ModelFile};
+use margin_svm::{OneClassSvm, Svc, Svr};
+use margin_tree::{GradientBoostingClassifier, GradientBoostingRegressor};
 
 use crate::Failure;
 use crate::models::ModelEntry;

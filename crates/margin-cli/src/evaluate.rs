@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
-use core_linalg::split::{Fold, KFold, StratifiedKFold};
-use core_linalg::{Convergence, Dataset, Label};
-use metrics::{Average, ConfusionMatrix, Score, ZeroDivision};
+use margin_core::split::{Fold, KFold, StratifiedKFold};
+use margin_core::{Convergence, Dataset, Label};
+use margin_metrics::{Average, ConfusionMatrix, Score, ZeroDivision};
 use rayon::prelude::*;
 
 use crate::Failure;
@@ -75,12 +75,12 @@ fn metric(name: &str, test: &Dataset, predictions: &Predictions) -> Result<f64, 
         Predictions::Values(v) => {
             let truth = test.targets.values()?;
             Ok(match name {
-                "r2" => metrics::r2_score(&truth, v)?,
-                "rmse" => metrics::root_mean_squared_error(&truth, v)?,
-                "mae" => metrics::mean_absolute_error(&truth, v)?,
-                "mse" => metrics::mean_squared_error(&truth, v)?,
-                "median-ae" => metrics::median_absolute_error(&truth, v)?,
-                "max-error" => metrics::max_error(&truth, v)?,
+                "r2" => margin_metrics::r2_score(&truth, v)?,
+                "rmse" => margin_metrics::root_mean_squared_error(&truth, v)?,
+                "mae" => margin_metrics::mean_absolute_error(&truth, v)?,
+                "mse" => margin_metrics::mean_squared_error(&truth, v)?,
+                "median-ae" => margin_metrics::median_absolute_error(&truth, v)?,
+                "max-error" => margin_metrics::max_error(&truth, v)?,
                 other => return Err(unknown(other, &REGRESSION_METRICS)),
             })
         }
@@ -289,7 +289,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         None => None,
     };
     if let (Some(path), Some((svg, _))) = (&roc_path, &roc) {
-        metrics::plot::write_chart(path, svg).map_err(|e| output_error(path, e))?;
+        margin_metrics::plot::write_chart(path, svg).map_err(|e| output_error(path, e))?;
     }
     if let (Some(path), Some(md)) = (&report_path, &report) {
         let mut out = Out::file(path)?;
@@ -316,9 +316,9 @@ fn pooled_roc(
     }
     // Scores grow toward the second (larger) class, as the models' decision functions do.
     let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
-    let curve = metrics::roc_curve(&positive, &scores, true)?;
-    let auc = metrics::roc_auc(&positive, &scores)?;
-    Ok((metrics::plot::roc_svg(&curve, auc), auc))
+    let curve = margin_metrics::roc_curve(&positive, &scores, true)?;
+    let auc = margin_metrics::roc_auc(&positive, &scores)?;
+    Ok((margin_metrics::plot::roc_svg(&curve, auc), auc))
 }
 
 /// A Markdown report: the command, the fold table, the pooled AUROC, and for classifiers the

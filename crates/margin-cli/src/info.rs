@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use core_linalg::io::{DataFormat, format_g};
-use core_linalg::preprocessing::column_ranges;
-use core_linalg::{Records, Targets};
+use margin_core::io::{DataFormat, format_g};
+use margin_core::preprocessing::column_ranges;
+use margin_core::{Records, Targets};
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};

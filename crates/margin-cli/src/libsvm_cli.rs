@@ -11,10 +11,10 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use core_linalg::io::{IndexBase, LibsvmOptions, format_g, read_libsvm};
-use core_linalg::{Dataset, Label, Records, Targets};
-use kernels::{Linear, Polynomial, Rbf, Sigmoid};
-use models_svm::{
+use margin_core::io::{IndexBase, LibsvmOptions, format_g, read_libsvm};
+use margin_core::{Dataset, Label, Records, Targets};
+use margin_kernels::{Linear, Polynomial, Rbf, Sigmoid};
+use margin_svm::{
     ClassWeight, FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm, RunReport,
     SigmoidEnd, SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr,
     training_part,
@@ -295,7 +295,7 @@ fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<SvmKernel, Failure> 
         // LIBSVM keeps γ = 0 then (no feature above index 0): a constant RBF kernel.
         None => 0.0,
     };
-    let unusable = |e: core_linalg::Error| {
+    let unusable = |e: margin_core::Error| {
         Failure::usage(format!(
             "{e} (the training file's largest feature index is {max_index}, so LIBSVM's default γ = 1/max_index is not usable: give -g)"
         ))
@@ -331,7 +331,7 @@ fn libsvm_int(y: f64) -> i32 {
 fn as_libsvm_sees<'a>(
     o: &TrainOptions,
     data: &'a Dataset,
-) -> core_linalg::Result<Cow<'a, Dataset>> {
+) -> margin_core::Result<Cow<'a, Dataset>> {
     if !o.is_classifier() {
         return Ok(Cow::Borrowed(data));
     }
@@ -347,7 +347,7 @@ fn as_libsvm_sees<'a>(
 
 /// The one class of classification data that has a single one (LIBSVM then trains no
 /// decision function and warns).
-fn single_label(data: &Dataset) -> core_linalg::Result<Option<i32>> {
+fn single_label(data: &Dataset) -> margin_core::Result<Option<i32>> {
     let values = data.targets.values()?;
     Ok(match values.first() {
         Some(&first) if values.iter().all(|&y| y == first) => Some(libsvm_int(first)),
@@ -364,7 +364,7 @@ struct LibsvmParams<'a> {
 impl LibsvmParams<'_> {
     /// One `svm_train` of LIBSVM: its warnings, the fit (drawing from the run's `rand()` and
     /// reporting to its printer).
-    fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> core_linalg::Result<LibsvmModel> {
+    fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> margin_core::Result<LibsvmModel> {
         let (o, k) = (self.options, self.kernel.clone());
         warn_unknown_weight_labels(o, data);
         let (shrinking, probability) = (o.shrinking == 1, o.probability());
@@ -461,7 +461,7 @@ impl LibsvmParams<'_> {
 fn cv_predict<R: Records + ?Sized>(
     model: &LibsvmModel,
     records: &R,
-) -> core_linalg::Result<Vec<f64>> {
+) -> margin_core::Result<Vec<f64>> {
     match model {
         LibsvmModel::Svc(_) if model.has_probability() => Ok(model.predict_probability(records)?.0),
         model => model.predict_values(records),
@@ -815,7 +815,7 @@ fn parse_predict(words: &[String]) -> Result<Option<PredictOptions<'_>>, Failure
 }
 
 /// The lines of svm-predict's output file and its predicted values, as LIBSVM writes them.
-fn predicted_lines<R: core_linalg::Records + ?Sized>(
+fn predicted_lines<R: margin_core::Records + ?Sized>(
     model: &LibsvmModel,
     records: &R,
     probability: bool,

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Matrix, ModelFile, Predict};
-use models_svm::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
+use margin_core::{Dataset, Matrix, ModelFile, Predict};
+use margin_svm::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
 
 use crate::Failure;
 use crate::convergence::Fitted;
@@ -59,7 +59,7 @@ fn train_linear_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure>
         params = params.max_iter(n);
     }
     p.finish("linear-svc")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    Fitted::iterative(&margin_core::Fit::fit(&params, data)?)
 }
 
 fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
@@ -105,7 +105,7 @@ fn train_pegasos(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     }
     params = params.solver(solver);
     p.finish("pegasos")?;
-    Fitted::iterative(&core_linalg::Fit::fit(&params, data)?)
+    Fitted::iterative(&margin_core::Fit::fit(&params, data)?)
 }
 
 fn predict_linear_svc(

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile};
-use models_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
+use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_linear::{ElasticNet, ElasticNetParams, LogisticRegression, LogisticSolver, Penalty};
 
 use crate::Failure;
 use crate::convergence::Fitted;

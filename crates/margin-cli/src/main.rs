@@ -41,7 +41,7 @@ mod tree_models;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use core_linalg::Error;
+use margin_core::Error;
 
 /// margin: classic machine learning, exact and fast.
 #[derive(Parser, Debug)]

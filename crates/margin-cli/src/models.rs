@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use core_linalg::{
+use margin_core::{
     Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
     Records, Targets,
 };
@@ -91,12 +91,12 @@ impl ParamArgs {
     pub fn take_class_weight(
         &mut self,
         data: &Dataset,
-    ) -> Result<Option<core_linalg::ClassWeight>, Failure> {
+    ) -> Result<Option<margin_core::ClassWeight>, Failure> {
         let Some(text) = self.take::<String>("class-weight")? else {
             return Ok(None);
         };
         if text == "balanced" {
-            return Ok(Some(core_linalg::ClassWeight::Balanced));
+            return Ok(Some(margin_core::ClassWeight::Balanced));
         }
         let given = parse_class_weights(&text)?;
         let classes = data.targets.classes()?;
@@ -107,7 +107,7 @@ impl ParamArgs {
                 known.join(", ")
             )));
         }
-        Ok(Some(core_linalg::ClassWeight::Given(given)))
+        Ok(Some(margin_core::ClassWeight::Given(given)))
     }
 
     /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
@@ -171,7 +171,7 @@ pub enum Predictions {
     Probabilities {
         labels: Vec<Label>,
         classes: Vec<Label>,
-        probs: core_linalg::DenseMatrix,
+        probs: margin_core::DenseMatrix,
     },
     /// Continuous values.
     Values(Vec<f64>),
@@ -534,7 +534,7 @@ pub struct PredictArgs {
 /// Runs `margin predict`.
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
-    let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
+    let kind = margin_core::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
     let entry = registry().find(|m| m.kind == kind).ok_or_else(|| {
         Failure::usage(format!(
             "{}: model kind `{kind}` is not known to this build",
@@ -578,14 +578,14 @@ pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f
                     .map(|&k| c.labels()[k as usize].clone())
                     .collect(),
             };
-            vec![("accuracy", metrics::accuracy(&truth, labels)?)]
+            vec![("accuracy", margin_metrics::accuracy(&truth, labels)?)]
         }
         Predictions::Values(v) => {
             let truth = targets.values()?;
             vec![
-                ("r2", metrics::r2_score(&truth, v)?),
-                ("rmse", metrics::root_mean_squared_error(&truth, v)?),
-                ("mae", metrics::mean_absolute_error(&truth, v)?),
+                ("r2", margin_metrics::r2_score(&truth, v)?),
+                ("rmse", margin_metrics::root_mean_squared_error(&truth, v)?),
+                ("mae", margin_metrics::mean_absolute_error(&truth, v)?),
             ]
         }
         Predictions::Clusters(c) => vec![("adjusted-rand", adjusted_rand(targets, c)?)],
@@ -596,7 +596,7 @@ pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f
 pub fn adjusted_rand(targets: &Targets, clusters: &[usize]) -> Result<f64, Failure> {
     let classes = targets.classes()?;
     let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
-    Ok(metrics::adjusted_rand_index(&truth, clusters)?)
+    Ok(margin_metrics::adjusted_rand_index(&truth, clusters)?)
 }
 
 fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {
@@ -616,14 +616,14 @@ fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {
             for (l, row) in labels.iter().zip(probs.rows()) {
                 let cells: Vec<String> = row
                     .iter()
-                    .map(|p| core_linalg::io::format_g(*p, 6))
+                    .map(|p| margin_core::io::format_g(*p, 6))
                     .collect();
                 outln!(out, "{l} {}", cells.join(" "))?;
             }
         }
         Predictions::Values(v) => {
             for x in v {
-                outln!(out, "{}", core_linalg::io::format_g(*x, 17))?;
+                outln!(out, "{}", margin_core::io::format_g(*x, 17))?;
             }
         }
         Predictions::Clusters(c) => {

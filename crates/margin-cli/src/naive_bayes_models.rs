@@ -2,8 +2,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile};
-use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
 use crate::Failure;
 use crate::convergence::Fitted;

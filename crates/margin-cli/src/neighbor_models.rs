@@ -2,8 +2,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile};
-use models_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Weights};
+use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Weights};
 
 use crate::Failure;
 use crate::convergence::Fitted;

@@ -19,7 +19,7 @@ use std::fmt;
 use std::io::{BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use core_linalg::io::{AtomicFile, same_file};
+use margin_core::io::{AtomicFile, same_file};
 
 use crate::Failure;
 
@@ -131,7 +131,7 @@ impl Out {
     /// cannot hold) are the input's.
     pub(crate) fn write_with(
         &mut self,
-        write: impl FnOnce(&mut dyn Write) -> core_linalg::Result<()>,
+        write: impl FnOnce(&mut dyn Write) -> margin_core::Result<()>,
     ) -> Result<(), Failure> {
         write_tracked(self.sink.writer(), &self.name, write)
     }
@@ -150,7 +150,7 @@ impl Out {
 fn write_tracked(
     inner: &mut dyn Write,
     name: &Path,
-    write: impl FnOnce(&mut dyn Write) -> core_linalg::Result<()>,
+    write: impl FnOnce(&mut dyn Write) -> margin_core::Result<()>,
 ) -> Result<(), Failure> {
     let mut tracked = Tracked {
         inner,
@@ -194,9 +194,9 @@ pub(crate) fn is_broken_pipe(e: &std::io::Error) -> bool {
 
 /// A library's failure to write output `name` (a chart, a committed file): an I/O error means
 /// what [`write_failure`] says; anything else is reported as the library's error.
-pub(crate) fn output_error(name: &Path, e: core_linalg::Error) -> Failure {
+pub(crate) fn output_error(name: &Path, e: margin_core::Error) -> Failure {
     match e {
-        core_linalg::Error::Io { source, .. } => write_failure(name, &source),
+        margin_core::Error::Io { source, .. } => write_failure(name, &source),
         other => Failure::from(other),
     }
 }
@@ -343,8 +343,8 @@ mod tests {
 
     #[test]
     fn a_library_writer_that_wraps_the_error_still_ends_quietly_on_a_closed_pipe() {
-        use core_linalg::io::{CsvOptions, write_csv_to, write_libsvm_to};
-        use core_linalg::{Dataset, DenseMatrix, Targets};
+        use margin_core::io::{CsvOptions, write_csv_to, write_libsvm_to};
+        use margin_core::{Dataset, DenseMatrix, Targets};
         let x = DenseMatrix::from_row_major((0..2000).map(f64::from).collect(), 1000, 2).unwrap();
         let data = Dataset::new(x, Targets::Values(vec![1.0; 1000]))
             .unwrap()
@@ -388,7 +388,7 @@ mod tests {
         // An error that is not the writer's (text labels in a LIBSVM file) is the input's.
         let text = Dataset::new(
             DenseMatrix::from_row_major(vec![1.0], 1, 1).unwrap(),
-            Targets::Classes(core_linalg::Classes::from_text(&["a"])),
+            Targets::Classes(margin_core::Classes::from_text(&["a"])),
         )
         .unwrap();
         let mut w = Failing {

@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile, Predict};
-use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
-use models_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
+use margin_core::{Dataset, Fit, Matrix, ModelFile, Predict};
+use margin_kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
+use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 
 use crate::Failure;
 use crate::convergence::Fitted;

@@ -2,7 +2,7 @@
 //! `K(train, train)` (one column per training sample, in the rows' order), the data to predict
 //! is `K(test, train)` in the same column order.
 //!
-//! The library's [`kernels::Precomputed`] reads LIBSVM's layout instead (`-t 4`): column 0 holds
+//! The library's [`margin_kernels::Precomputed`] reads LIBSVM's layout instead (`-t 4`): column 0 holds
 //! a training sample's 1-based serial number, columns `1..=n` its kernel values, and
 //! `k(x, z) = x[serial of z]`. This module converts: training rows get their serial numbers,
 //! rows to predict an unused column 0. A model file so stores `n + 1` features for a kernel of
@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, DenseMatrix, Matrix, Records, memory};
+use margin_core::{Dataset, DenseMatrix, Matrix, Records, memory};
 
 use crate::Failure;
 use crate::models::Selection;

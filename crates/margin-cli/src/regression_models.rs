@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Fit, Matrix, ModelFile};
-use kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
-use models_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
+use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
+use margin_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
 
 use crate::Failure;
 use crate::convergence::Fitted;

@@ -33,13 +33,13 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use core_linalg::io::{
+use margin_core::io::{
     DataFormat, IndexBase, LibsvmOptions, format_g, format_shortest, open_text, read_libsvm,
     read_line,
 };
-use core_linalg::memory::{self, FEWER_FEATURES};
-use core_linalg::preprocessing::column_ranges;
-use core_linalg::{Dataset, Error, Matrix, Records, Targets};
+use margin_core::memory::{self, FEWER_FEATURES};
+use margin_core::preprocessing::column_ranges;
+use margin_core::{Dataset, Error, Matrix, Records, Targets};
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};
@@ -622,7 +622,7 @@ fn numbers((line, text): &(usize, String), count: usize) -> Result<Vec<f64>, Err
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::CsrMatrix;
+    use margin_core::CsrMatrix;
 
     fn r(min: f64, max: f64) -> Range {
         Range { min, max }

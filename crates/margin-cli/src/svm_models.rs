@@ -2,12 +2,12 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{
+use margin_core::{
     Dataset, DecisionFunction, Error, Iterative, Matrix, ModelFile, NFeatures, Predict,
     PredictProba,
 };
-use kernels::{Gamma, KernelSpec};
-use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_kernels::{Gamma, KernelSpec};
+use margin_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 
 use crate::Failure;
 use crate::convergence::Fitted;
@@ -123,7 +123,7 @@ macro_rules! classifier_options {
 /// Fits `params` on the training data as its kernel reads it (see [`KernelInput::training`]).
 fn fit<P>(params: &P, input: &KernelInput, data: &Dataset) -> Result<Fitted, Failure>
 where
-    P: core_linalg::Fit<Model: ModelFile + Iterative>,
+    P: margin_core::Fit<Model: ModelFile + Iterative>,
 {
     Fitted::iterative(&params.fit(&*input.training(data)?)?)
 }

@@ -12,17 +12,17 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use core_linalg::preprocessing::MinMaxScaler;
-use core_linalg::split::train_test_split;
-use core_linalg::{Dataset, DecisionFunction, Error, Fit, Label, Predict, Transform, datasets};
-use kernels::{Gamma, Rbf};
-use models_linear::{
+use margin_core::preprocessing::MinMaxScaler;
+use margin_core::split::train_test_split;
+use margin_core::{Dataset, DecisionFunction, Error, Fit, Label, Predict, Transform, datasets};
+use margin_kernels::{Gamma, Rbf};
+use margin_linear::{
     BernoulliNB, ElasticNet, GaussianNB, KernelRidge, LinearRegression, LogisticRegression,
     Perceptron, Ridge,
 };
-use models_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Weights};
-use models_svm::{LinearSvc, Svc, Svr};
-use models_tree::{
+use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Weights};
+use margin_svm::{LinearSvc, Svc, Svr};
+use margin_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, GradientBoostingClassifier,
     GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
 };
@@ -351,7 +351,7 @@ fn score_labels<M: Predict<Output = Vec<Label>>>(
     let predict = started.elapsed();
     let row = Row {
         metric: "accuracy",
-        value: metrics::accuracy(&true_labels(&split.test)?, &predicted)?,
+        value: margin_metrics::accuracy(&true_labels(&split.test)?, &predicted)?,
         fit,
         predict,
         roc: None,
@@ -402,7 +402,7 @@ where
     let predict = started.elapsed();
     Ok(Row {
         metric: "R²",
-        value: metrics::r2_score(&split.test.targets.values()?, &predicted)?,
+        value: margin_metrics::r2_score(&split.test.targets.values()?, &predicted)?,
         fit,
         predict,
         roc: None,
@@ -433,27 +433,27 @@ fn write_roc(path: &Path, dataset: &str, curves: &[&Scored]) -> Result<Vec<f64>,
     let mut points = Vec::with_capacity(curves.len());
     let mut areas = Vec::with_capacity(curves.len());
     for s in curves {
-        let curve = metrics::roc_curve(&s.positive, &s.scores, true)?;
-        let auc = metrics::roc_auc(&s.positive, &s.scores)?;
+        let curve = margin_metrics::roc_curve(&s.positive, &s.scores, true)?;
+        let auc = margin_metrics::roc_auc(&s.positive, &s.scores)?;
         names.push(format!("{}: AUC {auc:.4}", s.legend));
         points.push(curve.fpr.into_iter().zip(curve.tpr).collect());
         areas.push(auc);
     }
-    let mut series: Vec<metrics::plot::Series<'_>> = names
+    let mut series: Vec<margin_metrics::plot::Series<'_>> = names
         .iter()
         .zip(points)
-        .map(|(name, points)| metrics::plot::Series {
+        .map(|(name, points)| margin_metrics::plot::Series {
             name,
             points,
             dashed: false,
         })
         .collect();
-    series.push(metrics::plot::Series {
+    series.push(margin_metrics::plot::Series {
         name: "chance",
         points: vec![(0.0, 0.0), (1.0, 1.0)],
         dashed: true,
     });
-    let svg = metrics::plot::line_chart(
+    let svg = margin_metrics::plot::line_chart(
         &format!("ROC curves, {dataset} test part"),
         "false positive rate",
         "true positive rate",
@@ -461,7 +461,7 @@ fn write_roc(path: &Path, dataset: &str, curves: &[&Scored]) -> Result<Vec<f64>,
         Some((0.0, 1.0)),
         Some((0.0, 1.0)),
     );
-    metrics::plot::write_chart(path, &svg).map_err(|e| output_error(path, e))?;
+    margin_metrics::plot::write_chart(path, &svg).map_err(|e| output_error(path, e))?;
     Ok(areas)
 }
 

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use core_linalg::ModelFile;
-use models_tree::{
+use margin_core::ModelFile;
+use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, ExportOptions,
     RandomForestClassifier, RandomForestRegressor, Tree, export_dot, export_text,
 };
@@ -43,8 +43,8 @@ fn pick(trees: &[Tree], i: usize) -> Result<&Tree, Failure> {
 pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
     let path = &args.model;
     let bytes =
-        std::fs::read(path).map_err(|e| Failure::in_file(path, core_linalg::Error::io(path, e)))?;
-    let kind = core_linalg::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
+        std::fs::read(path).map_err(|e| Failure::in_file(path, margin_core::Error::io(path, e)))?;
+    let kind = margin_core::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
     let load = |e| Failure::in_file(path, e);
     let render = |tree: &Tree, opts: ExportOptions<'_>| {
         let opts = opts.decimals(usize::from(args.decimals));

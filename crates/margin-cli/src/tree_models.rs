@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::{Dataset, Error, Fit, Matrix, ModelFile, split};
-use models_tree::{
+use margin_core::{Dataset, Error, Fit, Matrix, ModelFile, split};
+use margin_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
     MinSamples, RandomForestClassifier, RandomForestRegressor, SplitStrategy,
 };

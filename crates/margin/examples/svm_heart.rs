@@ -1,6 +1,6 @@
 //! The README's example: an RBF SVM on the bundled heart data, saved and reloaded.
 //!
-//! `cargo run --release -p margin --example svm_heart`
+//! `cargo run --release -p margin-ml --example svm_heart`
 
 use margin::kernels::Gamma;
 use margin::prelude::*;

@@ -28,26 +28,26 @@
 //! ```
 #![forbid(unsafe_code)]
 
-pub use core_linalg as linalg;
-pub use core_linalg::{
+pub use margin_cluster as cluster;
+pub use margin_core as linalg;
+pub use margin_core::{
     ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result,
     Targets,
 };
-pub use core_linalg::{datasets, io, preprocessing, split, validate};
-pub use kernels;
-pub use metrics;
-pub use models_cluster as cluster;
-pub use models_linear as linear;
-pub use models_neighbors as neighbors;
-pub use models_svm as svm;
-pub use models_tree as tree;
-pub use optim;
+pub use margin_core::{datasets, io, preprocessing, split, validate};
+pub use margin_kernels as kernels;
+pub use margin_linear as linear;
+pub use margin_metrics as metrics;
+pub use margin_neighbors as neighbors;
+pub use margin_optim as optim;
+pub use margin_svm as svm;
+pub use margin_tree as tree;
 
 /// The names most programs need: `use margin::prelude::*;`.
 pub mod prelude {
-    pub use core_linalg::preprocessing::{MinMaxScaler, StandardScaler};
-    pub use core_linalg::split::{KFold, StratifiedKFold, train_test_split};
-    pub use core_linalg::{
+    pub use margin_core::preprocessing::{MinMaxScaler, StandardScaler};
+    pub use margin_core::split::{KFold, StratifiedKFold, train_test_split};
+    pub use margin_core::{
         Dataset, DecisionFunction, Error, Fit, FitTransform, Label, Matrix, ModelFile, PartialFit,
         Predict, PredictProba, Records, Result, Targets, Transform,
     };

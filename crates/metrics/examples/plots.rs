@@ -1,14 +1,14 @@
-//! Writes every chart `metrics::plot` draws (SVG and PNG), from cross-validating an SVM on the bundled heart
+//! Writes every chart `margin_metrics::plot` draws (SVG and PNG), from cross-validating an SVM on the bundled heart
 //! data, into the directory given (default: the system temp directory).
 //!
-//! `cargo run -p metrics --example plots -- OUT_DIR`
+//! `cargo run -p margin-metrics --example plots -- OUT_DIR`
 
-use core_linalg::split::StratifiedKFold;
-use core_linalg::{Dataset, DecisionFunction, Fit, Label, Predict, datasets};
-use metrics::{ConfusionMatrix, accuracy, learning_curve, plot};
-use models_svm::Svc;
+use margin_core::split::StratifiedKFold;
+use margin_core::{Dataset, DecisionFunction, Fit, Label, Predict, datasets};
+use margin_metrics::{ConfusionMatrix, accuracy, learning_curve, plot};
+use margin_svm::Svc;
 
-fn main() -> core_linalg::Result<()> {
+fn main() -> margin_core::Result<()> {
     let out = std::env::args()
         .nth(1)
         .map_or_else(std::env::temp_dir, Into::into);
@@ -31,21 +31,21 @@ fn main() -> core_linalg::Result<()> {
     }
     let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
     // Each chart as SVG and as PNG.
-    let write = |name: &str, svg: String| -> core_linalg::Result<()> {
+    let write = |name: &str, svg: String| -> margin_core::Result<()> {
         plot::write_chart(&out.join(name), &svg)?;
         plot::write_chart(&out.join(name.replace(".svg", ".png")), &svg)
     };
     write(
         "roc.svg",
         plot::roc_svg(
-            &metrics::roc_curve(&positive, &scores, true)?,
-            metrics::roc_auc(&positive, &scores)?,
+            &margin_metrics::roc_curve(&positive, &scores, true)?,
+            margin_metrics::roc_auc(&positive, &scores)?,
         ),
     )?;
-    let pr = metrics::precision_recall_curve(&positive, &scores)?;
+    let pr = margin_metrics::precision_recall_curve(&positive, &scores)?;
     write(
         "pr.svg",
-        plot::precision_recall_svg(&pr, metrics::average_precision(&positive, &scores)?),
+        plot::precision_recall_svg(&pr, margin_metrics::average_precision(&positive, &scores)?),
     )?;
     let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
     let names: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();

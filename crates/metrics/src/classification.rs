@@ -1,6 +1,6 @@
 //! Classification scores.
 
-use core_linalg::Result;
+use margin_core::Result;
 
 /// The fraction of predictions equal to the truth.
 pub fn accuracy<T: PartialEq>(truth: &[T], predicted: &[T]) -> Result<f64> {

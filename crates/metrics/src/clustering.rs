@@ -1,7 +1,7 @@
 //! Scores of a clustering: adjusted Rand index against reference labels, silhouette from the
 //! data alone.
 
-use core_linalg::{Error, Records, Result, validate};
+use margin_core::{Error, Records, Result, validate};
 
 /// The adjusted Rand index between two labelings (1 for identical partitions, about 0 for
 /// independent ones), from their contingency table.
@@ -74,7 +74,7 @@ pub fn silhouette<R: Records + ?Sized>(records: &R, labels: &[usize]) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::DenseMatrix;
+    use margin_core::DenseMatrix;
 
     #[test]
     fn values_match_scikit_learn() {

@@ -1,6 +1,6 @@
 //! The confusion matrix and every score derived from it.
 
-use core_linalg::{Error, Result};
+use margin_core::{Error, Result};
 
 /// How per-class scores are combined for more than two classes (scikit-learn's `average`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

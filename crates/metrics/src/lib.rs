@@ -25,10 +25,10 @@
 //! ```
 //! let truth = [3.0, -0.5, 2.0, 7.0];
 //! let pred = [2.5, 0.0, 2.0, 8.0];
-//! assert_eq!(metrics::mean_squared_error(&truth, &pred)?, 0.375);
-//! assert!((metrics::r2_score(&truth, &pred)? - 0.9486081370449679).abs() < 1e-15);
-//! assert_eq!(metrics::accuracy(&["a", "b", "b"], &["a", "b", "a"])?, 2.0 / 3.0);
-//! # Ok::<(), core_linalg::Error>(())
+//! assert_eq!(margin_metrics::mean_squared_error(&truth, &pred)?, 0.375);
+//! assert!((margin_metrics::r2_score(&truth, &pred)? - 0.9486081370449679).abs() < 1e-15);
+//! assert_eq!(margin_metrics::accuracy(&["a", "b", "b"], &["a", "b", "a"])?, 2.0 / 3.0);
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 #![forbid(unsafe_code)]
@@ -63,7 +63,7 @@ pub use selection::{
     CurvePoint, cross_val_predict, cross_validate, learning_curve, validation_curve,
 };
 
-use core_linalg::{Error, Result};
+use margin_core::{Error, Result};
 
 /// Refuses empty inputs and inputs of different lengths.
 fn check_pair(truth: usize, predicted: usize) -> Result<()> {

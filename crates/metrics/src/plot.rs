@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use core_linalg::{Error, Result};
+use margin_core::{Error, Result};
 
 use crate::confusion::ConfusionMatrix;
 use crate::ranking::{PrecisionRecallCurve, RocCurve};
@@ -341,7 +341,7 @@ pub fn write_chart(path: &Path, svg: &str) -> Result<()> {
     } else {
         svg.as_bytes().to_vec()
     };
-    core_linalg::io::write_atomically(path, |w| w.write_all(&bytes))
+    margin_core::io::write_atomically(path, |w| w.write_all(&bytes))
 }
 
 #[cfg(test)]

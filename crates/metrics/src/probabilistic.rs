@@ -1,6 +1,6 @@
 //! Scores of predicted probabilities.
 
-use core_linalg::{DenseMatrix, Error, Result, validate};
+use margin_core::{DenseMatrix, Error, Result, validate};
 
 /// Mean negative log-likelihood of the true classes under `proba` (row `i`, column `k`: the
 /// probability that sample `i` is of class `k`). Probabilities are clipped to `[ε, 1 − ε]` (ε the

@@ -1,6 +1,6 @@
 //! Scores from continuous predictions: ROC curve, AUROC, average precision.
 
-use core_linalg::{DenseMatrix, Error, Result, validate};
+use margin_core::{DenseMatrix, Error, Result, validate};
 use rayon::slice::ParallelSliceMut;
 
 /// A ROC curve: false- and true-positive rates at each distinct threshold, from (0, 0) (the

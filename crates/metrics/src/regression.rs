@@ -1,6 +1,6 @@
 //! Regression scores, as scikit-learn defines them.
 
-use core_linalg::{Result, validate};
+use margin_core::{Result, validate};
 
 fn check(truth: &[f64], predicted: &[f64]) -> Result<()> {
     crate::check_pair(truth.len(), predicted.len())?;

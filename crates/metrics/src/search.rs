@@ -4,8 +4,8 @@
 use std::fmt::Display;
 use std::sync::Arc;
 
-use core_linalg::split::{Fold, rng_from_seed};
-use core_linalg::{Dataset, Error, Fit, Predict, Result};
+use margin_core::split::{Fold, rng_from_seed};
+use margin_core::{Dataset, Error, Fit, Predict, Result};
 use rand::Rng;
 
 use crate::selection::cross_validate;
@@ -21,13 +21,13 @@ struct Axis<P> {
 /// on the params (a builder call, which may refuse the value).
 ///
 /// ```
-/// use metrics::Grid;
+/// use margin_metrics::Grid;
 /// # #[derive(Clone, Debug)] struct Params { c: f64, degree: u32 }
 /// let grid = Grid::new(Params { c: 1.0, degree: 2 })
 ///     .axis("C", [0.1, 1.0, 10.0], |p, c| Ok(Params { c, ..p }))
 ///     .axis("degree", [2u32, 3], |p, d| Ok(Params { degree: d, ..p }));
 /// assert_eq!(grid.candidates()?.len(), 6);
-/// # Ok::<(), core_linalg::Error>(())
+/// # Ok::<(), margin_core::Error>(())
 /// ```
 pub struct Grid<P> {
     base: P,

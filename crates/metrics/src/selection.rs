@@ -1,7 +1,7 @@
 //! Model selection: cross-validation with folds fitted in parallel.
 
-use core_linalg::split::Fold;
-use core_linalg::{Dataset, Error, Fit, Predict, Result};
+use margin_core::split::Fold;
+use margin_core::{Dataset, Error, Fit, Predict, Result};
 use rayon::prelude::*;
 
 /// Fits `params` on each fold's training part and scores its predictions on the held-out part

@@ -1,10 +1,10 @@
 //! Cross-validation of a real model: per-fold scores equal fitting each fold by hand, and the
 //! result does not depend on the number of threads.
 
-use core_linalg::split::StratifiedKFold;
-use core_linalg::{Dataset, Fit, Label, Predict, datasets};
-use metrics::{accuracy, cross_val_predict, cross_validate};
-use models_svm::Svc;
+use margin_core::split::StratifiedKFold;
+use margin_core::{Dataset, Fit, Label, Predict, datasets};
+use margin_metrics::{accuracy, cross_val_predict, cross_validate};
+use margin_svm::Svc;
 
 fn labels(d: &Dataset) -> Vec<Label> {
     let c = d.targets.classes().unwrap();
@@ -54,8 +54,8 @@ fn folds_score_like_hand_fitted_models_on_any_thread_count() {
 
 #[test]
 fn grid_search_picks_the_best_cross_validated_candidate_and_refits_it() {
-    use kernels::Rbf;
-    use metrics::{Grid, search};
+    use margin_kernels::Rbf;
+    use margin_metrics::{Grid, search};
     let data = datasets::heart_scale().unwrap();
     let folds = StratifiedKFold::new(3)
         .shuffle(1)
@@ -99,8 +99,8 @@ fn grid_search_picks_the_best_cross_validated_candidate_and_refits_it() {
 
 #[test]
 fn learning_and_validation_curves_score_train_and_test_parts() {
-    use kernels::Rbf;
-    use metrics::{learning_curve, validation_curve};
+    use margin_kernels::Rbf;
+    use margin_metrics::{learning_curve, validation_curve};
     let data = datasets::heart_scale().unwrap();
     let folds = StratifiedKFold::new(3)
         .shuffle(4)
@@ -132,7 +132,7 @@ fn learning_and_validation_curves_score_train_and_test_parts() {
 
 #[test]
 fn a_fold_whose_training_part_has_one_class_is_named_in_the_error() {
-    use core_linalg::{DenseMatrix, Error, Targets};
+    use margin_core::{DenseMatrix, Error, Targets};
     // Six samples of class 1 and one of class 2: the fold holding the lone class-2 sample
     // trains on class 1 alone.
     let x = DenseMatrix::from_row_major((0..7).map(f64::from).collect(), 7, 1).unwrap();

@@ -1,4 +1,4 @@
-//! Times KMeans, Lloyd against Elkan, on generated data: `cargo run --release -p models-cluster
+//! Times KMeans, Lloyd against Elkan, on generated data: `cargo run --release -p margin-cluster
 //! --example kmeans_timing -- [n] [d] [k] [max_iter] [blobs] [lloyd|elkan]` (defaults 100000 50 10 50;
 //! uniform in [−1, 1]ᵈ, or with `blobs` around k random points, spread ±0.3). Starts from the
 //! first k rows with tol = 0, prints each algorithm's fit time, iterations and time per
@@ -7,17 +7,17 @@
 
 use std::time::Instant;
 
-use core_linalg::{DenseMatrix, Fit, ModelFile};
-use models_cluster::{KMeans, KMeansAlgorithm, KMeansInit};
+use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit};
+use margin_core::{DenseMatrix, Fit, ModelFile};
 use rand::Rng;
 
-fn main() -> Result<(), core_linalg::Error> {
+fn main() -> Result<(), margin_core::Error> {
     let words: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<usize> = words.iter().filter_map(|a| a.parse().ok()).collect();
     let blobs = words.iter().any(|w| w == "blobs");
     let arg = |i: usize, default: usize| args.get(i).copied().unwrap_or(default);
     let (n, d, k, max_iter) = (arg(0, 100_000), arg(1, 50), arg(2, 10), arg(3, 50));
-    let mut rng = core_linalg::split::rng_from_seed(1);
+    let mut rng = margin_core::split::rng_from_seed(1);
     let mut data: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
     if blobs {
         let centres: Vec<f64> = (0..k * d).map(|_| rng.random_range(-1.0..1.0)).collect();

@@ -5,15 +5,15 @@
 //! unsupervised models, which share their input checks and fitting convention.
 //!
 //! Both fit on **records**, not datasets (as the scalers of
-//! [`core_linalg::preprocessing`] do): `params.fit(&records)`, dense or sparse. [`Pca`] is a
-//! [`Transform`](core_linalg::Transform), so [`FitTransform`](core_linalg::FitTransform)
-//! works; k-means models [`Predict`](core_linalg::Predict) cluster indices and transform rows
+//! [`margin_core::preprocessing`] do): `params.fit(&records)`, dense or sparse. [`Pca`] is a
+//! [`Transform`](margin_core::Transform), so [`FitTransform`](margin_core::FitTransform)
+//! works; k-means models [`Predict`](margin_core::Predict) cluster indices and transform rows
 //! into distances to the centres. Every model saves and loads as a
-//! [`ModelFile`](core_linalg::ModelFile) whose contents are checked on load.
+//! [`ModelFile`](margin_core::ModelFile) whose contents are checked on load.
 //!
 //! ```
-//! use core_linalg::{datasets, Fit, FitTransform, Predict, Records};
-//! use models_cluster::{KMeans, NComponents, Pca};
+//! use margin_core::{datasets, Fit, FitTransform, Predict, Records};
+//! use margin_cluster::{KMeans, NComponents, Pca};
 //!
 //! let records = datasets::housing_scale()?.records;
 //! let kmeans = KMeans::params().n_clusters(3).seed(7).fit(&records)?;
@@ -25,7 +25,7 @@
 //!     .fit_transform(&records)?;
 //! assert!(pca.explained_variance_ratio().iter().sum::<f64>() > 0.9);
 //! assert_eq!(projected.n_features(), pca.n_components());
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! ## KMeans (scikit-learn's `KMeans`)
@@ -105,5 +105,5 @@ pub use kmeans::{
 };
 pub use pca::{NComponents, Pca, PcaParams, SvdSolver};
 
-core_linalg::impl_n_features!(KMeans, MiniBatchKMeans, Pca);
-core_linalg::impl_iterative!(KMeans, MiniBatchKMeans);
+margin_core::impl_n_features!(KMeans, MiniBatchKMeans, Pca);
+margin_core::impl_iterative!(KMeans, MiniBatchKMeans);

@@ -3,8 +3,8 @@
 //! records, with duplicate rows and centres, exact ties, k = 1 and empty clusters, on 1 or 2
 //! threads. (Against scikit-learn's `algorithm="elkan"`: sklearn_fixtures.rs.)
 
-use core_linalg::{CsrMatrix, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records};
-use models_cluster::{KMeans, KMeansAlgorithm, KMeansInit, KMeansParams};
+use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, KMeansParams};
+use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records};
 use proptest::prelude::*;
 use rand::Rng;
 
@@ -41,7 +41,7 @@ fn same_model<R: Records + ?Sized>(params: &KMeansParams, x: &R) -> KMeans {
 /// earlier row; with `grid`, values are rounded to multiples of ½ (many exact ties); about
 /// a third of the entries are then zeroed so the sparse form is sparse.
 fn blobs(n: usize, d: usize, n_blobs: usize, spread: f64, grid: bool, seed: u64) -> DenseMatrix {
-    let mut rng = core_linalg::split::rng_from_seed(seed);
+    let mut rng = margin_core::split::rng_from_seed(seed);
     let centres: Vec<f64> = (0..n_blobs * d)
         .map(|_| rng.random_range(-5.0..5.0))
         .collect();
@@ -156,7 +156,7 @@ fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 fn elkan_is_lloyd_on_one_and_two_threads() {
     // Several row blocks and many iterations (uniform data, many centres), so bounds prune,
     // go stale and are recomputed; dense and sparse.
-    let mut rng = core_linalg::split::rng_from_seed(3);
+    let mut rng = margin_core::split::rng_from_seed(3);
     let data = (0..3000 * 4).map(|_| rng.random_range(-1.0..1.0)).collect();
     let uniform = DenseMatrix::from_row_major(data, 3000, 4).unwrap();
     let cases: [(Matrix, usize); 3] = [

@@ -2,13 +2,13 @@
 //! the battery fits on datasets and these models fit on records) and the cases specific to
 //! clustering and PCA.
 
-use core_linalg::battery::{Task, check_estimator, check_forged_files};
-use core_linalg::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, Transform,
-};
-use models_cluster::{
+use margin_cluster::{
     KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
     NComponents, Pca, PcaParams, SvdSolver,
+};
+use margin_core::battery::{Task, check_estimator, check_forged_files};
+use margin_core::{
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, Transform,
 };
 use serde::{Deserialize, Serialize};
 
@@ -323,7 +323,7 @@ fn forged_model_files_are_refused_or_harmless_in_every_method() {
 /// copy would be terabytes, and are refused up front naming the size.
 #[test]
 fn dense_centres_and_components_no_machine_holds_are_refused_naming_the_size() {
-    let x = core_linalg::battery::huge_width(Task::Unsupervised).records;
+    let x = margin_core::battery::huge_width(Task::Unsupervised).records;
     for e in [
         KMeans::params().fit(&x).unwrap_err(),
         MiniBatchKMeans::params().fit(&x).unwrap_err(),

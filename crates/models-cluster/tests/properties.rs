@@ -3,13 +3,13 @@
 //! orthonormal, randomized PCA agrees with the full SVD on low-rank data, and every model is
 //! bit-identical on 1 and 2 threads.
 
-use core_linalg::{CsrMatrix, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Transform};
-use models_cluster::{KMeans, KMeansInit, MiniBatchKMeans, NComponents, Pca, PcaParams, SvdSolver};
+use margin_cluster::{KMeans, KMeansInit, MiniBatchKMeans, NComponents, Pca, PcaParams, SvdSolver};
+use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Transform};
 use proptest::prelude::*;
 use rand::Rng;
 
 fn random_rows(n: usize, d: usize, seed: u64) -> DenseMatrix {
-    let mut rng = core_linalg::split::rng_from_seed(seed);
+    let mut rng = margin_core::split::rng_from_seed(seed);
     let data = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
     DenseMatrix::from_row_major(data, n, d).unwrap()
 }
@@ -349,8 +349,8 @@ fn models_are_send_and_sync() {
     both::<KMeans>();
     both::<MiniBatchKMeans>();
     both::<Pca>();
-    both::<models_cluster::KMeansParams>();
-    both::<models_cluster::MiniBatchKMeansParams>();
+    both::<margin_cluster::KMeansParams>();
+    both::<margin_cluster::MiniBatchKMeansParams>();
     both::<PcaParams>();
 }
 

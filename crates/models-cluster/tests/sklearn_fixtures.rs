@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use core_linalg::fixture::Fixture as Fields;
-use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{Fit, Matrix, Predict, Records, Transform};
-use models_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
+use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
+use margin_core::fixture::Fixture as Fields;
+use margin_core::io::{LibsvmOptions, read_libsvm};
+use margin_core::{Fit, Matrix, Predict, Records, Transform};
 
 /// One fixture file (tests/fixtures), with this suite's reading of its data below.
 struct Fixture {
@@ -143,7 +143,7 @@ fn kmeans_matches_sklearn_on_dna_sparse() {
 }
 
 /// Components equal up to one sign per component; the projections carry the same sign.
-fn check_pca(name: &str, params: models_cluster::PcaParams) {
+fn check_pca(name: &str, params: margin_cluster::PcaParams) {
     let f = Fixture::read(name);
     let x = Matrix::Dense(f.data().to_dense().unwrap());
     let model = params.fit(&x).unwrap();

@@ -2,11 +2,11 @@
 //! degree-10 monomials. Least squares passes through the noise (tiny training error, large test
 //! error); a ridge penalty trades a little training error for a much smaller test error.
 //!
-//! `cargo run -p models-linear --example polynomial_ridge`
+//! `cargo run -p margin-linear --example polynomial_ridge`
 
-use core_linalg::preprocessing::PolynomialFeatures;
-use core_linalg::{Dataset, DenseMatrix, Fit, Predict, Targets, Transform};
-use models_linear::{LinearRegression, Ridge};
+use margin_core::preprocessing::PolynomialFeatures;
+use margin_core::{Dataset, DenseMatrix, Fit, Predict, Targets, Transform};
+use margin_linear::{LinearRegression, Ridge};
 
 /// A small seeded generator (splitmix64), so the example needs no random-number crate and
 /// prints the same table everywhere.
@@ -56,7 +56,7 @@ fn rmse(predicted: &[f64], truth: &[f64]) -> f64 {
     (sum / truth.len() as f64).sqrt()
 }
 
-fn main() -> core_linalg::Result<()> {
+fn main() -> margin_core::Result<()> {
     let mut rng = SplitMix(2024);
     // Inputs drawn uniformly from [0, 1], for training and for testing.
     let train_x = (0..15).map(|_| rng.uniform()).collect();

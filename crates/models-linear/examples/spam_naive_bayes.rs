@@ -5,13 +5,13 @@
 //! `MultinomialNB` learns how often each word appears in spam and in ham.
 //!
 //! ```text
-//! cargo run -p models-linear --example spam_naive_bayes
+//! cargo run -p margin-linear --example spam_naive_bayes
 //! ```
 
 use std::collections::BTreeMap;
 
-use core_linalg::{Classes, CsrMatrix, Dataset, Fit, Predict, PredictProba, Targets};
-use models_linear::naive_bayes::MultinomialNB;
+use margin_core::{Classes, CsrMatrix, Dataset, Fit, Predict, PredictProba, Targets};
+use margin_linear::naive_bayes::MultinomialNB;
 
 const TRAINING: [(&str, &str); 20] = [
     (
@@ -76,7 +76,7 @@ impl CountVectorizer {
     }
 
     /// One sparse row of word counts per text; words outside the vocabulary are ignored.
-    fn transform(&self, texts: &[&str]) -> core_linalg::Result<CsrMatrix> {
+    fn transform(&self, texts: &[&str]) -> margin_core::Result<CsrMatrix> {
         let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
         for text in texts {
             let mut counts: BTreeMap<u32, f64> = BTreeMap::new();
@@ -93,7 +93,7 @@ impl CountVectorizer {
     }
 }
 
-fn main() -> core_linalg::Result<()> {
+fn main() -> margin_core::Result<()> {
     let texts: Vec<&str> = TRAINING.iter().map(|(_, t)| *t).collect();
     let labels: Vec<&str> = TRAINING.iter().map(|(l, _)| *l).collect();
     let vectorizer = CountVectorizer::fit(&texts);

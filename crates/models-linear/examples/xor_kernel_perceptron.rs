@@ -4,13 +4,13 @@
 //! product `x₁x₂` among its features, and the kernel perceptron separates the corners after a
 //! handful of mistakes.
 //!
-//! `cargo run -p models-linear --example xor_kernel_perceptron`
+//! `cargo run -p margin-linear --example xor_kernel_perceptron`
 
-use core_linalg::{Classes, Dataset, DenseMatrix, Fit, Label, Predict, Targets};
-use kernels::Polynomial;
-use models_linear::{KernelPerceptron, Perceptron};
+use margin_core::{Classes, Dataset, DenseMatrix, Fit, Label, Predict, Targets};
+use margin_kernels::Polynomial;
+use margin_linear::{KernelPerceptron, Perceptron};
 
-fn main() -> Result<(), core_linalg::Error> {
+fn main() -> Result<(), margin_core::Error> {
     let x = DenseMatrix::from_rows(&[[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])?;
     let labels = [-1.0, -1.0, 1.0, 1.0];
     let xor = Dataset::new(x, Targets::Classes(Classes::from_numbers(&labels)?))?;

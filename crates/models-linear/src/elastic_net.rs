@@ -1,4 +1,4 @@
-//! Lasso and elastic-net regression by cyclic coordinate descent ([`optim::cd`]), with
+//! Lasso and elastic-net regression by cyclic coordinate descent ([`margin_optim::cd`]), with
 //! scikit-learn's objective, defaults and duality-gap stopping:
 //!
 //! `min (1/(2n)) Σᵢ sᵢ (yᵢ − w·xᵢ − b)² + α·ρ·‖w‖₁ + (α(1−ρ)/2)·‖w‖²`
@@ -18,23 +18,23 @@
 //! densified), which each epoch sweeps column by column.
 //!
 //! ```
-//! use core_linalg::{datasets, Fit, Predict};
-//! use models_linear::ElasticNet;
+//! use margin_core::{datasets, Fit, Predict};
+//! use margin_linear::ElasticNet;
 //!
 //! let data = datasets::housing_scale()?;
 //! let lasso = ElasticNet::lasso_params().alpha(0.1).fit(&data)?;
 //! assert!(lasso.coef().iter().any(|&w| w == 0.0)); // the lasso selects features
 //! let path = ElasticNet::lasso_params().path(&data, &[1.0, 0.1, 0.01])?;
 //! assert_eq!(path.len(), 3);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
-use core_linalg::{
+use margin_core::{
     Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory,
     model_check, validate,
 };
-use optim::StopReason;
-use optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
+use margin_optim::StopReason;
+use margin_optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -113,7 +113,7 @@ impl ElasticNetParams {
     /// solution (give them in decreasing order, as [`alpha_grid`] does, for the cheapest path).
     ///
     /// With more samples than features the path runs on `XᵀX` and `Xᵀy`, formed once with
-    /// faer's GEMM ([`optim::cd::elastic_net_gram`]): each coordinate step then costs `O(d)`
+    /// faer's GEMM ([`margin_optim::cd::elastic_net_gram`]): each coordinate step then costs `O(d)`
     /// instead of `O(n)`, and the answers are the same.
     pub fn path(&self, data: &Dataset, alphas: &[f64]) -> Result<Vec<ElasticNet>> {
         self.check()?;
@@ -159,8 +159,8 @@ impl ElasticNetParams {
         Ok(self.model(design, s))
     }
 
-    fn model(&self, design: &Design, s: optim::cd::CdSolution) -> ElasticNet {
-        let intercept = design.y_mean - core_linalg::dot(&design.x_mean, &s.w);
+    fn model(&self, design: &Design, s: margin_optim::cd::CdSolution) -> ElasticNet {
+        let intercept = design.y_mean - margin_core::dot(&design.x_mean, &s.w);
         ElasticNet {
             coef: s.w,
             intercept,
@@ -192,7 +192,7 @@ pub fn alpha_grid(
     let design = Design::new(data, fit_intercept)?;
     let n = design.n;
     let top = (0..design.d)
-        .map(|j| core_linalg::dot(&design.columns[j * n..(j + 1) * n], &design.y).abs())
+        .map(|j| margin_core::dot(&design.columns[j * n..(j + 1) * n], &design.y).abs())
         .fold(0.0, f64::max)
         / (n as f64 * l1_ratio);
     if top == 0.0 {
@@ -252,9 +252,9 @@ impl Design {
             }
         }
         let xty = (0..d)
-            .map(|j| core_linalg::dot(&self.columns[j * n..(j + 1) * n], &self.y))
+            .map(|j| margin_core::dot(&self.columns[j * n..(j + 1) * n], &self.y))
             .collect();
-        Ok((gram, xty, core_linalg::dot(&self.y, &self.y)))
+        Ok((gram, xty, margin_core::dot(&self.y, &self.y)))
     }
 
     fn new(data: &Dataset, fit_intercept: bool) -> Result<Self> {

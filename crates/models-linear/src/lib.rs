@@ -7,21 +7,21 @@
 //! |---|---|---|
 //! | [`LinearRegression`] (QR, SVD, normal equations; standard errors, prediction intervals) | [`regression`] | faer QR / SVD / Cholesky |
 //! | [`Ridge`] (one SVD for many alphas), [`KernelRidge`] (any kernel) | [`regression`] | faer Cholesky / SVD |
-//! | [`ElasticNet`] (and the lasso: [`ElasticNet::lasso_params`]), regularization paths | [`elastic_net`] | [`optim::cd`] (duality gap) |
-//! | [`LogisticRegression`] (binary and multinomial; none / L2 / L1 / elastic net) | [`logistic`] | [`optim::lbfgs`], [`optim::newton`], [`optim::gd`] |
+//! | [`ElasticNet`] (and the lasso: [`ElasticNet::lasso_params`]), regularization paths | [`elastic_net`] | [`margin_optim::cd`] (duality gap) |
+//! | [`LogisticRegression`] (binary and multinomial; none / L2 / L1 / elastic net) | [`logistic`] | [`margin_optim::lbfgs`], [`margin_optim::newton`], [`margin_optim::gd`] |
 //! | [`Perceptron`], [`KernelPerceptron`] | [`perceptron`] | the mistake-driven update |
 //! | [`MultinomialNB`], [`BernoulliNB`], [`GaussianNB`] (streaming with `partial_fit`) | [`naive_bayes`] | counts and moments in log space |
 //!
 //! ```
-//! use core_linalg::{datasets, split::train_test_split, Fit, Predict};
-//! use models_linear::LogisticRegression;
+//! use margin_core::{datasets, split::train_test_split, Fit, Predict};
+//! use margin_linear::LogisticRegression;
 //!
 //! let data = datasets::dna()?;
 //! let (train, test) = train_test_split(&data, 0.25, true, 7)?;
 //! let model = LogisticRegression::params().c(0.1).fit(&train)?;
 //! let predicted = model.predict(&test.records)?;
 //! assert_eq!(predicted.len(), test.n_samples());
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 #![forbid(unsafe_code)]
 
@@ -42,7 +42,7 @@ pub use logistic::{LogisticRegression, LogisticRegressionParams, LogisticSolver,
 pub mod elastic_net;
 pub use elastic_net::{ElasticNet, ElasticNetParams, alpha_grid};
 
-core_linalg::impl_n_features!(
+margin_core::impl_n_features!(
     BernoulliNB,
     ElasticNet,
     GaussianNB,
@@ -54,7 +54,7 @@ core_linalg::impl_n_features!(
     Perceptron,
     Ridge,
 );
-core_linalg::impl_iterative!(
+margin_core::impl_iterative!(
     ElasticNet,
     KernelPerceptron,
     LinearRegression,

@@ -22,8 +22,8 @@
 //! log-sum-exp, so `|w·x| = 10⁴` gives probabilities of exactly 0 and 1, never NaN.
 //!
 //! ```
-//! use core_linalg::{datasets, Fit, Predict, PredictProba};
-//! use models_linear::LogisticRegression;
+//! use margin_core::{datasets, Fit, Predict, PredictProba};
+//! use margin_linear::LogisticRegression;
 //!
 //! let data = datasets::heart_scale()?;
 //! let model = LogisticRegression::params().c(1.0).fit(&data)?;
@@ -33,19 +33,19 @@
 //! let correct = predicted.iter().zip(data.targets.classes()?.indices())
 //!     .filter(|&(p, &c)| *p == data.targets.classes().unwrap().labels()[c as usize]).count();
 //! assert!(correct as f64 / 270.0 > 0.8);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
     Predict, PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores,
     memory, model_check, validate,
 };
-use optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
-use optim::lbfgs::{LbfgsOptions, lbfgs};
-use optim::loss::{Loss, sigmoid};
-use optim::newton::{NewtonOptions, newton};
-use optim::risk::{LinearRisk, SoftmaxRisk};
+use margin_optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
+use margin_optim::lbfgs::{LbfgsOptions, lbfgs};
+use margin_optim::loss::{Loss, sigmoid};
+use margin_optim::newton::{NewtonOptions, newton};
+use margin_optim::risk::{LinearRisk, SoftmaxRisk};
 use serde::{Deserialize, Serialize};
 
 /// The penalty on the weights (never on the intercept).
@@ -361,8 +361,8 @@ impl LogisticRegression {
             let row = out.row_mut(i);
             if k == 2 {
                 // log σ(z) = −log(1 + e^{−z}).
-                row[1] = -optim::loss::log1p_exp(-s[0]);
-                row[0] = -optim::loss::log1p_exp(s[0]);
+                row[1] = -margin_optim::loss::log1p_exp(-s[0]);
+                row[0] = -margin_optim::loss::log1p_exp(s[0]);
             } else {
                 let max = s.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v));
                 let lse = max + s.iter().map(|v| (v - max).exp()).sum::<f64>().ln();

@@ -1,9 +1,9 @@
 //! Lasso and ElasticNet against scikit-learn 1.9.1 (tests/fixtures/gen_elastic_net.py).
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, datasets};
-use models_linear::{ElasticNet, ElasticNetParams, alpha_grid};
-use optim::StopReason;
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{Dataset, Error, Fit, ModelFile, Predict, datasets};
+use margin_linear::{ElasticNet, ElasticNetParams, alpha_grid};
+use margin_optim::StopReason;
 
 /// `(alpha, coef, intercept)` per model in the fixture.
 fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {

@@ -1,13 +1,13 @@
 //! LogisticRegression against scikit-learn 1.9.1 fixtures (tests/fixtures/gen_logistic.py),
 //! across solvers, and the estimator contract.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     ClassWeight, Classes, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba,
     Targets, datasets,
 };
-use models_linear::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
-use optim::gd::GdStop;
+use margin_linear::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
+use margin_optim::gd::GdStop;
 
 struct Reference {
     coef: Vec<Vec<f64>>,

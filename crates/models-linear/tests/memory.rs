@@ -2,10 +2,10 @@
 //! dense weights (one vector per class, as scikit-learn's) are refused up front with a typed
 //! error that names the size and the way out, never an abort.
 
-use core_linalg::battery::{Task, huge_width};
-use core_linalg::{Error, Fit};
-use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
-use models_linear::{LogisticRegression, Perceptron};
+use margin_core::battery::{Task, huge_width};
+use margin_core::{Error, Fit};
+use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_linear::{LogisticRegression, Perceptron};
 
 fn refused_for_memory(e: Error) {
     assert!(

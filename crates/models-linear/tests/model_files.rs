@@ -3,18 +3,18 @@
 //! `predict_log_proba`, `predict_interval`), and field-by-field inconsistencies that used to
 //! panic or answer garbage, refused on load naming the field.
 
-use core_linalg::battery::check_forged_files;
-use core_linalg::{
+use margin_core::battery::check_forged_files;
+use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, PredictProba, Records,
     Result, Targets,
 };
-use kernels::{KernelSpec, Rbf};
-use models_linear::{
+use margin_kernels::{KernelSpec, Rbf};
+use margin_linear::{
     BernoulliNB, GaussianNB, KernelPerceptron, KernelRidge, LinearRegression, LogisticRegression,
     LstsqSolver, MultinomialNB, Perceptron,
 };
-use optim::StopReason;
-use optim::gd::GdStop;
+use margin_optim::StopReason;
+use margin_optim::gd::GdStop;
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
@@ -162,7 +162,7 @@ struct KernelPerceptronFile {
     kernel: KernelSpec,
     labels: Vec<Label>,
     support: Vec<usize>,
-    support_vectors: core_linalg::Matrix,
+    support_vectors: margin_core::Matrix,
     dual_coef: Vec<Vec<f64>>,
     intercept: Vec<f64>,
     n_iter: Vec<usize>,
@@ -224,7 +224,7 @@ fn hex(parts: &[&str]) -> Vec<u8> {
 
 /// A fuzz input's body (the kind byte dropped) sealed as a `M` file must be refused.
 fn fuzz_input_refused<M: ModelFile>(body_hex: &[&str]) {
-    let file = core_linalg::seal(M::KIND, M::SCHEMA, &hex(body_hex)).unwrap();
+    let file = margin_core::seal(M::KIND, M::SCHEMA, &hex(body_hex)).unwrap();
     assert!(matches!(M::from_bytes(&file), Err(Error::ModelFile { .. })));
 }
 

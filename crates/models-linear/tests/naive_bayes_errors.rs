@@ -2,11 +2,11 @@
 //! or a NaN, and a refused `partial_fit` batch leaves the model as it was. Also the
 //! documented behaviour at the edges: `alpha = 0`, one class, an untrained model.
 
-use core_linalg::{
+use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, Label, Matrix, PartialFit, Predict, PredictProba,
     Records, Targets,
 };
-use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
 fn data(rows: &[&[f64]], labels: &[f64]) -> Dataset {
     Dataset::new(
@@ -28,7 +28,7 @@ fn numbers(v: &[f64]) -> Vec<Label> {
 }
 
 /// The parameter an `InvalidParameter` names, and its value text.
-fn invalid<T: std::fmt::Debug>(r: core_linalg::Result<T>) -> (String, String) {
+fn invalid<T: std::fmt::Debug>(r: margin_core::Result<T>) -> (String, String) {
     match r {
         Err(Error::InvalidParameter { name, value, .. }) => (name, value),
         other => panic!("expected InvalidParameter, got {other:?}"),
@@ -55,8 +55,8 @@ fn negative_counts_are_refused_naming_row_and_column() {
 
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
-    let d = core_linalg::datasets::heart_scale().unwrap();
-    let counts = core_linalg::datasets::dna().unwrap();
+    let d = margin_core::datasets::heart_scale().unwrap();
+    let counts = margin_core::datasets::dna().unwrap();
     for alpha in [-1.0, -1e-12, f64::NAN, f64::INFINITY] {
         assert_eq!(
             invalid(MultinomialNB::params().alpha(alpha).fit(&counts)).0,
@@ -121,7 +121,7 @@ fn bad_parameters_are_refused_with_their_name() {
 #[test]
 fn a_single_class_is_refused() {
     let one = data(&[&[1.0, 2.0], &[3.0, 1.0], &[0.0, 5.0]], &[4.0, 4.0, 4.0]);
-    let too_few = |r: core_linalg::Result<()>| {
+    let too_few = |r: margin_core::Result<()>| {
         assert!(
             matches!(
                 r,
@@ -173,7 +173,7 @@ fn partial_fit_refuses_another_width_or_an_unknown_class_and_changes_nothing() {
     }
     let text = Dataset::new(
         DenseMatrix::from_rows(&[[1.0, 2.0]]).unwrap(),
-        Targets::Classes(core_linalg::Classes::from_text(&["spam"])),
+        Targets::Classes(margin_core::Classes::from_text(&["spam"])),
     )
     .unwrap();
     assert_eq!(invalid(m.partial_fit(&text)).0, "class label");
@@ -194,7 +194,7 @@ fn partial_fit_refuses_another_width_or_an_unknown_class_and_changes_nothing() {
 fn an_untrained_model_refuses_to_predict() {
     let x = DenseMatrix::from_rows(&[[1.0, 2.0]]).unwrap();
     let labels = numbers(&[0.0, 1.0]);
-    let empty_dataset = |r: core_linalg::Result<Vec<Label>>| {
+    let empty_dataset = |r: margin_core::Result<Vec<Label>>| {
         assert!(matches!(r, Err(Error::EmptyDataset(_))), "{r:?}")
     };
     empty_dataset(
@@ -315,7 +315,7 @@ fn gaussian_refuses_degenerate_variances_instead_of_dividing_by_zero() {
 
 #[test]
 fn predicting_checks_width_and_finiteness() {
-    let d = core_linalg::datasets::dna().unwrap();
+    let d = margin_core::datasets::dna().unwrap();
     let m = MultinomialNB::params().fit(&d).unwrap();
     let narrow = DenseMatrix::zeros(2, 179);
     assert!(matches!(

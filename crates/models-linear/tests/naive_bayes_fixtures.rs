@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use core_linalg::fixture::Fixture as Fields;
-use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{Dataset, DenseMatrix, Fit, Matrix, PartialFit, Predict, PredictProba, Records};
-use models_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_core::fixture::Fixture as Fields;
+use margin_core::io::{LibsvmOptions, read_libsvm};
+use margin_core::{Dataset, DenseMatrix, Fit, Matrix, PartialFit, Predict, PredictProba, Records};
+use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
 /// One fixture file (tests/fixtures), with the readings of its data specs below.
 struct Fixture {

@@ -3,12 +3,12 @@
 //! row order does not matter, sparse and dense records agree. Plus the shared estimator
 //! battery and thread-safety of the public types.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, ModelFile, PartialFit, Predict,
     PredictProba, Records, Result, Targets,
 };
-use models_linear::naive_bayes::{
+use margin_linear::naive_bayes::{
     BernoulliNB, BernoulliNBParams, GaussianNB, GaussianNBParams, MultinomialNB,
     MultinomialNBParams,
 };
@@ -32,7 +32,7 @@ fn problem(value: BoxedStrategy<f64>) -> impl Strategy<Value = (Dataset, Vec<usi
                 let labels = (0..k)
                     .map(|c| Label::Number(c as f64 * 2.0 - 1.0))
                     .collect();
-                let targets = core_linalg::Classes::from_indices(classes, labels).unwrap();
+                let targets = margin_core::Classes::from_indices(classes, labels).unwrap();
                 let x = DenseMatrix::from_row_major(values, n, d).unwrap();
                 let data = Dataset::new(x, Targets::Classes(targets))
                     .unwrap()
@@ -65,7 +65,7 @@ fn sparse(data: &Dataset) -> Dataset {
 }
 
 fn permuted(data: &Dataset, seed: u64) -> Dataset {
-    data.select(&core_linalg::split::permutation(data.n_samples(), seed))
+    data.select(&margin_core::split::permutation(data.n_samples(), seed))
         .unwrap()
 }
 
@@ -299,7 +299,7 @@ fn public_types_are_send_and_sync() {
 
 #[test]
 fn fit_then_partial_fit_equals_one_fit_on_real_data() {
-    let data = core_linalg::datasets::dna().unwrap();
+    let data = margin_core::datasets::dna().unwrap();
     let (first, rest): (Vec<usize>, Vec<usize>) = (0..data.n_samples()).partition(|i| i % 3 != 0);
     let all: Vec<usize> = first.iter().chain(&rest).copied().collect();
     let whole = data.select(&all).unwrap();
@@ -320,7 +320,7 @@ fn fit_then_partial_fit_equals_one_fit_on_real_data() {
         .fit(&data.select(&first).unwrap())
         .unwrap();
     g.partial_fit(&data.select(&rest).unwrap()).unwrap();
-    let test = core_linalg::datasets::dna_test().unwrap();
+    let test = margin_core::datasets::dna_test().unwrap();
     let g_whole = GaussianNB::params().fit(&whole).unwrap();
     assert_gaussian_close(&g, &g_whole, &test.records, "dna");
     assert_eq!(
@@ -331,7 +331,7 @@ fn fit_then_partial_fit_equals_one_fit_on_real_data() {
 
 #[test]
 fn models_survive_a_file_on_disk() {
-    let data = core_linalg::datasets::heart_scale().unwrap();
+    let data = margin_core::datasets::heart_scale().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nb.margin");
     let g = GaussianNB::params().fit(&data).unwrap();
@@ -340,6 +340,6 @@ fn models_survive_a_file_on_disk() {
     // A file of another naive Bayes kind is refused, not misread.
     assert!(matches!(
         BernoulliNB::load(&path),
-        Err(core_linalg::Error::ModelFile { .. })
+        Err(margin_core::Error::ModelFile { .. })
     ));
 }

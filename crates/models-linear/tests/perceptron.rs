@@ -2,14 +2,14 @@
 //! primal rule, the two ways of reading kernel columns, sample weights, the estimator battery,
 //! bad input and model files.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
     Records, Targets, datasets, split,
 };
-use kernels::{Linear, Polynomial, Rbf};
-use models_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
-use optim::StopReason;
+use margin_kernels::{Linear, Polynomial, Rbf};
+use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
+use margin_optim::StopReason;
 use rand::Rng;
 
 fn dataset(rows: &[Vec<f64>], labels: &[f64]) -> Dataset {

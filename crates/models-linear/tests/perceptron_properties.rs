@@ -6,9 +6,9 @@
 //! With an intercept the rule is the same one on `(x, 1)`, still separated by `(u, 0)` with
 //! margin `γ`, so the bound becomes `(R² + 1)/γ²`.
 
-use core_linalg::{Classes, Dataset, DecisionFunction, DenseMatrix, Fit, Targets, split};
-use kernels::Linear;
-use models_linear::{KernelPerceptron, Perceptron};
+use margin_core::{Classes, Dataset, DecisionFunction, DenseMatrix, Fit, Targets, split};
+use margin_kernels::Linear;
+use margin_linear::{KernelPerceptron, Perceptron};
 use proptest::prelude::*;
 use rand::Rng;
 

@@ -11,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
-use core_linalg::fixture::Fixture as Fields;
-use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{Dataset, Fit, Label, Matrix, Predict, Records};
-use models_linear::Perceptron;
+use margin_core::fixture::Fixture as Fields;
+use margin_core::io::{LibsvmOptions, read_libsvm};
+use margin_core::{Dataset, Fit, Label, Matrix, Predict, Records};
+use margin_linear::Perceptron;
 
 /// One fixture file (tests/fixtures), with this suite's readings of it below.
 struct Fixture {
@@ -71,7 +71,7 @@ impl Fixture {
         }
     }
 
-    fn params(&self) -> models_linear::PerceptronParams {
+    fn params(&self) -> margin_linear::PerceptronParams {
         let mut params = Perceptron::params().shuffle(false);
         if let Some(n) = self.param("max_iter") {
             params = params.max_iter(n.parse().unwrap());

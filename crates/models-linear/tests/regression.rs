@@ -2,12 +2,12 @@
 //! data, by proptest), agreements between models and solvers, the documented behaviour on
 //! awkward input, the shared estimator battery, and save→load identity.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Targets, datasets,
 };
-use kernels::{Rbf, Sigmoid};
-use models_linear::{
+use margin_kernels::{Rbf, Sigmoid};
+use margin_linear::{
     KernelRidge, LinearRegression, LinearRegressionParams, LstsqSolver, Ridge, RidgeSolver,
 };
 use proptest::prelude::*;
@@ -218,7 +218,7 @@ fn sparse_records_give_the_dense_answers() {
     assert_eq!(a, b);
 }
 
-fn name_of<T: std::fmt::Debug>(r: core_linalg::Result<T>) -> String {
+fn name_of<T: std::fmt::Debug>(r: margin_core::Result<T>) -> String {
     match r {
         Err(Error::InvalidParameter { name, .. }) => name,
         other => panic!("expected InvalidParameter, got {other:?}"),
@@ -412,11 +412,11 @@ fn params_and_models_are_plain_thread_safe_data() {
     fn send_sync<T: Send + Sync + Clone + std::fmt::Debug>() {}
     send_sync::<LinearRegressionParams>();
     send_sync::<LinearRegression>();
-    send_sync::<models_linear::RidgeParams>();
+    send_sync::<margin_linear::RidgeParams>();
     send_sync::<Ridge>();
-    send_sync::<models_linear::KernelRidgeParams>();
+    send_sync::<margin_linear::KernelRidgeParams>();
     send_sync::<KernelRidge>();
-    send_sync::<models_linear::PredictionInterval>();
+    send_sync::<margin_linear::PredictionInterval>();
     assert_eq!(
         LinearRegressionParams::default(),
         LinearRegression::params()
@@ -515,14 +515,18 @@ fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
 
 #[test]
 fn gradient_descent_reaches_the_qr_answer_on_housing() {
-    let data = core_linalg::datasets::housing_scale().unwrap();
+    let data = margin_core::datasets::housing_scale().unwrap();
     let qr = LinearRegression::params().fit(&data).unwrap();
     let gd = LinearRegression::params()
         .solver(LstsqSolver::GradientDescent)
         .fit(&data)
         .unwrap();
     let (steps, stop) = gd.gd_stop().unwrap();
-    assert_eq!(stop, optim::gd::GdStop::GradientNorm, "after {steps} steps");
+    assert_eq!(
+        stop,
+        margin_optim::gd::GdStop::GradientNorm,
+        "after {steps} steps"
+    );
     assert_eq!(gd.solver(), LstsqSolver::GradientDescent);
     for (a, b) in gd.coef().iter().zip(qr.coef()) {
         assert!(close(*a, *b, 1e-6), "{a} vs {b}");
@@ -569,13 +573,16 @@ fn gradient_descent_tends_to_the_minimum_norm_solution() {
 
 #[test]
 fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
-    let data = core_linalg::datasets::housing_scale().unwrap();
+    let data = margin_core::datasets::housing_scale().unwrap();
     let few = LinearRegression::params()
         .solver(LstsqSolver::GradientDescent)
         .max_iter(3)
         .fit(&data)
         .unwrap();
-    assert_eq!(few.gd_stop(), Some((3, optim::gd::GdStop::MaxIterations)));
+    assert_eq!(
+        few.gd_stop(),
+        Some((3, margin_optim::gd::GdStop::MaxIterations))
+    );
     for params in [
         LinearRegression::params()
             .solver(LstsqSolver::GradientDescent)
@@ -589,7 +596,7 @@ fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
     ] {
         let err = params.fit(&data).unwrap_err();
         assert!(
-            matches!(err, core_linalg::Error::InvalidParameter { .. }),
+            matches!(err, margin_core::Error::InvalidParameter { .. }),
             "{err}"
         );
     }

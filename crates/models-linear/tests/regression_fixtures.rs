@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use core_linalg::{Dataset, DenseMatrix, Fit, Predict, Records, datasets};
-use kernels::{Polynomial, Rbf};
-use models_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
+use margin_core::{Dataset, DenseMatrix, Fit, Predict, Records, datasets};
+use margin_kernels::{Polynomial, Rbf};
+use margin_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
 
 /// `key: v1 v2 ...` lines; `#` starts a comment.
 fn fixture(name: &str) -> HashMap<String, Vec<f64>> {
@@ -195,7 +195,7 @@ fn collinear_columns_give_numpys_minimum_norm_solution() {
         assert!(m.coef_standard_errors().is_none());
         assert!(matches!(
             m.predict_interval(&data.records, 0.9),
-            Err(core_linalg::Error::Unsupported { .. })
+            Err(margin_core::Error::Unsupported { .. })
         ));
         assert!(m.noise_variance().is_some());
     }

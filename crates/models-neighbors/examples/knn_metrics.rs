@@ -3,15 +3,15 @@
 //! one's test accuracy (computed with the `metrics` crate).
 //!
 //! ```sh
-//! cargo run --release -p models-neighbors --example knn_metrics
+//! cargo run --release -p margin-neighbors --example knn_metrics
 //! ```
 
-use core_linalg::{Dataset, Fit, Label, Matrix, Predict, Records, datasets};
-use models_neighbors::{KNeighborsClassifier, Metric, Weights};
+use margin_core::{Dataset, Fit, Label, Matrix, Predict, Records, datasets};
+use margin_neighbors::{KNeighborsClassifier, Metric, Weights};
 
 /// The records as a dense matrix: the pair-by-pair metrics (all but the Euclidean family and
 /// cosine) run faster on dense rows than on merged sparse ones.
-fn dense(data: Dataset) -> core_linalg::Result<Dataset> {
+fn dense(data: Dataset) -> margin_core::Result<Dataset> {
     Dataset::new(
         Matrix::Dense(data.records.to_dense().unwrap()),
         data.targets,
@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .weights(weights)
                 .fit(&train)?;
             let predicted = model.predict(&test.records)?;
-            row += &format!(" {:>9.4}", metrics::accuracy(&truth, &predicted)?);
+            row += &format!(" {:>9.4}", margin_metrics::accuracy(&truth, &predicted)?);
         }
         println!("{row}");
     }

@@ -16,9 +16,9 @@
 //! its queries densified (`QUERY_BLOCK × d`) and `QUERY_BLOCK` selections of `k`; nothing
 //! scales with `n × m`.
 
-use core_linalg::{DenseMatrix, Matrix, Records, RowView};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
+use margin_core::{DenseMatrix, Matrix, Records, RowView};
 use rayon::prelude::*;
 
 use crate::metric::Kind;

@@ -1,6 +1,6 @@
 //! k-nearest-neighbour classification (scikit-learn's `KNeighborsClassifier`).
 
-use core_linalg::{
+use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict, PredictProba, Records,
     Result, model_check, validate,
 };

@@ -1,7 +1,7 @@
 //! The fitted search structure every model queries: training records, the metric as searches
 //! compute it, and brute force or a kd-tree.
 
-use core_linalg::{DenseMatrix, Error, Matrix, Records, Result, memory, validate};
+use margin_core::{DenseMatrix, Error, Matrix, Records, Result, memory, validate};
 use serde::{Deserialize, Serialize};
 
 use crate::brute::{self, Out, Space};

@@ -9,7 +9,7 @@
 //! node whose bound *equals* the k-th best is still visited, so the result is exactly the
 //! brute-force one: the k smallest distances, ties to the smaller training index.
 
-use core_linalg::{DenseMatrix, Records, Result, RowView, memory};
+use margin_core::{DenseMatrix, Records, Result, RowView, memory};
 use rayon::prelude::*;
 
 use crate::metric::{Kind, minkowski_term};

@@ -14,8 +14,8 @@
 //! refused) and Hamming, over dense or sparse records.
 //!
 //! ```
-//! use core_linalg::{datasets, split, Fit, Predict, PredictProba, Records};
-//! use models_neighbors::{KNeighborsClassifier, Metric, Weights};
+//! use margin_core::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use margin_neighbors::{KNeighborsClassifier, Metric, Weights};
 //!
 //! let data = datasets::heart_scale()?;
 //! let (train, test) = split::train_test_split(&data, 0.25, true, 7)?;
@@ -36,7 +36,7 @@
 //!     .filter(|&(p, &t)| *p == truth.labels()[t as usize])
 //!     .count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.7);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! ## Hyperparameters
@@ -91,7 +91,7 @@
 //! Mahalanobis distance is searched as Euclidean distance after whitening every record by
 //! `L⁻¹` (`Σ = L Lᵀ`, faer's Cholesky), so both searches serve it; whitened records are dense.
 //!
-//! Model files ([`core_linalg::ModelFile`]) store the parameters, the training records (in
+//! Model files ([`margin_core::ModelFile`]) store the parameters, the training records (in
 //! their layout) and the targets; loading rebuilds the index and so refuses a file whose
 //! parts disagree.
 
@@ -115,4 +115,4 @@ pub use nearest::{NearestNeighbors, NearestNeighborsParams};
 pub use regressor::{KNeighborsRegressor, KNeighborsRegressorParams};
 pub use weights::Weights;
 
-core_linalg::impl_n_features!(KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors);
+margin_core::impl_n_features!(KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors);

@@ -4,7 +4,7 @@
 //! cheaper (the squared Euclidean distance for the Euclidean family, `Σ|x_j − z_j|^p` for
 //! Minkowski) and turn the k winners into metric distances at the end ([`Kind::finish`]).
 
-use core_linalg::{DenseMatrix, Error, Records, Result, RowView, validate};
+use margin_core::{DenseMatrix, Error, Records, Result, RowView, validate};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +114,7 @@ impl Metric {
                         cov.nrows(),
                     ));
                 }
-                core_linalg::validate::check_finite(cov)
+                margin_core::validate::check_finite(cov)
             }
             _ => Ok(()),
         }

@@ -1,7 +1,7 @@
 //! Unsupervised neighbour search (scikit-learn's `NearestNeighbors`), and the builder methods
 //! the three models share.
 
-use core_linalg::{Error, Fit, Matrix, ModelFile, Records, Result};
+use margin_core::{Error, Fit, Matrix, ModelFile, Records, Result};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::index::{Algorithm, Neighbors, SearchIndex, SearchParams};

@@ -1,6 +1,6 @@
 //! k-nearest-neighbour regression (scikit-learn's `KNeighborsRegressor`).
 
-use core_linalg::{Dataset, Error, Fit, Matrix, ModelFile, Predict, Records, Result, validate};
+use margin_core::{Dataset, Error, Fit, Matrix, ModelFile, Predict, Records, Result, validate};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::classifier::refuse_sample_weights;

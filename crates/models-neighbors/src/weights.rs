@@ -1,6 +1,6 @@
 //! How the k neighbours of a query are weighted in a vote or an average.
 
-use core_linalg::{Error, Result};
+use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Neighbour weights (scikit-learn's `weights`).

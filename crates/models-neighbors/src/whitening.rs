@@ -2,10 +2,10 @@
 //! `(x − z)ᵀ Σ⁻¹ (x − z) = ‖L⁻¹x − L⁻¹z‖²`, so records are mapped once through `L⁻¹` and
 //! searched with the Euclidean machinery.
 
-use core_linalg::{DenseMatrix, Error, Records, Result, memory};
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Accum, Mat, Par, Side};
+use margin_core::{DenseMatrix, Error, Records, Result, memory};
 use rayon::prelude::*;
 
 use crate::metric::Covariance;

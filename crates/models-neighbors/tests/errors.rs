@@ -1,12 +1,12 @@
 //! Bad input becomes a typed error (never a panic), the shared estimator battery, save → load,
 //! and thread-count independence.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba, Records,
     Targets, datasets,
 };
-use models_neighbors::{
+use margin_neighbors::{
     Algorithm, Covariance, KNeighborsClassifier, KNeighborsRegressor, Metric, NearestNeighbors,
     Weights,
 };
@@ -325,6 +325,6 @@ fn every_public_type_is_send_and_sync() {
     check::<NearestNeighbors>();
     check::<KNeighborsClassifier>();
     check::<KNeighborsRegressor>();
-    check::<models_neighbors::Neighbors>();
+    check::<margin_neighbors::Neighbors>();
     check::<Metric>();
 }

@@ -2,9 +2,9 @@
 //! of making each query dense (which would be as wide as the records), and finds the same
 //! neighbours at the same distances, bit for bit, as on the same records with compact indices.
 
-use core_linalg::battery::compact_and_spread;
-use core_linalg::{Fit, datasets};
-use models_neighbors::{Algorithm, Metric, NearestNeighbors};
+use margin_core::battery::compact_and_spread;
+use margin_core::{Fit, datasets};
+use margin_neighbors::{Algorithm, Metric, NearestNeighbors};
 
 #[test]
 fn neighbours_in_records_two_to_the_32_wide_are_the_compact_ones() {
@@ -12,7 +12,7 @@ fn neighbours_in_records_two_to_the_32_wide_are_the_compact_ones() {
     let part = dna.select(&(0..300).collect::<Vec<_>>()).unwrap();
     let (narrow, wide) = compact_and_spread(&part, 20_000_000).unwrap();
     for metric in [Metric::Euclidean, Metric::Cosine, Metric::Manhattan] {
-        let search = |records: &core_linalg::Matrix| {
+        let search = |records: &margin_core::Matrix| {
             NearestNeighbors::params()
                 .metric(metric.clone())
                 .algorithm(Algorithm::Brute)

@@ -1,8 +1,8 @@
 //! Each distance against its textbook formula (hand-computed cases and random ones), and the
 //! metric axioms as properties.
 
-use core_linalg::{DenseMatrix, Fit};
-use models_neighbors::{Algorithm, Covariance, Metric, NearestNeighbors};
+use margin_core::{DenseMatrix, Fit};
+use margin_neighbors::{Algorithm, Covariance, Metric, NearestNeighbors};
 use proptest::prelude::*;
 
 /// The distance from `x` to every row of `train`, in training order, through the public API.

@@ -3,12 +3,12 @@
 //! `NearestNeighbors`, which it does not reach; a training-row offset past the stored entries
 //! (which used to panic while the index was rebuilt) and a repeated label, refused on load.
 
-use core_linalg::battery::check_forged_files;
-use core_linalg::{
+use margin_core::battery::check_forged_files;
+use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, PredictProba, Records,
     Result, Targets,
 };
-use models_neighbors::{
+use margin_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsClassifierParams, Metric, NearestNeighbors,
 };
 use serde::{Deserialize, Serialize};

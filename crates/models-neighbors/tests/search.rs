@@ -2,8 +2,8 @@
 //! bit, every metric the tree supports), brute force against a textbook sort of all
 //! distances, sparse against dense records, and 1 against 2 threads.
 
-use core_linalg::{CsrMatrix, DenseMatrix, Fit};
-use models_neighbors::{Algorithm, Covariance, Metric, NearestNeighbors, Neighbors};
+use margin_core::{CsrMatrix, DenseMatrix, Fit};
+use margin_neighbors::{Algorithm, Covariance, Metric, NearestNeighbors, Neighbors};
 use proptest::prelude::*;
 
 /// Every metric the kd-tree supports.
@@ -27,7 +27,7 @@ fn search(
     algorithm: Algorithm,
     leaf_size: usize,
     k: usize,
-) -> core_linalg::Result<Neighbors> {
+) -> margin_core::Result<Neighbors> {
     NearestNeighbors::params()
         .metric(metric.clone())
         .algorithm(algorithm)
@@ -203,7 +203,7 @@ proptest! {
 /// Many queries and training rows, so several GEMM blocks and rayon tasks are involved.
 fn large(n: usize, d: usize, seed: u64) -> DenseMatrix {
     use rand::Rng;
-    let mut rng = core_linalg::split::rng_from_seed(seed);
+    let mut rng = margin_core::split::rng_from_seed(seed);
     // A coarse grid: plenty of exact ties and duplicated rows across block boundaries.
     let v = (0..n * d)
         .map(|_| f64::from(rng.random_range(0..4)) * 0.25)

@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use core_linalg::fixture::Fixture as Fields;
-use core_linalg::{Dataset, Fit, Label, Matrix, Predict, PredictProba, Records, datasets};
-use models_neighbors::{
+use margin_core::fixture::Fixture as Fields;
+use margin_core::{Dataset, Fit, Label, Matrix, Predict, PredictProba, Records, datasets};
+use margin_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Neighbors, Weights,
 };
 

@@ -1,15 +1,15 @@
 //! The picture every SVM lecture draws: two classes in the plane, the decision boundary
 //! `f(x) = 0`, the margins `f(x) = ±1` and the support vectors, for a linear and an RBF kernel.
 //!
-//! `cargo run --release -p models-svm --example svm_margin_2d [OUT.svg]`
+//! `cargo run --release -p margin-svm --example svm_margin_2d [OUT.svg]`
 //!
 //! It prints each model's support-vector count (and, for the linear kernel, the geometric
 //! margin `1/‖w‖`) and writes one SVG with both panels (default: `svm_margin.svg` in the
 //! system's temporary directory).
 
-use core_linalg::{Dataset, DecisionFunction, DenseMatrix, Fit, Records, Targets};
-use kernels::Gamma;
-use models_svm::{Svc, SvmKernel};
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Records, Targets};
+use margin_kernels::Gamma;
+use margin_svm::{Svc, SvmKernel};
 
 /// Plot range (both axes) and panel size in pixels.
 const LO: f64 = -3.0;
@@ -19,7 +19,7 @@ const SIZE: f64 = 420.0;
 const GRID: usize = 90;
 
 /// Two overlapping Gaussian clouds, ±1 labels, from a fixed-seed generator.
-fn two_clouds(n_per_class: usize) -> core_linalg::Result<Dataset> {
+fn two_clouds(n_per_class: usize) -> margin_core::Result<Dataset> {
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut uniform = move || {
         // xorshift64*: enough for a picture, and needs no dependency.
@@ -53,7 +53,7 @@ fn py(v: f64) -> f64 {
 
 /// One panel: the decision function shaded on a grid, its −1/0/+1 contours, the samples, and
 /// circles around the support vectors.
-fn panel(model: &Svc, data: &Dataset, title: &str, dx: f64) -> core_linalg::Result<String> {
+fn panel(model: &Svc, data: &Dataset, title: &str, dx: f64) -> margin_core::Result<String> {
     let step = (HI - LO) / GRID as f64;
     let corners: Vec<[f64; 2]> = (0..=GRID)
         .flat_map(|r| (0..=GRID).map(move |c| [LO + c as f64 * step, LO + r as f64 * step]))

@@ -1,8 +1,8 @@
 //! Decision values of a kernel expansion: kernel values between samples to predict and a
 //! model's support vectors in bounded blocks, or a linear kernel's weight vectors.
 
-use core_linalg::{Matrix, Records, Result, RowView, memory};
-use kernels::{Kernel, KernelSpec, cross_gram};
+use margin_core::{Matrix, Records, Result, RowView, memory};
+use margin_kernels::{Kernel, KernelSpec, cross_gram};
 
 /// Largest block of kernel values held at once while predicting, in bytes.
 const BLOCK_BYTES: usize = 64 << 20;
@@ -96,7 +96,7 @@ where
     I: ExactSizeIterator<Item = E>,
     E: IntoIterator<Item = (usize, f64)>,
 {
-    if *kernel != KernelSpec::Linear(kernels::Linear) {
+    if *kernel != KernelSpec::Linear(margin_kernels::Linear) {
         return Ok(None);
     }
     let values = expansions.len().saturating_mul(n_features);

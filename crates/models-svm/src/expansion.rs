@@ -1,10 +1,10 @@
 //! A single kernel expansion `f(x) = Σ_s c_s K(sv_s, x) − ρ`: what ε-SVR and the one-class SVM
 //! fit.
 
-use core_linalg::{Convergence, Dataset, Matrix, Records, Result, model_check, validate};
-use kernels::{Kernel, KernelSpec};
-use optim::StopReason;
-use optim::smo::Solution;
+use margin_core::{Convergence, Dataset, Matrix, Records, Result, model_check, validate};
+use margin_kernels::{Kernel, KernelSpec};
+use margin_optim::StopReason;
+use margin_optim::smo::Solution;
 use serde::{Deserialize, Serialize};
 
 use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
@@ -147,7 +147,7 @@ pub(crate) fn check_linear_weights(
     rows: usize,
     n_features: usize,
 ) -> Result<()> {
-    let linear = *kernel == KernelSpec::Linear(kernels::Linear);
+    let linear = *kernel == KernelSpec::Linear(margin_kernels::Linear);
     match weights {
         None if !linear => Ok(()),
         Some(ws) if linear => {

@@ -1,7 +1,7 @@
 //! The kernel an SVM is configured with, before γ is resolved against the training data.
 
-use core_linalg::{Records, Result};
-use kernels::{Gamma, KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
+use margin_core::{Records, Result};
+use margin_kernels::{Gamma, KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
 use serde::{Deserialize, Serialize};
 
 /// An SVM's kernel, with scikit-learn's parameters (`gamma = "scale"` is resolved at fit time).
@@ -31,7 +31,7 @@ pub enum SvmKernel {
         coef0: f64,
     },
     /// A Gram matrix given as the records, in LIBSVM's precomputed format (see
-    /// [`kernels::Precomputed`]).
+    /// [`margin_kernels::Precomputed`]).
     Precomputed,
     /// Any kernel from the kernels crate, fully specified (including sums, products, multiples).
     Spec(KernelSpec),

@@ -6,11 +6,11 @@
 //! - [`Svr`]: ε-support vector regression, and ν-SVR ([`Svr::nu_params`]).
 //! - [`OneClassSvm`]: ν one-class SVM (novelty detection).
 //! - [`LinearSvc`]: the linear SVM in the primal (LIBLINEAR's `-s 1/-s 3`, scikit-learn's
-//!   `LinearSVC`), fitted by dual coordinate descent ([`optim::dcd`]) or by Pegasos
-//!   ([`optim::pegasos`]); one-vs-rest for more classes. It scales to data where a kernel
+//!   `LinearSVC`), fitted by dual coordinate descent ([`margin_optim::dcd`]) or by Pegasos
+//!   ([`margin_optim::pegasos`]); one-vs-rest for more classes. It scales to data where a kernel
 //!   SVM does not: its cost grows with the number of stored features, not with `n²`.
 //!
-//! All are solved by [`optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
+//! All are solved by [`margin_optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
 //! `f32` kernel-column cache of `cache_size` MB), so they reach LIBSVM's objective, support
 //! vectors and predictions. Parameters keep scikit-learn's names and defaults.
 //!
@@ -20,7 +20,7 @@
 //! | all | `tol` | 1e-3 | stop when the maximal KKT violation is below it |
 //! | all | `shrinking` | true | LIBSVM's shrinking heuristic |
 //! | all | `cache_size_mb` | 200 | kernel cache budget |
-//! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported by `convergence()` ([`core_linalg::Iterative`]) |
+//! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported by `convergence()` ([`margin_core::Iterative`]) |
 //! | `Svc`, `Svr` | `c` | 1 | regularization (`∞`: hard margin) |
 //! | `Svc` | `class_weight` | uniform | [`ClassWeight`] |
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
@@ -47,8 +47,8 @@
 //! | `seed` | 0 | visiting order of the samples |
 //!
 //! ```
-//! use core_linalg::{datasets, split::train_test_split, Fit, Predict};
-//! use models_svm::Svc;
+//! use margin_core::{datasets, split::train_test_split, Fit, Predict};
+//! use margin_svm::Svc;
 //!
 //! let data = datasets::heart_scale()?;
 //! let (train, test) = train_test_split(&data, 0.25, true, 1)?;
@@ -57,7 +57,7 @@
 //! let truth = test.targets.classes()?;
 //! let correct = predicted.iter().zip(truth.indices()).filter(|&(p, &t)| *p == truth.labels()[t as usize]).count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.75);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 #![forbid(unsafe_code)]
@@ -76,16 +76,16 @@ mod settings;
 mod svc;
 mod svr;
 
-pub use core_linalg::ClassWeight;
 pub use kernel_choice::SvmKernel;
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
+pub use margin_core::ClassWeight;
+pub use margin_optim::smo::{Mark, Observer as SolverObserver};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
-pub use optim::smo::{Mark, Observer as SolverObserver};
 pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};
 
-core_linalg::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);
-core_linalg::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);
+margin_core::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);
+margin_core::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);

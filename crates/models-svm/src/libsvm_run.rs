@@ -8,10 +8,10 @@
 //! sequence through the `fit_in` methods of the SVM params, so a sequence of fits draws what
 //! LIBSVM draws. `Fit::fit` starts a fresh run from `srand(seed)` for each fit.
 
-use core_linalg::Classes;
+use margin_core::Classes;
 #[cfg(test)]
-use optim::smo::Mark;
-use optim::smo::Observer;
+use margin_optim::smo::Mark;
+use margin_optim::smo::Observer;
 
 use crate::glibc_rand::GlibcRand;
 use crate::probability::SigmoidEnd;
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn a_watched_fit_reports_every_run_in_libsvm_s_order_and_is_unchanged() {
         use crate::{LabelOrder, Svc};
-        use core_linalg::{Fit, datasets};
+        use margin_core::{Fit, datasets};
         let heart = datasets::heart_scale().unwrap();
         let params = Svc::params()
             .label_order(LabelOrder::FirstSeen)
@@ -248,10 +248,10 @@ mod tests {
         use crate::SingleClass;
         let mut seen = Recorder::default();
         let mut run = LibsvmRun::new(&mut seen);
-        let model = SingleClass::new_in(kernels::Linear.into(), 3, false, true, &mut run);
+        let model = SingleClass::new_in(margin_kernels::Linear.into(), 3, false, true, &mut run);
         assert_eq!(
             model,
-            SingleClass::new(kernels::Linear.into(), 3, false, true)
+            SingleClass::new(margin_kernels::Linear.into(), 3, false, true)
         );
         // The warning before the count, and no SMO run.
         assert_eq!((seen.single, seen.totals), (vec![0], vec![0]));

@@ -1,16 +1,16 @@
 //! Linear support vector classification in the primal space (LIBLINEAR's `-s 1/3`,
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
     Predict, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
     model_check, validate,
 };
-use optim::StopReason;
-pub use optim::dcd::SvmLoss;
-use optim::dcd::{self, DcdOptions};
-pub use optim::pegasos::Iterate;
-use optim::pegasos::{self, PegasosOptions};
+use margin_optim::StopReason;
+pub use margin_optim::dcd::SvmLoss;
+use margin_optim::dcd::{self, DcdOptions};
+pub use margin_optim::pegasos::Iterate;
+use margin_optim::pegasos::{self, PegasosOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +30,7 @@ pub enum LinearSolver {
     /// Dual coordinate descent (Hsieh et al. 2008; LIBLINEAR's solver): exact to `tol`.
     Dcd,
     /// Pegasos stochastic sub-gradient descent (hinge loss only): a fixed number of epochs,
-    /// no tolerance; see [`optim::pegasos`].
+    /// no tolerance; see [`margin_optim::pegasos`].
     Pegasos {
         /// Passes over the data.
         epochs: usize,
@@ -225,7 +225,7 @@ impl LinearSvc {
     pub fn margin(&self) -> Vec<f64> {
         self.coef
             .iter()
-            .map(|w| 1.0 / core_linalg::dot(w, w).sqrt())
+            .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
             .collect()
     }
 
@@ -244,7 +244,7 @@ impl LinearSvc {
     /// with no tolerance, so it never counts as stopped at a limit (as scikit-learn's
     /// `SGDClassifier` with `tol=None` does not warn).
     pub fn convergence(&self) -> Convergence {
-        optim::convergence(&self.stops, &self.iterations)
+        margin_optim::convergence(&self.stops, &self.iterations)
     }
 
     /// The number of features the model was fitted on.

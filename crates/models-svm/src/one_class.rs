@@ -1,12 +1,12 @@
 //! The ν one-class SVM (LIBSVM's `-s 2`, scikit-learn's `OneClassSVM`).
 
-use core_linalg::{
+use margin_core::{
     Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
     PredictProba, Records, Result, validate,
 };
-use kernels::KernelSpec;
-use optim::StopReason;
-use optim::smo::{self, Problem};
+use margin_kernels::KernelSpec;
+use margin_optim::StopReason;
+use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;
@@ -233,9 +233,9 @@ impl ModelFile for OneClassSvm {
         self.expansion.check_consistent()?;
         // The probability bins are found by comparing with the marks in order.
         if let Some(marks) = &self.density_marks {
-            core_linalg::model_check::finite("density_marks", marks)?;
+            margin_core::model_check::finite("density_marks", marks)?;
             if marks.windows(2).any(|w| w[0] > w[1]) {
-                return Err(core_linalg::model_check::refuse(
+                return Err(margin_core::model_check::refuse(
                     "density_marks",
                     "are not in increasing order",
                 ));

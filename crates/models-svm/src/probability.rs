@@ -7,7 +7,7 @@
 // The coupling iteration indexes its k × k matrix as the paper writes it.
 #![allow(clippy::needless_range_loop)]
 
-use core_linalg::{DenseMatrix, Error};
+use margin_core::{DenseMatrix, Error};
 
 /// The refusal of `operation`, which needs a probability model, by a model fitted without one.
 pub(crate) fn no_probability_model(operation: &str) -> Error {

@@ -1,9 +1,9 @@
 //! The dual's `Q` matrices, built on the kernels crate's column cache, as the SMO solver sees
 //! them.
 
-use core_linalg::{Records, Result};
-use kernels::{ColumnCache, ColumnSource, Kernel, KernelSource};
-use optim::smo::QMatrix;
+use margin_core::{Records, Result};
+use margin_kernels::{ColumnCache, ColumnSource, Kernel, KernelSource};
+use margin_optim::smo::QMatrix;
 
 /// `Q_ij = y_i y_j K(x_i, x_j)` (C-SVC; with every `y = +1`, the one-class SVM's `Q = K`).
 pub(crate) struct SignedSource<'a, K: ?Sized, R: ?Sized> {

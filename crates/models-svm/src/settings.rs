@@ -1,7 +1,7 @@
 //! Settings every SVM shares: the kernel and the SMO solver's knobs.
 
-use core_linalg::{Error, Result, validate};
-use optim::smo::SolverOptions;
+use margin_core::{Error, Result, validate};
+use margin_optim::smo::SolverOptions;
 use serde::{Deserialize, Serialize};
 
 use crate::kernel_choice::SvmKernel;

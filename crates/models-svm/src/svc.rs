@@ -1,12 +1,12 @@
 //! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Classes, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label,
     Matrix, ModelFile, Predict, PredictProba, Records, Result, model_check, validate,
 };
-use kernels::{Kernel, KernelSpec};
-use optim::StopReason;
-use optim::smo::{self, Problem};
+use margin_kernels::{Kernel, KernelSpec};
+use margin_optim::StopReason;
+use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
@@ -343,7 +343,7 @@ impl Svc {
     pub fn margin(&self) -> Option<Vec<f64>> {
         self.any_width_weights().map(|ws| {
             ws.iter()
-                .map(|w| 1.0 / core_linalg::dot(w, w).sqrt())
+                .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
                 .collect()
         })
     }

@@ -1,11 +1,11 @@
 //! ε-support vector regression (LIBSVM's `-s 3`, scikit-learn's `SVR`).
 
-use core_linalg::{
+use margin_core::{
     Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, validate,
 };
-use kernels::KernelSpec;
-use optim::StopReason;
-use optim::smo::{self, Problem};
+use margin_kernels::KernelSpec;
+use margin_optim::StopReason;
+use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::SvmKernel;
@@ -255,7 +255,7 @@ fn fit_regressor(
 ) -> Result<Svr> {
     settings.check()?;
     if c.is_nan() || c <= 0.0 {
-        return Err(core_linalg::Error::invalid_parameter(
+        return Err(margin_core::Error::invalid_parameter(
             "C",
             c,
             "a number > 0",
@@ -263,7 +263,7 @@ fn fit_regressor(
     }
     match formulation {
         Formulation::Epsilon(e) if !(e.is_finite() && e >= 0.0) => {
-            return Err(core_linalg::Error::invalid_parameter(
+            return Err(margin_core::Error::invalid_parameter(
                 "epsilon",
                 e,
                 "a finite number ≥ 0",
@@ -449,7 +449,7 @@ impl ModelFile for Svr {
         self.expansion.check_consistent()?;
         // σ scales the prediction interval: a negative or non-finite one is no Laplace model.
         if let Some(sigma) = self.laplace_scale {
-            core_linalg::model_check::finite_min("laplace_scale", &[sigma], 0.0)?;
+            margin_core::model_check::finite_min("laplace_scale", &[sigma], 0.0)?;
         }
         Ok(())
     }

@@ -3,10 +3,10 @@
 //! with compact indices gives, bit for bit; linear models' dense weights are refused, typed,
 //! when no machine holds them.
 
-use core_linalg::battery::{Task, compact_and_spread, huge_width};
-use core_linalg::{Dataset, DecisionFunction, Error, Fit, Predict, datasets};
-use kernels::{Linear, Rbf};
-use models_svm::{LinearSolver, LinearSvc, OneClassSvm, Svc, SvmLoss, Svr};
+use margin_core::battery::{Task, compact_and_spread, huge_width};
+use margin_core::{Dataset, DecisionFunction, Error, Fit, Predict, datasets};
+use margin_kernels::{Linear, Rbf};
+use margin_svm::{LinearSolver, LinearSvc, OneClassSvm, Svc, SvmLoss, Svr};
 
 /// The first `n` rows of `data`, compact and spread to `j · step` (see
 /// [`compact_and_spread`]).

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use core_linalg::{Dataset, Fit, Label, Predict, datasets};
-use kernels::{Gamma, Polynomial};
-use models_svm::{ClassWeight, LabelOrder, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_core::{Dataset, Fit, Label, Predict, datasets};
+use margin_kernels::{Gamma, Polynomial};
+use margin_svm::{ClassWeight, LabelOrder, OneClassSvm, Svc, SvmKernel, Svr};
 
 const HEART_GAMMA: f64 = 0.0769230769230769;
 
@@ -87,7 +87,7 @@ fn check_problem(
     assert_eq!(iters, w_iter, "{name} problem {k}: iterations");
 }
 
-fn check_svc(name: &str, params: models_svm::SvcParams, train: &Dataset, test: &Dataset) {
+fn check_svc(name: &str, params: margin_svm::SvcParams, train: &Dataset, test: &Dataset) {
     check_classifier(
         name,
         &params
@@ -317,7 +317,7 @@ fn sorted_class_order_matches_scikit_learn() {
         .map(number)
         .collect();
     assert_eq!(pred, field("predictions: ")[0]);
-    let dec = core_linalg::DecisionFunction::decision_function(
+    let dec = margin_core::DecisionFunction::decision_function(
         &model,
         &test.records.select_rows(&[0, 1, 2, 3, 4]).unwrap(),
     )
@@ -363,7 +363,7 @@ fn nu_svc_on_heart_scale_and_dna() {
     );
     let infeasible = Svc::nu_params().nu(0.95).fit(&d);
     assert!(
-        matches!(infeasible, Err(core_linalg::Error::InvalidParameter { .. })),
+        matches!(infeasible, Err(margin_core::Error::InvalidParameter { .. })),
         "{infeasible:?}"
     );
 }
@@ -451,7 +451,7 @@ fn check_probabilities(
         .probability(true)
         .fit(train)
         .unwrap();
-    let probs = core_linalg::PredictProba::predict_proba(&model, &test.records).unwrap();
+    let probs = margin_core::PredictProba::predict_proba(&model, &test.records).unwrap();
     let k = model.labels().len();
     let (mut diff, mut agree) = (0.0, 0);
     for i in 0..test.n_samples() {
@@ -477,21 +477,21 @@ fn check_probabilities(
         mean < max_mean_diff && agreement > 0.98,
         "{name}: mean |Δp| {mean}, label agreement {agreement}"
     );
-    let back = <Svc as core_linalg::ModelFile>::from_bytes(
-        &core_linalg::ModelFile::to_bytes(&model).unwrap(),
+    let back = <Svc as margin_core::ModelFile>::from_bytes(
+        &margin_core::ModelFile::to_bytes(&model).unwrap(),
     )
     .unwrap();
     assert_eq!(
-        core_linalg::PredictProba::predict_proba(&back, &test.records).unwrap(),
+        margin_core::PredictProba::predict_proba(&back, &test.records).unwrap(),
         probs
     );
     let text_model =
-        models_svm::LibsvmModel::from_text(&models_svm::LibsvmModel::Svc(model).to_text().unwrap())
+        margin_svm::LibsvmModel::from_text(&margin_svm::LibsvmModel::Svc(model).to_text().unwrap())
             .unwrap();
-    let models_svm::LibsvmModel::Svc(reread) = text_model else {
+    let margin_svm::LibsvmModel::Svc(reread) = text_model else {
         panic!("not an SVC")
     };
-    let reprobs = core_linalg::PredictProba::predict_proba(&reread, &test.records).unwrap();
+    let reprobs = margin_core::PredictProba::predict_proba(&reread, &test.records).unwrap();
     assert!(
         reprobs
             .as_slice()

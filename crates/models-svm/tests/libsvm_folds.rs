@@ -2,10 +2,10 @@
 //! drawn from glibc's `rand()` in LIBSVM's order (fixtures and the command that made them:
 //! tests/fixtures/gen_libsvm_folds.py), so the model files are LIBSVM's byte for byte.
 
-use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{ClassWeight, Dataset, Fit, Label, datasets};
-use kernels::Gamma;
-use models_svm::{
+use margin_core::io::{LibsvmOptions, read_libsvm};
+use margin_core::{ClassWeight, Dataset, Fit, Label, datasets};
+use margin_kernels::Gamma;
+use margin_svm::{
     FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, RunReport, Svc, SvmKernel,
 };
 
@@ -34,7 +34,7 @@ struct Counter {
     progress: usize,
 }
 
-impl optim::smo::Observer for Counter {
+impl margin_optim::smo::Observer for Counter {
     fn mark(&mut self, mark: Mark) {
         self.progress += usize::from(mark == Mark::Progress);
     }

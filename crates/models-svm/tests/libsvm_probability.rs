@@ -3,10 +3,10 @@
 //! fitted `probA` and `prob_density_marks`, the model files and the predictions, to the last
 //! digit.
 
-use core_linalg::io::format_g;
-use core_linalg::{Dataset, Fit, ModelFile, PredictProba, datasets};
-use kernels::Gamma;
-use models_svm::{LibsvmModel, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_core::io::format_g;
+use margin_core::{Dataset, Fit, ModelFile, PredictProba, datasets};
+use margin_kernels::Gamma;
+use margin_svm::{LibsvmModel, OneClassSvm, Svc, SvmKernel, Svr};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -110,7 +110,7 @@ fn prediction_intervals_follow_the_laplace_model() {
         .fit(&d)
         .unwrap();
     let sigma = model.laplace_scale().unwrap();
-    let f = core_linalg::Predict::predict(&model, &d.records).unwrap();
+    let f = margin_core::Predict::predict(&model, &d.records).unwrap();
     let iv = model.predict_interval(&d.records, 0.9).unwrap();
     assert_eq!((iv.nrows(), iv.ncols()), (d.n_samples(), 2));
     // P(|z| ≤ t) = 1 − e^(−t/σ) = 0.9 at t = σ ln 10.
@@ -283,9 +283,9 @@ fn an_svc_fitted_without_probabilities_refuses_them_as_unsupported() {
 /// `result` is the refusal of `operation` by a model fitted without what it needs (not a bad
 /// parameter), and its message says how to refit.
 #[track_caller]
-fn assert_unsupported<T: std::fmt::Debug>(result: core_linalg::Result<T>, operation: &str) {
+fn assert_unsupported<T: std::fmt::Debug>(result: margin_core::Result<T>, operation: &str) {
     match result {
-        Err(core_linalg::Error::Unsupported {
+        Err(margin_core::Error::Unsupported {
             operation: op,
             reason,
         }) => {

@@ -1,13 +1,13 @@
 //! LinearSvc against LIBLINEAR 2.50 (fixtures and command: tests/fixtures/gen_liblinear.py),
 //! against SMO on the same problem, and the estimator contract.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, Records,
     Targets, datasets,
 };
-use models_svm::{ClassWeight, Iterate, LinearSolver, LinearSvc, Svc, SvmKernel, SvmLoss};
-use optim::loss::Loss;
+use margin_optim::loss::Loss;
+use margin_svm::{ClassWeight, Iterate, LinearSolver, LinearSvc, Svc, SvmKernel, SvmLoss};
 
 struct Reference {
     /// LIBLINEAR's label order.
@@ -54,7 +54,7 @@ fn relative_error(w: &[f64], b: f64, w_ref: &[f64], b_ref: f64) -> f64 {
     norm(&diff) / norm(&reference)
 }
 
-fn check_against_liblinear(case: &str, data: &Dataset, params: models_svm::LinearSvcParams) {
+fn check_against_liblinear(case: &str, data: &Dataset, params: margin_svm::LinearSvcParams) {
     let r = reference(case);
     let model = params.max_iter(100_000).fit(data).unwrap();
     let labels: Vec<f64> = model
@@ -138,7 +138,7 @@ fn mirrored_heart() -> Dataset {
     labels.extend(y.iter().map(|v| -v));
     Dataset::new(
         DenseMatrix::from_rows(&rows).unwrap(),
-        Targets::Classes(core_linalg::Classes::from_numbers(&labels).unwrap()),
+        Targets::Classes(margin_core::Classes::from_numbers(&labels).unwrap()),
     )
     .unwrap()
 }
@@ -229,7 +229,7 @@ fn hand_solved_margin() {
     let x = DenseMatrix::from_rows(&[[1.0, 1.0], [-1.0, -1.0]]).unwrap();
     let data = Dataset::new(
         x,
-        Targets::Classes(core_linalg::Classes::from_numbers(&[1.0, -1.0]).unwrap()),
+        Targets::Classes(margin_core::Classes::from_numbers(&[1.0, -1.0]).unwrap()),
     )
     .unwrap();
     let model = LinearSvc::params()
@@ -259,7 +259,7 @@ fn the_estimator_battery_passes() {
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
     let data = datasets::heart_scale().unwrap();
-    let named = |params: models_svm::LinearSvcParams, name: &str| match params.fit(&data) {
+    let named = |params: margin_svm::LinearSvcParams, name: &str| match params.fit(&data) {
         Err(Error::InvalidParameter { name: n, .. }) => assert!(n.starts_with(name), "{n}"),
         other => panic!("{name}: {other:?}"),
     };

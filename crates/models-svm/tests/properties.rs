@@ -2,13 +2,13 @@
 //! separable and non-separable data and every kernel), a hand-solved hard-margin case, the
 //! shared estimator battery, save→load identity and thread-count independence.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, RowView,
     Targets,
 };
-use kernels::{Gamma, Kernel, Laplacian, Polynomial, Rbf, Sigmoid};
-use models_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_kernels::{Gamma, Kernel, Laplacian, Polynomial, Rbf, Sigmoid};
+use margin_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
 use proptest::prelude::*;
 
 fn kernels_under_test() -> Vec<SvmKernel> {
@@ -174,7 +174,7 @@ fn the_estimator_battery_passes() {
 /// sample, an argmax over a single column).
 #[test]
 fn two_class_one_vs_rest_predicts_as_one_vs_one() {
-    let data = core_linalg::datasets::heart_scale().unwrap();
+    let data = margin_core::datasets::heart_scale().unwrap();
     let ovo = Svc::params().fit(&data).unwrap();
     let ovr = Svc::params()
         .multiclass(Multiclass::OneVsRest)
@@ -191,9 +191,9 @@ fn two_class_one_vs_rest_predicts_as_one_vs_one() {
 
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
-    let data = core_linalg::datasets::heart_scale().unwrap();
-    let name_of = |r: core_linalg::Result<Svc>| match r {
-        Err(core_linalg::Error::InvalidParameter { name, .. }) => name,
+    let data = margin_core::datasets::heart_scale().unwrap();
+    let name_of = |r: margin_core::Result<Svc>| match r {
+        Err(margin_core::Error::InvalidParameter { name, .. }) => name,
         other => panic!("{other:?}"),
     };
     assert_eq!(name_of(Svc::params().c(0.0).fit(&data)), "C");
@@ -211,22 +211,22 @@ fn bad_parameters_are_refused_with_their_name() {
     assert_eq!(name_of(Svc::params().tol(0.0).fit(&data)), "tol");
     assert!(matches!(
         OneClassSvm::params().nu(1.5).fit(&data),
-        Err(core_linalg::Error::InvalidParameter { .. })
+        Err(margin_core::Error::InvalidParameter { .. })
     ));
     assert!(matches!(
         OneClassSvm::params().nu(0.0).fit(&data),
-        Err(core_linalg::Error::InvalidParameter { .. })
+        Err(margin_core::Error::InvalidParameter { .. })
     ));
     assert!(matches!(
         Svr::params().epsilon(-1.0).fit(&data),
-        Err(core_linalg::Error::InvalidParameter { .. })
+        Err(margin_core::Error::InvalidParameter { .. })
     ));
 }
 
 #[test]
 fn multiclass_models_save_load_and_ignore_the_thread_count() {
-    let train = core_linalg::datasets::dna().unwrap();
-    let test = core_linalg::datasets::dna_test().unwrap();
+    let train = margin_core::datasets::dna().unwrap();
+    let test = margin_core::datasets::dna_test().unwrap();
     let sub = train.select(&(0..600).collect::<Vec<_>>()).unwrap();
     let fit = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
@@ -252,10 +252,10 @@ fn multiclass_models_save_load_and_ignore_the_thread_count() {
 
 #[test]
 fn precomputed_kernel_gives_the_same_machine() {
-    let data = core_linalg::datasets::heart_scale().unwrap();
+    let data = margin_core::datasets::heart_scale().unwrap();
     let x = data.records.to_dense().unwrap();
     let rbf = Rbf::with_gamma(0.1).unwrap();
-    let k = kernels::gram(&rbf, &x).unwrap();
+    let k = margin_kernels::gram(&rbf, &x).unwrap();
     // LIBSVM's precomputed layout: column 0 is the 1-based serial number.
     let rows: Vec<Vec<f64>> = (0..x.nrows())
         .map(|i| [vec![(i + 1) as f64], k.row(i).to_vec()].concat())
@@ -282,7 +282,7 @@ fn precomputed_kernel_gives_the_same_machine() {
 
 #[test]
 fn sample_and_balanced_class_weights_scale_c_as_documented() {
-    let data = core_linalg::datasets::heart_scale().unwrap();
+    let data = margin_core::datasets::heart_scale().unwrap();
     let doubled = data
         .clone()
         .with_sample_weights(vec![2.0; data.n_samples()])
@@ -292,11 +292,11 @@ fn sample_and_balanced_class_weights_scale_c_as_documented() {
     assert_eq!(a.problems()[0].coef, b.problems()[0].coef);
     // heart_scale has 150 of −1 and 120 of +1: balanced weights are 270/(2·150) and 270/(2·120).
     let balanced = Svc::params()
-        .class_weight(models_svm::ClassWeight::Balanced)
+        .class_weight(margin_svm::ClassWeight::Balanced)
         .fit(&data)
         .unwrap();
     let given = Svc::params()
-        .class_weight(models_svm::ClassWeight::Given(vec![
+        .class_weight(margin_svm::ClassWeight::Given(vec![
             (Label::Number(-1.0), 0.9),
             (Label::Number(1.0), 1.125),
         ]))

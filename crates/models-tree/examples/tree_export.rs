@@ -2,13 +2,13 @@
 //! and, when Graphviz's `dot` is on the PATH, renders `tree.svg`.
 //!
 //! ```text
-//! cargo run -p models-tree --example tree_export
+//! cargo run -p margin-tree --example tree_export
 //! ```
 
 use std::process::Command;
 
-use core_linalg::{Fit, datasets};
-use models_tree::{Criterion, DecisionTreeClassifier, export_dot, export_text};
+use margin_core::{Fit, datasets};
+use margin_tree::{Criterion, DecisionTreeClassifier, export_dot, export_text};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let data = datasets::heart_scale()?;

@@ -1,7 +1,7 @@
 //! AdaBoost with the SAMME rule (multi-class AdaBoost, Zhu, Zou, Rosset & Hastie 2009) over
 //! shallow trees.
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
     Records, Result, model_check, validate,
 };
@@ -214,7 +214,7 @@ impl AdaBoostClassifier {
     }
 }
 
-impl core_linalg::DecisionFunction for AdaBoostClassifier {
+impl margin_core::DecisionFunction for AdaBoostClassifier {
     /// Vote shares; one column (class 1's share minus class 0's) for two classes.
     fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let v = self.votes(records)?;

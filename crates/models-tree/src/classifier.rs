@@ -1,6 +1,6 @@
 //! `DecisionTreeClassifier`: CART with Gini or entropy.
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
     Records, Result, model_check,
 };
@@ -248,7 +248,7 @@ impl ModelFile for DecisionTreeClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::{DenseMatrix, Targets};
+    use margin_core::{DenseMatrix, Targets};
 
     fn model() -> DecisionTreeClassifier {
         let x = DenseMatrix::from_rows(&[[1.0], [2.0], [3.0], [4.0]]).unwrap();

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use core_linalg::Error;
+use margin_core::Error;
 use serde::{Deserialize, Serialize};
 
 /// How a node's impurity, and so a split's quality, is measured (scikit-learn's `criterion`).
@@ -44,7 +44,7 @@ impl Criterion {
     }
 
     /// Refuses a regression criterion for a classifier and the reverse.
-    pub(crate) fn check_for(self, classification: bool) -> core_linalg::Result<()> {
+    pub(crate) fn check_for(self, classification: bool) -> margin_core::Result<()> {
         if self.is_classification() == classification {
             Ok(())
         } else {

@@ -1,6 +1,6 @@
 //! Turning a [`Dataset`] into what tree growth needs, with every check a `fit` makes.
 
-use core_linalg::{ClassWeight, Dataset, DenseMatrix, Error, Label, Records, Result, validate};
+use margin_core::{ClassWeight, Dataset, DenseMatrix, Error, Label, Records, Result, validate};
 use rayon::prelude::*;
 
 use crate::tree::Tree;
@@ -184,7 +184,7 @@ pub(crate) fn over_leaves<R: Records + ?Sized>(
 /// `f(row)` for every row, rows in parallel.
 pub(crate) fn map_rows<R: Records + ?Sized, T: Send>(
     records: &R,
-    f: impl Fn(core_linalg::RowView<'_>) -> T + Sync,
+    f: impl Fn(margin_core::RowView<'_>) -> T + Sync,
 ) -> Vec<T> {
     (0..records.n_samples())
         .into_par_iter()

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use core_linalg::Label;
+use margin_core::Label;
 
 use crate::criterion::Criterion;
 use crate::tree::{Node, Tree};

@@ -1,6 +1,6 @@
 //! Random forests: trees grown on bootstrap samples with random feature subsets, in parallel.
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
     Records, Result, model_check,
 };
@@ -98,7 +98,7 @@ fn grow_trees(
     settings: &Settings,
     ensemble: &Ensemble,
 ) -> Result<Vec<(Tree, Option<InBag>)>> {
-    let mut master = core_linalg::split::rng_from_seed(ensemble.seed);
+    let mut master = margin_core::split::rng_from_seed(ensemble.seed);
     let seeds: Vec<u64> = (0..ensemble.n_estimators)
         .map(|_| master.next_u64())
         .collect();
@@ -106,7 +106,7 @@ fn grow_trees(
     seeds
         .par_iter()
         .map(|&seed| {
-            let mut rng = core_linalg::split::rng_from_seed(seed);
+            let mut rng = margin_core::split::rng_from_seed(seed);
             let (w, bag) = if ensemble.bootstrap {
                 let mut counts = vec![0u32; n];
                 for _ in 0..n {

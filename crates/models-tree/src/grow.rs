@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use core_linalg::{Records, Result, memory};
+use margin_core::{Records, Result, memory};
 use rand::Rng;
 use rayon::prelude::*;
 
@@ -423,7 +423,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
             s,
             leaf,
             n_values,
-            rng: core_linalg::split::rng_from_seed(s.seed),
+            rng: margin_core::split::rng_from_seed(s.seed),
             feature_order: (0..d).collect(),
             chosen: Vec::with_capacity(d),
             draws: Vec::with_capacity(d),

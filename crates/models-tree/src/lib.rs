@@ -9,8 +9,8 @@
 //! one to one; the fitted trees are open to inspection through [`Tree`] and [`Node`].
 //!
 //! ```
-//! use core_linalg::{datasets, split, Fit, Predict, PredictProba, Records};
-//! use models_tree::{Criterion, DecisionTreeClassifier, RandomForestClassifier, export_text};
+//! use margin_core::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use margin_tree::{Criterion, DecisionTreeClassifier, RandomForestClassifier, export_text};
 //!
 //! let data = datasets::heart_scale()?;
 //! let (train, test) = split::train_test_split(&data, 0.25, true, 1)?;
@@ -24,7 +24,7 @@
 //! let proba = forest.predict_proba(&test.records)?;
 //! assert_eq!(proba.nrows(), test.n_samples());
 //! assert_eq!(forest.predict(&test.records)?.len(), test.n_samples());
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! ## How trees are grown
@@ -66,8 +66,8 @@
 //! splitter (extra trees) refuses it.
 //!
 //! ```
-//! use core_linalg::{Dataset, DenseMatrix, Fit, Targets};
-//! use models_tree::DecisionTreeClassifier;
+//! use margin_core::{Dataset, DenseMatrix, Fit, Targets};
+//! use margin_tree::DecisionTreeClassifier;
 //!
 //! // Class 1 exactly for codes 1 and 3: one subset split, where thresholds need three.
 //! let codes = DenseMatrix::from_rows(&[[0.0], [1.0], [2.0], [3.0], [0.0], [3.0]])?;
@@ -76,7 +76,7 @@
 //! assert_eq!(tree.n_leaves(), 2);
 //! assert_eq!(tree.tree().node(0).left_categories(), Some(vec![0, 2]));
 //! assert_eq!(tree.prune_pessimistic(0.25)?.n_leaves(), 2);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! ## Pruning
@@ -169,7 +169,7 @@ pub use prune::PruningPath;
 pub use regressor::{DecisionTreeRegressor, DecisionTreeRegressorParams};
 pub use tree::{Node, Tree};
 
-core_linalg::impl_n_features!(
+margin_core::impl_n_features!(
     AdaBoostClassifier,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
@@ -178,4 +178,4 @@ core_linalg::impl_n_features!(
     RandomForestClassifier,
     RandomForestRegressor,
 );
-core_linalg::impl_iterative!(GradientBoostingClassifier, GradientBoostingRegressor);
+margin_core::impl_iterative!(GradientBoostingClassifier, GradientBoostingRegressor);

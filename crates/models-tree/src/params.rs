@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use core_linalg::{Dataset, Error, Result};
+use margin_core::{Dataset, Error, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
@@ -304,11 +304,11 @@ impl Growth {
         if cols.is_empty() {
             return Ok(Vec::new());
         }
-        let mut mask = core_linalg::memory::filled_vec(
+        let mut mask = margin_core::memory::filled_vec(
             d,
             false,
             "the categorical feature mask",
-            core_linalg::memory::FEWER_FEATURES,
+            margin_core::memory::FEWER_FEATURES,
         )?;
         for &j in cols {
             if j >= d || mask[j] {

@@ -9,7 +9,7 @@
 //! weakest link (smallest `g`, the lowest node id among equals) is collapsed again and again,
 //! which gives the nested sequence of pruned trees.
 
-use core_linalg::{Dataset, Error, Records, Result, validate};
+use margin_core::{Dataset, Error, Records, Result, validate};
 use serde::{Deserialize, Serialize};
 
 use crate::tree::Tree;

@@ -1,6 +1,6 @@
 //! `DecisionTreeRegressor`: CART with squared or absolute error.
 
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
@@ -113,7 +113,7 @@ impl DecisionTreeRegressor {
     /// adds leaves nor validation error. The parameters stay those of the fit.
     pub fn prune_reduced_error(&self, validation: &Dataset) -> Result<Self> {
         let y = validation.targets.values()?;
-        core_linalg::validate::check_finite_slice(&y)?;
+        margin_core::validate::check_finite_slice(&y)?;
         let tree = crate::prune::prune_reduced_error(&self.tree, validation, |i, node| {
             (y[i] - self.tree.value(node)[0]).powi(2)
         })?;

@@ -1,7 +1,7 @@
 //! The fitted tree: an array of nodes, each a binary split (`x[feature] <= threshold`, or
 //! `x[feature] ∈ S` on a categorical feature) or a leaf.
 
-use core_linalg::{Error, Result, RowView};
+use margin_core::{Error, Result, RowView};
 use serde::{Deserialize, Serialize};
 
 /// A stored node. Children always come after their parent (`left`, `right` > own index), so the

@@ -5,11 +5,11 @@
 mod common;
 
 use common::{accuracy, bundled, fixture};
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, PredictProba, Targets,
 };
-use models_tree::AdaBoostClassifier;
+use margin_tree::AdaBoostClassifier;
 
 fn labels(data: &Dataset) -> Vec<Label> {
     data.targets

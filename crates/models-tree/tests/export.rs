@@ -1,7 +1,7 @@
 //! Text and DOT renderings of a tree.
 
-use core_linalg::{Dataset, DenseMatrix, Fit, Targets};
-use models_tree::{
+use margin_core::{Dataset, DenseMatrix, Fit, Targets};
+use margin_tree::{
     Criterion, DecisionTreeClassifier, DecisionTreeRegressor, ExportOptions, export_dot,
     export_text,
 };

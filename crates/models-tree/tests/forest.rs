@@ -5,9 +5,9 @@
 mod common;
 
 use common::{accuracy, bundled, fixture};
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{Dataset, Fit, Label, ModelFile, Predict, PredictProba, Records};
-use models_tree::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{Dataset, Fit, Label, ModelFile, Predict, PredictProba, Records};
+use margin_tree::{
     DecisionTreeClassifier, MaxFeatures, RandomForestClassifier, RandomForestClassifierParams,
     RandomForestRegressor, RandomForestRegressorParams,
 };
@@ -195,7 +195,7 @@ fn ensembles_accept_missing_values_when_allowed() {
         .unwrap();
     assert!(accuracy(&forest.predict(&data.records).unwrap(), &truth) > 0.9);
     assert!(forest.oob_score().unwrap() > 0.6);
-    let boost = models_tree::AdaBoostClassifier::params()
+    let boost = margin_tree::AdaBoostClassifier::params()
         .missing_values(true)
         .fit(&data)
         .unwrap();
@@ -219,7 +219,7 @@ fn bad_ensemble_parameters_are_refused() {
     ] {
         assert!(matches!(
             r,
-            Err(core_linalg::Error::InvalidParameter { .. })
+            Err(margin_core::Error::InvalidParameter { .. })
         ));
     }
 }

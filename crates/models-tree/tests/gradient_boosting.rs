@@ -1,12 +1,12 @@
 //! The histogram boosters: hand-computed cases, the estimator battery, bad input, missing
 //! values, early stopping, save→load and thread-count independence.
 
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
     PredictProba, Records, Targets, datasets,
 };
-use models_tree::{
+use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor, RegressionLoss,
 };
 
@@ -175,7 +175,7 @@ fn bad_input_is_refused_with_typed_errors() {
         GradientBoostingClassifier::params().fit(&zero_weights),
         Err(Error::InvalidParameter { .. })
     ));
-    let invalid: Vec<(&str, models_tree::GradientBoostingClassifierParams)> = vec![
+    let invalid: Vec<(&str, margin_tree::GradientBoostingClassifierParams)> = vec![
         (
             "learning_rate",
             GradientBoostingClassifier::params().learning_rate(0.0),
@@ -443,6 +443,6 @@ fn models_are_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<GradientBoostingClassifier>();
     check::<GradientBoostingRegressor>();
-    check::<models_tree::GradientBoostingClassifierParams>();
-    check::<models_tree::GradientBoostingRegressorParams>();
+    check::<margin_tree::GradientBoostingClassifierParams>();
+    check::<margin_tree::GradientBoostingRegressorParams>();
 }

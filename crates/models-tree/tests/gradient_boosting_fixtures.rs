@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use core_linalg::fixture::Fixture as Fields;
-use core_linalg::{Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records, datasets};
-use models_tree::{
+use margin_core::fixture::Fixture as Fields;
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records, datasets};
+use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
     GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
 };

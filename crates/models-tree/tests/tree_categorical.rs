@@ -2,8 +2,8 @@
 //! over every subset, a categorical column against ordinal and one-hot encodings, unseen and
 //! invalid codes, export, pruning, save → load, forests and thread counts.
 
-use core_linalg::{Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba, Targets};
-use models_tree::{
+use margin_core::{Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba, Targets};
+use margin_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
     RandomForestClassifier, SplitStrategy, export_dot, export_text,
 };
@@ -357,7 +357,7 @@ fn mean_absolute_deviation(y: &[f64]) -> f64 {
 }
 
 /// The root's weighted impurity decrease in a fitted tree (0 for a lone leaf).
-fn root_decrease(tree: &models_tree::Tree) -> f64 {
+fn root_decrease(tree: &margin_tree::Tree) -> f64 {
     let root = tree.node(0);
     match root.children() {
         None => 0.0,

@@ -4,10 +4,10 @@
 mod common;
 
 use common::bundled;
-use core_linalg::{
+use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba, Targets,
 };
-use models_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures};
+use margin_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures};
 
 fn data(rows: &[&[f64]], y: &[f64]) -> Dataset {
     Dataset::new(
@@ -17,7 +17,7 @@ fn data(rows: &[&[f64]], y: &[f64]) -> Dataset {
     .unwrap()
 }
 
-fn invalid<T: std::fmt::Debug>(r: core_linalg::Result<T>) -> String {
+fn invalid<T: std::fmt::Debug>(r: margin_core::Result<T>) -> String {
     match r {
         Err(Error::InvalidParameter { name, .. }) => name,
         other => panic!("expected InvalidParameter, got {other:?}"),
@@ -206,7 +206,7 @@ fn bad_parameters_are_refused_with_their_name() {
     // Text labels cannot be regressed.
     let text = Dataset::new(
         DenseMatrix::from_rows(&[[1.0], [2.0]]).unwrap(),
-        Targets::Classes(core_linalg::Classes::from_text(&["a", "b"])),
+        Targets::Classes(margin_core::Classes::from_text(&["a", "b"])),
     )
     .unwrap();
     assert_eq!(invalid(r().fit(&text)), "target");
@@ -216,7 +216,7 @@ fn bad_parameters_are_refused_with_their_name() {
 fn text_labels_are_predicted_back() {
     let d = Dataset::new(
         DenseMatrix::from_rows(&[[1.0], [2.0], [3.0], [4.0]]).unwrap(),
-        Targets::Classes(core_linalg::Classes::from_text(&["no", "no", "yes", "yes"])),
+        Targets::Classes(margin_core::Classes::from_text(&["no", "no", "yes", "yes"])),
     )
     .unwrap();
     let model = DecisionTreeClassifier::params().fit(&d).unwrap();

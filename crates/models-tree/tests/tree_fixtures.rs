@@ -7,8 +7,8 @@
 mod common;
 
 use common::{Fixture, bundled, dense, fixture};
-use core_linalg::{ClassWeight, CsrMatrix, Dataset, Fit, Label, Matrix, Predict, Records};
-use models_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, Tree};
+use margin_core::{ClassWeight, CsrMatrix, Dataset, Fit, Label, Matrix, Predict, Records};
+use margin_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, Tree};
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))

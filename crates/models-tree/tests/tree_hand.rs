@@ -2,8 +2,8 @@
 //! the formulas and against a brute-force search over every threshold; and each stopping
 //! rule (pure node, max_depth, min_impurity_decrease, min_samples_*, max_leaf_nodes).
 
-use core_linalg::{Dataset, DenseMatrix, Fit, Predict, PredictProba, Records, Targets};
-use models_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, Tree};
+use margin_core::{Dataset, DenseMatrix, Fit, Predict, PredictProba, Records, Targets};
+use margin_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, Tree};
 
 /// x1 = 1..12, x2 a permutation; six samples of each class.
 fn toy() -> Dataset {
@@ -114,7 +114,7 @@ fn a_pure_node_stops_and_the_full_tree_fits_the_toy_set() {
     assert_eq!(model.predict(&toy().records).unwrap(), {
         let y = toy().targets.values().unwrap().into_owned();
         y.into_iter()
-            .map(core_linalg::Label::Number)
+            .map(margin_core::Label::Number)
             .collect::<Vec<_>>()
     });
     // Gini grows a fully fitting tree too.

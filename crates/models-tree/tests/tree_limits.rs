@@ -1,8 +1,8 @@
 //! Leaf-size limits as scikit-learn reads them: fractional `min_samples_split` /
 //! `min_samples_leaf` (`⌈fraction · n_samples⌉`) and `min_weight_fraction_leaf`.
 
-use core_linalg::{Dataset, DenseMatrix, Error, Fit, Targets};
-use models_tree::{DecisionTreeClassifier, DecisionTreeRegressor, MinSamples};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Targets};
+use margin_tree::{DecisionTreeClassifier, DecisionTreeRegressor, MinSamples};
 use proptest::prelude::*;
 
 fn dataset(x: &[f64], y: Vec<f64>) -> Dataset {
@@ -18,7 +18,7 @@ fn twelve() -> Dataset {
 #[test]
 fn fractions_are_rounded_up_counts_of_the_samples() {
     let data = twelve();
-    let fit = |p: models_tree::DecisionTreeClassifierParams| p.fit(&data).unwrap().tree().clone();
+    let fit = |p: margin_tree::DecisionTreeClassifierParams| p.fit(&data).unwrap().tree().clone();
     let base = DecisionTreeClassifier::params();
     // ⌈0.2 · 12⌉ = 3, ⌈0.25 · 12⌉ = 3.
     assert_eq!(
@@ -51,7 +51,7 @@ fn fractions_are_rounded_up_counts_of_the_samples() {
 #[test]
 fn out_of_range_limits_are_refused() {
     let data = twelve();
-    let refused = |p: models_tree::DecisionTreeClassifierParams, name: &str| match p.fit(&data) {
+    let refused = |p: margin_tree::DecisionTreeClassifierParams, name: &str| match p.fit(&data) {
         Err(Error::InvalidParameter { name: n, .. }) => assert_eq!(n, name),
         other => panic!("{name}: {other:?}"),
     };

@@ -6,9 +6,9 @@
 mod common;
 
 use common::bundled;
-use core_linalg::battery::{Task, check_estimator};
-use core_linalg::{Dataset, DenseMatrix, Fit, Label, ModelFile, Predict, PredictProba, Targets};
-use models_tree::{
+use margin_core::battery::{Task, check_estimator};
+use margin_core::{Dataset, DenseMatrix, Fit, Label, ModelFile, Predict, PredictProba, Targets};
+use margin_tree::{
     Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures, SplitStrategy, Tree,
 };
 use proptest::prelude::*;

@@ -2,8 +2,8 @@
 //! whose pruning decisions are computed by hand, and the invariants (never more leaves, never
 //! more validation error) on random data.
 
-use core_linalg::{Dataset, DenseMatrix, Error, Fit, Predict, Targets};
-use models_tree::{DecisionTreeClassifier, DecisionTreeRegressor};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, Targets};
+use margin_tree::{DecisionTreeClassifier, DecisionTreeRegressor};
 use proptest::prelude::*;
 
 fn dataset(rows: &[Vec<f64>], y: Vec<f64>) -> Dataset {

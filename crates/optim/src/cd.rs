@@ -10,7 +10,7 @@
 //! is below `tol · ‖y‖²`: a certificate, not a heuristic. A warm start (`w0`) makes
 //! regularization paths cheap.
 
-use core_linalg::{Error, Result, dot, validate};
+use margin_core::{Error, Result, dot, validate};
 use serde::{Deserialize, Serialize};
 
 use crate::checks;

@@ -1,6 +1,6 @@
 //! Input checks the solvers share, each returning the typed error a caller can act on.
 
-use core_linalg::{Error, Result, memory, validate};
+use margin_core::{Error, Result, memory, validate};
 
 /// `n ≥ 1` samples and `y` of length `n` with every label `−1` or `+1`.
 pub(crate) fn signed_labels(y: &[f64], n: usize, solver: &str) -> Result<()> {

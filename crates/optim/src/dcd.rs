@@ -12,8 +12,8 @@
 //! The primal solved is `½‖w‖² + Σᵢ Cᵢ ℓ(yᵢ w·xᵢ)` with `ℓ` the hinge or squared hinge; an
 //! intercept is LIBLINEAR's bias feature (a constant feature `B`, regularized with `w`).
 
-use core_linalg::split::rng_from_seed;
-use core_linalg::{CsrMatrix, DenseMatrix, Error, Records, Result, RowView, SparseRow, validate};
+use margin_core::split::rng_from_seed;
+use margin_core::{CsrMatrix, DenseMatrix, Error, Records, Result, RowView, SparseRow, validate};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -386,7 +386,7 @@ pub fn dual_objective(c: &[f64], loss: SvmLoss, alpha: &[f64], w: &[f64]) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::DenseMatrix;
+    use margin_core::DenseMatrix;
     use proptest::prelude::*;
 
     fn data(seed: u64, n: usize, d: usize) -> (DenseMatrix, Vec<f64>) {

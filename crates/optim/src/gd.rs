@@ -10,10 +10,10 @@
 //! [`Observer`] sees each one (progress bars, loss curves, early stopping).
 //!
 //! ```
-//! use optim::gd::{minimize, Batch, GdOptions, GdStop, LossHistory, StepRule};
-//! use optim::risk::LinearRisk;
-//! use optim::loss::Loss;
-//! use core_linalg::DenseMatrix;
+//! use margin_optim::gd::{minimize, Batch, GdOptions, GdStop, LossHistory, StepRule};
+//! use margin_optim::risk::LinearRisk;
+//! use margin_optim::loss::Loss;
+//! use margin_core::DenseMatrix;
 //!
 //! // Least squares y = 2x through the origin: the minimizer of ½(2x − w x)² averaged is w = 2.
 //! let x = DenseMatrix::from_rows(&[vec![1.0], vec![2.0], vec![3.0]])?;
@@ -25,11 +25,11 @@
 //! assert_eq!(result.stop, GdStop::GradientNorm);
 //! assert!((result.w[0] - 2.0).abs() < 1e-9);
 //! assert!(history.values.windows(2).all(|p| p[1] <= p[0]));
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
-use core_linalg::split::rng_from_seed;
-use core_linalg::{Error, Result};
+use margin_core::split::rng_from_seed;
+use margin_core::{Error, Result};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -151,11 +151,11 @@ pub enum GdStop {
 
 impl GdStop {
     /// A run that stopped for this reason after `iterations`, as a fitted model's
-    /// [`Convergence`](core_linalg::Convergence) counts it: only [`GdStop::MaxIterations`] is
+    /// [`Convergence`](margin_core::Convergence) counts it: only [`GdStop::MaxIterations`] is
     /// a stop at the limit (a step too small to decrease the objective means `w` is optimal
     /// to rounding; an observer's stop was asked for).
-    pub fn convergence(self, iterations: usize) -> core_linalg::Convergence {
-        core_linalg::Convergence::run(self == GdStop::MaxIterations, iterations)
+    pub fn convergence(self, iterations: usize) -> margin_core::Convergence {
+        margin_core::Convergence::run(self == GdStop::MaxIterations, iterations)
     }
 }
 
@@ -580,7 +580,7 @@ mod tests {
     #[test]
     fn l1_proximal_steps_reach_the_soft_threshold_solution() {
         // min (1/n) Σ ½(w xᵢ − yᵢ)² + l1 |w| has w* = S(mean(x y), l1) / mean(x²).
-        let x = core_linalg::DenseMatrix::from_rows(&[[1.0], [2.0], [-1.0], [0.5]]).unwrap();
+        let x = margin_core::DenseMatrix::from_rows(&[[1.0], [2.0], [-1.0], [0.5]]).unwrap();
         let y = [0.3, 0.9, -0.2, 0.1];
         let risk =
             crate::risk::LinearRisk::new(&x, &y, None, crate::loss::Loss::Squared, 0.0, false)

@@ -6,8 +6,8 @@
 //! decrease `(f_k − f_{k+1}) / max(|f_k|, |f_{k+1}|, 1) ≤ f_tol`.
 //!
 //! ```
-//! use optim::gd::{Control, Objective, Progress};
-//! use optim::lbfgs::{lbfgs, LbfgsOptions};
+//! use margin_optim::gd::{Control, Objective, Progress};
+//! use margin_optim::lbfgs::{lbfgs, LbfgsOptions};
 //!
 //! /// Rosenbrock's banana, minimum at (1, 1).
 //! struct Rosenbrock;
@@ -23,10 +23,10 @@
 //! let options = LbfgsOptions { grad_tol: 1e-10, ..LbfgsOptions::default() };
 //! let r = lbfgs(&Rosenbrock, vec![-1.2, 1.0], &options, &mut |_: &Progress<'_>| Control::Continue)?;
 //! assert!((r.w[0] - 1.0).abs() < 1e-8 && (r.w[1] - 1.0).abs() < 1e-8);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
-use core_linalg::{Error, Result, dot};
+use margin_core::{Error, Result, dot};
 use serde::{Deserialize, Serialize};
 
 use crate::checks;
@@ -374,7 +374,7 @@ mod tests {
     use super::*;
     use crate::loss::Loss;
     use crate::risk::LinearRisk;
-    use core_linalg::DenseMatrix;
+    use margin_core::DenseMatrix;
 
     fn go_on() -> impl FnMut(&Progress<'_>) -> Control {
         |_: &Progress<'_>| Control::Continue

@@ -21,7 +21,7 @@
 //!   linear model, the [`gd::FiniteSum`] the descent solvers minimize.
 //!
 //! ```
-//! use optim::smo::{DenseQ, Problem, SolverOptions, solve};
+//! use margin_optim::smo::{DenseQ, Problem, SolverOptions, solve};
 //!
 //! // Two points on a line, labels +1 and -1, linear kernel: Q_ij = y_i y_j x_i x_j.
 //! let (x, y) = ([1.0, -1.0], [1i8, -1]);
@@ -30,7 +30,7 @@
 //! let sol = solve(&mut q, problem, &SolverOptions::default())?;
 //! // Hard-margin solution: α = (½, ½), w = Σ α_i y_i x_i = 1, b = 0.
 //! assert!((sol.alpha[0] - 0.5).abs() < 1e-9 && sol.rho.abs() < 1e-9);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 pub mod cd;
@@ -44,7 +44,7 @@ pub mod pegasos;
 pub mod risk;
 pub mod smo;
 
-use core_linalg::Convergence;
+use margin_core::Convergence;
 use serde::{Deserialize, Serialize};
 
 /// Why an iterative solver stopped.

@@ -6,9 +6,9 @@
 //! Hessian that is not numerically positive definite gets `μI` added (μ grown tenfold until
 //! the factorization succeeds), which turns the step into a Levenberg–Marquardt step.
 
-use core_linalg::{Error, Result};
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
+use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::checks;
@@ -152,7 +152,7 @@ mod tests {
     use crate::lbfgs::{LbfgsOptions, lbfgs};
     use crate::loss::Loss;
     use crate::risk::LinearRisk;
-    use core_linalg::{DenseMatrix, Records};
+    use margin_core::{DenseMatrix, Records};
 
     #[test]
     fn newton_agrees_with_lbfgs_in_few_iterations() {

@@ -14,8 +14,8 @@
 //! An intercept, when asked for, is LIBLINEAR's: a constant feature of value `bias` appended
 //! to every sample, regularized like the other weights.
 
-use core_linalg::split::rng_from_seed;
-use core_linalg::{Error, Records, Result};
+use margin_core::split::rng_from_seed;
+use margin_core::{Error, Records, Result};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
@@ -343,7 +343,7 @@ mod tests {
     use crate::gd::Objective;
     use crate::loss::Loss;
     use crate::risk::LinearRisk;
-    use core_linalg::DenseMatrix;
+    use margin_core::DenseMatrix;
 
     /// Two Gaussian-ish blobs from a fixed linear congruential stream.
     fn blobs(n: usize, seed: u64) -> (DenseMatrix, Vec<f64>) {

@@ -12,7 +12,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use core_linalg::{Error, Records, Result, memory, validate};
+use margin_core::{Error, Records, Result, memory, validate};
 use rayon::prelude::*;
 
 use faer::Mat;
@@ -509,7 +509,7 @@ impl<R: Records + ?Sized> FiniteSum for SoftmaxRisk<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::{CsrMatrix, DenseMatrix};
+    use margin_core::{CsrMatrix, DenseMatrix};
     use proptest::prelude::*;
 
     fn rows(seed: u64, n: usize, d: usize) -> DenseMatrix {

@@ -23,7 +23,7 @@
 // index loops say that more plainly than four-way zips.
 #![allow(clippy::needless_range_loop)]
 
-use core_linalg::{Error, Result};
+use margin_core::{Error, Result};
 
 use crate::StopReason;
 use serde::{Deserialize, Serialize};

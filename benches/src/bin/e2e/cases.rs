@@ -5,15 +5,15 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use core_linalg::{Dataset, Fit, Label, Predict, Records};
-use kernels::Gamma;
-use metrics::{accuracy, r2_score, roc_auc};
-use models_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
-use models_linear::{GaussianNB, LinearRegression, MultinomialNB, Ridge};
-use models_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
-use models_svm::{LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmKernel, SvmLoss};
-use models_tree::{DecisionTreeClassifier, RandomForestClassifier};
-use models_tree::{EarlyStopping, GradientBoostingClassifier};
+use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
+use margin_core::{Dataset, Fit, Label, Predict, Records};
+use margin_kernels::Gamma;
+use margin_linear::{GaussianNB, LinearRegression, MultinomialNB, Ridge};
+use margin_metrics::{accuracy, r2_score, roc_auc};
+use margin_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
+use margin_svm::{LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmKernel, SvmLoss};
+use margin_tree::{DecisionTreeClassifier, RandomForestClassifier};
+use margin_tree::{EarlyStopping, GradientBoostingClassifier};
 use serde::{Deserialize, Serialize};
 
 use crate::data::{self, Data, DataArgs, Res};
@@ -174,7 +174,7 @@ pub const CASES: &[Case] = &[
         name: "auroc-1e6",
         dataset: "generated",
         data: Data::Scores { n: 1_000_000 },
-        margin: "metrics::roc_auc",
+        margin: "margin_metrics::roc_auc",
         peer: "sklearn.metrics.roc_auc_score",
         full_only: false,
         run: auroc,
@@ -431,7 +431,7 @@ fn label_accuracy(test: &Dataset, predicted: &[Label]) -> Res<f64> {
 fn classify<M: Predict<Output = Vec<Label>>>(
     train: &Dataset,
     test: &Dataset,
-    fit: impl Fn(&Dataset) -> core_linalg::Result<M>,
+    fit: impl Fn(&Dataset) -> margin_core::Result<M>,
 ) -> Res<(M, Outcome)> {
     let (model, fit_s) = timed(|| fit(train));
     let model = model?;
@@ -498,7 +498,7 @@ fn pegasos(args: &DataArgs) -> Res<Outcome> {
 /// `½(‖w‖² + w_B²) + C Σ loss(y (w·x + b))` for a binary model fitted with the bias feature
 /// `B = 1` (so `w_B = b`, regularized as LIBLINEAR's `-B 1`).
 fn primal_objective(model: &LinearSvc, train: &Dataset, loss: SvmLoss) -> Res<f64> {
-    use core_linalg::DecisionFunction;
+    use margin_core::DecisionFunction;
     if model.coef().len() != 1 {
         return Err("the primal objective is computed for binary problems only".into());
     }
@@ -522,7 +522,7 @@ fn primal_objective(model: &LinearSvc, train: &Dataset, loss: SvmLoss) -> Res<f6
             }
         })
         .sum();
-    Ok(0.5 * (core_linalg::dot(w, w) + b * b) + model.c() * total_loss)
+    Ok(0.5 * (margin_core::dot(w, w) + b * b) + model.c() * total_loss)
 }
 
 fn auroc(args: &DataArgs) -> Res<Outcome> {
@@ -542,7 +542,7 @@ fn auroc(args: &DataArgs) -> Res<Outcome> {
 
 fn regress<M: Predict<Output = Vec<f64>>>(
     args: &DataArgs,
-    fit: impl Fn(&Dataset) -> core_linalg::Result<M>,
+    fit: impl Fn(&Dataset) -> margin_core::Result<M>,
 ) -> Res<Outcome> {
     let (train, test) = data::regression(args)?;
     let (model, fit_s) = timed(|| fit(&train));
@@ -612,7 +612,7 @@ fn positive_targets(data: Dataset) -> Res<Dataset> {
         .iter()
         .map(|&v| f64::from(u8::from(v > 0.0)))
         .collect();
-    Ok(Dataset::new(data.records, core_linalg::Targets::Values(y))?)
+    Ok(Dataset::new(data.records, margin_core::Targets::Values(y))?)
 }
 
 fn gradient_boosting(args: &DataArgs) -> Res<Outcome> {
@@ -666,11 +666,11 @@ fn kmeans_with(args: &DataArgs, algorithm: KMeansAlgorithm) -> Res<Outcome> {
 
 /// PCA fitted on the training rows, predict = transform of the test rows; scored by the
 /// explained variance ratio of the first 10 components.
-fn pca(args: &DataArgs, params: models_cluster::PcaParams) -> Res<Outcome> {
+fn pca(args: &DataArgs, params: margin_cluster::PcaParams) -> Res<Outcome> {
     let (train, test) = data::regression(args)?;
     let (model, fit_s) = timed(|| params.fit(&train.records));
     let model = model?;
-    let (projected, predict_s) = timed(|| core_linalg::Transform::transform(&model, &test.records));
+    let (projected, predict_s) = timed(|| margin_core::Transform::transform(&model, &test.records));
     projected?;
     Ok(Outcome {
         fit_s,

@@ -5,8 +5,8 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use core_linalg::io::{LibsvmOptions, read_libsvm};
-use core_linalg::{Dataset, DenseMatrix, Matrix, Targets};
+use margin_core::io::{LibsvmOptions, read_libsvm};
+use margin_core::{Dataset, DenseMatrix, Matrix, Targets};
 
 /// Where a case's data comes from, in the runner's table.
 #[derive(Clone, Copy, Debug)]
@@ -209,7 +209,7 @@ pub fn regression(args: &DataArgs) -> Res<(Dataset, Dataset)> {
         let y = rows
             .clone()
             .zip(x.chunks_exact(d))
-            .map(|(i, row)| core_linalg::dot(row, &beta) + 0.5 * (2.0 * uniform(3, i as u64) - 1.0))
+            .map(|(i, row)| margin_core::dot(row, &beta) + 0.5 * (2.0 * uniform(3, i as u64) - 1.0))
             .collect();
         let records = DenseMatrix::from_row_major(x, rows.len(), d)?;
         Ok(Dataset::new(records, Targets::Values(y))?)

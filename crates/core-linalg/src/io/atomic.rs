@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 ///
 /// ```
 /// use std::io::Write;
-/// use core_linalg::io::AtomicFile;
+/// use margin_core::io::AtomicFile;
 ///
 /// let dir = std::env::temp_dir().join(format!("margin-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;
@@ -29,12 +29,12 @@ use crate::error::{Error, Result};
 /// std::fs::write(&path, "old")?;
 /// {
 ///     let mut f = AtomicFile::create(&path)?;
-///     write!(f, "half a").map_err(|e| core_linalg::Error::io(&path, e))?;
+///     write!(f, "half a").map_err(|e| margin_core::Error::io(&path, e))?;
 ///     // Dropped without commit: the old contents stay.
 /// }
 /// assert_eq!(std::fs::read_to_string(&path)?, "old");
 /// let mut f = AtomicFile::create(&path)?;
-/// write!(f, "new").map_err(|e| core_linalg::Error::io(&path, e))?;
+/// write!(f, "new").map_err(|e| margin_core::Error::io(&path, e))?;
 /// f.commit()?;
 /// assert_eq!(std::fs::read_to_string(&path)?, "new");
 /// # std::fs::remove_dir_all(&dir)?;

@@ -19,7 +19,7 @@ const SMALL_WIDTH: usize = 1 << 16;
 /// (the readers and [`validate`](crate::validate) ensure it).
 ///
 /// ```
-/// use core_linalg::{CsrMatrix, preprocessing::column_ranges};
+/// use margin_core::{CsrMatrix, preprocessing::column_ranges};
 ///
 /// // Two rows, 2^31 - 1 columns: `1 2147483647:1` and `-1 1:1` in LIBSVM.
 /// let x = CsrMatrix::new(vec![0, 1, 2], vec![2147483646, 0], vec![1.0, 1.0], 2147483647)?;
@@ -28,7 +28,7 @@ const SMALL_WIDTH: usize = 1 << 16;
 /// assert_eq!(r.get(0), (0.0, 1.0)); // missing from the first row: 0 is in the range
 /// assert_eq!(r.get(5), (0.0, 0.0)); // never stored
 /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0, 0.0, 1.0), (2147483646, 0.0, 1.0)]);
-/// # Ok::<(), core_linalg::Error>(())
+/// # Ok::<(), margin_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColumnRanges {

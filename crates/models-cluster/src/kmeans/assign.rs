@@ -19,9 +19,9 @@
 
 use std::ops::Range;
 
-use core_linalg::{DenseMatrix, Records, RowView};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
+use margin_core::{DenseMatrix, Records, RowView};
 use rayon::prelude::*;
 
 /// Rows per GEMM block (scikit-learn uses the same chunk size).
@@ -76,7 +76,7 @@ pub(crate) struct CenterTable<'a> {
 
 impl<'a> CenterTable<'a> {
     pub(crate) fn new(centers: &'a DenseMatrix) -> Self {
-        let sq_norms: Vec<f64> = centers.rows().map(|c| core_linalg::dot(c, c)).collect();
+        let sq_norms: Vec<f64> = centers.rows().map(|c| margin_core::dot(c, c)).collect();
         let norms: Vec<f64> = sq_norms.iter().map(|s| s.sqrt()).collect();
         let max_norm = norms.iter().copied().fold(0.0, f64::max);
         let tie = 4.0 * (centers.ncols() as f64 + 4.0) * f64::EPSILON;
@@ -304,7 +304,7 @@ pub(crate) fn inertia<R: Records + ?Sized>(x: &R, centers: &DenseMatrix, labels:
         .map(|range| {
             range
                 .map(|i| {
-                    let c = core_linalg::RowView::Dense(centers.row(labels[i] as usize));
+                    let c = margin_core::RowView::Dense(centers.row(labels[i] as usize));
                     x.row(i).sq_dist(&c)
                 })
                 .sum::<f64>()
@@ -317,7 +317,7 @@ pub(crate) fn inertia<R: Records + ?Sized>(x: &R, centers: &DenseMatrix, labels:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::CsrMatrix;
+    use margin_core::CsrMatrix;
 
     #[test]
     fn groups_cover_rows_in_order_and_ignore_threads() {

@@ -16,7 +16,7 @@
 //! `2 R u (t + 1)(d + t + 5)`, and the slack covers two such bounds plus the error of the two
 //! direct distances being compared, so a skipped centre is farther by [`sq_dist_to`] too.
 
-use core_linalg::{DenseMatrix, Records};
+use margin_core::{DenseMatrix, Records};
 use rayon::prelude::*;
 
 use super::assign::{Assignment, groups, reduce, sq_dist_dense, sq_dist_to};
@@ -55,7 +55,7 @@ struct Bounds {
 
 fn max_norm(m: &DenseMatrix) -> f64 {
     m.rows()
-        .map(|c| core_linalg::dot(c, c).sqrt())
+        .map(|c| margin_core::dot(c, c).sqrt())
         .fold(0.0, f64::max)
 }
 
@@ -160,7 +160,7 @@ struct Table<'a> {
 impl Table<'_> {
     fn update_row(
         &self,
-        xi: &core_linalg::RowView<'_>,
+        xi: &margin_core::RowView<'_>,
         label: &mut u32,
         u: &mut f64,
         l: &mut [f64],

@@ -1,6 +1,6 @@
 //! Initial centres: greedy k-means++ and uniformly drawn rows.
 
-use core_linalg::{DenseMatrix, Records};
+use margin_core::{DenseMatrix, Records};
 use rand::Rng;
 use rayon::prelude::*;
 

@@ -1,7 +1,7 @@
 //! Lloyd's algorithm, stopping as scikit-learn's `_kmeans_single_lloyd` does, and the iteration
 //! loop it shares with Elkan's variant.
 
-use core_linalg::{DenseMatrix, Records};
+use margin_core::{DenseMatrix, Records};
 use rayon::prelude::*;
 
 use super::assign::{Assignment, assign_and_sum, inertia, nearest, sq_dist_to, sq_norms};

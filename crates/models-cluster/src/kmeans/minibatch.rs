@@ -1,6 +1,6 @@
 //! Mini-batch k-means (Sculley 2010), as scikit-learn's `MiniBatchKMeans`.
 
-use core_linalg::{
+use margin_core::{
     Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
     split::rng_from_seed, validate,
 };

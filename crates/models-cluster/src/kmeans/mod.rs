@@ -8,7 +8,7 @@ mod minibatch;
 
 pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 
-use core_linalg::{
+use margin_core::{
     Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView,
     Transform, memory, split::rng_from_seed, validate,
 };

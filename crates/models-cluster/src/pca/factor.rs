@@ -12,7 +12,6 @@
 //! (For these thin products the blocked form is also faster than faer's parallel GEMM: about
 //! half the time of the randomized solver on 20,000 × 500.)
 
-use core_linalg::{Error, Result, split::rng_from_seed};
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, ComputeEigenvectors};
@@ -21,6 +20,7 @@ use faer::linalg::matmul::matmul;
 use faer::linalg::qr::no_pivoting::factor as qr_factor;
 use faer::linalg::svd::{self, ComputeSvdVectors};
 use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
+use margin_core::{Error, Result, split::rng_from_seed};
 use rand::Rng;
 use rayon::prelude::*;
 

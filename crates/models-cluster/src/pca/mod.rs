@@ -2,11 +2,11 @@
 
 mod factor;
 
-use core_linalg::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, validate,
-};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
+use margin_core::{
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, validate,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -433,7 +433,7 @@ impl Transform for Pca {
         let offset: Vec<f64> = self
             .components
             .rows()
-            .map(|w| core_linalg::dot(w, &self.mean))
+            .map(|w| margin_core::dot(w, &self.mean))
             .collect();
         let mut out = match records.as_dense() {
             Some(d) => {

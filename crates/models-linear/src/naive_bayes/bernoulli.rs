@@ -1,6 +1,6 @@
 //! Bernoulli naive Bayes (scikit-learn's `BernoulliNB`), for binary features.
 
-use core_linalg::{
+use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
 };
 use serde::{Deserialize, Serialize};

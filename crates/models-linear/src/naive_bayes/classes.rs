@@ -2,7 +2,7 @@
 //! model was declared with, how a batch's samples map onto them, and the checks on priors,
 //! weights and the smoothing parameter.
 
-use core_linalg::{Dataset, Error, Label, Result, validate};
+use margin_core::{Dataset, Error, Label, Result, validate};
 
 /// The classes `fit` learns, those present in the data (scikit-learn's `unique(y)`, sorted),
 /// and each sample's index among them.
@@ -43,7 +43,7 @@ pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
 
 /// Sorted, deduplicated labels for a model created empty (scikit-learn's `classes` argument
 /// to the first `partial_fit`): numbers by value first, then text. Number labels must be
-/// finite integers, as [`core_linalg::Classes::from_numbers`] makes the labels of a batch.
+/// finite integers, as [`margin_core::Classes::from_numbers`] makes the labels of a batch.
 pub(crate) fn declared_classes(classes: &[Label]) -> Result<Vec<Label>> {
     let mut numbers = Vec::new();
     let mut texts = Vec::new();

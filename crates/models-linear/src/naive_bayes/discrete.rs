@@ -2,7 +2,7 @@
 //! statistic), how a sample's values are read, the class log-priors, and the sparse
 //! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
 
-use core_linalg::{
+use margin_core::{
     Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory, model_check,
 };
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
 
-use core_linalg::{
+use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, memory,
     model_check, validate,
 };

@@ -2,7 +2,7 @@
 //! normalised (log-)probabilities without ever leaving log space, so a sample whose
 //! likelihoods all underflow `exp` still gets a correct answer.
 
-use core_linalg::{DenseMatrix, Error, Result};
+use margin_core::{DenseMatrix, Error, Result};
 
 /// Rows of joint log-likelihoods handed to one rayon task. Rows are independent, so the answer
 /// does not depend on how many threads run them; 256 rows amortise the task overhead even

@@ -12,10 +12,10 @@
 //! Parameter names, defaults and fitted values follow scikit-learn's
 //! `sklearn.naive_bayes` (compared to 1e-10 in this crate's tests).
 //!
-//! Records may be dense or sparse ([`core_linalg::CsrMatrix`]): the discrete models touch
+//! Records may be dense or sparse ([`margin_core::CsrMatrix`]): the discrete models touch
 //! only a sample's stored entries, in fitting and in predicting, so a bag-of-words matrix
 //! costs O(non-zeros). Sample weights are honoured; every model streams through
-//! [`PartialFit`](core_linalg::PartialFit), and streaming the rows in any number of batches
+//! [`PartialFit`](margin_core::PartialFit), and streaming the rows in any number of batches
 //! gives the model one `fit` gives (the counts bit for bit; GaussianNB's means and variances
 //! merge exactly up to rounding).
 //!
@@ -28,13 +28,13 @@
 //! | Gaussian | `var_smoothing` | 1e-9 | added to every variance, times the largest feature variance |
 //! | Gaussian | `priors` | none | given priors (else the class frequencies) |
 //!
-//! A single class is refused with [`Error::TooFewClasses`](core_linalg::Error::TooFewClasses)
+//! A single class is refused with [`Error::TooFewClasses`](margin_core::Error::TooFewClasses)
 //! (scikit-learn accepts it, but such a model ignores its input). MultinomialNB refuses
 //! negative counts, naming the row and column.
 //!
 //! ```
-//! use core_linalg::{datasets, Fit, Predict, PredictProba, Records};
-//! use models_linear::naive_bayes::BernoulliNB;
+//! use margin_core::{datasets, Fit, Predict, PredictProba, Records};
+//! use margin_linear::naive_bayes::BernoulliNB;
 //!
 //! let (train, test) = (datasets::dna()?, datasets::dna_test()?);
 //! let model = BernoulliNB::params().alpha(1.0).fit(&train)?;
@@ -48,15 +48,15 @@
 //!     .filter(|&(p, &t)| *p == truth.labels()[t as usize])
 //!     .count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.9); // scikit-learn: 0.932546
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! Streaming, with the classes declared up front (scikit-learn's `classes=` on the first
 //! `partial_fit`):
 //!
 //! ```
-//! use core_linalg::{datasets, Label, PartialFit, Predict};
-//! use models_linear::naive_bayes::MultinomialNB;
+//! use margin_core::{datasets, Label, PartialFit, Predict};
+//! use margin_linear::naive_bayes::MultinomialNB;
 //!
 //! let data = datasets::dna()?;
 //! let classes = [1.0, 2.0, 3.0].map(Label::Number);
@@ -66,7 +66,7 @@
 //!     model.partial_fit(&data.select(&rows)?)?;
 //! }
 //! assert_eq!(model.class_count(), &[464.0, 485.0, 1051.0]);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 mod bernoulli;
@@ -80,7 +80,7 @@ pub use bernoulli::{BernoulliNB, BernoulliNBParams};
 pub use gaussian::{GaussianNB, GaussianNBParams};
 pub use multinomial::{MultinomialNB, MultinomialNBParams};
 
-use core_linalg::{DenseMatrix, Label, Records, Result, RowView};
+use margin_core::{DenseMatrix, Label, Records, Result, RowView};
 use rayon::prelude::*;
 
 /// One row of `n × k` output per sample, computed by `f(sample, out_row, scratch)` on rayon
@@ -139,24 +139,24 @@ pub(crate) fn predict_log_proba<M: JointLogLikelihood, R: Records + ?Sized>(
 /// [`JointLogLikelihood`].
 macro_rules! nb_predictions {
     ($model:ty) => {
-        impl core_linalg::Predict for $model {
-            type Output = Vec<core_linalg::Label>;
+        impl margin_core::Predict for $model {
+            type Output = Vec<margin_core::Label>;
 
             /// The most probable class of each sample (the first in label order on a tie).
-            fn predict<R: core_linalg::Records + ?Sized>(
+            fn predict<R: margin_core::Records + ?Sized>(
                 &self,
                 records: &R,
-            ) -> core_linalg::Result<Vec<core_linalg::Label>> {
+            ) -> margin_core::Result<Vec<margin_core::Label>> {
                 crate::naive_bayes::predict_labels(self, records)
             }
         }
 
-        impl core_linalg::PredictProba for $model {
+        impl margin_core::PredictProba for $model {
             /// `P(class k | sample i)`: each row sums to 1; columns in label order.
-            fn predict_proba<R: core_linalg::Records + ?Sized>(
+            fn predict_proba<R: margin_core::Records + ?Sized>(
                 &self,
                 records: &R,
-            ) -> core_linalg::Result<core_linalg::DenseMatrix> {
+            ) -> margin_core::Result<margin_core::DenseMatrix> {
                 let mut p = crate::naive_bayes::predict_log_proba(self, records)?;
                 p.as_mut_slice().iter_mut().for_each(|v| *v = v.exp());
                 Ok(p)
@@ -166,10 +166,10 @@ macro_rules! nb_predictions {
         impl $model {
             /// `ln P(class k | sample i)`, normalised in log space (exact where
             /// `predict_proba` would round to 0); columns in label order.
-            pub fn predict_log_proba<R: core_linalg::Records + ?Sized>(
+            pub fn predict_log_proba<R: margin_core::Records + ?Sized>(
                 &self,
                 records: &R,
-            ) -> core_linalg::Result<core_linalg::DenseMatrix> {
+            ) -> margin_core::Result<margin_core::DenseMatrix> {
                 crate::naive_bayes::predict_log_proba(self, records)
             }
         }

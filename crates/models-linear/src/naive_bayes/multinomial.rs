@@ -1,6 +1,6 @@
 //! Multinomial naive Bayes (scikit-learn's `MultinomialNB`), for counts.
 
-use core_linalg::{
+use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
 };
 use serde::{Deserialize, Serialize};
@@ -259,7 +259,7 @@ mod tests {
     #[test]
     fn a_saved_model_is_its_stored_form_byte_for_byte() {
         let model = MultinomialNB::params()
-            .fit(&core_linalg::datasets::dna().unwrap())
+            .fit(&margin_core::datasets::dna().unwrap())
             .unwrap();
         let owned = Forged(MultinomialFile {
             params: model.params.clone(),

@@ -1,11 +1,11 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
-use core_linalg::{
+use margin_core::{
     Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
     ModelFile, Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
 };
-use kernels::{Kernel, KernelSpec, Polynomial};
-use optim::StopReason;
+use margin_kernels::{Kernel, KernelSpec, Polynomial};
+use margin_optim::StopReason;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -180,7 +180,7 @@ impl KernelPerceptron {
     /// How the fit ended: one run per binary problem, at the limit after `max_iter` epochs
     /// that all had a mistake (always so on data no hyperplane separates).
     pub fn convergence(&self) -> Convergence {
-        optim::convergence(&self.stops, &self.n_iter)
+        margin_optim::convergence(&self.stops, &self.n_iter)
     }
 
     /// The number of features the model was fitted on.
@@ -199,10 +199,10 @@ impl KernelPerceptron {
                 start: b * block,
                 len: chunk.len() / k,
             };
-            let gram = kernels::cross_gram(&self.kernel, &rows, &self.support_vectors)?;
+            let gram = margin_kernels::cross_gram(&self.kernel, &rows, &self.support_vectors)?;
             for (scores, kernel_row) in chunk.chunks_mut(k).zip(gram.rows()) {
                 for (p, v) in scores.iter_mut().enumerate() {
-                    *v = core_linalg::dot(kernel_row, &self.dual_coef[p]) + self.intercept[p];
+                    *v = margin_core::dot(kernel_row, &self.dual_coef[p]) + self.intercept[p];
                 }
             }
         }
@@ -327,7 +327,7 @@ impl Learner for Dual<'_> {
             Columns::Gram(gram) => gram.row(i),
             Columns::OnTheFly { kernel, x, buf } => {
                 let xi = x.row(i);
-                // `x` is the basis side, as in `kernels::cross_gram` (it matters only for a
+                // `x` is the basis side, as in `margin_kernels::cross_gram` (it matters only for a
                 // precomputed kernel).
                 let eval = |(j, v): (usize, &mut f64)| *v = kernel.eval(x.row(j), xi);
                 // Handing a short column to the thread pool costs more than computing it.
@@ -384,7 +384,7 @@ impl Fit for KernelPerceptronParams {
         kernel.check(x)?;
         let n = x.n_samples();
         let gram = if 8.0 * (n as f64) * (n as f64) <= budget * MB {
-            let gram = kernels::gram(&kernel, x)?;
+            let gram = margin_kernels::gram(&kernel, x)?;
             if gram.as_slice().iter().any(|v| !v.is_finite()) {
                 return Err(overflow(&kernel));
             }

@@ -33,7 +33,7 @@
 //! last weights.
 //!
 //! **Memory of the kernel perceptron.** The kernel values `k(xᵢ, xⱼ)` that training reads are
-//! taken from the `n × n` Gram matrix (`8n²` bytes, computed once with [`kernels::gram`]) when
+//! taken from the `n × n` Gram matrix (`8n²` bytes, computed once with [`margin_kernels::gram`]) when
 //! it fits in `gram_budget_mb` (default 200 MB: up to n ≈ 5,100); above that, the column of a
 //! mistaken sample is computed when the mistake happens (`n` kernel evaluations, in parallel),
 //! so memory stays `O(n)` per problem at the cost of recomputing columns.
@@ -45,15 +45,15 @@
 //! | both | `seed` | 0 | seed of the shuffles (scikit-learn's `random_state=0`) |
 //! | both | `fit_intercept` | true | learn the bias `b` (else `b = 0`) |
 //! | `Perceptron` | `eta0` | 1 | step size, > 0 (rescales `w` and `b` only) |
-//! | `KernelPerceptron` | `kernel` | `(x·z + 1)²` | any [`KernelSpec`](kernels::KernelSpec); the default is the polynomial kernel with γ = 1, coef0 = 1, degree 2 |
+//! | `KernelPerceptron` | `kernel` | `(x·z + 1)²` | any [`KernelSpec`](margin_kernels::KernelSpec); the default is the polynomial kernel with γ = 1, coef0 = 1, degree 2 |
 //! | `KernelPerceptron` | `gram_budget_mb` | 200 | largest training Gram matrix to hold, in MB (≥ 0); above it, kernel columns are computed per mistake |
 //!
 //! Sample weights, when the dataset has them, scale each sample's step; samples of weight 0
 //! are skipped. Class weights are not offered.
 //!
 //! ```
-//! use core_linalg::{Classes, Dataset, DenseMatrix, Fit, Predict, Targets};
-//! use models_linear::{KernelPerceptron, Perceptron};
+//! use margin_core::{Classes, Dataset, DenseMatrix, Fit, Predict, Targets};
+//! use margin_linear::{KernelPerceptron, Perceptron};
 //!
 //! // XOR: no line separates it, the degree-2 polynomial kernel does.
 //! let x = DenseMatrix::from_rows(&[[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])?;
@@ -70,7 +70,7 @@
 //! for (p, &c) in predicted.iter().zip(truth.indices()) {
 //!     assert_eq!(*p, truth.labels()[c as usize]);
 //! }
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 mod kernel;
@@ -79,8 +79,8 @@ mod primal;
 pub use kernel::{KernelPerceptron, KernelPerceptronParams};
 pub use primal::{Perceptron, PerceptronParams};
 
-use core_linalg::{Dataset, Error, Label, PresentClasses, Result, split};
-use optim::StopReason;
+use margin_core::{Dataset, Error, Label, PresentClasses, Result, split};
+use margin_optim::StopReason;
 use rand::seq::SliceRandom;
 
 /// A classification dataset as the perceptrons train on it.
@@ -98,9 +98,9 @@ impl Encoded {
     /// Validates `data` (finite records, at least two classes, not every weight 0) and
     /// encodes its classes.
     fn new(data: &Dataset) -> Result<Self> {
-        core_linalg::validate::check_dataset(data)?;
+        margin_core::validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
-        core_linalg::validate::check_min_classes(&classes, 2)?;
+        margin_core::validate::check_min_classes(&classes, 2)?;
         if let Some(w) = &data.sample_weights
             && w.iter().all(|&v| v == 0.0)
         {

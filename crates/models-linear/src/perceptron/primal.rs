@@ -1,10 +1,10 @@
 //! The primal perceptron: one weight vector per binary problem.
 
-use core_linalg::{
+use margin_core::{
     Convergence, Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records,
     Result, classes_from_scores, linear_scores, memory, model_check, validate,
 };
-use optim::StopReason;
+use margin_optim::StopReason;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -130,7 +130,7 @@ impl Perceptron {
     /// How the fit ended: one run per binary problem, at the limit after `max_iter` epochs
     /// that all had a mistake (always so on data no hyperplane separates).
     pub fn convergence(&self) -> Convergence {
-        optim::convergence(&self.stops, &self.n_iter)
+        margin_optim::convergence(&self.stops, &self.n_iter)
     }
 
     /// The number of features the model was fitted on.

@@ -11,8 +11,8 @@
 
 use std::borrow::Cow;
 
-use core_linalg::faer::{Mat, MatRef, Par};
-use core_linalg::{Dataset, Error, Records, Result, memory, validate};
+use margin_core::faer::{Mat, MatRef, Par};
+use margin_core::{Dataset, Error, Records, Result, memory, validate};
 use rayon::prelude::*;
 
 /// Rows per block when copying row-major records into the column-major design, so both the
@@ -182,7 +182,7 @@ impl Design {
     pub(crate) fn unscale(&self, scaled_coef: &[f64]) -> (Vec<f64>, f64) {
         let ratio = self.y_scale / self.x_scale;
         let coef: Vec<f64> = scaled_coef.iter().map(|&c| c * ratio).collect();
-        let intercept = self.y_offset - core_linalg::dot(&self.x_offset, &coef);
+        let intercept = self.y_offset - margin_core::dot(&self.x_offset, &coef);
         (coef, intercept)
     }
 }
@@ -228,7 +228,7 @@ pub(crate) fn check_alpha(alpha: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::{DenseMatrix, Targets};
+    use margin_core::{DenseMatrix, Targets};
 
     #[test]
     fn powers_of_two_leave_every_digit_alone() {

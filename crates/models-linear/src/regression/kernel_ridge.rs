@@ -1,11 +1,11 @@
 //! Kernel ridge regression: ridge in the feature space of a kernel, solved in the dual.
 
-use core_linalg::faer::{Mat, MatMut};
-use core_linalg::{
+use margin_core::faer::{Mat, MatMut};
+use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
     RowView, memory, model_check, validate,
 };
-use kernels::{KernelSpec, Linear};
+use margin_kernels::{KernelSpec, Linear};
 use serde::{Deserialize, Serialize};
 
 use super::design::{Supervision, check_alpha, par_for, regression_inputs};
@@ -19,7 +19,7 @@ const PREDICT_BLOCK_ENTRIES: usize = 1 << 22;
 ///
 /// The kernel is a concrete [`KernelSpec`]; scikit-learn's `gamma=None` for the RBF,
 /// polynomial and sigmoid kernels means `γ = 1 / n_features`
-/// ([`kernels::Gamma::Auto`] resolves it), and its polynomial `coef0` defaults to 1.
+/// ([`margin_kernels::Gamma::Auto`] resolves it), and its polynomial `coef0` defaults to 1.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelRidgeParams {
     alpha: f64,
@@ -101,11 +101,11 @@ fn regularize(mut k: MatMut<'_, f64>, sqrt_w: Option<&[f64]>, alpha: f64) {
 }
 
 fn gram_matrix(kernel: &KernelSpec, records: &Matrix) -> Result<Vec<f64>> {
-    let k = kernels::gram(kernel, records)?.into_vec();
+    let k = margin_kernels::gram(kernel, records)?.into_vec();
     if k.iter().any(|v| !v.is_finite()) {
         return Err(Error::Numerical(format!(
             "the {} kernel overflowed on these records: rescale the features",
-            kernels::Kernel::name(kernel)
+            margin_kernels::Kernel::name(kernel)
         )));
     }
     Ok(k)
@@ -200,8 +200,8 @@ impl Predict for KernelRidge {
                 start,
                 len: block.min(m - start),
             };
-            let k = kernels::cross_gram(&self.kernel, &rows, &self.records)?;
-            out.extend(k.rows().map(|r| core_linalg::dot(r, &self.dual_coef)));
+            let k = margin_kernels::cross_gram(&self.kernel, &rows, &self.records)?;
+            out.extend(k.rows().map(|r| margin_core::dot(r, &self.dual_coef)));
         }
         Ok(out)
     }

@@ -1,15 +1,15 @@
 //! Ordinary and weighted least squares, with the Gaussian-noise inference around them.
 
-use core_linalg::faer::linalg::matmul::matmul;
-use core_linalg::faer::linalg::triangular_inverse::invert_upper_triangular;
-use core_linalg::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
-use core_linalg::faer::{Accum, Mat, MatRef, Par};
-use core_linalg::{
+use margin_core::faer::linalg::matmul::matmul;
+use margin_core::faer::linalg::triangular_inverse::invert_upper_triangular;
+use margin_core::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
+use margin_core::faer::{Accum, Mat, MatRef, Par};
+use margin_core::{
     Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
 };
-use optim::gd::{self, Control, GdOptions, GdStop, Progress};
-use optim::loss::Loss;
-use optim::risk::LinearRisk;
+use margin_optim::gd::{self, Control, GdOptions, GdStop, Progress};
+use margin_optim::loss::Loss;
+use margin_optim::risk::LinearRisk;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

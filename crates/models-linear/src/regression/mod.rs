@@ -11,7 +11,7 @@
 //! - [`Ridge`]: least squares plus `α‖w‖²` (intercept not penalized), by Cholesky or SVD;
 //!   [`RidgeParams::fit_path`] fits many α from one SVD.
 //! - [`KernelRidge`]: ridge in a kernel's feature space, solved in the dual
-//!   `c = (K + αI)⁻¹y` by Cholesky on the Gram matrix ([`kernels::gram`]).
+//!   `c = (K + αI)⁻¹y` by Cholesky on the Gram matrix ([`margin_kernels::gram`]).
 //!
 //! The intercept comes from centring: the solvers see `√wᵢ (xᵢ − x̄)` and `√wᵢ (yᵢ − ȳ)` with
 //! weighted means, then `b = ȳ − x̄·w`. Every dense factorization is faer's. The QR is
@@ -19,8 +19,8 @@
 //! triangles), and every step is either thread-count independent or sequential, so a fit gives
 //! the same bits on one thread or many. Sparse records are accepted and densified for the
 //! linear models (`n × d` values); kernel ridge reads them through the kernel. Inputs are checked before fitting: NaN or ±∞ is
-//! [`Error::NonFinite`](core_linalg::Error::NonFinite), a negative α is
-//! [`Error::InvalidParameter`](core_linalg::Error::InvalidParameter) naming `alpha`, and
+//! [`Error::NonFinite`](margin_core::Error::NonFinite), a negative α is
+//! [`Error::InvalidParameter`](margin_core::Error::InvalidParameter) naming `alpha`, and
 //! constant or collinear features are not an error (the SVD handles them, rank reported).
 //!
 //! | model | parameter | default | meaning |
@@ -31,11 +31,11 @@
 //! | `Ridge` | `alpha` | 1 | penalty on `‖w‖²`, ≥ 0 |
 //! | `Ridge` | `solver` | [`RidgeSolver::Cholesky`] | Cholesky of the primal or dual system (SVD fallback), or `Svd` |
 //! | `KernelRidge` | `alpha` | 1 | added to the Gram matrix's diagonal, ≥ 0 |
-//! | `KernelRidge` | `kernel` | linear | any [`KernelSpec`](kernels::KernelSpec) (RBF, polynomial, sums, …) |
+//! | `KernelRidge` | `kernel` | linear | any [`KernelSpec`](margin_kernels::KernelSpec) (RBF, polynomial, sums, …) |
 //!
 //! ```
-//! use core_linalg::{datasets, split::train_test_split, Fit, Predict};
-//! use models_linear::{KernelRidge, LinearRegression, Ridge};
+//! use margin_core::{datasets, split::train_test_split, Fit, Predict};
+//! use margin_linear::{KernelRidge, LinearRegression, Ridge};
 //!
 //! let data = datasets::housing_scale()?;
 //! let (train, test) = train_test_split(&data, 0.25, false, 7)?;
@@ -49,12 +49,12 @@
 //! assert!(path[4].coef().iter().map(|w| w * w).sum::<f64>()
 //!     < path[0].coef().iter().map(|w| w * w).sum::<f64>());
 //!
-//! let krr = KernelRidge::params().alpha(0.1).kernel(kernels::Rbf::with_gamma(0.1)?).fit(&train)?;
+//! let krr = KernelRidge::params().alpha(0.1).kernel(margin_kernels::Rbf::with_gamma(0.1)?).fit(&train)?;
 //! let truth = test.targets.values()?;
 //! let mse = |p: &[f64]| p.iter().zip(truth.iter()).map(|(p, t)| (p - t) * (p - t)).sum::<f64>()
 //!     / p.len() as f64;
 //! assert!(mse(&krr.predict(&test.records)?) < mse(&ols.predict(&test.records)?));
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 
 mod design;

@@ -1,8 +1,8 @@
 //! Ridge regression: least squares with an L2 penalty on the weights (not on the intercept).
 
-use core_linalg::faer::linalg::matmul::matmul;
-use core_linalg::faer::{Accum, Mat, Par};
-use core_linalg::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, model_check};
+use margin_core::faer::linalg::matmul::matmul;
+use margin_core::faer::{Accum, Mat, Par};
+use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, model_check};
 use serde::{Deserialize, Serialize};
 
 use super::design::{Design, check_alpha, col_to_vec, par_for, predict_linear};

@@ -7,15 +7,15 @@
 //! fixed by the shape; the SVD, the eigendecomposition and the triangular solves, whose
 //! parallel versions in faer round differently with the thread count, run sequentially.
 
-use core_linalg::faer::diag::Diag;
-use core_linalg::faer::dyn_stack::{MemBuffer, MemStack};
-use core_linalg::faer::linalg::cholesky::llt;
-use core_linalg::faer::linalg::evd::{self, ComputeEigenvectors};
-use core_linalg::faer::linalg::matmul::matmul;
-use core_linalg::faer::linalg::qr::no_pivoting::factor as qr_factor;
-use core_linalg::faer::linalg::svd::{self, ComputeSvdVectors};
-use core_linalg::faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
-use core_linalg::{Error, Result};
+use margin_core::faer::diag::Diag;
+use margin_core::faer::dyn_stack::{MemBuffer, MemStack};
+use margin_core::faer::linalg::cholesky::llt;
+use margin_core::faer::linalg::evd::{self, ComputeEigenvectors};
+use margin_core::faer::linalg::matmul::matmul;
+use margin_core::faer::linalg::qr::no_pivoting::factor as qr_factor;
+use margin_core::faer::linalg::svd::{self, ComputeSvdVectors};
+use margin_core::faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
+use margin_core::{Error, Result};
 
 use rayon::prelude::*;
 

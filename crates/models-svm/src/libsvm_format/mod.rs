@@ -24,9 +24,9 @@ mod write;
 
 use std::path::Path;
 
-use core_linalg::io::IndexBase;
-use core_linalg::{DenseMatrix, Error, Label, PredictProba, Records, Result};
-use kernels::KernelSpec;
+use margin_core::io::IndexBase;
+use margin_core::{DenseMatrix, Error, Label, PredictProba, Records, Result};
+use margin_kernels::KernelSpec;
 
 use crate::{LibsvmRun, OneClassSvm, Svc, Svr};
 
@@ -132,7 +132,7 @@ impl LibsvmModel {
     /// temporary file renamed into place).
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = self.to_text()?;
-        core_linalg::io::write_atomically(path, |w| w.write_all(text.as_bytes()))
+        margin_core::io::write_atomically(path, |w| w.write_all(text.as_bytes()))
     }
 
     /// Reads a LIBSVM model file (see the module documentation for what is checked).
@@ -201,13 +201,13 @@ impl LibsvmModel {
 
     /// How the fit's SMO runs ended (see [`Svc::convergence`]); a model read from a LIBSVM
     /// file, which records no solver report, counts as converged.
-    pub fn convergence(&self) -> core_linalg::Convergence {
+    pub fn convergence(&self) -> margin_core::Convergence {
         match self {
             LibsvmModel::Svc(m) => m.convergence(),
             LibsvmModel::Svr(m) => m.convergence(),
             LibsvmModel::OneClass(m) => m.convergence(),
             // No solver ran.
-            LibsvmModel::SingleClass(_) => core_linalg::Convergence::default(),
+            LibsvmModel::SingleClass(_) => margin_core::Convergence::default(),
         }
     }
 
@@ -320,7 +320,7 @@ impl LibsvmModel {
                 .map(|f| if f > 0.0 { 1.0 } else { -1.0 })
                 .collect(),
             LibsvmModel::SingleClass(m) => {
-                core_linalg::validate::check_predict(m.n_features, records)?;
+                margin_core::validate::check_predict(m.n_features, records)?;
                 vec![f64::from(m.label); records.n_samples()]
             }
         })

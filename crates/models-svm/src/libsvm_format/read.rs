@@ -1,10 +1,10 @@
 //! Reading LIBSVM's text model files, checking every count, index and number first (see the
 //! parent module for the list).
 
-use core_linalg::io::{IndexBase, LibsvmOptions, read_libsvm_from};
-use core_linalg::{CsrMatrix, Error, Label, Matrix, Records, Result};
-use kernels::{KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
-use optim::StopReason;
+use margin_core::io::{IndexBase, LibsvmOptions, read_libsvm_from};
+use margin_core::{CsrMatrix, Error, Label, Matrix, Records, Result};
+use margin_kernels::{KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
+use margin_optim::StopReason;
 
 use super::{LibsvmModel, SingleClass};
 use crate::expansion::Expansion;
@@ -77,7 +77,7 @@ pub(super) fn parse(text: &str, base: IndexBase) -> Result<LibsvmModel> {
                 expansion: expansion(rho[0])?,
                 nu: kind == SvmType::NuSvr,
                 laplace_scale,
-                probability_folds: core_linalg::Convergence::default(),
+                probability_folds: margin_core::Convergence::default(),
             }))
         }
         SvmType::OneClass => {
@@ -406,7 +406,7 @@ impl<'a> Header<'a> {
                     format!(
                         "does not belong in a {} model with a {} kernel (LIBSVM never writes it there)",
                         kind.name(),
-                        kernels::Kernel::name(kernel)
+                        margin_kernels::Kernel::name(kernel)
                     ),
                 ));
             }
@@ -505,7 +505,7 @@ impl ClassifierHeader {
                     stop: StopReason::Converged,
                     n_bounded: 0,
                     probability: self.prob.as_ref().map(|(pa, pb)| (pa[p], pb[p])),
-                    probability_folds: core_linalg::Convergence::default(),
+                    probability_folds: margin_core::Convergence::default(),
                     equivalent_c: None,
                 });
                 p += 1;
@@ -787,7 +787,7 @@ SV
             .unwrap()
             .with_n_features(3)
             .unwrap();
-        let x = core_linalg::DenseMatrix::zeros(2, 3);
+        let x = margin_core::DenseMatrix::zeros(2, 3);
         assert_eq!(model.predict_values(&x).unwrap(), [-0.5, -0.5]);
     }
 
@@ -847,7 +847,7 @@ SV
             assert_eq!(model.has_probability(), probability);
             assert_eq!(model.to_text().unwrap(), text);
             let model = model.clone().with_n_features(3).unwrap();
-            let x = core_linalg::DenseMatrix::zeros(2, 3);
+            let x = margin_core::DenseMatrix::zeros(2, 3);
             let label = f64::from(m.label());
             assert_eq!(model.predict_values(&x).unwrap(), [label, label]);
             match model.predict_probability(&x) {
@@ -893,7 +893,7 @@ SV
         assert_eq!(zero.n_features(), 3);
         assert_eq!(zero.to_text_indexed(IndexBase::Zero).unwrap(), text);
         // Column j is index j: x = (1, 0, 0) meets only the first SV's index 0.
-        let x = core_linalg::DenseMatrix::from_rows(&[[1.0, 0.0, 0.0]]).unwrap();
+        let x = margin_core::DenseMatrix::from_rows(&[[1.0, 0.0, 0.0]]).unwrap();
         assert_eq!(zero.predict_values(&x).unwrap(), [2.0 - 0.5]);
         let auto = LibsvmModel::from_text_indexed(text, IndexBase::Auto).unwrap();
         assert_eq!(auto.to_text_indexed(IndexBase::Zero).unwrap(), text);

@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use core_linalg::io::{IndexBase, format_g};
-use core_linalg::{Error, Label, Records, Result, RowView};
-use kernels::KernelSpec;
+use margin_core::io::{IndexBase, format_g};
+use margin_core::{Error, Label, Records, Result, RowView};
+use margin_kernels::KernelSpec;
 
 use super::SingleClass;
 use crate::expansion::Expansion;
@@ -43,7 +43,7 @@ fn kernel_lines(kernel: &KernelSpec, out: &mut String) -> Result<()> {
                 WRITING,
                 format!(
                     "the model's kernel is {}, and LIBSVM's model files hold only linear, polynomial, rbf, sigmoid or precomputed kernels: save with margin's own model file",
-                    kernels::Kernel::name(other)
+                    margin_kernels::Kernel::name(other)
                 ),
             ));
         }
@@ -218,8 +218,8 @@ pub(super) fn single_class_text(m: &SingleClass, out: &mut String) -> Result<()>
 
 #[cfg(test)]
 mod tests {
-    use core_linalg::{Classes, Dataset, DenseMatrix, Fit, Targets};
-    use kernels::Laplacian;
+    use margin_core::{Classes, Dataset, DenseMatrix, Fit, Targets};
+    use margin_kernels::Laplacian;
 
     use super::*;
     use crate::LibsvmModel;

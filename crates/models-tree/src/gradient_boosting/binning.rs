@@ -2,8 +2,8 @@
 //! indices stored column by column (one feature's bins are contiguous, which is the order the
 //! histogram builder reads them in).
 
-use core_linalg::split::rng_from_seed;
-use core_linalg::{DenseMatrix, Result, memory};
+use margin_core::split::rng_from_seed;
+use margin_core::{DenseMatrix, Result, memory};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

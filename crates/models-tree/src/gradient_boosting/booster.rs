@@ -2,8 +2,8 @@
 //! iteration grow one tree per raw prediction on the loss's gradients; stop early on a held-out
 //! validation loss if asked.
 
-use core_linalg::split::{rng_from_seed, train_test_split};
-use core_linalg::{
+use margin_core::split::{rng_from_seed, train_test_split};
+use margin_core::{
     Convergence, Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate,
 };
 use rand::Rng;

@@ -1,7 +1,7 @@
 //! `GradientBoostingClassifier`: log-loss boosting, binary (one tree per iteration on the
 //! log-odds) or multiclass (one tree per class per iteration on softmax scores).
 
-use core_linalg::{
+use margin_core::{
     ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
     Predict, PredictProba, Records, Result, classes_from_scores, model_check, validate,
 };
@@ -216,7 +216,7 @@ impl ModelFile for GradientBoostingClassifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core_linalg::Targets;
+    use margin_core::Targets;
 
     fn fitted() -> GradientBoostingClassifier {
         let x: Vec<f64> = (0..40).map(|i| f64::from(i % 10)).collect();

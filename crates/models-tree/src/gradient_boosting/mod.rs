@@ -7,8 +7,8 @@
 //! O(bins) per feature instead of O(samples) and the booster scales to millions of rows.
 //!
 //! ```
-//! use core_linalg::{datasets, split, Fit, Predict, PredictProba, Records};
-//! use models_tree::{EarlyStopping, GradientBoostingClassifier};
+//! use margin_core::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use margin_tree::{EarlyStopping, GradientBoostingClassifier};
 //!
 //! let data = datasets::heart_scale()?;
 //! let (train, test) = split::train_test_split(&data, 0.25, true, 7)?;
@@ -27,7 +27,7 @@
 //!     .count();
 //! assert!(correct as f64 / test.n_samples() as f64 > 0.7);
 //! assert_eq!(model.predict_proba(&test.records)?.ncols(), 2);
-//! # Ok::<(), core_linalg::Error>(())
+//! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! ## How a model is fitted
@@ -63,7 +63,7 @@
 //!   by more than `tol`.
 //! - **Convergence.** With early stopping on, a fit whose `max_iter` iterations ran out before
 //!   the rule fired (the held-out loss still improved by more than `tol`) reports the limit
-//!   through `convergence()` ([`Iterative`](core_linalg::Iterative)), and the CLI warns:
+//!   through `convergence()` ([`Iterative`](margin_core::Iterative)), and the CLI warns:
 //!   more iterations would likely help, as scikit-learn's `MLPClassifier` warns when its early
 //!   stopping never fires (its `HistGradientBoosting*` do not warn). With early stopping off
 //!   `max_iter` is the size of the ensemble and is never reported.

@@ -1,7 +1,7 @@
 //! The hyperparameters both boosters share, with scikit-learn's names and defaults, and their
 //! validation.
 
-use core_linalg::{Error, Result};
+use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// When to stop adding trees before `max_iter` (scikit-learn's `early_stopping`).
@@ -195,7 +195,7 @@ macro_rules! boosting_setters {
             }
             /// Whether NaN means "missing" (default true, as scikit-learn): each split learns
             /// which side missing values go to. With false, NaN is refused with
-            /// [`Error::NonFinite`](core_linalg::Error::NonFinite), as other margin models do.
+            /// [`Error::NonFinite`](margin_core::Error::NonFinite), as other margin models do.
             /// Infinite values are always refused.
             pub fn allow_missing(mut self, v: bool) -> Self {
                 self.boosting.allow_missing = v;

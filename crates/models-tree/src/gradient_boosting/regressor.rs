@@ -1,6 +1,6 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
-use core_linalg::{Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use margin_core::{Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result};
 use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
@@ -101,7 +101,7 @@ impl Fit for GradientBoostingRegressorParams {
     fn fit(&self, data: &Dataset) -> Result<GradientBoostingRegressor> {
         let x = checked_records(data, &self.boosting)?;
         let y = data.targets.values()?;
-        core_linalg::validate::check_finite_slice(&y)?;
+        margin_core::validate::check_finite_slice(&y)?;
         let loss = match self.loss {
             RegressionLoss::SquaredError => Loss::SquaredError,
             RegressionLoss::AbsoluteError => Loss::AbsoluteError,

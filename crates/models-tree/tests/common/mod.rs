@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use core_linalg::{Dataset, Matrix, Records};
+use margin_core::{Dataset, Matrix, Records};
 
-pub use core_linalg::fixture::Fixture;
+pub use margin_core::fixture::Fixture;
 
 /// The fixture `name` of tests/fixtures.
 pub fn fixture(name: &str) -> Fixture {
@@ -20,7 +20,7 @@ pub fn fixture(name: &str) -> Fixture {
 
 /// A bundled dataset by name.
 pub fn bundled(name: &str) -> Dataset {
-    core_linalg::datasets::by_name(name).unwrap().unwrap()
+    margin_core::datasets::by_name(name).unwrap().unwrap()
 }
 
 /// The same dataset with dense records.
