@@ -10,6 +10,8 @@
 //!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names.
 //! - **The estimator contract**: [`Fit`], [`Predict`], [`PredictProba`], [`DecisionFunction`],
 //!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
+//! - **Hyperparameters as data** ([`params`]): every params struct describes its parameters
+//!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
 //!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
 //!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled datasets** ([`datasets`]) and the shared
@@ -40,6 +42,7 @@ pub mod io;
 pub mod memory;
 pub mod model_check;
 mod model_file;
+pub mod params;
 pub mod preprocessing;
 mod records;
 mod sparse;

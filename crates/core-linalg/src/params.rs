@@ -1,0 +1,741 @@
+//! Hyperparameters as data: every params struct describes its parameters once, through
+//! [`Params`], and the command line, grid search, parameter files and model files read those
+//! descriptions instead of retyping the list (linfa's checked params and scikit-learn's
+//! `get_params`/`set_params`, done once).
+//!
+//! A struct declares its parameters with [`params!`](crate::params!): for each one its name
+//! (scikit-learn's), its type (any [`ParamType`]), a one-line help, and optionally the values it
+//! allows and the configurations it applies to. The default is never written twice: it is the
+//! value [`Default`] gives.
+//!
+//! ```
+//! use margin_core::params::{Params, Value};
+//! use margin_core::{Error, Result};
+//!
+//! #[derive(Clone, Debug, PartialEq)]
+//! struct RidgeLike {
+//!     alpha: f64,
+//!     fit_intercept: bool,
+//!     max_iter: Option<usize>,
+//! }
+//! impl Default for RidgeLike {
+//!     fn default() -> Self {
+//!         Self { alpha: 1.0, fit_intercept: true, max_iter: None }
+//!     }
+//! }
+//! margin_core::params! {
+//!     RidgeLike {
+//!         alpha: f64 {
+//!             help: "penalty strength on the weights",
+//!             valid: ("a finite number ≥ 0", |a| a.is_finite() && *a >= 0.0),
+//!         },
+//!         fit_intercept: bool { help: "fit an unpenalized intercept" },
+//!         max_iter: Option<usize> { help: "iteration limit (none: no limit)" },
+//!     }
+//! }
+//!
+//! let mut p = RidgeLike::default();
+//! p.set("alpha", "0.5")?;
+//! p.set("max_iter", "none")?;
+//! assert_eq!(p.get("alpha"), Some(Value::Float(0.5)));
+//! assert!(matches!(p.set("alpha", "-1"), Err(Error::InvalidParameter { .. })));
+//! assert_eq!(p.alpha, 0.5); // a refused value leaves the parameter as it was
+//! assert_eq!(RidgeLike::defaults()[0], ("alpha", Value::Float(1.0)));
+//! # Ok::<(), Error>(())
+//! ```
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::dataset::{ClassWeight, Label};
+use crate::error::{Error, Result};
+
+/// A parameter's value as text sources and reports see it. Its [`Display`](fmt::Display) is
+/// text that [`Params::set`] reads back to the same value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// No value (`None`, scikit-learn's `None`), written `none`.
+    None,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i128),
+    /// A number.
+    Float(f64),
+    /// A name from a fixed set, or any other text form.
+    Text(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::None => f.write_str("none"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            // `{:?}` is the shortest text that parses back to the same f64 (1e-5, not 0.00001).
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A type a parameter can have: how it reads from text and how it reports itself.
+pub trait ParamType: Sized {
+    /// How values of the type are written, for help texts: `<number>`, `<int>`,
+    /// `true|false`, `lbfgs|newton`.
+    fn kind() -> Cow<'static, str>;
+    /// Reads a value; the error says what was expected (it becomes the `expected` part of
+    /// [`Error::InvalidParameter`]).
+    fn parse(text: &str) -> std::result::Result<Self, String>;
+    /// The value, as [`Value`].
+    fn to_value(&self) -> Value;
+}
+
+impl ParamType for f64 {
+    fn kind() -> Cow<'static, str> {
+        "<number>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| "a number (as 0.5, 1e-3 or inf)".to_owned())
+    }
+    fn to_value(&self) -> Value {
+        Value::Float(*self)
+    }
+}
+
+impl ParamType for bool {
+    fn kind() -> Cow<'static, str> {
+        "true|false".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        match text.trim() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err("true or false".to_owned()),
+        }
+    }
+    fn to_value(&self) -> Value {
+        Value::Bool(*self)
+    }
+}
+
+macro_rules! integer_param {
+    ($($t:ty => $what:literal),* $(,)?) => {$(
+        impl ParamType for $t {
+            fn kind() -> Cow<'static, str> {
+                "<int>".into()
+            }
+            fn parse(text: &str) -> std::result::Result<Self, String> {
+                text.trim().parse().map_err(|_| $what.to_owned())
+            }
+            fn to_value(&self) -> Value {
+                Value::Int(i128::from(*self))
+            }
+        }
+    )*};
+}
+integer_param!(
+    u32 => "a non-negative integer below 2^32",
+    u64 => "a non-negative integer below 2^64",
+    i64 => "an integer",
+);
+
+impl ParamType for usize {
+    fn kind() -> Cow<'static, str> {
+        "<int>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| "a non-negative integer".to_owned())
+    }
+    fn to_value(&self) -> Value {
+        // usize is at most 64 bits on every target Rust supports, so this never saturates.
+        Value::Int(i128::try_from(*self).unwrap_or(i128::MAX))
+    }
+}
+
+/// `none` or a value of `T` (scikit-learn's `None`).
+impl<T: ParamType> ParamType for Option<T> {
+    fn kind() -> Cow<'static, str> {
+        format!("{}|none", T::kind()).into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        if text.trim() == "none" {
+            return Ok(None);
+        }
+        T::parse(text)
+            .map(Some)
+            .map_err(|e| format!("{e}, or none"))
+    }
+    fn to_value(&self) -> Value {
+        self.as_ref().map_or(Value::None, T::to_value)
+    }
+}
+
+/// `none` (every class weighs 1), `balanced`, or a weight per class label written
+/// `LABEL:WEIGHT,LABEL:WEIGHT` (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL WEIGHT`);
+/// a class not named keeps weight 1. A label that reads as a number is a number (`1`, `+1` and
+/// `1.0` name one class), any other is text; the weight is after the last `:`.
+impl ParamType for ClassWeight {
+    fn kind() -> Cow<'static, str> {
+        "none|balanced|LABEL:W,...".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        match text.trim() {
+            "none" => return Ok(ClassWeight::Uniform),
+            "balanced" => return Ok(ClassWeight::Balanced),
+            _ => {}
+        }
+        let mut given: Vec<(Label, f64)> = Vec::new();
+        for item in text.split(',') {
+            let bad = |why: &str| {
+                format!(
+                    "none, balanced or LABEL:WEIGHT pairs separated by commas (as 1:0.1,-1:2); `{item}` {why}"
+                )
+            };
+            let (label, weight) = item.rsplit_once(':').ok_or_else(|| bad("has no `:`"))?;
+            let weight: f64 = weight
+                .trim()
+                .parse()
+                .map_err(|_| bad("has no number after `:`"))?;
+            let label = label.trim();
+            if label.is_empty() {
+                return Err(bad("has no label before `:`"));
+            }
+            let label = match label.parse::<f64>() {
+                Ok(x) if x.is_finite() => Label::Number(x),
+                _ => Label::Text(label.to_owned()),
+            };
+            if given.iter().any(|(l, _)| *l == label) {
+                return Err(bad("names a class twice"));
+            }
+            given.push((label, weight));
+        }
+        Ok(ClassWeight::Given(given))
+    }
+    fn to_value(&self) -> Value {
+        match self {
+            ClassWeight::Uniform => Value::None,
+            ClassWeight::Balanced => Value::Text("balanced".into()),
+            ClassWeight::Given(given) => Value::Text(
+                given
+                    .iter()
+                    .map(|(label, w)| format!("{label}:{w:?}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+        }
+    }
+}
+
+/// Implements [`ParamType`] for an enum of unit variants, each named by one or more strings
+/// (the first is the one reports write; the others are accepted aliases).
+///
+/// ```
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// enum Solver { Lbfgs, Newton }
+/// margin_core::param_choice!(Solver { Lbfgs => "lbfgs", Newton => "newton" | "newton-cholesky" });
+///
+/// use margin_core::params::ParamType;
+/// assert_eq!(Solver::parse("newton-cholesky"), Ok(Solver::Newton));
+/// assert_eq!(Solver::kind(), "lbfgs|newton");
+/// ```
+#[macro_export]
+macro_rules! param_choice {
+    ($t:ty { $($variant:ident => $name:literal $(| $alias:literal)*),+ $(,)? }) => {
+        impl $crate::params::ParamType for $t {
+            fn kind() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(concat!($($name, "|"),+).trim_end_matches('|'))
+            }
+            fn parse(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+                match text.trim() {
+                    $($name $(| $alias)* => Ok(<$t>::$variant),)+
+                    _ => Err(format!("one of {}", Self::kind().replace('|', ", "))),
+                }
+            }
+            fn to_value(&self) -> $crate::params::Value {
+                $crate::params::Value::Text(match self {
+                    $(<$t>::$variant => $name,)+
+                }.to_owned())
+            }
+        }
+    };
+}
+
+/// One parameter of a params struct `P`: what [`params!`](crate::params!) generates for each
+/// entry.
+pub struct Param<P> {
+    /// The name, scikit-learn's where it has the parameter (`C`, `alpha`, `max_iter`).
+    pub name: &'static str,
+    /// One line of help.
+    pub help: &'static str,
+    /// How values are written (see [`ParamType::kind`]).
+    pub kind: fn() -> Cow<'static, str>,
+    /// The values allowed beyond what the type itself enforces, as a phrase ("a number > 0");
+    /// empty when every value of the type is allowed.
+    pub allowed: &'static str,
+    /// When the parameter is used, as a phrase ("with kernel rbf, poly or sigmoid"); empty
+    /// when always.
+    pub applies: &'static str,
+    /// Reads the parameter.
+    pub get: fn(&P) -> Value,
+    /// Parses `text` and stores it (without the range check).
+    pub store: fn(&mut P, &str) -> Result<()>,
+    /// Checks the stored value against [`Param::allowed`].
+    pub check: fn(&P) -> Result<()>,
+    /// Whether the parameter is used by the configuration `P` holds (see
+    /// [`Param::applies`]).
+    pub used: fn(&P) -> bool,
+}
+
+impl<P> Param<P> {
+    /// The command-line spelling of the name: lower case, `-` for `_` (`C` is `--c`,
+    /// `max_iter` is `--max-iter`).
+    pub fn flag(&self) -> String {
+        self.name.to_lowercase().replace('_', "-")
+    }
+}
+
+/// A struct of hyperparameters that describes itself (implemented with
+/// [`params!`](crate::params!)).
+pub trait Params: Clone + 'static {
+    /// The parameters, in the order help texts list them.
+    const PARAMS: &'static [Param<Self>];
+
+    /// Rules that tie parameters together (beyond each one's own range); none by default.
+    fn check_together(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Checks every parameter's range, then the rules that tie them together: what `fit` calls
+    /// first, and what [`Params::set`] calls for the parameter it sets.
+    fn check(&self) -> Result<()> {
+        for p in Self::PARAMS {
+            (p.check)(self)?;
+        }
+        self.check_together()
+    }
+
+    /// The parameter called `name` (its scikit-learn name or its command-line spelling).
+    fn param(name: &str) -> Result<&'static Param<Self>> {
+        Self::PARAMS
+            .iter()
+            .find(|p| p.name == name || p.flag() == name)
+            .ok_or_else(|| {
+                Error::invalid_parameter(
+                    "parameter name",
+                    name,
+                    format!(
+                        "one of {}",
+                        Self::PARAMS
+                            .iter()
+                            .map(|p| p.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// Sets parameter `name` from text (as a command line or a parameter file gives it). A
+    /// value that does not parse, or is outside the parameter's range, is refused and leaves
+    /// the parameter unchanged.
+    fn set(&mut self, name: &str, text: &str) -> Result<()> {
+        let param = Self::param(name)?;
+        let before = self.clone();
+        (param.store)(self, text)?;
+        if let Err(e) = (param.check)(self) {
+            *self = before;
+            // Report the value as it was written, not as it was stored.
+            return Err(match e {
+                Error::InvalidParameter { name, expected, .. } => Error::InvalidParameter {
+                    name,
+                    value: text.to_owned(),
+                    expected,
+                },
+                other => other,
+            });
+        }
+        Ok(())
+    }
+
+    /// The value of parameter `name`, or `None` when there is no such parameter.
+    fn get(&self, name: &str) -> Option<Value> {
+        Self::param(name).ok().map(|p| (p.get)(self))
+    }
+
+    /// Every parameter with its value, in [`Params::PARAMS`] order.
+    fn values(&self) -> Vec<(&'static str, Value)> {
+        Self::PARAMS
+            .iter()
+            .map(|p| (p.name, (p.get)(self)))
+            .collect()
+    }
+
+    /// Every parameter with its default value.
+    fn defaults() -> Vec<(&'static str, Value)>
+    where
+        Self: Default,
+    {
+        Self::default().values()
+    }
+}
+
+/// Implements [`Params`] for a struct, one entry per parameter:
+///
+/// ```text
+/// field: Type { help: "..." },                               // the field `field`, named "field"
+/// field as "C": Type { help: "..." },                        // another name (scikit-learn's)
+/// field: Type { at: settings.tol, help: "..." },             // a nested field
+/// field: Type { get: |p| .., set: |p, v| .., help: "..." }, // computed from other fields
+/// ```
+///
+/// then optionally `valid: ("phrase", |v: &Type| -> bool)` (the values allowed) and
+/// `applies: ("phrase", |p: &Struct| -> bool)` (when the parameter is used), in that order,
+/// and after the entries an optional `together: |p: &Struct| -> Result<()>` for rules that tie
+/// parameters together. See the [module documentation](crate::params) for an example.
+#[macro_export]
+macro_rules! params {
+    (
+        $ty:ty { $($body:tt)* }
+        $(together: $together:expr $(,)?)?
+    ) => {
+        impl $crate::params::Params for $ty {
+            const PARAMS: &'static [$crate::params::Param<Self>] =
+                $crate::params!(@entries $ty; []; $($body)*);
+            $(
+                fn check_together(&self) -> $crate::Result<()> {
+                    let rule: fn(&$ty) -> $crate::Result<()> = $together;
+                    rule(self)
+                }
+            )?
+        }
+    };
+
+    (@entries $ty:ty; [$($done:expr,)*];) => { &[$($done,)*] };
+
+    // A plain or nested field.
+    (@entries $ty:ty; [$($done:expr,)*];
+        $field:ident $(as $name:literal)? : $t:ty {
+            $(at: $($path:ident).+ ,)?
+            help: $help:literal
+            $(, valid: ($allowed:literal, $valid:expr))?
+            $(, applies: ($applies:literal, $used:expr))?
+            $(,)?
+        },
+        $($rest:tt)*
+    ) => {
+        $crate::params!(@entries $ty; [$($done,)* $crate::params!(@computed $ty, $t,
+            $crate::params!(@name $field $($name)?), $help,
+            [$($allowed, $valid)?], [$($applies, $used)?],
+            $crate::params!(@read $ty, $t, $field $(, $($path).+)?),
+            $crate::params!(@write $ty, $t, $field $(, $($path).+)?)
+        ),]; $($rest)*)
+    };
+
+    // A parameter computed from other fields.
+    (@entries $ty:ty; [$($done:expr,)*];
+        $field:ident $(as $name:literal)? : $t:ty {
+            get: $get:expr,
+            set: $set:expr,
+            help: $help:literal
+            $(, valid: ($allowed:literal, $valid:expr))?
+            $(, applies: ($applies:literal, $used:expr))?
+            $(,)?
+        },
+        $($rest:tt)*
+    ) => {
+        $crate::params!(@entries $ty; [$($done,)* $crate::params!(@computed $ty, $t,
+            $crate::params!(@name $field $($name)?), $help,
+            [$($allowed, $valid)?], [$($applies, $used)?], $get, $set
+        ),]; $($rest)*)
+    };
+
+    (@name $field:ident) => { stringify!($field) };
+    (@name $field:ident $name:literal) => { $name };
+    (@read $ty:ty, $t:ty, $field:ident) => {
+        |p: &$ty| -> $t { ::std::clone::Clone::clone(&p.$field) }
+    };
+    (@read $ty:ty, $t:ty, $field:ident, $($path:ident).+) => {
+        |p: &$ty| -> $t { ::std::clone::Clone::clone(&p.$($path).+) }
+    };
+    (@write $ty:ty, $t:ty, $field:ident) => { |p: &mut $ty, v: $t| p.$field = v };
+    (@write $ty:ty, $t:ty, $field:ident, $($path:ident).+) => {
+        |p: &mut $ty, v: $t| p.$($path).+ = v
+    };
+
+    (@computed $ty:ty, $t:ty, $name:expr, $help:literal, [$($allowed:literal, $valid:expr)?],
+        [$($applies:literal, $used:expr)?], $get:expr, $set:expr) => {
+        $crate::params::Param::<$ty> {
+            name: $name,
+            help: $help,
+            kind: <$t as $crate::params::ParamType>::kind,
+            allowed: $crate::params!(@or "" $($allowed)?),
+            applies: $crate::params!(@or "" $($applies)?),
+            get: |p: &$ty| {
+                let get: fn(&$ty) -> $t = $get;
+                $crate::params::ParamType::to_value(&get(p))
+            },
+            store: |p: &mut $ty, text: &str| {
+                let set: fn(&mut $ty, $t) = $set;
+                let v = <$t as $crate::params::ParamType>::parse(text)
+                    .map_err(|expected| $crate::Error::invalid_parameter($name, text, expected))?;
+                set(p, v);
+                Ok(())
+            },
+            check: |_p: &$ty| {
+                $(
+                    let get: fn(&$ty) -> $t = $get;
+                    let valid: fn(&$t) -> bool = $valid;
+                    let v = get(_p);
+                    if !valid(&v) {
+                        return Err($crate::Error::invalid_parameter(
+                            $name,
+                            $crate::params::ParamType::to_value(&v),
+                            $allowed,
+                        ));
+                    }
+                )?
+                Ok(())
+            },
+            used: $crate::params!(@used $ty $(, $used)?),
+        }
+    };
+
+    (@used $ty:ty) => { |_: &$ty| true };
+    (@used $ty:ty, $used:expr) => { $used };
+    (@or $default:literal) => { $default };
+    (@or $default:literal $given:literal) => { $given };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Solver {
+        Exact,
+        Sgd,
+    }
+    param_choice!(Solver { Exact => "exact", Sgd => "sgd" | "stochastic" });
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Inner {
+        tol: f64,
+    }
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Example {
+        c: f64,
+        inner: Inner,
+        solver: Solver,
+        /// Stored only for the SGD solver, as the solver enum's payload would be.
+        eta0: Option<f64>,
+        max_depth: Option<usize>,
+        class_weight: ClassWeight,
+        seed: u64,
+    }
+
+    impl Default for Example {
+        fn default() -> Self {
+            Self {
+                c: 1.0,
+                inner: Inner { tol: 1e-3 },
+                solver: Solver::Exact,
+                eta0: None,
+                max_depth: None,
+                class_weight: ClassWeight::Uniform,
+                seed: 0,
+            }
+        }
+    }
+
+    params! {
+        Example {
+            c as "C": f64 {
+                help: "regularization",
+                valid: ("a number > 0", |c| *c > 0.0),
+            },
+            tol: f64 {
+                at: inner.tol,
+                help: "tolerance",
+                valid: ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
+            },
+            solver: Solver { help: "solver" },
+            eta0: f64 {
+                get: |p| p.eta0.unwrap_or(0.1),
+                set: |p, v| p.eta0 = Some(v),
+                help: "initial step",
+                valid: ("a number > 0", |e| *e > 0.0),
+                applies: ("with solver sgd", |p| p.solver == Solver::Sgd),
+            },
+            max_depth: Option<usize> { help: "depth limit" },
+            class_weight: ClassWeight { help: "class weights" },
+            seed: u64 { help: "seed" },
+        }
+        together: |p| {
+            if p.eta0.is_some() && p.solver != Solver::Sgd {
+                return Err(Error::invalid_parameter("eta0", p.eta0.unwrap_or(0.0), "only with solver sgd"));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn defaults_are_read_from_default() {
+        assert_eq!(
+            Example::defaults(),
+            vec![
+                ("C", Value::Float(1.0)),
+                ("tol", Value::Float(1e-3)),
+                ("solver", Value::Text("exact".into())),
+                ("eta0", Value::Float(0.1)),
+                ("max_depth", Value::None),
+                ("class_weight", Value::None),
+                ("seed", Value::Int(0)),
+            ]
+        );
+        assert!(Example::default().check().is_ok());
+    }
+
+    #[test]
+    fn set_parses_checks_and_keeps_the_old_value_on_refusal() {
+        let mut p = Example::default();
+        p.set("C", "2.5").unwrap();
+        p.set("c", "3").unwrap(); // the command-line spelling
+        p.set("tol", "1e-6").unwrap();
+        p.set("max-depth", "4").unwrap();
+        p.set("solver", "stochastic").unwrap();
+        p.set("eta0", "0.5").unwrap();
+        p.set("class_weight", "1:2,-1:0.5").unwrap();
+        p.set("seed", "18446744073709551615").unwrap();
+        assert_eq!(p.c, 3.0);
+        assert_eq!(p.inner.tol, 1e-6);
+        assert_eq!(p.max_depth, Some(4));
+        assert_eq!(p.solver, Solver::Sgd);
+        assert_eq!(p.eta0, Some(0.5));
+        assert_eq!(
+            p.class_weight,
+            ClassWeight::Given(vec![(Label::Number(1.0), 2.0), (Label::Number(-1.0), 0.5)])
+        );
+        assert_eq!(p.seed, u64::MAX);
+
+        let before = p.clone();
+        for (name, text) in [
+            ("C", "0"),
+            ("C", "abc"),
+            ("tol", "inf"),
+            ("solver", "newton"),
+            ("max_depth", "-1"),
+            ("class_weight", "1:x"),
+            ("seed", "-1"),
+        ] {
+            match p.set(name, text) {
+                Err(Error::InvalidParameter { value, .. }) => assert_eq!(value, text),
+                other => panic!("{name}={text}: {other:?}"),
+            }
+        }
+        assert_eq!(p, before);
+        assert!(matches!(
+            p.set("gamma", "1"),
+            Err(Error::InvalidParameter { ref expected, .. }) if expected.contains("C, tol, solver")
+        ));
+    }
+
+    #[test]
+    fn refusals_name_the_parameter_and_the_range() {
+        let mut p = Example::default();
+        let e = p.set("C", "-1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            Error::invalid_parameter("C", "-1", "a number > 0").to_string()
+        );
+        p.c = f64::NAN;
+        assert_eq!(
+            p.check().unwrap_err().to_string(),
+            Error::invalid_parameter("C", "NaN", "a number > 0").to_string()
+        );
+        let p = Example {
+            eta0: Some(0.2),
+            ..Example::default()
+        };
+        assert!(
+            matches!(p.check(), Err(Error::InvalidParameter { ref name, .. }) if name == "eta0")
+        );
+    }
+
+    #[test]
+    fn applies_and_kinds_describe_the_parameters() {
+        let eta0 = Example::param("eta0").unwrap();
+        assert!(!(eta0.used)(&Example::default()));
+        let mut p = Example::default();
+        p.set("solver", "sgd").unwrap();
+        assert!((eta0.used)(&p));
+        assert!((Example::param("C").unwrap().used)(&p));
+        let kinds: Vec<_> = Example::PARAMS.iter().map(|p| (p.kind)()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "<number>",
+                "<number>",
+                "exact|sgd",
+                "<number>",
+                "<int>|none",
+                "none|balanced|LABEL:W,...",
+                "<int>"
+            ]
+        );
+        assert_eq!(Example::param("max_depth").unwrap().flag(), "max-depth");
+        assert_eq!(Example::param("C").unwrap().flag(), "c");
+    }
+
+    mod round_trip {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Every value a struct reports, written as text, sets the struct to itself.
+            #[test]
+            fn values_read_back(
+                c in 1e-300f64..1e300,
+                tol in 1e-12f64..1.0,
+                max_depth in proptest::option::of(0usize..1000),
+                seed in any::<u64>(),
+                sgd in any::<bool>(),
+                weights in proptest::collection::vec((-50i32..50, 0.0f64..10.0), 0..4),
+            ) {
+                let mut p = Example {
+                    c,
+                    inner: Inner { tol },
+                    max_depth,
+                    seed,
+                    ..Example::default()
+                };
+                if sgd {
+                    p.solver = Solver::Sgd;
+                    p.eta0 = Some(c);
+                }
+                let mut seen = Vec::new();
+                let given: Vec<(Label, f64)> = weights
+                    .into_iter()
+                    .filter(|(l, _)| { let new = !seen.contains(l); seen.push(*l); new })
+                    .map(|(l, w)| (Label::Number(f64::from(l)), w))
+                    .collect();
+                if !given.is_empty() {
+                    p.class_weight = ClassWeight::Given(given);
+                }
+                let mut q = Example::default();
+                if sgd {
+                    q.set("solver", "sgd").unwrap();
+                }
+                for param in Example::PARAMS.iter().filter(|param| (param.used)(&p)) {
+                    q.set(param.name, &(param.get)(&p).to_string()).unwrap();
+                }
+                prop_assert_eq!(q, p);
+            }
+        }
+    }
+}
