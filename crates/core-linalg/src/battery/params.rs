@@ -1,0 +1,88 @@
+//! The checks every params struct's descriptions must pass.
+//!
+//! ```
+//! # #[derive(Clone, Debug, Default, PartialEq)]
+//! # struct P { alpha: f64 }
+//! # margin_core::params! { P { alpha: f64 { help: "penalty" }, } }
+//! margin_core::battery::check_params(&P::default());
+//! ```
+
+use std::fmt::Debug;
+
+use crate::params::Params;
+
+/// Checks what [`params!`](crate::params!) cannot check at compile time, for a params value
+/// `p` (usually the default, and one per configuration whose parameters differ): names and
+/// their command-line spellings are unique, every help line is present, `p` passes
+/// [`Params::check`], and every parameter `p` uses reads back: setting it from the text of its
+/// own value leaves `p` unchanged. Panics with the first failure (tests only).
+pub fn check_params<P: Params + PartialEq + Debug>(p: &P) {
+    let mut flags: Vec<String> = Vec::new();
+    for param in P::PARAMS {
+        // Flags are names in lower case with `-`: unique flags mean unique names too.
+        assert!(
+            !flags.contains(&param.flag()),
+            "--{} names two parameters",
+            param.flag()
+        );
+        flags.push(param.flag());
+        assert!(!param.help.is_empty(), "{}: no help", param.name);
+    }
+    if let Err(e) = p.check() {
+        panic!("{p:?} does not pass its own check: {e}");
+    }
+    for param in P::PARAMS.iter().filter(|param| (param.used)(p)) {
+        let text = (param.get)(p).to_string();
+        let mut q = p.clone();
+        if let Err(e) = q.set(param.name, &text) {
+            panic!("{}: its own value `{text}` is refused: {e}", param.name);
+        }
+        assert_eq!(&q, p, "{} = {text} does not read back", param.name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A parameter whose reported value does not set it back (it writes twice the value).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Doubling {
+        x: f64,
+    }
+    crate::params! {
+        Doubling {
+            x: f64 { get: |p| p.x, set: |p, v| p.x = 2.0 * v, help: "doubles" },
+        }
+    }
+
+    /// Two parameters with one command-line spelling.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Clash {
+        a: f64,
+        b: f64,
+    }
+    crate::params! {
+        Clash {
+            a as "max_iter": f64 { help: "one" },
+            b as "max-iter": f64 { help: "two" },
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "does not read back")]
+    fn a_value_that_does_not_read_back_fails() {
+        check_params(&Doubling { x: 1.0 });
+    }
+
+    #[test]
+    #[should_panic(expected = "names two parameters")]
+    fn clashing_flags_fail() {
+        check_params(&Clash::default());
+    }
+
+    #[test]
+    fn consistent_descriptions_pass() {
+        check_params(&Doubling::default()); // 0 doubles to 0
+    }
+}
