@@ -29,6 +29,7 @@
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
+use margin_core::params::Params;
 use margin_core::{
     Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory,
     model_check, validate,
@@ -60,6 +61,28 @@ impl Default for ElasticNetParams {
     }
 }
 
+margin_core::params! {
+    ElasticNetParams {
+        alpha: f64 {
+            help: "penalty strength",
+            valid: ("a finite number >= 0", crate::finite_non_negative),
+        },
+        l1_ratio: f64 {
+            help: "L1 share of the penalty (1: the lasso)",
+            valid: ("a number in [0, 1]", |r| (0.0..=1.0).contains(r)),
+        },
+        fit_intercept: bool { help: "fit an unpenalized intercept" },
+        tol: f64 {
+            help: "duality-gap tolerance relative to |y - mean y|²",
+            valid: ("a finite number >= 0", crate::finite_non_negative),
+        },
+        max_iter: usize {
+            help: "coordinate-descent epochs",
+            valid: ("at least 1", |n| *n >= 1),
+        },
+    }
+}
+
 impl ElasticNetParams {
     /// Penalty strength `α ≥ 0` (default 1).
     pub fn alpha(mut self, alpha: f64) -> Self {
@@ -85,28 +108,6 @@ impl ElasticNetParams {
     pub fn max_iter(mut self, n: usize) -> Self {
         self.max_iter = n;
         self
-    }
-
-    fn check(&self) -> Result<()> {
-        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
-            return Err(Error::invalid_parameter(
-                "alpha",
-                self.alpha,
-                "a finite number >= 0",
-            ));
-        }
-        validate::check_in_range("l1_ratio", self.l1_ratio, 0.0, 1.0, false)?;
-        if !(self.tol >= 0.0 && self.tol.is_finite()) {
-            return Err(Error::invalid_parameter(
-                "tol",
-                self.tol,
-                "a finite number >= 0",
-            ));
-        }
-        if self.max_iter == 0 {
-            return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
-        }
-        Ok(())
     }
 
     /// Fits one model per `alpha` in the order given, each warm-started from the previous

@@ -42,6 +42,16 @@ pub use logistic::{LogisticRegression, LogisticRegressionParams, LogisticSolver,
 pub mod elastic_net;
 pub use elastic_net::{ElasticNet, ElasticNetParams, alpha_grid};
 
+/// Whether `v` is a finite number > 0 (the range of strengths, tolerances and steps).
+pub(crate) fn finite_positive(v: &f64) -> bool {
+    v.is_finite() && *v > 0.0
+}
+
+/// Whether `v` is a finite number ≥ 0 (the range of smoothings and penalty strengths).
+pub(crate) fn finite_non_negative(v: &f64) -> bool {
+    v.is_finite() && *v >= 0.0
+}
+
 margin_core::impl_n_features!(
     BernoulliNB,
     ElasticNet,

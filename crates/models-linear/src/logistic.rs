@@ -10,13 +10,17 @@
 //! | parameter | default | meaning |
 //! |---|---|---|
 //! | `penalty` | L2 | [`Penalty`]: none, L2, L1 or elastic net |
-//! | `c` | 1 | inverse regularization strength |
+//! | `l1_ratio` | none | the elastic net's L1 share, in [0, 1] (given with the elastic net only) |
+//! | `C` | 1 | inverse regularization strength |
 //! | `solver` | L-BFGS | [`LogisticSolver`]: L-BFGS, Newton (two classes), gradient descent, SGD |
+//! | `batch_size`, `eta0` | 1, 0.1 | SGD's samples per step and initial step (given with SGD only) |
 //! | `tol` | 1e-4 | stop when the largest gradient component (L-BFGS, Newton) or the gradient norm (descent) is below it |
 //! | `max_iter` | 100 | iterations (epochs for SGD) |
 //! | `fit_intercept` | true | fit an unpenalized intercept |
 //! | `class_weight` | uniform | [`ClassWeight`] |
 //! | `seed` | 0 | SGD's sample order |
+//!
+//! The parameters are also data ([`Params`]): `set("C", "0.5")`, `values()`, `check()`.
 //!
 //! Scores are computed without overflow: probabilities use the stable sigmoid and
 //! log-sum-exp, so `|w·x| = 10⁴` gives probabilities of exactly 0 and 1, never NaN.
@@ -36,6 +40,7 @@
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
+use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
     Predict, PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores,
@@ -98,12 +103,57 @@ pub enum LogisticSolver {
     },
 }
 
+/// [`Penalty`] without its payload: the `penalty` parameter (`l1_ratio` is its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum PenaltyKind {
+    None,
+    L2,
+    L1,
+    ElasticNet,
+}
+margin_core::param_choice!(PenaltyKind {
+    None => "none",
+    L2 => "l2",
+    L1 => "l1",
+    ElasticNet => "elasticnet" | "elastic-net",
+});
+
+/// [`LogisticSolver`] without its payload: the `solver` parameter (SGD's `batch_size` and
+/// `eta0` are their own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum SolverKind {
+    Lbfgs,
+    Newton,
+    GradientDescent,
+    Sgd,
+}
+margin_core::param_choice!(SolverKind {
+    Lbfgs => "lbfgs",
+    Newton => "newton" | "newton-cholesky",
+    GradientDescent => "gd" | "gradient-descent",
+    Sgd => "sgd",
+});
+
+/// SGD's mini-batch size and initial step when the solver is SGD and they are not given.
+const SGD_BATCH_SIZE: usize = 1;
+const SGD_ETA0: f64 = 0.1;
+
 /// Hyperparameters of [`LogisticRegression`] (scikit-learn's names and defaults).
+///
+/// The penalty and the solver are stored flat, one field per parameter (`penalty` and
+/// `l1_ratio`, `solver` and SGD's `batch_size` and `eta0`), so that setting them by name
+/// does not depend on the order; [`Penalty`] and [`LogisticSolver`] are built at fit time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogisticRegressionParams {
-    penalty: Penalty,
+    penalty: PenaltyKind,
+    /// Given with the elastic net only.
+    l1_ratio: Option<f64>,
     c: f64,
-    solver: LogisticSolver,
+    solver: SolverKind,
+    /// Given with SGD only (`None`: [`SGD_BATCH_SIZE`]).
+    batch_size: Option<usize>,
+    /// Given with SGD only (`None`: [`SGD_ETA0`]).
+    eta0: Option<f64>,
     tol: f64,
     max_iter: usize,
     fit_intercept: bool,
@@ -114,9 +164,12 @@ pub struct LogisticRegressionParams {
 impl Default for LogisticRegressionParams {
     fn default() -> Self {
         Self {
-            penalty: Penalty::L2,
+            penalty: PenaltyKind::L2,
+            l1_ratio: None,
             c: 1.0,
-            solver: LogisticSolver::Lbfgs,
+            solver: SolverKind::Lbfgs,
+            batch_size: None,
+            eta0: None,
             tol: 1e-4,
             max_iter: 100,
             fit_intercept: true,
@@ -126,10 +179,117 @@ impl Default for LogisticRegressionParams {
     }
 }
 
+/// Whether every given class weight is a finite number ≥ 0.
+fn finite_class_weights(w: &ClassWeight) -> bool {
+    match w {
+        ClassWeight::Given(given) => given.iter().all(|(_, w)| w.is_finite() && *w >= 0.0),
+        ClassWeight::Uniform | ClassWeight::Balanced => true,
+    }
+}
+
+margin_core::params! {
+    LogisticRegressionParams {
+        penalty: PenaltyKind {
+            help: "penalty on the weights (l1 and elasticnet need solver gd or sgd)",
+        },
+        l1_ratio: Option<f64> {
+            help: "L1 share of the elastic net",
+            valid: ("a number in [0, 1]", |r| r.is_none_or(|r| (0.0..=1.0).contains(&r))),
+            applies: ("with penalty elasticnet", |p| p.penalty == PenaltyKind::ElasticNet),
+        },
+        c as "C": f64 {
+            help: "inverse regularization strength",
+            valid: ("a finite number > 0", crate::finite_positive),
+            applies: ("with a penalty", |p| p.penalty != PenaltyKind::None),
+        },
+        solver: SolverKind { help: "solver" },
+        batch_size: usize {
+            get: |p| p.batch_size.unwrap_or(SGD_BATCH_SIZE),
+            set: |p, v| p.batch_size = Some(v),
+            help: "SGD's samples per step",
+            valid: ("at least 1", |b| *b >= 1),
+            applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
+        },
+        eta0: f64 {
+            get: |p| p.eta0.unwrap_or(SGD_ETA0),
+            set: |p, v| p.eta0 = Some(v),
+            help: "SGD's initial step size (steps eta0/sqrt(t))",
+            valid: ("a finite number > 0", crate::finite_positive),
+            applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
+        },
+        tol: f64 {
+            help: "gradient tolerance",
+            valid: ("a finite number > 0", crate::finite_positive),
+        },
+        max_iter: usize {
+            help: "iterations (epochs for sgd)",
+            valid: ("at least 1", |n| *n >= 1),
+        },
+        fit_intercept: bool { help: "fit an unpenalized intercept" },
+        class_weight: ClassWeight {
+            help: "per-class weights multiplying the sample weights",
+            valid: ("finite weights ≥ 0", finite_class_weights),
+        },
+        seed: u64 {
+            help: "seed of SGD's sample order",
+            applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
+        },
+    }
+    together: |p| {
+        let has_l1 = match p.penalty {
+            PenaltyKind::L1 => true,
+            PenaltyKind::ElasticNet => p.l1_ratio.is_some_and(|r| r > 0.0),
+            PenaltyKind::None | PenaltyKind::L2 => false,
+        };
+        match (p.penalty, p.l1_ratio) {
+            (PenaltyKind::ElasticNet, None) => {
+                return Err(Error::invalid_parameter(
+                    "l1_ratio",
+                    "none",
+                    "a number in [0, 1] with penalty elasticnet",
+                ));
+            }
+            (PenaltyKind::None | PenaltyKind::L2 | PenaltyKind::L1, Some(r)) => {
+                return Err(Error::invalid_parameter(
+                    "l1_ratio",
+                    r,
+                    "none unless penalty is elasticnet",
+                ));
+            }
+            _ => {}
+        }
+        if has_l1 && matches!(p.solver, SolverKind::Lbfgs | SolverKind::Newton) {
+            return Err(Error::invalid_parameter(
+                "penalty",
+                p.built_penalty(),
+                "none or l2 with the lbfgs and newton solvers (an L1 term is not smooth); \
+                 use the gradient-descent or sgd solver",
+            ));
+        }
+        if p.solver != SolverKind::Sgd {
+            for (name, given) in [("batch_size", p.batch_size.is_some()), ("eta0", p.eta0.is_some())] {
+                if given {
+                    return Err(Error::invalid_parameter(
+                        name,
+                        "given",
+                        "only with solver sgd",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl LogisticRegressionParams {
     /// The penalty (default L2).
     pub fn penalty(mut self, penalty: Penalty) -> Self {
-        self.penalty = penalty;
+        (self.penalty, self.l1_ratio) = match penalty {
+            Penalty::None => (PenaltyKind::None, None),
+            Penalty::L2 => (PenaltyKind::L2, None),
+            Penalty::L1 => (PenaltyKind::L1, None),
+            Penalty::ElasticNet { l1_ratio } => (PenaltyKind::ElasticNet, Some(l1_ratio)),
+        };
         self
     }
     /// Inverse regularization strength `C > 0` (default 1).
@@ -139,7 +299,14 @@ impl LogisticRegressionParams {
     }
     /// The solver (default L-BFGS).
     pub fn solver(mut self, solver: LogisticSolver) -> Self {
-        self.solver = solver;
+        (self.solver, self.batch_size, self.eta0) = match solver {
+            LogisticSolver::Lbfgs => (SolverKind::Lbfgs, None, None),
+            LogisticSolver::Newton => (SolverKind::Newton, None, None),
+            LogisticSolver::GradientDescent => (SolverKind::GradientDescent, None, None),
+            LogisticSolver::Sgd { batch_size, eta0 } => {
+                (SolverKind::Sgd, Some(batch_size), Some(eta0))
+            }
+        };
         self
     }
     /// Stopping tolerance (default 1e-4).
@@ -169,60 +336,36 @@ impl LogisticRegressionParams {
         self
     }
 
-    fn check(&self, n_classes: usize) -> Result<()> {
-        validate::check_positive("c", self.c)?;
-        validate::check_positive("tol", self.tol)?;
-        if self.max_iter == 0 {
-            return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
+    /// The penalty the flat fields describe (an elastic net without `l1_ratio` is refused by
+    /// [`Params::check`] before this is read).
+    fn built_penalty(&self) -> Penalty {
+        match self.penalty {
+            PenaltyKind::None => Penalty::None,
+            PenaltyKind::L2 => Penalty::L2,
+            PenaltyKind::L1 => Penalty::L1,
+            PenaltyKind::ElasticNet => Penalty::ElasticNet {
+                l1_ratio: self.l1_ratio.unwrap_or(0.0),
+            },
         }
-        let has_l1 = match self.penalty {
-            Penalty::L1 => true,
-            Penalty::ElasticNet { l1_ratio } => {
-                validate::check_in_range("l1_ratio", l1_ratio, 0.0, 1.0, false)?;
-                l1_ratio > 0.0
-            }
-            Penalty::None | Penalty::L2 => false,
-        };
+    }
+
+    /// The solver the flat fields describe.
+    fn built_solver(&self) -> LogisticSolver {
         match self.solver {
-            LogisticSolver::Lbfgs | LogisticSolver::Newton if has_l1 => {
-                return Err(Error::invalid_parameter(
-                    "penalty",
-                    self.penalty,
-                    "none or l2 with the lbfgs and newton solvers (an L1 term is not smooth); \
-                     use the gradient-descent or sgd solver",
-                ));
-            }
-            LogisticSolver::Newton if n_classes > 2 => {
-                return Err(Error::invalid_parameter(
-                    "solver",
-                    "newton",
-                    "lbfgs, gradient-descent or sgd for more than two classes",
-                ));
-            }
-            LogisticSolver::Sgd { batch_size, eta0 } => {
-                if batch_size == 0 {
-                    return Err(Error::invalid_parameter("batch_size", 0, "at least 1"));
-                }
-                validate::check_positive("eta0", eta0)?;
-            }
-            _ => {}
+            SolverKind::Lbfgs => LogisticSolver::Lbfgs,
+            SolverKind::Newton => LogisticSolver::Newton,
+            SolverKind::GradientDescent => LogisticSolver::GradientDescent,
+            SolverKind::Sgd => LogisticSolver::Sgd {
+                batch_size: self.batch_size.unwrap_or(SGD_BATCH_SIZE),
+                eta0: self.eta0.unwrap_or(SGD_ETA0),
+            },
         }
-        if let ClassWeight::Given(given) = &self.class_weight
-            && let Some((label, w)) = given.iter().find(|(_, w)| !(*w >= 0.0 && w.is_finite()))
-        {
-            return Err(Error::invalid_parameter(
-                format!("class_weight[{label}]"),
-                w,
-                "a finite number >= 0",
-            ));
-        }
-        Ok(())
     }
 
     /// `(l2, l1)` strengths of the risk divided by `n`.
     fn strengths(&self, n: usize) -> (f64, f64) {
         let scale = 1.0 / (self.c * n as f64);
-        match self.penalty {
+        match self.built_penalty() {
             Penalty::None => (0.0, 0.0),
             Penalty::L2 => (scale, 0.0),
             Penalty::L1 => (0.0, scale),
@@ -234,7 +377,7 @@ impl LogisticRegressionParams {
     fn minimize<F: gd::FiniteSum + ?Sized>(&self, f: &F, l1: f64) -> Result<GdResult> {
         let w0 = start(f.dim())?;
         let mut quiet = |_: &Progress<'_>| Control::Continue;
-        match self.solver {
+        match self.built_solver() {
             LogisticSolver::Lbfgs => lbfgs(
                 f,
                 w0,
@@ -437,6 +580,7 @@ impl Fit for LogisticRegressionParams {
     type Model = LogisticRegression;
 
     fn fit(&self, data: &Dataset) -> Result<LogisticRegression> {
+        self.check()?;
         validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
         validate::check_min_classes(&classes, 2)?;
@@ -445,7 +589,13 @@ impl Fit for LogisticRegressionParams {
             y,
             counts: class_counts,
         } = classes.present();
-        self.check(labels.len())?;
+        if self.solver == SolverKind::Newton && labels.len() > 2 {
+            return Err(Error::invalid_parameter(
+                "solver",
+                "newton",
+                "lbfgs, gradient-descent or sgd for more than two classes",
+            ));
+        }
         let cw = self.class_weight.per_class(&labels, &class_counts);
         let n = data.n_samples();
         let weights: Option<Vec<f64>> = (self.class_weight != ClassWeight::Uniform
@@ -480,7 +630,7 @@ impl Fit for LogisticRegressionParams {
                 l2,
                 self.fit_intercept,
             )?;
-            let r = if self.solver == LogisticSolver::Newton {
+            let r = if self.solver == SolverKind::Newton {
                 newton(
                     &risk,
                     start(p)?,

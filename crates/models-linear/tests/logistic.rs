@@ -215,7 +215,7 @@ fn bad_parameters_are_refused_with_their_name() {
             Err(Error::InvalidParameter { name: n, .. }) => assert!(n.starts_with(name), "{n}"),
             other => panic!("{name}: {other:?}"),
         };
-    named(LogisticRegression::params().c(0.0), &heart, "c");
+    named(LogisticRegression::params().c(0.0), &heart, "C");
     named(LogisticRegression::params().tol(-1.0), &heart, "tol");
     named(LogisticRegression::params().max_iter(0), &heart, "max_iter");
     named(

@@ -1,12 +1,14 @@
 //! Bernoulli naive Bayes (scikit-learn's `BernoulliNB`), for binary features.
 
+use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
 };
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
-    batch_classes, check_alpha, check_prior, check_trained, declared_classes, fit_classes,
+    Priors, batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
+    valid_alpha, valid_priors,
 };
 use super::discrete::{
     Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
@@ -36,6 +38,32 @@ impl Default for BernoulliNBParams {
 
 discrete_builders!(BernoulliNBParams);
 
+margin_core::params! {
+    BernoulliNBParams {
+        alpha: f64 {
+            help: "additive (Laplace/Lidstone) smoothing",
+            valid: ("a finite number ≥ 0 (0 means no smoothing)", valid_alpha),
+        },
+        fit_prior: bool {
+            help: "learn the class priors from the class frequencies (false: uniform)",
+            applies: ("without class_prior", |p| p.class_prior.is_none()),
+        },
+        class_prior: Option<Priors> {
+            get: |p| p.class_prior.clone().map(Priors),
+            set: |p, v| p.class_prior = v.map(|Priors(v)| v),
+            help: "given class priors, one per class in sorted label order (none: fitted)",
+            valid: ("finite priors ≥ 0 summing to 1", valid_priors),
+        },
+        binarize: Option<f64> {
+            help: "threshold above which a feature reads as present (none: values already in [0, 1])",
+            valid: (
+                "a finite threshold, or None for records already in [0, 1]",
+                |t| t.is_none_or(f64::is_finite)
+            ),
+        },
+    }
+}
+
 impl BernoulliNBParams {
     /// The threshold that makes features binary (default `Some(0.0)`): a value above it reads
     /// as 1 (present), any other as 0. `None` reads the values as they are; they must then lie
@@ -45,21 +73,9 @@ impl BernoulliNBParams {
         self
     }
 
-    fn check(&self, n_classes: usize) -> Result<()> {
-        check_alpha(self.alpha)?;
-        if let Some(t) = self.binarize
-            && !t.is_finite()
-        {
-            return Err(Error::invalid_parameter(
-                "binarize",
-                t,
-                "a finite threshold, or None for records already in [0, 1]",
-            ));
-        }
-        if let Some(p) = &self.class_prior {
-            check_prior("class_prior", p, n_classes)?;
-        }
-        Ok(())
+    /// [`Params::check`], then one prior per class when priors are given.
+    fn check_for(&self, n_classes: usize) -> Result<()> {
+        check_for_classes(self, "class_prior", self.class_prior.as_deref(), n_classes)
     }
 
     fn reading(&self) -> Reading {
@@ -124,7 +140,7 @@ impl TryFrom<BernoulliFile> for BernoulliNB {
             ));
         }
         f.params
-            .check(f.counts.labels.len())
+            .check_for(f.counts.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
         Self::from_counts(f.params, f.counts)
     }
@@ -143,7 +159,7 @@ impl BernoulliNB {
     /// batch must have `n_features` columns.
     pub fn empty(params: BernoulliNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
         let labels = declared_classes(classes)?;
-        params.check(labels.len())?;
+        params.check_for(labels.len())?;
         Self::from_counts(params, Counts::new(labels, n_features)?)
     }
 
@@ -278,9 +294,9 @@ impl Fit for BernoulliNBParams {
     type Model = BernoulliNB;
 
     fn fit(&self, data: &Dataset) -> Result<BernoulliNB> {
-        check_alpha(self.alpha)?;
+        self.check()?;
         let (labels, class_of) = fit_classes(data)?;
-        self.check(labels.len())?;
+        self.check_for(labels.len())?;
         self.check_records(&data.records)?;
         let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, self.reading());

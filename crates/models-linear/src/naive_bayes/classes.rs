@@ -2,6 +2,9 @@
 //! model was declared with, how a batch's samples map onto them, and the checks on priors,
 //! weights and the smoothing parameter.
 
+use std::borrow::Cow;
+
+use margin_core::params::{ParamType, Params, Value};
 use margin_core::{Dataset, Error, Label, Result, validate};
 
 /// The classes `fit` learns, those present in the data (scikit-learn's `unique(y)`, sorted),
@@ -126,48 +129,58 @@ pub(crate) fn weight(data: &Dataset, i: usize) -> f64 {
     data.sample_weights.as_ref().map_or(1.0, |w| w[i])
 }
 
-/// Refuses priors that are not one finite, non-negative value per class summing to 1.
-pub(crate) fn check_prior(name: &str, prior: &[f64], n_classes: usize) -> Result<()> {
-    if prior.len() != n_classes {
-        return Err(Error::invalid_parameter(
+/// Class priors as a parameter: one value per class in sorted label order, written
+/// separated by commas (`0.3,0.7`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Priors(pub(crate) Vec<f64>);
+
+impl ParamType for Priors {
+    fn kind() -> Cow<'static, str> {
+        "P,P,...".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.split(',')
+            .map(|t| t.trim().parse::<f64>())
+            .collect::<std::result::Result<_, _>>()
+            .map(Priors)
+            .map_err(|_| "priors separated by commas, one per class (as 0.3,0.7)".to_owned())
+    }
+    fn to_value(&self) -> Value {
+        let texts: Vec<String> = self.0.iter().map(|p| format!("{p:?}")).collect();
+        Value::Text(texts.join(","))
+    }
+}
+
+/// Whether given priors are finite, non-negative and sum to 1 (none given passes).
+pub(crate) fn valid_priors(prior: &Option<Priors>) -> bool {
+    prior.as_ref().is_none_or(|Priors(p)| {
+        // Loose enough for priors typed as decimals (three times 0.3333333 passes).
+        p.iter().all(|v| v.is_finite() && *v >= 0.0) && (p.iter().sum::<f64>() - 1.0).abs() <= 1e-6
+    })
+}
+
+/// Whether a smoothing `α` is allowed: finite and ≥ 0 (0 means no smoothing).
+pub(crate) fn valid_alpha(alpha: &f64) -> bool {
+    crate::finite_non_negative(alpha)
+}
+
+/// Checks a naive Bayes params struct for a model of `n_classes` classes: its own ranges
+/// ([`Params::check`]), then, when priors are given (parameter `name`), one per class, the one
+/// rule that needs the data.
+pub(crate) fn check_for_classes<P: Params>(
+    params: &P,
+    name: &str,
+    prior: Option<&[f64]>,
+    n_classes: usize,
+) -> Result<()> {
+    params.check()?;
+    match prior {
+        Some(prior) if prior.len() != n_classes => Err(Error::invalid_parameter(
             name,
             format!("{} values", prior.len()),
             format!("one prior per class ({n_classes}, in sorted label order)"),
-        ));
-    }
-    if let Some((k, p)) = prior
-        .iter()
-        .enumerate()
-        .find(|(_, p)| !(p.is_finite() && **p >= 0.0))
-    {
-        return Err(Error::invalid_parameter(
-            name,
-            format!("{p} (class {k})"),
-            "finite priors ≥ 0",
-        ));
-    }
-    let sum: f64 = prior.iter().sum();
-    // Loose enough for priors typed as decimals (three times 0.333333 passes).
-    if (sum - 1.0).abs() > 1e-6 {
-        return Err(Error::invalid_parameter(
-            name,
-            format!("{prior:?} (sum {sum})"),
-            "priors summing to 1",
-        ));
-    }
-    Ok(())
-}
-
-/// Refuses a smoothing parameter that is negative, infinite or NaN.
-pub(crate) fn check_alpha(alpha: f64) -> Result<()> {
-    if alpha.is_finite() && alpha >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            "alpha",
-            alpha,
-            "a finite number ≥ 0 (0 means no smoothing)",
-        ))
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -217,12 +230,25 @@ mod tests {
 
     #[test]
     fn priors_must_be_a_distribution_over_the_classes() {
-        assert!(check_prior("p", &[0.25, 0.75], 2).is_ok());
-        for bad in [&[0.5][..], &[0.5, 0.6], &[-0.5, 1.5], &[f64::NAN, 1.0]] {
-            assert!(matches!(
-                check_prior("p", bad, 2),
-                Err(Error::InvalidParameter { name, .. }) if name == "p"
-            ));
+        assert!(valid_priors(&Some(Priors(vec![0.25, 0.75]))));
+        assert!(valid_priors(&Some(Priors(vec![0.3333333; 3]))));
+        assert!(valid_priors(&None));
+        for bad in [
+            &[0.5, 0.6][..],
+            &[-0.5, 1.5],
+            &[f64::NAN, 1.0],
+            &[f64::INFINITY, 1.0],
+        ] {
+            assert!(!valid_priors(&Some(Priors(bad.to_vec()))), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn priors_read_from_text_and_back() {
+        assert_eq!(Priors::parse(" 0.25, 0.75"), Ok(Priors(vec![0.25, 0.75])));
+        assert!(Priors::parse("0.5,x").is_err());
+        assert!(Priors::parse("").is_err());
+        let p = Priors(vec![0.1, 0.2, 0.7]);
+        assert_eq!(Priors::parse(&p.to_value().to_string()), Ok(p));
     }
 }

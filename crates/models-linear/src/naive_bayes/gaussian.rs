@@ -1,5 +1,6 @@
 //! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
 
+use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, memory,
     model_check, validate,
@@ -7,7 +8,8 @@ use margin_core::{
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
-    batch_classes, check_prior, check_trained, declared_classes, fit_classes, weight,
+    Priors, batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
+    valid_priors, weight,
 };
 use super::discrete::table;
 use super::{JointLogLikelihood, rows_in_parallel};
@@ -43,24 +45,24 @@ impl GaussianNBParams {
         self
     }
 
-    fn check_var_smoothing(&self) -> Result<()> {
-        if self.var_smoothing.is_finite() && self.var_smoothing >= 0.0 {
-            Ok(())
-        } else {
-            Err(Error::invalid_parameter(
-                "var_smoothing",
-                self.var_smoothing,
-                "a finite number ≥ 0",
-            ))
-        }
+    /// [`Params::check`], then one prior per class when priors are given.
+    fn check_for(&self, n_classes: usize) -> Result<()> {
+        check_for_classes(self, "priors", self.priors.as_deref(), n_classes)
     }
+}
 
-    fn check(&self, n_classes: usize) -> Result<()> {
-        self.check_var_smoothing()?;
-        if let Some(p) = &self.priors {
-            check_prior("priors", p, n_classes)?;
-        }
-        Ok(())
+margin_core::params! {
+    GaussianNBParams {
+        priors: Option<Priors> {
+            get: |p| p.priors.clone().map(Priors),
+            set: |p, v| p.priors = v.map(|Priors(v)| v),
+            help: "given class priors, one per class in sorted label order (none: fitted)",
+            valid: ("finite priors ≥ 0 summing to 1", valid_priors),
+        },
+        var_smoothing: f64 {
+            help: "portion of the largest feature variance added to every variance",
+            valid: ("a finite number ≥ 0", crate::finite_non_negative),
+        },
     }
 }
 
@@ -298,7 +300,7 @@ impl TryFrom<GaussianFile> for GaussianNB {
     fn try_from(f: GaussianFile) -> Result<Self> {
         f.moments.check()?;
         f.params
-            .check(f.moments.labels.len())
+            .check_for(f.moments.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
         Self::from_moments(f.params, f.moments)
     }
@@ -317,7 +319,7 @@ impl GaussianNB {
     /// batch must have `n_features` columns.
     pub fn empty(params: GaussianNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
         let labels = declared_classes(classes)?;
-        params.check(labels.len())?;
+        params.check_for(labels.len())?;
         Self::from_moments(params, Moments::new(labels, n_features)?)
     }
 
@@ -438,9 +440,9 @@ impl Fit for GaussianNBParams {
     type Model = GaussianNB;
 
     fn fit(&self, data: &Dataset) -> Result<GaussianNB> {
-        self.check_var_smoothing()?;
+        self.check()?;
         let (labels, class_of) = fit_classes(data)?;
-        self.check(labels.len())?;
+        self.check_for(labels.len())?;
         let moments = Moments::new(labels, data.n_features())?.absorb(data, &class_of)?;
         let model = GaussianNB::from_moments(self.clone(), moments)?;
         model.check_variances()?;

@@ -1,5 +1,6 @@
 //! Multinomial naive Bayes (scikit-learn's `MultinomialNB`), for counts.
 
+use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
 };
@@ -7,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::JointLogLikelihood;
 use super::classes::{
-    batch_classes, check_alpha, check_prior, check_trained, declared_classes, fit_classes,
+    Priors, batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
+    valid_alpha, valid_priors,
 };
 use super::discrete::{
     Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
@@ -34,13 +36,29 @@ impl Default for MultinomialNBParams {
 
 discrete_builders!(MultinomialNBParams);
 
+margin_core::params! {
+    MultinomialNBParams {
+        alpha: f64 {
+            help: "additive (Laplace/Lidstone) smoothing",
+            valid: ("a finite number ≥ 0 (0 means no smoothing)", valid_alpha),
+        },
+        fit_prior: bool {
+            help: "learn the class priors from the class frequencies (false: uniform)",
+            applies: ("without class_prior", |p| p.class_prior.is_none()),
+        },
+        class_prior: Option<Priors> {
+            get: |p| p.class_prior.clone().map(Priors),
+            set: |p, v| p.class_prior = v.map(|Priors(v)| v),
+            help: "given class priors, one per class in sorted label order (none: fitted)",
+            valid: ("finite priors ≥ 0 summing to 1", valid_priors),
+        },
+    }
+}
+
 impl MultinomialNBParams {
-    fn check(&self, n_classes: usize) -> Result<()> {
-        check_alpha(self.alpha)?;
-        if let Some(p) = &self.class_prior {
-            check_prior("class_prior", p, n_classes)?;
-        }
-        Ok(())
+    /// [`Params::check`], then one prior per class when priors are given.
+    fn check_for(&self, n_classes: usize) -> Result<()> {
+        check_for_classes(self, "class_prior", self.class_prior.as_deref(), n_classes)
     }
 }
 
@@ -78,7 +96,7 @@ impl TryFrom<MultinomialFile> for MultinomialNB {
     fn try_from(f: MultinomialFile) -> Result<Self> {
         f.counts.check()?;
         f.params
-            .check(f.counts.labels.len())
+            .check_for(f.counts.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
         Self::from_counts(f.params, f.counts)
     }
@@ -101,7 +119,7 @@ impl MultinomialNB {
         n_features: usize,
     ) -> Result<Self> {
         let labels = declared_classes(classes)?;
-        params.check(labels.len())?;
+        params.check_for(labels.len())?;
         Self::from_counts(params, Counts::new(labels, n_features)?)
     }
 
@@ -184,9 +202,9 @@ impl Fit for MultinomialNBParams {
     type Model = MultinomialNB;
 
     fn fit(&self, data: &Dataset) -> Result<MultinomialNB> {
-        check_alpha(self.alpha)?;
+        self.check()?;
         let (labels, class_of) = fit_classes(data)?;
-        self.check(labels.len())?;
+        self.check_for(labels.len())?;
         check_records_in(&data.records, 0.0, f64::INFINITY, COUNTS)?;
         let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, Reading::Values);

@@ -1,5 +1,6 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
+use margin_core::params::Params;
 use margin_core::{
     Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
     ModelFile, Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
@@ -48,6 +49,27 @@ impl Default for KernelPerceptronParams {
             fit_intercept: true,
             gram_budget_mb: 200.0,
         }
+    }
+}
+
+// The kernel is not a parameter by name yet: a `KernelSpec` (sums, products, any kernel)
+// has no text form. It is set with `kernel()`.
+margin_core::params! {
+    KernelPerceptronParams {
+        max_iter: usize {
+            help: "epochs at most",
+            valid: ("at least 1 epoch", |n| *n >= 1),
+        },
+        shuffle: bool { help: "reshuffle the samples before each epoch" },
+        seed: u64 {
+            help: "seed of the shuffles",
+            applies: ("with shuffle true", |p| p.shuffle),
+        },
+        fit_intercept: bool { help: "learn the bias" },
+        gram_budget_mb: f64 {
+            help: "largest training Gram matrix to hold, in MB (above it, columns are computed per mistake)",
+            valid: ("a finite number ≥ 0", crate::finite_non_negative),
+        },
     }
 }
 
@@ -365,16 +387,9 @@ impl Fit for KernelPerceptronParams {
     type Model = KernelPerceptron;
 
     fn fit(&self, data: &Dataset) -> Result<KernelPerceptron> {
+        self.check()?;
         let schedule = self.schedule();
-        schedule.check()?;
         let budget = self.gram_budget_mb;
-        if !(budget.is_finite() && budget >= 0.0) {
-            return Err(Error::invalid_parameter(
-                "gram_budget_mb",
-                budget,
-                "a finite number ≥ 0",
-            ));
-        }
         let encoded = Encoded::new(data)?;
         let kernel = match &self.kernel {
             Some(k) => k.clone(),

@@ -141,15 +141,6 @@ struct Schedule {
     seed: u64,
 }
 
-impl Schedule {
-    fn check(&self) -> Result<()> {
-        if self.max_iter == 0 {
-            return Err(Error::invalid_parameter("max_iter", 0, "at least 1 epoch"));
-        }
-        Ok(())
-    }
-}
-
 /// What one binary problem's training did.
 struct Run {
     n_iter: usize,

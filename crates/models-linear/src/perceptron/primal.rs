@@ -1,5 +1,6 @@
 //! The primal perceptron: one weight vector per binary problem.
 
+use margin_core::params::Params;
 use margin_core::{
     Convergence, Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records,
     Result, classes_from_scores, linear_scores, memory, model_check, validate,
@@ -29,6 +30,25 @@ impl Default for PerceptronParams {
             eta0: 1.0,
             fit_intercept: true,
         }
+    }
+}
+
+margin_core::params! {
+    PerceptronParams {
+        max_iter: usize {
+            help: "epochs at most",
+            valid: ("at least 1 epoch", |n| *n >= 1),
+        },
+        shuffle: bool { help: "reshuffle the samples before each epoch" },
+        seed: u64 {
+            help: "seed of the shuffles",
+            applies: ("with shuffle true", |p| p.shuffle),
+        },
+        eta0: f64 {
+            help: "step size (rescales the weights only)",
+            valid: ("a finite number > 0", crate::finite_positive),
+        },
+        fit_intercept: bool { help: "learn the bias" },
     }
 }
 
@@ -215,8 +235,7 @@ impl Fit for PerceptronParams {
     type Model = Perceptron;
 
     fn fit(&self, data: &Dataset) -> Result<Perceptron> {
-        self.schedule().check()?;
-        validate::check_positive("eta0", self.eta0)?;
+        self.check()?;
         let encoded = Encoded::new(data)?;
         let weights = data.sample_weights.as_deref();
         let x = &data.records;

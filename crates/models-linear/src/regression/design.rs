@@ -212,19 +212,6 @@ pub(crate) fn col_to_vec(m: MatRef<'_, f64>, rows: usize) -> Vec<f64> {
     (0..rows).map(|i| m[(i, 0)]).collect()
 }
 
-/// Refuses a regularization strength that is negative, NaN or infinite.
-pub(crate) fn check_alpha(alpha: f64) -> Result<()> {
-    if alpha.is_finite() && alpha >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            "alpha",
-            alpha,
-            "a finite number ≥ 0",
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,9 @@ use margin_core::{
 use margin_kernels::{KernelSpec, Linear};
 use serde::{Deserialize, Serialize};
 
-use super::design::{Supervision, check_alpha, par_for, regression_inputs};
+use margin_core::params::Params;
+
+use super::design::{Supervision, par_for, regression_inputs};
 use super::solve::{cholesky_solve_in_place, symmetric_pinv_solve};
 
 /// Kernel entries computed per block of rows at prediction (32 MiB of `f64`), so predicting
@@ -32,6 +34,17 @@ impl Default for KernelRidgeParams {
             alpha: 1.0,
             kernel: Linear.into(),
         }
+    }
+}
+
+// The kernel is not a parameter by name yet: a `KernelSpec` (sums, products, any kernel)
+// has no text form. It is set with `kernel()`.
+margin_core::params! {
+    KernelRidgeParams {
+        alpha: f64 {
+            help: "penalty strength, added to the Gram matrix's diagonal",
+            valid: ("a finite number ≥ 0", crate::finite_non_negative),
+        },
     }
 }
 
@@ -115,7 +128,7 @@ impl Fit for KernelRidgeParams {
     type Model = KernelRidge;
 
     fn fit(&self, data: &Dataset) -> Result<KernelRidge> {
-        check_alpha(self.alpha)?;
+        self.check()?;
         let Supervision { y, weights: w } = regression_inputs(data)?;
         let n = data.n_samples();
         let sqrt_w: Option<Vec<f64>> = w.map(|w| w.iter().map(|v| v.sqrt()).collect());

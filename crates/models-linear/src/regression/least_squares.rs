@@ -4,6 +4,7 @@ use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::linalg::triangular_inverse::invert_upper_triangular;
 use margin_core::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use margin_core::faer::{Accum, Mat, MatRef, Par};
+use margin_core::params::Params;
 use margin_core::{
     Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
 };
@@ -52,6 +53,13 @@ pub enum LstsqSolver {
     GradientDescent,
 }
 
+margin_core::param_choice!(LstsqSolver {
+    Qr => "qr",
+    Svd => "svd",
+    NormalEquations => "normal-equations",
+    GradientDescent => "gradient-descent",
+});
+
 /// Parameters of [`LinearRegression`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearRegressionParams {
@@ -69,6 +77,25 @@ impl Default for LinearRegressionParams {
             max_iter: 100_000,
             tol: 1e-10,
         }
+    }
+}
+
+margin_core::params! {
+    LinearRegressionParams {
+        fit_intercept: bool { help: "fit an intercept by centring" },
+        solver: LstsqSolver {
+            help: "QR (SVD when the data are rank-deficient), SVD, Cholesky of X'X, or gradient descent",
+        },
+        max_iter: usize {
+            help: "gradient descent's step limit",
+            valid: ("at least 1", |n| *n >= 1),
+            applies: ("with solver gradient-descent", |p| p.solver == LstsqSolver::GradientDescent),
+        },
+        tol: f64 {
+            help: "gradient descent stops when the scaled gradient norm is below it",
+            valid: ("a finite number ≥ 0", crate::finite_non_negative),
+            applies: ("with solver gradient-descent", |p| p.solver == LstsqSolver::GradientDescent),
+        },
     }
 }
 
@@ -475,19 +502,10 @@ impl Fit for LinearRegressionParams {
     type Model = LinearRegression;
 
     fn fit(&self, data: &Dataset) -> Result<LinearRegression> {
+        self.check()?;
         let mut design = Design::new(data, self.fit_intercept)?;
         let (n, d) = (design.n(), design.d());
         let solution = if self.solver == LstsqSolver::GradientDescent {
-            if self.max_iter == 0 {
-                return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
-            }
-            if !(self.tol >= 0.0 && self.tol.is_finite()) {
-                return Err(Error::invalid_parameter(
-                    "tol",
-                    self.tol,
-                    "a finite number ≥ 0",
-                ));
-            }
             solve_gradient_descent(&design, self.max_iter, self.tol)?
         } else if n <= d {
             // No QR of a short matrix solves least squares: straight to the SVD.

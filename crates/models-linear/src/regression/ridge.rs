@@ -5,7 +5,9 @@ use margin_core::faer::{Accum, Mat, Par};
 use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, model_check};
 use serde::{Deserialize, Serialize};
 
-use super::design::{Design, check_alpha, col_to_vec, par_for, predict_linear};
+use margin_core::params::Params;
+
+use super::design::{Design, col_to_vec, par_for, predict_linear};
 use super::solve::{Spectral, blocked_gram, cholesky_solve_in_place};
 
 /// How [`Ridge`] solves `(XᵀX + αI) w = Xᵀy`.
@@ -25,6 +27,8 @@ pub enum RidgeSolver {
     Svd,
 }
 
+margin_core::param_choice!(RidgeSolver { Cholesky => "cholesky", Svd => "svd" });
+
 /// Parameters of [`Ridge`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RidgeParams {
@@ -40,6 +44,17 @@ impl Default for RidgeParams {
             fit_intercept: true,
             solver: RidgeSolver::Cholesky,
         }
+    }
+}
+
+margin_core::params! {
+    RidgeParams {
+        alpha: f64 {
+            help: "penalty strength on |w|²",
+            valid: ("a finite number ≥ 0", crate::finite_non_negative),
+        },
+        fit_intercept: bool { help: "fit an unpenalized intercept by centring" },
+        solver: RidgeSolver { help: "Cholesky (falls back to SVD when singular) or SVD" },
     }
 }
 
@@ -73,7 +88,7 @@ impl RidgeParams {
             ));
         }
         for &a in alphas {
-            check_alpha(a)?;
+            self.clone().alpha(a).check()?;
         }
         let mut design = Design::new(data, self.fit_intercept)?;
         let spectral = Spectral::of(&mut design)?;
@@ -201,7 +216,7 @@ impl Fit for RidgeParams {
     type Model = Ridge;
 
     fn fit(&self, data: &Dataset) -> Result<Ridge> {
-        check_alpha(self.alpha)?;
+        self.check()?;
         let mut design = Design::new(data, self.fit_intercept)?;
         let alpha = scaled_alpha(self.alpha, &design);
         if alpha.is_infinite() {
