@@ -175,6 +175,24 @@ impl<T: ParamType> ParamType for Option<T> {
     }
 }
 
+/// One or more values of `T` separated by commas (`0.3,0.7`, `0,2,5`): class priors, column
+/// lists. Not for types whose own text has commas.
+impl<T: ParamType> ParamType for Vec<T> {
+    fn kind() -> Cow<'static, str> {
+        format!("{},...", T::kind()).into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.split(',')
+            .map(T::parse)
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| format!("values separated by commas, each {e}"))
+    }
+    fn to_value(&self) -> Value {
+        let texts: Vec<String> = self.iter().map(|v| v.to_value().to_string()).collect();
+        Value::Text(texts.join(","))
+    }
+}
+
 /// `none` (every class weighs 1), `balanced`, or a weight per class label written
 /// `LABEL:WEIGHT,LABEL:WEIGHT` (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL WEIGHT`);
 /// a class not named keeps weight 1. A label that reads as a number is a number (`1`, `+1` and
@@ -664,6 +682,22 @@ mod tests {
         };
         assert!(
             matches!(p.check(), Err(Error::InvalidParameter { ref name, .. }) if name == "eta0")
+        );
+    }
+
+    #[test]
+    fn lists_read_from_commas_and_back() {
+        assert_eq!(Vec::<f64>::parse(" 0.25, 0.75"), Ok(vec![0.25, 0.75]));
+        assert_eq!(Vec::<usize>::parse("3"), Ok(vec![3]));
+        assert!(Vec::<f64>::parse("0.5,x").is_err());
+        assert!(Vec::<f64>::parse("").is_err());
+        assert!(Vec::<usize>::parse("1,,2").is_err());
+        assert_eq!(Vec::<usize>::kind(), "<int>,...");
+        let v = vec![0.1, 1e-300, 2.5];
+        assert_eq!(Vec::<f64>::parse(&v.to_value().to_string()), Ok(v));
+        assert_eq!(
+            Option::<Vec<usize>>::parse("none").map(|v| v.to_value()),
+            Ok(Value::None)
         );
     }
 

@@ -1,9 +1,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{check_fit_input, columns};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model_check;
 use crate::model_file::ModelFile;
+use crate::params::Params;
 use crate::records::{Matrix, Records};
 use crate::sparse::CsrMatrix;
 use crate::traits::{Fit, Transform};
@@ -42,6 +43,20 @@ impl Default for KBinsDiscretizerParams {
             strategy: BinStrategy::Quantile,
             encode: BinEncoding::OneHot,
         }
+    }
+}
+
+crate::param_choice!(BinStrategy { Uniform => "uniform", Quantile => "quantile" });
+crate::param_choice!(BinEncoding { OneHot => "onehot", Ordinal => "ordinal" });
+
+crate::params! {
+    KBinsDiscretizerParams {
+        n_bins: usize {
+            help: "bins per feature",
+            valid: ("at least 2", |n| *n >= 2),
+        },
+        encode: BinEncoding { help: "one sparse 0/1 column per bin, or the bin number" },
+        strategy: BinStrategy { help: "equal-width or equal-count (quantile) bins" },
     }
 }
 
@@ -121,13 +136,7 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
     type Model = KBinsDiscretizer;
 
     fn fit(&self, records: &R) -> Result<KBinsDiscretizer> {
-        if self.n_bins < 2 {
-            return Err(Error::invalid_parameter(
-                "n_bins",
-                self.n_bins,
-                "at least 2",
-            ));
-        }
+        self.check()?;
         check_fit_input(records)?;
         let k = self.n_bins;
         let edges = columns(records)?

@@ -5,6 +5,7 @@ use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
 use crate::model_check;
 use crate::model_file::ModelFile;
+use crate::params::Params;
 use crate::records::{Matrix, Records};
 use crate::traits::{Fit, Transform};
 use crate::validate;
@@ -26,23 +27,27 @@ impl Default for MinMaxScalerParams {
     }
 }
 
+crate::params! {
+    MinMaxScalerParams {
+        feature_range: Vec<f64> {
+            get: |p| vec![p.lower, p.upper],
+            // Fewer or more than two values are stored as a range the check refuses.
+            set: |p, v| (p.lower, p.upper) = match v[..] {
+                [lower, upper] => (lower, upper),
+                _ => (f64::NAN, f64::NAN),
+            },
+            help: "target range LOWER,UPPER",
+            valid: ("finite lower < upper", |r| matches!(r[..], [l, u] if l.is_finite() && u.is_finite() && l < u)),
+        },
+    }
+}
+
 impl MinMaxScalerParams {
     /// Sets the target range `[lower, upper]` (`lower < upper`).
     pub fn range(mut self, lower: f64, upper: f64) -> Self {
         self.lower = lower;
         self.upper = upper;
         self
-    }
-
-    fn check(&self) -> Result<()> {
-        if !(self.lower.is_finite() && self.upper.is_finite() && self.lower < self.upper) {
-            return Err(Error::invalid_parameter(
-                "range",
-                format!("[{}, {}]", self.lower, self.upper),
-                "finite lower < upper",
-            ));
-        }
-        Ok(())
     }
 }
 

@@ -26,6 +26,19 @@ pub struct OneHotEncoderParams {
     handle_unknown: UnknownCategory,
 }
 
+crate::param_choice!(UnknownCategory { Error => "error", Ignore => "ignore" });
+
+crate::params! {
+    OneHotEncoderParams {
+        columns: Option<Vec<usize>> {
+            help: "zero-based columns to encode, the others pass through (none: all)",
+        },
+        handle_unknown: UnknownCategory {
+            help: "a category not seen in training: refuse it, or encode it as all zeros",
+        },
+    }
+}
+
 impl OneHotEncoderParams {
     /// Encode only these (zero-based) columns; the others pass through unchanged. Default: all.
     pub fn columns(mut self, columns: Vec<usize>) -> Self {

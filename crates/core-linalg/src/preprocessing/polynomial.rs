@@ -5,6 +5,7 @@ use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
 use crate::model_check;
 use crate::model_file::ModelFile;
+use crate::params::Params;
 use crate::records::{Matrix, Records};
 use crate::traits::{Fit, Transform};
 use crate::validate;
@@ -30,6 +31,30 @@ impl Default for PolynomialFeaturesParams {
             include_bias: true,
             kernel_scaling: false,
         }
+    }
+}
+
+crate::params! {
+    PolynomialFeaturesParams {
+        degree: usize {
+            help: "highest total degree",
+            valid: ("at least 1", |d| *d >= 1),
+        },
+        interaction_only: bool { help: "only products of distinct features (no x_j²)" },
+        include_bias: bool { help: "include the constant column 1" },
+        kernel_scaling: bool {
+            help: "scale the monomials so that ψ(x)·ψ(z) = (1 + x·z)^degree (the polynomial kernel's map)",
+        },
+    }
+    together: |p| {
+        if p.kernel_scaling && (p.interaction_only || !p.include_bias) {
+            return Err(Error::invalid_parameter(
+                "kernel_scaling",
+                true,
+                "include_bias = true and interaction_only = false (the kernel's expansion needs every monomial)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -108,16 +133,7 @@ impl<R: Records + ?Sized> Fit<R> for PolynomialFeaturesParams {
     type Model = PolynomialFeatures;
 
     fn fit(&self, records: &R) -> Result<PolynomialFeatures> {
-        if self.degree == 0 {
-            return Err(Error::invalid_parameter("degree", 0, "at least 1"));
-        }
-        if self.kernel_scaling && (self.interaction_only || !self.include_bias) {
-            return Err(Error::invalid_parameter(
-                "kernel_scaling",
-                true,
-                "include_bias = true and interaction_only = false (the kernel's expansion needs every monomial)",
-            ));
-        }
+        self.check()?;
         check_fit_input(records)?;
         let d = records.n_features();
         let mut parent = vec![0usize];

@@ -26,6 +26,13 @@ impl Default for StandardScalerParams {
     }
 }
 
+crate::params! {
+    StandardScalerParams {
+        with_mean: bool { help: "subtract the mean (turn off to keep sparse records sparse)" },
+        with_std: bool { help: "divide by the standard deviation" },
+    }
+}
+
 impl StandardScalerParams {
     /// Subtract the mean (default true). Turn off to keep sparse records sparse.
     pub fn with_mean(mut self, yes: bool) -> Self {

@@ -7,8 +7,8 @@ use margin_core::{
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
-    Priors, batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
-    valid_alpha, valid_priors,
+    batch_classes, check_for_classes, check_trained, declared_classes, fit_classes, valid_alpha,
+    valid_priors,
 };
 use super::discrete::{
     Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
@@ -48,9 +48,7 @@ margin_core::params! {
             help: "learn the class priors from the class frequencies (false: uniform)",
             applies: ("without class_prior", |p| p.class_prior.is_none()),
         },
-        class_prior: Option<Priors> {
-            get: |p| p.class_prior.clone().map(Priors),
-            set: |p, v| p.class_prior = v.map(|Priors(v)| v),
+        class_prior: Option<Vec<f64>> {
             help: "given class priors, one per class in sorted label order (none: fitted)",
             valid: ("finite priors ≥ 0 summing to 1", valid_priors),
         },

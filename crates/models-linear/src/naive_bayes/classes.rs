@@ -2,9 +2,7 @@
 //! model was declared with, how a batch's samples map onto them, and the checks on priors,
 //! weights and the smoothing parameter.
 
-use std::borrow::Cow;
-
-use margin_core::params::{ParamType, Params, Value};
+use margin_core::params::Params;
 use margin_core::{Dataset, Error, Label, Result, validate};
 
 /// The classes `fit` learns, those present in the data (scikit-learn's `unique(y)`, sorted),
@@ -129,31 +127,9 @@ pub(crate) fn weight(data: &Dataset, i: usize) -> f64 {
     data.sample_weights.as_ref().map_or(1.0, |w| w[i])
 }
 
-/// Class priors as a parameter: one value per class in sorted label order, written
-/// separated by commas (`0.3,0.7`).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Priors(pub(crate) Vec<f64>);
-
-impl ParamType for Priors {
-    fn kind() -> Cow<'static, str> {
-        "P,P,...".into()
-    }
-    fn parse(text: &str) -> std::result::Result<Self, String> {
-        text.split(',')
-            .map(|t| t.trim().parse::<f64>())
-            .collect::<std::result::Result<_, _>>()
-            .map(Priors)
-            .map_err(|_| "priors separated by commas, one per class (as 0.3,0.7)".to_owned())
-    }
-    fn to_value(&self) -> Value {
-        let texts: Vec<String> = self.0.iter().map(|p| format!("{p:?}")).collect();
-        Value::Text(texts.join(","))
-    }
-}
-
 /// Whether given priors are finite, non-negative and sum to 1 (none given passes).
-pub(crate) fn valid_priors(prior: &Option<Priors>) -> bool {
-    prior.as_ref().is_none_or(|Priors(p)| {
+pub(crate) fn valid_priors(prior: &Option<Vec<f64>>) -> bool {
+    prior.as_ref().is_none_or(|p| {
         // Loose enough for priors typed as decimals (three times 0.3333333 passes).
         p.iter().all(|v| v.is_finite() && *v >= 0.0) && (p.iter().sum::<f64>() - 1.0).abs() <= 1e-6
     })
@@ -230,8 +206,8 @@ mod tests {
 
     #[test]
     fn priors_must_be_a_distribution_over_the_classes() {
-        assert!(valid_priors(&Some(Priors(vec![0.25, 0.75]))));
-        assert!(valid_priors(&Some(Priors(vec![0.3333333; 3]))));
+        assert!(valid_priors(&Some(vec![0.25, 0.75])));
+        assert!(valid_priors(&Some(vec![0.3333333; 3])));
         assert!(valid_priors(&None));
         for bad in [
             &[0.5, 0.6][..],
@@ -239,16 +215,7 @@ mod tests {
             &[f64::NAN, 1.0],
             &[f64::INFINITY, 1.0],
         ] {
-            assert!(!valid_priors(&Some(Priors(bad.to_vec()))), "{bad:?}");
+            assert!(!valid_priors(&Some(bad.to_vec())), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn priors_read_from_text_and_back() {
-        assert_eq!(Priors::parse(" 0.25, 0.75"), Ok(Priors(vec![0.25, 0.75])));
-        assert!(Priors::parse("0.5,x").is_err());
-        assert!(Priors::parse("").is_err());
-        let p = Priors(vec![0.1, 0.2, 0.7]);
-        assert_eq!(Priors::parse(&p.to_value().to_string()), Ok(p));
     }
 }

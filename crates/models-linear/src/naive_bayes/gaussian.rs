@@ -8,8 +8,8 @@ use margin_core::{
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
-    Priors, batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
-    valid_priors, weight,
+    batch_classes, check_for_classes, check_trained, declared_classes, fit_classes, valid_priors,
+    weight,
 };
 use super::discrete::table;
 use super::{JointLogLikelihood, rows_in_parallel};
@@ -53,9 +53,7 @@ impl GaussianNBParams {
 
 margin_core::params! {
     GaussianNBParams {
-        priors: Option<Priors> {
-            get: |p| p.priors.clone().map(Priors),
-            set: |p, v| p.priors = v.map(|Priors(v)| v),
+        priors: Option<Vec<f64>> {
             help: "given class priors, one per class in sorted label order (none: fitted)",
             valid: ("finite priors ≥ 0 summing to 1", valid_priors),
         },
