@@ -3,6 +3,7 @@
 //! features.
 
 use faer::{Accum, Side};
+use margin_core::params::Params;
 use margin_core::split::rng_from_seed;
 use margin_core::{
     DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, model_check,
@@ -32,6 +33,21 @@ pub struct NystroemParams {
     n_components: usize,
     landmarks: Landmarks,
     seed: u64,
+}
+
+margin_core::param_choice!(Landmarks { Uniform => "uniform", KMeansPlusPlus => "k-means++" });
+
+// The kernel is not a parameter by name: a `KernelSpec` (sums, products, any kernel) has no
+// text form yet; it is given to `Nystroem::params`.
+margin_core::params! {
+    NystroemParams {
+        n_components: usize {
+            help: "landmarks (output dimension), at most the number of samples",
+            valid: ("at least 1", |m| *m >= 1),
+        },
+        landmarks: Landmarks { help: "landmark choice: uniform rows or k-means++ seeding" },
+        seed: u64 { help: "seed of the landmark choice" },
+    }
 }
 
 impl NystroemParams {
@@ -121,10 +137,11 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
     type Model = Nystroem;
 
     fn fit(&self, x: &R) -> Result<Nystroem> {
+        self.check()?;
         validate::check_non_empty(x)?;
         validate::check_finite(x)?;
         let n = x.n_samples();
-        if self.n_components == 0 || self.n_components > n {
+        if self.n_components > n {
             return Err(Error::invalid_parameter(
                 "n_components",
                 self.n_components,
@@ -246,6 +263,20 @@ impl RandomFourierFeatures {
     }
 }
 
+margin_core::params! {
+    RandomFourierFeaturesParams {
+        gamma: f64 {
+            help: "γ of the RBF kernel exp(−γ‖x − z‖²)",
+            valid: ("a finite number > 0", |g| g.is_finite() && *g > 0.0),
+        },
+        n_components: usize {
+            help: "output dimension D",
+            valid: ("at least 1", |d| *d >= 1),
+        },
+        seed: u64 { help: "seed of the random projection" },
+    }
+}
+
 impl RandomFourierFeaturesParams {
     /// Output dimension `D`.
     pub fn n_components(mut self, d: usize) -> Self {
@@ -263,10 +294,7 @@ impl<R: Records + ?Sized> Fit<R> for RandomFourierFeaturesParams {
     type Model = RandomFourierFeatures;
 
     fn fit(&self, x: &R) -> Result<RandomFourierFeatures> {
-        validate::check_positive("gamma", self.gamma)?;
-        if self.n_components == 0 {
-            return Err(Error::invalid_parameter("n_components", 0, "at least 1"));
-        }
+        self.check()?;
         validate::check_non_empty(x)?;
         let d = x.n_features();
         let mut rng = rng_from_seed(self.seed);
@@ -329,5 +357,48 @@ impl ModelFile for RandomFourierFeatures {
         model_check::matrix("weights", &self.weights, dim, d)?;
         model_check::len("offsets", self.offsets.len(), dim)?;
         model_check::finite("offsets", &self.offsets)
+    }
+}
+
+#[cfg(test)]
+mod params_tests {
+    use super::*;
+    use crate::{Linear, Rbf};
+    use margin_core::battery::check_params;
+    use margin_core::params::Value;
+
+    /// scikit-learn 1.9's `Nystroem` and `RBFSampler` defaults: `n_components=100`,
+    /// `gamma=1.0` (RBFSampler); margin's `seed` 0 for `random_state=None`, `landmarks`
+    /// margin's own (scikit-learn's choice is `uniform`). RBFSampler's γ has no default here:
+    /// `RandomFourierFeatures::params(gamma)` asks for it.
+    #[test]
+    fn params_describe_themselves() {
+        let rbf = Rbf::with_gamma(0.5).unwrap();
+        let nystroem = Nystroem::params(rbf);
+        assert_eq!(
+            nystroem.values(),
+            vec![
+                ("n_components", Value::Int(100)),
+                ("landmarks", Value::Text("uniform".into())),
+                ("seed", Value::Int(0)),
+            ]
+        );
+        check_params(&nystroem);
+        check_params(&Nystroem::params(Linear).landmarks(Landmarks::KMeansPlusPlus));
+        let rff = RandomFourierFeatures::params(1.0);
+        assert_eq!(rff.get("gamma"), Some(Value::Float(1.0)));
+        assert_eq!(rff.get("n_components"), Some(Value::Int(100)));
+        check_params(&rff.clone().n_components(7).seed(3));
+        let mut bad = rff;
+        assert!(bad.set("gamma", "0").is_err());
+        assert!(bad.set("n_components", "0").is_err());
+        assert!(RandomFourierFeatures::params(-1.0).check().is_err());
+        let mut n = Nystroem::params(Linear);
+        n.set("landmarks", "k-means++").unwrap();
+        assert_eq!(
+            n,
+            Nystroem::params(Linear).landmarks(Landmarks::KMeansPlusPlus)
+        );
+        assert!(n.set("n_components", "0").is_err());
     }
 }
