@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
+use margin_core::params::{ParamInfo, Params};
 use margin_core::{
     Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
     Records, Targets,
@@ -18,12 +19,16 @@ use margin_core::{
 use crate::Failure;
 use crate::convergence::Fitted;
 use crate::data::{FormatArg, load};
+use crate::model_params::{params_help, read_param_file};
 use crate::output::{Out, check_outputs, outln};
 
 /// Parameters given as `--name value` pairs, consumed by a model entry.
 #[derive(Clone, Debug, Default)]
 pub struct ParamArgs {
     values: BTreeMap<String, String>,
+    /// Parameters whose value came from a `--params` file, which lists every parameter
+    /// whether or not the configuration uses it.
+    from_file: Vec<String>,
     selection: Option<Selection>,
 }
 
@@ -45,6 +50,16 @@ impl ParamArgs {
             of,
         });
         self
+    }
+
+    /// Whether parameter `flag` (command-line spelling, without dashes) is given.
+    pub fn contains(&self, flag: &str) -> bool {
+        self.values.contains_key(flag)
+    }
+
+    /// Gives parameter `flag` (command-line spelling, without dashes) the value `value`.
+    pub fn insert(&mut self, flag: &str, value: &str) {
+        self.values.insert(flag.to_owned(), value.to_owned());
     }
 
     /// Removes the [`Selection`], if the training set is a part of the data file.
@@ -108,6 +123,49 @@ impl ParamArgs {
             )));
         }
         Ok(Some(margin_core::ClassWeight::Given(given)))
+    }
+
+    /// Sets every given parameter that `P` describes on `params`, in `P::PARAMS` order (a
+    /// parameter is listed after those that decide whether it is used), and leaves other flags
+    /// for the entry's own options. A value `P` refuses, or a parameter given on the command
+    /// line that the resulting configuration does not use (`--gamma` with `--kernel linear`),
+    /// is a usage error; a parameter file may hold unused ones (it lists them all).
+    pub fn apply<P: Params>(&mut self, mut params: P) -> Result<P, Failure> {
+        let mut given = Vec::new();
+        for param in P::PARAMS {
+            let flag = param.flag();
+            if let Some(text) = self.values.remove(&flag) {
+                params.set(param.name, &text).map_err(|e| match e {
+                    Error::InvalidParameter {
+                        value, expected, ..
+                    } => Failure::usage(format!("--{flag}: expected {expected}, found `{value}`")),
+                    other => Failure::from(other),
+                })?;
+                if !self.from_file.contains(&flag) {
+                    given.push((param, flag));
+                }
+            }
+        }
+        if let Some((param, flag)) = given.iter().find(|(param, _)| !(param.used)(&params)) {
+            return Err(Failure::usage(format!(
+                "--{flag}: {} is used only {}; leave out --{flag} or change the configuration",
+                param.name, param.applies
+            )));
+        }
+        params.check()?;
+        Ok(params)
+    }
+
+    /// Adds `name value` pairs read from a parameter file; a parameter also given on the
+    /// command line keeps the command line's value.
+    pub fn add_defaults(&mut self, pairs: Vec<(String, String)>) {
+        for (name, value) in pairs {
+            let flag = name.to_lowercase().replace('_', "-");
+            if !self.values.contains_key(&flag) {
+                self.values.insert(flag.clone(), value);
+                self.from_file.push(flag);
+            }
+        }
     }
 
     /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
@@ -319,6 +377,9 @@ pub struct ModelEntry {
     pub summary: &'static str,
     /// Whether it predicts classes (cross-validation then stratifies its folds).
     pub classifier: bool,
+    /// The parameters the model's params struct describes, with the values `margin train`
+    /// starts from (help, `margin params` and parameter files are generated from them).
+    pub params: Option<fn() -> Vec<ParamInfo>>,
     /// `--name value: meaning (default)` lines for the model's own parameters.
     pub params_help: &'static str,
     /// The same for parameters it shares with its family.
@@ -408,6 +469,7 @@ pub fn parse_model_command(
         return Ok(None);
     }
     let mut params = ParamArgs::default();
+    let mut param_files = Vec::new();
     let mut options = BTreeMap::new();
     let (mut data, mut format) = (None, FormatArg::Auto);
     let mut it = rest.iter();
@@ -420,9 +482,20 @@ pub fn parse_model_command(
         match w.as_str() {
             "--help" | "-h" => {
                 let entry = find(model)?;
+                let described = entry.params.map(|params| params_help(&params()));
+                let lines: Vec<&str> = [
+                    described.as_deref().unwrap_or(""),
+                    entry.params_help,
+                    entry.common_help,
+                ]
+                .into_iter()
+                .filter(|text| !text.is_empty())
+                .collect();
                 print_help(format_args!(
-                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n{}",
-                    entry.summary, entry.params_help, entry.common_help
+                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n  --params <FILE.json>               parameters from a JSON object of names and values, as\n                                     `margin params {}` prints it (flags override it)",
+                    entry.summary,
+                    lines.join("\n"),
+                    entry.name
                 ))?;
                 return Ok(None);
             }
@@ -438,6 +511,7 @@ pub fn parse_model_command(
                     }
                 }
             }
+            "--params" => param_files.push(PathBuf::from(value(w)?)),
             flag if (flag.starts_with("--") && flag.len() > 2) || flag == "-o" => {
                 let name = if flag == "-o" {
                     "output".to_owned()
@@ -466,6 +540,9 @@ pub fn parse_model_command(
                 )));
             }
         }
+    }
+    for file in param_files.iter().rev() {
+        params.add_defaults(read_param_file(file)?);
     }
     let data =
         data.ok_or_else(|| Failure::usage(format!("missing the data file\nusage: {usage}")))?;
