@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use margin_core::params::{ParamInfo, Params};
+use margin_core::params::{ParamInfo, ParamType, Params};
 use margin_core::{
     Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
     Records, Targets,
@@ -110,10 +110,15 @@ impl ParamArgs {
         let Some(text) = self.take::<String>("class-weight")? else {
             return Ok(None);
         };
-        if text == "balanced" {
-            return Ok(Some(margin_core::ClassWeight::Balanced));
-        }
-        let given = parse_class_weights(&text)?;
+        let given = match <margin_core::ClassWeight as ParamType>::parse(&text) {
+            Ok(margin_core::ClassWeight::Given(given)) => given,
+            Ok(other) => return Ok(Some(other)),
+            Err(expected) => {
+                return Err(Failure::usage(format!(
+                    "--class-weight: expected {expected}, found `{text}`"
+                )));
+            }
+        };
         let classes = data.targets.classes()?;
         if let Some((label, _)) = given.iter().find(|(l, _)| !classes.labels().contains(l)) {
             let known: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
@@ -177,37 +182,6 @@ impl ParamArgs {
             ))),
         }
     }
-}
-
-/// `LABEL:W,LABEL:W` as `(label, weight)` pairs: a label that reads as a number is a number
-/// (`1`, `+1` and `1.0` name one class), any other is text; the weight is after the last `:`.
-fn parse_class_weights(text: &str) -> Result<Vec<(Label, f64)>, Failure> {
-    let mut given: Vec<(Label, f64)> = Vec::new();
-    for item in text.split(',') {
-        let bad = |why: &str| {
-            Failure::usage(format!(
-                "--class-weight: `{item}` {why}: expected balanced or LABEL:WEIGHT pairs separated by commas (as 1:0.1,-1:2)"
-            ))
-        };
-        let (label, weight) = item.rsplit_once(':').ok_or_else(|| bad("has no `:`"))?;
-        let weight: f64 = weight
-            .trim()
-            .parse()
-            .map_err(|_| bad("has no number after `:`"))?;
-        let label = label.trim();
-        if label.is_empty() {
-            return Err(bad("has no label before `:`"));
-        }
-        let label = match label.parse::<f64>() {
-            Ok(x) if x.is_finite() => Label::Number(x),
-            _ => Label::Text(label.to_owned()),
-        };
-        if given.iter().any(|(l, _)| *l == label) {
-            return Err(bad("names a class twice"));
-        }
-        given.push((label, weight));
-    }
-    Ok(given)
 }
 
 /// How a flag's value type reads in a message ("a number", not `f64`).

@@ -176,17 +176,50 @@ static A9A: Source = Source {
 /// The registered models the tour leaves out, and why (a test checks that every other model
 /// has a case).
 const NOT_IN_TOUR: &[(&str, &str)] = &[
-    ("nu-svc", "the SVC model with nu in place of C: svc's rows show its solver and kernels"),
-    ("nu-svr", "the SVR model with nu in place of epsilon: svr's row shows it"),
-    ("one-class-svm", "novelty detection: the tour scores labelled test parts"),
-    ("pegasos", "a stochastic solver for linear-svc's model: the bench compares the two"),
-    ("tree-regressor", "forest-regressor's base learner: the forest's housing row shows it"),
-    ("elastic-net", "lasso's solver with an L2 part: lasso's row shows it"),
-    ("multinomial-nb", "counts, which no bundled dataset holds (the bench runs it on dna)"),
-    ("kernel-perceptron", "quadratic in the samples; the XOR example shows it"),
-    ("kmeans", "clustering: the tour scores labelled test parts (the bench times it)"),
-    ("minibatch-kmeans", "clustering: the tour scores labelled test parts"),
-    ("pca", "a transform, with no score of its own (the bench times it)"),
+    (
+        "nu-svc",
+        "the SVC model with nu in place of C: svc's rows show its solver and kernels",
+    ),
+    (
+        "nu-svr",
+        "the SVR model with nu in place of epsilon: svr's row shows it",
+    ),
+    (
+        "one-class-svm",
+        "novelty detection: the tour scores labelled test parts",
+    ),
+    (
+        "pegasos",
+        "a stochastic solver for linear-svc's model: the bench compares the two",
+    ),
+    (
+        "tree-regressor",
+        "forest-regressor's base learner: the forest's housing row shows it",
+    ),
+    (
+        "elastic-net",
+        "lasso's solver with an L2 part: lasso's row shows it",
+    ),
+    (
+        "multinomial-nb",
+        "counts, which no bundled dataset holds (the bench runs it on dna)",
+    ),
+    (
+        "kernel-perceptron",
+        "quadratic in the samples; the XOR example shows it",
+    ),
+    (
+        "kmeans",
+        "clustering: the tour scores labelled test parts (the bench times it)",
+    ),
+    (
+        "minibatch-kmeans",
+        "clustering: the tour scores labelled test parts",
+    ),
+    (
+        "pca",
+        "a transform, with no score of its own (the bench times it)",
+    ),
 ];
 
 static CASES: &[Case] = &[
@@ -606,6 +639,23 @@ pub fn run(args: &TourArgs) -> Result<(), Failure> {
         for ((case, _), auc) in curves.iter().zip(areas) {
             let _ = writeln!(text, "  {}: AUC {auc:.6}", case.model);
         }
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for case in CASES {
+        if !names.contains(&case.entry) {
+            names.push(case.entry);
+        }
+    }
+    let _ = writeln!(
+        text,
+        "\nThe rows' models train on your data as `margin train NAME DATA -o MODEL`, NAME one of:"
+    );
+    for chunk in names.chunks(8) {
+        let _ = writeln!(text, "  {}", chunk.join(", "));
+    }
+    let _ = writeln!(text, "Also registered, not in the tour:");
+    for (name, why) in NOT_IN_TOUR {
+        let _ = writeln!(text, "  {name:<18} {why}");
     }
     let mut out = Out::stdout();
     out.write_all(text.as_bytes())?;
