@@ -105,5 +105,38 @@ pub use kmeans::{
 };
 pub use pca::{NComponents, Pca, PcaParams, SvdSolver};
 
+/// A count or `auto` (scikit-learn's `"auto"`: a rule decides), as a parameter: `n_init`,
+/// `iterated_power`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct AutoOr(pub(crate) Option<usize>);
+
+impl margin_core::params::ParamType for AutoOr {
+    fn kind() -> std::borrow::Cow<'static, str> {
+        "auto|<int>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        match text.trim() {
+            "auto" => Ok(AutoOr(None)),
+            t => t
+                .parse()
+                .map(|n| AutoOr(Some(n)))
+                .map_err(|_| "auto or a non-negative integer".to_owned()),
+        }
+    }
+    fn to_value(&self) -> margin_core::params::Value {
+        self.0
+            .map_or(margin_core::params::Value::Text("auto".into()), |n| {
+                n.to_value()
+            })
+    }
+}
+
+impl AutoOr {
+    /// Whether the count, when given, is at least 1.
+    pub(crate) fn at_least_one(&self) -> bool {
+        self.0 != Some(0)
+    }
+}
+
 margin_core::impl_n_features!(KMeans, MiniBatchKMeans, Pca);
 margin_core::impl_iterative!(KMeans, MiniBatchKMeans);

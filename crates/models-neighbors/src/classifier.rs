@@ -1,5 +1,6 @@
 //! k-nearest-neighbour classification (scikit-learn's `KNeighborsClassifier`).
 
+use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict, PredictProba, Records,
     Result, model_check, validate,
@@ -29,6 +30,11 @@ impl Default for KNeighborsClassifierParams {
 }
 
 search_builders!(KNeighborsClassifierParams);
+crate::index::neighbor_params!(KNeighborsClassifierParams {
+    weights: Weights {
+        help: "equal votes, or 1/distance (exact matches take over)",
+    },
+} {});
 
 impl KNeighborsClassifierParams {
     /// How neighbours' votes are weighted (default [`Weights::Uniform`]).
@@ -116,6 +122,7 @@ impl TryFrom<ClassifierFile> for KNeighborsClassifier {
                 f.records.n_samples()
             )));
         }
+        f.params.check().map_err(|e| invalid(e.to_string()))?;
         check_k(f.params.n_neighbors, f.y.len()).map_err(|e| invalid(e.to_string()))?;
         let index = SearchIndex::build(&f.params.search, f.records, Some(f.params.n_neighbors))
             .map_err(|e| invalid(e.to_string()))?;
@@ -132,6 +139,7 @@ impl Fit for KNeighborsClassifierParams {
     type Model = KNeighborsClassifier;
 
     fn fit(&self, data: &Dataset) -> Result<KNeighborsClassifier> {
+        self.check()?;
         // Finiteness is checked once, by the index.
         data.check_consistent()?;
         validate::check_non_empty(&data.records)?;

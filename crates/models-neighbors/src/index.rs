@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::brute::{self, Out, Space};
 use crate::kd_tree::KdTree;
-use crate::metric::{Kind, Metric, checked_sq_norms};
+use crate::metric::{Kind, Metric, MetricName, checked_sq_norms};
 use crate::whitening::Whitening;
+use margin_core::params::ParamType;
 
 /// `algorithm = auto` picks the kd-tree up to this many features (scikit-learn's rule).
 pub const AUTO_TREE_MAX_FEATURES: usize = 15;
@@ -32,18 +33,15 @@ pub enum Algorithm {
 impl Algorithm {
     /// `auto`, `brute` or `kd_tree` (scikit-learn's names; `kd-tree` is accepted too).
     pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "auto" => Ok(Algorithm::Auto),
-            "brute" => Ok(Algorithm::Brute),
-            "kd_tree" | "kd-tree" => Ok(Algorithm::KdTree),
-            other => Err(Error::invalid_parameter(
-                "algorithm",
-                other,
-                "one of auto, brute, kd_tree",
-            )),
-        }
+        Self::parse(name).map_err(|expected| Error::invalid_parameter("algorithm", name, expected))
     }
 }
+
+margin_core::param_choice!(Algorithm {
+    Auto => "auto",
+    Brute => "brute",
+    KdTree => "kd_tree" | "kd-tree",
+});
 
 /// The `k` nearest training rows of each query, nearest first.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,18 +79,58 @@ impl Neighbors {
     }
 }
 
-/// The search parameters every model shares.
+/// The search parameters every model shares, one field per parameter: the metric's name,
+/// Minkowski's `p` and a given Mahalanobis covariance are stored apart (so that setting them
+/// by name does not depend on the order) and [`Metric`] is built from them. Model files store
+/// the built metric, as before ([`StoredSearch`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "StoredSearch", from = "StoredSearch")]
 pub(crate) struct SearchParams {
-    pub(crate) metric: Metric,
+    pub(crate) metric: MetricName,
+    /// Minkowski's power; 2 (the default) unless the metric is Minkowski.
+    pub(crate) p: f64,
+    /// A given Mahalanobis covariance (`None`: from the training records).
+    pub(crate) covariance: Option<DenseMatrix>,
     pub(crate) algorithm: Algorithm,
     pub(crate) leaf_size: usize,
+}
+
+/// How model files store [`SearchParams`] (the layout before the metric was split).
+#[derive(Serialize, Deserialize)]
+struct StoredSearch {
+    metric: Metric,
+    algorithm: Algorithm,
+    leaf_size: usize,
+}
+
+impl From<SearchParams> for StoredSearch {
+    fn from(s: SearchParams) -> Self {
+        Self {
+            metric: s.metric(),
+            algorithm: s.algorithm,
+            leaf_size: s.leaf_size,
+        }
+    }
+}
+
+impl From<StoredSearch> for SearchParams {
+    fn from(s: StoredSearch) -> Self {
+        let mut params = SearchParams {
+            algorithm: s.algorithm,
+            leaf_size: s.leaf_size,
+            ..SearchParams::default()
+        };
+        params.set_metric(s.metric);
+        params
+    }
 }
 
 impl Default for SearchParams {
     fn default() -> Self {
         Self {
-            metric: Metric::Euclidean,
+            metric: MetricName::Euclidean,
+            p: 2.0,
+            covariance: None,
             algorithm: Algorithm::Auto,
             leaf_size: 30,
         }
@@ -100,13 +138,81 @@ impl Default for SearchParams {
 }
 
 impl SearchParams {
-    pub(crate) fn check(&self, n_features: Option<usize>) -> Result<()> {
-        if self.leaf_size == 0 {
-            return Err(Error::invalid_parameter("leaf_size", 0, "an integer ≥ 1"));
+    /// The metric the fields describe.
+    pub(crate) fn metric(&self) -> Metric {
+        self.metric.with(self.p, self.covariance.clone())
+    }
+
+    /// Sets the metric and its payload (what the `metric` builder does).
+    pub(crate) fn set_metric(&mut self, metric: Metric) {
+        (self.metric, self.p, self.covariance) = metric.split();
+    }
+
+    /// The rules that tie the metric's parameters together: `p` and a given covariance go
+    /// with their metric only.
+    pub(crate) fn check_together(&self) -> Result<()> {
+        if self.p != 2.0 && self.metric != MetricName::Minkowski {
+            return Err(Error::invalid_parameter(
+                "p",
+                self.p,
+                "2 (the default) unless metric is minkowski",
+            ));
         }
-        self.metric.check(n_features)
+        if self.covariance.is_some() && self.metric != MetricName::Mahalanobis {
+            return Err(Error::invalid_parameter(
+                "metric",
+                self.metric.to_value(),
+                "mahalanobis when a covariance is given",
+            ));
+        }
+        Ok(())
     }
 }
+
+/// The parameters every neighbour model shares, as [`params!`](margin_core::params!)
+/// entries: `neighbor_params!(Type { entries before } { entries after })` implements
+/// `Params` for `Type` with `n_neighbors` first, then `entries before`, then the search
+/// parameters, then `entries after`.
+macro_rules! neighbor_params {
+    ($t:ty { $($before:tt)* } { $($after:tt)* }) => {
+        margin_core::params! {
+            $t {
+                n_neighbors: usize {
+                    help: "neighbours per query (at most the training rows)",
+                    valid: ("an integer ≥ 1", |k| *k >= 1),
+                },
+                $($before)*
+                algorithm: $crate::Algorithm {
+                    at: search.algorithm,
+                    help: "search: auto (kd-tree for dense data, ≤ 15 features, a supported metric), brute or kd_tree",
+                },
+                leaf_size: usize {
+                    at: search.leaf_size,
+                    help: "most points in a kd-tree leaf (results do not depend on it)",
+                    valid: ("an integer ≥ 1", |l| *l >= 1),
+                },
+                metric: $crate::metric::MetricName {
+                    at: search.metric,
+                    help: "distance: euclidean, sqeuclidean, manhattan, chebyshev, minkowski, cosine, mahalanobis (covariance of the training data) or hamming",
+                },
+                p: f64 {
+                    at: search.p,
+                    help: "Minkowski power",
+                    valid: (
+                        "a number ≥ 1 (or infinity); below 1 Minkowski is not a metric",
+                        |p| *p >= 1.0
+                    ),
+                    applies: ("with metric minkowski", |q| {
+                        q.search.metric == $crate::metric::MetricName::Minkowski
+                    }),
+                },
+                $($after)*
+            }
+            together: |q| q.search.check_together()
+        }
+    };
+}
+pub(crate) use neighbor_params;
 
 /// Refuses `k` outside `1..=n`.
 /// `m × k` copies of `value`, one row of neighbours per query, asked for first (`k` can be as
@@ -136,6 +242,8 @@ pub(crate) fn check_k(k: usize, n: usize) -> Result<()> {
 #[derive(Clone, Debug)]
 pub(crate) struct SearchIndex {
     params: SearchParams,
+    /// The metric `params` describe.
+    metric: Metric,
     kind: Kind,
     records: Matrix,
     /// Mahalanobis: the factor and the whitened training records (the search space).
@@ -154,14 +262,15 @@ impl SearchIndex {
         n_neighbors: Option<usize>,
     ) -> Result<Self> {
         validate::check_non_empty(&records)?;
-        params.check(Some(records.n_features()))?;
-        let kind = params.metric.kind();
-        let mahalanobis = matches!(params.metric, Metric::Mahalanobis(_));
+        let metric = params.metric();
+        metric.check(Some(records.n_features()))?;
+        let kind = metric.kind();
+        let mahalanobis = matches!(metric, Metric::Mahalanobis(_));
         // The dot-product kinds check finiteness with their squared norms, in one pass.
         if !kind.uses_dot_products() || mahalanobis {
             validate::check_finite(&records)?;
         }
-        let whitened = match &params.metric {
+        let whitened = match &metric {
             Metric::Mahalanobis(cov) => {
                 let w = Whitening::new(cov, &records)?;
                 let space = Matrix::Dense(w.apply(&records)?);
@@ -183,7 +292,7 @@ impl SearchIndex {
                     "kd_tree",
                     format!(
                         "brute or auto for {:?} (the kd-tree supports the Minkowski family and Mahalanobis)",
-                        params.metric
+                        metric
                     ),
                 ));
             }
@@ -200,6 +309,7 @@ impl SearchIndex {
         };
         Ok(Self {
             params: params.clone(),
+            metric,
             kind,
             records,
             whitened,
@@ -216,6 +326,11 @@ impl SearchIndex {
     /// The parameters.
     pub(crate) fn params(&self) -> &SearchParams {
         &self.params
+    }
+
+    /// The metric.
+    pub(crate) fn metric(&self) -> &Metric {
+        &self.metric
     }
 
     /// Number of training rows.

@@ -4,9 +4,53 @@
 //! cheaper (the squared Euclidean distance for the Euclidean family, `Σ|x_j − z_j|^p` for
 //! Minkowski) and turn the k winners into metric distances at the end ([`Kind::finish`]).
 
+use margin_core::params::ParamType;
 use margin_core::{DenseMatrix, Error, Records, Result, RowView, validate};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+
+/// [`Metric`] without its payload: the `metric` parameter (Minkowski's power is the `p`
+/// parameter; a given Mahalanobis covariance has no text form and is set with the builder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MetricName {
+    Euclidean,
+    SqEuclidean,
+    Manhattan,
+    Chebyshev,
+    Minkowski,
+    Cosine,
+    Mahalanobis,
+    Hamming,
+}
+margin_core::param_choice!(MetricName {
+    Euclidean => "euclidean" | "l2",
+    SqEuclidean => "sqeuclidean",
+    Manhattan => "manhattan" | "l1" | "cityblock",
+    Chebyshev => "chebyshev" | "infinity",
+    Minkowski => "minkowski",
+    Cosine => "cosine",
+    Mahalanobis => "mahalanobis",
+    Hamming => "hamming",
+});
+
+impl MetricName {
+    /// The metric of this name, with Minkowski's power `p` and Mahalanobis' covariance
+    /// (`None`: from the training records); each is read by its metric only.
+    pub(crate) fn with(self, p: f64, covariance: Option<DenseMatrix>) -> Metric {
+        match self {
+            MetricName::Euclidean => Metric::Euclidean,
+            MetricName::SqEuclidean => Metric::SqEuclidean,
+            MetricName::Manhattan => Metric::Manhattan,
+            MetricName::Chebyshev => Metric::Chebyshev,
+            MetricName::Minkowski => Metric::Minkowski(p),
+            MetricName::Cosine => Metric::Cosine,
+            MetricName::Mahalanobis => {
+                Metric::Mahalanobis(covariance.map_or(Covariance::FromTraining, Covariance::Given))
+            }
+            MetricName::Hamming => Metric::Hamming,
+        }
+    }
+}
 
 /// A distance between two samples `x` and `z` of `d` features.
 ///
@@ -69,34 +113,33 @@ impl Metric {
     /// `cosine`, `mahalanobis` (covariance from the training data), `hamming`. `p` is read
     /// only by `minkowski`.
     pub fn from_name(name: &str, p: f64) -> Result<Self> {
-        Ok(match name {
-            "euclidean" | "l2" => Metric::Euclidean,
-            "sqeuclidean" => Metric::SqEuclidean,
-            "manhattan" | "l1" | "cityblock" => Metric::Manhattan,
-            "chebyshev" | "infinity" => Metric::Chebyshev,
-            "minkowski" => Metric::Minkowski(p),
-            "cosine" => Metric::Cosine,
-            "mahalanobis" => Metric::Mahalanobis(Covariance::FromTraining),
-            "hamming" => Metric::Hamming,
-            other => {
-                return Err(Error::invalid_parameter(
-                    "metric",
-                    other,
-                    "one of euclidean, sqeuclidean, manhattan, chebyshev, minkowski, cosine, \
-                     mahalanobis, hamming",
-                ));
-            }
-        })
+        let metric = MetricName::parse(name)
+            .map_err(|expected| Error::invalid_parameter("metric", name, expected))?;
+        Ok(metric.with(p, None))
     }
 
-    /// Checks the metric's own parameters (`p ≥ 1`; a given covariance's shape and values).
+    /// The metric's name and its payload, one parameter each: Minkowski's `p` (2 for the
+    /// others, scikit-learn's default) and a given Mahalanobis covariance.
+    pub(crate) fn split(self) -> (MetricName, f64, Option<DenseMatrix>) {
+        match self {
+            Metric::Euclidean => (MetricName::Euclidean, 2.0, None),
+            Metric::SqEuclidean => (MetricName::SqEuclidean, 2.0, None),
+            Metric::Manhattan => (MetricName::Manhattan, 2.0, None),
+            Metric::Chebyshev => (MetricName::Chebyshev, 2.0, None),
+            Metric::Minkowski(p) => (MetricName::Minkowski, p, None),
+            Metric::Cosine => (MetricName::Cosine, 2.0, None),
+            Metric::Mahalanobis(Covariance::FromTraining) => (MetricName::Mahalanobis, 2.0, None),
+            Metric::Mahalanobis(Covariance::Given(cov)) => {
+                (MetricName::Mahalanobis, 2.0, Some(cov))
+            }
+            Metric::Hamming => (MetricName::Hamming, 2.0, None),
+        }
+    }
+
+    /// Checks what the metric's parameter ranges cannot: a given covariance's shape (against
+    /// the data's width) and values. (`p ≥ 1` is the `p` parameter's range.)
     pub(crate) fn check(&self, n_features: Option<usize>) -> Result<()> {
         match self {
-            Metric::Minkowski(p) if p.is_nan() || *p < 1.0 => Err(Error::invalid_parameter(
-                "p",
-                p,
-                "a number ≥ 1 (or infinity); below 1 Minkowski is not a metric",
-            )),
             Metric::Mahalanobis(Covariance::Given(cov)) => {
                 if cov.nrows() != cov.ncols() {
                     return Err(Error::shape(

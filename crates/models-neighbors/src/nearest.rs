@@ -1,6 +1,7 @@
 //! Unsupervised neighbour search (scikit-learn's `NearestNeighbors`), and the builder methods
 //! the three models share.
 
+use margin_core::params::Params;
 use margin_core::{Error, Fit, Matrix, ModelFile, Records, Result};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -20,7 +21,7 @@ macro_rules! search_builders {
 
             /// The distance (default [`Metric::Euclidean`](crate::Metric::Euclidean)).
             pub fn metric(mut self, metric: crate::Metric) -> Self {
-                self.search.metric = metric;
+                self.search.set_metric(metric);
                 self
             }
 
@@ -66,6 +67,7 @@ impl Default for NearestNeighborsParams {
 }
 
 search_builders!(NearestNeighborsParams);
+crate::index::neighbor_params!(NearestNeighborsParams {} {});
 
 /// An index over training records answering k-nearest-neighbour queries.
 ///
@@ -119,9 +121,7 @@ impl TryFrom<NearestFile> for NearestNeighbors {
 
 impl NearestNeighborsParams {
     fn build(&self, records: Matrix) -> Result<NearestNeighbors> {
-        if self.n_neighbors == 0 {
-            return Err(Error::invalid_parameter("n_neighbors", 0, "an integer ≥ 1"));
-        }
+        self.check()?;
         Ok(NearestNeighbors {
             n_neighbors: self.n_neighbors,
             index: SearchIndex::build(&self.search, records, Some(self.n_neighbors))?,
@@ -157,7 +157,7 @@ impl NearestNeighbors {
 
     /// The metric.
     pub fn metric(&self) -> &Metric {
-        &self.index.params().metric
+        self.index.metric()
     }
 
     /// The algorithm parameter (possibly `Auto`); see [`Self::uses_kd_tree`] for the choice.

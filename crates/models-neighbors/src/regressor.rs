@@ -1,5 +1,6 @@
 //! k-nearest-neighbour regression (scikit-learn's `KNeighborsRegressor`).
 
+use margin_core::params::Params;
 use margin_core::{Dataset, Error, Fit, Matrix, ModelFile, Predict, Records, Result, validate};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -27,6 +28,11 @@ impl Default for KNeighborsRegressorParams {
 }
 
 search_builders!(KNeighborsRegressorParams);
+crate::index::neighbor_params!(KNeighborsRegressorParams {
+    weights: Weights {
+        help: "equal weights, or 1/distance (exact matches take over)",
+    },
+} {});
 
 impl KNeighborsRegressorParams {
     /// How neighbours' targets are weighted in the mean (default [`Weights::Uniform`]).
@@ -84,6 +90,7 @@ impl TryFrom<RegressorFile> for KNeighborsRegressor {
                 f.records.n_samples()
             )));
         }
+        f.params.check().map_err(|e| invalid(e.to_string()))?;
         check_k(f.params.n_neighbors, f.y.len()).map_err(|e| invalid(e.to_string()))?;
         let index = SearchIndex::build(&f.params.search, f.records, Some(f.params.n_neighbors))
             .map_err(|e| invalid(e.to_string()))?;
@@ -99,6 +106,7 @@ impl Fit for KNeighborsRegressorParams {
     type Model = KNeighborsRegressor;
 
     fn fit(&self, data: &Dataset) -> Result<KNeighborsRegressor> {
+        self.check()?;
         // The records' finiteness is checked once, by the index.
         data.check_consistent()?;
         validate::check_non_empty(&data.records)?;

@@ -1,5 +1,6 @@
 //! How the k neighbours of a query are weighted in a vote or an average.
 
+use margin_core::params::ParamType;
 use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -15,18 +16,12 @@ pub enum Weights {
     Distance,
 }
 
+margin_core::param_choice!(Weights { Uniform => "uniform", Distance => "distance" });
+
 impl Weights {
     /// `uniform` or `distance`.
     pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "uniform" => Ok(Weights::Uniform),
-            "distance" => Ok(Weights::Distance),
-            other => Err(Error::invalid_parameter(
-                "weights",
-                other,
-                "uniform or distance",
-            )),
-        }
+        Self::parse(name).map_err(|expected| Error::invalid_parameter("weights", name, expected))
     }
 
     /// The weight of each neighbour of one query, from its distances.

@@ -1,19 +1,26 @@
 //! Mini-batch k-means (Sculley 2010), as scikit-learn's `MiniBatchKMeans`.
 
 use margin_core::{
-    Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
+    Convergence, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
     split::rng_from_seed, validate,
 };
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{KMeansInit, assign, center_distances, check_common, check_decoded, initial};
+use super::{
+    InitName, KMeansInit, assign, center_distances, check_common, check_decoded, initial,
+    join_init, split_init,
+};
+use crate::AutoOr;
+use margin_core::params::Params;
 
 /// Parameters of [`MiniBatchKMeans`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MiniBatchKMeansParams {
     n_clusters: usize,
-    init: KMeansInit,
+    init: InitName,
+    /// Given initial centres (then `init` is not used).
+    centers: Option<DenseMatrix>,
     n_init: Option<usize>,
     max_iter: usize,
     batch_size: usize,
@@ -28,7 +35,8 @@ impl Default for MiniBatchKMeansParams {
     fn default() -> Self {
         Self {
             n_clusters: 8,
-            init: KMeansInit::KMeansPlusPlus,
+            init: InitName::KMeansPlusPlus,
+            centers: None,
             n_init: None,
             max_iter: 100,
             batch_size: 1024,
@@ -41,6 +49,50 @@ impl Default for MiniBatchKMeansParams {
     }
 }
 
+margin_core::params! {
+    MiniBatchKMeansParams {
+        n_clusters: usize {
+            help: "number of clusters (at most the number of samples)",
+            valid: ("an integer ≥ 1", |k| *k >= 1),
+        },
+        init: InitName {
+            help: "initial centres: greedy k-means++ or random rows",
+            applies: ("without given centres", |p| p.centers.is_none()),
+        },
+        n_init: AutoOr {
+            get: |p| AutoOr(p.n_init),
+            set: |p, v| p.n_init = v.0,
+            help: "runs from different starts, best inertia kept (auto: 3)",
+            valid: ("an integer ≥ 1", AutoOr::at_least_one),
+            applies: ("without given centres", |p| p.centers.is_none()),
+        },
+        max_iter: usize {
+            help: "passes over the data (epochs)",
+            valid: ("an integer ≥ 1", |n| *n >= 1),
+        },
+        batch_size: usize {
+            help: "rows per mini-batch",
+            valid: ("an integer ≥ 1", |b| *b >= 1),
+        },
+        tol: f64 {
+            help: "stop when centres move ≤ tol × mean feature variance (0: off)",
+            valid: ("a finite number ≥ 0", |t| t.is_finite() && *t >= 0.0),
+        },
+        max_no_improvement: Option<usize> {
+            help: "stop after this many batches without improving the smoothed inertia (none: off)",
+        },
+        init_size: Option<usize> {
+            help: "rows sampled to choose the initial centres (none: 3 × batch_size)",
+            valid: ("an integer ≥ 1", |s| *s != Some(0)),
+        },
+        reassignment_ratio: f64 {
+            help: "centres with fewer than this share of the largest count are reassigned",
+            valid: ("a number in [0, 1]", |r| (0.0..=1.0).contains(r)),
+        },
+        seed: u64 { help: "seed of the initialisation and of the batches" },
+    }
+}
+
 impl MiniBatchKMeansParams {
     /// Number of clusters `k` (default 8; between 1 and the number of samples).
     pub fn n_clusters(mut self, k: usize) -> Self {
@@ -50,7 +102,7 @@ impl MiniBatchKMeansParams {
 
     /// Initialisation (default [`KMeansInit::KMeansPlusPlus`]), run on `init_size` random rows.
     pub fn init(mut self, init: KMeansInit) -> Self {
-        self.init = init;
+        (self.init, self.centers) = split_init(init, self.init);
         self
     }
 
@@ -106,30 +158,16 @@ impl MiniBatchKMeansParams {
         self
     }
 
-    fn check<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
+    /// Checks the records, the parameters, then what ties them to the records.
+    fn check_for<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
         validate::check_non_empty(x)?;
         validate::check_finite(x)?;
-        check_common(self.n_clusters, self.max_iter, self.tol, &self.init, x)?;
-        if self.n_init == Some(0) {
-            return Err(Error::invalid_parameter("n_init", 0, "an integer ≥ 1"));
-        }
-        if self.batch_size == 0 {
-            return Err(Error::invalid_parameter("batch_size", 0, "an integer ≥ 1"));
-        }
-        if self.init_size == Some(0) {
-            return Err(Error::invalid_parameter("init_size", 0, "an integer ≥ 1"));
-        }
-        validate::check_in_range(
-            "reassignment_ratio",
-            self.reassignment_ratio,
-            0.0,
-            1.0,
-            false,
-        )
+        self.check()?;
+        check_common(self.n_clusters, &join_init(self.init, &self.centers), x)
     }
 
     fn runs(&self) -> usize {
-        match (&self.init, self.n_init) {
+        match (&join_init(self.init, &self.centers), self.n_init) {
             (KMeansInit::Centers(_), _) => 1,
             (_, Some(r)) => r,
             (KMeansInit::Random, None) => 3,
@@ -253,7 +291,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
     type Model = MiniBatchKMeans;
 
     fn fit(&self, x: &R) -> Result<MiniBatchKMeans> {
-        self.check(x)?;
+        self.check_for(x)?;
         let (n, k) = (x.n_samples(), self.n_clusters);
         let batch = self.batch_size.min(n);
         let mut init_size = self.init_size.unwrap_or(3 * batch);
@@ -264,11 +302,12 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
         let tol = self.tol * super::mean_variance(x);
         let zero = vec![0.0; x.n_features()];
         let mut rng = rng_from_seed(self.seed);
+        let init = join_init(self.init, &self.centers);
 
         let valid = gather(x, &draw(&mut rng, n, init_size))?;
         let mut candidate = || -> Result<(DenseMatrix, f64)> {
             let sample = gather(x, &draw(&mut rng, n, init_size))?;
-            let centers = initial(&sample, k, &self.init, &zero, &mut rng);
+            let centers = initial(&sample, k, &init, &zero, &mut rng);
             let (labels, _) = assign::nearest(&valid, &centers);
             let inertia = assign::inertia(&valid, &centers, &labels);
             Ok((centers, inertia))

@@ -8,11 +8,14 @@ mod minibatch;
 
 pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 
+use margin_core::params::Params;
 use margin_core::{
     Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView,
     Transform, memory, split::rng_from_seed, validate,
 };
 use rand::Rng;
+
+use crate::AutoOr;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +29,36 @@ pub enum KMeansInit {
     /// These centres (`k × d`); one run whatever `n_init`, since every run would be the same.
     Centers(DenseMatrix),
 }
+
+/// [`KMeansInit`] without given centres: the `init` parameter (given centres have no text
+/// form; they are set with the `init` builder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum InitName {
+    KMeansPlusPlus,
+    Random,
+}
+margin_core::param_choice!(InitName { KMeansPlusPlus => "k-means++", Random => "random" });
+
+/// The flat fields an [`KMeansInit`] sets: the `init` name (kept as it was when centres are
+/// given) and the given centres.
+fn split_init(init: KMeansInit, name: InitName) -> (InitName, Option<DenseMatrix>) {
+    match init {
+        KMeansInit::KMeansPlusPlus => (InitName::KMeansPlusPlus, None),
+        KMeansInit::Random => (InitName::Random, None),
+        KMeansInit::Centers(c) => (name, Some(c)),
+    }
+}
+
+/// The [`KMeansInit`] the flat fields describe.
+fn join_init(name: InitName, centers: &Option<DenseMatrix>) -> KMeansInit {
+    match (centers, name) {
+        (Some(c), _) => KMeansInit::Centers(c.clone()),
+        (None, InitName::KMeansPlusPlus) => KMeansInit::KMeansPlusPlus,
+        (None, InitName::Random) => KMeansInit::Random,
+    }
+}
+
+margin_core::param_choice!(KMeansAlgorithm { Lloyd => "lloyd", Elkan => "elkan" });
 
 /// How [`KMeans`] iterates (scikit-learn's `algorithm`). Both give the same model from the same
 /// start: labels, centres, inertia and iteration count are bit-identical (the assignment rule is
@@ -45,7 +78,9 @@ pub enum KMeansAlgorithm {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KMeansParams {
     n_clusters: usize,
-    init: KMeansInit,
+    init: InitName,
+    /// Given initial centres (then `init` is not used).
+    centers: Option<DenseMatrix>,
     algorithm: KMeansAlgorithm,
     n_init: Option<usize>,
     max_iter: usize,
@@ -57,13 +92,44 @@ impl Default for KMeansParams {
     fn default() -> Self {
         Self {
             n_clusters: 8,
-            init: KMeansInit::KMeansPlusPlus,
+            init: InitName::KMeansPlusPlus,
+            centers: None,
             algorithm: KMeansAlgorithm::Lloyd,
             n_init: None,
             max_iter: 300,
             tol: 1e-4,
             seed: 0,
         }
+    }
+}
+
+margin_core::params! {
+    KMeansParams {
+        n_clusters: usize {
+            help: "number of clusters (at most the number of samples)",
+            valid: ("an integer ≥ 1", |k| *k >= 1),
+        },
+        init: InitName {
+            help: "initial centres: greedy k-means++ or random rows",
+            applies: ("without given centres", |p| p.centers.is_none()),
+        },
+        algorithm: KMeansAlgorithm { help: "Lloyd's or Elkan's iteration (the model is the same)" },
+        n_init: AutoOr {
+            get: |p| AutoOr(p.n_init),
+            set: |p, v| p.n_init = v.0,
+            help: "runs from different starts, best inertia kept (auto: 1 for k-means++, 10 for random)",
+            valid: ("an integer ≥ 1", AutoOr::at_least_one),
+            applies: ("without given centres", |p| p.centers.is_none()),
+        },
+        max_iter: usize {
+            help: "iterations per run",
+            valid: ("an integer ≥ 1", |n| *n >= 1),
+        },
+        tol: f64 {
+            help: "stop when centres move ≤ tol × mean feature variance",
+            valid: ("a finite number ≥ 0", |t| t.is_finite() && *t >= 0.0),
+        },
+        seed: u64 { help: "seed of the initialisation" },
     }
 }
 
@@ -76,7 +142,7 @@ impl KMeansParams {
 
     /// Initialisation (default [`KMeansInit::KMeansPlusPlus`]).
     pub fn init(mut self, init: KMeansInit) -> Self {
-        self.init = init;
+        (self.init, self.centers) = split_init(init, self.init);
         self
     }
 
@@ -113,7 +179,7 @@ impl KMeansParams {
     }
 
     fn runs(&self) -> usize {
-        match (&self.init, self.n_init) {
+        match (&join_init(self.init, &self.centers), self.n_init) {
             (KMeansInit::Centers(_), _) => 1,
             (_, Some(r)) => r,
             (KMeansInit::Random, None) => 10,
@@ -121,25 +187,18 @@ impl KMeansParams {
         }
     }
 
-    fn check<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
+    /// Checks the records, the parameters, then what ties them to the records.
+    fn check_for<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
         validate::check_non_empty(x)?;
         validate::check_finite(x)?;
-        check_common(self.n_clusters, self.max_iter, self.tol, &self.init, x)?;
-        if self.n_init == Some(0) {
-            return Err(Error::invalid_parameter("n_init", 0, "an integer ≥ 1"));
-        }
-        Ok(())
+        self.check()?;
+        check_common(self.n_clusters, &join_init(self.init, &self.centers), x)
     }
 }
 
-/// Checks shared by [`KMeansParams`] and [`MiniBatchKMeansParams`].
-fn check_common<R: Records + ?Sized>(
-    k: usize,
-    max_iter: usize,
-    tol: f64,
-    init: &KMeansInit,
-    x: &R,
-) -> Result<()> {
+/// Checks shared by [`KMeansParams`] and [`MiniBatchKMeansParams`] that need the records
+/// (the parameters' own ranges are [`Params::check`]'s).
+fn check_common<R: Records + ?Sized>(k: usize, init: &KMeansInit, x: &R) -> Result<()> {
     let n = x.n_samples();
     if k == 0 || k > n {
         return Err(Error::invalid_parameter(
@@ -147,12 +206,6 @@ fn check_common<R: Records + ?Sized>(
             k,
             format!("an integer between 1 and the number of samples, {n}"),
         ));
-    }
-    if max_iter == 0 {
-        return Err(Error::invalid_parameter("max_iter", 0, "an integer ≥ 1"));
-    }
-    if !(tol.is_finite() && tol >= 0.0) {
-        return Err(Error::invalid_parameter("tol", tol, "a finite number ≥ 0"));
     }
     if let KMeansInit::Centers(c) = init {
         if c.nrows() != k {
@@ -346,8 +399,9 @@ fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
 fn fit_runs<R: Records + ?Sized>(p: &KMeansParams, x: &R, offset: &[f64]) -> lloyd::Run {
     let tol = p.tol * mean_variance(x);
     let mut rng = rng_from_seed(p.seed);
+    let init = join_init(p.init, &p.centers);
     let mut run = || {
-        let start = initial(x, p.n_clusters, &p.init, offset, &mut rng);
+        let start = initial(x, p.n_clusters, &init, offset, &mut rng);
         match p.algorithm {
             KMeansAlgorithm::Lloyd => lloyd::lloyd(x, start, p.max_iter, tol),
             KMeansAlgorithm::Elkan => elkan::elkan(x, start, p.max_iter, tol),
@@ -367,7 +421,7 @@ impl<R: Records + ?Sized> Fit<R> for KMeansParams {
     type Model = KMeans;
 
     fn fit(&self, records: &R) -> Result<KMeans> {
-        self.check(records)?;
+        self.check_for(records)?;
         Ok(match records.as_dense() {
             Some(d) => {
                 let (xc, mean) = centered(d);

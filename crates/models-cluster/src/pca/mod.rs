@@ -4,10 +4,14 @@ mod factor;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
+use margin_core::params::{ParamType, Params, Value};
 use margin_core::{
     DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, validate,
 };
 use rayon::prelude::*;
+use std::borrow::Cow;
+
+use crate::AutoOr;
 use serde::{Deserialize, Serialize};
 
 /// How many components to keep.
@@ -20,6 +24,32 @@ pub enum NComponents {
     /// The fewest components whose explained variance ratios add up to more than this fraction,
     /// in (0, 1) (full and covariance solvers only).
     Fraction(f64),
+}
+
+/// `all` (or `none`, scikit-learn's `None`), a count (`3`) or a fraction (`0.95`).
+impl ParamType for NComponents {
+    fn kind() -> Cow<'static, str> {
+        "all|<int>|<fraction>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        let text = text.trim();
+        if text == "all" || text == "none" {
+            return Ok(NComponents::All);
+        }
+        if let Ok(c) = text.parse::<usize>() {
+            return Ok(NComponents::Count(c));
+        }
+        text.parse::<f64>()
+            .map(NComponents::Fraction)
+            .map_err(|_| "all, a count or a fraction in (0, 1)".to_owned())
+    }
+    fn to_value(&self) -> Value {
+        match self {
+            NComponents::All => Value::Text("all".into()),
+            NComponents::Count(c) => c.to_value(),
+            NComponents::Fraction(f) => Value::Float(*f),
+        }
+    }
 }
 
 /// Which factorization computes the components.
@@ -36,6 +66,13 @@ pub enum SvdSolver {
     /// Halko et al.'s randomized SVD (needs a count of components).
     Randomized,
 }
+
+margin_core::param_choice!(SvdSolver {
+    Auto => "auto",
+    Full => "full",
+    CovarianceEigh => "covariance-eigh" | "covariance_eigh",
+    Randomized => "randomized",
+});
 
 /// Parameters of [`Pca`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -58,6 +95,56 @@ impl Default for PcaParams {
             n_oversamples: 10,
             seed: 0,
         }
+    }
+}
+
+/// Whether the randomized solver may run: the iteration-count parameters apply to it only.
+fn may_randomize(p: &PcaParams) -> bool {
+    matches!(p.svd_solver, SvdSolver::Auto | SvdSolver::Randomized)
+}
+
+margin_core::params! {
+    PcaParams {
+        n_components: NComponents {
+            help: "components to keep: all, a count, or the fewest explaining more than a fraction of the variance",
+            valid: ("all, a count ≥ 1 or a fraction in (0, 1)", |n| match n {
+                NComponents::All => true,
+                NComponents::Count(c) => *c >= 1,
+                NComponents::Fraction(f) => *f > 0.0 && *f < 1.0,
+            }),
+        },
+        whiten: bool { help: "scale the projections to unit variance" },
+        svd_solver: SvdSolver {
+            help: "factorization: auto (scikit-learn's rule), full SVD, covariance eigendecomposition or randomized SVD",
+        },
+        iterated_power: AutoOr {
+            get: |p| AutoOr(p.iterated_power),
+            set: |p, v| p.iterated_power = v.0,
+            help: "power iterations of the randomized solver (auto: 7 for few components, else 4)",
+            applies: ("with svd_solver randomized or auto", may_randomize),
+        },
+        n_oversamples: usize {
+            help: "extra random directions of the randomized solver",
+            applies: ("with svd_solver randomized or auto", may_randomize),
+        },
+        seed: u64 {
+            help: "seed of the randomized solver's test matrix",
+            applies: ("with svd_solver randomized or auto", may_randomize),
+        },
+    }
+    together: |p| counted_if_randomized(p.svd_solver, &p.n_components)
+}
+
+/// The randomized solver needs a count of components, not a fraction (a fraction needs the
+/// full spectrum): for the solver asked for, and for the one `auto` resolves to at fit.
+fn counted_if_randomized(solver: SvdSolver, n: &NComponents) -> Result<()> {
+    match (solver, n) {
+        (SvdSolver::Randomized, NComponents::Fraction(f)) => Err(Error::invalid_parameter(
+            "n_components",
+            f,
+            "a count with svd_solver = randomized (a fraction needs the full spectrum)",
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -117,37 +204,18 @@ impl PcaParams {
         }
     }
 
-    fn check(&self, n: usize, d: usize, solver: SvdSolver) -> Result<()> {
+    /// What needs the data's shape `n × d`: a count of components at most `min(n, d)`, and
+    /// (when `auto` resolves to the randomized solver) a count rather than a fraction.
+    fn check_for(&self, n: usize, d: usize, solver: SvdSolver) -> Result<()> {
         let m = n.min(d);
         match self.n_components {
-            NComponents::All => {}
-            NComponents::Count(c) => {
-                if c == 0 || c > m {
-                    return Err(Error::invalid_parameter(
-                        "n_components",
-                        c,
-                        format!("an integer between 1 and min(n_samples, n_features) = {m}"),
-                    ));
-                }
-            }
-            NComponents::Fraction(f) => {
-                if !(f > 0.0 && f < 1.0) {
-                    return Err(Error::invalid_parameter(
-                        "n_components",
-                        f,
-                        "a fraction in (0, 1)",
-                    ));
-                }
-                if solver == SvdSolver::Randomized {
-                    return Err(Error::invalid_parameter(
-                        "n_components",
-                        f,
-                        "a count with svd_solver = randomized (a fraction needs the full spectrum)",
-                    ));
-                }
-            }
+            NComponents::Count(c) if c > m => Err(Error::invalid_parameter(
+                "n_components",
+                c,
+                format!("an integer between 1 and min(n_samples, n_features) = {m}"),
+            )),
+            _ => counted_if_randomized(solver, &self.n_components),
         }
-        Ok(())
     }
 }
 
@@ -336,6 +404,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
     type Model = Pca;
 
     fn fit(&self, records: &R) -> Result<Pca> {
+        self.check()?;
         validate::check_non_empty(records)?;
         validate::check_finite(records)?;
         let (n, d) = (records.n_samples(), records.n_features());
@@ -345,7 +414,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
             ));
         }
         let solver = self.solver_for(n, d);
-        self.check(n, d, solver)?;
+        self.check_for(n, d, solver)?;
         let m = n.min(d);
         // The dense records, their centred copy, and the factorization's own (faer's) factors
         // and workspace, a few more `n × d` or `d × d`: asked for up front.
