@@ -390,6 +390,21 @@ pub enum ClassWeight {
 }
 
 impl ClassWeight {
+    /// Refuses a given weight that is negative or not finite, naming its class
+    /// (`class_weight[LABEL]`): the rule every params struct with a `class_weight` checks.
+    pub fn check(&self) -> Result<()> {
+        if let ClassWeight::Given(given) = self
+            && let Some((label, w)) = given.iter().find(|(_, w)| !(w.is_finite() && *w >= 0.0))
+        {
+            return Err(Error::invalid_parameter(
+                format!("class_weight[{label}]"),
+                w,
+                "a finite number ≥ 0",
+            ));
+        }
+        Ok(())
+    }
+
     /// The weight of each class, for classes `labels` with sample counts `counts`.
     pub fn per_class(&self, labels: &[Label], counts: &[usize]) -> Vec<f64> {
         let n: usize = counts.iter().sum();
@@ -403,6 +418,33 @@ impl ClassWeight {
                 .iter()
                 .map(|l| given.iter().find(|(g, _)| g == l).map_or(1.0, |(_, w)| *w))
                 .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_weight_check_names_the_class_of_a_bad_weight() {
+        assert!(ClassWeight::Uniform.check().is_ok());
+        assert!(ClassWeight::Balanced.check().is_ok());
+        let given = |w: f64| {
+            ClassWeight::Given(vec![
+                (Label::Number(2.0), 1.0),
+                (Label::Text("b".into()), w),
+            ])
+        };
+        assert!(given(0.0).check().is_ok());
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            match given(bad).check() {
+                Err(Error::InvalidParameter { name, expected, .. }) => {
+                    assert_eq!(name, "class_weight[b]");
+                    assert_eq!(expected, "a finite number ≥ 0");
+                }
+                other => panic!("{bad}: {other:?}"),
+            }
         }
     }
 }

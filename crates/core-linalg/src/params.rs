@@ -249,6 +249,14 @@ impl ParamType for ClassWeight {
     }
 }
 
+/// `a|b|c` as words: `a, b or c` (what a refused choice was expected to be).
+pub fn alternatives(kind: &str) -> String {
+    match kind.rsplit_once('|') {
+        Some((head, last)) => format!("{} or {last}", head.replace('|', ", ")),
+        None => kind.to_owned(),
+    }
+}
+
 /// Implements [`ParamType`] for an enum of unit variants, each named by one or more strings
 /// (the first is the one reports write; the others are accepted aliases).
 ///
@@ -271,7 +279,7 @@ macro_rules! param_choice {
             fn parse(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
                 match text.trim() {
                     $($name $(| $alias)* => Ok(<$t>::$variant),)+
-                    _ => Err(format!("one of {}", Self::kind().replace('|', ", "))),
+                    _ => Err($crate::params::alternatives(&Self::kind())),
                 }
             }
             fn to_value(&self) -> $crate::params::Value {
@@ -315,6 +323,26 @@ impl<P> Param<P> {
     pub fn flag(&self) -> String {
         self.name.to_lowercase().replace('_', "-")
     }
+}
+
+/// One parameter as help texts and parameter files show it: its description with the value
+/// a params value holds (see [`Params::describe`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamInfo {
+    /// The name (see [`Param::name`]).
+    pub name: &'static str,
+    /// The command-line spelling (see [`Param::flag`]).
+    pub flag: String,
+    /// How values are written (see [`ParamType::kind`]).
+    pub kind: String,
+    /// One line of help.
+    pub help: &'static str,
+    /// The values allowed beyond the type's (see [`Param::allowed`]); empty for any.
+    pub allowed: &'static str,
+    /// When the parameter is used (see [`Param::applies`]); empty for always.
+    pub applies: &'static str,
+    /// The value.
+    pub value: Value,
 }
 
 /// A struct of hyperparameters that describes itself (implemented with
@@ -390,6 +418,23 @@ pub trait Params: Clone + 'static {
         Self::PARAMS
             .iter()
             .map(|p| (p.name, (p.get)(self)))
+            .collect()
+    }
+
+    /// Every parameter described, with the value `self` holds (for a default params value:
+    /// the defaults).
+    fn describe(&self) -> Vec<ParamInfo> {
+        Self::PARAMS
+            .iter()
+            .map(|p| ParamInfo {
+                name: p.name,
+                flag: p.flag(),
+                kind: (p.kind)().into_owned(),
+                help: p.help,
+                allowed: p.allowed,
+                applies: p.applies,
+                value: (p.get)(self),
+            })
             .collect()
     }
 
@@ -600,6 +645,13 @@ mod tests {
             }
             Ok(())
         }
+    }
+
+    #[test]
+    fn a_refused_choice_lists_the_alternatives() {
+        assert_eq!(Solver::parse("x"), Err("exact or sgd".to_owned()));
+        assert_eq!(alternatives("a|b|c"), "a, b or c");
+        assert_eq!(alternatives("a"), "a");
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! The standard kernels, with scikit-learn's / LIBSVM's parameter names and meanings.
 
+use std::borrow::Cow;
+
+use margin_core::params::{ParamType, Value};
 use margin_core::{Error, Records, Result, RowView};
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +60,31 @@ impl Gamma {
                     1.0
                 })
             }
+        }
+    }
+}
+
+/// `scale`, `auto` or a number, as scikit-learn's `gamma` is written. Any number reads (the
+/// params that hold a γ check its range, as [`Gamma::resolve`] does).
+impl ParamType for Gamma {
+    fn kind() -> Cow<'static, str> {
+        "scale|auto|<number>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        match text.trim() {
+            "scale" => Ok(Gamma::Scale),
+            "auto" => Ok(Gamma::Auto),
+            number => number
+                .parse()
+                .map(Gamma::Value)
+                .map_err(|_| "scale, auto or a number (as 0.5 or 1e-3)".to_owned()),
+        }
+    }
+    fn to_value(&self) -> Value {
+        match *self {
+            Gamma::Scale => Value::Text("scale".into()),
+            Gamma::Auto => Value::Text("auto".into()),
+            Gamma::Value(g) => Value::Float(g),
         }
     }
 }
@@ -479,5 +507,31 @@ mod libsvm_polynomial_tests {
         assert_eq!(k.eval(Records::row(&x, 0), Records::row(&x, 1)), 4.0);
         assert!(Polynomial::libsvm(f64::NAN, 0.0, 1).is_err());
         assert!(Polynomial::libsvm(1.0, f64::INFINITY, 1).is_err());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gamma_reads_and_writes_scikit_learn_text() {
+        assert_eq!(Gamma::kind(), "scale|auto|<number>");
+        assert_eq!(Gamma::parse("scale"), Ok(Gamma::Scale));
+        assert_eq!(Gamma::parse(" auto "), Ok(Gamma::Auto));
+        assert_eq!(Gamma::parse("1e-3"), Ok(Gamma::Value(1e-3)));
+        assert!(
+            Gamma::parse("Scale")
+                .unwrap_err()
+                .contains("scale, auto or a number")
+        );
+        for g in [
+            Gamma::Scale,
+            Gamma::Auto,
+            Gamma::Value(0.1),
+            Gamma::Value(-2.5),
+        ] {
+            assert_eq!(Gamma::parse(&g.to_value().to_string()), Ok(g));
+        }
     }
 }

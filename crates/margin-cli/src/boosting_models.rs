@@ -150,6 +150,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: GradientBoostingClassifier::KIND,
         summary: "histogram gradient boosting, log loss (scikit-learn's HistGradientBoostingClassifier)",
+        params: None,
         params_help: "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
                                      per class label, as 1:0.1,-1:2 (classes not named keep 1)",
         common_help: BOOSTING_HELP,
@@ -162,6 +163,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: false,
         kind: GradientBoostingRegressor::KIND,
         summary: "histogram gradient boosting regression (scikit-learn's HistGradientBoostingRegressor)",
+        params: None,
         params_help: "  --loss squared_error|absolute_error  the loss (default squared_error)",
         common_help: BOOSTING_HELP,
         train: train_regressor,

@@ -175,6 +175,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: KMeans::KIND,
         summary: "k-means clustering, Lloyd's or Elkan's algorithm (scikit-learn's KMeans); predict gives cluster indices",
+        params: None,
         params_help: "  --algorithm lloyd|elkan            iteration: GEMM over all centres, or Elkan's triangle-inequality bounds; same model (default lloyd)
   --max-iter <n>                     iterations per run (default 300)",
         common_help: KMEANS_COMMON,
@@ -187,6 +188,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: MiniBatchKMeans::KIND,
         summary: "mini-batch k-means for large data (scikit-learn's MiniBatchKMeans); predict gives cluster indices",
+        params: None,
         params_help: "  --max-iter <n>                     passes over the data in mini-batch steps (default 100)
   --batch-size <rows>                rows per step (default 1024)
   --max-no-improvement <n>|none      stop after n steps without a better smoothed inertia (default 10)
@@ -202,6 +204,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: Pca::KIND,
         summary: "principal component analysis (scikit-learn's PCA); apply with `margin transform`",
+        params: None,
         params_help: "  --n-components all|<count>|<fraction>  components to keep, or the variance fraction to explain (default all)
   --whiten true|false                scale projections to unit variance (default false)
   --svd-solver auto|full|covariance-eigh|randomized   factorization (default auto, scikit-learn's rule)

@@ -13,11 +13,11 @@ use rayon::prelude::*;
 
 use crate::Failure;
 use crate::data::load;
+use crate::grid;
 use crate::models::{Predictions, find, parse_model_command};
 use crate::output::{Out, Progress, check_outputs, output_error};
 
-const USAGE: &str =
-    "margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2,...]";
+const USAGE: &str = "margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2,...] [--grid \"NAME=V1,V2 NAME=V1,V2\"]";
 
 const CLASSIFICATION_METRICS: [&str; 6] = [
     "accuracy",
@@ -146,7 +146,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     let Some(cmd) = parse_model_command(
         &args.rest,
         USAGE,
-        &["cv", "seed", "metrics", "roc", "report"],
+        &["cv", "seed", "metrics", "roc", "report", "grid"],
     )?
     else {
         return Ok(());
@@ -207,15 +207,34 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     } else {
         KFold::new(k).shuffle(seed).split(data.n_samples())
     }?;
-    let progress = Progress::new(folds.len());
+    let points = match cmd.options.get("grid") {
+        Some(_) if roc_path.is_some() || report_path.is_some() => {
+            return Err(Failure::usage(
+                "--grid goes without --roc and --report: evaluate the best point alone for those",
+            ));
+        }
+        Some(spec) => grid::candidates(spec, &cmd.params)?,
+        None => vec![grid::Candidate {
+            settings: Vec::new(),
+            params: cmd.params.clone(),
+        }],
+    };
+    // Every (grid point, fold) pair is one fit; all of them share the machine's threads.
+    let jobs: Vec<(usize, usize)> = (0..points.len())
+        .flat_map(|c| (0..folds.len()).map(move |f| (c, f)))
+        .collect();
+    let progress = Progress::new(jobs.len());
     let done = AtomicUsize::new(0);
-    let fitted: Vec<(FoldResult, Option<Convergence>)> = folds
+    let fitted: Vec<(FoldResult, Option<Convergence>)> = jobs
         .par_iter()
-        .enumerate()
-        .map(|(f, fold)| {
+        .map(|&(c, f)| {
+            let fold = &folds[f];
             let run = || {
                 let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
-                let params = cmd.params.clone().selected(&fold.train, data.n_samples());
+                let params = points[c]
+                    .params
+                    .clone()
+                    .selected(&fold.train, data.n_samples());
                 let fitted = (entry.train)(&train, params)?;
                 let bytes = &fitted.bytes;
                 let predictions = (entry.predict)(bytes, Cow::Borrowed(&test.records), false)?;
@@ -223,13 +242,17 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
                 Ok(((test, predictions, scores), fitted.convergence))
             };
             let result = run().map_err(|e: Failure| {
-                e.within(format_args!(
+                let e = e.within(format_args!(
                     "cross-validation fold {} of {}",
                     f + 1,
                     folds.len()
-                ))
+                ));
+                match points[c].settings.is_empty() {
+                    true => e,
+                    false => e.within(format_args!("grid point {}", shown(&points[c]))),
+                }
             });
-            progress.show(done.fetch_add(1, Ordering::Relaxed) + 1, "folds fitted");
+            progress.show(done.fetch_add(1, Ordering::Relaxed) + 1, "fits done");
             result
         })
         .collect::<Result<_, Failure>>()?;
@@ -253,6 +276,19 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
                 .collect::<Result<_, Failure>>()
         })
         .collect::<Result<_, Failure>>()?;
+    if points.len() > 1 || !points[0].settings.is_empty() {
+        let rows: Vec<_> = points
+            .iter()
+            .zip(table.chunks(folds.len()))
+            .map(|(point, rows)| {
+                let (means, sds) = mean_and_sd(rows, names.len());
+                (shown(point), means, sds)
+            })
+            .collect();
+        let mut out = Out::stdout();
+        out.write_all(grid::summary(&names, &rows).as_bytes())?;
+        return out.finish();
+    }
     let line = |head: &str, cells: &[String]| format!("{head:<6}{}\n", cells.concat());
     let mut text = line(
         "fold",
@@ -262,13 +298,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     for (f, row) in table.iter().enumerate() {
         text.push_str(&line(&(f + 1).to_string(), &fmt(row)));
     }
-    let n = table.len() as f64;
-    let means: Vec<f64> = (0..names.len())
-        .map(|j| table.iter().map(|r| r[j]).sum::<f64>() / n)
-        .collect();
-    let sds: Vec<f64> = (0..names.len())
-        .map(|j| (table.iter().map(|r| (r[j] - means[j]).powi(2)).sum::<f64>() / n).sqrt())
-        .collect();
+    let (means, sds) = mean_and_sd(&table, names.len());
     text.push_str(&line("mean", &fmt(&means)));
     text.push_str(&line("std", &fmt(&sds)));
     // Everything is computed before anything is written: a refusal leaves every output as
@@ -299,6 +329,28 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     let mut out = Out::stdout();
     out.write_all(text.as_bytes())?;
     out.finish()
+}
+
+/// Each column's mean and (population) standard deviation over the rows of `table`.
+fn mean_and_sd(table: &[Vec<f64>], columns: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = table.len() as f64;
+    let means: Vec<f64> = (0..columns)
+        .map(|j| table.iter().map(|r| r[j]).sum::<f64>() / n)
+        .collect();
+    let sds = (0..columns)
+        .map(|j| (table.iter().map(|r| (r[j] - means[j]).powi(2)).sum::<f64>() / n).sqrt())
+        .collect();
+    (means, sds)
+}
+
+/// A grid point's settings as `name=value` words.
+fn shown(point: &grid::Candidate) -> String {
+    point
+        .settings
+        .iter()
+        .map(|(flag, value)| format!("{flag}={value}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Pools the folds' held-out scores into one ROC curve: its chart (SVG) and its area.

@@ -129,6 +129,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: LinearSvc::KIND,
         summary: "linear SVM by dual coordinate descent (LIBLINEAR -s 1/-s 3; scikit-learn's LinearSVC)",
+        params: None,
         params_help: "  --c <number>                       cost C (default 1)
   --loss hinge|squared-hinge         hinge = LIBLINEAR -s 3, squared-hinge = -s 1 (default)
   --tol <number>                     projected-gradient tolerance (default 0.0001)
@@ -143,6 +144,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: LinearSvc::KIND,
         summary: "linear SVM (hinge loss) by Pegasos stochastic sub-gradient descent",
+        params: None,
         params_help: "  --c <number> | --lambda <number>   cost C (default 1) or lambda = 1/(n·C)
   --epochs <int>                     passes over the data (default 50)
   --batch-size <int>                 samples per step (default 1)

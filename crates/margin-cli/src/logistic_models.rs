@@ -133,6 +133,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: true,
         kind: LogisticRegression::KIND,
         summary: "logistic regression, binary or multinomial (scikit-learn's LogisticRegression)",
+        params: None,
         params_help:
             "  --c <number>                       inverse regularization strength (default 1)
   --penalty none|l2|l1|elasticnet    penalty on the weights (default l2)
@@ -155,6 +156,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: ElasticNet::KIND,
         summary: "L1-penalized least squares by coordinate descent (scikit-learn's Lasso)",
+        params: None,
         params_help: ENET_HELP,
         common_help: "",
         train: train_lasso,
@@ -166,6 +168,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: ElasticNet::KIND,
         summary: "L1 + L2 penalized least squares by coordinate descent (scikit-learn's ElasticNet)",
+        params: None,
         params_help: "  --l1-ratio <number>                L1 share in [0, 1] (default 0.5)",
         common_help: ENET_HELP,
         train: train_elastic_net,

@@ -3,10 +3,11 @@
 //! ```text
 //! margin info <DATA>
 //! margin scale [-l LOWER] [-u UPPER] [-y Y_LOWER Y_UPPER] [-s SAVE | -r RESTORE] <DATA>
-//! margin train <MODEL> [--param value ...] <TRAIN_DATA> -o <MODEL_FILE>
+//! margin train <MODEL> [--param value ...] [--params FILE.json] <TRAIN_DATA> -o <MODEL_FILE>
+//! margin params <MODEL> [-o FILE.json]
 //! margin predict <MODEL_FILE> <DATA> [-o PREDICTIONS] [--proba]
 //! margin transform <MODEL_FILE> <DATA> [-o OUT]
-//! margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2]
+//! margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2] [--grid SPEC]
 //! margin tree-export <MODEL_FILE> [--dot] [--tree N]
 //! margin svm-train [options] training_set_file [model_file]
 //! margin svm-predict [options] test_file model_file output_file
@@ -20,10 +21,12 @@ mod cluster_models;
 mod convergence;
 mod data;
 mod evaluate;
+mod grid;
 mod info;
 mod libsvm_cli;
 mod linear_svm_models;
 mod logistic_models;
+mod model_params;
 mod models;
 mod naive_bayes_models;
 mod neighbor_models;
@@ -59,6 +62,8 @@ enum Command {
     Scale(scale::ScaleArgs),
     /// Fit a model: `margin train MODEL [--param value ...] TRAIN_DATA -o MODEL_FILE`.
     Train(models::TrainArgs),
+    /// Print a model's parameters and the values `train` starts from, as JSON for `--params FILE`.
+    Params(model_params::ParamsArgs),
     /// Cross-validate a model: `margin evaluate MODEL [--param value ...] DATA --cv K [--seed S] [--metrics ...]`.
     Evaluate(evaluate::EvaluateArgs),
     /// Predict with a saved model: `margin predict MODEL_FILE DATA [-o PREDICTIONS]`.
@@ -159,6 +164,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Info(a) => info::run(&a),
         Command::Scale(a) => scale::run(&a),
         Command::Train(a) => models::train(&a),
+        Command::Params(a) => model_params::run(&a),
         Command::Predict(a) => models::predict(&a),
         Command::Transform(a) => transform::run(&a),
         Command::Evaluate(a) => evaluate::run(&a),

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
+use margin_core::params::{ParamInfo, ParamType, Params};
 use margin_core::{
     Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
     Records, Targets,
@@ -18,12 +19,16 @@ use margin_core::{
 use crate::Failure;
 use crate::convergence::Fitted;
 use crate::data::{FormatArg, load};
+use crate::model_params::{params_help, read_param_file};
 use crate::output::{Out, check_outputs, outln};
 
 /// Parameters given as `--name value` pairs, consumed by a model entry.
 #[derive(Clone, Debug, Default)]
 pub struct ParamArgs {
     values: BTreeMap<String, String>,
+    /// Parameters whose value came from a `--params` file, which lists every parameter
+    /// whether or not the configuration uses it.
+    from_file: Vec<String>,
     selection: Option<Selection>,
 }
 
@@ -45,6 +50,16 @@ impl ParamArgs {
             of,
         });
         self
+    }
+
+    /// Whether parameter `flag` (command-line spelling, without dashes) is given.
+    pub fn contains(&self, flag: &str) -> bool {
+        self.values.contains_key(flag)
+    }
+
+    /// Gives parameter `flag` (command-line spelling, without dashes) the value `value`.
+    pub fn insert(&mut self, flag: &str, value: &str) {
+        self.values.insert(flag.to_owned(), value.to_owned());
     }
 
     /// Removes the [`Selection`], if the training set is a part of the data file.
@@ -95,10 +110,15 @@ impl ParamArgs {
         let Some(text) = self.take::<String>("class-weight")? else {
             return Ok(None);
         };
-        if text == "balanced" {
-            return Ok(Some(margin_core::ClassWeight::Balanced));
-        }
-        let given = parse_class_weights(&text)?;
+        let given = match <margin_core::ClassWeight as ParamType>::parse(&text) {
+            Ok(margin_core::ClassWeight::Given(given)) => given,
+            Ok(other) => return Ok(Some(other)),
+            Err(expected) => {
+                return Err(Failure::usage(format!(
+                    "--class-weight: expected {expected}, found `{text}`"
+                )));
+            }
+        };
         let classes = data.targets.classes()?;
         if let Some((label, _)) = given.iter().find(|(l, _)| !classes.labels().contains(l)) {
             let known: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
@@ -110,6 +130,49 @@ impl ParamArgs {
         Ok(Some(margin_core::ClassWeight::Given(given)))
     }
 
+    /// Sets every given parameter that `P` describes on `params`, in `P::PARAMS` order (a
+    /// parameter is listed after those that decide whether it is used), and leaves other flags
+    /// for the entry's own options. A value `P` refuses, or a parameter given on the command
+    /// line that the resulting configuration does not use (`--gamma` with `--kernel linear`),
+    /// is a usage error; a parameter file may hold unused ones (it lists them all).
+    pub fn apply<P: Params>(&mut self, mut params: P) -> Result<P, Failure> {
+        let mut given = Vec::new();
+        for param in P::PARAMS {
+            let flag = param.flag();
+            if let Some(text) = self.values.remove(&flag) {
+                params.set(param.name, &text).map_err(|e| match e {
+                    Error::InvalidParameter {
+                        value, expected, ..
+                    } => Failure::usage(format!("--{flag}: expected {expected}, found `{value}`")),
+                    other => Failure::from(other),
+                })?;
+                if !self.from_file.contains(&flag) {
+                    given.push((param, flag));
+                }
+            }
+        }
+        if let Some((param, flag)) = given.iter().find(|(param, _)| !(param.used)(&params)) {
+            return Err(Failure::usage(format!(
+                "--{flag}: {} is used only {}; leave out --{flag} or change the configuration",
+                param.name, param.applies
+            )));
+        }
+        params.check()?;
+        Ok(params)
+    }
+
+    /// Adds `name value` pairs read from a parameter file; a parameter also given on the
+    /// command line keeps the command line's value.
+    pub fn add_defaults(&mut self, pairs: Vec<(String, String)>) {
+        for (name, value) in pairs {
+            let flag = name.to_lowercase().replace('_', "-");
+            if !self.values.contains_key(&flag) {
+                self.values.insert(flag.clone(), value);
+                self.from_file.push(flag);
+            }
+        }
+    }
+
     /// Fails on any parameter no entry consumed (a typo must not be silently ignored).
     pub fn finish(self, model: &str) -> Result<(), Failure> {
         match self.values.keys().next() {
@@ -119,37 +182,6 @@ impl ParamArgs {
             ))),
         }
     }
-}
-
-/// `LABEL:W,LABEL:W` as `(label, weight)` pairs: a label that reads as a number is a number
-/// (`1`, `+1` and `1.0` name one class), any other is text; the weight is after the last `:`.
-fn parse_class_weights(text: &str) -> Result<Vec<(Label, f64)>, Failure> {
-    let mut given: Vec<(Label, f64)> = Vec::new();
-    for item in text.split(',') {
-        let bad = |why: &str| {
-            Failure::usage(format!(
-                "--class-weight: `{item}` {why}: expected balanced or LABEL:WEIGHT pairs separated by commas (as 1:0.1,-1:2)"
-            ))
-        };
-        let (label, weight) = item.rsplit_once(':').ok_or_else(|| bad("has no `:`"))?;
-        let weight: f64 = weight
-            .trim()
-            .parse()
-            .map_err(|_| bad("has no number after `:`"))?;
-        let label = label.trim();
-        if label.is_empty() {
-            return Err(bad("has no label before `:`"));
-        }
-        let label = match label.parse::<f64>() {
-            Ok(x) if x.is_finite() => Label::Number(x),
-            _ => Label::Text(label.to_owned()),
-        };
-        if given.iter().any(|(l, _)| *l == label) {
-            return Err(bad("names a class twice"));
-        }
-        given.push((label, weight));
-    }
-    Ok(given)
 }
 
 /// How a flag's value type reads in a message ("a number", not `f64`).
@@ -319,6 +351,9 @@ pub struct ModelEntry {
     pub summary: &'static str,
     /// Whether it predicts classes (cross-validation then stratifies its folds).
     pub classifier: bool,
+    /// The parameters the model's params struct describes, with the values `margin train`
+    /// starts from (help, `margin params` and parameter files are generated from them).
+    pub params: Option<fn() -> Vec<ParamInfo>>,
     /// `--name value: meaning (default)` lines for the model's own parameters.
     pub params_help: &'static str,
     /// The same for parameters it shares with its family.
@@ -408,6 +443,7 @@ pub fn parse_model_command(
         return Ok(None);
     }
     let mut params = ParamArgs::default();
+    let mut param_files = Vec::new();
     let mut options = BTreeMap::new();
     let (mut data, mut format) = (None, FormatArg::Auto);
     let mut it = rest.iter();
@@ -420,9 +456,20 @@ pub fn parse_model_command(
         match w.as_str() {
             "--help" | "-h" => {
                 let entry = find(model)?;
+                let described = entry.params.map(|params| params_help(&params()));
+                let lines: Vec<&str> = [
+                    described.as_deref().unwrap_or(""),
+                    entry.params_help,
+                    entry.common_help,
+                ]
+                .into_iter()
+                .filter(|text| !text.is_empty())
+                .collect();
                 print_help(format_args!(
-                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n{}",
-                    entry.summary, entry.params_help, entry.common_help
+                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n  --params <FILE.json>               parameters from a JSON object of names and values, as\n                                     `margin params {}` prints it (flags override it)",
+                    entry.summary,
+                    lines.join("\n"),
+                    entry.name
                 ))?;
                 return Ok(None);
             }
@@ -438,6 +485,7 @@ pub fn parse_model_command(
                     }
                 }
             }
+            "--params" => param_files.push(PathBuf::from(value(w)?)),
             flag if (flag.starts_with("--") && flag.len() > 2) || flag == "-o" => {
                 let name = if flag == "-o" {
                     "output".to_owned()
@@ -466,6 +514,9 @@ pub fn parse_model_command(
                 )));
             }
         }
+    }
+    for file in param_files.iter().rev() {
+        params.add_defaults(read_param_file(file)?);
     }
     let data =
         data.ok_or_else(|| Failure::usage(format!("missing the data file\nusage: {usage}")))?;

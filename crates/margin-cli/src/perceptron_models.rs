@@ -143,6 +143,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: Perceptron::KIND,
         summary: "the perceptron rule w += eta0·y·x on mistakes (scikit-learn's Perceptron)",
+        params: None,
         params_help: "  --eta0 <number>                    step size > 0 (default 1; rescales w and b only)",
         common_help: COMMON_HELP,
         train: train_perceptron,
@@ -154,6 +155,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: KernelPerceptron::KIND,
         summary: "the perceptron rule in the dual, with a kernel (default (x·z + 1)²)",
+        params: None,
         params_help: "  --kernel linear|poly|rbf           kernel (default poly)
   --gamma scale|auto|<number>        poly/rbf γ (default 1 for poly, scale = 1/(d·Var X) for rbf)
   --degree <int>                     poly degree (default 2)

@@ -3,57 +3,23 @@
 
 use std::borrow::Cow;
 
+use margin_core::params::Params;
 use margin_core::{Dataset, Fit, Matrix, ModelFile};
 use margin_kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
-use margin_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
+use margin_linear::{KernelRidge, LinearRegression, Ridge};
 
 use crate::Failure;
 use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, regression_values};
 
-const FIT_INTERCEPT_HELP: &str = "  --fit-intercept true|false         fit an (unpenalized) intercept by centring (default true)";
-
-fn fit_intercept(p: &mut ParamArgs) -> Result<bool, Failure> {
-    Ok(p.take("fit-intercept")?.unwrap_or(true))
-}
-
 fn train_linear(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = LinearRegression::params().fit_intercept(fit_intercept(&mut p)?);
-    match p.take::<String>("solver")?.as_deref() {
-        None | Some("qr") => {}
-        Some("svd") => params = params.solver(LstsqSolver::Svd),
-        Some("normal-equations") => params = params.solver(LstsqSolver::NormalEquations),
-        Some("gradient-descent") => params = params.solver(LstsqSolver::GradientDescent),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--solver: expected qr, svd, normal-equations or gradient-descent, found `{other}`"
-            )));
-        }
-    }
-    if let Some(m) = p.take("max-iter")? {
-        params = params.max_iter(m);
-    }
-    if let Some(t) = p.take("tol")? {
-        params = params.tol(t);
-    }
+    let params = p.apply(LinearRegression::params())?;
     p.finish("linear")?;
     Fitted::iterative(&params.fit(data)?)
 }
 
 fn train_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = Ridge::params().fit_intercept(fit_intercept(&mut p)?);
-    if let Some(a) = p.take("alpha")? {
-        params = params.alpha(a);
-    }
-    match p.take::<String>("solver")?.as_deref() {
-        None | Some("cholesky") => {}
-        Some("svd") => params = params.solver(RidgeSolver::Svd),
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--solver: expected cholesky or svd, found `{other}`"
-            )));
-        }
-    }
+    let params = p.apply(Ridge::params())?;
     p.finish("ridge")?;
     Fitted::new(&params.fit(data)?)
 }
@@ -109,10 +75,8 @@ fn kernel(p: &mut ParamArgs, data: &Dataset) -> Result<KernelSpec, Failure> {
 }
 
 fn train_kernel_ridge(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = KernelRidge::params().kernel(kernel(&mut p, data)?);
-    if let Some(a) = p.take("alpha")? {
-        params = params.alpha(a);
-    }
+    let kernel = kernel(&mut p, data)?;
+    let params = p.apply(KernelRidge::params())?.kernel(kernel);
     p.finish("kernel-ridge")?;
     Fitted::new(&params.fit(data)?)
 }
@@ -140,11 +104,9 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: LinearRegression::KIND,
         summary: "least-squares linear regression (scikit-learn's LinearRegression)",
-        params_help: "  --solver qr|svd|normal-equations|gradient-descent
-                                     QR (default; SVD when the data are rank-deficient), SVD, Cholesky of X'X, or gradient descent
-  --max-iter <count>                 gradient descent's step limit (default 100000)
-  --tol <number>                     gradient descent stops when the scaled gradient norm is below it (default 1e-10)",
-        common_help: FIT_INTERCEPT_HELP,
+        params: Some(|| LinearRegression::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_linear,
         predict: predict_linear,
         scores: None,
@@ -154,9 +116,9 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: Ridge::KIND,
         summary: "ridge regression: least squares + alpha·|w|² (scikit-learn's Ridge)",
-        params_help: "  --alpha <number>                   penalty strength ≥ 0 (default 1)
-  --solver cholesky|svd              Cholesky (default) or SVD",
-        common_help: FIT_INTERCEPT_HELP,
+        params: Some(|| Ridge::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_ridge,
         predict: predict_ridge,
         scores: None,
@@ -166,8 +128,8 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: false,
         kind: KernelRidge::KIND,
         summary: "kernel ridge regression, no intercept (scikit-learn's KernelRidge)",
-        params_help: "  --alpha <number>                   penalty strength ≥ 0 (default 1)
-  --kernel linear|rbf|poly           kernel (default linear)
+        params: Some(|| KernelRidge::params().describe()),
+        params_help: "  --kernel linear|rbf|poly           kernel (default linear)
   --gamma auto|<number>              rbf/poly γ (default auto = 1/d, scikit-learn's gamma=None)
   --degree <int>                     poly degree (default 3)
   --coef0 <number>                   poly constant (default 1)",

@@ -253,6 +253,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: Svc::KIND,
         summary: "C-support vector classifier (LIBSVM's C-SVC; scikit-learn's SVC)",
+        params: None,
         params_help: "  --c <number>                       regularization C (default 1)
   --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
                                      per class label, as 1:0.1,-1:2 (classes not named keep 1)
@@ -268,6 +269,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: Svr::KIND,
         summary: "epsilon-support vector regression (LIBSVM's epsilon-SVR; scikit-learn's SVR)",
+        params: None,
         params_help: "  --c <number>                       regularization C (default 1)
   --epsilon <number>                 insensitive tube half-width (default 0.1)",
         common_help: COMMON_HELP,
@@ -280,6 +282,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: Svc::KIND,
         summary: "nu-support vector classifier (LIBSVM's nu-SVC; scikit-learn's NuSVC)",
+        params: None,
         params_help: "  --nu <number>                      margin-error fraction bound in (0, 1] (default 0.5)
   --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest
   --probability true|false           fit Platt probabilities for predict --proba (default false)",
@@ -293,6 +296,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: Svr::KIND,
         summary: "nu-support vector regression (LIBSVM's nu-SVR; scikit-learn's NuSVR)",
+        params: None,
         params_help: "  --c <number>                       regularization C (default 1)
   --nu <number>                      support-vector fraction bound in (0, 1] (default 0.5)",
         common_help: COMMON_HELP,
@@ -305,6 +309,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: OneClassSvm::KIND,
         summary: "one-class SVM for novelty detection (+1 inlier, -1 outlier)",
+        params: None,
         params_help: "  --nu <number>                      outlier fraction bound in (0, 1] (default 0.5)",
         common_help: COMMON_HELP,
         train: train_one_class,

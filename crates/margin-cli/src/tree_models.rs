@@ -306,6 +306,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: DecisionTreeClassifier::KIND,
         summary: "CART decision tree classifier (scikit-learn's DecisionTreeClassifier)",
+        params: None,
         params_help: TREE_HELP,
         common_help: GROWTH_HELP,
         train: train_tree,
@@ -317,6 +318,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: DecisionTreeRegressor::KIND,
         summary: "CART regression tree (scikit-learn's DecisionTreeRegressor)",
+        params: None,
         params_help: TREE_REGRESSOR_HELP,
         common_help: GROWTH_HELP,
         train: train_tree_regressor,
@@ -328,6 +330,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: RandomForestClassifier::KIND,
         summary: "random forest classifier (scikit-learn's RandomForestClassifier)",
+        params: None,
         params_help: "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
                                      per class label, as 1:0.1,-1:2 (classes not named keep 1)
   --n-estimators <int>               trees (default 100)
@@ -343,6 +346,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: RandomForestRegressor::KIND,
         summary: "random forest regressor (scikit-learn's RandomForestRegressor)",
+        params: None,
         params_help: FOREST_HELP,
         common_help: GROWTH_HELP,
         train: train_forest_regressor,
@@ -354,6 +358,7 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: AdaBoostClassifier::KIND,
         summary: "AdaBoost (SAMME) over decision stumps (scikit-learn's AdaBoostClassifier)",
+        params: None,
         params_help: "  --n-estimators <int>               boosting rounds (default 50)
   --learning-rate <number>           shrinks each learner's vote (default 1)
   (growth flags shape the weak learner; --max-depth defaults to 1, a stump)",

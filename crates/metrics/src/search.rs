@@ -4,6 +4,7 @@
 use std::fmt::Display;
 use std::sync::Arc;
 
+use margin_core::params::Params;
 use margin_core::split::{Fold, rng_from_seed};
 use margin_core::{Dataset, Error, Fit, Predict, Result};
 use rand::Rng;
@@ -128,6 +129,43 @@ impl<P: Clone + 'static> Grid<P> {
                 self.build(&choice)
             })
             .collect()
+    }
+}
+
+impl<P: Params> Grid<P> {
+    /// Adds an axis over a parameter that `P` describes, named as [`Params::set`] takes it
+    /// (scikit-learn's name or its command-line spelling), with values as text or anything
+    /// printable: no setter to write, and a value the parameter refuses fails when the
+    /// candidates are built, naming the parameter and its range. An unknown name fails here.
+    ///
+    /// ```
+    /// use margin_metrics::Grid;
+    /// # #[derive(Clone, Debug, Default)] struct SvcLike { c: f64, kernel_degree: u32 }
+    /// # margin_core::params! { SvcLike {
+    /// #     c as "C": f64 { help: "regularization", valid: ("a number > 0", |c| *c > 0.0) },
+    /// #     kernel_degree as "degree": u32 { help: "degree" },
+    /// # } }
+    /// let grid = Grid::new(SvcLike::default())
+    ///     .param("C", [0.1, 1.0, 10.0])?
+    ///     .param("degree", ["2", "3"])?;
+    /// let candidates = grid.candidates()?;
+    /// assert_eq!(candidates.len(), 6);
+    /// assert_eq!(candidates[5].params.c, 10.0);
+    /// assert!(Grid::new(SvcLike::default()).param("C", [-1.0])?.candidates().is_err());
+    /// assert!(Grid::new(SvcLike::default()).param("gamma", [1.0]).is_err());
+    /// # Ok::<(), margin_core::Error>(())
+    /// ```
+    pub fn param<V: Display>(
+        self,
+        name: &str,
+        values: impl IntoIterator<Item = V>,
+    ) -> Result<Self> {
+        let name = P::param(name)?.name;
+        let values: Vec<String> = values.into_iter().map(|v| v.to_string()).collect();
+        Ok(self.axis(name, values, move |mut p: P, text: String| {
+            p.set(name, &text)?;
+            Ok(p)
+        }))
     }
 }
 

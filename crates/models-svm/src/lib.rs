@@ -12,16 +12,19 @@
 //!
 //! All are solved by [`margin_optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
 //! `f32` kernel-column cache of `cache_size` MB), so they reach LIBSVM's objective, support
-//! vectors and predictions. Parameters keep scikit-learn's names and defaults.
+//! vectors and predictions. Parameters keep scikit-learn's names and defaults, and every params
+//! type describes them through [`margin_core::params::Params`] (`set`/`get` by name; the kernel
+//! is stored as the flat `kernel`, `gamma`, `degree`, `coef0`, so the order of `set` calls does
+//! not matter).
 //!
 //! | model | parameter | default | meaning |
 //! |---|---|---|---|
-//! | all | `kernel` | RBF, `gamma = "scale"` | see [`SvmKernel`] |
+//! | all | `kernel`, `gamma`, `degree`, `coef0` | rbf, scale, 3, 0 | see [`SvmKernel`] and [`KernelKind`] |
 //! | all | `tol` | 1e-3 | stop when the maximal KKT violation is below it |
 //! | all | `shrinking` | true | LIBSVM's shrinking heuristic |
-//! | all | `cache_size_mb` | 200 | kernel cache budget |
+//! | all | `cache_size` | 200 | kernel cache budget in MB (builder `cache_size_mb`) |
 //! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported by `convergence()` ([`margin_core::Iterative`]) |
-//! | `Svc`, `Svr` | `c` | 1 | regularization (`∞`: hard margin) |
+//! | `Svc`, `Svr` | `C` | 1 | regularization (`∞`: hard margin) |
 //! | `Svc` | `class_weight` | uniform | [`ClassWeight`] |
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |
 //! | `Svr` | `epsilon` | 0.1 | width of the insensitive tube |
@@ -38,9 +41,9 @@
 //!
 //! | `LinearSvc` parameter | default | meaning |
 //! |---|---|---|
-//! | `c` (or `lambda` = 1/(nC)) | 1 | cost of margin violations |
+//! | `C` (or `lambda` = 1/(nC)) | 1 | cost of margin violations |
 //! | `loss` | squared hinge | [`SvmLoss`]: hinge (L1) or squared hinge (L2) |
-//! | `solver` | DCD | [`LinearSolver`]: DCD, or Pegasos (hinge only; epochs, batch size, projection, iterate) |
+//! | `solver` | DCD | [`LinearSolver`]: DCD, or Pegasos (hinge only; `epochs`, `batch_size`, `projection`, `iterate`) |
 //! | `tol`, `max_iter` | 1e-4, 1000 | DCD's projected-gradient tolerance and epoch limit |
 //! | `fit_intercept`, `intercept_scaling` | true, 1 | LIBLINEAR's bias feature `B` (the intercept is regularized) |
 //! | `class_weight` | uniform | [`ClassWeight`] |
@@ -76,10 +79,12 @@ mod settings;
 mod svc;
 mod svr;
 
-pub use kernel_choice::SvmKernel;
+pub use kernel_choice::{KernelKind, SvmKernel};
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
-pub use linear_svc::{Iterate, LinearSolver, LinearSvc, LinearSvcParams, Penalty, SvmLoss};
+pub use linear_svc::{
+    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Penalty, SvmLoss,
+};
 pub use margin_core::ClassWeight;
 pub use margin_optim::smo::{Mark, Observer as SolverObserver};
 pub use one_class::{OneClassSvm, OneClassSvmParams};

@@ -1,6 +1,7 @@
 //! Linear support vector classification in the primal space (LIBLINEAR's `-s 1/3`,
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
+use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
     Predict, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
@@ -56,12 +57,36 @@ impl LinearSolver {
     }
 }
 
+/// The solver of a [`LinearSvc`] by name (the `solver` parameter); Pegasos's settings are
+/// parameters of their own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LinearSolverKind {
+    /// [`LinearSolver::Dcd`].
+    #[default]
+    Dcd,
+    /// [`LinearSolver::Pegasos`].
+    Pegasos,
+}
+
+margin_core::param_choice!(LinearSolverKind { Dcd => "dcd", Pegasos => "pegasos" });
+
 /// Hyperparameters of [`LinearSvc`] (scikit-learn's `LinearSVC` names and defaults).
+///
+/// The penalty and the solver are stored as one field per parameter (`C` and `lambda`;
+/// `solver` and Pegasos's `epochs`, `batch_size`, `projection`, `iterate`), so that setting
+/// them by name does not depend on the order; [`Penalty`] and [`LinearSolver`] are built
+/// from them at fit time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearSvcParams {
-    penalty: Penalty,
+    c: f64,
+    /// Pegasos's `λ`, which replaces `C` when given.
+    lambda: Option<f64>,
     loss: SvmLoss,
-    solver: LinearSolver,
+    solver: LinearSolverKind,
+    epochs: usize,
+    batch_size: usize,
+    projection: bool,
+    iterate: Iterate,
     tol: f64,
     max_iter: usize,
     fit_intercept: bool,
@@ -73,9 +98,14 @@ pub struct LinearSvcParams {
 impl Default for LinearSvcParams {
     fn default() -> Self {
         Self {
-            penalty: Penalty::C(1.0),
+            c: 1.0,
+            lambda: None,
             loss: SvmLoss::SquaredHinge,
-            solver: LinearSolver::Dcd,
+            solver: LinearSolverKind::Dcd,
+            epochs: 0,
+            batch_size: 0,
+            projection: false,
+            iterate: Iterate::Last,
             tol: 1e-4,
             max_iter: 1000,
             fit_intercept: true,
@@ -83,18 +113,20 @@ impl Default for LinearSvcParams {
             class_weight: ClassWeight::Uniform,
             seed: 0,
         }
+        .solver(LinearSolver::Dcd)
     }
 }
 
 impl LinearSvcParams {
-    /// Cost `C > 0` (default 1).
+    /// Cost `C > 0` (default 1); replaces a `λ` given before.
     pub fn c(mut self, c: f64) -> Self {
-        self.penalty = Penalty::C(c);
+        self.c = c;
+        self.lambda = None;
         self
     }
     /// Pegasos's regularization `λ > 0` instead of `C` (`C = 1/(nλ)`).
     pub fn lambda(mut self, lambda: f64) -> Self {
-        self.penalty = Penalty::Lambda(lambda);
+        self.lambda = Some(lambda);
         self
     }
     /// Loss (default squared hinge, as scikit-learn; LIBLINEAR `-s 1`; hinge is `-s 3`).
@@ -102,9 +134,24 @@ impl LinearSvcParams {
         self.loss = loss;
         self
     }
-    /// Solver (default dual coordinate descent).
+    /// Solver (default dual coordinate descent). It sets the parameters `solver`, `epochs`,
+    /// `batch_size`, `projection` and `iterate` (for DCD, Pegasos's to their defaults).
     pub fn solver(mut self, solver: LinearSolver) -> Self {
-        self.solver = solver;
+        let (kind, pegasos) = match solver {
+            LinearSolver::Dcd => (LinearSolverKind::Dcd, LinearSolver::pegasos()),
+            pegasos => (LinearSolverKind::Pegasos, pegasos),
+        };
+        self.solver = kind;
+        if let LinearSolver::Pegasos {
+            epochs,
+            batch_size,
+            projection,
+            iterate,
+        } = pegasos
+        {
+            (self.epochs, self.batch_size, self.projection, self.iterate) =
+                (epochs, batch_size, projection, iterate);
+        }
         self
     }
     /// DCD's tolerance on the projected-gradient spread (default 1e-4).
@@ -140,35 +187,88 @@ impl LinearSvcParams {
         self
     }
 
-    fn check(&self) -> Result<()> {
-        match self.penalty {
-            Penalty::C(c) => validate::check_positive("c", c)?,
-            Penalty::Lambda(l) => validate::check_positive("lambda", l)?,
+    /// The penalty the parameters describe.
+    fn penalty(&self) -> Penalty {
+        self.lambda.map_or(Penalty::C(self.c), Penalty::Lambda)
+    }
+
+    /// The solver the parameters describe.
+    fn linear_solver(&self) -> LinearSolver {
+        match self.solver {
+            LinearSolverKind::Dcd => LinearSolver::Dcd,
+            LinearSolverKind::Pegasos => LinearSolver::Pegasos {
+                epochs: self.epochs,
+                batch_size: self.batch_size,
+                projection: self.projection,
+                iterate: self.iterate,
+            },
         }
-        validate::check_positive("tol", self.tol)?;
-        validate::check_positive("intercept_scaling", self.intercept_scaling)?;
-        if self.max_iter == 0 {
-            return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
+    }
+}
+
+margin_core::params! {
+    LinearSvcParams {
+        c as "C": f64 {
+            help: "cost of margin violations",
+            valid: ("a finite number > 0", |c| c.is_finite() && *c > 0.0),
+            applies: ("with lambda none", |p| p.lambda.is_none()),
+        },
+        lambda: Option<f64> {
+            help: "Pegasos's regularization λ in place of C (C = 1/(n·λ); none: use C)",
+            valid: ("a finite number > 0, or none", |l| l.is_none_or(|l| l.is_finite() && l > 0.0)),
+        },
+        loss: SvmLoss { help: "hinge (LIBLINEAR -s 3) or squared hinge (-s 1)" },
+        solver: LinearSolverKind {
+            help: "dual coordinate descent (LIBLINEAR's) or Pegasos stochastic sub-gradient descent (hinge loss only)",
+        },
+        tol: f64 {
+            help: "DCD's tolerance on the projected-gradient spread",
+            valid: ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
+            applies: ("with solver dcd", |p| p.solver == LinearSolverKind::Dcd),
+        },
+        max_iter: usize {
+            help: "DCD's epoch limit per binary problem",
+            valid: ("at least 1", |m| *m >= 1),
+            applies: ("with solver dcd", |p| p.solver == LinearSolverKind::Dcd),
+        },
+        epochs: usize {
+            help: "Pegasos's passes over the data",
+            valid: ("at least 1", |e| *e >= 1),
+            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        },
+        batch_size: usize {
+            help: "Pegasos's samples per step",
+            valid: ("at least 1", |b| *b >= 1),
+            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        },
+        projection: bool {
+            help: "project Pegasos's iterate onto the ball of radius 1/√λ",
+            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        },
+        iterate: Iterate {
+            help: "the Pegasos iterate that becomes the model",
+            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        },
+        fit_intercept: bool { help: "append LIBLINEAR's bias feature (the intercept is regularized)" },
+        intercept_scaling: f64 {
+            help: "value of the bias feature",
+            valid: ("a finite number > 0", |b| b.is_finite() && *b > 0.0),
+            applies: ("with fit_intercept true", |p| p.fit_intercept),
+        },
+        class_weight: ClassWeight {
+            help: "class weights multiplying C: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+        },
+        seed: u64 { help: "seed of the coordinate or sample order" },
+    }
+    together: |p| {
+        if p.solver == LinearSolverKind::Pegasos && p.loss != SvmLoss::Hinge {
+            return Err(Error::invalid_parameter(
+                "loss",
+                "squared_hinge",
+                "hinge with the Pegasos solver (Pegasos minimizes the hinge loss)",
+            ));
         }
-        if let LinearSolver::Pegasos {
-            epochs, batch_size, ..
-        } = self.solver
-        {
-            if self.loss != SvmLoss::Hinge {
-                return Err(Error::invalid_parameter(
-                    "loss",
-                    "squared_hinge",
-                    "hinge with the Pegasos solver (Pegasos minimizes the hinge loss)",
-                ));
-            }
-            if epochs == 0 {
-                return Err(Error::invalid_parameter("epochs", 0, "at least 1"));
-            }
-            if batch_size == 0 {
-                return Err(Error::invalid_parameter("batch_size", 0, "at least 1"));
-            }
-        }
-        if let ClassWeight::Given(given) = &self.class_weight
+        if let ClassWeight::Given(given) = &p.class_weight
             && let Some((label, w)) = given.iter().find(|(_, w)| !(*w > 0.0 && w.is_finite()))
         {
             return Err(Error::invalid_parameter(
@@ -303,7 +403,7 @@ impl Fit for LinearSvcParams {
     type Model = LinearSvc;
 
     fn fit(&self, data: &Dataset) -> Result<LinearSvc> {
-        self.check()?;
+        Params::check(self)?;
         validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
         validate::check_min_classes(&classes, 2)?;
@@ -314,7 +414,7 @@ impl Fit for LinearSvcParams {
         } = classes.present();
         let cw = self.class_weight.per_class(&labels, &class_counts);
         let n = data.n_samples();
-        let c = match self.penalty {
+        let c = match self.penalty() {
             Penalty::C(c) => c,
             Penalty::Lambda(l) => 1.0 / (n as f64 * l),
         };
@@ -339,7 +439,7 @@ impl Fit for LinearSvcParams {
             .map(|&p| {
                 let signs: Vec<f64> = y.iter().map(|&k| if k == p { 1.0 } else { -1.0 }).collect();
                 let weight: Vec<f64> = (0..n).map(|i| cw[y[i]] * sample(i)).collect();
-                match self.solver {
+                match self.linear_solver() {
                     LinearSolver::Dcd => {
                         let costs: Vec<f64> = weight.iter().map(|w| c * w).collect();
                         let options = DcdOptions {

@@ -1,5 +1,6 @@
 //! The ν one-class SVM (LIBSVM's `-s 2`, scikit-learn's `OneClassSVM`).
 
+use margin_core::params::Params;
 use margin_core::{
     Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
     PredictProba, Records, Result, validate,
@@ -13,7 +14,7 @@ use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport};
 use crate::probability::{NR_MARKS, one_class_marks, one_class_probability};
 use crate::q::SignedQ;
-use crate::settings::{Settings, settings_builders};
+use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
 
 /// Parameters of [`OneClassSvm`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,19 @@ impl Default for OneClassSvmParams {
 }
 
 settings_builders!(OneClassSvmParams);
+
+svm_params! {
+    OneClassSvmParams {} {
+        nu: f64 {
+            help: "bound on the fraction of training samples outside the boundary (above) and of support vectors (below)",
+            valid: ("a number in (0, 1]", nu_in_range),
+        },
+        probability: bool {
+            help: "fit LIBSVM's density bins of the decision values (-b 1; no extra training)",
+        },
+    }
+    together: |_| Ok(())
+}
 
 impl OneClassSvmParams {
     /// ν in (0, 1]: an upper bound on the fraction of training samples outside the boundary
@@ -125,8 +139,7 @@ impl OneClassSvmParams {
     /// Fits as [`Fit::fit`] does, reporting the solver run to `run`'s observer (the one-class
     /// SVM draws nothing at random).
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<OneClassSvm> {
-        self.settings.check()?;
-        validate::check_in_range("nu", self.nu, 0.0, 1.0, true)?;
+        Params::check(self)?;
         validate::check_dataset(data)?;
         let kernel = self.settings.kernel.resolve(&data.records)?;
         Expansion::check_kernel(&kernel, data)?;

@@ -1,15 +1,16 @@
 //! Settings every SVM shares: the kernel and the SMO solver's knobs.
 
-use margin_core::{Error, Result, validate};
+use margin_core::Result;
+use margin_kernels::KernelSpec;
 use margin_optim::smo::SolverOptions;
 use serde::{Deserialize, Serialize};
 
-use crate::kernel_choice::SvmKernel;
+use crate::kernel_choice::{FlatKernel, SvmKernel};
 
 /// The kernel and the solver settings of an SVM (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Settings {
-    pub(crate) kernel: SvmKernel,
+    pub(crate) kernel: FlatKernel,
     pub(crate) tol: f64,
     pub(crate) shrinking: bool,
     pub(crate) cache_size_mb: f64,
@@ -19,7 +20,7 @@ pub(crate) struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            kernel: SvmKernel::default(),
+            kernel: FlatKernel::default(),
             tol: 1e-3,
             shrinking: true,
             cache_size_mb: 200.0,
@@ -29,15 +30,6 @@ impl Default for Settings {
 }
 
 impl Settings {
-    pub(crate) fn check(&self) -> Result<()> {
-        validate::check_positive("tol", self.tol)?;
-        validate::check_positive("cache_size", self.cache_size_mb)?;
-        if self.max_iter == Some(0) {
-            return Err(Error::invalid_parameter("max_iter", 0, "at least 1"));
-        }
-        Ok(())
-    }
-
     pub(crate) fn solver(&self) -> SolverOptions {
         SolverOptions {
             tol: self.tol,
@@ -49,15 +41,30 @@ impl Settings {
     pub(crate) fn cache_bytes(&self) -> usize {
         (self.cache_size_mb * 1024.0 * 1024.0) as usize
     }
+
+    /// These settings with `kernel` given whole (a kernel already resolved on the training
+    /// data, for the cross-validation folds of the probability models).
+    pub(crate) fn with_resolved(&self, kernel: &KernelSpec) -> Settings {
+        Settings {
+            kernel: SvmKernel::Spec(kernel.clone()).into(),
+            ..self.clone()
+        }
+    }
+
+    pub(crate) fn check_together(&self) -> Result<()> {
+        self.kernel.check_together()
+    }
 }
 
 /// Builder methods for the shared settings, on a params type with a `settings` field.
 macro_rules! settings_builders {
     ($t:ty) => {
         impl $t {
-            /// The kernel (default RBF with `gamma = "scale"`).
+            /// The kernel (default RBF with `gamma = "scale"`). It sets the parameters
+            /// `kernel`, `gamma`, `degree` and `coef0` (those the kernel does not use to their
+            /// defaults).
             pub fn kernel(mut self, kernel: impl Into<$crate::SvmKernel>) -> Self {
-                self.settings.kernel = kernel.into();
+                self.settings.kernel = kernel.into().into();
                 self
             }
             /// Stopping tolerance on the maximal KKT violation (default 1e-3).
@@ -85,3 +92,83 @@ macro_rules! settings_builders {
     };
 }
 pub(crate) use settings_builders;
+
+/// Implements [`margin_core::params::Params`] for an SVM's params (a type with a `settings`
+/// field): the entries of `head`, then the shared kernel and solver parameters in
+/// scikit-learn's order, then those of `tail`; `together` adds the type's own rules to the
+/// kernel's.
+macro_rules! svm_params {
+    (
+        $t:ty { $($head:tt)* } { $($tail:tt)* }
+        together: $together:expr
+    ) => {
+        margin_core::params! {
+            $t {
+                $($head)*
+                kernel: $crate::KernelKind {
+                    get: |p| p.settings.kernel.kernel,
+                    set: |p, v| p.settings.kernel.set_kind(v),
+                    help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting",
+                },
+                degree: u32 {
+                    at: settings.kernel.degree,
+                    help: "degree of the polynomial kernel",
+                    valid: ("an integer ≥ 1", |d| *d >= 1),
+                    applies: ("with kernel poly", |p| p.settings.kernel.kernel == $crate::KernelKind::Poly),
+                },
+                gamma: margin_kernels::Gamma {
+                    at: settings.kernel.gamma,
+                    help: "kernel γ; scale: 1 / (d · Var X), auto: 1 / d",
+                    valid: ("a finite number > 0, \"scale\" or \"auto\"", |g| match g {
+                        margin_kernels::Gamma::Value(g) => g.is_finite() && *g > 0.0,
+                        _ => true,
+                    }),
+                    applies: ("with kernel rbf, poly or sigmoid", |p| matches!(
+                        p.settings.kernel.kernel,
+                        $crate::KernelKind::Rbf | $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
+                    )),
+                },
+                coef0: f64 {
+                    at: settings.kernel.coef0,
+                    help: "constant term of the polynomial and sigmoid kernels",
+                    valid: ("a finite number", |c| c.is_finite()),
+                    applies: ("with kernel poly or sigmoid", |p| matches!(
+                        p.settings.kernel.kernel,
+                        $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
+                    )),
+                },
+                shrinking: bool {
+                    at: settings.shrinking,
+                    help: "LIBSVM's shrinking heuristic",
+                },
+                tol: f64 {
+                    at: settings.tol,
+                    help: "stopping tolerance on the maximal KKT violation",
+                    valid: ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
+                },
+                cache_size_mb as "cache_size": f64 {
+                    at: settings.cache_size_mb,
+                    help: "kernel cache size in MB",
+                    valid: ("a finite number > 0", |m| m.is_finite() && *m > 0.0),
+                },
+                max_iter: Option<usize> {
+                    at: settings.max_iter,
+                    help: "iteration limit per binary problem (none: LIBSVM's max(10^7, 100·n))",
+                    valid: ("at least 1", |m| *m != Some(0)),
+                },
+                $($tail)*
+            }
+            together: |p| {
+                p.settings.check_together()?;
+                let own: fn(&$t) -> margin_core::Result<()> = $together;
+                own(p)
+            }
+        }
+    };
+}
+pub(crate) use svm_params;
+
+/// ν's range in every ν formulation, (0, 1].
+pub(crate) fn nu_in_range(nu: &f64) -> bool {
+    *nu > 0.0 && *nu <= 1.0
+}

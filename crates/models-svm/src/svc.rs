@@ -1,5 +1,6 @@
 //! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
 
+use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Classes, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label,
     Matrix, ModelFile, Predict, PredictProba, Records, Result, model_check, validate,
@@ -14,7 +15,7 @@ use crate::expansion::check_linear_weights;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
-use crate::settings::{Settings, settings_builders};
+use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
 
 /// How more than two classes are handled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +28,11 @@ pub enum Multiclass {
     OneVsRest,
 }
 
+margin_core::param_choice!(Multiclass {
+    OneVsOne => "ovo" | "one-vs-one",
+    OneVsRest => "ovr" | "one-vs-rest",
+});
+
 /// The order of classes inside the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LabelOrder {
@@ -38,6 +44,11 @@ pub enum LabelOrder {
     /// the layout of its model files (`margin svm-train` uses it).
     FirstSeen,
 }
+
+margin_core::param_choice!(LabelOrder {
+    Sorted => "sorted",
+    FirstSeen => "first-seen" | "libsvm",
+});
 
 /// Parameters of [`Svc`], with scikit-learn's names and defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -115,29 +126,71 @@ impl SvcParams {
         self.class_weight = w;
         self
     }
+}
 
-    fn check(&self) -> Result<()> {
-        if self.c.is_nan() || self.c <= 0.0 {
-            return Err(Error::invalid_parameter(
-                "C",
-                self.c,
-                "a number > 0 (or infinity for a hard margin)",
-            ));
-        }
-        self.settings.check()?;
-        if let ClassWeight::Given(w) = &self.class_weight {
-            for (label, weight) in w {
-                if !(weight.is_finite() && *weight >= 0.0) {
-                    return Err(Error::invalid_parameter(
-                        format!("class_weight[{label}]"),
-                        weight,
-                        "a finite number ≥ 0",
-                    ));
-                }
+/// The parameters every classifier's params share after the kernel and solver ones (fields
+/// `probability`, `multiclass`, `label_order`, `seed`), with `$head` before the kernel and
+/// `$tail` before these.
+macro_rules! classifier_params {
+    ($t:ty { $($head:tt)* } { $($tail:tt)* } together: $together:expr) => {
+        svm_params! {
+            $t { $($head)* } {
+                $($tail)*
+                probability: bool {
+                    help: "fit Platt probabilities (LIBSVM's -b 1: five more trainings per pair of classes)",
+                },
+                multiclass: Multiclass { help: "one-vs-one or one-vs-rest problems for more than two classes" },
+                label_order: LabelOrder {
+                    help: "class order inside the model: sorted, or LIBSVM's order of first appearance",
+                },
+                seed: u64 {
+                    help: "seed of glibc's rand() for the probability folds (0: LIBSVM's unseeded sequence)",
+                    applies: ("with probability true", |p| p.probability),
+                },
+            }
+            together: |p| {
+                check_probability(p.probability, p.multiclass)?;
+                let own: fn(&$t) -> Result<()> = $together;
+                own(p)
             }
         }
-        Ok(())
+    };
+}
+
+classifier_params! {
+    SvcParams {
+        c as "C": f64 {
+            help: "regularization C (inf: hard margin)",
+            valid: ("a number > 0 (or infinity for a hard margin)", |c| *c > 0.0),
+        },
+    } {
+        class_weight: ClassWeight {
+            help: "class weights: balanced weights classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+        },
     }
+    together: |p| p.class_weight.check()
+}
+
+classifier_params! {
+    NuSvcParams {
+        nu: f64 {
+            help: "bound on the fraction of margin errors (above) and of support vectors (below)",
+            valid: ("a number in (0, 1]", nu_in_range),
+        },
+    } {}
+    together: |_| Ok(())
+}
+
+/// Probabilities need one-vs-one problems: pairwise coupling uses every pair of classes.
+fn check_probability(probability: bool, multiclass: Multiclass) -> Result<()> {
+    if probability && multiclass == Multiclass::OneVsRest {
+        return Err(Error::invalid_parameter(
+            "probability",
+            true,
+            "one-vs-one classification (pairwise coupling needs every pair)",
+        ));
+    }
+    Ok(())
 }
 
 /// Parameters of ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`), which fits the same
@@ -682,7 +735,7 @@ impl SvcParams {
     /// (continuing it, as LIBSVM's tools do across the trainings of one run; the params'
     /// `seed` is not used) and reporting the solver runs to its observer.
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svc> {
-        self.check()?;
+        Params::check(self)?;
         let spec = ClassifierSpec {
             settings: &self.settings,
             multiclass: self.multiclass,
@@ -709,8 +762,7 @@ impl NuSvcParams {
     /// Fits as [`Fit::fit`] does, drawing the probability folds from `run` and reporting to its
     /// observer (see [`SvcParams::fit_in`]).
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svc> {
-        self.settings.check()?;
-        validate::check_in_range("nu", self.nu, 0.0, 1.0, true)?;
+        Params::check(self)?;
         if data.sample_weights.is_some() {
             return Err(Error::invalid_parameter(
                 "sample_weights",
@@ -958,13 +1010,6 @@ fn fit_classifier(
     data: &Dataset,
     run: &mut LibsvmRun<'_>,
 ) -> Result<Svc> {
-    if spec.probability && spec.multiclass == Multiclass::OneVsRest {
-        return Err(Error::invalid_parameter(
-            "probability",
-            true,
-            "one-vs-one classification (pairwise coupling needs every pair)",
-        ));
-    }
     validate::check_dataset(data)?;
     let classes = data.targets.classes()?;
     validate::check_min_classes(&classes, 2)?;

@@ -1,5 +1,6 @@
 //! ε-support vector regression (LIBSVM's `-s 3`, scikit-learn's `SVR`).
 
+use margin_core::params::Params;
 use margin_core::{
     Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, validate,
 };
@@ -8,11 +9,10 @@ use margin_optim::StopReason;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
-use crate::SvmKernel;
 use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine, training_part};
 use crate::q::SvrQ;
-use crate::settings::{Settings, settings_builders};
+use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
 
 /// Builder methods both regressors' params share (fields `probability`, `seed`).
 macro_rules! regressor_builders {
@@ -37,6 +37,7 @@ macro_rules! regressor_builders {
             /// sequence (continuing it, as LIBSVM's tools do across the trainings of one run;
             /// the params' `seed` is not used) and reporting the solver runs to its observer.
             pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
+                Params::check(self)?;
                 fit_with_probability(
                     &self.settings,
                     self.c,
@@ -48,6 +49,49 @@ macro_rules! regressor_builders {
             }
         }
     };
+}
+
+/// The parameters both regressors' params share after the kernel and solver ones (fields
+/// `probability`, `seed`), with `$head` before the kernel.
+macro_rules! regressor_params {
+    ($t:ty { $($head:tt)* }) => {
+        svm_params! {
+            $t {
+                c as "C": f64 {
+                    help: "regularization C",
+                    valid: ("a number > 0", |c| *c > 0.0),
+                },
+                $($head)*
+            } {
+                probability: bool {
+                    help: "fit LIBSVM's Laplace model of the residuals (-b 1: five more trainings)",
+                },
+                seed: u64 {
+                    help: "seed of glibc's rand() for the probability folds (0: LIBSVM's unseeded sequence)",
+                    applies: ("with probability true", |p| p.probability),
+                },
+            }
+            together: |_| Ok(())
+        }
+    };
+}
+
+regressor_params! {
+    SvrParams {
+        epsilon: f64 {
+            help: "half-width of the tube inside which errors cost nothing",
+            valid: ("a finite number ≥ 0", |e| e.is_finite() && *e >= 0.0),
+        },
+    }
+}
+
+regressor_params! {
+    NuSvrParams {
+        nu: f64 {
+            help: "bound on the fraction of errors outside the tube (above) and of support vectors (below)",
+            valid: ("a number in (0, 1]", nu_in_range),
+        },
+    }
 }
 
 /// Parameters of [`Svr`] (scikit-learn's names and defaults).
@@ -253,25 +297,6 @@ fn fit_regressor(
     data: &Dataset,
     run: &mut LibsvmRun<'_>,
 ) -> Result<Svr> {
-    settings.check()?;
-    if c.is_nan() || c <= 0.0 {
-        return Err(margin_core::Error::invalid_parameter(
-            "C",
-            c,
-            "a number > 0",
-        ));
-    }
-    match formulation {
-        Formulation::Epsilon(e) if !(e.is_finite() && e >= 0.0) => {
-            return Err(margin_core::Error::invalid_parameter(
-                "epsilon",
-                e,
-                "a finite number ≥ 0",
-            ));
-        }
-        Formulation::Nu(nu) => validate::check_in_range("nu", nu, 0.0, 1.0, true)?,
-        _ => {}
-    }
     validate::check_dataset(data)?;
     let y = data.targets.values()?;
     validate::check_finite_slice(&y)?;
@@ -359,10 +384,7 @@ fn fit_with_probability(
     if probability {
         // The folds use the kernel resolved on all the data, as LIBSVM's (γ is not re-derived
         // from each fold).
-        let folds = Settings {
-            kernel: SvmKernel::Spec(model.kernel().clone()),
-            ..settings.clone()
-        };
+        let folds = settings.with_resolved(model.kernel());
         let (sigma, runs) = laplace_scale(&folds, c, formulation, data, run)?;
         run.observer().laplace_scale(sigma);
         model.laplace_scale = Some(sigma);

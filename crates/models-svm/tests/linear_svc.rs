@@ -263,7 +263,7 @@ fn bad_parameters_are_refused_with_their_name() {
         Err(Error::InvalidParameter { name: n, .. }) => assert!(n.starts_with(name), "{n}"),
         other => panic!("{name}: {other:?}"),
     };
-    named(LinearSvc::params().c(0.0), "c");
+    named(LinearSvc::params().c(0.0), "C");
     named(LinearSvc::params().lambda(-1.0), "lambda");
     named(LinearSvc::params().tol(f64::NAN), "tol");
     named(LinearSvc::params().max_iter(0), "max_iter");

@@ -3,7 +3,7 @@
 
 use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result, model_check, validate,
+    Records, Result, model_check,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, over_leaves};
 use crate::grow::{Presorted, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
+use margin_core::params::Params;
 
 /// Parameters of [`AdaBoostClassifier`] (scikit-learn's names and defaults: 50 rounds,
 /// learning rate 1, stumps).
@@ -38,6 +39,21 @@ impl Default for AdaBoostClassifierParams {
             learning_rate: 1.0,
             seed: 0,
         }
+    }
+}
+
+growth_params! {
+    classifier AdaBoostClassifierParams {
+        n_estimators: usize {
+            help: "maximum number of boosting rounds",
+            valid: ("at least 1", |n| *n >= 1),
+        },
+        learning_rate: f64 {
+            help: "shrinks each learner's vote",
+            valid: ("a finite number > 0", |r| r.is_finite() && *r > 0.0),
+        },
+    } {
+        seed: u64 { help: "seed of the learners' random feature subsets (learner t uses seed + t)" },
     }
 }
 
@@ -84,13 +100,10 @@ impl Fit for AdaBoostClassifierParams {
     type Model = AdaBoostClassifier;
 
     fn fit(&self, data: &Dataset) -> Result<AdaBoostClassifier> {
-        if self.n_estimators == 0 {
-            return Err(Error::invalid_parameter("n_estimators", 0, "at least 1"));
-        }
-        validate::check_positive("learning_rate", self.learning_rate)?;
+        Params::check(self)?;
         let problem = class_problem(data, &ClassWeight::Uniform, self.growth.missing_values)?;
         let k = problem.labels.len();
-        let base = self.growth.settings(true, data, self.seed, true)?;
+        let base = self.growth.settings(data, self.seed, true)?;
         let pre = Presorted::new(&data.records)?;
         let target = Target::Classes {
             y: &problem.y,

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, map_rows, over_leaves};
 use crate::grow::{Presorted, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
+use margin_core::params::Params;
 
 /// Parameters of [`DecisionTreeClassifier`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,6 +28,15 @@ impl Default for DecisionTreeClassifierParams {
             class_weight: ClassWeight::Uniform,
             seed: 0,
         }
+    }
+}
+
+growth_params! {
+    classifier DecisionTreeClassifierParams {} {
+        seed: u64 { help: "seed of the random feature subsets and thresholds" },
+        class_weight: ClassWeight {
+            help: "class weights multiplying the sample weights: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+        },
     }
 }
 
@@ -62,8 +72,9 @@ impl DecisionTreeClassifierParams {
         data: &Dataset,
         parallel: bool,
     ) -> Result<DecisionTreeClassifier> {
+        Params::check(self)?;
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
-        let settings = self.growth.settings(true, data, self.seed, parallel)?;
+        let settings = self.growth.settings(data, self.seed, parallel)?;
         let pre = Presorted::new(&data.records)?;
         let target = Target::Classes {
             y: &problem.y,

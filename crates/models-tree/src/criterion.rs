@@ -42,20 +42,6 @@ impl Criterion {
             Criterion::Gini | Criterion::Entropy | Criterion::LogLoss
         )
     }
-
-    /// Refuses a regression criterion for a classifier and the reverse.
-    pub(crate) fn check_for(self, classification: bool) -> margin_core::Result<()> {
-        if self.is_classification() == classification {
-            Ok(())
-        } else {
-            let allowed = if classification {
-                "gini, entropy or log_loss (a classification criterion)"
-            } else {
-                "squared_error or absolute_error (a regression criterion)"
-            };
-            Err(Error::invalid_parameter("criterion", self, allowed))
-        }
-    }
 }
 
 impl fmt::Display for Criterion {
@@ -83,6 +69,19 @@ impl FromStr for Criterion {
                 ));
             }
         })
+    }
+}
+
+/// scikit-learn's names, as [`Criterion::name`] writes them and [`FromStr`] reads them.
+impl margin_core::params::ParamType for Criterion {
+    fn kind() -> std::borrow::Cow<'static, str> {
+        "gini|entropy|log_loss|squared_error|absolute_error".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.trim().parse().map_err(crate::params::expected)
+    }
+    fn to_value(&self) -> margin_core::params::Value {
+        margin_core::params::Value::Text(self.name().into())
     }
 }
 

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, over_leaves, regression_problem};
 use crate::grow::{Presorted, Settings, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
+use margin_core::params::Params;
 
 /// The ensemble settings both forests share.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,10 +36,8 @@ impl Default for Ensemble {
 }
 
 impl Ensemble {
-    fn check(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(Error::invalid_parameter("n_estimators", 0, "at least 1"));
-        }
+    /// The rule between the ensemble parameters (their ranges are in the params' entries).
+    fn check_together(&self) -> Result<()> {
         if self.oob_score && !self.bootstrap {
             return Err(Error::invalid_parameter(
                 "oob_score",
@@ -212,6 +211,34 @@ impl Default for RandomForestClassifierParams {
     }
 }
 
+growth_params! {
+    classifier RandomForestClassifierParams {
+        n_estimators: usize {
+            at: ensemble.n_estimators,
+            help: "number of trees",
+            valid: ("at least 1", |n| *n >= 1),
+        },
+    } {
+        bootstrap: bool {
+            at: ensemble.bootstrap,
+            help: "grow each tree on a bootstrap sample (false: on every sample)",
+        },
+        oob_score: bool {
+            at: ensemble.oob_score,
+            help: "score each sample with the trees whose bootstrap missed it",
+            applies: ("with bootstrap true", |p| p.ensemble.bootstrap),
+        },
+        seed: u64 {
+            at: ensemble.seed,
+            help: "seed of the bootstrap samples and feature subsets",
+        },
+        class_weight: ClassWeight {
+            help: "class weights multiplying the sample weights, computed once on the whole training set: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+        },
+    }
+    together: |p| p.ensemble.check_together()
+}
+
 impl RandomForestClassifierParams {
     growth_setters!();
 
@@ -247,9 +274,9 @@ impl Fit for RandomForestClassifierParams {
     type Model = RandomForestClassifier;
 
     fn fit(&self, data: &Dataset) -> Result<RandomForestClassifier> {
-        self.ensemble.check()?;
+        Params::check(self)?;
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
-        let settings = self.growth.settings(true, data, 0, false)?;
+        let settings = self.growth.settings(data, 0, false)?;
         let pre = Presorted::new(&data.records)?;
         let k = problem.labels.len();
         let target = Target::Classes {
@@ -370,6 +397,31 @@ impl Default for RandomForestRegressorParams {
     }
 }
 
+growth_params! {
+    regressor RandomForestRegressorParams {
+        n_estimators: usize {
+            at: ensemble.n_estimators,
+            help: "number of trees",
+            valid: ("at least 1", |n| *n >= 1),
+        },
+    } {
+        bootstrap: bool {
+            at: ensemble.bootstrap,
+            help: "grow each tree on a bootstrap sample (false: on every sample)",
+        },
+        oob_score: bool {
+            at: ensemble.oob_score,
+            help: "score each sample with the trees whose bootstrap missed it",
+            applies: ("with bootstrap true", |p| p.ensemble.bootstrap),
+        },
+        seed: u64 {
+            at: ensemble.seed,
+            help: "seed of the bootstrap samples and feature subsets",
+        },
+    }
+    together: |p| p.ensemble.check_together()
+}
+
 impl RandomForestRegressorParams {
     growth_setters!();
 
@@ -396,9 +448,9 @@ impl Fit for RandomForestRegressorParams {
     type Model = RandomForestRegressor;
 
     fn fit(&self, data: &Dataset) -> Result<RandomForestRegressor> {
-        self.ensemble.check()?;
+        Params::check(self)?;
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
-        let settings = self.growth.settings(false, data, 0, false)?;
+        let settings = self.growth.settings(data, 0, false)?;
         let pre = Presorted::new(&data.records)?;
         let grown = grow_trees(
             &pre,

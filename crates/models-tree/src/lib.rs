@@ -164,7 +164,7 @@ pub use gradient_boosting::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
     GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
 };
-pub use params::{MaxFeatures, MinSamples, SplitStrategy};
+pub use params::{Columns, MaxFeatures, MinSamples, SplitStrategy};
 pub use prune::PruningPath;
 pub use regressor::{DecisionTreeRegressor, DecisionTreeRegressorParams};
 pub use tree::{Node, Tree};

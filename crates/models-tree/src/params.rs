@@ -3,6 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use std::borrow::Cow;
+
+use margin_core::params::{ParamType, Value};
 use margin_core::{Dataset, Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -178,6 +181,77 @@ impl FromStr for MinSamples {
     }
 }
 
+/// The `expected` part of a parse error (what [`ParamType::parse`] reports).
+pub(crate) fn expected(e: Error) -> String {
+    match e {
+        Error::InvalidParameter { expected, .. } => expected,
+        other => other.to_string(),
+    }
+}
+
+/// `all`, `sqrt`, `log2`, a count or a fraction (as [`FromStr`] reads them). Any count or
+/// fraction reads; the range is checked against the data at fit time.
+impl ParamType for MaxFeatures {
+    fn kind() -> Cow<'static, str> {
+        "all|sqrt|log2|<int>|<fraction>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.trim().parse().map_err(expected)
+    }
+    fn to_value(&self) -> Value {
+        match *self {
+            MaxFeatures::Count(k) => k.to_value(),
+            MaxFeatures::Fraction(f) => Value::Float(f),
+            other => Value::Text(other.to_string()),
+        }
+    }
+}
+
+/// A count (`5`) or a fraction (`0.01`), as [`FromStr`] reads them.
+impl ParamType for MinSamples {
+    fn kind() -> Cow<'static, str> {
+        "<int>|<fraction>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        text.trim().parse().map_err(expected)
+    }
+    fn to_value(&self) -> Value {
+        match *self {
+            MinSamples::Count(k) => k.to_value(),
+            MinSamples::Fraction(f) => Value::Float(f),
+        }
+    }
+}
+
+/// Column indices (scikit-learn's `categorical_features` as a list of indices), written
+/// `0,3,5`; `none` for no column.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Columns(pub Vec<usize>);
+
+impl ParamType for Columns {
+    fn kind() -> Cow<'static, str> {
+        "none|<int>,<int>,...".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        let text = text.trim();
+        if text == "none" || text.is_empty() {
+            return Ok(Columns(Vec::new()));
+        }
+        text.split(',')
+            .map(|c| c.trim().parse())
+            .collect::<std::result::Result<_, _>>()
+            .map(Columns)
+            .map_err(|_| "none, or column indices (from 0) such as 0,3,5".to_owned())
+    }
+    fn to_value(&self) -> Value {
+        if self.0.is_empty() {
+            return Value::None;
+        }
+        let list: Vec<String> = self.0.iter().map(usize::to_string).collect();
+        Value::Text(list.join(","))
+    }
+}
+
 /// How a node chooses its split among the examined features (scikit-learn's `splitter`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SplitStrategy {
@@ -187,6 +261,8 @@ pub enum SplitStrategy {
     /// value in the node; the best of those (extremely randomized trees).
     Random,
 }
+
+margin_core::param_choice!(SplitStrategy { Best => "best", Random => "random" });
 
 /// Growth hyperparameters, with scikit-learn's names and defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -223,60 +299,17 @@ impl Growth {
         }
     }
 
-    /// Validates the parameters for `data` (its category codes included).
-    pub(crate) fn settings(
-        &self,
-        classification: bool,
-        data: &Dataset,
-        seed: u64,
-        parallel: bool,
-    ) -> Result<Settings> {
+    /// The settings for `data`, checking what depends on it (category codes and columns,
+    /// `min_samples_*` and `max_features` against its size); the params' own check comes first.
+    pub(crate) fn settings(&self, data: &Dataset, seed: u64, parallel: bool) -> Result<Settings> {
         let d = data.n_features();
-        self.criterion.check_for(classification)?;
         let categorical = self.categorical_mask(d)?;
         if !categorical.is_empty() {
             crate::data::check_codes(&data.records, &categorical, true)?;
         }
-        if self.max_depth == Some(0) {
-            return Err(Error::invalid_parameter(
-                "max_depth",
-                0,
-                "at least 1, or none (grow until the leaves are pure)",
-            ));
-        }
         let n = data.n_samples();
         let min_samples_split = self.min_samples_split.resolve("min_samples_split", 2, n)?;
         let min_samples_leaf = self.min_samples_leaf.resolve("min_samples_leaf", 1, n)?;
-        if !(0.0..=0.5).contains(&self.min_weight_fraction_leaf) {
-            return Err(Error::invalid_parameter(
-                "min_weight_fraction_leaf",
-                self.min_weight_fraction_leaf,
-                "a fraction in [0, 0.5]",
-            ));
-        }
-        if let Some(k) = self.max_leaf_nodes
-            && k < 2
-        {
-            return Err(Error::invalid_parameter(
-                "max_leaf_nodes",
-                k,
-                "an integer ≥ 2, or none",
-            ));
-        }
-        if !(self.min_impurity_decrease.is_finite() && self.min_impurity_decrease >= 0.0) {
-            return Err(Error::invalid_parameter(
-                "min_impurity_decrease",
-                self.min_impurity_decrease,
-                "a finite number ≥ 0",
-            ));
-        }
-        if !(self.ccp_alpha.is_finite() && self.ccp_alpha >= 0.0) {
-            return Err(Error::invalid_parameter(
-                "ccp_alpha",
-                self.ccp_alpha,
-                "a finite number ≥ 0",
-            ));
-        }
         Ok(Settings {
             criterion: self.criterion,
             max_depth: self.max_depth.unwrap_or(usize::MAX),
@@ -320,14 +353,20 @@ impl Growth {
             }
             mask[j] = true;
         }
-        if self.splitter == SplitStrategy::Random {
+        Ok(mask)
+    }
+
+    /// The rule between growth parameters (their ranges are in [`growth_params!`]).
+    pub(crate) fn check_together(&self) -> Result<()> {
+        let cols = &self.categorical_features;
+        if !cols.is_empty() && self.splitter == SplitStrategy::Random {
             return Err(Error::invalid_parameter(
                 "categorical_features",
                 format!("{cols:?}"),
                 "none with splitter random (random thresholds are for ordered features)",
             ));
         }
-        Ok(mask)
+        Ok(())
     }
 }
 
@@ -418,6 +457,95 @@ macro_rules! growth_setters {
     };
 }
 pub(crate) use growth_setters;
+
+/// Implements [`margin_core::params::Params`] for a tree-based params type (a type with a
+/// `growth` field): `classifier` or `regressor` (which criteria are allowed), then the entries
+/// of `head`, the growth parameters in scikit-learn's order, the entries of `tail`, and an
+/// optional `together` rule added to the growth's own.
+macro_rules! growth_params {
+    (classifier $($rest:tt)*) => {
+        $crate::params::growth_params!(@with true,
+            "gini, entropy or log_loss (a classification criterion)"; $($rest)*);
+    };
+    (regressor $($rest:tt)*) => {
+        $crate::params::growth_params!(@with false,
+            "squared_error or absolute_error (a regression criterion)"; $($rest)*);
+    };
+    (@with $classification:literal, $criteria:literal;
+        $t:ty { $($head:tt)* } { $($tail:tt)* } $(together: $together:expr)?
+    ) => {
+        margin_core::params! {
+            $t {
+                $($head)*
+                criterion: $crate::Criterion {
+                    at: growth.criterion,
+                    help: "split quality measure",
+                    valid: ($criteria, |c| c.is_classification() == $classification),
+                },
+                splitter: $crate::SplitStrategy {
+                    at: growth.splitter,
+                    help: "best thresholds (CART), or one random threshold per feature (extremely randomized trees)",
+                },
+                max_depth: Option<usize> {
+                    at: growth.max_depth,
+                    help: "maximum depth (none: grow until the leaves are pure or too small to split)",
+                    valid: ("at least 1, or none (grow until the leaves are pure)", |d| *d != Some(0)),
+                },
+                min_samples_split: $crate::MinSamples {
+                    at: growth.min_samples_split,
+                    help: "a node with fewer samples is not split: a count ≥ 2, or a fraction in (0, 1] of the samples",
+                },
+                min_samples_leaf: $crate::MinSamples {
+                    at: growth.min_samples_leaf,
+                    help: "fewest samples on each side of a split: a count ≥ 1, or a fraction in (0, 1) of the samples",
+                },
+                min_weight_fraction_leaf: f64 {
+                    at: growth.min_weight_fraction_leaf,
+                    help: "fewest share of the total sample weight on each side of a split",
+                    valid: ("a fraction in [0, 0.5]", |f| (0.0..=0.5).contains(f)),
+                },
+                max_features: $crate::MaxFeatures {
+                    at: growth.max_features,
+                    help: "features examined per node: all, sqrt, log2, a count, or a fraction of the features",
+                },
+                max_leaf_nodes: Option<usize> {
+                    at: growth.max_leaf_nodes,
+                    help: "grow best-first up to this many leaves (none: depth-first, unlimited)",
+                    valid: ("an integer ≥ 2, or none", |k| k.is_none_or(|k| k >= 2)),
+                },
+                min_impurity_decrease: f64 {
+                    at: growth.min_impurity_decrease,
+                    help: "a node is split only if the weighted impurity decrease reaches this",
+                    valid: ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0),
+                },
+                ccp_alpha: f64 {
+                    at: growth.ccp_alpha,
+                    help: "minimal cost-complexity pruning: collapse the branches whose effective alpha is at most this",
+                    valid: ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0),
+                },
+                missing_values: bool {
+                    at: growth.missing_values,
+                    help: "accept NaN as missing (each split learns where missing values go)",
+                },
+                categorical_features: $crate::params::Columns {
+                    get: |p| $crate::params::Columns(p.growth.categorical_features.clone()),
+                    set: |p, v| p.growth.categorical_features = v.0,
+                    help: "columns (from 0) of category codes 0..63, split by subsets",
+                },
+                $($tail)*
+            }
+            together: |p| {
+                p.growth.check_together()?;
+                $(
+                    let own: fn(&$t) -> margin_core::Result<()> = $together;
+                    own(p)?;
+                )?
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use growth_params;
 
 #[cfg(test)]
 mod tests {

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::criterion::Criterion;
 use crate::data::{check_input, map_rows, over_leaves, regression_problem};
 use crate::grow::{Presorted, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_setters};
+use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
+use margin_core::params::Params;
 
 /// Parameters of [`DecisionTreeRegressor`] (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,6 +23,12 @@ impl Default for DecisionTreeRegressorParams {
             growth: Growth::new(Criterion::SquaredError, MaxFeatures::All),
             seed: 0,
         }
+    }
+}
+
+growth_params! {
+    regressor DecisionTreeRegressorParams {} {
+        seed: u64 { help: "seed of the random feature subsets and thresholds" },
     }
 }
 
@@ -51,8 +58,9 @@ impl DecisionTreeRegressorParams {
         data: &Dataset,
         parallel: bool,
     ) -> Result<DecisionTreeRegressor> {
+        Params::check(self)?;
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
-        let settings = self.growth.settings(false, data, self.seed, parallel)?;
+        let settings = self.growth.settings(data, self.seed, parallel)?;
         let pre = Presorted::new(&data.records)?;
         let tree = grow(&pre, Target::Values(&y), &weights, &settings)?;
         Ok(DecisionTreeRegressor {

@@ -30,6 +30,11 @@ pub enum SvmLoss {
     SquaredHinge,
 }
 
+margin_core::param_choice!(SvmLoss {
+    Hinge => "hinge",
+    SquaredHinge => "squared-hinge" | "squared_hinge",
+});
+
 impl SvmLoss {
     /// The same loss as a [`Loss`].
     pub fn as_loss(self) -> Loss {

@@ -34,6 +34,12 @@ pub enum Iterate {
     SuffixAverage,
 }
 
+margin_core::param_choice!(Iterate {
+    Last => "last",
+    Average => "average",
+    SuffixAverage => "suffix-average",
+});
+
 /// Settings of [`pegasos`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PegasosOptions {

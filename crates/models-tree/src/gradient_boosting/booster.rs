@@ -59,7 +59,6 @@ pub(crate) fn checked_records<'a>(
     data: &'a Dataset,
     p: &Boosting,
 ) -> Result<std::borrow::Cow<'a, DenseMatrix>> {
-    p.check()?;
     data.check_consistent()?;
     validate::check_non_empty(&data.records)?;
     check_values(&data.records, p.allow_missing)?;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
 use super::loss::{Loss, sigmoid, softmax};
-use super::params::{Boosting, EarlyStopping, boosting_setters};
+use super::params::{Boosting, EarlyStopping, boosting_params, boosting_setters};
 
 /// Parameters of [`GradientBoostingClassifier`] (scikit-learn's
 /// `HistGradientBoostingClassifier` names and defaults; see the [module](super) docs).
@@ -20,6 +20,11 @@ pub struct GradientBoostingClassifierParams {
 }
 
 boosting_setters!(GradientBoostingClassifierParams);
+boosting_params!(GradientBoostingClassifierParams {} {
+    class_weight: ClassWeight {
+        help: "class weights multiplying the sample weights: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+    },
+});
 
 impl GradientBoostingClassifierParams {
     /// Per-class weights multiplying the sample weights (default uniform).
@@ -103,6 +108,7 @@ impl Fit for GradientBoostingClassifierParams {
     type Model = GradientBoostingClassifier;
 
     fn fit(&self, data: &Dataset) -> Result<GradientBoostingClassifier> {
+        margin_core::params::Params::check(self)?;
         let x = checked_records(data, &self.boosting)?;
         let classes = data.targets.classes()?;
         validate::check_min_classes(&classes, 2)?;

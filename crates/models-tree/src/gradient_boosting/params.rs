@@ -1,7 +1,6 @@
 //! The hyperparameters both boosters share, with scikit-learn's names and defaults, and their
-//! validation.
+//! checks.
 
-use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// When to stop adding trees before `max_iter` (scikit-learn's `early_stopping`).
@@ -57,70 +56,95 @@ impl Default for Boosting {
     }
 }
 
-impl Boosting {
-    /// Checks every hyperparameter against its allowed range.
-    pub(crate) fn check(&self) -> Result<()> {
-        let bad = |name: &str, value: String, expected: &str| {
-            Err(Error::invalid_parameter(name, value, expected))
-        };
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return bad(
-                "learning_rate",
-                self.learning_rate.to_string(),
-                "a finite number > 0",
-            );
+margin_core::param_choice!(EarlyStopping { Auto => "auto", On => "true", Off => "false" });
+
+/// Implements [`margin_core::params::Params`] for a booster's params (a type with a `boosting`
+/// field): the entries of `head`, then the shared ones in scikit-learn's order, then those of
+/// `tail`.
+macro_rules! boosting_params {
+    ($t:ty { $($head:tt)* } { $($tail:tt)* }) => {
+        margin_core::params! {
+            $t {
+                $($head)*
+                learning_rate: f64 {
+                    at: boosting.learning_rate,
+                    help: "shrinkage applied to every leaf value",
+                    valid: ("a finite number > 0", |v| v.is_finite() && *v > 0.0),
+                },
+                max_iter: usize {
+                    at: boosting.max_iter,
+                    help: "boosting iterations, each adding one tree (one per class for more than two classes)",
+                    valid: ("an integer ≥ 1", |v| *v >= 1),
+                },
+                max_leaf_nodes: Option<usize> {
+                    at: boosting.max_leaf_nodes,
+                    help: "leaves per tree, grown best-first (none: no limit)",
+                    valid: ("an integer ≥ 2, or none", |v| v.is_none_or(|m| m >= 2)),
+                },
+                max_depth: Option<usize> {
+                    at: boosting.max_depth,
+                    help: "edges from the root to the deepest leaf (none: no limit)",
+                    valid: ("an integer ≥ 1, or none", |v| *v != Some(0)),
+                },
+                min_samples_leaf: usize {
+                    at: boosting.min_samples_leaf,
+                    help: "fewest training samples in a leaf",
+                    valid: ("an integer ≥ 1", |v| *v >= 1),
+                },
+                l2_regularization: f64 {
+                    at: boosting.l2_regularization,
+                    help: "L2 penalty on leaf values",
+                    valid: ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0),
+                },
+                max_bins: usize {
+                    at: boosting.max_bins,
+                    help: "bins per feature for the non-missing values (missing values have one more)",
+                    valid: (
+                        "an integer in [2, 255] (one more bin is kept for missing values)",
+                        |v| (2..=255).contains(v)
+                    ),
+                },
+                early_stopping: EarlyStopping {
+                    at: boosting.early_stopping,
+                    help: "stop on a held-out loss; auto: when more than 10 000 samples",
+                },
+                validation_fraction: f64 {
+                    at: boosting.validation_fraction,
+                    help: "share of the samples held out for early stopping",
+                    valid: ("a number in (0, 1)", |v| *v > 0.0 && *v < 1.0),
+                    applies: ("with early_stopping true or auto", |p| p.boosting.early_stopping != EarlyStopping::Off),
+                },
+                n_iter_no_change: usize {
+                    at: boosting.n_iter_no_change,
+                    help: "iterations without improvement before early stopping stops",
+                    valid: ("an integer ≥ 1", |v| *v >= 1),
+                    applies: ("with early_stopping true or auto", |p| p.boosting.early_stopping != EarlyStopping::Off),
+                },
+                tol: f64 {
+                    at: boosting.tol,
+                    help: "smallest validation-loss improvement that counts",
+                    valid: ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0),
+                    applies: ("with early_stopping true or auto", |p| p.boosting.early_stopping != EarlyStopping::Off),
+                },
+                subsample: f64 {
+                    at: boosting.subsample,
+                    help: "share of the training samples each iteration grows on (drawn without replacement)",
+                    valid: ("a number in (0, 1]", |v| *v > 0.0 && *v <= 1.0),
+                },
+                allow_missing: bool {
+                    at: boosting.allow_missing,
+                    help: "NaN means missing (each split learns where missing values go); false refuses NaN",
+                },
+                seed: u64 {
+                    at: boosting.seed,
+                    help: "seed of the binning subsample, the validation split and subsample",
+                },
+                $($tail)*
+            }
         }
-        if self.max_iter == 0 {
-            return bad("max_iter", "0".into(), "an integer ≥ 1");
-        }
-        if let Some(m) = self.max_leaf_nodes
-            && m < 2
-        {
-            return bad("max_leaf_nodes", m.to_string(), "an integer ≥ 2, or none");
-        }
-        if self.max_depth == Some(0) {
-            return bad("max_depth", "0".into(), "an integer ≥ 1, or none");
-        }
-        if self.min_samples_leaf == 0 {
-            return bad("min_samples_leaf", "0".into(), "an integer ≥ 1");
-        }
-        if !(self.l2_regularization.is_finite() && self.l2_regularization >= 0.0) {
-            return bad(
-                "l2_regularization",
-                self.l2_regularization.to_string(),
-                "a finite number ≥ 0",
-            );
-        }
-        if !(2..=255).contains(&self.max_bins) {
-            return bad(
-                "max_bins",
-                self.max_bins.to_string(),
-                "an integer in [2, 255] (one more bin is kept for missing values)",
-            );
-        }
-        if !(self.validation_fraction > 0.0 && self.validation_fraction < 1.0) {
-            return bad(
-                "validation_fraction",
-                self.validation_fraction.to_string(),
-                "a number in (0, 1)",
-            );
-        }
-        if self.n_iter_no_change == 0 {
-            return bad("n_iter_no_change", "0".into(), "an integer ≥ 1");
-        }
-        if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return bad("tol", self.tol.to_string(), "a finite number ≥ 0");
-        }
-        if !(self.subsample > 0.0 && self.subsample <= 1.0) {
-            return bad(
-                "subsample",
-                self.subsample.to_string(),
-                "a number in (0, 1]",
-            );
-        }
-        Ok(())
-    }
+    };
 }
+pub(crate) use boosting_params;
 
 /// Builder methods for the shared hyperparameters, on a params type with a `boosting` field.
 macro_rules! boosting_setters {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
 use super::loss::Loss;
-use super::params::{Boosting, EarlyStopping, boosting_setters};
+use super::params::{Boosting, EarlyStopping, boosting_params, boosting_setters};
 
 /// The loss [`GradientBoostingRegressor`] minimizes (scikit-learn's `loss`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,7 +27,15 @@ pub struct GradientBoostingRegressorParams {
     loss: RegressionLoss,
 }
 
+margin_core::param_choice!(RegressionLoss {
+    SquaredError => "squared_error" | "squared-error",
+    AbsoluteError => "absolute_error" | "absolute-error",
+});
+
 boosting_setters!(GradientBoostingRegressorParams);
+boosting_params!(GradientBoostingRegressorParams {
+    loss: RegressionLoss { help: "squared_error: the conditional mean; absolute_error: the median" },
+} {});
 
 impl GradientBoostingRegressorParams {
     /// The loss (default [`RegressionLoss::SquaredError`]).
@@ -99,6 +107,7 @@ impl Fit for GradientBoostingRegressorParams {
     type Model = GradientBoostingRegressor;
 
     fn fit(&self, data: &Dataset) -> Result<GradientBoostingRegressor> {
+        margin_core::params::Params::check(self)?;
         let x = checked_records(data, &self.boosting)?;
         let y = data.targets.values()?;
         margin_core::validate::check_finite_slice(&y)?;

@@ -1,0 +1,208 @@
+//! The model registry against the parameter descriptions: every model `margin train` lists
+//! describes its parameters, `--help` shows each of them, `margin params` prints the values
+//! `train` starts from, and training from that file gives the same model file byte for byte as
+//! training with no parameters.
+
+mod common;
+
+use std::path::Path;
+
+use common::{fails_with, margin, stdout};
+
+/// The models `margin train --help` lists.
+fn models() -> Vec<String> {
+    let help = stdout(&margin(&["train", "--help"]));
+    help.lines()
+        .skip_while(|l| !l.starts_with("models:"))
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+/// A small data set every model fits: 150 rows of DNA (3 classes, 0/1 features), read by
+/// every family (counts for naive Bayes, labels 1–3 as values for regressors).
+fn small_dna(dir: &Path) -> String {
+    let text = std::fs::read_to_string(common::root().join("datasets/dna.scale")).unwrap();
+    let path = dir.join("dna150.svm");
+    let rows: Vec<&str> = text.lines().take(150).collect();
+    std::fs::write(&path, rows.join("\n") + "\n").unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// `(name, value)` pairs of a JSON object `margin params` printed (one pair per line).
+fn pairs(json: &str) -> Vec<(String, String)> {
+    let object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(json).expect("margin params prints a JSON object");
+    object
+        .into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                serde_json::Value::Null => "none".to_owned(),
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            (k, text)
+        })
+        .collect()
+}
+
+fn train(model: &str, extra: &[&str], data: &str, out: &Path) -> Vec<u8> {
+    let mut args = vec!["train", model];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[data, "-o", out.to_str().unwrap()]);
+    stdout(&margin(&args));
+    std::fs::read(out).unwrap()
+}
+
+/// What is wrong with one model's parameter descriptions, if anything.
+fn check_model(model: &str, data: &str, dir: &Path) -> Result<(), String> {
+    let described = margin(&["params", model]);
+    if !described.status.success() {
+        return Err(String::from_utf8_lossy(&described.stderr).trim().to_owned());
+    }
+    let json = String::from_utf8(described.stdout).unwrap();
+    let pairs = pairs(&json);
+    if pairs.is_empty() {
+        return Err("no parameters".into());
+    }
+    let help = stdout(&margin(&["train", model, "--help"]));
+    for (name, _) in &pairs {
+        let flag = format!("--{} ", name.to_lowercase().replace('_', "-"));
+        if !help.contains(&flag) {
+            return Err(format!("--help lacks {flag}"));
+        }
+    }
+    let plain = train(model, &[], data, &dir.join("plain"));
+    let file = dir.join("params.json");
+    std::fs::write(&file, &json).unwrap();
+    let from_file = train(
+        model,
+        &["--params", file.to_str().unwrap()],
+        data,
+        &dir.join("from_file"),
+    );
+    if plain != from_file {
+        return Err("--params with its own defaults gives another model".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn every_model_describes_its_parameters_and_starts_from_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dna(dir.path());
+    let models = models();
+    assert!(models.len() >= 30, "{models:?}");
+    let failures: Vec<String> = models
+        .iter()
+        .filter_map(|m| {
+            check_model(m, &data, dir.path())
+                .err()
+                .map(|e| format!("{m}: {e}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn command_line_values_override_the_file_and_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dna(dir.path());
+    let file = dir.path().join("ridge.json");
+    std::fs::write(&file, "{\"alpha\": -1}").unwrap();
+    // The file's value is refused like a flag's, naming the parameter and its range.
+    fails_with(
+        &[
+            "train",
+            "ridge",
+            "--params",
+            file.to_str().unwrap(),
+            &data,
+            "-o",
+            "/dev/null",
+        ],
+        2,
+        "--alpha: expected",
+    );
+    // A flag wins over the file.
+    let out = dir.path().join("m");
+    let with_file = train(
+        "ridge",
+        &["--params", file.to_str().unwrap(), "--alpha", "2"],
+        &data,
+        &out,
+    );
+    let direct = train("ridge", &["--alpha", "2"], &data, &out);
+    assert!(with_file == direct);
+    fails_with(&["params", "no-such-model"], 2, "unknown model");
+    std::fs::write(&file, "[]").unwrap();
+    fails_with(
+        &[
+            "train",
+            "ridge",
+            "--params",
+            file.to_str().unwrap(),
+            &data,
+            "-o",
+            "/dev/null",
+        ],
+        2,
+        "not a JSON object",
+    );
+}
+
+/// The mean of the first metric in `margin evaluate`'s fold table.
+fn plain_mean(args: &[&str]) -> String {
+    let text = stdout(&margin(args));
+    let line = text.lines().find(|l| l.starts_with("mean")).unwrap();
+    line.split_whitespace().nth(1).unwrap().to_owned()
+}
+
+#[test]
+fn each_grid_point_scores_as_its_own_evaluation() {
+    let base = [
+        "evaluate",
+        "svc",
+        "datasets/heart_scale",
+        "--cv",
+        "3",
+        "--seed",
+        "7",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--grid", "C=0.5,2 gamma=0.05,scale"]);
+    let text = stdout(&margin(&args));
+    let rows: Vec<&str> = text.lines().skip(1).take(4).collect();
+    for (row, (c, gamma)) in rows.iter().zip([
+        ("0.5", "0.05"),
+        ("0.5", "scale"),
+        ("2", "0.05"),
+        ("2", "scale"),
+    ]) {
+        assert!(row.starts_with(&format!("c={c} gamma={gamma} ")), "{row}");
+        let mut alone = base.to_vec();
+        alone.extend(["--c", c, "--gamma", gamma]);
+        let mean = row.split_whitespace().nth(2).unwrap();
+        assert_eq!(mean, plain_mean(&alone), "{row}");
+    }
+    let means: Vec<f64> = rows
+        .iter()
+        .map(|r| r.split_whitespace().nth(2).unwrap().parse().unwrap())
+        .collect();
+    let best = rows[(0..4).fold(0, |b, i| if means[i] > means[b] { i } else { b })];
+    let best_settings: Vec<&str> = best.split_whitespace().take(2).collect();
+    assert!(
+        text.contains(&format!("best: {} ", best_settings.join(" "))),
+        "{text}"
+    );
+    fails_with(
+        &[&base[..], &["--grid", "C=-1"]].concat(),
+        2,
+        "grid point c=-1: cross-validation fold",
+    );
+    fails_with(
+        &[&base[..], &["--grid", "C=1", "--roc", "/tmp/x.svg"]].concat(),
+        2,
+        "--grid goes without --roc",
+    );
+}

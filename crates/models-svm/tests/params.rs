@@ -1,0 +1,345 @@
+//! The SVM params as data: every struct passes the params battery in each configuration, its
+//! defaults are scikit-learn's (or differ for a stated reason), setting parameters by name does
+//! not depend on the order, and the flat kernel parameters fit the very model the kernel
+//! builder fits.
+
+use margin_core::battery::check_params;
+use margin_core::params::{Params, Value};
+use margin_core::{ClassWeight, Error, Fit, Label, ModelFile, datasets};
+use margin_kernels::{Gamma, Laplacian, Polynomial, Rbf, Sigmoid};
+use margin_svm::{
+    Iterate, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Multiclass, NuSvcParams,
+    NuSvrParams, OneClassSvm, OneClassSvmParams, Svc, SvcParams, SvmKernel, SvmLoss, Svr,
+    SvrParams,
+};
+
+/// Every way a kernel can be given to the builder: the named forms, the kernels crate's
+/// standard kernels (which the params store as the named forms), and kernels that only a
+/// custom kernel describes.
+fn kernels() -> Vec<SvmKernel> {
+    vec![
+        SvmKernel::default(),
+        SvmKernel::Linear,
+        SvmKernel::Rbf { gamma: Gamma::Auto },
+        SvmKernel::Rbf {
+            gamma: Gamma::Value(0.25),
+        },
+        SvmKernel::Polynomial {
+            degree: 2,
+            gamma: Gamma::Value(0.5),
+            coef0: 1.0,
+        },
+        SvmKernel::Sigmoid {
+            gamma: Gamma::Scale,
+            coef0: -0.5,
+        },
+        SvmKernel::Precomputed,
+        Rbf::with_gamma(0.7).unwrap().into(),
+        Sigmoid::new(0.2, 0.1).unwrap().into(),
+        Polynomial::new(0.5, 1.0, 4).unwrap().into(),
+        Polynomial::libsvm(0.5, -1.0, 0).unwrap().into(),
+        Laplacian::with_gamma(0.5).unwrap().into(),
+    ]
+}
+
+#[test]
+fn every_svm_params_passes_the_battery_in_every_configuration() {
+    for k in kernels() {
+        check_params(&Svc::params().kernel(k.clone()));
+        check_params(&Svc::params().kernel(k.clone()).probability(true).seed(7));
+        check_params(&Svc::nu_params().kernel(k.clone()).nu(0.3));
+        check_params(&Svr::params().kernel(k.clone()).probability(true));
+        check_params(&Svr::nu_params().kernel(k.clone()));
+        check_params(&OneClassSvm::params().kernel(k).probability(true));
+    }
+    check_params(
+        &Svc::params()
+            .c(f64::INFINITY)
+            .multiclass(Multiclass::OneVsRest)
+            .label_order(LabelOrder::FirstSeen)
+            .class_weight(ClassWeight::Given(vec![
+                (Label::Number(1.0), 0.5),
+                (Label::Text("b".into()), 2.0),
+            ]))
+            .max_iter(10)
+            .shrinking(false),
+    );
+    check_params(&Svc::params().class_weight(ClassWeight::Balanced));
+}
+
+#[test]
+fn every_linear_svc_params_passes_the_battery_in_every_configuration() {
+    check_params(&LinearSvc::params());
+    check_params(&LinearSvc::params().lambda(0.01).fit_intercept(false));
+    check_params(
+        &LinearSvc::params()
+            .loss(SvmLoss::Hinge)
+            .solver(LinearSolver::Pegasos {
+                epochs: 3,
+                batch_size: 4,
+                projection: true,
+                iterate: Iterate::Average,
+            })
+            .class_weight(ClassWeight::Balanced),
+    );
+}
+
+/// Checks `P`'s defaults against scikit-learn's: each `(name, text)` of `sklearn` set on the
+/// default leaves it unchanged, and every parameter of `P` is either there or in `margin_only`.
+fn same_defaults<P: Params + Default + PartialEq + std::fmt::Debug>(
+    sklearn: &[(&str, &str)],
+    margin_only: &[&str],
+) {
+    for (name, text) in sklearn {
+        let mut p = P::default();
+        p.set(name, text)
+            .unwrap_or_else(|e| panic!("{name} = {text}: {e}"));
+        assert_eq!(p, P::default(), "{name}: scikit-learn's default is {text}");
+    }
+    for param in P::PARAMS {
+        assert!(
+            sklearn.iter().any(|(n, _)| *n == param.name) || margin_only.contains(&param.name),
+            "{} is in neither list",
+            param.name
+        );
+    }
+}
+
+/// scikit-learn 1.9's documented defaults (sklearn.svm.SVC, NuSVC, SVR, NuSVR, OneClassSVM,
+/// LinearSVC). Where margin differs on purpose, the parameter is in the margin-only list:
+/// - `max_iter`: scikit-learn's -1 means no limit; margin's `none` is LIBSVM 3.37's limit
+///   `max(10⁷, 100·n)` per binary problem (margin reproduces LIBSVM's runs).
+/// - `multiclass`: scikit-learn always trains one-vs-one (its `decision_function_shape` only
+///   reshapes the output); margin's default `ovo` is that training, `ovr` is margin's.
+/// - `seed`: scikit-learn's `random_state=None` draws from the global generator; margin is
+///   deterministic (0: LIBSVM's unseeded `rand()` sequence).
+/// - `label_order`, and LinearSVC's Pegasos parameters (`lambda`, `solver`, `epochs`,
+///   `batch_size`, `projection`, `iterate`): margin only.
+#[test]
+fn defaults_are_scikit_learns() {
+    let kernel = [
+        ("kernel", "rbf"),
+        ("degree", "3"),
+        ("gamma", "scale"),
+        ("coef0", "0.0"),
+        ("shrinking", "true"),
+        ("tol", "0.001"),
+        ("cache_size", "200"),
+    ];
+    let with = |own: &[(&'static str, &'static str)]| [&kernel[..], own].concat();
+    let classifier_only = ["max_iter", "multiclass", "label_order", "seed"];
+    same_defaults::<SvcParams>(
+        &with(&[
+            ("C", "1.0"),
+            ("probability", "false"),
+            ("class_weight", "none"),
+        ]),
+        &classifier_only,
+    );
+    same_defaults::<NuSvcParams>(
+        &with(&[("nu", "0.5"), ("probability", "false")]),
+        &classifier_only,
+    );
+    same_defaults::<SvrParams>(
+        &with(&[("C", "1.0"), ("epsilon", "0.1")]),
+        &["max_iter", "probability", "seed"],
+    );
+    same_defaults::<NuSvrParams>(
+        &with(&[("C", "1.0"), ("nu", "0.5")]),
+        &["max_iter", "probability", "seed"],
+    );
+    same_defaults::<OneClassSvmParams>(&with(&[("nu", "0.5")]), &["max_iter", "probability"]);
+    same_defaults::<LinearSvcParams>(
+        &[
+            ("loss", "squared_hinge"),
+            ("tol", "0.0001"),
+            ("C", "1.0"),
+            ("fit_intercept", "true"),
+            ("intercept_scaling", "1"),
+            ("class_weight", "none"),
+            ("max_iter", "1000"),
+        ],
+        &[
+            "lambda",
+            "solver",
+            "epochs",
+            "batch_size",
+            "projection",
+            "iterate",
+            "seed",
+        ],
+    );
+}
+
+/// Sets `pairs` on `P`'s default in the given order.
+fn set_all<P: Params + Default>(pairs: &[(&str, &str)]) -> P {
+    let mut p = P::default();
+    for (name, text) in pairs {
+        p.set(name, text)
+            .unwrap_or_else(|e| panic!("{name} = {text}: {e}"));
+    }
+    p
+}
+
+#[test]
+fn setting_by_name_does_not_depend_on_the_order() {
+    let pairs = [
+        ("gamma", "0.5"),
+        ("degree", "2"),
+        ("coef0", "1"),
+        ("kernel", "poly"),
+        ("C", "2"),
+        ("probability", "true"),
+    ];
+    let mut reversed = pairs;
+    reversed.reverse();
+    let forward: SvcParams = set_all(&pairs);
+    assert_eq!(forward, set_all::<SvcParams>(&reversed));
+    assert_eq!(
+        forward,
+        Svc::params()
+            .kernel(SvmKernel::Polynomial {
+                degree: 2,
+                gamma: Gamma::Value(0.5),
+                coef0: 1.0,
+            })
+            .c(2.0)
+            .probability(true)
+    );
+
+    let pegasos = [
+        ("epochs", "5"),
+        ("lambda", "0.01"),
+        ("iterate", "last"),
+        ("solver", "pegasos"),
+        ("loss", "hinge"),
+        ("C", "3"),
+    ];
+    let mut reversed = pegasos;
+    reversed.reverse();
+    let forward: LinearSvcParams = set_all(&pegasos);
+    assert_eq!(forward, set_all::<LinearSvcParams>(&reversed));
+    // The builders keep their meaning: λ replaces C, and C given after λ replaces λ.
+    let built = LinearSvc::params().c(3.0).lambda(0.01);
+    assert_eq!(built.get("lambda"), Some(Value::Float(0.01)));
+    assert_eq!(built.clone().c(3.0).get("lambda"), Some(Value::None));
+    assert_eq!(
+        forward,
+        built.loss(SvmLoss::Hinge).solver(LinearSolver::Pegasos {
+            epochs: 5,
+            batch_size: 1,
+            projection: false,
+            iterate: Iterate::Last,
+        })
+    );
+}
+
+#[test]
+fn a_kernel_given_whole_is_stored_as_the_parameters_that_describe_it() {
+    let p = Svc::params().kernel(Sigmoid::new(0.2, -1.5).unwrap());
+    assert_eq!(p.get("kernel"), Some(Value::Text("sigmoid".into())));
+    assert_eq!(p.get("gamma"), Some(Value::Float(0.2)));
+    assert_eq!(p.get("coef0"), Some(Value::Float(-1.5)));
+    // A kernel no named form builds stays whole, reported as custom.
+    for k in [
+        SvmKernel::from(Polynomial::libsvm(0.0, 1.0, 3).unwrap()),
+        Laplacian::with_gamma(0.5).unwrap().into(),
+    ] {
+        let mut p = Svc::params().kernel(k);
+        assert_eq!(p.get("kernel"), Some(Value::Text("custom".into())));
+        let kept = p.clone();
+        p.set("kernel", "custom").unwrap(); // keeps it
+        assert_eq!(p, kept);
+        assert!(p.check().is_ok());
+        p.set("kernel", "rbf").unwrap(); // drops it
+        assert_eq!(p, Svc::params());
+    }
+    // Text alone cannot make a custom kernel.
+    let mut p = Svc::params();
+    p.set("kernel", "custom").unwrap();
+    assert!(matches!(p.check(), Err(Error::InvalidParameter { ref name, .. }) if name == "kernel"));
+}
+
+#[test]
+fn the_rules_between_parameters_are_checked_with_their_phrases() {
+    let refused = |p: &dyn Fn() -> margin_core::Result<()>, name: &str, phrase: &str| match p() {
+        Err(Error::InvalidParameter {
+            name: n, expected, ..
+        }) => {
+            assert_eq!(n, name);
+            assert!(expected.contains(phrase), "{expected}");
+        }
+        other => panic!("{name}: {other:?}"),
+    };
+    let poly: SvcParams = set_all(&[("kernel", "poly"), ("coef0", "-1")]);
+    refused(&|| poly.check(), "coef0", "positive semi-definiteness");
+    // The same coef0 is fine for the sigmoid kernel.
+    let sigmoid: SvcParams = set_all(&[("kernel", "sigmoid"), ("coef0", "-1")]);
+    assert!(sigmoid.check().is_ok());
+    let ovr: NuSvcParams = set_all(&[("multiclass", "ovr"), ("probability", "true")]);
+    refused(&|| ovr.check(), "probability", "one-vs-one");
+    let weights: SvcParams = set_all(&[("class_weight", "1:-2")]);
+    refused(&|| weights.check(), "class_weight[1]", "≥ 0");
+    let zero: LinearSvcParams = set_all(&[("class_weight", "1:0")]);
+    refused(&|| zero.check(), "class_weight[1]", "> 0");
+    let pegasos: LinearSvcParams = set_all(&[("solver", "pegasos")]);
+    refused(&|| pegasos.check(), "loss", "hinge with the Pegasos solver");
+    // Ranges are refused by `set` itself, leaving the value as it was.
+    let mut p = Svr::params();
+    for (name, text) in [
+        ("gamma", "0"),
+        ("gamma", "-1"),
+        ("degree", "0"),
+        ("coef0", "inf"),
+        ("tol", "0"),
+        ("cache_size", "-1"),
+        ("max_iter", "0"),
+        ("C", "0"),
+        ("epsilon", "-0.1"),
+    ] {
+        assert!(p.set(name, text).is_err(), "{name} = {text}");
+    }
+    assert_eq!(p, Svr::params());
+}
+
+#[test]
+fn text_parameters_fit_the_model_the_builders_fit() {
+    let data = datasets::heart_scale().unwrap();
+    let bytes = |p: &SvcParams| p.fit(&data).unwrap().to_bytes().unwrap();
+    let by_text: SvcParams = set_all(&[
+        ("kernel", "poly"),
+        ("gamma", "0.1"),
+        ("degree", "2"),
+        ("coef0", "0.5"),
+        ("C", "2"),
+    ]);
+    let by_builder = Svc::params()
+        .kernel(SvmKernel::Polynomial {
+            degree: 2,
+            gamma: Gamma::Value(0.1),
+            coef0: 0.5,
+        })
+        .c(2.0);
+    let by_kernel = Svc::params()
+        .kernel(Polynomial::new(0.1, 0.5, 2).unwrap())
+        .c(2.0);
+    assert!(bytes(&by_text) == bytes(&by_builder));
+    assert!(bytes(&by_text) == bytes(&by_kernel));
+    // LIBSVM's constructor with values the named form allows is the named form.
+    let libsvm = Svc::params()
+        .kernel(Polynomial::libsvm(0.1, 0.5, 2).unwrap())
+        .c(2.0);
+    assert_eq!(libsvm, by_builder);
+    let regression = datasets::heart_scale().unwrap();
+    let svr: SvrParams = set_all(&[("kernel", "rbf"), ("gamma", "auto"), ("epsilon", "0.2")]);
+    assert!(
+        svr.fit(&regression).unwrap().to_bytes().unwrap()
+            == Svr::params()
+                .kernel(SvmKernel::Rbf { gamma: Gamma::Auto })
+                .epsilon(0.2)
+                .fit(&regression)
+                .unwrap()
+                .to_bytes()
+                .unwrap()
+    );
+}
