@@ -13,7 +13,7 @@
 //! | `l1_ratio` | none | the elastic net's L1 share, in [0, 1] (given with the elastic net only) |
 //! | `C` | 1 | inverse regularization strength |
 //! | `solver` | L-BFGS | [`LogisticSolver`]: L-BFGS, Newton (two classes), gradient descent, SGD |
-//! | `batch_size`, `eta0` | 1, 0.1 | SGD's samples per step and initial step (given with SGD only) |
+//! | `batch_size`, `eta0` | 1, 0.1 | SGD's samples per step and initial step (read with SGD only) |
 //! | `tol` | 1e-4 | stop when the largest gradient component (L-BFGS, Newton) or the gradient norm (descent) is below it |
 //! | `max_iter` | 100 | iterations (epochs for SGD) |
 //! | `fit_intercept` | true | fit an unpenalized intercept |
@@ -134,10 +134,6 @@ margin_core::param_choice!(SolverKind {
     Sgd => "sgd",
 });
 
-/// SGD's mini-batch size and initial step when the solver is SGD and they are not given.
-const SGD_BATCH_SIZE: usize = 1;
-const SGD_ETA0: f64 = 0.1;
-
 /// Hyperparameters of [`LogisticRegression`] (scikit-learn's names and defaults).
 ///
 /// The penalty and the solver are stored flat, one field per parameter (`penalty` and
@@ -150,10 +146,10 @@ pub struct LogisticRegressionParams {
     l1_ratio: Option<f64>,
     c: f64,
     solver: SolverKind,
-    /// Given with SGD only (`None`: [`SGD_BATCH_SIZE`]).
-    batch_size: Option<usize>,
-    /// Given with SGD only (`None`: [`SGD_ETA0`]).
-    eta0: Option<f64>,
+    /// SGD's samples per step (read with the SGD solver only).
+    batch_size: usize,
+    /// SGD's initial step (read with the SGD solver only).
+    eta0: f64,
     tol: f64,
     max_iter: usize,
     fit_intercept: bool,
@@ -168,8 +164,8 @@ impl Default for LogisticRegressionParams {
             l1_ratio: None,
             c: 1.0,
             solver: SolverKind::Lbfgs,
-            batch_size: None,
-            eta0: None,
+            batch_size: 1,
+            eta0: 0.1,
             tol: 1e-4,
             max_iter: 100,
             fit_intercept: true,
@@ -204,15 +200,11 @@ margin_core::params! {
         },
         solver: SolverKind { help: "solver" },
         batch_size: usize {
-            get: |p| p.batch_size.unwrap_or(SGD_BATCH_SIZE),
-            set: |p, v| p.batch_size = Some(v),
             help: "SGD's samples per step",
             valid: ("at least 1", |b| *b >= 1),
             applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
         },
         eta0: f64 {
-            get: |p| p.eta0.unwrap_or(SGD_ETA0),
-            set: |p, v| p.eta0 = Some(v),
             help: "SGD's initial step size (steps eta0/sqrt(t))",
             valid: ("a finite number > 0", crate::finite_positive),
             applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
@@ -266,17 +258,6 @@ margin_core::params! {
                  use the gradient-descent or sgd solver",
             ));
         }
-        if p.solver != SolverKind::Sgd {
-            for (name, given) in [("batch_size", p.batch_size.is_some()), ("eta0", p.eta0.is_some())] {
-                if given {
-                    return Err(Error::invalid_parameter(
-                        name,
-                        "given",
-                        "only with solver sgd",
-                    ));
-                }
-            }
-        }
         Ok(())
     }
 }
@@ -299,12 +280,13 @@ impl LogisticRegressionParams {
     }
     /// The solver (default L-BFGS).
     pub fn solver(mut self, solver: LogisticSolver) -> Self {
-        (self.solver, self.batch_size, self.eta0) = match solver {
-            LogisticSolver::Lbfgs => (SolverKind::Lbfgs, None, None),
-            LogisticSolver::Newton => (SolverKind::Newton, None, None),
-            LogisticSolver::GradientDescent => (SolverKind::GradientDescent, None, None),
+        self.solver = match solver {
+            LogisticSolver::Lbfgs => SolverKind::Lbfgs,
+            LogisticSolver::Newton => SolverKind::Newton,
+            LogisticSolver::GradientDescent => SolverKind::GradientDescent,
             LogisticSolver::Sgd { batch_size, eta0 } => {
-                (SolverKind::Sgd, Some(batch_size), Some(eta0))
+                (self.batch_size, self.eta0) = (batch_size, eta0);
+                SolverKind::Sgd
             }
         };
         self
@@ -356,8 +338,8 @@ impl LogisticRegressionParams {
             SolverKind::Newton => LogisticSolver::Newton,
             SolverKind::GradientDescent => LogisticSolver::GradientDescent,
             SolverKind::Sgd => LogisticSolver::Sgd {
-                batch_size: self.batch_size.unwrap_or(SGD_BATCH_SIZE),
-                eta0: self.eta0.unwrap_or(SGD_ETA0),
+                batch_size: self.batch_size,
+                eta0: self.eta0,
             },
         }
     }
