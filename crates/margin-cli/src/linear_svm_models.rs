@@ -119,7 +119,7 @@ fn predict_linear_svc(
 }
 
 fn scores_linear_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    decision_scores(bytes, x, LinearSvc::labels)
+    decision_scores(bytes, x, LinearSvc::classes)
 }
 
 /// The linear SVM entries of the registry.

@@ -219,14 +219,14 @@ fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predicti
     })?;
     Ok(Predictions::Probabilities {
         labels,
-        classes: model.labels().to_vec(),
+        classes: model.classes().to_vec(),
         probs,
     })
 }
 
 fn scores_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
     let (model, x) = decode_svm(bytes, Cow::Borrowed(x), Svc::kernel)?;
-    binary(model.labels().len())?;
+    binary(model.classes().len())?;
     Ok(model.decision_function(&*x)?.into_vec())
 }
 
