@@ -10,7 +10,7 @@
 //!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names.
 //! - **The estimator contract**: [`Fit`], [`Predict`], [`PredictProba`], [`DecisionFunction`],
 //!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
-//! - **Hyperparameters as data** ([`params`]): every params struct describes its parameters
+//! - **Hyperparameters as data** ([`params`](mod@params)): every params struct describes its parameters
 //!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
 //!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),

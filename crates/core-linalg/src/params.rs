@@ -459,7 +459,7 @@ pub trait Params: Clone + 'static {
 /// then optionally `valid: ("phrase", |v: &Type| -> bool)` (the values allowed) and
 /// `applies: ("phrase", |p: &Struct| -> bool)` (when the parameter is used), in that order,
 /// and after the entries an optional `together: |p: &Struct| -> Result<()>` for rules that tie
-/// parameters together. See the [module documentation](crate::params) for an example.
+/// parameters together. See the [module documentation](mod@crate::params) for an example.
 #[macro_export]
 macro_rules! params {
     (

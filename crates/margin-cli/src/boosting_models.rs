@@ -127,7 +127,7 @@ fn predict_classifier(
     x: Cow<'_, Matrix>,
     proba: bool,
 ) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, GradientBoostingClassifier::labels)
+    class_predictions(bytes, x, proba, GradientBoostingClassifier::classes)
 }
 
 fn predict_regressor(
@@ -140,7 +140,7 @@ fn predict_regressor(
 
 /// For a ROC curve: the probability of the second class.
 fn scores_classifier(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, GradientBoostingClassifier::labels)
+    second_class_probability(bytes, x, GradientBoostingClassifier::classes)
 }
 
 /// The gradient-boosting entries of the registry.

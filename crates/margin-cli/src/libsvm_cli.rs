@@ -829,7 +829,7 @@ fn predicted_lines<R: margin_core::Records + ?Sized>(
     let (predicted, probs) = model.predict_probability(records)?;
     match model {
         LibsvmModel::Svc(m) => {
-            let head: Vec<String> = m.labels().iter().map(ToString::to_string).collect();
+            let head: Vec<String> = m.classes().iter().map(ToString::to_string).collect();
             lines.push(format!("labels {}", head.join(" ")));
         }
         LibsvmModel::OneClass(_) => lines.push("label normal outlier".to_owned()),

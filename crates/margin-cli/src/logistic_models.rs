@@ -79,11 +79,11 @@ fn train_logistic(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
 }
 
 fn predict_logistic(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, LogisticRegression::labels)
+    class_predictions(bytes, x, proba, LogisticRegression::classes)
 }
 
 fn scores_logistic(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    decision_scores(bytes, x, LogisticRegression::labels)
+    decision_scores(bytes, x, LogisticRegression::classes)
 }
 
 fn enet(mut params: ElasticNetParams, p: &mut ParamArgs) -> Result<ElasticNetParams, Failure> {

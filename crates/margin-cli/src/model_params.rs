@@ -165,7 +165,8 @@ mod tests {
         assert!(lines[0].starts_with("  --c <number>   "));
         assert_eq!(lines[0].find("what"), Some(HELP_COLUMN));
         assert!(lines.iter().all(|l| l.len() <= WIDTH), "{text}");
-        assert!(text.contains("(default 1.0; a number > 0; used with kernel rbf)"));
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("(default 1.0; a number > 0; used with kernel rbf)"));
         // A head wider than the column gets a line of its own.
         let long = lines
             .iter()

@@ -66,7 +66,7 @@ fn predict_multinomial(
     x: Cow<'_, Matrix>,
     proba: bool,
 ) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, MultinomialNB::labels)
+    class_predictions(bytes, x, proba, MultinomialNB::classes)
 }
 
 fn predict_bernoulli(
@@ -74,23 +74,23 @@ fn predict_bernoulli(
     x: Cow<'_, Matrix>,
     proba: bool,
 ) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, BernoulliNB::labels)
+    class_predictions(bytes, x, proba, BernoulliNB::classes)
 }
 
 fn predict_gaussian(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, GaussianNB::labels)
+    class_predictions(bytes, x, proba, GaussianNB::classes)
 }
 
 fn scores_multinomial(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, MultinomialNB::labels)
+    second_class_probability(bytes, x, MultinomialNB::classes)
 }
 
 fn scores_bernoulli(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, BernoulliNB::labels)
+    second_class_probability(bytes, x, BernoulliNB::classes)
 }
 
 fn scores_gaussian(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, GaussianNB::labels)
+    second_class_probability(bytes, x, GaussianNB::classes)
 }
 
 /// The naive Bayes entries of the registry.

@@ -72,7 +72,7 @@ fn predict_classifier(
     x: Cow<'_, Matrix>,
     proba: bool,
 ) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, KNeighborsClassifier::labels)
+    class_predictions(bytes, x, proba, KNeighborsClassifier::classes)
 }
 
 fn predict_regressor(
@@ -85,7 +85,7 @@ fn predict_regressor(
 
 /// For a ROC curve: the fraction (weighted) of neighbours in the second class.
 fn scores_classifier(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, KNeighborsClassifier::labels)
+    second_class_probability(bytes, x, KNeighborsClassifier::classes)
 }
 
 /// The k-nearest-neighbour entries of the registry.

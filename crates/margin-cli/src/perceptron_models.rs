@@ -119,7 +119,7 @@ fn predict_perceptron(
 }
 
 fn scores_perceptron(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    decision_scores(bytes, x, Perceptron::labels)
+    decision_scores(bytes, x, Perceptron::classes)
 }
 
 fn predict_kernel_perceptron(
@@ -133,7 +133,7 @@ fn predict_kernel_perceptron(
 }
 
 fn scores_kernel_perceptron(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    decision_scores(bytes, x, KernelPerceptron::labels)
+    decision_scores(bytes, x, KernelPerceptron::classes)
 }
 
 /// The perceptron entries of the registry.

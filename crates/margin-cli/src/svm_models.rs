@@ -2,122 +2,29 @@
 
 use std::borrow::Cow;
 
+use margin_core::params::{Params, Value};
 use margin_core::{
     Dataset, DecisionFunction, Error, Iterative, Matrix, ModelFile, NFeatures, Predict,
     PredictProba,
 };
-use margin_kernels::{Gamma, KernelSpec};
-use margin_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_kernels::KernelSpec;
+use margin_svm::{OneClassSvm, Svc, Svr};
 
 use crate::Failure;
 use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, at_width, binary, no_proba};
 use crate::precomputed::{self, KernelInput};
 
-const COMMON_HELP: &str = "  --kernel linear|poly|rbf|sigmoid|precomputed
-                                     kernel (default rbf); precomputed: the training data is the
-                                     Gram matrix K(train, train), n rows and n columns (column j
-                                     = training sample j), and the data to predict K(test,
-                                     train), n columns in the same order (no --gamma, --degree,
-                                     --coef0)
-  --gamma scale|auto|<number>        kernel γ (default scale = 1/(d·Var X))
-  --degree <int>                     polynomial degree (default 3)
-  --coef0 <number>                   polynomial/sigmoid constant (default 0)
-  --tol <number>                     stopping tolerance (default 0.001)
-  --shrinking true|false             shrinking heuristic (default true)
-  --cache-size <MB>                  kernel cache (default 200)
-  --max-iter <int>                   iteration limit per binary problem (default max(10^7, 100·n))";
-
-/// `--kernel` and its parameters, and how the kernel reads the training data.
-fn kernel(p: &mut ParamArgs) -> Result<(SvmKernel, KernelInput), Failure> {
-    let given_gamma = p.take::<String>("gamma")?;
-    let given_degree = p.take::<u32>("degree")?;
-    let given_coef0 = p.take::<f64>("coef0")?;
-    let kernel = p.take::<String>("kernel")?;
-    if kernel.as_deref() == Some("precomputed") {
-        let unused = [
-            ("gamma", given_gamma.is_some()),
-            ("degree", given_degree.is_some()),
-            ("coef0", given_coef0.is_some()),
-        ];
-        if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
-            return Err(Failure::usage(format!(
-                "--{name}: a precomputed kernel has no parameters (its values are the data); leave out --{name} or choose another --kernel"
-            )));
-        }
-        return Ok((
-            SvmKernel::Precomputed,
-            KernelInput::Gram(p.take_selection()),
-        ));
-    }
-    let gamma = match given_gamma.as_deref() {
-        None | Some("scale") => Gamma::Scale,
-        Some("auto") => Gamma::Auto,
-        Some(v) => Gamma::Value(v.parse().map_err(|_| {
-            Failure::usage(format!(
-                "--gamma: expected scale, auto or a number, found `{v}`"
-            ))
-        })?),
+/// Sets an SVM's described parameters (see [`ParamArgs::apply`]) and says how its kernel reads
+/// the training data: a precomputed kernel's rows are the Gram matrix, restricted to the
+/// training set's samples when it is a part of the data file.
+fn described<P: Params>(params: P, p: &mut ParamArgs) -> Result<(P, KernelInput), Failure> {
+    let params = p.apply(params)?;
+    let input = match params.get("kernel") {
+        Some(Value::Text(kind)) if kind == "precomputed" => KernelInput::Gram(p.take_selection()),
+        _ => KernelInput::Features,
     };
-    let degree = given_degree.unwrap_or(3);
-    let coef0 = given_coef0.unwrap_or(0.0);
-    let kernel = match kernel.as_deref() {
-        None | Some("rbf") => SvmKernel::Rbf { gamma },
-        Some("linear") => SvmKernel::Linear,
-        Some("poly") | Some("polynomial") => SvmKernel::Polynomial {
-            degree,
-            gamma,
-            coef0,
-        },
-        Some("sigmoid") => SvmKernel::Sigmoid { gamma, coef0 },
-        Some(other) => {
-            return Err(Failure::usage(format!(
-                "--kernel: expected linear, poly, rbf, sigmoid or precomputed, found `{other}`"
-            )));
-        }
-    };
-    Ok((kernel, KernelInput::Features))
-}
-
-/// Applies the settings every SVM shares; gives the params and how the kernel reads the data.
-macro_rules! common {
-    ($params:expr, $p:expr) => {{
-        let (kernel, input) = kernel(&mut $p)?;
-        let mut params = $params.kernel(kernel);
-        if let Some(t) = $p.take("tol")? {
-            params = params.tol(t);
-        }
-        if let Some(s) = $p.take("shrinking")? {
-            params = params.shrinking(s);
-        }
-        if let Some(m) = $p.take("cache-size")? {
-            params = params.cache_size_mb(m);
-        }
-        if let Some(n) = $p.take("max-iter")? {
-            params = params.max_iter(n);
-        }
-        (params, input)
-    }};
-}
-
-/// Applies the options every classifier shares: `--multiclass` and `--probability`.
-macro_rules! classifier_options {
-    ($params:expr, $p:expr) => {{
-        let mut params = $params;
-        match $p.take::<String>("multiclass")?.as_deref() {
-            None | Some("ovo") => {}
-            Some("ovr") => params = params.multiclass(Multiclass::OneVsRest),
-            Some(other) => {
-                return Err(Failure::usage(format!(
-                    "--multiclass: expected ovo or ovr, found `{other}`"
-                )));
-            }
-        }
-        if let Some(yes) = $p.take("probability")? {
-            params = params.probability(yes);
-        }
-        params
-    }};
+    Ok((params, input))
 }
 
 /// Fits `params` on the training data as its kernel reads it (see [`KernelInput::training`]).
@@ -148,57 +55,35 @@ fn decode_svm<'a, M: ModelFile + NFeatures>(
 }
 
 fn train_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let (mut params, input) = common!(Svc::params(), p);
-    if let Some(c) = p.take("c")? {
-        params = params.c(c);
-    }
-    if let Some(w) = p.take_class_weight(data)? {
+    let weights = p.take_class_weight(data)?;
+    let (mut params, input) = described(Svc::params(), &mut p)?;
+    if let Some(w) = weights {
         params = params.class_weight(w);
     }
-    params = classifier_options!(params, p);
     p.finish("svc")?;
     fit(&params, &input, data)
 }
 
 fn train_nu_svc(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let (mut params, input) = common!(Svc::nu_params(), p);
-    if let Some(nu) = p.take("nu")? {
-        params = params.nu(nu);
-    }
-    params = classifier_options!(params, p);
+    let (params, input) = described(Svc::nu_params(), &mut p)?;
     p.finish("nu-svc")?;
     fit(&params, &input, data)
 }
 
 fn train_nu_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let (mut params, input) = common!(Svr::nu_params(), p);
-    if let Some(c) = p.take("c")? {
-        params = params.c(c);
-    }
-    if let Some(nu) = p.take("nu")? {
-        params = params.nu(nu);
-    }
+    let (params, input) = described(Svr::nu_params(), &mut p)?;
     p.finish("nu-svr")?;
     fit(&params, &input, data)
 }
 
 fn train_svr(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let (mut params, input) = common!(Svr::params(), p);
-    if let Some(c) = p.take("c")? {
-        params = params.c(c);
-    }
-    if let Some(e) = p.take("epsilon")? {
-        params = params.epsilon(e);
-    }
+    let (params, input) = described(Svr::params(), &mut p)?;
     p.finish("svr")?;
     fit(&params, &input, data)
 }
 
 fn train_one_class(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let (mut params, input) = common!(OneClassSvm::params(), p);
-    if let Some(nu) = p.take("nu")? {
-        params = params.nu(nu);
-    }
+    let (params, input) = described(OneClassSvm::params(), &mut p)?;
     p.finish("one-class-svm")?;
     fit(&params, &input, data)
 }
@@ -219,14 +104,14 @@ fn predict_svc(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predicti
     })?;
     Ok(Predictions::Probabilities {
         labels,
-        classes: model.labels().to_vec(),
+        classes: model.classes().to_vec(),
         probs,
     })
 }
 
 fn scores_svc(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
     let (model, x) = decode_svm(bytes, Cow::Borrowed(x), Svc::kernel)?;
-    binary(model.labels().len())?;
+    binary(model.classes().len())?;
     Ok(model.decision_function(&*x)?.into_vec())
 }
 
@@ -253,13 +138,9 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: Svc::KIND,
         summary: "C-support vector classifier (LIBSVM's C-SVC; scikit-learn's SVC)",
-        params: None,
-        params_help: "  --c <number>                       regularization C (default 1)
-  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
-                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
-  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest
-  --probability true|false           fit Platt probabilities for predict --proba (default false)",
-        common_help: COMMON_HELP,
+        params: Some(|| Svc::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_svc,
         predict: predict_svc,
         scores: Some(scores_svc),
@@ -269,10 +150,9 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: Svr::KIND,
         summary: "epsilon-support vector regression (LIBSVM's epsilon-SVR; scikit-learn's SVR)",
-        params: None,
-        params_help: "  --c <number>                       regularization C (default 1)
-  --epsilon <number>                 insensitive tube half-width (default 0.1)",
-        common_help: COMMON_HELP,
+        params: Some(|| Svr::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_svr,
         predict: predict_svr,
         scores: None,
@@ -282,11 +162,9 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: Svc::KIND,
         summary: "nu-support vector classifier (LIBSVM's nu-SVC; scikit-learn's NuSVC)",
-        params: None,
-        params_help: "  --nu <number>                      margin-error fraction bound in (0, 1] (default 0.5)
-  --multiclass ovo|ovr               one-vs-one (default) or one-vs-rest
-  --probability true|false           fit Platt probabilities for predict --proba (default false)",
-        common_help: COMMON_HELP,
+        params: Some(|| Svc::nu_params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_nu_svc,
         predict: predict_svc,
         scores: Some(scores_svc),
@@ -296,10 +174,9 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: Svr::KIND,
         summary: "nu-support vector regression (LIBSVM's nu-SVR; scikit-learn's NuSVR)",
-        params: None,
-        params_help: "  --c <number>                       regularization C (default 1)
-  --nu <number>                      support-vector fraction bound in (0, 1] (default 0.5)",
-        common_help: COMMON_HELP,
+        params: Some(|| Svr::nu_params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_nu_svr,
         predict: predict_svr,
         scores: None,
@@ -309,9 +186,9 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: OneClassSvm::KIND,
         summary: "one-class SVM for novelty detection (+1 inlier, -1 outlier)",
-        params: None,
-        params_help: "  --nu <number>                      outlier fraction bound in (0, 1] (default 0.5)",
-        common_help: COMMON_HELP,
+        params: Some(|| OneClassSvm::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_one_class,
         predict: predict_one_class,
         scores: None,

@@ -245,7 +245,7 @@ static CASES: &[Case] = &[
         model: "LinearSVC",
         entry: "linear-svc",
         data: &A9A,
-        run: |s| classify_with_roc(&LinearSvc::params(), s, LinearSvc::labels, "LinearSVC"),
+        run: |s| classify_with_roc(&LinearSvc::params(), s, LinearSvc::classes, "LinearSVC"),
     },
     Case {
         model: "LinearSVC",
@@ -258,7 +258,7 @@ static CASES: &[Case] = &[
         entry: "logistic",
         data: &A9A,
         run: |s| {
-            let labels = LogisticRegression::labels;
+            let labels = LogisticRegression::classes;
             classify_with_roc(&LogisticRegression::params(), s, labels, "logistic")
         },
     },
@@ -320,7 +320,7 @@ static CASES: &[Case] = &[
         entry: "gradient-boosting",
         data: &A9A,
         run: |s| {
-            let labels = GradientBoostingClassifier::labels;
+            let labels = GradientBoostingClassifier::classes;
             let params = GradientBoostingClassifier::params().seed(SEED);
             classify_with_roc(&params, s, labels, "gradient boosting")
         },

@@ -71,7 +71,7 @@ pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
         }
         RandomForestClassifier::KIND => {
             let m = RandomForestClassifier::from_bytes(&bytes).map_err(load)?;
-            let opts = ExportOptions::default().class_labels(m.labels());
+            let opts = ExportOptions::default().class_labels(m.classes());
             render(pick(m.trees(), args.tree)?, opts)
         }
         RandomForestRegressor::KIND => {
@@ -80,7 +80,7 @@ pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
         }
         AdaBoostClassifier::KIND => {
             let m = AdaBoostClassifier::from_bytes(&bytes).map_err(load)?;
-            let opts = ExportOptions::default().class_labels(m.labels());
+            let opts = ExportOptions::default().class_labels(m.classes());
             render(pick(m.trees(), args.tree)?, opts)
         }
         other => {

@@ -260,15 +260,15 @@ fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
 }
 
 fn predict_tree(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, DecisionTreeClassifier::labels)
+    class_predictions(bytes, x, proba, DecisionTreeClassifier::classes)
 }
 
 fn predict_forest(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, RandomForestClassifier::labels)
+    class_predictions(bytes, x, proba, RandomForestClassifier::classes)
 }
 
 fn predict_adaboost(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, AdaBoostClassifier::labels)
+    class_predictions(bytes, x, proba, AdaBoostClassifier::classes)
 }
 
 fn predict_tree_regressor(
@@ -288,15 +288,15 @@ fn predict_forest_regressor(
 }
 
 fn scores_tree(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, DecisionTreeClassifier::labels)
+    second_class_probability(bytes, x, DecisionTreeClassifier::classes)
 }
 
 fn scores_forest(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, RandomForestClassifier::labels)
+    second_class_probability(bytes, x, RandomForestClassifier::classes)
 }
 
 fn scores_adaboost(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, AdaBoostClassifier::labels)
+    second_class_probability(bytes, x, AdaBoostClassifier::classes)
 }
 
 /// The tree entries of the registry.

@@ -60,7 +60,7 @@ fn bad_options_are_usage_errors() {
     fails_with(
         &args(&["pegasos", "--c", "1", "--lambda", "0.1"]),
         2,
-        "give one",
+        "--c: C is used only with lambda none",
     );
     fails_with(&args(&["pegasos", "--iterate", "best"]), 2, "--iterate");
     fails_with(&args(&["linear-svc", "--c", "-1"]), 2, "c");

@@ -45,7 +45,11 @@ fn flag_values_are_described_not_typed() {
         .to_vec()
     };
     for (flag, value, needle) in [
-        ("--c", "abc", "--c: expected a number, found `abc`"),
+        (
+            "--c",
+            "abc",
+            "--c: expected a number (as 0.5, 1e-3 or inf), found `abc`",
+        ),
         (
             "--shrinking",
             "yes",
@@ -54,17 +58,17 @@ fn flag_values_are_described_not_typed() {
         (
             "--max-iter",
             "-1",
-            "--max-iter: expected a non-negative integer, found `-1`",
+            "--max-iter: expected a non-negative integer, or none, found `-1`",
         ),
         (
             "--max-iter",
             "99999999999999999999999",
-            "number too large to fit",
+            "found `99999999999999999999999`",
         ),
         (
             "--degree",
             "2.5",
-            "--degree: expected a non-negative integer, found `2.5`",
+            "--degree: expected a non-negative integer below 2^32, found `2.5`",
         ),
     ] {
         let args = train(flag, value);

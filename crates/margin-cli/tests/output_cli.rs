@@ -445,7 +445,7 @@ fn a_refusal_leaves_existing_outputs_untouched() {
             s(&out),
         ],
         2,
-        "invalid parameter",
+        "--c: expected a number > 0",
     );
     for p in [&out, &roc, &report] {
         assert_eq!(std::fs::read(p).unwrap(), b"keep me\n", "{}", p.display());

@@ -409,7 +409,7 @@ fn precomputed_kernels_refuse_what_does_not_fit() {
         "found 150 rows and 151 columns, it needs 150 columns",
     );
     assert!(!model.exists());
-    // Kernel parameters do nothing with a precomputed kernel.
+    // Kernel parameters do nothing with a precomputed kernel: refused, not ignored.
     for (flag, value) in [("--gamma", "0.5"), ("--degree", "2"), ("--coef0", "1")] {
         fails_with(
             &[
@@ -424,7 +424,7 @@ fn precomputed_kernels_refuse_what_does_not_fit() {
                 m,
             ],
             2,
-            &format!("{flag}: a precomputed kernel has no parameters"),
+            &format!("{flag}: {} is used only with kernel ", &flag[2..]),
         );
     }
     // At prediction, K(test, train) needs one column per training sample.
@@ -460,10 +460,11 @@ fn precomputed_kernels_refuse_what_does_not_fit() {
 fn help_lists_the_precomputed_kernel() {
     let help = stdout(&margin(&["train", "svr", "--help"]));
     assert!(
-        help.contains("linear|poly|rbf|sigmoid|precomputed"),
+        help.contains("linear|poly|rbf|sigmoid|precomputed|custom"),
         "{help}"
     );
-    assert!(help.contains("Gram matrix K(train, train)"), "{help}");
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("Gram matrix K(train, train)"), "{help}");
     fails_with(
         &[
             "train",
@@ -475,6 +476,6 @@ fn help_lists_the_precomputed_kernel() {
             "x",
         ],
         2,
-        "expected linear, poly, rbf, sigmoid or precomputed, found `gram`",
+        "expected linear, poly, rbf, sigmoid, precomputed or custom, found `gram`",
     );
 }

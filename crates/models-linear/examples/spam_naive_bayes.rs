@@ -113,7 +113,7 @@ fn main() -> margin_core::Result<()> {
     let proba = model.predict_proba(&x)?;
     // Columns follow the sorted labels: "ham", then "spam".
     let spam = model
-        .labels()
+        .classes()
         .iter()
         .position(|l| l.to_string() == "spam")
         .unwrap_or(1);

@@ -429,7 +429,7 @@ impl LogisticRegression {
     }
 
     /// Class labels, sorted (the columns of `predict_proba`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
 
@@ -499,7 +499,7 @@ impl LogisticRegression {
         Ok(out)
     }
 
-    /// Predicted class indices into [`LogisticRegression::labels`].
+    /// Predicted class indices into [`LogisticRegression::classes`].
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let scores = self.scores(records)?;
         Ok(classes_from_scores(&scores, self.labels.len()))
@@ -519,7 +519,7 @@ impl Predict for LogisticRegression {
 }
 
 impl PredictProba for LogisticRegression {
-    /// Class probabilities, columns in [`LogisticRegression::labels`] order.
+    /// Class probabilities, columns in [`LogisticRegression::classes`] order.
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         if self.labels.len() == 2 {
             let scores = self.scores(records)?;

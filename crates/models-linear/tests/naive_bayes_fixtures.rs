@@ -138,7 +138,7 @@ fn run(fx: &Fixture, train: &Dataset, test: &Matrix, head: &Matrix) -> Outcome {
                 ("feature_log_prob", m.feature_log_prob().as_slice().to_vec()),
             ];
             Outcome {
-                labels: strings(m.labels()),
+                labels: strings(m.classes()),
                 attrs,
                 predicted: strings(&m.predict(test).unwrap()),
                 proba: m.predict_proba(head).unwrap(),
@@ -172,7 +172,7 @@ fn run(fx: &Fixture, train: &Dataset, test: &Matrix, head: &Matrix) -> Outcome {
                 ("epsilon", vec![m.epsilon()]),
             ];
             Outcome {
-                labels: strings(m.labels()),
+                labels: strings(m.classes()),
                 attrs,
                 predicted: strings(&m.predict(test).unwrap()),
                 proba: m.predict_proba(head).unwrap(),

@@ -140,13 +140,13 @@ trait Labelled {
 
 impl Labelled for MultinomialNB {
     fn labels(&self) -> &[Label] {
-        MultinomialNB::labels(self)
+        MultinomialNB::classes(self)
     }
 }
 
 impl Labelled for BernoulliNB {
     fn labels(&self) -> &[Label] {
-        BernoulliNB::labels(self)
+        BernoulliNB::classes(self)
     }
 }
 
@@ -160,7 +160,7 @@ fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
 /// Two GaussianNB models agree up to rounding (their means and variances merge in a different
 /// order), and so do their probabilities.
 fn assert_gaussian_close(a: &GaussianNB, b: &GaussianNB, x: &Matrix, what: &str) {
-    assert_eq!(a.labels(), b.labels(), "{what}");
+    assert_eq!(a.classes(), b.classes(), "{what}");
     assert_eq!(a.class_count(), b.class_count(), "{what}");
     assert!(
         close(a.theta().as_slice(), b.theta().as_slice(), 1e-12),
@@ -194,9 +194,9 @@ proptest! {
         let params = GaussianNB::params();
         let model = params.fit(&data).unwrap();
         let p = model.predict_proba(&data.records).unwrap();
-        check_distribution(&p, model.labels(), &model.predict(&data.records).unwrap());
+        check_distribution(&p, model.classes(), &model.predict(&data.records).unwrap());
 
-        let mut streamed = GaussianNB::empty(params.clone(), model.labels(), data.n_features()).unwrap();
+        let mut streamed = GaussianNB::empty(params.clone(), model.classes(), data.n_features()).unwrap();
         for batch in batches(&data, &cuts) {
             streamed.partial_fit(&batch).unwrap();
         }

@@ -65,7 +65,7 @@ fn hand_traced_epochs() {
     ];
     for (epoch, (w, b, mistakes, stop)) in expected.into_iter().enumerate() {
         let model = fit(epoch + 1);
-        assert_eq!(model.labels(), [Label::Number(-1.0), Label::Number(1.0)]);
+        assert_eq!(model.classes(), [Label::Number(-1.0), Label::Number(1.0)]);
         assert_eq!(model.coef(), [w], "epoch {}", epoch + 1);
         assert_eq!(model.intercept(), [b], "epoch {}", epoch + 1);
         assert_eq!(model.mistakes(), [mistakes]);

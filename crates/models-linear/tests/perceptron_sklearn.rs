@@ -107,7 +107,7 @@ fn check(name: &str, exact: bool) {
         "{name}: sparse vs dense"
     );
 
-    let labels: Vec<String> = model.labels().iter().map(label_text).collect();
+    let labels: Vec<String> = model.classes().iter().map(label_text).collect();
     assert_eq!(labels, fx.words("classes"), "{name}");
     let coef: Vec<f64> = model.coef().iter().flatten().copied().collect();
     let want = fx.floats("coef");

@@ -169,7 +169,7 @@ impl KNeighborsClassifier {
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
 

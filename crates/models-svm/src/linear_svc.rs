@@ -301,7 +301,7 @@ impl LinearSvc {
     }
 
     /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
 
@@ -357,7 +357,7 @@ impl LinearSvc {
         Ok(linear_scores(records, &self.coef, &self.intercept))
     }
 
-    /// Predicted class indices into [`LinearSvc::labels`].
+    /// Predicted class indices into [`LinearSvc::classes`].
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let scores = self.scores(records)?;
         Ok(classes_from_scores(&scores, self.labels.len()))

@@ -249,7 +249,7 @@ impl NuSvcParams {
 /// (−1, or every other class for one-vs-rest).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BinaryModel {
-    /// The +1 class (index into [`Svc::labels`]).
+    /// The +1 class (index into [`Svc::classes`]).
     pub positive: usize,
     /// The −1 class, or `None` for one-vs-rest.
     pub negative: Option<usize>,
@@ -308,7 +308,7 @@ impl Svc {
     }
 
     /// The classes, in the model's order.
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
     /// The resolved kernel.
@@ -589,7 +589,7 @@ impl Svc {
         out
     }
 
-    /// Predicted class indices (into [`Svc::labels`]).
+    /// Predicted class indices (into [`Svc::classes`]).
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let dec = self.problem_decisions(records)?;
         Ok(dec.rows().map(|row| self.vote(row)).collect())
@@ -621,7 +621,7 @@ impl DecisionFunction for Svc {
 }
 
 impl PredictProba for Svc {
-    /// Class probabilities (columns in [`Svc::labels`] order) from each problem's Platt sigmoid,
+    /// Class probabilities (columns in [`Svc::classes`] order) from each problem's Platt sigmoid,
     /// coupled across pairs for more than two classes. Needs a model fitted with
     /// `probability(true)`; any other is refused with [`Error::Unsupported`].
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {

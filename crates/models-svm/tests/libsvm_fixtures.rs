@@ -102,7 +102,7 @@ fn check_svc(name: &str, params: margin_svm::SvcParams, train: &Dataset, test: &
 fn check_classifier(name: &str, model: &Svc, test: &Dataset) {
     let f = fixture(name);
     assert_eq!(
-        model.labels().iter().map(number).collect::<Vec<_>>(),
+        model.classes().iter().map(number).collect::<Vec<_>>(),
         f.labels,
         "{name}: label order"
     );
@@ -452,7 +452,7 @@ fn check_probabilities(
         .fit(train)
         .unwrap();
     let probs = margin_core::PredictProba::predict_proba(&model, &test.records).unwrap();
-    let k = model.labels().len();
+    let k = model.classes().len();
     let (mut diff, mut agree) = (0.0, 0);
     for i in 0..test.n_samples() {
         let row = probs.row(i);
@@ -467,7 +467,7 @@ fn check_probabilities(
             .sum::<f64>()
             / k as f64;
         let best = (0..k).fold(0, |b, c| if row[c] > row[b] { c } else { b });
-        agree += usize::from(number(&model.labels()[best]) == want_labels[i]);
+        agree += usize::from(number(&model.classes()[best]) == want_labels[i]);
     }
     let (mean, agreement) = (
         diff / test.n_samples() as f64,

@@ -58,7 +58,7 @@ fn check_against_liblinear(case: &str, data: &Dataset, params: margin_svm::Linea
     let r = reference(case);
     let model = params.max_iter(100_000).fit(data).unwrap();
     let labels: Vec<f64> = model
-        .labels()
+        .classes()
         .iter()
         .map(|l| match l {
             Label::Number(v) => *v,

@@ -27,7 +27,7 @@ fn max_violation(model: &Svc, data: &Dataset, c: f64) -> f64 {
     let x = data.records.to_dense().unwrap();
     let classes = data.targets.classes().unwrap();
     let n = x.nrows();
-    let positive = model.labels()[model.problems()[0].positive].clone();
+    let positive = model.classes()[model.problems()[0].positive].clone();
     let y: Vec<f64> = classes
         .indices()
         .iter()
@@ -123,7 +123,7 @@ fn hard_margin_matches_the_hand_solution() {
         .fit(&data)
         .unwrap();
     // scikit-learn's convention: w·x + b = decision value, positive for labels()[1] = +1.
-    assert_eq!(model.labels()[1], Label::Number(1.0));
+    assert_eq!(model.classes()[1], Label::Number(1.0));
     let w = &model.coef().unwrap()[0];
     assert!((w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9, "{w:?}");
     assert!(
@@ -185,7 +185,7 @@ fn two_class_one_vs_rest_predicts_as_one_vs_one() {
         ovr.predict(&data.records).unwrap(),
     );
     assert_eq!(a, b);
-    let labels = ovr.labels();
+    let labels = ovr.classes();
     assert!(labels.iter().all(|l| b.contains(l)), "one class for all");
 }
 

@@ -178,7 +178,7 @@ impl AdaBoostClassifier {
         AdaBoostClassifierParams::default()
     }
     /// Class labels, sorted.
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
     /// The weak learners, in boosting order.
@@ -220,7 +220,7 @@ impl AdaBoostClassifier {
         Ok(v)
     }
 
-    /// Class indices (into [`labels`](Self::labels)) of every row: the largest vote share,
+    /// Class indices (into [`classes`](Self::classes)) of every row: the largest vote share,
     /// ties to the earlier class.
     pub fn predict_indices<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         Ok(self.votes(records)?.rows().map(argmax).collect())

@@ -115,7 +115,7 @@ impl DecisionTreeClassifier {
         &self.params
     }
     /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
     /// The tree: nodes, thresholds, per-node class counts.
@@ -190,7 +190,7 @@ impl DecisionTreeClassifier {
         check_input(self.tree(), records)?;
         Ok(map_rows(records, |row| self.tree.leaf_of(&row)))
     }
-    /// Class indices (into [`labels`](Self::labels)) of every row.
+    /// Class indices (into [`classes`](Self::classes)) of every row.
     pub fn predict_indices<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         check_input(self.tree(), records)?;
         let tree = std::slice::from_ref(&self.tree);

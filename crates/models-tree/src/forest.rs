@@ -319,7 +319,7 @@ impl RandomForestClassifier {
         RandomForestClassifierParams::default()
     }
     /// Class labels, sorted.
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
     /// The trees, in seed order.
@@ -339,7 +339,7 @@ impl RandomForestClassifier {
     pub fn feature_importances(&self) -> Vec<f64> {
         mean_importances(&self.trees, self.n_features())
     }
-    /// Class indices (into [`labels`](Self::labels)) of every row.
+    /// Class indices (into [`classes`](Self::classes)) of every row.
     pub fn predict_indices<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         let p = self.predict_proba(records)?;
         Ok(p.rows().map(argmax).collect())

@@ -286,7 +286,7 @@ fn multiclass_probabilities_sum_to_one_and_agree_with_predict() {
     for (row, label) in proba.rows().zip(&labels) {
         assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         let best = (0..3).fold(0, |b, k| if row[k] > row[b] { k } else { b });
-        assert_eq!(&model.labels()[best], label);
+        assert_eq!(&model.classes()[best], label);
     }
     let imp = model.feature_importances();
     assert!((imp.iter().sum::<f64>() - 1.0).abs() < 1e-9);

@@ -503,7 +503,7 @@ fn primal_objective(model: &LinearSvc, train: &Dataset, loss: SvmLoss) -> Res<f6
         return Err("the primal objective is computed for binary problems only".into());
     }
     let (w, b) = (&model.coef()[0], model.intercept()[0]);
-    let positive = &model.labels()[1];
+    let positive = &model.classes()[1];
     let scores = model.decision_function(&train.records)?;
     let y = data::numeric_targets(train)?;
     let total_loss: f64 = y

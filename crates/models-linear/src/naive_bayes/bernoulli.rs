@@ -238,7 +238,7 @@ impl BernoulliNB {
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.counts.labels
     }
     /// Number of features.

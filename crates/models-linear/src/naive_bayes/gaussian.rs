@@ -405,7 +405,7 @@ impl GaussianNB {
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.moments.labels
     }
     /// Number of features.
@@ -471,7 +471,7 @@ impl JointLogLikelihood for GaussianNB {
         let d = self.n_features();
         Ok(rows_in_parallel(
             records,
-            self.labels().len(),
+            self.classes().len(),
             |row, out, x| {
                 x.resize(d, 0.0);
                 row.to_dense_into(x);

@@ -171,7 +171,7 @@ impl MultinomialNB {
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.counts.labels
     }
     /// Number of features.

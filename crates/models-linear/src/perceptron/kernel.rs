@@ -150,7 +150,7 @@ impl KernelPerceptron {
     }
 
     /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
 
@@ -231,7 +231,7 @@ impl KernelPerceptron {
         Ok(out)
     }
 
-    /// Predicted class indices into [`KernelPerceptron::labels`].
+    /// Predicted class indices into [`KernelPerceptron::classes`].
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         Ok(classes_from_scores(
             &self.scores(records)?,

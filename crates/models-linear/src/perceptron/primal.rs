@@ -110,7 +110,7 @@ impl Perceptron {
     }
 
     /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
 
@@ -163,7 +163,7 @@ impl Perceptron {
         Ok(linear_scores(records, &self.coef, &self.intercept))
     }
 
-    /// Predicted class indices into [`Perceptron::labels`].
+    /// Predicted class indices into [`Perceptron::classes`].
     pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         Ok(classes_from_scores(
             &self.scores(records)?,

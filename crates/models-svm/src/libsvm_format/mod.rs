@@ -254,7 +254,7 @@ impl LibsvmModel {
 
     /// LIBSVM's `svm_predict_probability` for every row of a model with a probability model
     /// ([`Self::has_probability`]): the predicted label or value, and the probability
-    /// estimates — for a classifier one column per class in [`Svc::labels`] order (the label is
+    /// estimates — for a classifier one column per class in [`Svc::classes`] order (the label is
     /// the most probable class, the first on ties), for a one-class SVM the columns `[normal,
     /// outlier]` (the label is the sign of the decision value), for a [`SingleClass`] model one
     /// column of ones, for a regressor no column (its
@@ -267,7 +267,7 @@ impl LibsvmModel {
         match self {
             LibsvmModel::Svc(m) => {
                 let probs = m.libsvm_predict_proba(records)?;
-                let labels: Vec<f64> = m.labels().iter().map(label_number).collect();
+                let labels: Vec<f64> = m.classes().iter().map(label_number).collect();
                 let best = probs
                     .rows()
                     .map(|row| {
@@ -310,7 +310,7 @@ impl LibsvmModel {
             LibsvmModel::Svc(m) => m
                 .libsvm_predict_classes(records)?
                 .into_iter()
-                .map(|k| label_number(&m.labels()[k]))
+                .map(|k| label_number(&m.classes()[k]))
                 .collect(),
             LibsvmModel::Svr(m) => m.expansion.libsvm_decision(records)?,
             LibsvmModel::OneClass(m) => m

@@ -678,7 +678,7 @@ SV
         let LibsvmModel::Svc(m) = LibsvmModel::from_text(THREE).unwrap() else {
             panic!("not a classifier")
         };
-        assert_eq!(m.labels().len(), 3);
+        assert_eq!(m.classes().len(), 3);
         assert_eq!(m.n_support(), [2, 1, 1]);
         assert_eq!(m.n_features(), 4);
     }

@@ -115,12 +115,12 @@ pub(super) fn svc_text(m: &Svc, base: IndexBase, out: &mut String) -> Result<()>
         "svm_type c_svc\n"
     });
     kernel_lines(m.kernel(), out)?;
-    let k = m.labels().len();
+    let k = m.classes().len();
     let n_sv = m.support_class().len();
     let _ = writeln!(out, "nr_class {k}\ntotal_sv {n_sv}");
     value_line(out, "rho", m.problems().iter().map(|p| p.rho));
     out.push_str("label");
-    for l in m.labels() {
+    for l in m.classes() {
         let _ = write!(out, " {}", label_int(l)?);
     }
     out.push('\n');

@@ -49,7 +49,7 @@ impl GradientBoostingClassifier {
     }
 
     /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn labels(&self) -> &[Label] {
+    pub fn classes(&self) -> &[Label] {
         &self.labels
     }
 
