@@ -137,15 +137,22 @@ impl ParamArgs {
     /// is a usage error; a parameter file may hold unused ones (it lists them all).
     pub fn apply<P: Params>(&mut self, mut params: P) -> Result<P, Failure> {
         let mut given = Vec::new();
+        // A refusal names the flag, as the command line spells the parameter.
+        let as_flag = |e: Error| match e {
+            Error::InvalidParameter {
+                name,
+                value,
+                expected,
+            } if P::param(&name).is_ok() => Failure::usage(format!(
+                "--{}: expected {expected}, found `{value}`",
+                name.to_lowercase().replace('_', "-")
+            )),
+            other => Failure::from(other),
+        };
         for param in P::PARAMS {
             let flag = param.flag();
             if let Some(text) = self.values.remove(&flag) {
-                params.set(param.name, &text).map_err(|e| match e {
-                    Error::InvalidParameter {
-                        value, expected, ..
-                    } => Failure::usage(format!("--{flag}: expected {expected}, found `{value}`")),
-                    other => Failure::from(other),
-                })?;
+                params.set(param.name, &text).map_err(as_flag)?;
                 if !self.from_file.contains(&flag) {
                     given.push((param, flag));
                 }
@@ -157,7 +164,7 @@ impl ParamArgs {
                 param.name, param.applies
             )));
         }
-        params.check()?;
+        params.check().map_err(as_flag)?;
         Ok(params)
     }
 

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use margin_core::params::Params;
 use margin_core::{Dataset, Fit, Matrix, ModelFile};
 use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 
@@ -11,52 +12,20 @@ use crate::models::{
     ModelEntry, ParamArgs, Predictions, class_predictions, second_class_probability,
 };
 
-const DISCRETE_HELP: &str = "  --alpha <number>                   additive (Laplace/Lidstone) smoothing ≥ 0; 0 = none (default 1)
-  --fit-prior true|false             learn class priors from class frequencies, else uniform (default true)";
-
-/// Applies `--alpha` and `--fit-prior`, which both discrete models take.
-macro_rules! discrete {
-    ($params:expr, $p:expr) => {{
-        let mut params = $params;
-        if let Some(a) = $p.take("alpha")? {
-            params = params.alpha(a);
-        }
-        if let Some(f) = $p.take("fit-prior")? {
-            params = params.fit_prior(f);
-        }
-        params
-    }};
-}
-
 fn train_multinomial(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let params = discrete!(MultinomialNB::params(), p);
+    let params = p.apply(MultinomialNB::params())?;
     p.finish("multinomial-nb")?;
     Fitted::new(&params.fit(data)?)
 }
 
 fn train_bernoulli(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = discrete!(BernoulliNB::params(), p);
-    match p.take::<String>("binarize")?.as_deref() {
-        None => {}
-        Some("none") => params = params.binarize(None),
-        Some(t) => {
-            let t = t.parse().map_err(|_| {
-                Failure::usage(format!(
-                    "--binarize: expected a number or none, found `{t}`"
-                ))
-            })?;
-            params = params.binarize(Some(t));
-        }
-    }
+    let params = p.apply(BernoulliNB::params())?;
     p.finish("bernoulli-nb")?;
     Fitted::new(&params.fit(data)?)
 }
 
 fn train_gaussian(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = GaussianNB::params();
-    if let Some(v) = p.take("var-smoothing")? {
-        params = params.var_smoothing(v);
-    }
+    let params = p.apply(GaussianNB::params())?;
     p.finish("gaussian-nb")?;
     Fitted::new(&params.fit(data)?)
 }
@@ -100,9 +69,9 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: true,
         kind: MultinomialNB::KIND,
         summary: "multinomial naive Bayes for non-negative counts (scikit-learn's MultinomialNB)",
-        params: None,
+        params: Some(|| MultinomialNB::params().describe()),
         params_help: "",
-        common_help: DISCRETE_HELP,
+        common_help: "",
         train: train_multinomial,
         predict: predict_multinomial,
         scores: Some(scores_multinomial),
@@ -112,9 +81,9 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: true,
         kind: BernoulliNB::KIND,
         summary: "Bernoulli naive Bayes for binary features (scikit-learn's BernoulliNB)",
-        params: None,
-        params_help: "  --binarize <number>|none           a value above it is present (default 0); none: values already in [0, 1]",
-        common_help: DISCRETE_HELP,
+        params: Some(|| BernoulliNB::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_bernoulli,
         predict: predict_bernoulli,
         scores: Some(scores_bernoulli),
@@ -124,8 +93,8 @@ pub const ENTRIES: [ModelEntry; 3] = [
         classifier: true,
         kind: GaussianNB::KIND,
         summary: "Gaussian naive Bayes for continuous features (scikit-learn's GaussianNB)",
-        params: None,
-        params_help: "  --var-smoothing <number>           added to every variance, times the largest one (default 1e-9)",
+        params: Some(|| GaussianNB::params().describe()),
+        params_help: "",
         common_help: "",
         train: train_gaussian,
         predict: predict_gaussian,

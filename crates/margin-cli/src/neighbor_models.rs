@@ -2,8 +2,9 @@
 
 use std::borrow::Cow;
 
+use margin_core::params::Params;
 use margin_core::{Dataset, Fit, Matrix, ModelFile};
-use margin_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Weights};
+use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor};
 
 use crate::Failure;
 use crate::convergence::Fitted;
@@ -12,57 +13,23 @@ use crate::models::{
     second_class_probability,
 };
 
-const COMMON_HELP: &str = "  --n-neighbors <k>                  neighbours per query, 1 ≤ k ≤ training rows (default 5)
-  --weights uniform|distance         equal votes, or 1/distance (exact matches take over) (default uniform)
-  --metric <name>                    euclidean, sqeuclidean, manhattan, chebyshev, minkowski, cosine,
-                                     mahalanobis (covariance of the training data), hamming (default euclidean)
-  --p <number>                       Minkowski power ≥ 1; implies --metric minkowski (default 2)
-  --algorithm auto|brute|kd_tree     search; auto = kd-tree for dense data, ≤ 15 features, a supported metric (default auto)
-  --leaf-size <n>                    most points in a kd-tree leaf (default 30)";
-
-/// The metric from `--metric` and `--p` (`--p` alone means Minkowski, as scikit-learn's
-/// default metric is `minkowski`).
-fn metric(p: &mut ParamArgs) -> Result<Metric, Failure> {
-    let power: Option<f64> = p.take("p")?;
-    match (p.take::<String>("metric")?, power) {
-        (None, None) => Ok(Metric::Euclidean),
-        (None, Some(power)) => Ok(Metric::Minkowski(power)),
-        (Some(name), power) if name == "minkowski" => Ok(Metric::Minkowski(power.unwrap_or(2.0))),
-        (Some(name), None) => Ok(Metric::from_name(&name, 2.0)?),
-        (Some(name), Some(_)) => Err(Failure::usage(format!(
-            "--p applies to --metric minkowski only, not `{name}`"
-        ))),
+/// Sets the described parameters; `--p` alone means the Minkowski metric, as scikit-learn's
+/// default metric is `minkowski` (margin's is `euclidean`, the same distance for p = 2).
+fn described<P: Params>(params: P, p: &mut ParamArgs) -> Result<P, Failure> {
+    if p.contains("p") && !p.contains("metric") {
+        p.insert("metric", "minkowski");
     }
-}
-
-/// Applies the parameters both models take.
-macro_rules! common {
-    ($params:expr, $p:expr) => {{
-        let mut params = $params.metric(metric(&mut $p)?);
-        if let Some(k) = $p.take("n-neighbors")? {
-            params = params.n_neighbors(k);
-        }
-        if let Some(w) = $p.take::<String>("weights")? {
-            params = params.weights(Weights::from_name(&w)?);
-        }
-        if let Some(a) = $p.take::<String>("algorithm")? {
-            params = params.algorithm(Algorithm::from_name(&a)?);
-        }
-        if let Some(l) = $p.take("leaf-size")? {
-            params = params.leaf_size(l);
-        }
-        params
-    }};
+    p.apply(params)
 }
 
 fn train_classifier(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let params = common!(KNeighborsClassifier::params(), p);
+    let params = described(KNeighborsClassifier::params(), &mut p)?;
     p.finish("knn-classifier")?;
     Fitted::new(&params.fit(data)?)
 }
 
 fn train_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let params = common!(KNeighborsRegressor::params(), p);
+    let params = described(KNeighborsRegressor::params(), &mut p)?;
     p.finish("knn-regressor")?;
     Fitted::new(&params.fit(data)?)
 }
@@ -95,9 +62,9 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: KNeighborsClassifier::KIND,
         summary: "k-nearest-neighbour vote (scikit-learn's KNeighborsClassifier)",
-        params: None,
+        params: Some(|| KNeighborsClassifier::params().describe()),
         params_help: "",
-        common_help: COMMON_HELP,
+        common_help: "",
         train: train_classifier,
         predict: predict_classifier,
         scores: Some(scores_classifier),
@@ -107,9 +74,9 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: false,
         kind: KNeighborsRegressor::KIND,
         summary: "k-nearest-neighbour mean (scikit-learn's KNeighborsRegressor)",
-        params: None,
+        params: Some(|| KNeighborsRegressor::params().describe()),
         params_help: "",
-        common_help: COMMON_HELP,
+        common_help: "",
         train: train_regressor,
         predict: predict_regressor,
         scores: None,

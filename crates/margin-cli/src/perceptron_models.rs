@@ -3,44 +3,17 @@
 
 use std::borrow::Cow;
 
+use margin_core::params::Params;
 use margin_core::{Dataset, Fit, Matrix, ModelFile, Predict};
 use margin_kernels::{Gamma, KernelSpec, Linear, Polynomial, Rbf};
-use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
+use margin_linear::{KernelPerceptron, Perceptron};
 
 use crate::Failure;
 use crate::convergence::Fitted;
 use crate::models::{ModelEntry, ParamArgs, Predictions, decision_scores, decode, no_proba};
 
-const COMMON_HELP: &str = "  --max-iter <int>                   epochs at most (default 1000)
-  --shuffle true|false               reshuffle the samples before each epoch (default true)
-  --fit-intercept true|false         learn the bias (default true)
-  --seed <int>                       seed of the shuffles (default 0)";
-
-/// The options both perceptrons share, applied through the builder methods they share.
-macro_rules! common {
-    ($params:expr, $p:expr) => {{
-        let mut params = $params;
-        if let Some(n) = $p.take("max-iter")? {
-            params = params.max_iter(n);
-        }
-        if let Some(yes) = $p.take("shuffle")? {
-            params = params.shuffle(yes);
-        }
-        if let Some(yes) = $p.take("fit-intercept")? {
-            params = params.fit_intercept(yes);
-        }
-        if let Some(seed) = $p.take("seed")? {
-            params = params.seed(seed);
-        }
-        params
-    }};
-}
-
 fn train_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params: PerceptronParams = common!(Perceptron::params(), p);
-    if let Some(eta) = p.take("eta0")? {
-        params = params.eta0(eta);
-    }
+    let params = p.apply(Perceptron::params())?;
     p.finish("perceptron")?;
     Fitted::iterative(&params.fit(data)?)
 }
@@ -99,11 +72,8 @@ fn kernel(p: &mut ParamArgs, data: &Dataset) -> Result<KernelSpec, Failure> {
 }
 
 fn train_kernel_perceptron(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params: KernelPerceptronParams = common!(KernelPerceptron::params(), p);
-    params = params.kernel(kernel(&mut p, data)?);
-    if let Some(mb) = p.take("gram-budget-mb")? {
-        params = params.gram_budget_mb(mb);
-    }
+    let kernel = kernel(&mut p, data)?;
+    let params = p.apply(KernelPerceptron::params())?.kernel(kernel);
     p.finish("kernel-perceptron")?;
     Fitted::iterative(&params.fit(data)?)
 }
@@ -143,9 +113,9 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: Perceptron::KIND,
         summary: "the perceptron rule w += eta0·y·x on mistakes (scikit-learn's Perceptron)",
-        params: None,
-        params_help: "  --eta0 <number>                    step size > 0 (default 1; rescales w and b only)",
-        common_help: COMMON_HELP,
+        params: Some(|| Perceptron::params().describe()),
+        params_help: "",
+        common_help: "",
         train: train_perceptron,
         predict: predict_perceptron,
         scores: Some(scores_perceptron),
@@ -155,13 +125,12 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: KernelPerceptron::KIND,
         summary: "the perceptron rule in the dual, with a kernel (default (x·z + 1)²)",
-        params: None,
+        params: Some(|| KernelPerceptron::params().describe()),
         params_help: "  --kernel linear|poly|rbf           kernel (default poly)
   --gamma scale|auto|<number>        poly/rbf γ (default 1 for poly, scale = 1/(d·Var X) for rbf)
   --degree <int>                     poly degree (default 2)
-  --coef0 <number>                   poly constant (default 1)
-  --gram-budget-mb <number>          largest training Gram matrix to hold (default 200); above, columns are computed per mistake",
-        common_help: COMMON_HELP,
+  --coef0 <number>                   poly constant (default 1)",
+        common_help: "",
         train: train_kernel_perceptron,
         predict: predict_kernel_perceptron,
         scores: Some(scores_kernel_perceptron),

@@ -271,7 +271,7 @@ fn refusals_exit_with_code_2() {
             m,
         ],
         2,
-        "n_clusters",
+        "--n-clusters: expected an integer ≥ 1, found `0`",
     );
     fails_with(
         &[
@@ -349,7 +349,7 @@ fn refusals_exit_with_code_2() {
             m,
         ],
         2,
-        "n_components",
+        "--n-components: expected all, a count ≥ 1 or a fraction in (0, 1), found `2.5`",
     );
     fails_with(
         &[

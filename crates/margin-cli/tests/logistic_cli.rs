@@ -81,6 +81,10 @@ fn bad_options_are_usage_errors() {
         2,
         "gradient-descent or sgd",
     );
-    fails_with(&args(&["logistic", "--eta0", "0.1"]), 2, "--solver sgd");
+    fails_with(
+        &args(&["logistic", "--eta0", "0.1"]),
+        2,
+        "--eta0: eta0 is used only with solver sgd",
+    );
     fails_with(&args(&["lasso", "--alpha", "-1"]), 2, "alpha");
 }

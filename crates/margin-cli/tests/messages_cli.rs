@@ -87,7 +87,7 @@ fn flag_values_are_described_not_typed() {
             "-o",
             "/tmp/unused.margin",
         ],
-        "`penalty` = elasticnet (l1_ratio 0.5)",
+        "--penalty: expected none or l2 with the lbfgs and newton solvers",
     );
     refused(
         &[

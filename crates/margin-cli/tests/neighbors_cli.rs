@@ -148,21 +148,24 @@ fn bad_flags_and_data_are_refused_with_exit_code_2() {
         args.extend(["datasets/heart_scale", "-o", m]);
         fails_with(&args, 2, needle);
     };
-    refuse(&["--n-neighbors", "0"], "n_neighbors");
+    refuse(
+        &["--n-neighbors", "0"],
+        "--n-neighbors: expected an integer ≥ 1",
+    );
     refuse(&["--n-neighbors", "271"], "n_neighbors");
     refuse(&["--weights", "gaussian"], "weights");
     refuse(&["--metric", "jaccard"], "metric");
-    refuse(&["--p", "0.5"], "`p`");
+    refuse(&["--p", "0.5"], "--p: expected a number ≥ 1");
     refuse(
         &["--metric", "cosine", "--p", "3"],
-        "--p applies to --metric minkowski",
+        "--p: p is used only with metric minkowski",
     );
     refuse(&["--algorithm", "ball_tree"], "algorithm");
     refuse(
         &["--metric", "hamming", "--algorithm", "kd_tree"],
         "algorithm",
     );
-    refuse(&["--leaf-size", "0"], "leaf_size");
+    refuse(&["--leaf-size", "0"], "--leaf-size: expected");
     refuse(&["--alpha", "1"], "no parameter --alpha");
     // Feature 2 is constant: the training covariance is singular.
     let constant = dir.path().join("constant.libsvm");

@@ -114,7 +114,7 @@ fn bad_options_are_usage_errors() {
         a
     };
     fails_with(&args(&["perceptron", "--eta0", "0"]), 2, "eta0");
-    fails_with(&args(&["perceptron", "--max-iter", "0"]), 2, "max_iter");
+    fails_with(&args(&["perceptron", "--max-iter", "0"]), 2, "--max-iter");
     fails_with(&args(&["perceptron", "--shuffle", "maybe"]), 2, "--shuffle");
     fails_with(&args(&["perceptron", "--kernel", "rbf"]), 2, "--kernel");
     fails_with(
@@ -131,7 +131,7 @@ fn bad_options_are_usage_errors() {
     fails_with(
         &args(&["kernel-perceptron", "--gram-budget-mb", "-5"]),
         2,
-        "gram_budget_mb",
+        "--gram-budget-mb: expected a finite number ≥ 0, found `-5`",
     );
 }
 
