@@ -107,16 +107,21 @@ pub fn warn_after_cross_validation(entry: &ModelEntry, folds: &[Option<Convergen
     ));
 }
 
-/// What to change: raise `--max-iter`, or loosen `--tol` where the model has one. The models
-/// without one are the perceptrons, which stop only on an epoch without a mistake: on data
-/// they cannot separate that never comes, and more epochs do not help. Boosting reaches its
-/// limit only with early stopping on, and scaling does not change its trees.
+/// What to change: raise `--max-iter`, or loosen `--tol` where the model has one (described by
+/// its params, or in its hand-written help). The models without one are the perceptrons, which
+/// stop only on an epoch without a mistake: on data they cannot separate that never comes, and
+/// more epochs do not help. Boosting reaches its limit only with early stopping on, and scaling
+/// does not change its trees.
 fn advice(entry: &ModelEntry) -> &'static str {
-    let has_tol = entry
-        .params_help
-        .lines()
-        .chain(entry.common_help.lines())
-        .any(|line| line.trim_start().starts_with("--tol "));
+    let described = entry
+        .params
+        .is_some_and(|params| params().iter().any(|p| p.flag == "tol"));
+    let has_tol = described
+        || entry
+            .params_help
+            .lines()
+            .chain(entry.common_help.lines())
+            .any(|line| line.trim_start().starts_with("--tol "));
     let boosting = [
         GradientBoostingClassifier::KIND,
         GradientBoostingRegressor::KIND,

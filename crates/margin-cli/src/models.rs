@@ -84,22 +84,6 @@ impl ParamArgs {
         }
     }
 
-    /// Removes `name`, given as `none` (`Some(None)`) or a value (`Some(Some(v))`), if given.
-    pub fn take_optional<T: std::str::FromStr>(
-        &mut self,
-        name: &str,
-    ) -> Result<Option<Option<T>>, Failure> {
-        match self.take::<String>(name)?.as_deref() {
-            None => Ok(None),
-            Some("none") => Ok(Some(None)),
-            Some(v) => v.parse().map(|x| Some(Some(x))).map_err(|_| {
-                Failure::usage(format!(
-                    "--{name}: expected an integer or none, found `{v}`"
-                ))
-            }),
-        }
-    }
-
     /// Removes `--class-weight`, if given: `balanced`, or weights per class `LABEL:W,LABEL:W`
     /// (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL W`; a class not named keeps
     /// weight 1). As scikit-learn, a named class the training data lacks is refused.
