@@ -112,15 +112,7 @@ pub fn warn_after_cross_validation(entry: &ModelEntry, folds: &[Option<Convergen
 /// they cannot separate that never comes, and more epochs do not help. Boosting reaches its
 /// limit only with early stopping on, and scaling does not change its trees.
 fn advice(entry: &ModelEntry) -> &'static str {
-    let described = entry
-        .params
-        .is_some_and(|params| params().iter().any(|p| p.name == "tol"));
-    let has_tol = described
-        || entry
-            .params_help
-            .lines()
-            .chain(entry.common_help.lines())
-            .any(|line| line.trim_start().starts_with("--tol "));
+    let has_tol = (entry.params)().iter().any(|p| p.name == "tol");
     let boosting = [
         GradientBoostingClassifier::KIND,
         GradientBoostingRegressor::KIND,

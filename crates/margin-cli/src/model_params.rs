@@ -128,14 +128,8 @@ pub struct ParamsArgs {
 /// a JSON object that `--params FILE` reads back.
 pub fn run(args: &ParamsArgs) -> Result<(), Failure> {
     let entry = find(&args.model)?;
-    let params = entry.params.ok_or_else(|| {
-        Failure::usage(format!(
-            "`{}` does not describe its parameters yet: see `margin train {} --help`",
-            entry.name, entry.name
-        ))
-    })?;
     let mut out = Out::file_or_stdout(args.output.as_deref())?;
-    outln!(out, "{}", params_json(&params()))?;
+    outln!(out, "{}", params_json(&(entry.params)()))?;
     out.finish()
 }
 

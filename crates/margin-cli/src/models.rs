@@ -84,22 +84,6 @@ impl ParamArgs {
         }
     }
 
-    /// Removes `name`, given as `none` (`Some(None)`) or a value (`Some(Some(v))`), if given.
-    pub fn take_optional<T: std::str::FromStr>(
-        &mut self,
-        name: &str,
-    ) -> Result<Option<Option<T>>, Failure> {
-        match self.take::<String>(name)?.as_deref() {
-            None => Ok(None),
-            Some("none") => Ok(Some(None)),
-            Some(v) => v.parse().map(|x| Some(Some(x))).map_err(|_| {
-                Failure::usage(format!(
-                    "--{name}: expected an integer or none, found `{v}`"
-                ))
-            }),
-        }
-    }
-
     /// Removes `--class-weight`, if given: `balanced`, or weights per class `LABEL:W,LABEL:W`
     /// (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL W`; a class not named keeps
     /// weight 1). As scikit-learn, a named class the training data lacks is refused.
@@ -360,11 +344,10 @@ pub struct ModelEntry {
     pub classifier: bool,
     /// The parameters the model's params struct describes, with the values `margin train`
     /// starts from (help, `margin params` and parameter files are generated from them).
-    pub params: Option<fn() -> Vec<ParamInfo>>,
-    /// `--name value: meaning (default)` lines for the model's own parameters.
+    pub params: fn() -> Vec<ParamInfo>,
+    /// `--name value: meaning (default)` lines for command-line options that are not
+    /// parameters of the model's params struct (a kernel given by name, pruning), if any.
     pub params_help: &'static str,
-    /// The same for parameters it shares with its family.
-    pub common_help: &'static str,
     /// Fits on a dataset and returns the model file's bytes (and how an iterative solver
     /// ended).
     pub train: fn(&Dataset, ParamArgs) -> Result<Fitted, Failure>,
@@ -463,15 +446,11 @@ pub fn parse_model_command(
         match w.as_str() {
             "--help" | "-h" => {
                 let entry = find(model)?;
-                let described = entry.params.map(|params| params_help(&params()));
-                let lines: Vec<&str> = [
-                    described.as_deref().unwrap_or(""),
-                    entry.params_help,
-                    entry.common_help,
-                ]
-                .into_iter()
-                .filter(|text| !text.is_empty())
-                .collect();
+                let described = params_help(&(entry.params)());
+                let lines: Vec<&str> = [described.as_str(), entry.params_help]
+                    .into_iter()
+                    .filter(|text| !text.is_empty())
+                    .collect();
                 print_help(format_args!(
                     "usage: {usage}\n\n{}\n\nparameters:\n{}\n  --params <FILE.json>               parameters from a JSON object of names and values, as\n                                     `margin params {}` prints it (flags override it)",
                     entry.summary,

@@ -113,9 +113,8 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: Perceptron::KIND,
         summary: "the perceptron rule w += eta0·y·x on mistakes (scikit-learn's Perceptron)",
-        params: Some(|| Perceptron::params().describe()),
+        params: || Perceptron::params().describe(),
         params_help: "",
-        common_help: "",
         train: train_perceptron,
         predict: predict_perceptron,
         scores: Some(scores_perceptron),
@@ -125,12 +124,11 @@ pub const ENTRIES: [ModelEntry; 2] = [
         classifier: true,
         kind: KernelPerceptron::KIND,
         summary: "the perceptron rule in the dual, with a kernel (default (x·z + 1)²)",
-        params: Some(|| KernelPerceptron::params().describe()),
+        params: || KernelPerceptron::params().describe(),
         params_help: "  --kernel linear|poly|rbf           kernel (default poly)
   --gamma scale|auto|<number>        poly/rbf γ (default 1 for poly, scale = 1/(d·Var X) for rbf)
   --degree <int>                     poly degree (default 2)
   --coef0 <number>                   poly constant (default 1)",
-        common_help: "",
         train: train_kernel_perceptron,
         predict: predict_kernel_perceptron,
         scores: Some(scores_kernel_perceptron),

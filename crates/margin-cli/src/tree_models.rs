@@ -6,10 +6,11 @@
 
 use std::borrow::Cow;
 
+use margin_core::params::{Params, Value};
 use margin_core::{Dataset, Error, Fit, Matrix, ModelFile, split};
 use margin_tree::{
-    AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
-    MinSamples, RandomForestClassifier, RandomForestRegressor, SplitStrategy,
+    AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+    RandomForestRegressor,
 };
 
 use crate::Failure;
@@ -20,109 +21,13 @@ use crate::models::{
 };
 use crate::output::warn;
 
-const GROWTH_HELP: &str = "  --criterion <name>                 gini, entropy, log_loss (classifiers; default gini) or squared_error, absolute_error (regressors; default squared_error)
-  --max-depth <int>|none             deepest level, root at 0 (default none)
-  --min-samples-split <int>|<fraction>  smallest node that may be split (default 2; 0.01: 1% of the samples)
-  --min-samples-leaf <int>|<fraction>   fewest samples on each side of a split (default 1)
-  --min-weight-fraction-leaf <number>   least fraction of the total weight on each side of a split (default 0)
-  --max-leaf-nodes <int>|none        grow best-first up to this many leaves (default none)
-  --min-impurity-decrease <number>   least weighted impurity decrease of a split (default 0)
-  --max-features all|sqrt|log2|<int>|<fraction>  features examined per node (default all; forest: sqrt)
-  --ccp-alpha <number>               cost-complexity pruning strength (default 0: none)
-  --splitter best|random             best thresholds, or one random threshold per feature (forest --splitter random --bootstrap false: extra trees; default best)
-  --categorical-features <i,j,...>   columns (from 0) of category codes 0..63, split by subsets (default none)
-  --seed <int>                       seed of the random choices (default 0)";
-
-const TREE_HELP: &str = "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
-                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
-  --pruning none|pessimistic|reduced-error  after growth: C4.5's error-based pruning, or Quinlan's on a held-out part (default none)
+/// `--pruning` and its options: the CLI prunes a fitted tree, which the params do not describe.
+const TREE_HELP: &str = "  --pruning none|pessimistic|reduced-error  after growth: C4.5's error-based pruning, or Quinlan's on a held-out part (default none)
   --confidence <number>              pessimistic pruning's confidence factor, in (0, 0.5] (default 0.25)
   --validation-fraction <number>     reduced-error pruning: share of the rows held out (stratified, shuffled by --seed) to prune on (default 0.25)";
 
 const TREE_REGRESSOR_HELP: &str = "  --pruning none|reduced-error       after growth: Quinlan's reduced-error pruning on a held-out part (default none)
   --validation-fraction <number>     share of the rows held out (shuffled by --seed) to prune on (default 0.25)";
-
-const FOREST_HELP: &str = "  --n-estimators <int>               trees (default 100)
-  --bootstrap true|false             grow each tree on a bootstrap sample (default true)
-  --oob-score true|false             report the out-of-bag score on stderr (default false)";
-
-/// Applies the growth flags every model takes (the params types share these setters).
-macro_rules! growth {
-    ($params:expr, $p:expr) => {{
-        let mut params = $params;
-        if let Some(c) = $p.take::<String>("criterion")? {
-            params = params.criterion(c.parse::<Criterion>()?);
-        }
-        if let Some(d) = $p.take_optional("max-depth")? {
-            params = params.max_depth(d);
-        }
-        if let Some(n) = $p.take::<String>("min-samples-split")? {
-            params = params.min_samples_split(n.parse::<MinSamples>()?);
-        }
-        if let Some(n) = $p.take::<String>("min-samples-leaf")? {
-            params = params.min_samples_leaf(n.parse::<MinSamples>()?);
-        }
-        if let Some(f) = $p.take("min-weight-fraction-leaf")? {
-            params = params.min_weight_fraction_leaf(f);
-        }
-        if let Some(n) = $p.take_optional("max-leaf-nodes")? {
-            params = params.max_leaf_nodes(n);
-        }
-        if let Some(v) = $p.take("min-impurity-decrease")? {
-            params = params.min_impurity_decrease(v);
-        }
-        if let Some(cols) = $p.take::<String>("categorical-features")? {
-            params = params.categorical_features(columns(&cols)?);
-        }
-        if let Some(m) = $p.take::<String>("max-features")? {
-            params = params.max_features(m.parse::<MaxFeatures>()?);
-        }
-        match $p.take::<String>("splitter")?.as_deref() {
-            None | Some("best") => {}
-            Some("random") => params = params.splitter(SplitStrategy::Random),
-            Some(other) => {
-                return Err(Failure::usage(format!(
-                    "--splitter: expected best or random, found `{other}`"
-                )));
-            }
-        }
-        if let Some(a) = $p.take("ccp-alpha")? {
-            params = params.ccp_alpha(a);
-        }
-        if let Some(seed) = $p.take("seed")? {
-            params = params.seed(seed);
-        }
-        params
-    }};
-}
-
-macro_rules! forest {
-    ($params:expr, $p:expr) => {{
-        let mut params = $params;
-        if let Some(n) = $p.take("n-estimators")? {
-            params = params.n_estimators(n);
-        }
-        if let Some(b) = $p.take("bootstrap")? {
-            params = params.bootstrap(b);
-        }
-        if let Some(b) = $p.take("oob-score")? {
-            params = params.oob_score(b);
-        }
-        params
-    }};
-}
-
-/// `0,3,5` as column indices.
-fn columns(list: &str) -> Result<Vec<usize>, Failure> {
-    list.split(',')
-        .map(|c| c.trim().parse::<usize>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| {
-            Failure::usage(format!(
-                "--categorical-features: expected column indices such as 0,3,5, found `{list}`"
-            ))
-        })
-}
 
 /// How a single tree is pruned after growth (`--pruning`).
 enum Pruning {
@@ -192,20 +97,28 @@ fn report_oob(score: Option<f64>, what: &str) {
     }
 }
 
+/// The seed `params` were given: reduced-error pruning shuffles its held-out rows by it, too.
+fn seed_of(params: &impl Params) -> Result<u64, Failure> {
+    match params.get("seed") {
+        Some(Value::Int(seed)) => u64::try_from(seed).ok(),
+        _ => None,
+    }
+    .ok_or_else(|| Failure::internal("the tree's params describe no seed"))
+}
+
 fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    // Taken first: it also shuffles the rows held out for reduced-error pruning.
-    let seed = p.take("seed")?.unwrap_or(0);
-    let mut params = growth!(DecisionTreeClassifier::params(), &mut p).seed(seed);
+    let pruning = take_pruning(&mut p, true)?;
+    let mut params = DecisionTreeClassifier::params();
     if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
-    let pruning = take_pruning(&mut p, true)?;
+    let params = p.apply(params)?;
     p.finish("tree")?;
     let model = match pruning {
         Pruning::None => params.fit(data)?,
         Pruning::Pessimistic(cf) => params.fit(data)?.prune_pessimistic(cf)?,
         Pruning::ReducedError(f) => {
-            let (grow, validation) = hold_out(data, f, true, seed)?;
+            let (grow, validation) = hold_out(data, f, true, seed_of(&params)?)?;
             params.fit(&grow)?.prune_reduced_error(&validation)?
         }
     };
@@ -213,13 +126,12 @@ fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
 }
 
 fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let seed = p.take("seed")?.unwrap_or(0);
-    let params = growth!(DecisionTreeRegressor::params(), &mut p).seed(seed);
     let pruning = take_pruning(&mut p, false)?;
+    let params = p.apply(DecisionTreeRegressor::params())?;
     p.finish("tree-regressor")?;
     let model = match pruning {
         Pruning::ReducedError(f) => {
-            let (grow, validation) = hold_out(data, f, false, seed)?;
+            let (grow, validation) = hold_out(data, f, false, seed_of(&params)?)?;
             params.fit(&grow)?.prune_reduced_error(&validation)?
         }
         // take_pruning refuses pessimistic pruning for regressors.
@@ -229,10 +141,11 @@ fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Fail
 }
 
 fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = forest!(growth!(RandomForestClassifier::params(), &mut p), p);
+    let mut params = RandomForestClassifier::params();
     if let Some(w) = p.take_class_weight(data)? {
         params = params.class_weight(w);
     }
+    let params = p.apply(params)?;
     p.finish("forest")?;
     let model = params.fit(data)?;
     report_oob(model.oob_score(), "accuracy");
@@ -240,7 +153,7 @@ fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
 }
 
 fn train_forest_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let params = forest!(growth!(RandomForestRegressor::params(), &mut p), p);
+    let params = p.apply(RandomForestRegressor::params())?;
     p.finish("forest-regressor")?;
     let model = params.fit(data)?;
     report_oob(model.oob_score(), "R²");
@@ -248,13 +161,7 @@ fn train_forest_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Fa
 }
 
 fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = growth!(AdaBoostClassifier::params(), &mut p);
-    if let Some(n) = p.take("n-estimators")? {
-        params = params.n_estimators(n);
-    }
-    if let Some(r) = p.take("learning-rate")? {
-        params = params.learning_rate(r);
-    }
+    let params = p.apply(AdaBoostClassifier::params())?;
     p.finish("adaboost")?;
     Fitted::new(&params.fit(data)?)
 }
@@ -306,9 +213,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: DecisionTreeClassifier::KIND,
         summary: "CART decision tree classifier (scikit-learn's DecisionTreeClassifier)",
-        params: None,
+        params: || DecisionTreeClassifier::params().describe(),
         params_help: TREE_HELP,
-        common_help: GROWTH_HELP,
         train: train_tree,
         predict: predict_tree,
         scores: Some(scores_tree),
@@ -318,9 +224,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: DecisionTreeRegressor::KIND,
         summary: "CART regression tree (scikit-learn's DecisionTreeRegressor)",
-        params: None,
+        params: || DecisionTreeRegressor::params().describe(),
         params_help: TREE_REGRESSOR_HELP,
-        common_help: GROWTH_HELP,
         train: train_tree_regressor,
         predict: predict_tree_regressor,
         scores: None,
@@ -330,13 +235,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: RandomForestClassifier::KIND,
         summary: "random forest classifier (scikit-learn's RandomForestClassifier)",
-        params: None,
-        params_help: "  --class-weight balanced|L:W,...    balanced: weight classes by n / (k · n_class); or a weight
-                                     per class label, as 1:0.1,-1:2 (classes not named keep 1)
-  --n-estimators <int>               trees (default 100)
-  --bootstrap true|false             grow each tree on a bootstrap sample (default true)
-  --oob-score true|false             report the out-of-bag accuracy on stderr (default false)",
-        common_help: GROWTH_HELP,
+        params: || RandomForestClassifier::params().describe(),
+        params_help: "",
         train: train_forest,
         predict: predict_forest,
         scores: Some(scores_forest),
@@ -346,9 +246,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: false,
         kind: RandomForestRegressor::KIND,
         summary: "random forest regressor (scikit-learn's RandomForestRegressor)",
-        params: None,
-        params_help: FOREST_HELP,
-        common_help: GROWTH_HELP,
+        params: || RandomForestRegressor::params().describe(),
+        params_help: "",
         train: train_forest_regressor,
         predict: predict_forest_regressor,
         scores: None,
@@ -358,11 +257,8 @@ pub const ENTRIES: [ModelEntry; 5] = [
         classifier: true,
         kind: AdaBoostClassifier::KIND,
         summary: "AdaBoost (SAMME) over decision stumps (scikit-learn's AdaBoostClassifier)",
-        params: None,
-        params_help: "  --n-estimators <int>               boosting rounds (default 50)
-  --learning-rate <number>           shrinks each learner's vote (default 1)
-  (growth flags shape the weak learner; --max-depth defaults to 1, a stump)",
-        common_help: GROWTH_HELP,
+        params: || AdaBoostClassifier::params().describe(),
+        params_help: "",
         train: train_adaboost,
         predict: predict_adaboost,
         scores: Some(scores_adaboost),

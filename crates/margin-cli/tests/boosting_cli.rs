@@ -146,9 +146,21 @@ fn bad_flags_and_data_are_refused_with_exit_code_2() {
     let m = m.to_str().unwrap();
     let heart = "datasets/heart_scale";
     for (flag, value, needle) in [
-        ("--learning-rate", "0", "learning_rate"),
-        ("--max-bins", "300", "max_bins"),
-        ("--subsample", "1.5", "subsample"),
+        (
+            "--learning-rate",
+            "0",
+            "--learning-rate: expected a finite number > 0, found `0`",
+        ),
+        (
+            "--max-bins",
+            "300",
+            "--max-bins: expected an integer in [2, 255] (one more bin is kept for missing values), found `300`",
+        ),
+        (
+            "--subsample",
+            "1.5",
+            "--subsample: expected a number in (0, 1], found `1.5`",
+        ),
         ("--max-depth", "deep", "--max-depth"),
         ("--early-stopping", "maybe", "--early-stopping"),
         ("--class-weight", "heavy", "--class-weight"),

@@ -170,3 +170,33 @@ fn bad_categorical_and_pruning_flags_are_refused() {
     );
     refused(&["tree-regressor", "--pruning", "pessimistic"], "--pruning");
 }
+
+/// `--seed` is a described parameter, set by the params; reduced-error pruning shuffles the rows
+/// it holds out by the same seed. Growth with every feature ignores the seed, so two seeds give
+/// the same unpruned tree and, pruned on different held-out rows, different trees.
+#[test]
+fn reduced_error_pruning_holds_out_the_rows_the_seed_shuffles() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("t.margin");
+    let m = model.to_str().unwrap();
+    let export = |model: &str, data: &str, flags: &[&str]| {
+        let mut args = vec!["train", model];
+        args.extend_from_slice(flags);
+        args.extend([data, "-o", m]);
+        stdout(&margin(&args));
+        stdout(&margin(&["tree-export", m]))
+    };
+    for (model, data) in [
+        ("tree", "datasets/heart_scale"),
+        ("tree-regressor", "datasets/housing_scale"),
+    ] {
+        assert_eq!(
+            export(model, data, &["--seed", "1"]),
+            export(model, data, &["--seed", "2"]),
+            "{model}"
+        );
+        let pruned = |seed| export(model, data, &["--pruning", "reduced-error", "--seed", seed]);
+        assert_eq!(pruned("1"), pruned("1"), "{model}");
+        assert_ne!(pruned("1"), pruned("2"), "{model}");
+    }
+}

@@ -286,12 +286,12 @@ fn bad_flags_and_files_are_refused() {
     fails_with(
         &["train", "tree", "--max-depth", "0", h, "-o", o],
         2,
-        "max_depth",
+        "--max-depth: expected at least 1, or none (grow until the leaves are pure), found `0`",
     );
     fails_with(
         &["train", "tree", "--max-features", "many", h, "-o", o],
         2,
-        "max_features",
+        "--max-features: expected all, sqrt, log2, a count (3) or a fraction (0.5), found `many`",
     );
     fails_with(
         &["train", "tree", "--class-weight", "heavy", h, "-o", o],
@@ -306,12 +306,12 @@ fn bad_flags_and_files_are_refused() {
     fails_with(
         &["train", "forest", "--n-estimators", "0", h, "-o", o],
         2,
-        "n_estimators",
+        "--n-estimators: expected at least 1, found `0`",
     );
     fails_with(
         &["train", "adaboost", "--learning-rate", "-1", h, "-o", o],
         2,
-        "learning_rate",
+        "--learning-rate: expected a finite number > 0, found `-1`",
     );
     fails_with(
         &["tree-export", "/nonexistent/model.margin"],
