@@ -268,7 +268,7 @@ fn checks_moved_from_fitting_keep_their_names_and_phrases() {
     named(
         hist.set("early_stopping", "sometimes"),
         "early_stopping",
-        "auto, true, false",
+        "auto, true or false",
     );
     // fit refuses what check refuses, before looking at the data.
     let data = datasets::heart_scale().unwrap();
