@@ -12,7 +12,8 @@
 //!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
 //!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
-//!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled datasets** ([`datasets`]) and the shared
+//!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled
+//!   datasets** ([`datasets`], cargo feature `datasets`, on by default) and the shared
 //!   **estimator battery** ([`battery`]) every model's tests run, with the reader of their
 //!   reference **fixtures** ([`fixture`]).
 //!
@@ -32,6 +33,7 @@
 
 pub mod battery;
 mod dataset;
+#[cfg(feature = "datasets")]
 pub mod datasets;
 mod dense;
 mod error;

@@ -6,7 +6,7 @@
 //! | module | crate | holds |
 //! |---|---|---|
 //! | [`linalg`] (and the root) | `core-linalg` | records, datasets, traits, errors, I/O, preprocessing, model files |
-//! | [`datasets`] | `core-linalg` | the bundled real datasets |
+//! | [`datasets`] | `core-linalg` | the bundled real datasets (feature `datasets`, on by default) |
 //! | [`optim`] | `optim` | solvers (SMO, gradient descent, Pegasos, DCD) |
 //! | [`kernels`] | `kernels` | kernel functions, Gram matrices, kernel cache |
 //! | [`metrics`] | `metrics` | scores, cross-validation, search |
@@ -34,7 +34,9 @@ pub use margin_core::{
     ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result,
     Targets,
 };
-pub use margin_core::{datasets, io, preprocessing, split, validate};
+#[cfg(feature = "datasets")]
+pub use margin_core::datasets;
+pub use margin_core::{io, preprocessing, split, validate};
 pub use margin_kernels as kernels;
 pub use margin_linear as linear;
 pub use margin_metrics as metrics;
