@@ -33,6 +33,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod classification;
 mod clustering;
