@@ -14,7 +14,8 @@
 //!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
 //!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
-//!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled datasets** ([`datasets`]) and the shared
+//!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled
+//!   datasets** ([`datasets`], cargo feature `datasets`, on by default) and the shared
 //!   **estimator battery** ([`battery`]) every model's tests run, with the reader of their
 //!   reference **fixtures** ([`fixture`]).
 //!
@@ -31,9 +32,12 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod battery;
 mod dataset;
+#[cfg(feature = "datasets")]
 pub mod datasets;
 mod dense;
 mod error;

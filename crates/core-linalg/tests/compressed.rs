@@ -5,7 +5,7 @@ use std::io::Write;
 
 use margin_core::io::{DataFormat, LibsvmOptions, read_data, read_libsvm};
 
-const HEART: &[u8] = include_bytes!("../../../datasets/heart_scale");
+const HEART: &[u8] = include_bytes!("../datasets/heart_scale");
 
 #[test]
 fn gzip_and_bzip2_files_read_like_the_plain_file() {

@@ -1,20 +1,21 @@
 //! # margin: classic machine learning, exact and fast
 //!
-//! The umbrella crate: it re-exports every margin crate, so one dependency brings them all.
-//! Depend on an individual crate (`core-linalg`, `kernels`, `models-svm`, …) to build less.
+//! The umbrella crate (package `margin-ml`, library `margin`): it re-exports every margin crate,
+//! so one dependency brings them all. Depend on an individual crate (`margin-core`,
+//! `margin-kernels`, `margin-svm`, …) to build less.
 //!
 //! | module | crate | holds |
 //! |---|---|---|
-//! | [`linalg`] (and the root) | `core-linalg` | records, datasets, traits, errors, I/O, preprocessing, model files |
-//! | [`datasets`] | `core-linalg` | the bundled real datasets |
-//! | [`optim`] | `optim` | solvers (SMO, gradient descent, Pegasos, DCD) |
-//! | [`kernels`] | `kernels` | kernel functions, Gram matrices, kernel cache |
-//! | [`metrics`] | `metrics` | scores, cross-validation, search |
-//! | [`linear`] | `models-linear` | linear models, perceptrons, naive Bayes |
-//! | [`svm`] | `models-svm` | support vector machines |
-//! | [`tree`] | `models-tree` | trees and ensembles |
-//! | [`neighbors`] | `models-neighbors` | nearest neighbours |
-//! | [`cluster`] | `models-cluster` | k-means, PCA |
+//! | [`linalg`] (and the root) | `margin-core` | records, datasets, traits, errors, I/O, preprocessing, model files |
+//! | [`datasets`] | `margin-core` | the bundled real datasets (feature `datasets`, on by default) |
+//! | [`optim`] | `margin-optim` | solvers (SMO, gradient descent, Pegasos, DCD) |
+//! | [`kernels`] | `margin-kernels` | kernel functions, Gram matrices, kernel cache |
+//! | [`metrics`] | `margin-metrics` | scores, cross-validation, search, charts (PNG with feature `png`) |
+//! | [`linear`] | `margin-linear` | linear models, perceptrons, naive Bayes |
+//! | [`svm`] | `margin-svm` | support vector machines |
+//! | [`tree`] | `margin-tree` | trees and ensembles |
+//! | [`neighbors`] | `margin-neighbors` | nearest neighbours |
+//! | [`cluster`] | `margin-cluster` | k-means, PCA |
 //!
 //! ```
 //! use margin::prelude::*;
@@ -27,14 +28,18 @@
 //! # Ok::<(), margin::Error>(())
 //! ```
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use margin_cluster as cluster;
 pub use margin_core as linalg;
+#[cfg(feature = "datasets")]
+pub use margin_core::datasets;
 pub use margin_core::{
     ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result,
     Targets,
 };
-pub use margin_core::{datasets, io, preprocessing, split, validate};
+pub use margin_core::{io, preprocessing, split, validate};
 pub use margin_kernels as kernels;
 pub use margin_linear as linear;
 pub use margin_metrics as metrics;

@@ -1,7 +1,7 @@
 //! Writes every chart `margin_metrics::plot` draws (SVG and PNG), from cross-validating an SVM on the bundled heart
 //! data, into the directory given (default: the system temp directory).
 //!
-//! `cargo run -p margin-metrics --example plots -- OUT_DIR`
+//! `cargo run -p margin-metrics --features png --example plots -- OUT_DIR`
 
 use margin_core::split::StratifiedKFold;
 use margin_core::{Dataset, DecisionFunction, Fit, Label, Predict, datasets};

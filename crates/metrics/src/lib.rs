@@ -18,7 +18,8 @@
 //!   sample), refitting the best, and the data of [`learning_curve`] and [`validation_curve`].
 //!
 //! - [`plot`]: SVG charts of ROC and precision–recall curves, the confusion matrix, and learning
-//!   and validation curves.
+//!   and validation curves; PNG output with the cargo feature `png` (off by default, so the
+//!   scores alone compile no image renderer).
 //!
 //! Each refuses empty input and mismatched lengths with a typed error.
 //!
@@ -32,6 +33,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod classification;
 mod clustering;

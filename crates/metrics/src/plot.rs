@@ -1,7 +1,12 @@
 //! Small hand-written SVG charts: ROC and precision–recall curves, a confusion-matrix heat map,
-//! learning and validation curves, as plain SVG 1.1 text; [`to_png`] rasterizes any of them
+//! learning and validation curves, as plain SVG 1.1 text; `to_png` rasterizes any of them
 //! (resvg, with a bundled DejaVu Sans so text renders the same on every machine) and
 //! [`write_chart`] picks the format from the file name.
+//!
+//! PNG needs the crate's `png` feature (off by default: resvg and the font are most of this
+//! crate's build, and a user of the scores has no use for them). Without it `to_png` does not
+//! exist and [`write_chart`] refuses a `.png` path with [`Error::Unsupported`]; SVG output
+//! needs no feature.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -305,9 +310,11 @@ pub fn confusion_svg(m: &ConfusionMatrix, names: &[String]) -> String {
 }
 
 /// The font every chart's text is drawn with when rasterized (see `fonts/LICENSE.txt`).
+#[cfg(feature = "png")]
 const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
-/// Rasterizes a chart's SVG to PNG bytes at its own size.
+/// Rasterizes a chart's SVG to PNG bytes at its own size (feature `png`).
+#[cfg(feature = "png")]
 pub fn to_png(svg: &str) -> Result<Vec<u8>> {
     let mut options = resvg::usvg::Options::default();
     {
@@ -330,18 +337,33 @@ pub fn to_png(svg: &str) -> Result<Vec<u8>> {
         .map_err(|e| Error::Numerical(format!("PNG encoding failed: {e}")))
 }
 
-/// Writes a chart as PNG when `path` ends in `.png`, as SVG otherwise.
+/// Writes a chart as PNG when `path` ends in `.png`, as SVG otherwise. Without the `png`
+/// feature a `.png` path is refused with [`Error::Unsupported`] before anything is written.
 pub fn write_chart(path: &Path, svg: &str) -> Result<()> {
     let is_png = path
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("png"));
     let bytes = if is_png {
-        to_png(svg)?
+        png_bytes(svg)?
     } else {
         svg.as_bytes().to_vec()
     };
     margin_core::io::write_atomically(path, |w| w.write_all(&bytes))
+}
+
+#[cfg(feature = "png")]
+fn png_bytes(svg: &str) -> Result<Vec<u8>> {
+    to_png(svg)
+}
+
+/// The refusal of a `.png` chart in a build without the `png` feature.
+#[cfg(not(feature = "png"))]
+fn png_bytes(_svg: &str) -> Result<Vec<u8>> {
+    Err(Error::unsupported(
+        "writing a PNG chart",
+        "build margin-metrics with its `png` feature, or write the chart as .svg",
+    ))
 }
 
 #[cfg(test)]
@@ -350,20 +372,52 @@ mod tests {
 
     #[test]
     fn charts_are_well_formed_svg_with_their_data() {
-        let roc =
-            crate::roc_curve(&[false, true, true, false], &[0.1, 0.9, 0.6, 0.4], true).unwrap();
-        let svg = roc_svg(&roc, 1.0);
+        let svg = roc_chart();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("AUC = 1.0000") && svg.contains("<polyline"));
         let m = ConfusionMatrix::new(&[0, 1, 1], &[0, 1, 0], 2).unwrap();
         let heat = confusion_svg(&m, &["a<b".into(), "c".into()]);
         assert!(heat.contains("a&lt;b") && heat.matches("<rect").count() == 1 + 4);
         assert_eq!(tick_step(1.0), 0.2);
+        assert_eq!(tick_step(37.0), 10.0);
+    }
+
+    fn roc_chart() -> String {
+        let roc =
+            crate::roc_curve(&[false, true, true, false], &[0.1, 0.9, 0.6, 0.4], true).unwrap();
+        roc_svg(&roc, 1.0)
+    }
+
+    #[cfg(feature = "png")]
+    #[test]
+    fn png_charts_draw_their_text() {
+        let svg = roc_chart();
         let png = to_png(&svg).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         // Text is drawn: the same chart without its labels rasterizes differently.
         let bare = svg.replace("AUC = 1.0000", "");
         assert_ne!(to_png(&bare).unwrap(), png);
-        assert_eq!(tick_step(37.0), 10.0);
+    }
+
+    #[test]
+    fn write_chart_picks_the_format_from_the_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = roc_chart();
+        let svg_path = dir.path().join("roc.svg");
+        write_chart(&svg_path, &svg).unwrap();
+        assert_eq!(std::fs::read_to_string(&svg_path).unwrap(), svg);
+        let png_path = dir.path().join("roc.PNG");
+        let written = write_chart(&png_path, &svg);
+        if cfg!(feature = "png") {
+            written.unwrap();
+            let png = std::fs::read(&png_path).unwrap();
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        } else {
+            match written {
+                Err(Error::Unsupported { reason, .. }) => assert!(reason.contains("`png` feature")),
+                other => panic!("expected Unsupported, got {other:?}"),
+            }
+            assert!(!png_path.exists(), "a refused chart leaves no file");
+        }
     }
 }
