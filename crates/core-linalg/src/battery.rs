@@ -38,7 +38,7 @@ use crate::traits::{Fit, Predict};
 mod forge;
 mod params;
 
-pub use params::check_params;
+pub use params::{check_defaults, check_params};
 
 pub use forge::{
     FORGERIES, MAX_PROBE_WIDTH, asked_width, check_forged_files, forged_body, forged_file_failures,

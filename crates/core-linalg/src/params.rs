@@ -131,7 +131,9 @@ macro_rules! integer_param {
                 text.trim().parse().map_err(|_| $what.to_owned())
             }
             fn to_value(&self) -> Value {
-                Value::Int(i128::from(*self))
+                // Every integer type here, usize included (at most 64 bits on every target
+                // Rust supports), fits in i128: the fallback is never taken.
+                Value::Int(i128::try_from(*self).unwrap_or(i128::MAX))
             }
         }
     )*};
@@ -140,22 +142,8 @@ integer_param!(
     u32 => "a non-negative integer below 2^32",
     u64 => "a non-negative integer below 2^64",
     i64 => "an integer",
+    usize => "a non-negative integer",
 );
-
-impl ParamType for usize {
-    fn kind() -> Cow<'static, str> {
-        "<int>".into()
-    }
-    fn parse(text: &str) -> std::result::Result<Self, String> {
-        text.trim()
-            .parse()
-            .map_err(|_| "a non-negative integer".to_owned())
-    }
-    fn to_value(&self) -> Value {
-        // usize is at most 64 bits on every target Rust supports, so this never saturates.
-        Value::Int(i128::try_from(*self).unwrap_or(i128::MAX))
-    }
-}
 
 /// `none` or a value of `T` (scikit-learn's `None`).
 impl<T: ParamType> ParamType for Option<T> {
@@ -317,11 +305,16 @@ pub struct Param<P> {
     pub used: fn(&P) -> bool,
 }
 
+/// The command-line spelling of a parameter name: lower case, `-` for `_` (`C` is `--c`,
+/// `max_iter` is `--max-iter`).
+pub fn flag_of(name: &str) -> String {
+    name.to_lowercase().replace('_', "-")
+}
+
 impl<P> Param<P> {
-    /// The command-line spelling of the name: lower case, `-` for `_` (`C` is `--c`,
-    /// `max_iter` is `--max-iter`).
+    /// The command-line spelling of the name (see [`flag_of`]).
     pub fn flag(&self) -> String {
-        self.name.to_lowercase().replace('_', "-")
+        flag_of(self.name)
     }
 }
 

@@ -2,6 +2,8 @@
 //! folds (scikit-learn's `GridSearchCV`), the values set through the model's parameter
 //! descriptions like any `--name value`.
 
+use margin_core::params::flag_of;
+
 use crate::Failure;
 use crate::models::ParamArgs;
 
@@ -27,7 +29,7 @@ pub fn candidates(spec: &str, base: &ParamArgs) -> Result<Vec<Candidate>, Failur
         let (name, values) = axis
             .split_once('=')
             .ok_or_else(|| bad(format!("`{axis}` has no `=`")))?;
-        let flag = name.trim().to_lowercase().replace('_', "-");
+        let flag = flag_of(name.trim());
         let values: Vec<String> = values
             .split(',')
             .map(|v| v.trim().to_owned())

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use margin_core::params::{ParamInfo, ParamType, Params};
+use margin_core::params::{ParamInfo, ParamType, Params, flag_of};
 use margin_core::{
     Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
     Records, Targets,
@@ -129,7 +129,7 @@ impl ParamArgs {
                 expected,
             } if P::param(&name).is_ok() => Failure::usage(format!(
                 "--{}: expected {expected}, found `{value}`",
-                name.to_lowercase().replace('_', "-")
+                flag_of(&name)
             )),
             other => Failure::from(other),
         };
@@ -156,7 +156,7 @@ impl ParamArgs {
     /// command line keeps the command line's value.
     pub fn add_defaults(&mut self, pairs: Vec<(String, String)>) {
         for (name, value) in pairs {
-            let flag = name.to_lowercase().replace('_', "-");
+            let flag = flag_of(&name);
             if !self.values.contains_key(&flag) {
                 self.values.insert(flag.clone(), value);
                 self.from_file.push(flag);

@@ -109,10 +109,8 @@ fn command_line_values_override_the_file_and_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let data = small_dna(dir.path());
     let file = dir.path().join("ridge.json");
-    std::fs::write(&file, "{\"alpha\": -1}").unwrap();
-    // The file's value is refused like a flag's, naming the parameter and its range.
-    fails_with(
-        &[
+    let refused = |needle: &str| {
+        let args = [
             "train",
             "ridge",
             "--params",
@@ -120,10 +118,12 @@ fn command_line_values_override_the_file_and_are_checked() {
             &data,
             "-o",
             "/dev/null",
-        ],
-        2,
-        "--alpha: expected",
-    );
+        ];
+        fails_with(&args, 2, needle);
+    };
+    std::fs::write(&file, "{\"alpha\": -1}").unwrap();
+    // The file's value is refused like a flag's, naming the parameter and its range.
+    refused("--alpha: expected");
     // A flag wins over the file.
     let out = dir.path().join("m");
     let with_file = train(
@@ -136,19 +136,7 @@ fn command_line_values_override_the_file_and_are_checked() {
     assert!(with_file == direct);
     fails_with(&["params", "no-such-model"], 2, "unknown model");
     std::fs::write(&file, "[]").unwrap();
-    fails_with(
-        &[
-            "train",
-            "ridge",
-            "--params",
-            file.to_str().unwrap(),
-            &data,
-            "-o",
-            "/dev/null",
-        ],
-        2,
-        "not a JSON object",
-    );
+    refused("not a JSON object");
 }
 
 /// The mean of the first metric in `margin evaluate`'s fold table.

@@ -3,7 +3,7 @@
 //! not depend on the order, and the flat kernel parameters fit the very model the kernel
 //! builder fits.
 
-use margin_core::battery::check_params;
+use margin_core::battery::{check_defaults, check_params};
 use margin_core::params::{Params, Value};
 use margin_core::{ClassWeight, Error, Fit, Label, ModelFile, datasets};
 use margin_kernels::{Gamma, Laplacian, Polynomial, Rbf, Sigmoid};
@@ -84,27 +84,6 @@ fn every_linear_svc_params_passes_the_battery_in_every_configuration() {
     );
 }
 
-/// Checks `P`'s defaults against scikit-learn's: each `(name, text)` of `sklearn` set on the
-/// default leaves it unchanged, and every parameter of `P` is either there or in `margin_only`.
-fn same_defaults<P: Params + Default + PartialEq + std::fmt::Debug>(
-    sklearn: &[(&str, &str)],
-    margin_only: &[&str],
-) {
-    for (name, text) in sklearn {
-        let mut p = P::default();
-        p.set(name, text)
-            .unwrap_or_else(|e| panic!("{name} = {text}: {e}"));
-        assert_eq!(p, P::default(), "{name}: scikit-learn's default is {text}");
-    }
-    for param in P::PARAMS {
-        assert!(
-            sklearn.iter().any(|(n, _)| *n == param.name) || margin_only.contains(&param.name),
-            "{} is in neither list",
-            param.name
-        );
-    }
-}
-
 /// scikit-learn 1.9's documented defaults (sklearn.svm.SVC, NuSVC, SVR, NuSVR, OneClassSVM,
 /// LinearSVC). Where margin differs on purpose, the parameter is in the margin-only list:
 /// - `max_iter`: scikit-learn's -1 means no limit; margin's `none` is LIBSVM 3.37's limit
@@ -128,7 +107,7 @@ fn defaults_are_scikit_learns() {
     ];
     let with = |own: &[(&'static str, &'static str)]| [&kernel[..], own].concat();
     let classifier_only = ["max_iter", "multiclass", "label_order", "seed"];
-    same_defaults::<SvcParams>(
+    check_defaults::<SvcParams>(
         &with(&[
             ("C", "1.0"),
             ("probability", "false"),
@@ -136,20 +115,20 @@ fn defaults_are_scikit_learns() {
         ]),
         &classifier_only,
     );
-    same_defaults::<NuSvcParams>(
+    check_defaults::<NuSvcParams>(
         &with(&[("nu", "0.5"), ("probability", "false")]),
         &classifier_only,
     );
-    same_defaults::<SvrParams>(
+    check_defaults::<SvrParams>(
         &with(&[("C", "1.0"), ("epsilon", "0.1")]),
         &["max_iter", "probability", "seed"],
     );
-    same_defaults::<NuSvrParams>(
+    check_defaults::<NuSvrParams>(
         &with(&[("C", "1.0"), ("nu", "0.5")]),
         &["max_iter", "probability", "seed"],
     );
-    same_defaults::<OneClassSvmParams>(&with(&[("nu", "0.5")]), &["max_iter", "probability"]);
-    same_defaults::<LinearSvcParams>(
+    check_defaults::<OneClassSvmParams>(&with(&[("nu", "0.5")]), &["max_iter", "probability"]);
+    check_defaults::<LinearSvcParams>(
         &[
             ("loss", "squared_hinge"),
             ("tol", "0.0001"),

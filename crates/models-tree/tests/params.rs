@@ -2,7 +2,7 @@
 //! configuration, its defaults are scikit-learn's (or differ for a stated reason), and the
 //! checks that moved from fitting into the params keep their names and phrases.
 
-use margin_core::battery::check_params;
+use margin_core::battery::{check_defaults, check_params};
 use margin_core::params::{Params, Value};
 use margin_core::{ClassWeight, Error, Fit, datasets};
 use margin_tree::{
@@ -55,27 +55,6 @@ fn every_params_passes_the_battery_in_every_configuration() {
     check_params(&GradientBoostingRegressorParams::default().loss(RegressionLoss::AbsoluteError));
 }
 
-/// Checks `P`'s defaults against scikit-learn's: each `(name, text)` of `sklearn` set on the
-/// default leaves it unchanged, and every parameter of `P` is either there or in `margin_only`.
-fn same_defaults<P: Params + Default + PartialEq + std::fmt::Debug>(
-    sklearn: &[(&str, &str)],
-    margin_only: &[&str],
-) {
-    for (name, text) in sklearn {
-        let mut p = P::default();
-        p.set(name, text)
-            .unwrap_or_else(|e| panic!("{name} = {text}: {e}"));
-        assert_eq!(p, P::default(), "{name}: scikit-learn's default is {text}");
-    }
-    for param in P::PARAMS {
-        assert!(
-            sklearn.iter().any(|(n, _)| *n == param.name) || margin_only.contains(&param.name),
-            "{} is in neither list",
-            param.name
-        );
-    }
-}
-
 /// scikit-learn 1.9's documented defaults (sklearn.tree.DecisionTreeClassifier/Regressor,
 /// sklearn.ensemble.RandomForestClassifier/Regressor, AdaBoostClassifier,
 /// HistGradientBoostingClassifier/Regressor). margin-only, or different on purpose:
@@ -103,7 +82,7 @@ fn defaults_are_scikit_learns() {
     ];
     let with = |own: &[(&'static str, &'static str)]| [&growth[..], own].concat();
     let tree_only = ["seed", "missing_values", "categorical_features"];
-    same_defaults::<DecisionTreeClassifierParams>(
+    check_defaults::<DecisionTreeClassifierParams>(
         &with(&[
             ("criterion", "gini"),
             ("max_features", "none"),
@@ -111,7 +90,7 @@ fn defaults_are_scikit_learns() {
         ]),
         &tree_only,
     );
-    same_defaults::<DecisionTreeRegressorParams>(
+    check_defaults::<DecisionTreeRegressorParams>(
         &with(&[("criterion", "squared_error"), ("max_features", "none")]),
         &tree_only,
     );
@@ -120,7 +99,7 @@ fn defaults_are_scikit_learns() {
         ("bootstrap", "true"),
         ("oob_score", "false"),
     ];
-    same_defaults::<RandomForestClassifierParams>(
+    check_defaults::<RandomForestClassifierParams>(
         &with(
             &[
                 &forest[..],
@@ -134,7 +113,7 @@ fn defaults_are_scikit_learns() {
         ),
         &tree_only,
     );
-    same_defaults::<RandomForestRegressorParams>(
+    check_defaults::<RandomForestRegressorParams>(
         &with(
             &[
                 &forest[..],
@@ -159,7 +138,7 @@ fn defaults_are_scikit_learns() {
         ("n_estimators", "50"),
         ("learning_rate", "1.0"),
     ];
-    same_defaults::<AdaBoostClassifierParams>(&stump, &tree_only);
+    check_defaults::<AdaBoostClassifierParams>(&stump, &tree_only);
     let hist = [
         ("learning_rate", "0.1"),
         ("max_iter", "100"),
@@ -174,11 +153,11 @@ fn defaults_are_scikit_learns() {
         ("tol", "1e-7"),
     ];
     let booster_only = ["subsample", "allow_missing", "seed"];
-    same_defaults::<GradientBoostingClassifierParams>(
+    check_defaults::<GradientBoostingClassifierParams>(
         &[&hist[..], &[("class_weight", "none")]].concat(),
         &booster_only,
     );
-    same_defaults::<GradientBoostingRegressorParams>(
+    check_defaults::<GradientBoostingRegressorParams>(
         &[&hist[..], &[("loss", "squared_error")]].concat(),
         &booster_only,
     );

@@ -41,6 +41,29 @@ pub fn check_params<P: Params + PartialEq + Debug>(p: &P) {
     }
 }
 
+/// Checks `P`'s defaults against a reference table (scikit-learn's documented defaults): each
+/// `(name, text)` of `reference`, set on the default, leaves it unchanged, and every parameter
+/// of `P` is either in `reference` or in `own` (margin's own parameters, or those that differ
+/// on purpose: the caller documents why). Panics with the first failure (tests only).
+pub fn check_defaults<P: Params + Default + PartialEq + Debug>(
+    reference: &[(&str, &str)],
+    own: &[&str],
+) {
+    for (name, text) in reference {
+        let mut p = P::default();
+        p.set(name, text)
+            .unwrap_or_else(|e| panic!("{name} = {text}: {e}"));
+        assert_eq!(p, P::default(), "{name}: the reference default is {text}");
+    }
+    for param in P::PARAMS {
+        assert!(
+            reference.iter().any(|(n, _)| *n == param.name) || own.contains(&param.name),
+            "{} is in neither list",
+            param.name
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,7 +105,20 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "the reference default is 2")]
+    fn a_default_other_than_the_reference_fails() {
+        check_defaults::<Doubling>(&[("x", "2")], &[]);
+    }
+
+    #[test]
+    #[should_panic(expected = "x is in neither list")]
+    fn a_parameter_in_no_list_fails() {
+        check_defaults::<Doubling>(&[], &[]);
+    }
+
+    #[test]
     fn consistent_descriptions_pass() {
+        check_defaults::<Doubling>(&[("x", "0")], &[]);
         check_params(&Doubling::default()); // 0 doubles to 0
     }
 }
