@@ -18,7 +18,7 @@ use margin_linear::{
     LogisticRegression, MultinomialNB, Perceptron, Ridge,
 };
 use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Metric, NearestNeighbors};
-use margin_svm::{LinearSvc, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_svm::{LinearSvc, Multiclass, OneClassSvm, Svc, KernelChoice, Svr};
 use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
     GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
@@ -186,7 +186,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
     let rbf = || Rbf::with_gamma(0.5).expect("γ > 0");
     vec![
         seed(Svc::params().fit(&two)),
-        seed(Svc::params().kernel(SvmKernel::Linear).fit(&three)),
+        seed(Svc::params().kernel(KernelChoice::Linear).fit(&three)),
         seed(Svc::params().probability(true).fit(&three)),
         seed(Svc::params().multiclass(Multiclass::OneVsRest).fit(&three)),
         seed(
@@ -195,7 +195,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
                 .fit(&two),
         ),
         seed(Svr::params().fit(&reg)),
-        seed(Svr::params().kernel(SvmKernel::Linear).fit(&reg)),
+        seed(Svr::params().kernel(KernelChoice::Linear).fit(&reg)),
         seed(OneClassSvm::params().fit(&reg)),
         seed(LinearSvc::params().fit(&two)),
         seed(LinearSvc::params().fit(&three)),

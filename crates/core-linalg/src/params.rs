@@ -246,20 +246,32 @@ pub fn alternatives(kind: &str) -> String {
 }
 
 /// Implements [`ParamType`] for an enum of unit variants, each named by one or more strings
-/// (the first is the one reports write; the others are accepted aliases).
+/// (the first is the one reports write; the others are accepted aliases). Variants after
+/// `unlisted:` are read and written but left out of [`ParamType::kind`] (the choices help
+/// texts offer): a value a params struct can hold but that text alone does not make.
 ///
 /// ```
 /// #[derive(Clone, Copy, Debug, PartialEq)]
-/// enum Solver { Lbfgs, Newton }
-/// margin_core::param_choice!(Solver { Lbfgs => "lbfgs", Newton => "newton" | "newton-cholesky" });
+/// enum Solver { Lbfgs, Newton, Custom }
+/// margin_core::param_choice!(Solver {
+///     Lbfgs => "lbfgs",
+///     Newton => "newton" | "newton-cholesky";
+///     unlisted: Custom => "custom"
+/// });
 ///
 /// use margin_core::params::ParamType;
 /// assert_eq!(Solver::parse("newton-cholesky"), Ok(Solver::Newton));
 /// assert_eq!(Solver::kind(), "lbfgs|newton");
+/// assert_eq!(Solver::parse("custom"), Ok(Solver::Custom));
+/// assert_eq!(Solver::parse("sgd"), Err("lbfgs or newton".to_owned()));
 /// ```
 #[macro_export]
 macro_rules! param_choice {
-    ($t:ty { $($variant:ident => $name:literal $(| $alias:literal)*),+ $(,)? }) => {
+    ($t:ty {
+        $($variant:ident => $name:literal $(| $alias:literal)*),+
+        $(; unlisted: $($hidden:ident => $hidden_name:literal),+)?
+        $(,)?
+    }) => {
         impl $crate::params::ParamType for $t {
             fn kind() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(concat!($($name, "|"),+).trim_end_matches('|'))
@@ -267,12 +279,14 @@ macro_rules! param_choice {
             fn parse(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
                 match text.trim() {
                     $($name $(| $alias)* => Ok(<$t>::$variant),)+
+                    $($($hidden_name => Ok(<$t>::$hidden),)+)?
                     _ => Err($crate::params::alternatives(&Self::kind())),
                 }
             }
             fn to_value(&self) -> $crate::params::Value {
                 $crate::params::Value::Text(match self {
                     $(<$t>::$variant => $name,)+
+                    $($(<$t>::$hidden => $hidden_name,)+)?
                 }.to_owned())
             }
         }

@@ -5,6 +5,9 @@
 //!   from σ), [`Sigmoid`] (not PSD), [`Laplacian`], [`ChiSquared`], [`MatrixDot`] (`xᵀAz` for an
 //!   SPD `A`), [`Precomputed`] (LIBSVM's `-t 4` format); [`Gamma`] resolves `"scale"` and
 //!   `"auto"`.
+//! - [`KernelChoice`] and [`KernelParams`]: a model's kernel as scikit-learn's `kernel`,
+//!   `gamma`, `degree` and `coef0` parameters, resolved on the training records at fit time;
+//!   [`kernel_params!`] declares them on a model's params.
 //! - Kernel algebra that keeps a kernel a kernel: [`Scaled`], [`Sum`], [`Product`],
 //!   [`Mapped`] (`k(ψ(x), ψ(z))`), [`RankOne`] (`f(x) f(z)`), and [`KernelExt`] to chain them.
 //!   [`KernelSpec`] holds any standard kernel or combination as plain, serializable data.
@@ -33,6 +36,7 @@
 mod algebra;
 mod approx;
 mod cache;
+mod choice;
 mod dense_by_feature;
 mod feature_map;
 mod gram;
@@ -47,6 +51,7 @@ pub use approx::{
     Landmarks, Nystroem, NystroemParams, RandomFourierFeatures, RandomFourierFeaturesParams,
 };
 pub use cache::{ColumnCache, ColumnSource, KernelSource};
+pub use choice::{KernelChoice, KernelKind, KernelParams};
 pub use feature_map::polynomial_feature_map;
 pub use gram::{GramMethod, GramOptions, cross_gram, cross_gram_with, gram, gram_with};
 pub use kernel::{DotForm, Kernel};
@@ -57,3 +62,7 @@ pub use standard::{
 };
 
 margin_core::impl_n_features!(Nystroem, RandomFourierFeatures);
+
+// For `kernel_params!`, so callers need no dependency named `margin_core`.
+#[doc(hidden)]
+pub use margin_core as __margin_core;

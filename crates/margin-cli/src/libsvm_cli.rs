@@ -15,8 +15,8 @@ use margin_core::io::{IndexBase, LibsvmOptions, format_g, read_libsvm};
 use margin_core::{Dataset, Label, Records, Targets};
 use margin_kernels::{Linear, Polynomial, Rbf, Sigmoid};
 use margin_svm::{
-    ClassWeight, FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm, RunReport,
-    SigmoidEnd, SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, SvmKernel, Svr,
+    ClassWeight, FitObserver, KernelChoice, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm,
+    RunReport, SigmoidEnd, SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, Svr,
     training_part,
 };
 
@@ -287,7 +287,7 @@ fn check_parameters(o: &TrainOptions) -> Result<(), Failure> {
 /// index 0 still gets `1/max_index`). A polynomial takes what LIBSVM takes (a degree of 0, a
 /// negative coef0). Called once before any data is read, with a stand-in index, so that
 /// nothing is read before a refusal.
-fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<SvmKernel, Failure> {
+fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<KernelChoice, Failure> {
     check_parameters(o)?;
     let gamma = match o.gamma {
         Some(g) => g,
@@ -301,16 +301,16 @@ fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<SvmKernel, Failure> 
         ))
     };
     Ok(match o.kernel_type {
-        0 => SvmKernel::Spec(Linear.into()),
+        0 => KernelChoice::Spec(Linear.into()),
         1 => {
             let degree = u32::try_from(o.degree)
                 .map_err(|_| Failure::usage(format!("-d {}: degree too large", o.degree)))?;
-            SvmKernel::Spec(Polynomial::libsvm(gamma, o.coef0, degree)?.into())
+            KernelChoice::Spec(Polynomial::libsvm(gamma, o.coef0, degree)?.into())
         }
-        2 => SvmKernel::Spec(Rbf::with_gamma(gamma).map_err(unusable)?.into()),
-        3 => SvmKernel::Spec(Sigmoid::new(gamma, o.coef0).map_err(unusable)?.into()),
+        2 => KernelChoice::Spec(Rbf::with_gamma(gamma).map_err(unusable)?.into()),
+        3 => KernelChoice::Spec(Sigmoid::new(gamma, o.coef0).map_err(unusable)?.into()),
         // 4; `check_parameters` refused anything else.
-        _ => SvmKernel::Precomputed,
+        _ => KernelChoice::Precomputed,
     })
 }
 
@@ -358,7 +358,7 @@ fn single_label(data: &Dataset) -> margin_core::Result<Option<i32>> {
 /// svm-train's options as margin params: one fit per call (what cross-validation repeats).
 struct LibsvmParams<'a> {
     options: &'a TrainOptions,
-    kernel: SvmKernel,
+    kernel: KernelChoice,
 }
 
 impl LibsvmParams<'_> {

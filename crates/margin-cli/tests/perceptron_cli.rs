@@ -118,9 +118,9 @@ fn bad_options_are_usage_errors() {
     fails_with(&args(&["perceptron", "--shuffle", "maybe"]), 2, "--shuffle");
     fails_with(&args(&["perceptron", "--kernel", "rbf"]), 2, "--kernel");
     fails_with(
-        &args(&["kernel-perceptron", "--kernel", "sigmoid"]),
+        &args(&["kernel-perceptron", "--kernel", "custom"]),
         2,
-        "--kernel",
+        "expected linear, poly, rbf, sigmoid or precomputed (a custom kernel is given whole",
     );
     fails_with(
         &args(&["kernel-perceptron", "--kernel", "rbf", "--degree", "3"]),

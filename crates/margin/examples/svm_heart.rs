@@ -4,14 +4,14 @@
 
 use margin::kernels::Gamma;
 use margin::prelude::*;
-use margin::svm::{Svc, SvmKernel};
+use margin::svm::{KernelChoice, Svc};
 
 fn main() -> margin::Result<()> {
     let data = margin::datasets::heart_scale()?; // 270 × 13, labels ±1
     let (train, test) = train_test_split(&data, 0.25, true, 42)?; // stratified, seeded
     let model = Svc::params()
         .c(1.0)
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Scale,
         })
         .fit(&train)?;

@@ -85,6 +85,10 @@ fn defaults_are_scikit_learns() {
     ]);
     // scikit-learn has no kernel perceptron: its Perceptron's names and defaults.
     defaults_are::<KernelPerceptronParams>(&[
+        ("kernel", text("poly"), "margin's own: (x·z + 1)²"),
+        ("degree", Int(2), ""),
+        ("gamma", Float(1.0), ""),
+        ("coef0", Float(1.0), ""),
         ("max_iter", Int(1000), ""),
         ("shuffle", Bool(true), ""),
         ("seed", Int(0), ""),
@@ -114,7 +118,17 @@ fn defaults_are_scikit_learns() {
             "scikit-learn's auto picks cholesky for dense data",
         ),
     ]);
-    defaults_are::<KernelRidgeParams>(&[("alpha", Float(1.0), "")]);
+    defaults_are::<KernelRidgeParams>(&[
+        ("alpha", Float(1.0), ""),
+        ("kernel", text("linear"), ""),
+        ("degree", Int(3), ""),
+        (
+            "gamma",
+            text("auto"),
+            "scikit-learn's gamma=None means 1 / n_features",
+        ),
+        ("coef0", Float(1.0), ""),
+    ]);
     defaults_are::<ElasticNetParams>(&[
         ("alpha", Float(1.0), ""),
         ("l1_ratio", Float(0.5), ""),
@@ -341,4 +355,61 @@ fn ridge_paths_check_every_alpha_as_the_alpha_parameter() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The kernel models' kernels by name: the four parameters set by text give the same fitted
+/// model as the kernel given whole, whatever order they are set in, and the defaults are the
+/// documented kernels.
+#[test]
+fn kernel_models_take_their_kernel_by_name() {
+    use margin_kernels::{Gamma, KernelChoice, Polynomial, Rbf, Sigmoid};
+    let data = datasets::housing_scale().unwrap();
+    let d = data.n_features() as f64;
+
+    // Kernel ridge: RBF with gamma auto is γ = 1 / d.
+    let mut by_name = KernelRidgeParams::default();
+    by_name.set("gamma", "auto").unwrap();
+    by_name.set("kernel", "rbf").unwrap();
+    let whole = KernelRidgeParams::default().kernel(Rbf::with_gamma(1.0 / d).unwrap());
+    let (a, b) = (by_name.fit(&data).unwrap(), whole.fit(&data).unwrap());
+    assert_eq!(a.kernel(), b.kernel());
+    assert_eq!(a.dual_coef(), b.dual_coef());
+    // The sigmoid is scikit-learn's too; coef0 keeps its default 1 when not set.
+    let mut sigmoid = KernelRidgeParams::default();
+    sigmoid.set("kernel", "sigmoid").unwrap();
+    sigmoid.set("gamma", "0.01").unwrap();
+    let expected = KernelRidgeParams::default().kernel(KernelChoice::Sigmoid {
+        gamma: Gamma::Value(0.01),
+        coef0: 1.0,
+    });
+    assert_eq!(sigmoid, expected);
+    assert_eq!(
+        sigmoid.fit(&data).unwrap().kernel(),
+        &Sigmoid::new(0.01, 1.0).unwrap().into()
+    );
+    check_params(&sigmoid);
+
+    // The kernel perceptron's default is (x·z + 1)², as before the kernel had names.
+    let heart = datasets::heart_scale().unwrap();
+    let default = KernelPerceptronParams::default()
+        .max_iter(3)
+        .fit(&heart)
+        .unwrap();
+    assert_eq!(
+        default.kernel(),
+        &Polynomial::new(1.0, 1.0, 2).unwrap().into()
+    );
+    let mut rbf = KernelPerceptronParams::default().max_iter(3);
+    rbf.set("kernel", "rbf").unwrap();
+    rbf.set("gamma", "scale").unwrap();
+    let scale = Gamma::Scale.resolve(&heart.records).unwrap();
+    let fitted = rbf.fit(&heart).unwrap();
+    assert_eq!(fitted.kernel(), &Rbf::with_gamma(scale).unwrap().into());
+    // A parameter the kernel does not read is reported as unused.
+    let unused: Vec<_> = KernelPerceptronParams::PARAMS
+        .iter()
+        .filter(|p| !(p.used)(&rbf))
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(unused, ["degree", "coef0"]);
 }

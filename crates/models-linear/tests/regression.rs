@@ -195,6 +195,44 @@ fn linear_kernel_ridge_is_ridge_without_intercept() {
     }
 }
 
+/// Kernel ridge on a Gram matrix given as the records (LIBSVM's precomputed format, as
+/// scikit-learn's `kernel="precomputed"`) gives the RBF kernel's model; serial numbers that
+/// name no training sample are refused.
+#[test]
+fn precomputed_kernel_ridge_is_the_kernel_it_was_computed_with() {
+    let data = datasets::housing_scale().unwrap();
+    let x = data.records.to_dense().unwrap();
+    let n = x.n_samples();
+    let rbf = Rbf::with_gamma(0.2).unwrap();
+    let gram = margin_kernels::gram(&rbf, &x).unwrap();
+    let rows: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            std::iter::once((i + 1) as f64)
+                .chain(gram.row(i).iter().copied())
+                .collect()
+        })
+        .collect();
+    let pre = Dataset::new(DenseMatrix::from_rows(&rows).unwrap(), data.targets.clone()).unwrap();
+    let direct = KernelRidge::params().kernel(rbf).fit(&data).unwrap();
+    let mut by_name = KernelRidge::params();
+    margin_core::params::Params::set(&mut by_name, "kernel", "precomputed").unwrap();
+    let given = by_name.fit(&pre).unwrap();
+    let (a, b) = (
+        direct.predict(&data.records).unwrap(),
+        given.predict(&pre.records).unwrap(),
+    );
+    for (p, q) in a.iter().zip(&b) {
+        assert!(close(*p, *q, 1e-9), "{p} vs {q}");
+    }
+    let mut bad = rows.clone();
+    bad[3][0] = (n + 7) as f64;
+    let bad = Dataset::new(DenseMatrix::from_rows(&bad).unwrap(), data.targets.clone()).unwrap();
+    assert!(matches!(
+        by_name.fit(&bad),
+        Err(Error::InvalidParameter { .. })
+    ));
+}
+
 #[test]
 fn sparse_records_give_the_dense_answers() {
     let data = datasets::housing_scale().unwrap();

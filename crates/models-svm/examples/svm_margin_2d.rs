@@ -9,7 +9,7 @@
 
 use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Records, Targets};
 use margin_kernels::Gamma;
-use margin_svm::{Svc, SvmKernel};
+use margin_svm::{KernelChoice, Svc};
 
 /// Plot range (both axes) and panel size in pixels.
 const LO: f64 = -3.0;
@@ -145,10 +145,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("svm_margin.svg"));
     let data = two_clouds(60)?;
-    let linear = Svc::params().c(1.0).kernel(SvmKernel::Linear).fit(&data)?;
+    let linear = Svc::params()
+        .c(1.0)
+        .kernel(KernelChoice::Linear)
+        .fit(&data)?;
     let rbf = Svc::params()
         .c(1.0)
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(1.0),
         })
         .fit(&data)?;

@@ -19,7 +19,7 @@
 //!
 //! | model | parameter | default | meaning |
 //! |---|---|---|---|
-//! | all | `kernel`, `gamma`, `degree`, `coef0` | rbf, scale, 3, 0 | see [`SvmKernel`] and [`KernelKind`] |
+//! | all | `kernel`, `gamma`, `degree`, `coef0` | rbf, scale, 3, 0 | see [`KernelChoice`] and [`KernelKind`] |
 //! | all | `tol` | 1e-3 | stop when the maximal KKT violation is below it |
 //! | all | `shrinking` | true | LIBSVM's shrinking heuristic |
 //! | all | `cache_size` | 200 | kernel cache budget in MB (builder `cache_size_mb`) |
@@ -68,7 +68,6 @@
 mod decision;
 mod expansion;
 mod glibc_rand;
-mod kernel_choice;
 mod libsvm_format;
 mod libsvm_run;
 mod linear_svc;
@@ -79,13 +78,13 @@ mod settings;
 mod svc;
 mod svr;
 
-pub use kernel_choice::{KernelKind, SvmKernel};
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{
     Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Penalty, SvmLoss,
 };
 pub use margin_core::ClassWeight;
+pub use margin_kernels::{KernelChoice, KernelKind};
 pub use margin_optim::smo::{Mark, Observer as SolverObserver};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use probability::SigmoidEnd;

@@ -1,16 +1,13 @@
 //! Settings every SVM shares: the kernel and the SMO solver's knobs.
 
-use margin_core::Result;
-use margin_kernels::KernelSpec;
+use margin_kernels::{KernelChoice, KernelParams, KernelSpec};
 use margin_optim::smo::SolverOptions;
 use serde::{Deserialize, Serialize};
-
-use crate::kernel_choice::{FlatKernel, SvmKernel};
 
 /// The kernel and the solver settings of an SVM (scikit-learn's names and defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Settings {
-    pub(crate) kernel: FlatKernel,
+    pub(crate) kernel: KernelParams,
     pub(crate) tol: f64,
     pub(crate) shrinking: bool,
     pub(crate) cache_size_mb: f64,
@@ -20,7 +17,7 @@ pub(crate) struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            kernel: FlatKernel::default(),
+            kernel: KernelParams::default(),
             tol: 1e-3,
             shrinking: true,
             cache_size_mb: 200.0,
@@ -46,13 +43,12 @@ impl Settings {
     /// data, for the cross-validation folds of the probability models).
     pub(crate) fn with_resolved(&self, kernel: &KernelSpec) -> Settings {
         Settings {
-            kernel: SvmKernel::Spec(kernel.clone()).into(),
+            kernel: KernelParams::chosen(
+                KernelChoice::Spec(kernel.clone()),
+                &KernelParams::default(),
+            ),
             ..self.clone()
         }
-    }
-
-    pub(crate) fn check_together(&self) -> Result<()> {
-        self.kernel.check_together()
     }
 }
 
@@ -63,8 +59,11 @@ macro_rules! settings_builders {
             /// The kernel (default RBF with `gamma = "scale"`). It sets the parameters
             /// `kernel`, `gamma`, `degree` and `coef0` (those the kernel does not use to their
             /// defaults).
-            pub fn kernel(mut self, kernel: impl Into<$crate::SvmKernel>) -> Self {
-                self.settings.kernel = kernel.into().into();
+            pub fn kernel(mut self, kernel: impl Into<margin_kernels::KernelChoice>) -> Self {
+                self.settings.kernel = margin_kernels::KernelParams::chosen(
+                    kernel.into(),
+                    &margin_kernels::KernelParams::default(),
+                );
                 self
             }
             /// Stopping tolerance on the maximal KKT violation (default 1e-3).
@@ -102,41 +101,10 @@ macro_rules! svm_params {
         $t:ty { $($head:tt)* } { $($tail:tt)* }
         together: $together:expr
     ) => {
-        margin_core::params! {
-            $t {
-                $($head)*
-                kernel: $crate::KernelKind {
-                    get: |p| p.settings.kernel.kernel,
-                    set: |p, v| p.settings.kernel.set_kind(v),
-                    help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting",
-                },
-                degree: u32 {
-                    at: settings.kernel.degree,
-                    help: "degree of the polynomial kernel",
-                    valid: ("an integer ≥ 1", |d| *d >= 1),
-                    applies: ("with kernel poly", |p| p.settings.kernel.kernel == $crate::KernelKind::Poly),
-                },
-                gamma: margin_kernels::Gamma {
-                    at: settings.kernel.gamma,
-                    help: "kernel γ; scale: 1 / (d · Var X), auto: 1 / d",
-                    valid: ("a finite number > 0, \"scale\" or \"auto\"", |g| match g {
-                        margin_kernels::Gamma::Value(g) => g.is_finite() && *g > 0.0,
-                        _ => true,
-                    }),
-                    applies: ("with kernel rbf, poly or sigmoid", |p| matches!(
-                        p.settings.kernel.kernel,
-                        $crate::KernelKind::Rbf | $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
-                    )),
-                },
-                coef0: f64 {
-                    at: settings.kernel.coef0,
-                    help: "constant term of the polynomial and sigmoid kernels",
-                    valid: ("a finite number", |c| c.is_finite()),
-                    applies: ("with kernel poly or sigmoid", |p| matches!(
-                        p.settings.kernel.kernel,
-                        $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
-                    )),
-                },
+        margin_kernels::kernel_params! {
+            $t [settings.kernel] { $($head)* }
+            { kernel: { help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting" } }
+            {
                 shrinking: bool {
                     at: settings.shrinking,
                     help: "LIBSVM's shrinking heuristic",
@@ -158,11 +126,7 @@ macro_rules! svm_params {
                 },
                 $($tail)*
             }
-            together: |p| {
-                p.settings.check_together()?;
-                let own: fn(&$t) -> margin_core::Result<()> = $together;
-                own(p)
-            }
+            together: $together
         }
     };
 }

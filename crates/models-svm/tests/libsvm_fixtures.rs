@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use margin_core::{Dataset, Fit, Label, Predict, datasets};
 use margin_kernels::{Gamma, Polynomial};
-use margin_svm::{ClassWeight, LabelOrder, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_svm::{ClassWeight, KernelChoice, LabelOrder, OneClassSvm, Svc, Svr};
 
 const HEART_GAMMA: f64 = 0.0769230769230769;
 
@@ -133,7 +133,7 @@ fn c_svc_rbf_on_heart_scale() {
     let d = datasets::heart_scale().unwrap();
     check_svc(
         "heart_rbf",
-        Svc::params().c(1.0).kernel(SvmKernel::Rbf {
+        Svc::params().c(1.0).kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(0.0769230769230769),
         }),
         &d,
@@ -149,7 +149,7 @@ fn c_svc_rbf_without_shrinking() {
         Svc::params()
             .c(10.0)
             .shrinking(false)
-            .kernel(SvmKernel::Rbf {
+            .kernel(KernelChoice::Rbf {
                 gamma: Gamma::Value(0.2),
             }),
         &d,
@@ -162,7 +162,7 @@ fn c_svc_linear_on_heart_scale() {
     let d = datasets::heart_scale().unwrap();
     check_svc(
         "heart_linear",
-        Svc::params().c(0.5).kernel(SvmKernel::Linear),
+        Svc::params().c(0.5).kernel(KernelChoice::Linear),
         &d,
         &d,
     );
@@ -184,7 +184,7 @@ fn c_svc_three_classes_one_vs_one_on_dna() {
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
     check_svc(
         "dna_rbf",
-        Svc::params().c(1.0).kernel(SvmKernel::Rbf {
+        Svc::params().c(1.0).kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(0.005555555555555556),
         }),
         &train,
@@ -234,7 +234,7 @@ fn epsilon_svr_on_housing() {
         .c(10.0)
         .epsilon(0.5)
         .tol(1e-6)
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(HEART_GAMMA),
         })
         .fit(&d)
@@ -249,7 +249,7 @@ fn one_class_svm_on_heart_scale() {
     let model = OneClassSvm::params()
         .nu(0.3)
         .tol(1e-6)
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(0.0769230769230769),
         })
         .fit(&d)
@@ -300,7 +300,7 @@ fn sorted_class_order_matches_scikit_learn() {
     };
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
     let model = Svc::params()
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(1.0 / 180.0),
         })
         .fit(&train)
@@ -336,7 +336,7 @@ fn sorted_class_order_matches_scikit_learn() {
 #[test]
 fn nu_svc_on_heart_scale_and_dna() {
     let d = datasets::heart_scale().unwrap();
-    let params = Svc::nu_params().nu(0.4).kernel(SvmKernel::Rbf {
+    let params = Svc::nu_params().nu(0.4).kernel(KernelChoice::Rbf {
         gamma: Gamma::Value(HEART_GAMMA),
     });
     check_classifier(
@@ -349,7 +349,7 @@ fn nu_svc_on_heart_scale_and_dna() {
         &d,
     );
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
-    let params = Svc::nu_params().nu(0.3).kernel(SvmKernel::Rbf {
+    let params = Svc::nu_params().nu(0.3).kernel(KernelChoice::Rbf {
         gamma: Gamma::Value(0.005555555555555556),
     });
     check_classifier(
@@ -376,7 +376,7 @@ fn nu_svc_with_a_negative_r_is_rescaled_as_libsvm_rescales_it() {
     let d = datasets::heart_scale().unwrap();
     let model = Svc::nu_params()
         .nu(0.2)
-        .kernel(SvmKernel::Sigmoid {
+        .kernel(KernelChoice::Sigmoid {
             gamma: Gamma::Value(0.1),
             coef0: 0.0,
         })
@@ -410,7 +410,7 @@ fn nu_svr_on_housing() {
         .c(10.0)
         .nu(0.5)
         .tol(1e-6)
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(HEART_GAMMA),
         })
         .fit(&d)
@@ -444,7 +444,7 @@ fn check_probabilities(
     };
     let (want_labels, want_probs) = (field("predictions: "), field("probabilities: "));
     let model = Svc::params()
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(gamma),
         })
         .label_order(LabelOrder::FirstSeen)

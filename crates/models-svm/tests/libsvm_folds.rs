@@ -6,7 +6,7 @@ use margin_core::io::{LibsvmOptions, read_libsvm};
 use margin_core::{ClassWeight, Dataset, Fit, Label, datasets};
 use margin_kernels::Gamma;
 use margin_svm::{
-    FitObserver, LabelOrder, LibsvmModel, LibsvmRun, Mark, RunReport, Svc, SvmKernel,
+    FitObserver, KernelChoice, LabelOrder, LibsvmModel, LibsvmRun, Mark, RunReport, Svc,
 };
 
 fn fixture_path(name: &str) -> String {
@@ -67,8 +67,8 @@ fn libsvm_iterations(name: &str) -> Vec<usize> {
         .collect()
 }
 
-fn rbf() -> SvmKernel {
-    SvmKernel::Rbf { gamma: Gamma::Auto }
+fn rbf() -> KernelChoice {
+    KernelChoice::Rbf { gamma: Gamma::Auto }
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn c_svc_probability_models_are_libsvm_s_byte_for_byte() {
 
     let weighted = Svc::params()
         .c(4.0)
-        .kernel(SvmKernel::Polynomial {
+        .kernel(KernelChoice::Polynomial {
             degree: 2,
             gamma: Gamma::Auto,
             coef0: 1.0,
@@ -150,7 +150,7 @@ fn nu_svc_probability_models_are_libsvm_s() {
         .probability(true);
     check_close("heart_nu_svc_probability", &params.fit(&heart).unwrap());
     let linear = Svc::nu_params()
-        .kernel(SvmKernel::Linear)
+        .kernel(KernelChoice::Linear)
         .label_order(LabelOrder::FirstSeen)
         .probability(true);
     check_close(

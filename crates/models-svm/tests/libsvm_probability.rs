@@ -6,7 +6,7 @@
 use margin_core::io::format_g;
 use margin_core::{Dataset, Fit, ModelFile, PredictProba, datasets};
 use margin_kernels::Gamma;
-use margin_svm::{LibsvmModel, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_svm::{KernelChoice, LibsvmModel, OneClassSvm, Svc, Svr};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -15,8 +15,8 @@ fn fixture(name: &str) -> String {
 
 /// LIBSVM's `svm-train` defaults that margin's library spells differently: γ = 1/d and a
 /// 100 MB cache (the cache changes no result).
-fn rbf_auto() -> SvmKernel {
-    SvmKernel::Rbf { gamma: Gamma::Auto }
+fn rbf_auto() -> KernelChoice {
+    KernelChoice::Rbf { gamma: Gamma::Auto }
 }
 
 fn check_regressor(name: &str, model: &Svr, data: &Dataset) {
@@ -49,7 +49,7 @@ fn epsilon_svr_probability_is_libsvm_s_to_the_last_digit() {
     let poly = Svr::params()
         .c(10.0)
         .epsilon(0.5)
-        .kernel(SvmKernel::Polynomial {
+        .kernel(KernelChoice::Polynomial {
             degree: 2,
             gamma: Gamma::Auto,
             coef0: 1.0,
@@ -172,7 +172,7 @@ fn one_class_density_marks_are_libsvm_s() {
     check_one_class("heart_one_class_probability", &model, &d);
     let linear = OneClassSvm::params()
         .nu(0.2)
-        .kernel(SvmKernel::Linear)
+        .kernel(KernelChoice::Linear)
         .probability(true)
         .fit(&d)
         .unwrap();

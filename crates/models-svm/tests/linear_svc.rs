@@ -7,7 +7,7 @@ use margin_core::{
     Targets, datasets,
 };
 use margin_optim::loss::Loss;
-use margin_svm::{ClassWeight, Iterate, LinearSolver, LinearSvc, Svc, SvmKernel, SvmLoss};
+use margin_svm::{ClassWeight, Iterate, KernelChoice, LinearSolver, LinearSvc, Svc, SvmLoss};
 
 struct Reference {
     /// LIBLINEAR's label order.
@@ -157,7 +157,7 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
     let data = mirrored_heart();
     let c = 0.5;
     let smo = Svc::params()
-        .kernel(SvmKernel::Linear)
+        .kernel(KernelChoice::Linear)
         .c(c)
         .tol(1e-9)
         .fit(&data)

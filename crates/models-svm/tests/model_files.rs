@@ -10,7 +10,7 @@ use margin_core::{
 };
 use margin_kernels::{KernelSpec, Rbf};
 use margin_optim::StopReason;
-use margin_svm::{BinaryModel, LinearSvc, Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_svm::{BinaryModel, KernelChoice, LinearSvc, Multiclass, OneClassSvm, Svc, Svr};
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
@@ -67,7 +67,7 @@ fn forged_classifier_files_are_refused_or_harmless_in_every_method() {
     );
     check_forged_files(
         &Svc::params()
-            .kernel(SvmKernel::Linear)
+            .kernel(KernelChoice::Linear)
             .multiclass(Multiclass::OneVsRest)
             .fit(&sparse(&three))
             .unwrap(),
@@ -181,7 +181,7 @@ fn svc_files_must_index_and_pair_within_the_model() {
 #[test]
 fn linear_svc_weights_must_match_the_problems() {
     let model = Svc::params()
-        .kernel(SvmKernel::Linear)
+        .kernel(KernelChoice::Linear)
         .fit(&data(40, 2))
         .unwrap();
     let good = SvcFile::from_bytes(&model.to_bytes().unwrap()).unwrap();

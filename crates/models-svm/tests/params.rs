@@ -8,32 +8,32 @@ use margin_core::params::{Params, Value};
 use margin_core::{ClassWeight, Error, Fit, Label, ModelFile, datasets};
 use margin_kernels::{Gamma, Laplacian, Polynomial, Rbf, Sigmoid};
 use margin_svm::{
-    Iterate, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Multiclass, NuSvcParams,
-    NuSvrParams, OneClassSvm, OneClassSvmParams, Svc, SvcParams, SvmKernel, SvmLoss, Svr,
+    Iterate, KernelChoice, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Multiclass,
+    NuSvcParams, NuSvrParams, OneClassSvm, OneClassSvmParams, Svc, SvcParams, SvmLoss, Svr,
     SvrParams,
 };
 
 /// Every way a kernel can be given to the builder: the named forms, the kernels crate's
 /// standard kernels (which the params store as the named forms), and kernels that only a
 /// custom kernel describes.
-fn kernels() -> Vec<SvmKernel> {
+fn kernels() -> Vec<KernelChoice> {
     vec![
-        SvmKernel::default(),
-        SvmKernel::Linear,
-        SvmKernel::Rbf { gamma: Gamma::Auto },
-        SvmKernel::Rbf {
+        KernelChoice::default(),
+        KernelChoice::Linear,
+        KernelChoice::Rbf { gamma: Gamma::Auto },
+        KernelChoice::Rbf {
             gamma: Gamma::Value(0.25),
         },
-        SvmKernel::Polynomial {
+        KernelChoice::Polynomial {
             degree: 2,
             gamma: Gamma::Value(0.5),
             coef0: 1.0,
         },
-        SvmKernel::Sigmoid {
+        KernelChoice::Sigmoid {
             gamma: Gamma::Scale,
             coef0: -0.5,
         },
-        SvmKernel::Precomputed,
+        KernelChoice::Precomputed,
         Rbf::with_gamma(0.7).unwrap().into(),
         Sigmoid::new(0.2, 0.1).unwrap().into(),
         Polynomial::new(0.5, 1.0, 4).unwrap().into(),
@@ -177,7 +177,7 @@ fn setting_by_name_does_not_depend_on_the_order() {
     assert_eq!(
         forward,
         Svc::params()
-            .kernel(SvmKernel::Polynomial {
+            .kernel(KernelChoice::Polynomial {
                 degree: 2,
                 gamma: Gamma::Value(0.5),
                 coef0: 1.0,
@@ -221,7 +221,7 @@ fn a_kernel_given_whole_is_stored_as_the_parameters_that_describe_it() {
     assert_eq!(p.get("coef0"), Some(Value::Float(-1.5)));
     // A kernel no named form builds stays whole, reported as custom.
     for k in [
-        SvmKernel::from(Polynomial::libsvm(0.0, 1.0, 3).unwrap()),
+        KernelChoice::from(Polynomial::libsvm(0.0, 1.0, 3).unwrap()),
         Laplacian::with_gamma(0.5).unwrap().into(),
     ] {
         let mut p = Svc::params().kernel(k);
@@ -293,7 +293,7 @@ fn text_parameters_fit_the_model_the_builders_fit() {
         ("C", "2"),
     ]);
     let by_builder = Svc::params()
-        .kernel(SvmKernel::Polynomial {
+        .kernel(KernelChoice::Polynomial {
             degree: 2,
             gamma: Gamma::Value(0.1),
             coef0: 0.5,
@@ -314,7 +314,7 @@ fn text_parameters_fit_the_model_the_builders_fit() {
     assert!(
         svr.fit(&regression).unwrap().to_bytes().unwrap()
             == Svr::params()
-                .kernel(SvmKernel::Rbf { gamma: Gamma::Auto })
+                .kernel(KernelChoice::Rbf { gamma: Gamma::Auto })
                 .epsilon(0.2)
                 .fit(&regression)
                 .unwrap()

@@ -8,12 +8,12 @@ use margin_core::{
     Targets,
 };
 use margin_kernels::{Gamma, Kernel, Laplacian, Polynomial, Rbf, Sigmoid};
-use margin_svm::{Multiclass, OneClassSvm, Svc, SvmKernel, Svr};
+use margin_svm::{KernelChoice, Multiclass, OneClassSvm, Svc, Svr};
 use proptest::prelude::*;
 
-fn kernels_under_test() -> Vec<SvmKernel> {
+fn kernels_under_test() -> Vec<KernelChoice> {
     vec![
-        SvmKernel::Linear,
+        KernelChoice::Linear,
         Rbf::with_gamma(0.7).unwrap().into(),
         Polynomial::new(0.5, 1.0, 2).unwrap().into(),
         Sigmoid::new(0.2, 0.0).unwrap().into(),
@@ -119,7 +119,7 @@ fn hard_margin_matches_the_hand_solution() {
     let model = Svc::params()
         .c(f64::INFINITY)
         .tol(1e-12)
-        .kernel(SvmKernel::Linear)
+        .kernel(KernelChoice::Linear)
         .fit(&data)
         .unwrap();
     // scikit-learn's convention: w·x + b = decision value, positive for labels()[1] = +1.
@@ -158,7 +158,7 @@ fn hard_margin_matches_the_hand_solution() {
 fn the_estimator_battery_passes() {
     check_estimator(&Svc::params(), Task::Classification);
     check_estimator(
-        &Svc::params().kernel(SvmKernel::Linear),
+        &Svc::params().kernel(KernelChoice::Linear),
         Task::Classification,
     );
     check_estimator(
@@ -201,7 +201,7 @@ fn bad_parameters_are_refused_with_their_name() {
     assert_eq!(
         name_of(
             Svc::params()
-                .kernel(SvmKernel::Rbf {
+                .kernel(KernelChoice::Rbf {
                     gamma: Gamma::Value(0.0)
                 })
                 .fit(&data)
@@ -263,7 +263,7 @@ fn precomputed_kernel_gives_the_same_machine() {
     let pre = Dataset::new(DenseMatrix::from_rows(&rows).unwrap(), data.targets.clone()).unwrap();
     let direct = Svc::params().kernel(rbf).fit(&data).unwrap();
     let via_gram = Svc::params()
-        .kernel(SvmKernel::Precomputed)
+        .kernel(KernelChoice::Precomputed)
         .fit(&pre)
         .unwrap();
     let (a, b) = (&direct.problems()[0], &via_gram.problems()[0]);

@@ -11,7 +11,9 @@ use margin_kernels::Gamma;
 use margin_linear::{GaussianNB, LinearRegression, MultinomialNB, Ridge};
 use margin_metrics::{accuracy, r2_score, roc_auc};
 use margin_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
-use margin_svm::{LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmKernel, SvmLoss};
+use margin_svm::{
+    KernelChoice, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmLoss,
+};
 use margin_tree::{DecisionTreeClassifier, RandomForestClassifier};
 use margin_tree::{EarlyStopping, GradientBoostingClassifier};
 use serde::{Deserialize, Serialize};
@@ -452,7 +454,7 @@ fn classify<M: Predict<Output = Vec<Label>>>(
 fn svc_rbf(args: &DataArgs) -> Res<Outcome> {
     let (train, test) = data::split(args)?;
     let params = Svc::params()
-        .kernel(SvmKernel::Rbf {
+        .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(1.0 / train.n_features() as f64),
         })
         .c(1.0)

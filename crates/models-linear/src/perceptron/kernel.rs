@@ -5,7 +5,7 @@ use margin_core::{
     Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
     ModelFile, Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
 };
-use margin_kernels::{Kernel, KernelSpec, Polynomial};
+use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use margin_optim::StopReason;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -27,11 +27,12 @@ const MB: f64 = (1u64 << 20) as f64;
 ///
 /// scikit-learn has no kernel perceptron; the shared parameters keep its `Perceptron`'s names
 /// and defaults. There is no `eta0`: `αᵢ` counts mistakes, and a step size would rescale every
-/// `αᵢ` and `b` together without changing a prediction.
+/// `αᵢ` and `b` together without changing a prediction. The kernel is given as scikit-learn's
+/// kernel models give it (`kernel`, `gamma`, `degree`, `coef0`) or whole, as any
+/// [`KernelSpec`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelPerceptronParams {
-    /// `None` is the default kernel `(x·z + 1)²`, built at fit time.
-    kernel: Option<KernelSpec>,
+    kernel: KernelParams,
     max_iter: usize,
     shuffle: bool,
     seed: u64,
@@ -39,10 +40,14 @@ pub struct KernelPerceptronParams {
     gram_budget_mb: f64,
 }
 
+/// The default kernel `(x·z + 1)²`: polynomial with γ = 1, degree 2, coef0 1.
+const DEFAULT_KERNEL: KernelParams =
+    KernelParams::named(KernelKind::Poly, Gamma::Value(1.0), 2, 1.0);
+
 impl Default for KernelPerceptronParams {
     fn default() -> Self {
         Self {
-            kernel: None,
+            kernel: DEFAULT_KERNEL,
             max_iter: 1000,
             shuffle: true,
             seed: 0,
@@ -52,10 +57,10 @@ impl Default for KernelPerceptronParams {
     }
 }
 
-// The kernel is not a parameter by name yet: a `KernelSpec` (sums, products, any kernel)
-// has no text form. It is set with `kernel()`.
-margin_core::params! {
-    KernelPerceptronParams {
+margin_kernels::kernel_params! {
+    KernelPerceptronParams [kernel] {} {
+        kernel: { help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting" }
+    } {
         max_iter: usize {
             help: "epochs at most",
             valid: ("at least 1 epoch", |n| *n >= 1),
@@ -74,12 +79,14 @@ margin_core::params! {
 }
 
 impl KernelPerceptronParams {
-    /// The kernel: any [`KernelSpec`] (linear, polynomial, RBF, sums, products, …). The
-    /// default is the polynomial kernel `(γ x·z + coef0)^degree` with γ = 1, coef0 = 1,
-    /// degree 2, whose feature space holds every quadratic boundary (XOR's included) and
-    /// which, with γ fixed, does not depend on the data's variance.
-    pub fn kernel(mut self, kernel: impl Into<KernelSpec>) -> Self {
-        self.kernel = Some(kernel.into());
+    /// The kernel: a [`KernelChoice`] (γ may be `scale` or `auto`) or any [`KernelSpec`]
+    /// (linear, polynomial, RBF, sums, products, …). It sets the parameters `kernel`, `gamma`,
+    /// `degree` and `coef0` (those the kernel does not use to their defaults). The default is
+    /// the polynomial kernel `(γ x·z + coef0)^degree` with γ = 1, coef0 = 1, degree 2, whose
+    /// feature space holds every quadratic boundary (XOR's included) and which, with γ fixed,
+    /// does not depend on the data's variance.
+    pub fn kernel(mut self, kernel: impl Into<KernelChoice>) -> Self {
+        self.kernel = KernelParams::chosen(kernel.into(), &DEFAULT_KERNEL);
         self
     }
     /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
@@ -391,11 +398,8 @@ impl Fit for KernelPerceptronParams {
         let schedule = self.schedule();
         let budget = self.gram_budget_mb;
         let encoded = Encoded::new(data)?;
-        let kernel = match &self.kernel {
-            Some(k) => k.clone(),
-            None => Polynomial::new(1.0, 1.0, 2)?.into(),
-        };
         let x = &data.records;
+        let kernel = self.kernel.resolve(x)?;
         kernel.check(x)?;
         let n = x.n_samples();
         let gram = if 8.0 * (n as f64) * (n as f64) <= budget * MB {

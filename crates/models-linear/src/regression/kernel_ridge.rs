@@ -5,7 +5,7 @@ use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
     RowView, memory, model_check, validate,
 };
-use margin_kernels::{KernelSpec, Linear};
+use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use serde::{Deserialize, Serialize};
 
 use margin_core::params::Params;
@@ -19,33 +19,37 @@ const PREDICT_BLOCK_ENTRIES: usize = 1 << 22;
 
 /// Parameters of [`KernelRidge`] (scikit-learn's names and defaults).
 ///
-/// The kernel is a concrete [`KernelSpec`]; scikit-learn's `gamma=None` for the RBF,
-/// polynomial and sigmoid kernels means `γ = 1 / n_features`
-/// ([`margin_kernels::Gamma::Auto`] resolves it), and its polynomial `coef0` defaults to 1.
+/// The kernel is scikit-learn's `kernel`, `gamma`, `degree` and `coef0` (default linear;
+/// scikit-learn's `gamma=None` is `auto`, `γ = 1 / n_features`; degree 3; coef0 1), resolved
+/// on the training records at fit time, or any [`KernelSpec`] given to
+/// [`KernelRidgeParams::kernel`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelRidgeParams {
     alpha: f64,
-    kernel: KernelSpec,
+    kernel: KernelParams,
 }
+
+/// scikit-learn's `KernelRidge` kernel defaults.
+const DEFAULT_KERNEL: KernelParams = KernelParams::named(KernelKind::Linear, Gamma::Auto, 3, 1.0);
 
 impl Default for KernelRidgeParams {
     fn default() -> Self {
         Self {
             alpha: 1.0,
-            kernel: Linear.into(),
+            kernel: DEFAULT_KERNEL,
         }
     }
 }
 
-// The kernel is not a parameter by name yet: a `KernelSpec` (sums, products, any kernel)
-// has no text form. It is set with `kernel()`.
-margin_core::params! {
-    KernelRidgeParams {
+margin_kernels::kernel_params! {
+    KernelRidgeParams [kernel] {
         alpha: f64 {
             help: "penalty strength, added to the Gram matrix's diagonal",
             valid: ("a finite number ≥ 0", crate::finite_non_negative),
         },
-    }
+    } {
+        kernel: { help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting" }
+    } {}
 }
 
 impl KernelRidgeParams {
@@ -54,9 +58,11 @@ impl KernelRidgeParams {
         self.alpha = alpha;
         self
     }
-    /// The kernel (default linear, as scikit-learn's).
-    pub fn kernel(mut self, kernel: impl Into<KernelSpec>) -> Self {
-        self.kernel = kernel.into();
+    /// The kernel (default linear, as scikit-learn's): a [`KernelChoice`] (γ may be `scale`
+    /// or `auto`) or any [`KernelSpec`]. It sets the parameters `kernel`, `gamma`, `degree` and
+    /// `coef0` (those the kernel does not use to their defaults).
+    pub fn kernel(mut self, kernel: impl Into<KernelChoice>) -> Self {
+        self.kernel = KernelParams::chosen(kernel.into(), &DEFAULT_KERNEL);
         self
     }
 }
@@ -140,8 +146,11 @@ impl Fit for KernelRidgeParams {
             &format!("kernel ridge's {n} × {n} Gram matrices"),
             memory::FEWER_SAMPLES,
         )?;
+        let kernel = self.kernel.resolve(&data.records)?;
+        // A precomputed kernel's serial numbers must name training samples.
+        margin_kernels::Kernel::check(&kernel, &data.records)?;
         let mut rhs = Mat::<f64>::from_fn(n, 1, |i, _| y[i] * weight(i));
-        let mut k = gram_matrix(&self.kernel, &data.records)?;
+        let mut k = gram_matrix(&kernel, &data.records)?;
         let mut a = MatMut::from_column_major_slice_mut(&mut k, n, n);
         regularize(a.as_mut(), sqrt_w.as_deref(), self.alpha);
         let par = par_for((n as f64).powi(3) / 3.0);
@@ -151,7 +160,7 @@ impl Fit for KernelRidgeParams {
             // Not positive definite (α = 0 on a singular Gram, or an indefinite kernel such as
             // the sigmoid): the minimum-norm least-squares solution, as scikit-learn falls back
             // to. The factorization overwrote the matrix, so it is computed again.
-            let mut k = gram_matrix(&self.kernel, &data.records)?;
+            let mut k = gram_matrix(&kernel, &data.records)?;
             let mut a = MatMut::from_column_major_slice_mut(&mut k, n, n);
             regularize(a.as_mut(), sqrt_w.as_deref(), self.alpha);
             let b = Mat::<f64>::from_fn(n, 1, |i, _| y[i] * weight(i));
@@ -165,7 +174,7 @@ impl Fit for KernelRidgeParams {
             ));
         }
         Ok(KernelRidge {
-            kernel: self.kernel.clone(),
+            kernel,
             dual_coef,
             records: data.records.clone(),
         })

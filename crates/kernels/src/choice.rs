@@ -1,0 +1,455 @@
+//! The kernel a model's params name, before γ is resolved against the training data: the
+//! SVMs', kernel ridge's and the kernel perceptron's `kernel`, `gamma`, `degree` and `coef0`.
+
+use margin_core::params::{ParamType, alternatives};
+use margin_core::{Error, Records, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::spec::KernelSpec;
+use crate::standard::{Gamma, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
+
+/// Which kernel a model's params name (scikit-learn's `kernel`); its γ, degree and coef0 are
+/// parameters of their own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KernelKind {
+    /// `x·z`.
+    Linear,
+    /// `(γ x·z + coef0)^degree`.
+    Poly,
+    /// `exp(−γ‖x − z‖²)` (the default).
+    #[default]
+    Rbf,
+    /// `tanh(γ x·z + coef0)`.
+    Sigmoid,
+    /// A Gram matrix given as the records ([`KernelChoice::Precomputed`]).
+    Precomputed,
+    /// A kernel given whole to the params' `kernel` builder ([`KernelChoice::Spec`]) that none
+    /// of the named forms describes: a sum, a product, a Laplacian, LIBSVM's polynomial with a
+    /// degree 0 or a negative `coef0`. Reported only: help texts do not offer it, and text
+    /// can keep such a kernel but not make it.
+    Custom,
+}
+
+margin_core::param_choice!(KernelKind {
+    Linear => "linear",
+    Poly => "poly" | "polynomial",
+    Rbf => "rbf",
+    Sigmoid => "sigmoid",
+    Precomputed => "precomputed";
+    // Only names a kernel given whole to a `kernel` builder: setting it by text keeps such a
+    // kernel (so a params value reads back from its own text), and the params' check refuses
+    // it when there is none.
+    unlisted: Custom => "custom"
+});
+
+/// A [`KernelChoice`] as scikit-learn's four flat parameters (`kernel`, `gamma`, `degree`,
+/// `coef0`), with the kernel given whole when those cannot describe it: how params store their
+/// kernel, so that setting the parameters by name does not depend on their order. Each model
+/// has its own defaults (an SVM's RBF with γ = scale, kernel ridge's linear kernel with
+/// coef0 = 1, the kernel perceptron's `(x·z + 1)²`); [`kernel_params!`](crate::kernel_params!)
+/// declares the four parameters on a model's params.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelParams {
+    /// Which kernel.
+    pub kernel: KernelKind,
+    /// γ of the RBF, polynomial and sigmoid kernels.
+    pub gamma: Gamma,
+    /// Degree of the polynomial kernel.
+    pub degree: u32,
+    /// Constant term of the polynomial and sigmoid kernels.
+    pub coef0: f64,
+    /// The kernel of [`KernelKind::Custom`] (`None` for every other kind).
+    custom: Option<KernelSpec>,
+}
+
+/// scikit-learn's SVM defaults: RBF with γ = scale, degree 3, coef0 0.
+impl Default for KernelParams {
+    fn default() -> Self {
+        Self::named(KernelKind::Rbf, Gamma::Scale, 3, 0.0)
+    }
+}
+
+impl KernelParams {
+    /// A named kernel with its parameters (a model's defaults).
+    pub const fn named(kernel: KernelKind, gamma: Gamma, degree: u32, coef0: f64) -> Self {
+        Self {
+            kernel,
+            gamma,
+            degree,
+            coef0,
+            custom: None,
+        }
+    }
+
+    /// The parameters `choice` sets; those it does not use take the values of `defaults`,
+    /// so two params given the same kernel are equal whatever kernel they had before.
+    pub fn chosen(choice: KernelChoice, defaults: &KernelParams) -> Self {
+        let flat = |kernel, gamma, degree, coef0| KernelParams::named(kernel, gamma, degree, coef0);
+        let (gamma, degree, coef0) = (defaults.gamma, defaults.degree, defaults.coef0);
+        match choice {
+            KernelChoice::Linear => flat(KernelKind::Linear, gamma, degree, coef0),
+            KernelChoice::Polynomial {
+                degree,
+                gamma,
+                coef0,
+            } => flat(KernelKind::Poly, gamma, degree, coef0),
+            KernelChoice::Rbf { gamma } => flat(KernelKind::Rbf, gamma, degree, coef0),
+            KernelChoice::Sigmoid { gamma, coef0 } => {
+                flat(KernelKind::Sigmoid, gamma, degree, coef0)
+            }
+            KernelChoice::Precomputed => flat(KernelKind::Precomputed, gamma, degree, coef0),
+            KernelChoice::Spec(spec) => {
+                let named = match &spec {
+                    KernelSpec::Linear(_) => Some(KernelChoice::Linear),
+                    KernelSpec::Precomputed(_) => Some(KernelChoice::Precomputed),
+                    KernelSpec::Rbf(k) => Some(KernelChoice::Rbf {
+                        gamma: Gamma::Value(k.gamma()),
+                    }),
+                    KernelSpec::Sigmoid(k) => Some(KernelChoice::Sigmoid {
+                        gamma: Gamma::Value(k.gamma()),
+                        coef0: k.coef0(),
+                    }),
+                    KernelSpec::Polynomial(k) => Some(KernelChoice::Polynomial {
+                        degree: k.degree(),
+                        gamma: Gamma::Value(k.gamma()),
+                        coef0: k.coef0(),
+                    }),
+                    _ => None,
+                };
+                // A named form stands for the kernel only if it builds exactly this kernel
+                // (LIBSVM's polynomial may hold values the named form refuses).
+                match named {
+                    Some(named) if named.build_fixed().as_ref() == Some(&spec) => {
+                        Self::chosen(named, defaults)
+                    }
+                    _ => KernelParams {
+                        custom: Some(spec),
+                        ..flat(KernelKind::Custom, gamma, degree, coef0)
+                    },
+                }
+            }
+        }
+    }
+
+    /// The kernel the parameters describe (`None` for [`KernelKind::Custom`] without a kernel,
+    /// which [`KernelParams::check_together`] refuses).
+    pub fn choice(&self) -> Option<KernelChoice> {
+        let gamma = self.gamma;
+        Some(match self.kernel {
+            KernelKind::Linear => KernelChoice::Linear,
+            KernelKind::Poly => KernelChoice::Polynomial {
+                degree: self.degree,
+                gamma,
+                coef0: self.coef0,
+            },
+            KernelKind::Rbf => KernelChoice::Rbf { gamma },
+            KernelKind::Sigmoid => KernelChoice::Sigmoid {
+                gamma,
+                coef0: self.coef0,
+            },
+            KernelKind::Precomputed => KernelChoice::Precomputed,
+            KernelKind::Custom => KernelChoice::Spec(self.custom.clone()?),
+        })
+    }
+
+    /// Sets `kernel` from text: a named kind drops a custom kernel, `custom` keeps it.
+    pub fn set_kind(&mut self, kind: KernelKind) {
+        self.kernel = kind;
+        if kind != KernelKind::Custom {
+            self.custom = None;
+        }
+    }
+
+    /// The rules between the four parameters: a custom kernel must have been given whole,
+    /// and a polynomial kernel needs `coef0 ≥ 0` (the phrase of [`Polynomial::new`]).
+    pub fn check_together(&self) -> Result<()> {
+        match self.kernel {
+            KernelKind::Custom if self.custom.is_none() => Err(Error::invalid_parameter(
+                "kernel",
+                "custom",
+                format!(
+                    "{} (a custom kernel is given whole to the params' `kernel` builder)",
+                    alternatives(&KernelKind::kind())
+                ),
+            )),
+            KernelKind::Poly if self.coef0 < 0.0 => Err(Error::invalid_parameter(
+                "coef0",
+                self.coef0,
+                "a finite number ≥ 0 (a negative coef0 breaks positive semi-definiteness)",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The concrete kernel for these training records.
+    pub fn resolve<R: Records + ?Sized>(&self, records: &R) -> Result<KernelSpec> {
+        self.choice()
+            .ok_or_else(|| {
+                Error::invalid_parameter("kernel", "custom", "a kernel given to the builder")
+            })?
+            .resolve(records)
+    }
+}
+
+/// A model's kernel, with scikit-learn's parameters (`gamma = "scale"` or `"auto"` is resolved
+/// at fit time, on the training records): what the `kernel` builders of the SVMs, kernel ridge
+/// and the kernel perceptron take, besides any [`KernelSpec`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum KernelChoice {
+    /// `x·z`.
+    Linear,
+    /// `(γ x·z + coef0)^degree`.
+    Polynomial {
+        /// Power (scikit-learn default 3).
+        degree: u32,
+        /// γ.
+        gamma: Gamma,
+        /// Constant term (default 0).
+        coef0: f64,
+    },
+    /// `exp(−γ‖x − z‖²)` (the default, with `gamma = "scale"`).
+    Rbf {
+        /// γ.
+        gamma: Gamma,
+    },
+    /// `tanh(γ x·z + coef0)`.
+    Sigmoid {
+        /// γ.
+        gamma: Gamma,
+        /// Constant term (default 0).
+        coef0: f64,
+    },
+    /// A Gram matrix given as the records, in LIBSVM's precomputed format (see
+    /// [`Precomputed`]).
+    Precomputed,
+    /// Any kernel of this crate, fully specified (including sums, products, multiples).
+    Spec(KernelSpec),
+}
+
+impl Default for KernelChoice {
+    fn default() -> Self {
+        KernelChoice::Rbf {
+            gamma: Gamma::Scale,
+        }
+    }
+}
+
+impl KernelChoice {
+    /// The kernel, when it needs no training data (γ given as a value, or no γ).
+    fn build_fixed(&self) -> Option<KernelSpec> {
+        let fixed = |g: &Gamma| matches!(g, Gamma::Value(_));
+        match self {
+            KernelChoice::Polynomial { gamma, .. }
+            | KernelChoice::Rbf { gamma }
+            | KernelChoice::Sigmoid { gamma, .. }
+                if !fixed(gamma) =>
+            {
+                None
+            }
+            _ => self.resolve(&margin_core::DenseMatrix::zeros(0, 0)).ok(),
+        }
+    }
+
+    /// The concrete kernel for these training records.
+    pub fn resolve<R: Records + ?Sized>(&self, records: &R) -> Result<KernelSpec> {
+        Ok(match self {
+            KernelChoice::Linear => Linear.into(),
+            KernelChoice::Polynomial {
+                degree,
+                gamma,
+                coef0,
+            } => Polynomial::new(gamma.resolve(records)?, *coef0, *degree)?.into(),
+            KernelChoice::Rbf { gamma } => Rbf::with_gamma(gamma.resolve(records)?)?.into(),
+            KernelChoice::Sigmoid { gamma, coef0 } => {
+                Sigmoid::new(gamma.resolve(records)?, *coef0)?.into()
+            }
+            KernelChoice::Precomputed => Precomputed.into(),
+            KernelChoice::Spec(k) => k.clone(),
+        })
+    }
+}
+
+impl<K: Into<KernelSpec>> From<K> for KernelChoice {
+    fn from(k: K) -> Self {
+        KernelChoice::Spec(k.into())
+    }
+}
+
+/// Implements [`Params`](margin_core::params::Params) for a params type whose kernel is a
+/// [`KernelParams`] at `path` (in brackets): the entries of `head`, then `kernel`, `degree`, `gamma` and
+/// `coef0` (scikit-learn's order), then those of `tail`. The kernel entry takes the model's own
+/// help line; `together` adds the type's own rules to the kernel's.
+///
+/// ```
+/// use margin_kernels::{Gamma, KernelKind, KernelParams};
+///
+/// #[derive(Clone, Debug)]
+/// struct Smoother {
+///     alpha: f64,
+///     kernel: KernelParams,
+/// }
+///
+/// impl Default for Smoother {
+///     fn default() -> Self {
+///         Self { alpha: 1.0, kernel: KernelParams::named(KernelKind::Rbf, Gamma::Auto, 3, 1.0) }
+///     }
+/// }
+///
+/// margin_kernels::kernel_params! {
+///     Smoother [kernel] {
+///         alpha: f64 { help: "regularization strength" },
+///     } {
+///         kernel: { help: "kernel" }
+///     } {}
+/// }
+///
+/// use margin_core::params::Params;
+/// let mut p = Smoother::default();
+/// p.set("gamma", "0.5")?;
+/// p.set("kernel", "poly")?;
+/// assert_eq!(p.kernel.gamma, Gamma::Value(0.5));
+/// assert!(p.set("kernel", "custom").is_err());
+/// assert!(!Smoother::PARAMS.iter().find(|q| q.name == "degree").unwrap().applies.is_empty());
+/// # Ok::<(), margin_core::Error>(())
+/// ```
+#[macro_export]
+macro_rules! kernel_params {
+    (
+        $t:ty [$($path:ident).+] { $($head:tt)* }
+        { kernel: { help: $help:literal $(,)? } }
+        { $($tail:tt)* }
+        $(together: $together:expr)?
+    ) => {
+        $crate::__margin_core::params! {
+            $t {
+                $($head)*
+                kernel: $crate::KernelKind {
+                    get: |p| p.$($path).+.kernel,
+                    set: |p, v| p.$($path).+.set_kind(v),
+                    help: $help,
+                },
+                degree: u32 {
+                    at: $($path).+.degree,
+                    help: "degree of the polynomial kernel",
+                    valid: ("an integer ≥ 1", |d| *d >= 1),
+                    applies: ("with kernel poly", |p| p.$($path).+.kernel == $crate::KernelKind::Poly),
+                },
+                gamma: $crate::Gamma {
+                    at: $($path).+.gamma,
+                    help: "kernel γ; scale: 1 / (d · Var X), auto: 1 / d",
+                    valid: ("a finite number > 0, \"scale\" or \"auto\"", |g| match g {
+                        $crate::Gamma::Value(g) => g.is_finite() && *g > 0.0,
+                        _ => true,
+                    }),
+                    applies: ("with kernel rbf, poly or sigmoid", |p| matches!(
+                        p.$($path).+.kernel,
+                        $crate::KernelKind::Rbf | $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
+                    )),
+                },
+                coef0: f64 {
+                    at: $($path).+.coef0,
+                    help: "constant term of the polynomial and sigmoid kernels",
+                    valid: ("a finite number", |c| c.is_finite()),
+                    applies: ("with kernel poly or sigmoid", |p| matches!(
+                        p.$($path).+.kernel,
+                        $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
+                    )),
+                },
+                $($tail)*
+            }
+            together: |p| {
+                p.$($path).+.check_together()?;
+                $(
+                    let own: fn(&$t) -> $crate::__margin_core::Result<()> = $together;
+                    own(p)?;
+                )?
+                Ok(())
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use margin_core::DenseMatrix;
+
+    const RIDGE: KernelParams = KernelParams::named(KernelKind::Linear, Gamma::Auto, 3, 1.0);
+
+    #[test]
+    fn a_choice_leaves_the_parameters_it_does_not_use_at_the_models_defaults() {
+        let rbf = KernelParams::chosen(
+            KernelChoice::Rbf {
+                gamma: Gamma::Value(0.5),
+            },
+            &RIDGE,
+        );
+        assert_eq!(
+            rbf,
+            KernelParams::named(KernelKind::Rbf, Gamma::Value(0.5), 3, 1.0)
+        );
+        // A concrete kernel that a named form builds exactly is stored by name.
+        let spec: KernelSpec = Polynomial::new(0.25, 2.0, 4).unwrap().into();
+        let poly = KernelParams::chosen(spec.clone().into(), &RIDGE);
+        assert_eq!(
+            poly,
+            KernelParams::named(KernelKind::Poly, Gamma::Value(0.25), 4, 2.0)
+        );
+        assert_eq!(poly.resolve(&DenseMatrix::zeros(1, 2)).unwrap(), spec);
+        // A Laplacian is not a named form: kept whole, reported as custom.
+        let laplacian = crate::Laplacian::with_gamma(1.0).unwrap();
+        let custom = KernelParams::chosen(KernelChoice::from(laplacian), &RIDGE);
+        assert_eq!(custom.kernel, KernelKind::Custom);
+        assert_eq!(
+            custom.resolve(&DenseMatrix::zeros(1, 2)).unwrap(),
+            KernelSpec::from(laplacian)
+        );
+        // Naming a kind by text drops the custom kernel.
+        let mut named = custom.clone();
+        named.set_kind(KernelKind::Rbf);
+        assert_eq!(
+            named.choice(),
+            Some(KernelChoice::Rbf { gamma: Gamma::Auto })
+        );
+    }
+
+    #[test]
+    fn gamma_auto_and_scale_resolve_on_the_training_records() {
+        let x = DenseMatrix::from_rows(&[[0.0, 2.0], [2.0, 0.0]]).unwrap();
+        let auto = KernelParams::named(KernelKind::Rbf, Gamma::Auto, 3, 0.0);
+        assert_eq!(
+            auto.resolve(&x).unwrap(),
+            KernelSpec::from(Rbf::with_gamma(0.5).unwrap())
+        );
+        // Var over all four entries is 1, d = 2: γ = 1 / 2 as well; a sigmoid keeps coef0.
+        let scale = KernelParams::named(KernelKind::Sigmoid, Gamma::Scale, 3, -1.0);
+        assert_eq!(
+            scale.resolve(&x).unwrap(),
+            KernelSpec::from(Sigmoid::new(0.5, -1.0).unwrap())
+        );
+    }
+
+    #[test]
+    fn custom_is_read_and_written_but_not_offered() {
+        assert_eq!(KernelKind::kind(), "linear|poly|rbf|sigmoid|precomputed");
+        assert_eq!(KernelKind::parse("custom"), Ok(KernelKind::Custom));
+        assert_eq!(
+            KernelKind::Custom.to_value(),
+            margin_core::params::Value::Text("custom".into())
+        );
+    }
+
+    #[test]
+    fn rules_between_the_parameters() {
+        let negative = KernelParams::named(KernelKind::Poly, Gamma::Scale, 3, -1.0);
+        assert!(negative.check_together().is_err());
+        let mut custom = KernelParams::default();
+        custom.set_kind(KernelKind::Custom);
+        let refused = custom.check_together().unwrap_err().to_string();
+        assert!(
+            refused.contains("expected linear, poly, rbf, sigmoid or precomputed (a custom"),
+            "{refused}"
+        );
+        assert!(KernelParams::default().check_together().is_ok());
+    }
+}
