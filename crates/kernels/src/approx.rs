@@ -13,8 +13,10 @@ use rand::Rng;
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 
+use crate::choice::{KernelChoice, KernelKind, KernelParams};
 use crate::gram::{cross_gram, gram, par};
 use crate::spec::KernelSpec;
+use crate::standard::Gamma;
 
 /// How Nyström picks its landmark samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,10 +28,12 @@ pub enum Landmarks {
     KMeansPlusPlus,
 }
 
-/// Parameters of [`Nystroem`].
+/// Parameters of [`Nystroem`] (scikit-learn's names and defaults: the RBF kernel with
+/// `gamma=None`, which is `auto`, `γ = 1 / n_features`; degree 3; coef0 1; 100 components).
+/// The kernel is given by its parameters or whole, as any [`KernelSpec`] (sums, products, …).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NystroemParams {
-    kernel: KernelSpec,
+    kernel: KernelParams,
     n_components: usize,
     landmarks: Landmarks,
     seed: u64,
@@ -37,10 +41,13 @@ pub struct NystroemParams {
 
 margin_core::param_choice!(Landmarks { Uniform => "uniform", KMeansPlusPlus => "k-means++" });
 
-// The kernel is not a parameter by name: a `KernelSpec` (sums, products, any kernel) has no
-// text form yet; it is given to `Nystroem::params`.
-margin_core::params! {
-    NystroemParams {
+/// scikit-learn's `Nystroem` kernel defaults.
+const DEFAULT_KERNEL: KernelParams = KernelParams::named(KernelKind::Rbf, Gamma::Auto, 3, 1.0);
+
+crate::kernel_params! {
+    NystroemParams [kernel] {} {
+        kernel: { help: "kernel the features approximate" }
+    } {
         n_components: usize {
             help: "landmarks (output dimension), at most the number of samples",
             valid: ("at least 1", |m| *m >= 1),
@@ -50,15 +57,26 @@ margin_core::params! {
     }
 }
 
-impl NystroemParams {
-    /// `n_components` landmarks (default 100) for `kernel`, chosen uniformly with seed 0.
-    pub fn new(kernel: impl Into<KernelSpec>) -> Self {
+/// 100 landmarks chosen uniformly with seed 0, for the RBF kernel with γ = 1 / n_features.
+impl Default for NystroemParams {
+    fn default() -> Self {
         Self {
-            kernel: kernel.into(),
+            kernel: DEFAULT_KERNEL,
             n_components: 100,
             landmarks: Landmarks::Uniform,
             seed: 0,
         }
+    }
+}
+
+impl NystroemParams {
+    /// The kernel to approximate (default RBF with `gamma = "auto"`): a [`KernelChoice`] (γ may
+    /// be `scale` or `auto`, resolved on the training records) or any [`KernelSpec`]. It sets
+    /// the parameters `kernel`, `gamma`, `degree` and `coef0` (those the kernel does not use to
+    /// their defaults).
+    pub fn kernel(mut self, kernel: impl Into<KernelChoice>) -> Self {
+        self.kernel = KernelParams::chosen(kernel.into(), &DEFAULT_KERNEL);
+        self
     }
     /// Number of landmarks (output dimension).
     pub fn n_components(mut self, m: usize) -> Self {
@@ -93,9 +111,9 @@ impl Nystroem {
     pub fn n_features(&self) -> usize {
         self.landmarks.ncols()
     }
-    /// Parameters for `kernel`.
-    pub fn params(kernel: impl Into<KernelSpec>) -> NystroemParams {
-        NystroemParams::new(kernel)
+    /// The default parameters, to adjust with the builder methods.
+    pub fn params() -> NystroemParams {
+        NystroemParams::default()
     }
 
     /// The landmark samples.
@@ -148,6 +166,14 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
                 format!("between 1 and the number of samples, {n}"),
             ));
         }
+        if self.kernel.kernel == KernelKind::Precomputed {
+            return Err(Error::invalid_parameter(
+                "kernel",
+                "precomputed",
+                "a kernel of the features: Nyström evaluates it between samples and landmarks",
+            ));
+        }
+        let kernel = self.kernel.resolve(x)?;
         let m = self.n_components;
         let mut idx = match self.landmarks {
             Landmarks::Uniform => sample(&mut rng_from_seed(self.seed), n, m).into_vec(),
@@ -164,7 +190,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
         for (r, &i) in idx.iter().enumerate() {
             x.row(i).to_dense_into(landmarks.row_mut(r));
         }
-        let w = gram(&self.kernel, &landmarks)?;
+        let w = gram(&kernel, &landmarks)?;
         let eig = w.as_faer().self_adjoint_eigen(Side::Lower).map_err(|e| {
             Error::Numerical(format!(
                 "eigendecomposition of the landmark Gram matrix failed: {e:?}"
@@ -183,7 +209,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             par(),
         );
         Ok(Nystroem {
-            kernel: self.kernel.clone(),
+            kernel,
             landmarks,
             normalization: DenseMatrix::from_faer(norm.as_ref()),
         })
@@ -367,24 +393,34 @@ mod params_tests {
     use margin_core::battery::check_params;
     use margin_core::params::Value;
 
-    /// scikit-learn 1.9's `Nystroem` and `RBFSampler` defaults: `n_components=100`,
-    /// `gamma=1.0` (RBFSampler); margin's `seed` 0 for `random_state=None`, `landmarks`
+    /// scikit-learn 1.9's `Nystroem` and `RBFSampler` defaults: `kernel="rbf"`, `gamma=None`
+    /// (γ = 1 / n_features, `auto`), `degree=None` and `coef0=None` (3 and 1 where the kernel
+    /// reads them), `n_components=100`, `gamma=1.0` (RBFSampler); margin's `seed` 0 for `random_state=None`, `landmarks`
     /// margin's own (scikit-learn's choice is `uniform`). RBFSampler's γ has no default here:
     /// `RandomFourierFeatures::params(gamma)` asks for it.
     #[test]
     fn params_describe_themselves() {
-        let rbf = Rbf::with_gamma(0.5).unwrap();
-        let nystroem = Nystroem::params(rbf);
         assert_eq!(
-            nystroem.values(),
+            Nystroem::params().values(),
             vec![
+                ("kernel", Value::Text("rbf".into())),
+                ("degree", Value::Int(3)),
+                ("gamma", Value::Text("auto".into())),
+                ("coef0", Value::Float(1.0)),
                 ("n_components", Value::Int(100)),
                 ("landmarks", Value::Text("uniform".into())),
                 ("seed", Value::Int(0)),
             ]
         );
+        let rbf = Rbf::with_gamma(0.5).unwrap();
+        let nystroem = Nystroem::params().kernel(rbf);
+        assert_eq!(nystroem.get("gamma"), Some(Value::Float(0.5)));
         check_params(&nystroem);
-        check_params(&Nystroem::params(Linear).landmarks(Landmarks::KMeansPlusPlus));
+        check_params(
+            &Nystroem::params()
+                .kernel(Linear)
+                .landmarks(Landmarks::KMeansPlusPlus),
+        );
         let rff = RandomFourierFeatures::params(1.0);
         assert_eq!(rff.get("gamma"), Some(Value::Float(1.0)));
         assert_eq!(rff.get("n_components"), Some(Value::Int(100)));
@@ -393,12 +429,40 @@ mod params_tests {
         assert!(bad.set("gamma", "0").is_err());
         assert!(bad.set("n_components", "0").is_err());
         assert!(RandomFourierFeatures::params(-1.0).check().is_err());
-        let mut n = Nystroem::params(Linear);
+        let mut n = Nystroem::params().kernel(Linear);
         n.set("landmarks", "k-means++").unwrap();
         assert_eq!(
             n,
-            Nystroem::params(Linear).landmarks(Landmarks::KMeansPlusPlus)
+            Nystroem::params()
+                .kernel(Linear)
+                .landmarks(Landmarks::KMeansPlusPlus)
         );
         assert!(n.set("n_components", "0").is_err());
+    }
+
+    /// The default kernel is scikit-learn's: the RBF with γ = 1 / n_features, resolved on the
+    /// training records; a Gram matrix as the records means nothing to Nyström and is refused.
+    #[test]
+    fn the_default_kernel_is_the_rbf_with_gamma_auto() {
+        let x = DenseMatrix::from_rows(&[
+            [0.0, 1.0, 2.0],
+            [1.0, 0.0, 1.0],
+            [2.0, 2.0, 0.0],
+            [0.5, 1.5, 1.0],
+        ])
+        .unwrap();
+        let by_default = Nystroem::params().n_components(3).fit(&x).unwrap();
+        let whole = Nystroem::params()
+            .kernel(Rbf::with_gamma(1.0 / 3.0).unwrap())
+            .n_components(3)
+            .fit(&x)
+            .unwrap();
+        assert_eq!(by_default, whole);
+        let mut pre = Nystroem::params().n_components(3);
+        pre.set("kernel", "precomputed").unwrap();
+        assert!(matches!(
+            pre.fit(&x),
+            Err(Error::InvalidParameter { ref name, .. }) if name == "kernel"
+        ));
     }
 }

@@ -308,7 +308,9 @@ impl<K: Into<KernelSpec>> From<K> for KernelChoice {
 /// p.set("gamma", "0.5")?;
 /// p.set("kernel", "poly")?;
 /// assert_eq!(p.kernel.gamma, Gamma::Value(0.5));
-/// assert!(p.set("kernel", "custom").is_err());
+/// // A custom kernel is given whole to a `kernel` builder; text alone cannot make one.
+/// p.set("kernel", "custom")?;
+/// assert!(p.check().is_err());
 /// assert!(!Smoother::PARAMS.iter().find(|q| q.name == "degree").unwrap().applies.is_empty());
 /// # Ok::<(), margin_core::Error>(())
 /// ```

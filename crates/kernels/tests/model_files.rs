@@ -36,7 +36,11 @@ fn forged_approximation_files_are_refused_or_harmless() {
         .into(),
     ];
     for kernel in kernels {
-        let model = Nystroem::params(kernel).n_components(4).fit(&x()).unwrap();
+        let model = Nystroem::params()
+            .kernel(kernel)
+            .n_components(4)
+            .fit(&x())
+            .unwrap();
         check_forged_files(&model, 3, |m, r| Ok(vec![m.transform(r)?.n_samples()]));
     }
     let rff = RandomFourierFeatures::params(0.5)
@@ -74,7 +78,11 @@ fn stored_kernel_parameters_are_checked_as_constructors_check_them() {
             .times(KernelSpec::from(Rbf::with_gamma(gamma).unwrap()))
             .into(),
     ] {
-        let model = Nystroem::params(kernel).n_components(3).fit(&x()).unwrap();
+        let model = Nystroem::params()
+            .kernel(kernel)
+            .n_components(3)
+            .fit(&x())
+            .unwrap();
         for bad in [-1.0, 0.0, f64::NAN, f64::INFINITY] {
             let reason = refused(&with_bytes(
                 &model,
@@ -89,7 +97,8 @@ fn stored_kernel_parameters_are_checked_as_constructors_check_them() {
     }
     // A matrix-dot kernel whose matrix is no longer positive definite.
     let a = DenseMatrix::from_rows(&[[2.5, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]).unwrap();
-    let model = Nystroem::params(MatrixDot::new(a).unwrap())
+    let model = Nystroem::params()
+        .kernel(MatrixDot::new(a).unwrap())
         .n_components(3)
         .fit(&x())
         .unwrap();
@@ -100,7 +109,8 @@ fn stored_kernel_parameters_are_checked_as_constructors_check_them() {
     ));
     assert!(reason.contains("`kernel`"), "{reason}");
     // A χ² kernel over landmarks with a negative value.
-    let model = Nystroem::params(ChiSquared::with_gamma(1.0).unwrap())
+    let model = Nystroem::params()
+        .kernel(ChiSquared::with_gamma(1.0).unwrap())
         .n_components(12)
         .fit(&x())
         .unwrap();
@@ -117,7 +127,11 @@ fn stored_kernel_parameters_are_checked_as_constructors_check_them() {
 /// byte per level) overflowed the stack while decoding, aborting the process.
 #[test]
 fn kernels_nested_too_deep_are_refused_without_overflowing_the_stack() {
-    let model = Nystroem::params(Linear).n_components(2).fit(&x()).unwrap();
+    let model = Nystroem::params()
+        .kernel(Linear)
+        .n_components(2)
+        .fit(&x())
+        .unwrap();
     let bytes = model.to_bytes().unwrap();
     let body = body_of(&bytes).unwrap();
     // Variant 9 is a sum; variant 0 the linear kernel the body starts with.
@@ -134,7 +148,11 @@ fn kernels_nested_too_deep_are_refused_without_overflowing_the_stack() {
     for _ in 0..MAX_KERNEL_DEPTH {
         sum = sum.plus(KernelSpec::from(Linear)).into();
     }
-    let deep = Nystroem::params(sum).n_components(2).fit(&x()).unwrap();
+    let deep = Nystroem::params()
+        .kernel(sum)
+        .n_components(2)
+        .fit(&x())
+        .unwrap();
     assert_eq!(
         Nystroem::from_bytes(&deep.to_bytes().unwrap()).unwrap(),
         deep

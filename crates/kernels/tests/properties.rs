@@ -314,7 +314,8 @@ fn approximation_error_falls_as_components_grow() {
         let errors: Vec<f64> = [10, 40, 160]
             .iter()
             .map(|&m| {
-                let ny = Nystroem::params(rbf)
+                let ny = Nystroem::params()
+                    .kernel(rbf)
                     .n_components(m)
                     .landmarks(landmarks)
                     .seed(3)
@@ -327,7 +328,8 @@ fn approximation_error_falls_as_components_grow() {
             errors[0] > errors[1] && errors[1] > errors[2],
             "{landmarks:?}: {errors:?}"
         );
-        let all = Nystroem::params(rbf)
+        let all = Nystroem::params()
+            .kernel(rbf)
             .n_components(x.nrows())
             .fit(&x)
             .unwrap();
@@ -353,13 +355,14 @@ fn approximation_error_falls_as_components_grow() {
 fn kernel_spec_survives_a_model_file_round_trip() {
     use margin_core::ModelFile;
     let x = datasets::heart_scale().unwrap().records;
-    let ny = Nystroem::params(Sum::new(
-        KernelSpec::from(Rbf::with_gamma(0.1).unwrap()),
-        KernelSpec::from(Linear),
-    ))
-    .n_components(20)
-    .fit(&x)
-    .unwrap();
+    let ny = Nystroem::params()
+        .kernel(Sum::new(
+            KernelSpec::from(Rbf::with_gamma(0.1).unwrap()),
+            KernelSpec::from(Linear),
+        ))
+        .n_components(20)
+        .fit(&x)
+        .unwrap();
     let back = Nystroem::from_bytes(&ny.to_bytes().unwrap()).unwrap();
     assert_eq!(back, ny);
     assert_eq!(back.transform(&x).unwrap(), ny.transform(&x).unwrap());

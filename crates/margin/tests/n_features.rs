@@ -169,7 +169,8 @@ fn every_fitted_model_knows_its_width() {
             (
                 "Nystroem",
                 width(
-                    kernels::Nystroem::params(kernels::Rbf::with_gamma(0.5).unwrap())
+                    kernels::Nystroem::params()
+                        .kernel(kernels::Rbf::with_gamma(0.5).unwrap())
                         .n_components(5)
                         .fit(x)
                         .unwrap(),
