@@ -262,7 +262,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
         ),
         seed(PolynomialFeatures::params().fit(x)),
         seed(Nystroem::params().kernel(rbf()).n_components(5).fit(x)),
-        seed(RandomFourierFeatures::params(0.5).n_components(6).fit(x)),
+        seed(RandomFourierFeatures::params().gamma(0.5).n_components(6).fit(x)),
     ]
 }
 

@@ -279,10 +279,17 @@ impl RandomFourierFeatures {
     pub fn n_features(&self) -> usize {
         self.weights.ncols()
     }
-    /// `D = n_components` features (default 100) for RBF with this γ, seed 0.
-    pub fn params(gamma: f64) -> RandomFourierFeaturesParams {
-        RandomFourierFeaturesParams {
-            gamma,
+    /// The default parameters, to adjust with the builder methods.
+    pub fn params() -> RandomFourierFeaturesParams {
+        RandomFourierFeaturesParams::default()
+    }
+}
+
+/// scikit-learn's `RBFSampler` defaults: γ = 1, 100 features; seed 0.
+impl Default for RandomFourierFeaturesParams {
+    fn default() -> Self {
+        Self {
+            gamma: 1.0,
             n_components: 100,
             seed: 0,
         }
@@ -304,7 +311,12 @@ margin_core::params! {
 }
 
 impl RandomFourierFeaturesParams {
-    /// Output dimension `D`.
+    /// γ of the RBF kernel the features approximate (default 1, as scikit-learn's).
+    pub fn gamma(mut self, gamma: f64) -> Self {
+        self.gamma = gamma;
+        self
+    }
+    /// Output dimension `D` (default 100).
     pub fn n_components(mut self, d: usize) -> Self {
         self.n_components = d;
         self
@@ -395,9 +407,8 @@ mod params_tests {
 
     /// scikit-learn 1.9's `Nystroem` and `RBFSampler` defaults: `kernel="rbf"`, `gamma=None`
     /// (γ = 1 / n_features, `auto`), `degree=None` and `coef0=None` (3 and 1 where the kernel
-    /// reads them), `n_components=100`, `gamma=1.0` (RBFSampler); margin's `seed` 0 for `random_state=None`, `landmarks`
-    /// margin's own (scikit-learn's choice is `uniform`). RBFSampler's γ has no default here:
-    /// `RandomFourierFeatures::params(gamma)` asks for it.
+    /// reads them), `n_components=100`, and RBFSampler's `gamma=1.0`; margin's `seed` 0 for
+    /// `random_state=None`, `landmarks` margin's own (scikit-learn's choice is `uniform`).
     #[test]
     fn params_describe_themselves() {
         assert_eq!(
@@ -421,14 +432,14 @@ mod params_tests {
                 .kernel(Linear)
                 .landmarks(Landmarks::KMeansPlusPlus),
         );
-        let rff = RandomFourierFeatures::params(1.0);
+        let rff = RandomFourierFeatures::params();
         assert_eq!(rff.get("gamma"), Some(Value::Float(1.0)));
         assert_eq!(rff.get("n_components"), Some(Value::Int(100)));
         check_params(&rff.clone().n_components(7).seed(3));
         let mut bad = rff;
         assert!(bad.set("gamma", "0").is_err());
         assert!(bad.set("n_components", "0").is_err());
-        assert!(RandomFourierFeatures::params(-1.0).check().is_err());
+        assert!(RandomFourierFeatures::params().gamma(-1.0).check().is_err());
         let mut n = Nystroem::params().kernel(Linear);
         n.set("landmarks", "k-means++").unwrap();
         assert_eq!(

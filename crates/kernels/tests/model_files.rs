@@ -43,7 +43,8 @@ fn forged_approximation_files_are_refused_or_harmless() {
             .unwrap();
         check_forged_files(&model, 3, |m, r| Ok(vec![m.transform(r)?.n_samples()]));
     }
-    let rff = RandomFourierFeatures::params(0.5)
+    let rff = RandomFourierFeatures::params()
+        .gamma(0.5)
         .n_components(5)
         .fit(&x())
         .unwrap();

@@ -340,7 +340,8 @@ fn approximation_error_falls_as_components_grow() {
     let errors: Vec<f64> = [50, 400, 3200]
         .iter()
         .map(|&d| {
-            let rff = RandomFourierFeatures::params(0.05)
+            let rff = RandomFourierFeatures::params()
+                .gamma(0.05)
                 .n_components(d)
                 .seed(1)
                 .fit(&x)

@@ -178,7 +178,12 @@ fn every_fitted_model_knows_its_width() {
             ),
             (
                 "RandomFourier",
-                width(kernels::RandomFourierFeatures::params(0.5).fit(x).unwrap()),
+                width(
+                    kernels::RandomFourierFeatures::params()
+                        .gamma(0.5)
+                        .fit(x)
+                        .unwrap(),
+                ),
             ),
         ];
         for (name, w) in widths {
