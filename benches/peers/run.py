@@ -279,6 +279,30 @@ def ridge():
     return Ridge(alpha=1.0)
 
 
+def lasso():
+    from sklearn.linear_model import Lasso
+
+    return Lasso(alpha=0.01)
+
+
+def logistic():
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression()
+
+
+def bernoulli_nb():
+    from sklearn.naive_bayes import BernoulliNB
+
+    return BernoulliNB()
+
+
+def adaboost():
+    from sklearn.ensemble import AdaBoostClassifier
+
+    return AdaBoostClassifier(random_state=0)
+
+
 def multinomial_nb():
     from sklearn.naive_bayes import MultinomialNB
 
@@ -382,10 +406,13 @@ CASES = {
     "linsvc-l1-w8a": liblinear_svc(3),
     # Pegasos has no exact peer: LIBLINEAR's exact hinge-loss solver, compared on accuracy.
     "pegasos-a9a": liblinear_svc(3),
+    "logistic-a9a": sklearn_classifier(logistic, dense=False),
     "auroc-1e6": roc_auc,
     "linreg-200k": sklearn_regressor(linear_regression),
     "ridge-200k": sklearn_regressor(ridge),
+    "lasso-200k": sklearn_regressor(lasso),
     "mnb-dna": sklearn_classifier(multinomial_nb, dense=False),
+    "bnb-a9a": sklearn_classifier(bernoulli_nb, dense=False),
     "gnb-letter": sklearn_classifier(gaussian_nb, dense=True),
     "knn-brute-ijcnn1": knn_brute,
     "knn-kdtree-d3": sklearn_regressor(knn_kd_tree),
@@ -398,6 +425,7 @@ CASES = {
     "pca-randomized-20k": pca(n_components=10, svd_solver="randomized"),
     "tree-ijcnn1": sklearn_classifier(decision_tree, dense=True),
     "forest-ijcnn1": sklearn_classifier(random_forest, dense=True),
+    "adaboost-ijcnn1": sklearn_classifier(adaboost, dense=True),
 }
 
 

@@ -3,6 +3,8 @@
 //! without it).
 #![forbid(unsafe_code)]
 
+pub mod coverage;
+
 use std::path::PathBuf;
 
 use margin_core::io::{LibsvmOptions, read_libsvm};

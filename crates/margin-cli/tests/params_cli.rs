@@ -9,6 +9,10 @@ use std::path::Path;
 
 use common::{fails_with, margin, stdout};
 
+// The benchmark's coverage table: plain data, shared with the `e2e` bench binary.
+#[path = "../../../benches/src/coverage.rs"]
+mod bench_coverage;
+
 /// The models `margin train --help` lists.
 fn models() -> Vec<String> {
     let help = stdout(&margin(&["train", "--help"]));
@@ -193,4 +197,30 @@ fn each_grid_point_scores_as_its_own_evaluation() {
         2,
         "--grid goes without --roc",
     );
+}
+
+/// Every model `margin train` lists is timed by a case of `cargo xtask bench` or has its
+/// reason in `benches/src/coverage.rs`, and that table names no model the registry lacks.
+#[test]
+fn the_bench_times_every_registered_model_or_says_why_not() {
+    use bench_coverage::{BENCHED, NOT_BENCHED};
+    let models = models();
+    let timed: Vec<&str> = BENCHED
+        .iter()
+        .flat_map(|(_, entries)| entries.iter().copied())
+        .collect();
+    for model in &models {
+        let reasons = NOT_BENCHED.iter().filter(|(name, _)| name == model).count();
+        let in_bench = timed.contains(&model.as_str());
+        assert!(
+            in_bench != (reasons == 1),
+            "{model}: timed by a bench case ({in_bench}) or given one reason ({reasons}), exactly one"
+        );
+    }
+    for name in timed.iter().chain(NOT_BENCHED.iter().map(|(name, _)| name)) {
+        assert!(
+            models.iter().any(|m| m == name),
+            "{name} is not a registered model"
+        );
+    }
 }

@@ -8,13 +8,15 @@ use std::time::Instant;
 use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
 use margin_core::{Dataset, Fit, Label, Predict, Records};
 use margin_kernels::Gamma;
-use margin_linear::{GaussianNB, LinearRegression, MultinomialNB, Ridge};
+use margin_linear::{
+    BernoulliNB, ElasticNet, GaussianNB, LinearRegression, LogisticRegression, MultinomialNB, Ridge,
+};
 use margin_metrics::{accuracy, r2_score, roc_auc};
 use margin_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
 use margin_svm::{
     KernelChoice, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmLoss,
 };
-use margin_tree::{DecisionTreeClassifier, RandomForestClassifier};
+use margin_tree::{AdaBoostClassifier, DecisionTreeClassifier, RandomForestClassifier};
 use margin_tree::{EarlyStopping, GradientBoostingClassifier};
 use serde::{Deserialize, Serialize};
 
@@ -173,6 +175,15 @@ pub const CASES: &[Case] = &[
         run: pegasos,
     },
     Case {
+        name: "logistic-a9a",
+        dataset: "a9a",
+        data: A9A,
+        margin: "LogisticRegression L-BFGS, C = 1, tol 1e-4, max_iter 100 (sparse input)",
+        peer: "sklearn LogisticRegression() (lbfgs; sparse input)",
+        full_only: false,
+        run: logistic,
+    },
+    Case {
         name: "auroc-1e6",
         dataset: "generated",
         data: Data::Scores { n: 1_000_000 },
@@ -200,6 +211,15 @@ pub const CASES: &[Case] = &[
         run: ridge,
     },
     Case {
+        name: "lasso-200k",
+        dataset: "generated",
+        data: REGRESSION,
+        margin: "Lasso α = 0.01 (coordinate descent, tol 1e-4)",
+        peer: "sklearn Lasso(alpha=0.01)",
+        full_only: true,
+        run: lasso,
+    },
+    Case {
         name: "mnb-dna",
         dataset: "dna.scale",
         data: Data::Files {
@@ -211,6 +231,15 @@ pub const CASES: &[Case] = &[
         peer: "sklearn MultinomialNB() (sparse input)",
         full_only: false,
         run: multinomial_nb,
+    },
+    Case {
+        name: "bnb-a9a",
+        dataset: "a9a",
+        data: A9A,
+        margin: "BernoulliNB α = 1, binarize 0 (sparse input)",
+        peer: "sklearn BernoulliNB() (sparse input)",
+        full_only: false,
+        run: bernoulli_nb,
     },
     Case {
         name: "gnb-letter",
@@ -343,6 +372,15 @@ pub const CASES: &[Case] = &[
         peer: "sklearn RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=0), dense input",
         full_only: true,
         run: random_forest,
+    },
+    Case {
+        name: "adaboost-ijcnn1",
+        dataset: "ijcnn1.trn / ijcnn1.tst",
+        data: IJCNN1,
+        margin: "AdaBoostClassifier (SAMME) 50 stumps, dense input",
+        peer: "sklearn AdaBoostClassifier(random_state=0) (50 stumps), dense input",
+        full_only: false,
+        run: adaboost,
     },
 ];
 
@@ -572,6 +610,23 @@ fn ridge(args: &DataArgs) -> Res<Outcome> {
     regress(args, |t| params.fit(t))
 }
 
+fn lasso(args: &DataArgs) -> Res<Outcome> {
+    let params = ElasticNet::lasso_params().alpha(0.01);
+    regress(args, |t| params.fit(t))
+}
+
+fn logistic(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::split(args)?;
+    let params = LogisticRegression::params();
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+fn bernoulli_nb(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::split(args)?;
+    let params = BernoulliNB::params();
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
 fn multinomial_nb(args: &DataArgs) -> Res<Outcome> {
     let (train, test) = data::split(args)?;
     let params = MultinomialNB::params();
@@ -711,4 +766,27 @@ fn random_forest(args: &DataArgs) -> Res<Outcome> {
     let (train, test) = (data::densified(train)?, data::densified(test)?);
     let params = RandomForestClassifier::params();
     Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+fn adaboost(args: &DataArgs) -> Res<Outcome> {
+    let (train, test) = data::split(args)?;
+    let (train, test) = (data::densified(train)?, data::densified(test)?);
+    let params = AdaBoostClassifier::params();
+    Ok(classify(&train, &test, |t| params.fit(t))?.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CASES;
+    use margin_benches::coverage::BENCHED;
+
+    #[test]
+    fn every_case_is_listed_in_the_coverage_table_in_order() {
+        let cases: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+        let listed: Vec<&str> = BENCHED.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            cases, listed,
+            "benches/src/coverage.rs's BENCHED lists the cases"
+        );
+    }
 }

@@ -120,17 +120,27 @@ fn run_one(name: &str, data: &DataArgs) -> Res<()> {
     Ok(())
 }
 
+/// The cases with the registry entries each times, then the entries no case times and why.
 fn list() {
+    use margin_benches::coverage::{BENCHED, NOT_BENCHED};
     for c in CASES {
         let mode = if c.full_only {
             "full only"
         } else {
             "quick+full"
         };
+        let entries = BENCHED
+            .iter()
+            .find(|(name, _)| *name == c.name)
+            .map_or(String::new(), |(_, entries)| entries.join(","));
         println!(
-            "{:<14} {:<12} {:<10} margin: {}; peer: {}",
+            "{:<14} {:<12} {:<10} [{entries}] margin: {}; peer: {}",
             c.name, c.dataset, mode, c.margin, c.peer
         );
+    }
+    println!("\nnot timed:");
+    for (entry, why) in NOT_BENCHED {
+        println!("  {entry:<28} {why}");
     }
 }
 
