@@ -105,7 +105,7 @@ impl ElasticNetParams {
         self.tol = tol;
         self
     }
-    /// Epoch limit (default 1000); reaching it is reported by [`ElasticNet::stop_reason`].
+    /// Epoch limit (default 1000); reaching it is reported by [`ElasticNet::fit_report`].
     pub fn max_iter(mut self, n: usize) -> Self {
         self.max_iter = n;
         self

@@ -3,7 +3,7 @@
 //! - [`Perceptron`]: Rosenblatt's mistake-driven rule. Samples are visited one at a time; on
 //!   a mistake, `y (w·x + b) ≤ 0`, the sample is added: `w ← w + η·s·y·x`, `b ← b + η·s·y`
 //!   (`y = ±1`, `s` its sample weight, 1 by default). Training stops after an epoch without a
-//!   mistake (then the training set is separated and [`Perceptron::converged`] says so) or
+//!   mistake (then the training set is separated and [`Perceptron::fit_report`] says so) or
 //!   after `max_iter` epochs. This is exactly the update of scikit-learn's `Perceptron`
 //!   (SGD on the hinge loss with threshold 0, constant rate `eta0`, no penalty) on dense
 //!   records; the weights agree with it when it runs unshuffled (`shuffle=False`,
@@ -61,10 +61,10 @@
 //! let xor = Dataset::new(x, Targets::Classes(y))?;
 //!
 //! let primal = Perceptron::params().max_iter(100).fit(&xor)?;
-//! assert!(!primal.converged());
+//! assert!(!primal.convergence().converged());
 //!
 //! let dual = KernelPerceptron::params().fit(&xor)?;
-//! assert!(dual.converged());
+//! assert!(dual.convergence().converged());
 //! let truth = xor.targets.classes()?;
 //! let predicted = dual.predict(&xor.records)?;
 //! for (p, &c) in predicted.iter().zip(truth.indices()) {
