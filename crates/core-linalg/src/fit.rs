@@ -454,6 +454,37 @@ mod tests {
     }
 
     #[test]
+    fn the_report_types_cross_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Stop>();
+        send_sync::<Run>();
+        send_sync::<FitReport>();
+        send_sync::<LossHistory>();
+        send_sync::<StopAfter>();
+    }
+
+    #[test]
+    fn stop_after_ends_every_run_at_its_budget() {
+        let mut stop = StopAfter::new(2);
+        let runs = [1, 2, 1, 2];
+        let controls: Vec<Control> = runs
+            .iter()
+            .map(|&i| stop.observe(&Progress::new("cd", i)))
+            .collect();
+        assert_eq!(
+            controls,
+            [
+                Control::Continue,
+                Control::Stop,
+                Control::Continue,
+                Control::Stop
+            ]
+        );
+        assert_eq!(stop.seen, 4);
+        assert!(!stop.wants_objective() && LossHistory::default().wants_objective());
+    }
+
+    #[test]
     fn loss_history_skips_iterations_without_an_objective() {
         let mut h = LossHistory::default();
         let mut p = Progress::new("gd", 1);
