@@ -36,7 +36,10 @@ use crate::split::rng_from_seed;
 use crate::traits::{Fit, Predict};
 
 mod forge;
+mod observed;
 mod params;
+
+pub use observed::check_observed;
 
 pub use params::{check_defaults, check_params};
 

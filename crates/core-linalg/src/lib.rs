@@ -10,6 +10,8 @@
 //!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names.
 //! - **The estimator contract**: [`Fit`], [`Predict`], [`PredictProba`], [`DecisionFunction`],
 //!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
+//! - **Fit reports** ([`fit`]): one termination type, one report per fitted model, and one
+//!   observer of progress for every solver.
 //! - **Hyperparameters as data** ([`params`](mod@params)): every params struct describes its parameters
 //!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
@@ -41,6 +43,7 @@ mod dataset;
 pub mod datasets;
 mod dense;
 mod error;
+pub mod fit;
 pub mod fixture;
 pub mod io;
 pub mod memory;

@@ -104,9 +104,8 @@ macro_rules! impl_n_features {
 /// stops at the limit leaves a usable model that is not optimal to the tolerance asked for;
 /// raising `max_iter`, loosening `tol` or scaling the features usually helps.
 ///
-/// This is the one answer every iterative model gives to "did it converge?"; the models keep
-/// their detailed termination types (`stop_reason`, `stop_reasons`, `gd_stop`) beside it,
-/// which a later redesign may unify.
+/// This is the one answer every iterative model gives to "did it converge?", derived from its
+/// [`FitReport`](crate::fit::FitReport), which holds each run's details.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Convergence {
     /// Solver runs in the fit (0 for a fit that ran no iterative solver).
@@ -155,28 +154,53 @@ impl FromIterator<Convergence> for Convergence {
 /// A fitted model whose solver can stop at an iteration limit before meeting its tolerance
 /// (SMO, coordinate descent, L-BFGS, k-means, the perceptron rule, …).
 ///
-/// Every such model also has an inherent `convergence()` with the same meaning; this trait
-/// lets code that handles many model kinds (the CLI warns when a fit stopped at its limit, and
-/// counts the cross-validation folds that did) ask generically. Models always fitted in
-/// closed form or by a fixed schedule (naive Bayes, trees, forests, AdaBoost, ridge, PCA, kNN)
-/// have nothing to report and do not implement it; an iterative model fitted a way that has
-/// no limit to reach (a direct least-squares solver, Pegasos's fixed epochs, boosting without
-/// early stopping) reports no run at the limit. Kept to one method on purpose, as
-/// [`NFeatures`].
+/// The model's [`FitReport`](crate::fit::FitReport) is the one record of how its solver runs
+/// went; [`Iterative::convergence`] (the summary the CLI warns from: code that handles many
+/// model kinds asks generically) and [`Iterative::n_iter`] derive from it. Models always
+/// fitted in closed form or by a fixed schedule (naive Bayes, trees, forests, AdaBoost, ridge,
+/// PCA, kNN) have nothing to report and do not implement it; an iterative model fitted a way
+/// that has no limit to reach (a direct least-squares solver, Pegasos's fixed epochs, boosting
+/// without early stopping) reports no run at the limit.
 pub trait Iterative {
-    /// How the fit's solver runs ended.
-    fn convergence(&self) -> Convergence;
+    /// How the fit's solver runs went.
+    fn fit_report(&self) -> crate::fit::FitReport;
+
+    /// How the fit's solver runs ended, counted.
+    fn convergence(&self) -> Convergence {
+        self.fit_report().convergence()
+    }
+
+    /// The iterations of the fit's longest solver run (scikit-learn's `n_iter_`; see
+    /// [`FitReport::n_iter`](crate::fit::FitReport::n_iter)).
+    fn n_iter(&self) -> usize {
+        self.fit_report().n_iter()
+    }
 }
 
-/// Implements [`Iterative`] for fitted models by calling their inherent `convergence()`:
+/// Implements [`Iterative`] for fitted models from their inherent `fit_report()`, and gives
+/// them the inherent `convergence()` and `n_iter()` it derives, so callers need no import:
 /// `margin_core::impl_iterative!(Svc, Svr);`.
 #[macro_export]
 macro_rules! impl_iterative {
     ($($model:ty),+ $(,)?) => {
         $(
             impl $crate::Iterative for $model {
-                fn convergence(&self) -> $crate::Convergence {
-                    <$model>::convergence(self)
+                fn fit_report(&self) -> $crate::fit::FitReport {
+                    <$model>::fit_report(self)
+                }
+            }
+
+            impl $model {
+                /// How the fit's solver runs ended, counted (see
+                /// [`Iterative::convergence`](margin_core::Iterative::convergence)).
+                pub fn convergence(&self) -> $crate::Convergence {
+                    <Self as $crate::Iterative>::convergence(self)
+                }
+
+                /// The iterations of the fit's longest solver run, scikit-learn's `n_iter_`
+                /// (see [`FitReport::n_iter`](margin_core::fit::FitReport::n_iter)).
+                pub fn n_iter(&self) -> usize {
+                    <Self as $crate::Iterative>::n_iter(self)
                 }
             }
         )+

@@ -50,10 +50,11 @@ pub use margin_tree as tree;
 
 /// The names most programs need: `use margin::prelude::*;`.
 pub mod prelude {
+    pub use margin_core::fit::FitObserved;
     pub use margin_core::preprocessing::{MinMaxScaler, StandardScaler};
     pub use margin_core::split::{KFold, StratifiedKFold, train_test_split};
     pub use margin_core::{
-        Dataset, DecisionFunction, Error, Fit, FitTransform, Label, Matrix, ModelFile, PartialFit,
-        Predict, PredictProba, Records, Result, Targets, Transform,
+        Dataset, DecisionFunction, Error, Fit, FitTransform, Iterative, Label, Matrix, ModelFile,
+        PartialFit, Predict, PredictProba, Records, Result, Targets, Transform,
     };
 }

@@ -22,7 +22,7 @@ fn same_model<R: Records + ?Sized>(params: &KMeansParams, x: &R) -> KMeans {
         .unwrap();
     assert_eq!(elkan.labels(), lloyd.labels(), "labels");
     assert_eq!(elkan.n_iter(), lloyd.n_iter(), "n_iter");
-    assert_eq!(elkan.converged(), lloyd.converged(), "converged");
+    assert_eq!(elkan.fit_report(), lloyd.fit_report(), "fit report");
     assert_eq!(
         elkan.cluster_centers().as_slice(),
         lloyd.cluster_centers().as_slice(),

@@ -268,11 +268,11 @@ fn inconsistent_model_files_are_refused() {
         labels: Vec<usize>,
         inertia: f64,
         n_iter: usize,
-        converged: bool,
+        stop: margin_core::fit::Stop,
     }
     impl ModelFile for Raw {
         const KIND: &'static str = "kmeans";
-        const SCHEMA: u32 = 1;
+        const SCHEMA: u32 = 2;
         fn check_consistent(&self) -> Result<()> {
             Ok(())
         }

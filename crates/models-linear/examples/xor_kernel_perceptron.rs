@@ -27,8 +27,8 @@ fn main() -> Result<(), margin_core::Error> {
     println!(
         "primal perceptron:           {} mistakes in {} epochs, converged: {}, training accuracy {:.2}",
         primal.mistakes()[0],
-        primal.n_iter()[0],
-        primal.converged(),
+        primal.n_iter(),
+        primal.convergence().converged(),
         accuracy(&primal.predict(&xor.records)?)
     );
 
@@ -37,8 +37,8 @@ fn main() -> Result<(), margin_core::Error> {
     println!(
         "kernel perceptron, (x·z+1)²: {} mistakes in {} epochs, converged: {}, training accuracy {:.2}",
         dual.mistakes()[0],
-        dual.n_iter()[0],
-        dual.converged(),
+        dual.n_iter(),
+        dual.convergence().converged(),
         accuracy(&dual.predict(&xor.records)?)
     );
     println!(

@@ -29,13 +29,14 @@
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
+use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory,
-    model_check, validate,
+    Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory, model_check,
+    validate,
 };
-use margin_optim::StopReason;
-use margin_optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
+use margin_optim::Stop;
+use margin_optim::cd::{CdOptions, Columns, Products, elastic_net_gram, elastic_net_observed};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -104,7 +105,7 @@ impl ElasticNetParams {
         self.tol = tol;
         self
     }
-    /// Epoch limit (default 1000); reaching it is reported by [`ElasticNet::stop_reason`].
+    /// Epoch limit (default 1000); reaching it is reported by [`ElasticNet::fit_report`].
     pub fn max_iter(mut self, n: usize) -> Self {
         self.max_iter = n;
         self
@@ -139,7 +140,7 @@ impl ElasticNetParams {
                     let s = elastic_net_gram(&p, alpha, self.l1_ratio, w, &params.options())?;
                     params.model(&design, s)
                 }
-                None => params.solve(&design, w)?,
+                None => params.solve(&design, w, &mut ())?,
             };
             w = model.coef.clone();
             models.push(model);
@@ -154,9 +155,15 @@ impl ElasticNetParams {
         }
     }
 
-    fn solve(&self, design: &Design, w0: Vec<f64>) -> Result<ElasticNet> {
+    fn solve(
+        &self,
+        design: &Design,
+        w0: Vec<f64>,
+        observer: &mut dyn Observer,
+    ) -> Result<ElasticNet> {
         let x = Columns::new(&design.columns, design.n)?;
-        let s = elastic_net(x, &design.y, self.alpha, self.l1_ratio, w0, &self.options())?;
+        let (alpha, ratio) = (self.alpha, self.l1_ratio);
+        let s = elastic_net_observed(x, &design.y, alpha, ratio, w0, &self.options(), observer)?;
         Ok(self.model(design, s))
     }
 
@@ -379,7 +386,7 @@ pub struct ElasticNet {
     l1_ratio: f64,
     iterations: usize,
     gap: f64,
-    stop: StopReason,
+    stop: Stop,
 }
 
 impl ElasticNet {
@@ -427,15 +434,14 @@ impl ElasticNet {
         self.gap
     }
 
-    /// Why coordinate descent stopped.
-    pub fn stop_reason(&self) -> StopReason {
-        self.stop
-    }
-
-    /// How the fit ended: one coordinate-descent run, at the limit when `max_iter` epochs
-    /// left the duality gap above `tol` (scikit-learn's "Objective did not converge").
-    pub fn convergence(&self) -> Convergence {
-        self.stop.convergence(self.iterations)
+    /// How the fit went: one coordinate-descent run (its violation the final duality gap),
+    /// at the limit when `max_iter` epochs left the gap above `tol` (scikit-learn's
+    /// "Objective did not converge").
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(vec![Run {
+            violation: self.gap.is_finite().then_some(self.gap),
+            ..Run::new(self.iterations, self.stop)
+        }])
     }
 }
 
@@ -443,10 +449,16 @@ impl Fit for ElasticNetParams {
     type Model = ElasticNet;
 
     fn fit(&self, data: &Dataset) -> Result<ElasticNet> {
+        self.fit_observed(data, &mut ())
+    }
+}
+
+impl FitObserved for ElasticNetParams {
+    fn fit_observed(&self, data: &Dataset, observer: &mut dyn Observer) -> Result<ElasticNet> {
         self.check()?;
         let design = Design::new(data, self.fit_intercept)?;
         let d = design.d;
-        self.solve(&design, vec![0.0; d])
+        self.solve(&design, vec![0.0; d], observer)
     }
 }
 

@@ -40,13 +40,15 @@
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
+use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
-    Predict, PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores,
-    memory, model_check, validate,
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
+    model_check, validate,
 };
-use margin_optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
+use margin_optim::Stop;
+use margin_optim::gd::{self, Batch, GdOptions, GdResult, StepRule};
 use margin_optim::lbfgs::{LbfgsOptions, lbfgs};
 use margin_optim::loss::{Loss, sigmoid};
 use margin_optim::newton::{NewtonOptions, newton};
@@ -297,7 +299,7 @@ impl LogisticRegressionParams {
         self
     }
     /// Iteration limit (default 100; epochs for SGD). Reaching it is reported by
-    /// [`LogisticRegression::stop_reason`].
+    /// [`LogisticRegression::fit_report`].
     pub fn max_iter(mut self, n: usize) -> Self {
         self.max_iter = n;
         self
@@ -356,9 +358,13 @@ impl LogisticRegressionParams {
     }
 
     /// Runs the chosen solver; Newton is run by the caller, which has its Hessian.
-    fn minimize<F: gd::FiniteSum + ?Sized>(&self, f: &F, l1: f64) -> Result<GdResult> {
+    fn minimize<F: gd::FiniteSum + ?Sized>(
+        &self,
+        f: &F,
+        l1: f64,
+        observer: &mut dyn Observer,
+    ) -> Result<GdResult> {
         let w0 = start(f.dim())?;
-        let mut quiet = |_: &Progress<'_>| Control::Continue;
         match self.built_solver() {
             LogisticSolver::Lbfgs => lbfgs(
                 f,
@@ -368,7 +374,7 @@ impl LogisticRegressionParams {
                     grad_tol: self.tol,
                     ..LbfgsOptions::default()
                 },
-                &mut quiet,
+                observer,
             ),
             LogisticSolver::Newton | LogisticSolver::GradientDescent => gd::minimize(
                 f,
@@ -379,7 +385,7 @@ impl LogisticRegressionParams {
                     l1,
                     ..GdOptions::default()
                 },
-                &mut quiet,
+                observer,
             ),
             LogisticSolver::Sgd { batch_size, eta0 } => gd::minimize(
                 f,
@@ -393,7 +399,7 @@ impl LogisticRegressionParams {
                     seed: self.seed,
                     ..GdOptions::default()
                 },
-                &mut quiet,
+                observer,
             ),
         }
     }
@@ -418,7 +424,7 @@ pub struct LogisticRegression {
     coef: Vec<Vec<f64>>,
     intercept: Vec<f64>,
     iterations: usize,
-    stop: GdStop,
+    stop: Stop,
     objective: f64,
 }
 
@@ -448,17 +454,14 @@ impl LogisticRegression {
         self.iterations
     }
 
-    /// Why the solver stopped ([`GdStop::MaxIterations`] means not converged to `tol`).
-    pub fn stop_reason(&self) -> GdStop {
-        self.stop
-    }
-
-    /// How the fit ended: one solver run (every solver, binary or multinomial), at the limit
+    /// How the fit went: one solver run (every solver, binary or multinomial), at the limit
     /// when `max_iter` iterations left the gradient above `tol` (scikit-learn's
     /// `ConvergenceWarning`). SGD checks the full gradient after each epoch, so it usually
     /// runs to `max_iter`.
-    pub fn convergence(&self) -> Convergence {
-        self.stop.convergence(self.iterations)
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(vec![
+            Run::new(self.iterations, self.stop).with_objective(self.objective),
+        ])
     }
 
     /// The minimized objective divided by `n`: mean weighted log-loss plus penalty.
@@ -545,7 +548,8 @@ impl DecisionFunction for LogisticRegression {
 
 impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
-    const SCHEMA: u32 = 1;
+    /// 2: the stop is stored as [`Stop`] (was the descent solvers' own `GdStop`).
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::class_labels("labels", &self.labels)?;
@@ -562,6 +566,16 @@ impl Fit for LogisticRegressionParams {
     type Model = LogisticRegression;
 
     fn fit(&self, data: &Dataset) -> Result<LogisticRegression> {
+        self.fit_observed(data, &mut ())
+    }
+}
+
+impl FitObserved for LogisticRegressionParams {
+    fn fit_observed(
+        &self,
+        data: &Dataset,
+        observer: &mut dyn Observer,
+    ) -> Result<LogisticRegression> {
         self.check()?;
         validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
@@ -620,10 +634,10 @@ impl Fit for LogisticRegressionParams {
                         max_iter: self.max_iter,
                         grad_tol: self.tol,
                     },
-                    &mut |_: &Progress<'_>| Control::Continue,
+                    observer,
                 )?
             } else {
-                self.minimize(&risk, l1)?
+                self.minimize(&risk, l1, observer)?
             };
             let mut r = r;
             let b = if self.fit_intercept { r.w[d] } else { 0.0 };
@@ -633,7 +647,7 @@ impl Fit for LogisticRegressionParams {
         } else {
             let k = labels.len();
             let risk = SoftmaxRisk::new(x, &y, k, weights.as_deref(), l2, self.fit_intercept)?;
-            let r = self.minimize(&risk, l1)?;
+            let r = self.minimize(&risk, l1, observer)?;
             let coef = (0..k)
                 .map(|c| {
                     let mut w = memory::vec_with_capacity(

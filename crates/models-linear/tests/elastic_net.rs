@@ -3,7 +3,7 @@
 use margin_core::battery::{Task, check_estimator};
 use margin_core::{Dataset, Error, Fit, ModelFile, Predict, datasets};
 use margin_linear::{ElasticNet, ElasticNetParams, alpha_grid};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 
 /// `(alpha, coef, intercept)` per model in the fixture.
 fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {
@@ -74,7 +74,7 @@ fn fits_match_scikit_learn() {
     for (case, params, data) in cases {
         let (_, coef, intercept) = &reference(case)[0];
         let model = params.fit(data).unwrap();
-        assert_eq!(model.stop_reason(), StopReason::Converged, "{case}");
+        assert_eq!(model.fit_report().runs()[0].stop, Stop::CONVERGED, "{case}");
         assert_close(&model, coef, *intercept, case);
     }
 }

@@ -7,7 +7,7 @@ use margin_core::{
     Targets, datasets,
 };
 use margin_linear::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
-use margin_optim::gd::GdStop;
+use margin_optim::Stop;
 
 struct Reference {
     coef: Vec<Vec<f64>>,
@@ -265,5 +265,5 @@ fn save_load_and_thread_count() {
         back.predict_proba(&test.records).unwrap(),
         one.predict_proba(&test.records).unwrap()
     );
-    assert_ne!(one.stop_reason(), GdStop::MaxIterations);
+    assert_ne!(one.fit_report().runs()[0].stop, Stop::MaxIterations);
 }

@@ -13,8 +13,7 @@ use margin_linear::{
     BernoulliNB, GaussianNB, KernelPerceptron, KernelRidge, LinearRegression, LogisticRegression,
     LstsqSolver, MultinomialNB, Perceptron,
 };
-use margin_optim::StopReason;
-use margin_optim::gd::GdStop;
+use margin_optim::Stop;
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
@@ -112,12 +111,12 @@ struct RegressionFile {
     x_offset: Vec<f64>,
     inverse_gram: Option<DenseMatrix>,
     x_scale: f64,
-    gd: Option<(usize, GdStop)>,
+    gd: Option<(usize, Stop)>,
 }
 
 impl ModelFile for RegressionFile {
     const KIND: &'static str = "linear-regression";
-    const SCHEMA: u32 = 1;
+    const SCHEMA: u32 = 2;
     fn check_consistent(&self) -> Result<()> {
         Ok(())
     }
@@ -167,7 +166,7 @@ struct KernelPerceptronFile {
     intercept: Vec<f64>,
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
-    stops: Vec<StopReason>,
+    stops: Vec<Stop>,
 }
 
 impl ModelFile for KernelPerceptronFile {

@@ -9,7 +9,7 @@ use margin_core::{
 };
 use margin_kernels::{Linear, Polynomial, Rbf};
 use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 use rand::Rng;
 
 fn dataset(rows: &[Vec<f64>], labels: &[f64]) -> Dataset {
@@ -59,9 +59,9 @@ fn hand_traced_epochs() {
             .unwrap()
     };
     let expected = [
-        (vec![0.0, -2.0], -1.0, 3, StopReason::MaxIterations),
-        (vec![1.0, -2.0], 0.0, 4, StopReason::MaxIterations),
-        (vec![1.0, -2.0], 0.0, 4, StopReason::Converged),
+        (vec![0.0, -2.0], -1.0, 3, Stop::MaxIterations),
+        (vec![1.0, -2.0], 0.0, 4, Stop::MaxIterations),
+        (vec![1.0, -2.0], 0.0, 4, Stop::CONVERGED),
     ];
     for (epoch, (w, b, mistakes, stop)) in expected.into_iter().enumerate() {
         let model = fit(epoch + 1);
@@ -69,12 +69,14 @@ fn hand_traced_epochs() {
         assert_eq!(model.coef(), [w], "epoch {}", epoch + 1);
         assert_eq!(model.intercept(), [b], "epoch {}", epoch + 1);
         assert_eq!(model.mistakes(), [mistakes]);
-        assert_eq!(model.n_iter(), [epoch + 1]);
-        assert_eq!(model.stop_reasons(), [stop]);
+        let report = model.fit_report();
+        assert_eq!(report.runs().len(), 1);
+        assert_eq!(model.n_iter(), epoch + 1);
+        assert_eq!(report.runs()[0].stop, stop);
     }
     let model = Perceptron::params().shuffle(false).fit(&data).unwrap();
-    assert!(model.converged());
-    assert_eq!(model.n_iter(), [3]);
+    assert!(model.convergence().converged());
+    assert_eq!(model.n_iter(), 3);
     assert_eq!(model.predict(&data.records).unwrap(), {
         let y = data.targets.classes().unwrap();
         y.indices()
@@ -105,7 +107,7 @@ fn hand_traced_epochs() {
     assert_eq!(dual.dual_coef(), [vec![2.0, -1.0, -1.0]]);
     assert_eq!(dual.intercept(), [0.0]);
     assert_eq!(dual.mistakes(), [4]);
-    assert_eq!(dual.n_iter(), [3]);
+    assert_eq!(dual.n_iter(), 3);
     assert_eq!(
         dual.decision_function(&data.records).unwrap().as_slice(),
         [1.0, -2.0, -1.0, 2.0]
@@ -129,8 +131,8 @@ fn xor() -> Dataset {
 fn xor_needs_the_kernel() {
     let data = xor();
     let primal = Perceptron::params().fit(&data).unwrap();
-    assert!(!primal.converged());
-    assert_eq!(primal.n_iter(), [1000]);
+    assert!(!primal.convergence().converged());
+    assert_eq!(primal.n_iter(), 1000);
     assert!(accuracy(&primal.predict(&data.records).unwrap(), &data) < 1.0);
 
     let poly = Polynomial::new(1.0, 1.0, 2).unwrap();
@@ -139,8 +141,8 @@ fn xor_needs_the_kernel() {
         KernelPerceptron::params().kernel(poly),
     ] {
         let dual = params.fit(&data).unwrap();
-        assert!(dual.converged());
-        assert!(dual.n_iter()[0] < 10, "{:?}", dual.n_iter());
+        assert!(dual.convergence().converged());
+        assert!(dual.n_iter() < 10, "{:?}", dual.n_iter());
         assert_eq!(*dual.kernel(), poly.into());
         assert_eq!(accuracy(&dual.predict(&data.records).unwrap(), &data), 1.0);
     }
@@ -180,7 +182,7 @@ fn the_linear_kernel_reproduces_the_primal_perceptron() {
             .seed(5)
             .fit_intercept(fit_intercept);
         let primal = primal_params.fit(&data).unwrap();
-        assert!(!primal.converged());
+        assert!(!primal.convergence().converged());
         for budget in [200.0, 0.0] {
             let dual = KernelPerceptron::params()
                 .kernel(Linear)
@@ -193,7 +195,7 @@ fn the_linear_kernel_reproduces_the_primal_perceptron() {
                 .unwrap();
             let case = format!("{n_classes} classes, shuffle {shuffle}, budget {budget}");
             assert_eq!(dual.mistakes(), primal.mistakes(), "{case}");
-            assert_eq!(dual.n_iter(), primal.n_iter(), "{case}");
+            assert_eq!(dual.fit_report(), primal.fit_report(), "{case}");
             assert_eq!(dual.intercept(), primal.intercept(), "{case}");
             // w = Σ αᵢ yᵢ xᵢ over the support.
             let sv = dual.support_vectors();

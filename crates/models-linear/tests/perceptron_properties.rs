@@ -83,7 +83,7 @@ proptest! {
             .fit_intercept(fit_intercept)
             .fit(&data)
             .unwrap();
-        prop_assert!(primal.converged());
+        prop_assert!(primal.convergence().converged());
         prop_assert!(primal.mistakes()[0] as f64 <= bound, "{} > {bound}", primal.mistakes()[0]);
         prop_assert!(separates(&primal.decision_function(&data.records).unwrap(), &data));
 
@@ -94,7 +94,7 @@ proptest! {
             .fit_intercept(fit_intercept)
             .fit(&data)
             .unwrap();
-        prop_assert!(dual.converged());
+        prop_assert!(dual.convergence().converged());
         prop_assert!(dual.mistakes()[0] as f64 <= bound, "{} > {bound}", dual.mistakes()[0]);
         prop_assert!(separates(&dual.decision_function(&data.records).unwrap(), &data));
         // αᵢ counts mistakes: they add up to the total.

@@ -559,11 +559,12 @@ fn gradient_descent_reaches_the_qr_answer_on_housing() {
         .solver(LstsqSolver::GradientDescent)
         .fit(&data)
         .unwrap();
-    let (steps, stop) = gd.gd_stop().unwrap();
+    let run = gd.fit_report().runs()[0];
     assert_eq!(
-        stop,
-        margin_optim::gd::GdStop::GradientNorm,
-        "after {steps} steps"
+        run.stop,
+        margin_optim::Stop::Converged(margin_optim::Criterion::GradientNorm),
+        "after {} steps",
+        run.iterations
     );
     assert_eq!(gd.solver(), LstsqSolver::GradientDescent);
     for (a, b) in gd.coef().iter().zip(qr.coef()) {
@@ -583,7 +584,7 @@ fn gradient_descent_reaches_the_qr_answer_on_housing() {
     ));
     // Inference needs (XᵀX)⁻¹, which descent never forms.
     assert_eq!(gd.coef_standard_errors(), None);
-    assert!(qr.gd_stop().is_none());
+    assert!(qr.fit_report().runs().is_empty());
 }
 
 #[test]
@@ -617,9 +618,11 @@ fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
         .max_iter(3)
         .fit(&data)
         .unwrap();
+    let runs = few.fit_report();
+    assert_eq!(runs.runs().len(), 1);
     assert_eq!(
-        few.gd_stop(),
-        Some((3, margin_optim::gd::GdStop::MaxIterations))
+        (runs.n_iter(), runs.runs()[0].stop),
+        (3, margin_optim::Stop::MaxIterations)
     );
     for params in [
         LinearRegression::params()

@@ -1,9 +1,10 @@
 //! A single kernel expansion `f(x) = Σ_s c_s K(sv_s, x) − ρ`: what ε-SVR and the one-class SVM
 //! fit.
 
-use margin_core::{Convergence, Dataset, Matrix, Records, Result, model_check, validate};
+use margin_core::fit::Run;
+use margin_core::{Dataset, Matrix, Records, Result, model_check, validate};
 use margin_kernels::{Kernel, KernelSpec};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 use margin_optim::smo::Solution;
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +21,7 @@ pub(crate) struct Expansion {
     pub(crate) rho: f64,
     pub(crate) objective: f64,
     pub(crate) iterations: usize,
-    pub(crate) stop: StopReason,
+    pub(crate) stop: Stop,
     /// For the linear kernel, `w = Σ c_s sv_s`.
     pub(crate) weights: Option<Vec<f64>>,
 }
@@ -54,8 +55,8 @@ impl Expansion {
     }
 
     /// The one SMO run behind the expansion.
-    pub(crate) fn convergence(&self) -> Convergence {
-        self.stop.convergence(self.iterations)
+    pub(crate) fn run(&self) -> Run {
+        Run::new(self.iterations, self.stop).with_objective(self.objective)
     }
 
     /// Collapses a linear kernel's expansion into `w = Σ c_s sv_s`, where that is not wider

@@ -84,8 +84,8 @@ pub use linear_svc::{
     Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Penalty, SvmLoss,
 };
 pub use margin_core::ClassWeight;
+pub use margin_core::fit::{Mark, Observer as SolverObserver};
 pub use margin_kernels::{KernelChoice, KernelKind};
-pub use margin_optim::smo::{Mark, Observer as SolverObserver};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};

@@ -9,9 +9,7 @@
 //! LIBSVM draws. `Fit::fit` starts a fresh run from `srand(seed)` for each fit.
 
 use margin_core::Classes;
-#[cfg(test)]
-use margin_optim::smo::Mark;
-use margin_optim::smo::Observer;
+use margin_core::fit::{Control, Mark, Observer, Progress};
 
 use crate::glibc_rand::GlibcRand;
 use crate::probability::SigmoidEnd;
@@ -67,6 +65,51 @@ pub trait FitObserver: Observer {
 }
 
 impl FitObserver for () {}
+
+/// A plain [`Observer`] watching a LIBSVM-compatible fit: it sees the solver's iterations and
+/// marks, and none of the summaries.
+pub(crate) struct Watched<'a>(pub(crate) &'a mut dyn Observer);
+
+impl Observer for Watched<'_> {
+    fn observe(&mut self, progress: &Progress<'_>) -> Control {
+        self.0.observe(progress)
+    }
+    fn mark(&mut self, mark: Mark) {
+        self.0.mark(mark);
+    }
+}
+
+impl FitObserver for Watched<'_> {}
+
+/// `Fit` and `FitObserved` for an SVM params struct: a fresh [`LibsvmRun`] from the seed the
+/// closure reads, watched by the observer (none for `fit`), through the params' `fit_in`.
+macro_rules! observed_fits {
+    ($params:ty => $model:ty, |$p:ident| $seed:expr) => {
+        impl margin_core::Fit for $params {
+            type Model = $model;
+
+            fn fit(&self, data: &margin_core::Dataset) -> margin_core::Result<$model> {
+                margin_core::fit::FitObserved::fit_observed(self, data, &mut ())
+            }
+        }
+
+        impl margin_core::fit::FitObserved for $params {
+            fn fit_observed(
+                &self,
+                data: &margin_core::Dataset,
+                observer: &mut dyn margin_core::fit::Observer,
+            ) -> margin_core::Result<$model> {
+                let $p = self;
+                let mut watched = $crate::libsvm_run::Watched(observer);
+                self.fit_in(
+                    data,
+                    &mut $crate::libsvm_run::LibsvmRun::seeded($seed, &mut watched),
+                )
+            }
+        }
+    };
+}
+pub(crate) use observed_fits;
 
 /// One run of LIBSVM's tools: its `rand()` sequence and its observer (see the module doc).
 pub struct LibsvmRun<'o> {

@@ -1,18 +1,18 @@
 //! Linear support vector classification in the primal space (LIBLINEAR's `-s 1/3`,
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
+use margin_core::fit::{FitObserved, FitReport, Observer, Run, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
-    Predict, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
-    model_check, validate,
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    PresentClasses, Records, Result, classes_from_scores, linear_scores, memory, model_check,
+    validate,
 };
-use margin_optim::StopReason;
+use margin_optim::Stop;
 pub use margin_optim::dcd::SvmLoss;
 use margin_optim::dcd::{self, DcdOptions};
 pub use margin_optim::pegasos::Iterate;
 use margin_optim::pegasos::{self, PegasosOptions};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How strongly `w` is regularized.
@@ -291,7 +291,7 @@ pub struct LinearSvc {
     intercept: Vec<f64>,
     c: f64,
     iterations: Vec<usize>,
-    stops: Vec<StopReason>,
+    stops: Vec<Stop>,
 }
 
 impl LinearSvc {
@@ -334,17 +334,12 @@ impl LinearSvc {
         &self.iterations
     }
 
-    /// Why each problem's solver stopped (Pegasos always reports `Converged` after its epochs).
-    pub fn stop_reasons(&self) -> &[StopReason] {
-        &self.stops
-    }
-
-    /// How the fit's runs ended, one per binary problem: dual coordinate descent stops at
+    /// How the fit's runs went, one per binary problem: dual coordinate descent stops at
     /// `max_iter` epochs when its tolerance is not met; Pegasos runs its fixed number of epochs
     /// with no tolerance, so it never counts as stopped at a limit (as scikit-learn's
     /// `SGDClassifier` with `tol=None` does not warn).
-    pub fn convergence(&self) -> Convergence {
-        margin_optim::convergence(&self.stops, &self.iterations)
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::of(&self.iterations, &self.stops)
     }
 
     /// The number of features the model was fitted on.
@@ -403,6 +398,24 @@ impl Fit for LinearSvcParams {
     type Model = LinearSvc;
 
     fn fit(&self, data: &Dataset) -> Result<LinearSvc> {
+        self.fit_watched(data, None)
+    }
+}
+
+/// The binary problems are solved in parallel when nothing watches them, one after the other
+/// (in the model's order) for an observer: each problem's result is the same either way.
+impl FitObserved for LinearSvcParams {
+    fn fit_observed(&self, data: &Dataset, observer: &mut dyn Observer) -> Result<LinearSvc> {
+        self.fit_watched(data, Some(observer))
+    }
+}
+
+impl LinearSvcParams {
+    fn fit_watched(
+        &self,
+        data: &Dataset,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<LinearSvc> {
         Params::check(self)?;
         validate::check_dataset(data)?;
         let classes = data.targets.classes()?;
@@ -434,51 +447,64 @@ impl Fit for LinearSvcParams {
             "LinearSvc's weight vectors",
             memory::FEWER_FEATURES,
         )?;
-        let solved: Vec<(Vec<f64>, usize, StopReason)> = positives
-            .par_iter()
-            .map(|&p| {
-                let signs: Vec<f64> = y.iter().map(|&k| if k == p { 1.0 } else { -1.0 }).collect();
-                let weight: Vec<f64> = (0..n).map(|i| cw[y[i]] * sample(i)).collect();
-                match self.linear_solver() {
-                    LinearSolver::Dcd => {
-                        let costs: Vec<f64> = weight.iter().map(|w| c * w).collect();
-                        let options = DcdOptions {
-                            loss: self.loss,
-                            tol: self.tol,
-                            max_iter: self.max_iter,
-                            shrinking: true,
-                            bias,
-                            seed: self.seed,
-                        };
-                        dcd::dcd(x, &signs, &costs, &options).map(|s| (s.w, s.iterations, s.stop))
-                    }
-                    LinearSolver::Pegasos {
+        let solve = |&p: &usize, observer: &mut dyn Observer| -> Result<(Vec<f64>, Run)> {
+            let signs: Vec<f64> = y.iter().map(|&k| if k == p { 1.0 } else { -1.0 }).collect();
+            let weight: Vec<f64> = (0..n).map(|i| cw[y[i]] * sample(i)).collect();
+            match self.linear_solver() {
+                LinearSolver::Dcd => {
+                    let costs: Vec<f64> = weight.iter().map(|w| c * w).collect();
+                    let options = DcdOptions {
+                        loss: self.loss,
+                        tol: self.tol,
+                        max_iter: self.max_iter,
+                        shrinking: true,
+                        bias,
+                        seed: self.seed,
+                    };
+                    dcd::dcd_observed(x, &signs, &costs, &options, observer).map(|s| {
+                        let run = s.run();
+                        (s.w, run)
+                    })
+                }
+                LinearSolver::Pegasos {
+                    epochs,
+                    batch_size,
+                    projection,
+                    iterate,
+                } => {
+                    let options = PegasosOptions {
+                        lambda: 1.0 / (n as f64 * c),
                         epochs,
                         batch_size,
                         projection,
                         iterate,
-                    } => {
-                        let options = PegasosOptions {
-                            lambda: 1.0 / (n as f64 * c),
-                            epochs,
-                            batch_size,
-                            projection,
-                            iterate,
-                            bias,
-                            seed: self.seed,
-                        };
-                        pegasos::pegasos(x, &signs, Some(&weight), &options)
-                            .map(|s| (s.w, epochs, StopReason::Converged))
-                    }
+                        bias,
+                        seed: self.seed,
+                    };
+                    pegasos::pegasos_observed(x, &signs, Some(&weight), &options, observer).map(
+                        |s| {
+                            let run = s.run();
+                            (s.w, run)
+                        },
+                    )
                 }
-            })
-            .collect::<Result<_>>()?;
+            }
+        };
+        let solved = solve_each(&positives, observer, solve)?;
         let d = x.n_features();
         let mut coef = Vec::with_capacity(solved.len());
         let mut intercept = Vec::with_capacity(solved.len());
         let mut iterations = Vec::with_capacity(solved.len());
         let mut stops = Vec::with_capacity(solved.len());
-        for (mut w, it, stop) in solved {
+        for (
+            mut w,
+            Run {
+                iterations: it,
+                stop,
+                ..
+            },
+        ) in solved
+        {
             intercept.push(bias.map_or(0.0, |b| b * w[d]));
             w.truncate(d);
             coef.push(w);

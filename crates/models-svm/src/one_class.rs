@@ -1,12 +1,12 @@
 //! The ν one-class SVM (LIBSVM's `-s 2`, scikit-learn's `OneClassSVM`).
 
+use margin_core::fit::FitReport;
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, Records, Result, validate,
+    Dataset, DecisionFunction, DenseMatrix, Error, Label, ModelFile, Predict, PredictProba,
+    Records, Result, validate,
 };
 use margin_kernels::KernelSpec;
-use margin_optim::StopReason;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -107,13 +107,9 @@ impl OneClassSvm {
     pub fn iterations(&self) -> usize {
         self.expansion.iterations
     }
-    /// Why SMO stopped.
-    pub fn stop_reason(&self) -> StopReason {
-        self.expansion.stop
-    }
-    /// How the fit's one SMO run ended (the probability model needs no further training).
-    pub fn convergence(&self) -> Convergence {
-        self.expansion.convergence()
+    /// How the fit's one SMO run went (the probability model needs no further training).
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(vec![self.expansion.run()])
     }
     /// The probability model (LIBSVM's `prob_density_marks`): ten increasing decision values.
     /// The training decision values are sorted; the negative ones are split into five bins of
@@ -126,17 +122,12 @@ impl OneClassSvm {
     }
 }
 
-impl Fit for OneClassSvmParams {
-    type Model = OneClassSvm;
-
-    /// Targets are ignored: the model describes the records alone.
-    fn fit(&self, data: &Dataset) -> Result<OneClassSvm> {
-        self.fit_in(data, &mut LibsvmRun::new(&mut ()))
-    }
-}
+// Targets are ignored: the model describes the records alone. It draws nothing at random:
+// glibc's unseeded sequence (seed 1) is as good as any.
+crate::libsvm_run::observed_fits!(OneClassSvmParams => OneClassSvm, |_p| 1);
 
 impl OneClassSvmParams {
-    /// Fits as [`Fit::fit`] does, reporting the solver run to `run`'s observer (the one-class
+    /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, reporting the solver run to `run`'s observer (the one-class
     /// SVM draws nothing at random).
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<OneClassSvm> {
         Params::check(self)?;

@@ -1,12 +1,13 @@
 //! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
 
+use margin_core::fit::{FitReport, Run};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Classes, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label,
+    ClassWeight, Classes, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Label,
     Matrix, ModelFile, Predict, PredictProba, Records, Result, model_check, validate,
 };
 use margin_kernels::{Kernel, KernelSpec};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -262,7 +263,7 @@ pub struct BinaryModel {
     /// SMO iterations.
     pub iterations: usize,
     /// Why SMO stopped.
-    pub stop: StopReason,
+    pub stop: Stop,
     /// Support vectors at their upper bound (`α_i = C_i`).
     pub n_bounded: usize,
     /// Platt's sigmoid `(A, B)`: `P(positive | f) = 1 / (1 + exp(A f + B))`, when fitted with
@@ -277,6 +278,13 @@ pub struct BinaryModel {
     /// coefficients then carry the opposite signs, as LIBSVM's do. `None` for C-SVC and for
     /// a model read from a LIBSVM file.
     pub equivalent_c: Option<f64>,
+}
+
+impl BinaryModel {
+    /// The problem's SMO run, as a fit report records it.
+    pub fn run(&self) -> Run {
+        Run::new(self.iterations, self.stop).with_objective(self.objective)
+    }
 }
 
 /// A fitted C-SVC.
@@ -351,18 +359,13 @@ impl Svc {
     fn binary_sign(&self) -> f64 {
         if self.labels.len() == 2 { -1.0 } else { 1.0 }
     }
-    /// Why each problem's solver stopped (check for [`StopReason::MaxIterations`]).
-    pub fn stop_reasons(&self) -> Vec<StopReason> {
-        self.problems.iter().map(|p| p.stop).collect()
-    }
-    /// How the fit's SMO runs ended: one per binary problem, and with probability estimates
-    /// the cross-validation runs behind each problem's sigmoid (LIBSVM warns "reaching max
-    /// number of iterations" for each run that stopped at the limit).
-    pub fn convergence(&self) -> Convergence {
-        self.problems
-            .iter()
-            .map(|p| p.stop.convergence(p.iterations).and(p.probability_folds))
-            .collect()
+    /// How the fit's SMO runs went: one per binary problem, and with probability estimates
+    /// the cross-validation runs behind each problem's sigmoid, counted (LIBSVM warns
+    /// "reaching max number of iterations" for each run that stopped at the limit).
+    pub fn fit_report(&self) -> FitReport {
+        let runs = self.problems.iter().map(BinaryModel::run).collect();
+        let folds = self.problems.iter().map(|p| p.probability_folds).collect();
+        FitReport::new(runs).with_folds(folds)
     }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
@@ -722,16 +725,10 @@ pub(crate) fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
     }
 }
 
-impl Fit for SvcParams {
-    type Model = Svc;
-
-    fn fit(&self, data: &Dataset) -> Result<Svc> {
-        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
-    }
-}
+crate::libsvm_run::observed_fits!(SvcParams => Svc, |p| p.seed);
 
 impl SvcParams {
-    /// Fits as [`Fit::fit`] does, drawing the probability folds from `run`'s `rand()` sequence
+    /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from `run`'s `rand()` sequence
     /// (continuing it, as LIBSVM's tools do across the trainings of one run; the params'
     /// `seed` is not used) and reporting the solver runs to its observer.
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svc> {
@@ -750,16 +747,10 @@ impl SvcParams {
     }
 }
 
-impl Fit for NuSvcParams {
-    type Model = Svc;
-
-    fn fit(&self, data: &Dataset) -> Result<Svc> {
-        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
-    }
-}
+crate::libsvm_run::observed_fits!(NuSvcParams => Svc, |p| p.seed);
 
 impl NuSvcParams {
-    /// Fits as [`Fit::fit`] does, drawing the probability folds from `run` and reporting to its
+    /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from `run` and reporting to its
     /// observer (see [`SvcParams::fit_in`]).
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svc> {
         Params::check(self)?;
@@ -851,7 +842,7 @@ fn platt(
         let report = binary_report(&spec.formulation, &sol, &tr_b, &upper);
         run.observer().solved(&report);
         run.observer().classifier_trained(report.n_sv);
-        folds = folds.and(sol.stop.convergence(sol.iterations));
+        folds = folds.and(sol.run().convergence());
         let sv: Vec<(usize, f64)> = (0..train.len())
             .filter(|&t| sol.alpha[t] != 0.0)
             .map(|t| (tr_idx[t], sol.alpha[t] * f64::from(tr_y[t])))

@@ -1,11 +1,11 @@
 //! ε-support vector regression (LIBSVM's `-s 3`, scikit-learn's `SVR`).
 
+use margin_core::fit::FitReport;
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, validate,
+    Convergence, Dataset, DenseMatrix, Error, ModelFile, Predict, Records, Result, validate,
 };
 use margin_kernels::KernelSpec;
-use margin_optim::StopReason;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +33,7 @@ macro_rules! regressor_builders {
                 self.seed = seed;
                 self
             }
-            /// Fits as [`Fit::fit`] does, drawing the probability folds from `run`'s `rand()`
+            /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from `run`'s `rand()`
             /// sequence (continuing it, as LIBSVM's tools do across the trainings of one run;
             /// the params' `seed` is not used) and reporting the solver runs to its observer.
             pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
@@ -189,15 +189,11 @@ impl Svr {
     pub fn iterations(&self) -> usize {
         self.expansion.iterations
     }
-    /// Why SMO stopped.
-    pub fn stop_reason(&self) -> StopReason {
-        self.expansion.stop
-    }
-    /// How the fit's SMO runs ended: the model's own, and with probability estimates the five
-    /// cross-validation runs behind [`Svr::laplace_scale`] (LIBSVM warns "reaching max number
-    /// of iterations" for each run that stopped at the limit).
-    pub fn convergence(&self) -> Convergence {
-        self.expansion.convergence().and(self.probability_folds)
+    /// How the fit's SMO runs went: the model's own, and with probability estimates the five
+    /// cross-validation runs behind [`Svr::laplace_scale`], counted (LIBSVM warns "reaching
+    /// max number of iterations" for each run that stopped at the limit).
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(vec![self.expansion.run()]).with_folds(self.probability_folds)
     }
     /// For a linear kernel, `w`.
     pub fn coef(&self) -> Option<&[f64]> {
@@ -419,7 +415,7 @@ fn laplace_scale(
     for (f, held_out) in folds.iter().enumerate() {
         let train = training_part(&folds, f);
         let model = fit_regressor(settings, c, formulation, &data.select(&train)?, run)?;
-        runs = runs.and(model.expansion.convergence());
+        runs = runs.and(model.expansion.run().convergence());
         let predicted = model
             .expansion
             .libsvm_decision(&data.records.select_rows(held_out)?)?;
@@ -438,21 +434,8 @@ fn laplace_scale(
     Ok((mae, runs))
 }
 
-impl Fit for SvrParams {
-    type Model = Svr;
-
-    fn fit(&self, data: &Dataset) -> Result<Svr> {
-        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
-    }
-}
-
-impl Fit for NuSvrParams {
-    type Model = Svr;
-
-    fn fit(&self, data: &Dataset) -> Result<Svr> {
-        self.fit_in(data, &mut LibsvmRun::seeded(self.seed, &mut ()))
-    }
-}
+crate::libsvm_run::observed_fits!(SvrParams => Svr, |p| p.seed);
+crate::libsvm_run::observed_fits!(NuSvrParams => Svr, |p| p.seed);
 
 impl Predict for Svr {
     type Output = Vec<f64>;

@@ -9,7 +9,7 @@ use margin_core::{
     ModelFile, Predict, PredictProba, Records, Result, Targets,
 };
 use margin_kernels::{KernelSpec, Rbf};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 use margin_svm::{BinaryModel, KernelChoice, LinearSvc, Multiclass, OneClassSvm, Svc, Svr};
 use serde::{Deserialize, Serialize};
 
@@ -225,7 +225,7 @@ struct SvrFile {
     rho: f64,
     objective: f64,
     iterations: usize,
-    stop: StopReason,
+    stop: Stop,
     weights: Option<Vec<f64>>,
     nu: bool,
     laplace_scale: Option<f64>,

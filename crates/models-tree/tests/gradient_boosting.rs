@@ -253,6 +253,11 @@ fn early_stopping_stops_and_records_scores() {
         .unwrap();
     let n = model.n_iter();
     assert!(n < 1000, "{n} iterations");
+    assert_eq!(
+        model.fit_report().runs()[0].stop,
+        margin_core::fit::Stop::NoImprovement { rounds: 3 }
+    );
+    assert!(model.convergence().converged());
     let val = model.validation_score();
     assert_eq!(val.len(), n + 1);
     assert_eq!(model.train_score().len(), n + 1);

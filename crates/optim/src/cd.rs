@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checks;
 
-use crate::StopReason;
+use crate::{Control, Observer, Progress, Run, Stop};
 
 /// Settings of [`elastic_net`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,7 +45,18 @@ pub struct CdSolution {
     /// The last duality gap computed (in the units of `½‖y − Xw‖²`, i.e. the objective times `n`).
     pub gap: f64,
     /// Why it stopped.
-    pub stop: StopReason,
+    pub stop: Stop,
+}
+
+impl CdSolution {
+    /// The run as a fit report records it (its violation the last duality gap, when one was
+    /// computed).
+    pub fn run(&self) -> Run {
+        Run {
+            violation: self.gap.is_finite().then_some(self.gap),
+            ..Run::new(self.iterations, self.stop)
+        }
+    }
 }
 
 /// A column-major `n × d` design matrix: column `j` is `data[j·n .. (j+1)·n]`.
@@ -105,6 +116,20 @@ pub fn elastic_net(
     w0: Vec<f64>,
     options: &CdOptions,
 ) -> Result<CdSolution> {
+    elastic_net_observed(x, y, alpha, l1_ratio, w0, options, &mut ())
+}
+
+/// [`elastic_net`], reporting each epoch (with the duality gap on the epochs that compute
+/// it) to `observer`.
+pub fn elastic_net_observed(
+    x: Columns<'_>,
+    y: &[f64],
+    alpha: f64,
+    l1_ratio: f64,
+    w0: Vec<f64>,
+    options: &CdOptions,
+    observer: &mut dyn Observer,
+) -> Result<CdSolution> {
     let (n, d) = (x.n, x.d());
     if y.len() != n {
         return Err(Error::shape("targets", n, y.len()));
@@ -140,7 +165,7 @@ pub fn elastic_net(
     let mut iterations = 0;
     let stop = loop {
         if iterations == options.max_iter {
-            break StopReason::MaxIterations;
+            break Stop::MaxIterations;
         }
         iterations += 1;
         let (mut max_change, mut max_w) = (0.0f64, 0.0f64);
@@ -163,11 +188,20 @@ pub fn elastic_net(
             max_change = max_change.max((new - old).abs());
             max_w = max_w.max(new.abs());
         }
-        if max_w == 0.0 || max_change / max_w < options.tol || iterations == options.max_iter {
+        let check =
+            max_w == 0.0 || max_change / max_w < options.tol || iterations == options.max_iter;
+        if check {
             gap = duality_gap(x, y, &w, &residual, l1, l2);
-            if gap <= tol {
-                break StopReason::Converged;
-            }
+        }
+        let progress = Progress {
+            violation: check.then_some(gap),
+            ..Progress::new("cd", iterations)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            break Stop::Observer;
+        }
+        if check && gap <= tol {
+            break Stop::CONVERGED;
         }
     };
     if !w.iter().all(|v| v.is_finite()) {
@@ -208,6 +242,18 @@ pub fn elastic_net_gram(
     w0: Vec<f64>,
     options: &CdOptions,
 ) -> Result<CdSolution> {
+    elastic_net_gram_observed(products, alpha, l1_ratio, w0, options, &mut ())
+}
+
+/// [`elastic_net_gram`], reporting each epoch to `observer` as [`elastic_net_observed`] does.
+pub fn elastic_net_gram_observed(
+    products: &Products<'_>,
+    alpha: f64,
+    l1_ratio: f64,
+    w0: Vec<f64>,
+    options: &CdOptions,
+    observer: &mut dyn Observer,
+) -> Result<CdSolution> {
     let Products { gram, xty, y_sq, n } = *products;
     let d = xty.len();
     if gram.len() != d * d {
@@ -235,7 +281,7 @@ pub fn elastic_net_gram(
     let mut iterations = 0;
     let stop = loop {
         if iterations == options.max_iter {
-            break StopReason::MaxIterations;
+            break Stop::MaxIterations;
         }
         iterations += 1;
         let (mut max_change, mut max_w) = (0.0f64, 0.0f64);
@@ -257,15 +303,24 @@ pub fn elastic_net_gram(
             max_change = max_change.max((new - old).abs());
             max_w = max_w.max(new.abs());
         }
-        if max_w == 0.0 || max_change / max_w < options.tol || iterations == options.max_iter {
+        let check =
+            max_w == 0.0 || max_change / max_w < options.tol || iterations == options.max_iter;
+        if check {
             // ‖r‖² = ‖y‖² − 2wᵀXᵀy + wᵀXᵀXw, rᵀy = ‖y‖² − wᵀXᵀy, Xᵀr = Xᵀy − q.
             let w_xty = dot(&w, xty);
             let r_sq = (y_sq - 2.0 * w_xty + dot(&w, &q)).max(0.0);
             let xtr: Vec<f64> = xty.iter().zip(&q).map(|(a, b)| a - b).collect();
             gap = gap_from_products(&xtr, &w, r_sq, y_sq - w_xty, l1, l2);
-            if gap <= tol {
-                break StopReason::Converged;
-            }
+        }
+        let progress = Progress {
+            violation: check.then_some(gap),
+            ..Progress::new("cd", iterations)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            break Stop::Observer;
+        }
+        if check && gap <= tol {
+            break Stop::CONVERGED;
         }
     };
     if !w.iter().all(|v| v.is_finite()) {
@@ -349,7 +404,7 @@ mod tests {
                 "alpha {alpha}: {} vs {expected}",
                 s.w[0]
             );
-            assert_eq!(s.stop, StopReason::Converged);
+            assert_eq!(s.stop, Stop::CONVERGED);
         }
         // Ridge (ρ = 0): w* = xᵀy / (xᵀx + nα).
         let s = elastic_net(
@@ -367,6 +422,44 @@ mod tests {
         assert!((s.w[0] - 2.35 / (6.25 + 4.0 * 0.3)).abs() < 1e-14);
     }
 
+    #[test]
+    fn observers_see_every_epoch_and_can_stop_it() {
+        let (n, d) = (30, 5);
+        let data = columns(11, n, d);
+        let x = Columns::new(&data, n).unwrap();
+        let y: Vec<f64> = (0..n).map(|i| data[i] - 2.0 * data[n + i]).collect();
+        let options = CdOptions {
+            tol: 1e-12,
+            max_iter: 10_000,
+        };
+        let by_cols = crate::observed::check("cd", 1, |o| {
+            let s = elastic_net_observed(x, &y, 0.01, 0.5, vec![0.0; d], &options, o).unwrap();
+            let run = s.run();
+            (s, run)
+        });
+        let mut gram = vec![0.0; d * d];
+        for (j, k) in (0..d).flat_map(|j| (0..d).map(move |k| (j, k))) {
+            gram[j * d + k] = dot(x.col(j), x.col(k));
+        }
+        let xty: Vec<f64> = (0..d).map(|j| dot(x.col(j), &y)).collect();
+        let products = Products {
+            gram: &gram,
+            xty: &xty,
+            y_sq: dot(&y, &y),
+            n,
+        };
+        let by_gram = crate::observed::check("cd", 1, |o| {
+            let s =
+                elastic_net_gram_observed(&products, 0.01, 0.5, vec![0.0; d], &options, o).unwrap();
+            let run = s.run();
+            (s, run)
+        });
+        for run in [by_cols, by_gram] {
+            assert_eq!(run.stop, Stop::CONVERGED);
+            assert!(run.violation.unwrap() <= options.tol * dot(&y, &y));
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
         /// At the solution the subgradient optimality conditions hold for every coordinate, and
@@ -378,7 +471,7 @@ mod tests {
             let x = Columns::new(&data, n).unwrap();
             let y: Vec<f64> = (0..n).map(|i| data[i] * 2.0 - data[n + i] + 0.1 * data[2 * n + i]).collect();
             let s = elastic_net(x, &y, alpha, l1_ratio, vec![0.0; d], &CdOptions { tol: 1e-12, max_iter: 100_000 }).unwrap();
-            prop_assert_eq!(s.stop, StopReason::Converged);
+            prop_assert_eq!(s.stop, Stop::CONVERGED);
             let r: Vec<f64> = (0..n).map(|i| y[i] - (0..d).map(|j| data[j * n + i] * s.w[j]).sum::<f64>()).collect();
             for j in 0..d {
                 // g = −xⱼᵀr/n + α(1−ρ)wⱼ must lie in −αρ·∂|wⱼ|.
@@ -420,7 +513,7 @@ mod tests {
                 n,
             };
             let by_gram = elastic_net_gram(&products, alpha, rho, vec![0.0; d], &options).unwrap();
-            assert_eq!(by_gram.stop, StopReason::Converged);
+            assert_eq!(by_gram.stop, Stop::CONVERGED);
             for (a, b) in by_cols.w.iter().zip(&by_gram.w) {
                 assert!((a - b).abs() < 1e-9, "{:?} vs {:?}", by_cols.w, by_gram.w);
             }

@@ -17,9 +17,9 @@ use margin_core::{CsrMatrix, DenseMatrix, Error, Records, Result, RowView, Spars
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::StopReason;
 use crate::checks;
 use crate::loss::Loss;
+use crate::{Control, Observer, Progress, Run, Stop};
 
 /// The SVM loss DCD minimizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,7 +85,16 @@ pub struct DcdSolution {
     /// Epochs run.
     pub iterations: usize,
     /// Why it stopped.
-    pub stop: StopReason,
+    pub stop: Stop,
+    /// The spread of projected gradients `max PG − min PG` of the last epoch.
+    pub violation: f64,
+}
+
+impl DcdSolution {
+    /// The run as a fit report records it.
+    pub fn run(&self) -> Run {
+        Run::new(self.iterations, self.stop).with_violation(self.violation)
+    }
 }
 
 /// Solves the linear SVM with per-sample costs `c ≥ 0` on labels `y ∈ {−1, +1}` (a sample
@@ -95,6 +104,17 @@ pub fn dcd<R: Records + ?Sized>(
     y: &[f64],
     c: &[f64],
     options: &DcdOptions,
+) -> Result<DcdSolution> {
+    dcd_observed(x, y, c, options, &mut ())
+}
+
+/// [`dcd`], reporting each epoch (with its projected-gradient spread) to `observer`.
+pub fn dcd_observed<R: Records + ?Sized>(
+    x: &R,
+    y: &[f64],
+    c: &[f64],
+    options: &DcdOptions,
+    observer: &mut dyn Observer,
 ) -> Result<DcdSolution> {
     let n = x.n_samples();
     checks::signed_labels(y, n, "DCD")?;
@@ -145,7 +165,7 @@ pub fn dcd<R: Records + ?Sized>(
                 values: csr.values(),
             };
             let ranges = csr.indptr().windows(2).map(|p| (p[0], p[1]));
-            solve(&rows, ranges, w, y, c, options)
+            solve(&rows, ranges, w, y, c, options, observer)
         }
         Layout::Dense(dense) => {
             let d = dense.ncols();
@@ -153,7 +173,7 @@ pub fn dcd<R: Records + ?Sized>(
                 data: dense.as_slice(),
             };
             let ranges = (0..dense.nrows()).map(|i| (i * d, (i + 1) * d));
-            solve(&rows, ranges, w, y, c, options)
+            solve(&rows, ranges, w, y, c, options, observer)
         }
     })
 }
@@ -247,6 +267,7 @@ fn solve<X: Rows>(
     y: &[f64],
     c: &[f64],
     options: &DcdOptions,
+    observer: &mut dyn Observer,
 ) -> DcdSolution {
     let bias = options.bias.unwrap_or(0.0);
     let has_bias = options.bias.is_some();
@@ -279,9 +300,10 @@ fn solve<X: Rows>(
     let mut rng = rng_from_seed(options.seed);
     let (mut pg_max_old, mut pg_min_old) = (f64::INFINITY, f64::NEG_INFINITY);
     let mut iterations = 0;
+    let mut violation = f64::INFINITY;
     let stop = loop {
         if iterations == options.max_iter {
-            break StopReason::MaxIterations;
+            break Stop::MaxIterations;
         }
         iterations += 1;
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
@@ -334,9 +356,17 @@ fn solve<X: Rows>(
             }
             s += 1;
         }
-        if pg_max - pg_min <= options.tol {
+        violation = pg_max - pg_min;
+        let progress = Progress {
+            violation: Some(violation),
+            ..Progress::new("dcd", iterations)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            break Stop::Observer;
+        }
+        if violation <= options.tol {
             if active == eligible {
-                break StopReason::Converged;
+                break Stop::CONVERGED;
             }
             // Converged on the shrunk problem: check every coordinate once more.
             active = eligible;
@@ -355,6 +385,7 @@ fn solve<X: Rows>(
         alpha: coords.iter().map(|c| c.alpha).collect(),
         iterations,
         stop,
+        violation,
     }
 }
 
@@ -428,7 +459,7 @@ mod tests {
             let bias = bias.then_some(1.0);
             let options = DcdOptions { loss, tol: 1e-10, max_iter: 100_000, shrinking, bias, seed };
             let sol = dcd(&x.to_sparse(), &y, &costs, &options).unwrap();
-            prop_assert_eq!(sol.stop, StopReason::Converged);
+            prop_assert_eq!(sol.stop, Stop::CONVERGED);
             let primal = primal_objective(&x, &y, &costs, loss, &sol.w, bias);
             let dual = dual_objective(&costs, loss, &sol.alpha, &sol.w);
             prop_assert!((primal - dual).abs() <= 1e-7 * primal.abs().max(1.0), "primal {} dual {}", primal, dual);
@@ -474,6 +505,26 @@ mod tests {
     }
 
     #[test]
+    fn observers_see_every_epoch_and_can_stop_it() {
+        let (x, y) = data(3, 40, 4);
+        let c = vec![1.0; 40];
+        for shrinking in [true, false] {
+            let options = DcdOptions {
+                tol: 1e-8,
+                shrinking,
+                ..Default::default()
+            };
+            let run = crate::observed::check("dcd", 2, |o| {
+                let s = dcd_observed(&x, &y, &c, &options, o).unwrap();
+                let run = s.run();
+                (s, run)
+            });
+            assert_eq!(run.stop, Stop::CONVERGED);
+            assert!(run.violation.unwrap() <= options.tol);
+        }
+    }
+
+    #[test]
     fn a_sample_of_cost_zero_is_left_out() {
         let (x, y) = data(8, 20, 3);
         let mut c = vec![1.0; 20];
@@ -508,7 +559,7 @@ mod tests {
             ..Default::default()
         };
         let sol = dcd(&x, &y, &c, &options).unwrap();
-        assert_eq!((sol.stop, sol.iterations), (StopReason::MaxIterations, 2));
+        assert_eq!((sol.stop, sol.iterations), (Stop::MaxIterations, 2));
         assert_eq!(sol, dcd(&x, &y, &c, &options).unwrap());
     }
 

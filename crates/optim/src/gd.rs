@@ -10,7 +10,8 @@
 //! [`Observer`] sees each one (progress bars, loss curves, early stopping).
 //!
 //! ```
-//! use margin_optim::gd::{minimize, Batch, GdOptions, GdStop, LossHistory, StepRule};
+//! use margin_optim::gd::{minimize, Batch, GdOptions, LossHistory, StepRule};
+//! use margin_optim::{Criterion, Stop};
 //! use margin_optim::risk::LinearRisk;
 //! use margin_optim::loss::Loss;
 //! use margin_core::DenseMatrix;
@@ -22,7 +23,7 @@
 //! let options = GdOptions { step: StepRule::Constant(0.1), grad_tol: 1e-10, ..GdOptions::default() };
 //! let mut history = LossHistory::default();
 //! let result = minimize(&risk, vec![0.0], &options, &mut history)?;
-//! assert_eq!(result.stop, GdStop::GradientNorm);
+//! assert_eq!(result.stop, Stop::Converged(Criterion::GradientNorm));
 //! assert!((result.w[0] - 2.0).abs() < 1e-9);
 //! assert!(history.values.windows(2).all(|p| p[1] <= p[0]));
 //! # Ok::<(), margin_core::Error>(())
@@ -34,6 +35,8 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::checks;
+pub use crate::{Control, LossHistory, Observer, Progress};
+use crate::{Criterion, Run, Stop};
 
 /// A differentiable (or subdifferentiable) objective of `dim()` parameters.
 pub trait Objective {
@@ -133,83 +136,6 @@ impl Default for GdOptions {
     }
 }
 
-/// Why [`minimize`] stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GdStop {
-    /// The gradient norm fell below `grad_tol`.
-    GradientNorm,
-    /// The objective changed by less than `rel_tol` (relative) in one iteration.
-    RelativeChange,
-    /// `max_iter` iterations ran.
-    MaxIterations,
-    /// Armijo backtracking could not find a decreasing step (the step fell below 10⁻²⁰,
-    /// usually because `w` is optimal to rounding).
-    StepTooSmall,
-    /// The observer asked to stop.
-    Observer,
-}
-
-impl GdStop {
-    /// A run that stopped for this reason after `iterations`, as a fitted model's
-    /// [`Convergence`](margin_core::Convergence) counts it: only [`GdStop::MaxIterations`] is
-    /// a stop at the limit (a step too small to decrease the objective means `w` is optimal
-    /// to rounding; an observer's stop was asked for).
-    pub fn convergence(self, iterations: usize) -> margin_core::Convergence {
-        margin_core::Convergence::run(self == GdStop::MaxIterations, iterations)
-    }
-}
-
-/// What an [`Observer`] sees after each iteration.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress<'a> {
-    /// Iterations completed (steps or epochs), from 1.
-    pub iteration: usize,
-    /// `f(w)`.
-    pub objective: f64,
-    /// `‖∇f(w)‖₂` (full gradient).
-    pub gradient_norm: f64,
-    /// The last step size used.
-    pub step: f64,
-    /// The current parameters.
-    pub w: &'a [f64],
-}
-
-/// Whether to go on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Control {
-    /// Continue iterating.
-    Continue,
-    /// Stop now and return the current `w`.
-    Stop,
-}
-
-/// Receives progress once per iteration.
-pub trait Observer {
-    /// Called after each iteration; returning [`Control::Stop`] ends the run.
-    fn observe(&mut self, progress: &Progress<'_>) -> Control;
-}
-
-/// Any closure over [`Progress`] is an observer.
-impl<F: FnMut(&Progress<'_>) -> Control> Observer for F {
-    fn observe(&mut self, progress: &Progress<'_>) -> Control {
-        self(progress)
-    }
-}
-
-/// An observer that records the objective after each iteration (a loss curve).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LossHistory {
-    /// `f(w)` after iterations 1, 2, ….
-    pub values: Vec<f64>,
-}
-
-impl Observer for LossHistory {
-    fn observe(&mut self, progress: &Progress<'_>) -> Control {
-        self.values.push(progress.objective);
-        Control::Continue
-    }
-}
-
 /// The result of [`minimize`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct GdResult {
@@ -222,7 +148,16 @@ pub struct GdResult {
     /// Iterations run (steps or epochs).
     pub iterations: usize,
     /// Why it stopped.
-    pub stop: GdStop,
+    pub stop: Stop,
+}
+
+impl GdResult {
+    /// The run as a fit report records it.
+    pub fn run(&self) -> Run {
+        Run::new(self.iterations, self.stop)
+            .with_objective(self.objective)
+            .with_violation(self.gradient_norm)
+    }
 }
 
 fn check_options(options: &GdOptions) -> Result<()> {
@@ -358,10 +293,10 @@ pub fn minimize<F: FiniteSum + ?Sized>(
     let mut iterations = 0;
     let stop = loop {
         if options.grad_tol > 0.0 && gradient_norm <= options.grad_tol {
-            break GdStop::GradientNorm;
+            break Stop::Converged(Criterion::GradientNorm);
         }
         if iterations == options.max_iter {
-            break GdStop::MaxIterations;
+            break Stop::MaxIterations;
         }
         let previous = value;
         match (options.batch, options.step) {
@@ -403,7 +338,7 @@ pub fn minimize<F: FiniteSum + ?Sized>(
                     }
                 };
                 if !accepted {
-                    break GdStop::StepTooSmall;
+                    break Stop::StepTooSmall;
                 }
                 std::mem::swap(&mut w, &mut trial);
             }
@@ -443,19 +378,19 @@ pub fn minimize<F: FiniteSum + ?Sized>(
             )));
         }
         let progress = Progress {
-            iteration: iterations,
-            objective: value,
-            gradient_norm,
-            step,
-            w: &w,
+            objective: Some(value),
+            violation: Some(gradient_norm),
+            step: Some(step),
+            w: Some(&w),
+            ..Progress::new("gd", iterations)
         };
         if observer.observe(&progress) == Control::Stop {
-            break GdStop::Observer;
+            break Stop::Observer;
         }
         if options.rel_tol > 0.0
             && (previous - value).abs() <= options.rel_tol * previous.abs().max(value.abs())
         {
-            break GdStop::RelativeChange;
+            break Stop::Converged(Criterion::RelativeChange);
         }
     };
     Ok(GdResult {
@@ -547,7 +482,7 @@ mod tests {
                 max_iter: 100_000,
                 ..GdOptions::default()
             });
-            assert_eq!(r.stop, GdStop::GradientNorm, "{step:?}");
+            assert_eq!(r.stop, Stop::Converged(Criterion::GradientNorm), "{step:?}");
             assert!(
                 (r.w[0] - optimum).abs() < 1e-8,
                 "{step:?}: {} vs {optimum}",
@@ -568,7 +503,7 @@ mod tests {
                 seed: 3,
                 ..GdOptions::default()
             });
-            assert_eq!(r.stop, GdStop::MaxIterations);
+            assert_eq!(r.stop, Stop::MaxIterations);
             assert!(
                 (r.w[0] - optimum).abs() < 1e-3,
                 "{batch:?}: {} vs {optimum}",
@@ -610,7 +545,11 @@ mod tests {
                     Control::Continue
                 })
                 .unwrap();
-                assert_eq!(r.stop, GdStop::GradientNorm, "l1={l1} {step:?}");
+                assert_eq!(
+                    r.stop,
+                    Stop::Converged(Criterion::GradientNorm),
+                    "l1={l1} {step:?}"
+                );
                 assert!(
                     (r.w[0] - expected).abs() < 1e-10,
                     "l1={l1} {step:?}: {} vs {expected}",
@@ -662,7 +601,7 @@ mod tests {
             &mut observer,
         )
         .unwrap();
-        assert_eq!((r.stop, r.iterations), (GdStop::Observer, 3));
+        assert_eq!((r.stop, r.iterations), (Stop::Observer, 3));
         assert_eq!(seen, [1, 2, 3]);
     }
 
@@ -674,13 +613,13 @@ mod tests {
             rel_tol: 1e-3,
             ..GdOptions::default()
         });
-        assert_eq!(r.stop, GdStop::RelativeChange);
+        assert_eq!(r.stop, Stop::Converged(Criterion::RelativeChange));
         let r = run(GdOptions {
             step: StepRule::Constant(0.01),
             max_iter: 7,
             ..GdOptions::default()
         });
-        assert_eq!((r.stop, r.iterations), (GdStop::MaxIterations, 7));
+        assert_eq!((r.stop, r.iterations), (Stop::MaxIterations, 7));
     }
 
     #[test]

@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::checks;
 
-use crate::gd::{Control, GdResult, GdStop, Objective, Observer, Progress};
+use crate::gd::{GdResult, Objective};
+use crate::{Control, Criterion, Observer, Progress, Stop};
 
 /// Settings of [`lbfgs`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -252,10 +253,10 @@ pub fn lbfgs<F: Objective + ?Sized>(
     let mut iterations = 0;
     let stop = loop {
         if max_abs(&grad) <= options.grad_tol {
-            break GdStop::GradientNorm;
+            break Stop::Converged(Criterion::GradientNorm);
         }
         if iterations == options.max_iter {
-            break GdStop::MaxIterations;
+            break Stop::MaxIterations;
         }
         // Two-loop recursion: direction = −H ∇f.
         direction.copy_from_slice(&grad);
@@ -311,7 +312,7 @@ pub fn lbfgs<F: Objective + ?Sized>(
             std::mem::take(&mut line.grad),
         );
         let Some((alpha, new_value)) = step else {
-            break GdStop::StepTooSmall;
+            break Stop::StepTooSmall;
         };
         if !accepted {
             for ((p, w), d) in new_point.iter_mut().zip(&w).zip(&direction) {
@@ -345,19 +346,19 @@ pub fn lbfgs<F: Objective + ?Sized>(
         value = new_value;
         iterations += 1;
         let progress = Progress {
-            iteration: iterations,
-            objective: value,
-            gradient_norm: max_abs(&grad),
-            step: alpha,
-            w: &w,
+            objective: Some(value),
+            violation: Some(max_abs(&grad)),
+            step: Some(alpha),
+            w: Some(&w),
+            ..Progress::new("lbfgs", iterations)
         };
         if observer.observe(&progress) == Control::Stop {
-            break GdStop::Observer;
+            break Stop::Observer;
         }
         if options.f_tol > 0.0
             && (previous - value) <= options.f_tol * previous.abs().max(value.abs()).max(1.0)
         {
-            break GdStop::RelativeChange;
+            break Stop::Converged(Criterion::RelativeChange);
         }
     };
     Ok(GdResult {
@@ -415,7 +416,7 @@ mod tests {
             &mut go_on(),
         )
         .unwrap();
-        assert_eq!(r.stop, GdStop::GradientNorm);
+        assert_eq!(r.stop, Stop::Converged(Criterion::GradientNorm));
         // At the minimizer the gradient A w − b vanishes.
         let mut g = [0.0; 3];
         Quadratic.value_and_gradient(&r.w, &mut g);
@@ -468,7 +469,10 @@ mod tests {
         }
         assert_eq!(
             (quasi.stop, plain.stop),
-            (GdStop::GradientNorm, GdStop::GradientNorm)
+            (
+                Stop::Converged(Criterion::GradientNorm),
+                Stop::Converged(Criterion::GradientNorm)
+            )
         );
         assert!(quasi.iterations < plain.iterations);
     }
@@ -491,7 +495,7 @@ mod tests {
             &mut stop_at_two,
         )
         .unwrap();
-        assert_eq!((r.stop, r.iterations, seen), (GdStop::Observer, 2, 2));
+        assert_eq!((r.stop, r.iterations, seen), (Stop::Observer, 2, 2));
         let r = lbfgs(
             &Quadratic,
             vec![5.0; 3],
@@ -503,7 +507,7 @@ mod tests {
             &mut go_on(),
         )
         .unwrap();
-        assert_eq!((r.stop, r.iterations), (GdStop::MaxIterations, 1));
+        assert_eq!((r.stop, r.iterations), (Stop::MaxIterations, 1));
         for bad in [
             LbfgsOptions {
                 memory: 0,

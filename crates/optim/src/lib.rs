@@ -8,7 +8,7 @@
 //!
 //! - [`gd`]: (sub)gradient descent — batch, mini-batch, stochastic; constant, `1/t`, `1/√t`
 //!   and Armijo steps; stopping on the gradient norm, relative change or iterations; an
-//!   [`gd::Observer`] for progress and loss curves.
+//!   [`Observer`] for progress and loss curves (every solver takes one).
 //! - [`pegasos`]: the Pegasos stochastic sub-gradient solver for the linear SVM (`O(nnz)`
 //!   steps on sparse data, mini-batches, projection, averaged iterates) and its kernelized
 //!   textbook form.
@@ -44,32 +44,59 @@ pub mod pegasos;
 pub mod risk;
 pub mod smo;
 
-use margin_core::Convergence;
-use serde::{Deserialize, Serialize};
+/// The termination type, run record, fit report and observer every solver shares, defined in
+/// `margin-core` (k-means and boosting, in crates that do not depend on this one, report
+/// through them too) and re-exported here beside the solvers.
+pub use margin_core::fit::{
+    Control, Criterion, FitReport, LossHistory, Mark, Observer, Progress, Run, Stop, StopAfter,
+};
 
-/// Why an iterative solver stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StopReason {
-    /// The solver's optimality measure fell below the tolerance.
-    Converged,
-    /// The iteration limit was reached first: the solution is usable but not optimal to `tol`.
-    MaxIterations,
-}
+/// What every solver's observer tests check, given a solve that takes an observer and
+/// returns its result with its run.
+#[cfg(test)]
+pub(crate) mod observed {
+    use super::{Control, Observer, Progress, Run, Stop, StopAfter};
+    use std::fmt::Debug;
 
-impl StopReason {
-    /// A run that stopped for this reason after `iterations`, as a fitted model's
-    /// [`Convergence`] counts it.
-    pub fn convergence(self, iterations: usize) -> Convergence {
-        Convergence::run(self == StopReason::MaxIterations, iterations)
+    /// An observer that only records sees every iteration, from 1, and leaves the result
+    /// bit-identical; one that stops at `k` (fewer than the run needs) gives a run of `k`
+    /// iterations with the observer's stop. Returns the plain run.
+    pub(crate) fn check<T: PartialEq + Debug>(
+        solver: &str,
+        k: usize,
+        mut solve: impl FnMut(&mut dyn Observer) -> (T, Run),
+    ) -> Run {
+        let (plain, plain_run) = solve(&mut ());
+        let mut seen = Vec::new();
+        let mut record = |p: &Progress<'_>| {
+            assert_eq!(p.solver, solver);
+            seen.push(p.iteration);
+            Control::Continue
+        };
+        let (watched, watched_run) = solve(&mut record);
+        assert_eq!(
+            plain, watched,
+            "{solver}: a recording observer changed the result"
+        );
+        assert_eq!(format!("{plain_run:?}"), format!("{watched_run:?}"));
+        assert_eq!(
+            seen,
+            (1..=plain_run.iterations).collect::<Vec<_>>(),
+            "{solver}"
+        );
+        assert!(
+            k < plain_run.iterations,
+            "{solver}: k = {k} of {}",
+            plain_run.iterations
+        );
+        let mut stop = StopAfter::new(k);
+        let (_, stopped) = solve(&mut stop);
+        assert_eq!(
+            (stopped.iterations, stopped.stop),
+            (k, Stop::Observer),
+            "{solver}"
+        );
+        assert_eq!(stop.seen, k, "{solver}");
+        plain_run
     }
-}
-
-/// Runs that stopped for `stops[i]` after `iterations[i]`, together (a model with one run per
-/// binary problem).
-pub fn convergence(stops: &[StopReason], iterations: &[usize]) -> Convergence {
-    stops
-        .iter()
-        .zip(iterations)
-        .map(|(s, &n)| s.convergence(n))
-        .collect()
 }

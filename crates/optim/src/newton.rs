@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::checks;
 
-use crate::gd::{Control, GdResult, GdStop, Objective, Observer, Progress};
+use crate::gd::{GdResult, Objective};
 use crate::lbfgs::max_abs;
+use crate::{Control, Criterion, Observer, Progress, Stop};
 
 /// An objective that can also give its Hessian.
 pub trait Hessian: Objective {
@@ -64,10 +65,10 @@ pub fn newton<F: Hessian + ?Sized>(
     let mut iterations = 0;
     let stop = loop {
         if max_abs(&grad) <= options.grad_tol {
-            break GdStop::GradientNorm;
+            break Stop::Converged(Criterion::GradientNorm);
         }
         if iterations == options.max_iter {
-            break GdStop::MaxIterations;
+            break Stop::MaxIterations;
         }
         f.hessian(&w, &mut h)?;
         let rhs = Mat::<f64>::from_fn(n, 1, |i, _| -grad[i]);
@@ -121,20 +122,20 @@ pub fn newton<F: Hessian + ?Sized>(
             }
         };
         if !accepted {
-            break GdStop::StepTooSmall;
+            break Stop::StepTooSmall;
         }
         std::mem::swap(&mut w, &mut trial);
         value = f.value_and_gradient(&w, &mut grad);
         iterations += 1;
         let progress = Progress {
-            iteration: iterations,
-            objective: value,
-            gradient_norm: max_abs(&grad),
-            step: alpha,
-            w: &w,
+            objective: Some(value),
+            violation: Some(max_abs(&grad)),
+            step: Some(alpha),
+            w: Some(&w),
+            ..Progress::new("newton", iterations)
         };
         if observer.observe(&progress) == Control::Stop {
-            break GdStop::Observer;
+            break Stop::Observer;
         }
     };
     Ok(GdResult {
@@ -190,7 +191,11 @@ mod tests {
                 &mut go_on,
             )
             .unwrap();
-            assert_eq!(exact.stop, GdStop::GradientNorm, "{loss:?}");
+            assert_eq!(
+                exact.stop,
+                Stop::Converged(Criterion::GradientNorm),
+                "{loss:?}"
+            );
             assert!(
                 exact.iterations <= 12,
                 "{loss:?}: {} iterations",
@@ -219,6 +224,71 @@ mod tests {
         let r = newton(&risk, vec![0.0; 3], &NewtonOptions::default(), &mut go_on).unwrap();
         assert_eq!(r.iterations, 1);
         assert_eq!(x.n_samples(), 6);
+    }
+
+    #[test]
+    fn the_smooth_solvers_observers_see_every_iteration_and_loss_never_rises() {
+        use crate::gd::{GdOptions, StepRule, minimize};
+        use crate::{LossHistory, Run};
+        let x = DenseMatrix::from_rows(&[
+            [0.5, 1.0],
+            [1.5, -0.5],
+            [-1.0, 0.3],
+            [-0.2, -1.2],
+            [0.9, 0.8],
+            [-1.4, 0.1],
+        ])
+        .unwrap();
+        let y = [1.0, 1.0, -1.0, -1.0, -1.0, 1.0];
+        let risk = LinearRisk::new(&x, &y, None, Loss::Logistic, 0.1, true).unwrap();
+        let with_run = |r: GdResult| {
+            let run: Run = r.run();
+            (r, run)
+        };
+        let tight = NewtonOptions {
+            grad_tol: 1e-14,
+            ..Default::default()
+        };
+        let quasi = LbfgsOptions {
+            grad_tol: 1e-12,
+            f_tol: 0.0,
+            ..Default::default()
+        };
+        let armijo = GdOptions {
+            step: StepRule::Armijo {
+                initial: 1.0,
+                shrink: 0.5,
+                c: 1e-4,
+            },
+            grad_tol: 1e-8,
+            max_iter: 10_000,
+            ..Default::default()
+        };
+        crate::observed::check("newton", 2, |o| {
+            with_run(newton(&risk, vec![0.0; 3], &tight, o).unwrap())
+        });
+        crate::observed::check("lbfgs", 2, |o| {
+            with_run(lbfgs(&risk, vec![0.0; 3], &quasi, o).unwrap())
+        });
+        crate::observed::check("gd", 2, |o| {
+            with_run(minimize(&risk, vec![0.0; 3], &armijo, o).unwrap())
+        });
+        // The losses these solvers guarantee not to raise: Newton and L-BFGS by their line
+        // searches, gradient descent by Armijo's test (up to the rounding slack it allows).
+        let mut curves = [
+            LossHistory::default(),
+            LossHistory::default(),
+            LossHistory::default(),
+        ];
+        newton(&risk, vec![0.0; 3], &tight, &mut curves[0]).unwrap();
+        lbfgs(&risk, vec![0.0; 3], &quasi, &mut curves[1]).unwrap();
+        minimize(&risk, vec![0.0; 3], &armijo, &mut curves[2]).unwrap();
+        for curve in &curves {
+            assert!(curve.values.len() >= 3, "{curve:?}");
+            for p in curve.values.windows(2) {
+                assert!(p[1] <= p[0] + 4.0 * f64::EPSILON * p[0].abs(), "{curve:?}");
+            }
+        }
     }
 
     #[test]

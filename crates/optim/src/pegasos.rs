@@ -21,6 +21,7 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::checks;
+use crate::{Control, Observer, Progress, Run, Stop};
 
 /// Which iterate Pegasos returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +81,19 @@ pub struct PegasosSolution {
     pub w: Vec<f64>,
     /// Steps taken `T`.
     pub steps: usize,
+    /// Epochs run.
+    pub epochs: usize,
+    /// Why it stopped: Pegasos has no tolerance, so a run that completes its epochs (the
+    /// schedule asked for) reports [`Stop::CONVERGED`], and one an observer ended
+    /// [`Stop::Observer`].
+    pub stop: Stop,
+}
+
+impl PegasosSolution {
+    /// The run as a fit report records it.
+    pub fn run(&self) -> Run {
+        Run::new(self.epochs, self.stop)
+    }
 }
 
 fn check_common(n: usize, y: &[f64], lambda: f64) -> Result<()> {
@@ -181,6 +195,17 @@ pub fn pegasos<R: Records + ?Sized>(
     weights: Option<&[f64]>,
     options: &PegasosOptions,
 ) -> Result<PegasosSolution> {
+    pegasos_observed(x, y, weights, options, &mut ())
+}
+
+/// [`pegasos`], reporting each epoch (with its last step size) to `observer`.
+pub fn pegasos_observed<R: Records + ?Sized>(
+    x: &R,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    options: &PegasosOptions,
+    observer: &mut dyn Observer,
+) -> Result<PegasosSolution> {
     let n = x.n_samples();
     check_common(n, y, options.lambda)?;
     if options.epochs == 0 {
@@ -221,7 +246,8 @@ pub fn pegasos<R: Records + ?Sized>(
     let mut order: Vec<usize> = (0..n).collect();
     let mut violators = Vec::with_capacity(k);
     let mut t = 0usize;
-    for _ in 0..options.epochs {
+    let (mut epochs, mut stop) = (0, Stop::CONVERGED);
+    while epochs < options.epochs {
         order.shuffle(&mut rng);
         for batch in order.chunks(k) {
             t += 1;
@@ -265,6 +291,15 @@ pub fn pegasos<R: Records + ?Sized>(
                 w.contribute();
             }
         }
+        epochs += 1;
+        let progress = Progress {
+            step: Some(1.0 / (lambda * t as f64)),
+            ..Progress::new("pegasos", epochs)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            stop = Stop::Observer;
+            break;
+        }
     }
     // The result reuses a buffer: another `dim` values may not be there to have.
     let result = if w.terms > 0 {
@@ -281,7 +316,9 @@ pub fn pegasos<R: Records + ?Sized>(
     };
     Ok(PegasosSolution {
         w: result,
-        steps: total,
+        steps: t,
+        epochs,
+        stop,
     })
 }
 
@@ -374,6 +411,25 @@ mod tests {
         LinearRisk::new(x, y, None, Loss::Hinge, lambda, false)
             .unwrap()
             .value(w)
+    }
+
+    #[test]
+    fn observers_see_every_epoch_and_can_stop_it() {
+        let (x, y) = blobs(30, 2);
+        for iterate in [Iterate::Last, Iterate::Average] {
+            let options = PegasosOptions {
+                lambda: 0.01,
+                epochs: 6,
+                iterate,
+                ..Default::default()
+            };
+            let run = crate::observed::check("pegasos", 3, |o| {
+                let s = pegasos_observed(&x, &y, None, &options, o).unwrap();
+                let run = s.run();
+                (s, run)
+            });
+            assert_eq!((run.iterations, run.stop), (6, Stop::CONVERGED));
+        }
     }
 
     #[test]

@@ -25,34 +25,13 @@
 
 use margin_core::{Error, Result};
 
-use crate::StopReason;
+use crate::{Control, Progress, Run, Stop};
 use serde::{Deserialize, Serialize};
 
-/// The progress marks LIBSVM's solver prints (svm-train's `.`, `*` and its shrinking hint),
-/// reported where LIBSVM prints them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// Every `min(l, 1000)` iterations, after the shrinking step (LIBSVM's `.`).
-    Progress,
-    /// The gradient was rebuilt on every variable and the active set reset (LIBSVM's `*`).
-    Unshrunk,
-    /// While rebuilding the gradient, fewer than half of the active variables were free:
-    /// shrinking is likely not paying off (LIBSVM's "WARNING: using -h 0 may be faster").
-    ShrinkingHint,
-}
-
-/// Watches a solver run. Called only at the solver's periodic checkpoints (at most once per
-/// `min(l, 1000)` iterations and at each gradient rebuild), never in the inner loops, and it
-/// sees nothing it could change: observing a run leaves its numbers as they are.
-pub trait Observer {
-    /// A progress mark, in the order LIBSVM prints them.
-    fn mark(&mut self, mark: Mark);
-}
-
-/// `()` watches nothing.
-impl Observer for () {
-    fn mark(&mut self, _: Mark) {}
-}
+/// LIBSVM's progress marks, reported to the [`Observer`]'s `mark` where svm-train prints
+/// them (at most once per `min(l, 1000)` iterations and at each gradient rebuild).
+pub use crate::Mark;
+pub use crate::Observer;
 
 /// Curvature used for a pair whose `K_ii + K_jj − 2K_ij` is not positive (LIBSVM's τ).
 const TAU: f64 = 1e-12;
@@ -175,10 +154,22 @@ pub struct Solution {
     /// Iterations performed.
     pub iterations: usize,
     /// Why the solver stopped.
-    pub stop: StopReason,
+    pub stop: Stop,
+    /// The maximal KKT violation `m(α) − M(α)` at the last working-set selection (for ν, the
+    /// larger of the two labels').
+    pub violation: f64,
     /// For [`solve_nu`]: LIBSVM's `r` (the margin scale that C-SVC and ε-SVR coefficients are
     /// divided by). 0 for [`solve`].
     pub r: f64,
+}
+
+impl Solution {
+    /// The run as a fit report records it.
+    pub fn run(&self) -> Run {
+        Run::new(self.iterations, self.stop)
+            .with_objective(self.objective)
+            .with_violation(self.violation)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,6 +198,8 @@ struct State<'q, Q: QMatrix> {
     unshrink: bool,
     tol: f64,
     nu: bool,
+    /// The maximal violation the last working-set selection saw.
+    violation: f64,
 }
 
 fn check_problem<Q: QMatrix>(q: &Q, pr: &Problem, opts: &SolverOptions) -> Result<()> {
@@ -283,6 +276,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             unshrink: false,
             tol,
             nu,
+            violation: f64::INFINITY,
         };
         // Initial gradient G = p + Qα and Ḡ = Σ_{α_i = C_i} C_i Q_i.
         for i in 0..l {
@@ -511,7 +505,8 @@ impl<'q, Q: QMatrix> State<'q, Q> {
                 }
             }
         }
-        if gmax + gmax2 < self.tol {
+        self.violation = gmax + gmax2;
+        if self.violation < self.tol {
             return None;
         }
         Some((gmax_idx?, best_j?))
@@ -563,7 +558,8 @@ impl<'q, Q: QMatrix> State<'q, Q> {
                 }
             }
         }
-        if (gmaxp + gmaxp2).max(gmaxn + gmaxn2) < self.tol {
+        self.violation = (gmaxp + gmaxp2).max(gmaxn + gmaxn2);
+        if self.violation < self.tol {
             return None;
         }
         let j = best_j?;
@@ -727,7 +723,8 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             .unwrap_or_else(|| 10_000_000usize.max(l.saturating_mul(100)));
         let mut counter = l.min(1000) + 1;
         let mut iter = 0;
-        let mut stop = StopReason::Converged;
+        let mut stop = Stop::CONVERGED;
+        let solver = if self.nu { "nu-smo" } else { "smo" };
         while iter < max_iter {
             counter -= 1;
             if counter == 0 {
@@ -755,9 +752,20 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             };
             iter += 1;
             self.update_pair(pair.0, pair.1);
+            let progress = Progress {
+                violation: Some(self.violation),
+                ..Progress::new(solver, iter)
+            };
+            if self.observer.observe(&progress) == Control::Stop {
+                stop = Stop::Observer;
+                break;
+            }
         }
-        if iter >= max_iter {
-            stop = StopReason::MaxIterations;
+        if iter >= max_iter && stop == Stop::CONVERGED {
+            stop = Stop::MaxIterations;
+        }
+        if stop != Stop::CONVERGED {
+            // Stopped short of optimality: ρ and the objective need the whole gradient.
             if self.active < l {
                 self.reconstruct_gradient();
                 self.active = l;
@@ -783,6 +791,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
             objective,
             iterations: iter,
             stop,
+            violation: self.violation,
             r,
         }
     }
@@ -807,7 +816,8 @@ pub fn solve<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> R
     solve_observed(q, problem, opts, &mut ())
 }
 
-/// [`solve`], reporting its progress marks to `observer`.
+/// [`solve`], reporting each iteration (with its violation) and LIBSVM's progress marks to
+/// `observer`.
 pub fn solve_observed<Q: QMatrix>(
     q: &mut Q,
     problem: Problem,
@@ -824,7 +834,8 @@ pub fn solve_nu<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -
     solve_nu_observed(q, problem, opts, &mut ())
 }
 
-/// [`solve_nu`], reporting its progress marks to `observer`.
+/// [`solve_nu`], reporting each iteration (with its violation) and LIBSVM's progress marks
+/// to `observer`.
 pub fn solve_nu_observed<Q: QMatrix>(
     q: &mut Q,
     problem: Problem,
@@ -910,14 +921,32 @@ mod tests {
                 && sol.alpha[2].abs() < 1e-9
         );
         assert!((sol.objective + 0.5).abs() < 1e-9);
-        assert_eq!(sol.stop, StopReason::Converged);
+        assert_eq!(sol.stop, Stop::CONVERGED);
         assert!(max_violation(&qf, &pr, &sol.alpha) < 1e-9);
     }
 
-    /// Records the marks of a run.
-    impl Observer for Vec<Mark> {
+    /// Records the marks and the iterations' violations of a run, and stops it after
+    /// `stop_at` iterations when set.
+    #[derive(Default)]
+    struct Watch {
+        marks: Vec<Mark>,
+        violations: Vec<f64>,
+        stop_at: Option<usize>,
+    }
+
+    impl Observer for Watch {
+        fn observe(&mut self, p: &Progress<'_>) -> Control {
+            assert_eq!(p.iteration, self.violations.len() + 1);
+            assert!(p.solver.ends_with("smo") && p.objective.is_none());
+            self.violations.extend(p.violation);
+            if Some(p.iteration) == self.stop_at {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        }
         fn mark(&mut self, mark: Mark) {
-            self.push(mark);
+            self.marks.push(mark);
         }
     }
 
@@ -960,9 +989,41 @@ mod tests {
                     solve_observed(&mut q, pr.clone(), &opts, observer).unwrap()
                 }
             };
-            let mut marks = Vec::new();
-            let watched = run(&mut marks);
+            let mut watch = Watch::default();
+            let watched = run(&mut watch);
+            let marks = watch.marks;
             assert_eq!(watched, run(&mut ()), "nu: {nu}");
+            // Every iteration is observed, with the violation that the run ended below tol.
+            assert_eq!(watch.violations.len(), watched.iterations, "nu: {nu}");
+            assert!(watched.violation < opts.tol, "nu: {nu}");
+            // An observer that stops at iteration k: k iterations, the observer's stop, and a
+            // solution whose ρ and objective come from the whole gradient.
+            let k = watched.iterations / 2;
+            let mut stopper = Watch {
+                stop_at: Some(k),
+                ..Watch::default()
+            };
+            let stopped = run(&mut stopper);
+            assert_eq!(
+                (stopped.iterations, stopped.stop),
+                (k, Stop::Observer),
+                "nu: {nu}"
+            );
+            assert_eq!(stopped.run().iterations, k);
+            let limited = {
+                let opts = SolverOptions {
+                    max_iter: Some(k),
+                    ..opts
+                };
+                let mut q = DenseQ::new(60, linear_q(&x, &y));
+                if nu {
+                    solve_nu(&mut q, pr.clone(), &opts).unwrap()
+                } else {
+                    solve(&mut q, pr.clone(), &opts).unwrap()
+                }
+            };
+            assert_eq!(stopped.alpha, limited.alpha, "nu: {nu}");
+            assert_eq!(stopped.rho, limited.rho, "nu: {nu}");
             let progress = marks.iter().filter(|&&m| m == Mark::Progress).count();
             // The first mark after l iterations, then one every l (LIBSVM's counter).
             assert_eq!(progress, watched.iterations / 60, "nu: {nu}, {marks:?}");
@@ -991,7 +1052,7 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!((sol.iterations, sol.stop), (1, StopReason::MaxIterations));
+        assert_eq!((sol.iterations, sol.stop), (1, Stop::MaxIterations));
     }
 
     #[test]

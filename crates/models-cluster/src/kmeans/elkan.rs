@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use super::assign::{Assignment, groups, reduce, sq_dist_dense, sq_dist_to};
 use super::lloyd::{Run, iterate};
+use margin_core::fit::Observer;
 
 /// Elkan iterations from `centers`: the same run as [`super::lloyd::lloyd`].
 pub(crate) fn elkan<R: Records + ?Sized>(
@@ -28,9 +29,10 @@ pub(crate) fn elkan<R: Records + ?Sized>(
     centers: DenseMatrix,
     max_iter: usize,
     tol: f64,
+    observer: &mut dyn Observer,
 ) -> Run {
     let mut bounds = Bounds::new(x, &centers);
-    iterate(x, centers, max_iter, tol, |c| {
+    iterate(x, centers, (max_iter, tol), ("elkan", observer), |c| {
         let (sums, counts) = bounds.assign(x, c);
         Assignment {
             labels: bounds.labels.clone(),

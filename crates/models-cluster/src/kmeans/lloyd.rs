@@ -1,6 +1,7 @@
 //! Lloyd's algorithm, stopping as scikit-learn's `_kmeans_single_lloyd` does, and the iteration
 //! loop it shares with Elkan's variant.
 
+use margin_core::fit::{Control, Observer, Progress, Stop};
 use margin_core::{DenseMatrix, Records};
 use rayon::prelude::*;
 
@@ -12,7 +13,7 @@ pub(crate) struct Run {
     pub(crate) labels: Vec<u32>,
     pub(crate) inertia: f64,
     pub(crate) n_iter: usize,
-    pub(crate) converged: bool,
+    pub(crate) stop: Stop,
 }
 
 /// Lloyd iterations, every assignment by GEMM blocks ([`assign_and_sum`]).
@@ -21,9 +22,11 @@ pub(crate) fn lloyd<R: Records + ?Sized>(
     centers: DenseMatrix,
     max_iter: usize,
     tol: f64,
+    observer: &mut dyn Observer,
 ) -> Run {
     let x_sq = sq_norms(x);
-    iterate(x, centers, max_iter, tol, |c| assign_and_sum(x, &x_sq, c))
+    let assign = |c: &DenseMatrix| assign_and_sum(x, &x_sq, c);
+    iterate(x, centers, (max_iter, tol), ("lloyd", observer), assign)
 }
 
 /// The k-means iteration: `assign` gives every row's nearest centre (the assignment rule of
@@ -33,16 +36,21 @@ pub(crate) fn lloyd<R: Records + ?Sized>(
 /// assignment repeated, the returned labels are recomputed for the final centres, so labels,
 /// centres and inertia always agree. Two `assign` functions that give the same labels and sums
 /// give bit-identical runs.
+///
+/// `observer` sees each iteration with the centre shift as its violation and, when it asks
+/// ([`Observer::wants_objective`]), the inertia of the iteration's assignment to the moved
+/// centres: that never rises (a mean is the best centre of its rows, and the next assignment
+/// can only lower each row's distance).
 pub(crate) fn iterate<R: Records + ?Sized>(
     x: &R,
     mut centers: DenseMatrix,
-    max_iter: usize,
-    tol: f64,
+    (max_iter, tol): (usize, f64),
+    (solver, observer): (&'static str, &mut dyn Observer),
     mut assign: impl FnMut(&DenseMatrix) -> Assignment,
 ) -> Run {
     let mut previous: Option<Vec<u32>> = None;
     let mut settled: Option<Vec<u32>> = None;
-    let mut converged = false;
+    let mut stop = Stop::MaxIterations;
     let mut n_iter = 0;
     for it in 0..max_iter {
         n_iter = it + 1;
@@ -55,14 +63,25 @@ pub(crate) fn iterate<R: Records + ?Sized>(
             .map(|(a, b)| (a - b) * (a - b))
             .sum();
         centers = next;
+        let progress = Progress {
+            violation: Some(shift),
+            objective: observer
+                .wants_objective()
+                .then(|| inertia(x, &centers, &a.labels)),
+            ..Progress::new(solver, n_iter)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            stop = Stop::Observer;
+            break;
+        }
         if previous.as_ref() == Some(&a.labels) {
             // The centres are the means of this very assignment: labels and centres agree.
-            converged = true;
+            stop = Stop::CONVERGED;
             settled = Some(a.labels);
             break;
         }
         if shift <= tol {
-            converged = true;
+            stop = Stop::CONVERGED;
             break;
         }
         previous = Some(a.labels);
@@ -74,7 +93,7 @@ pub(crate) fn iterate<R: Records + ?Sized>(
         labels,
         inertia,
         n_iter,
-        converged,
+        stop,
     }
 }
 

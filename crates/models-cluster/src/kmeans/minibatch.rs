@@ -1,8 +1,9 @@
 //! Mini-batch k-means (Sculley 2010), as scikit-learn's `MiniBatchKMeans`.
 
+use margin_core::fit::{Control, FitObserved, FitReport, Observer, Progress, Run, Stop};
 use margin_core::{
-    Convergence, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Result, Transform,
-    split::rng_from_seed, validate,
+    DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Result, Transform, split::rng_from_seed,
+    validate,
 };
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -192,9 +193,8 @@ pub struct MiniBatchKMeans {
     inertia: f64,
     n_steps: usize,
     n_iter: usize,
-    /// Whether the steps ran out with a stopping rule on (`tol > 0` or `max_no_improvement`)
-    /// that never fired.
-    at_limit: bool,
+    /// Why the steps stopped.
+    stop: Stop,
 }
 
 impl MiniBatchKMeans {
@@ -227,16 +227,14 @@ impl MiniBatchKMeans {
         self.n_steps
     }
 
-    /// Passes over the data those steps amount to (rounded up).
-    pub fn n_iter(&self) -> usize {
-        self.n_iter
-    }
-
-    /// How the fit ended: at the limit when `max_iter` passes ran out before a stopping rule
-    /// (`max_no_improvement`, or `tol > 0`) fired. With both rules off the fit runs its
-    /// `max_iter` passes by design and counts as converged.
-    pub fn convergence(&self) -> Convergence {
-        Convergence::run(self.at_limit, self.n_iter)
+    /// How the fit went: one run of [`Self::n_steps`] steps, whose iterations are the
+    /// passes over the data they amount to (rounded up: [`Self::n_iter`]). At the limit when
+    /// `max_iter` passes ran out before a stopping rule (`max_no_improvement`, or `tol > 0`)
+    /// fired; [`Stop::NoImprovement`] when `max_no_improvement` fired, converged when the
+    /// centres moved less than `tol`. With both rules off the fit runs its `max_iter` passes
+    /// by design and counts as converged. Observers see each step, numbered from 1.
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(vec![Run::new(self.n_iter, self.stop)])
     }
 
     /// The opposite of the inertia of `records` (higher is better).
@@ -291,6 +289,12 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
     type Model = MiniBatchKMeans;
 
     fn fit(&self, x: &R) -> Result<MiniBatchKMeans> {
+        self.fit_observed(x, &mut ())
+    }
+}
+
+impl<R: Records + ?Sized> FitObserved<R> for MiniBatchKMeansParams {
+    fn fit_observed(&self, x: &R, observer: &mut dyn Observer) -> Result<MiniBatchKMeans> {
         self.check_for(x)?;
         let (n, k) = (x.n_samples(), self.n_clusters);
         let batch = self.batch_size.min(n);
@@ -332,7 +336,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
         };
         let mut since_reassign = 0;
         let mut steps_done = 0;
-        let mut stopped_early = false;
+        let mut stop = None;
         for step in 0..n_steps {
             steps_done = step + 1;
             let xb = gather(x, &draw(&mut rng, n, batch))?;
@@ -353,16 +357,32 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
                     .map(|(a, b)| (a - b) * (a - b))
                     .sum();
                 if step > 0 && shift <= tol {
-                    stopped_early = true;
+                    stop = Some(Stop::CONVERGED);
                     break;
                 }
             }
             // The first batch's inertia mostly reflects the initialisation: not monitored.
             if step > 0 && monitor.stop(batch_inertia / batch as f64) {
-                stopped_early = true;
+                stop = Some(Stop::NoImprovement {
+                    rounds: monitor.stale,
+                });
+                break;
+            }
+            let progress = Progress {
+                objective: Some(batch_inertia / batch as f64),
+                ..Progress::new("minibatch-kmeans", steps_done)
+            };
+            if observer.observe(&progress) == Control::Stop {
+                stop = Some(Stop::Observer);
                 break;
             }
         }
+        let rule_on = tol > 0.0 || self.max_no_improvement.is_some();
+        let stop = stop.unwrap_or(if rule_on {
+            Stop::MaxIterations
+        } else {
+            Stop::CONVERGED
+        });
         let (labels, _) = assign::nearest(x, &centers);
         let inertia = assign::inertia(x, &centers, &labels);
         Ok(MiniBatchKMeans {
@@ -371,7 +391,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
             inertia,
             n_steps: steps_done,
             n_iter: (steps_done * batch).div_ceil(n),
-            at_limit: !stopped_early && (tol > 0.0 || self.max_no_improvement.is_some()),
+            stop,
         })
     }
 }
@@ -456,8 +476,8 @@ impl Transform for MiniBatchKMeans {
 
 impl ModelFile for MiniBatchKMeans {
     const KIND: &'static str = "minibatch-kmeans";
-    // 2: `at_limit`.
-    const SCHEMA: u32 = 2;
+    // 2: `at_limit`. 3: `stop`, a `Stop` (early stopping and an observer's stop kept).
+    const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
         check_decoded(&self.centers, &self.labels, self.inertia)

@@ -8,10 +8,11 @@ mod minibatch;
 
 pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 
+use margin_core::fit::{FitObserved, FitReport, Observer, Run, Stop};
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView,
-    Transform, memory, split::rng_from_seed, validate,
+    DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView, Transform,
+    memory, split::rng_from_seed, validate,
 };
 use rand::Rng;
 
@@ -324,7 +325,7 @@ pub struct KMeans {
     labels: Vec<usize>,
     inertia: f64,
     n_iter: usize,
-    converged: bool,
+    stop: Stop,
 }
 
 impl KMeans {
@@ -352,22 +353,14 @@ impl KMeans {
         self.inertia
     }
 
-    /// Iterations of the kept run.
-    pub fn n_iter(&self) -> usize {
-        self.n_iter
-    }
-
-    /// Whether the kept run stopped on the tolerance (or a repeated assignment) before
-    /// `max_iter`.
-    pub fn converged(&self) -> bool {
-        self.converged
-    }
-
-    /// How the kept run ended (the one the model is; the other initializations are
-    /// discarded): at the limit when `max_iter` iterations left the centres moving by more
-    /// than `tol`.
-    pub fn convergence(&self) -> Convergence {
-        Convergence::run(!self.converged, self.n_iter)
+    /// How the kept run went (the one the model is; the other initializations are
+    /// discarded): converged on the tolerance or a repeated assignment, or at the limit when
+    /// `max_iter` iterations left the centres moving by more than `tol`; its objective the
+    /// inertia.
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(vec![
+            Run::new(self.n_iter, self.stop).with_objective(self.inertia),
+        ])
     }
 
     /// Number of clusters.
@@ -392,19 +385,25 @@ fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
         labels: run.labels.into_iter().map(|l| l as usize).collect(),
         inertia: run.inertia,
         n_iter: run.n_iter,
-        converged: run.converged,
+        stop: run.stop,
     }
 }
 
-fn fit_runs<R: Records + ?Sized>(p: &KMeansParams, x: &R, offset: &[f64]) -> lloyd::Run {
+/// Every initialization's run, each seen by `observer`; the one of least inertia is kept.
+fn fit_runs<R: Records + ?Sized>(
+    p: &KMeansParams,
+    x: &R,
+    offset: &[f64],
+    observer: &mut dyn Observer,
+) -> lloyd::Run {
     let tol = p.tol * mean_variance(x);
     let mut rng = rng_from_seed(p.seed);
     let init = join_init(p.init, &p.centers);
     let mut run = || {
         let start = initial(x, p.n_clusters, &init, offset, &mut rng);
         match p.algorithm {
-            KMeansAlgorithm::Lloyd => lloyd::lloyd(x, start, p.max_iter, tol),
-            KMeansAlgorithm::Elkan => elkan::elkan(x, start, p.max_iter, tol),
+            KMeansAlgorithm::Lloyd => lloyd::lloyd(x, start, p.max_iter, tol, &mut *observer),
+            KMeansAlgorithm::Elkan => elkan::elkan(x, start, p.max_iter, tol, &mut *observer),
         }
     };
     let mut best = run();
@@ -421,15 +420,21 @@ impl<R: Records + ?Sized> Fit<R> for KMeansParams {
     type Model = KMeans;
 
     fn fit(&self, records: &R) -> Result<KMeans> {
+        self.fit_observed(records, &mut ())
+    }
+}
+
+impl<R: Records + ?Sized> FitObserved<R> for KMeansParams {
+    fn fit_observed(&self, records: &R, observer: &mut dyn Observer) -> Result<KMeans> {
         self.check_for(records)?;
         Ok(match records.as_dense() {
             Some(d) => {
                 let (xc, mean) = centered(d);
-                finish(fit_runs(self, &xc, &mean), &mean)
+                finish(fit_runs(self, &xc, &mean, observer), &mean)
             }
             None => {
                 let zero = vec![0.0; records.n_features()];
-                finish(fit_runs(self, records, &zero), &zero)
+                finish(fit_runs(self, records, &zero, observer), &zero)
             }
         })
     }
@@ -494,7 +499,8 @@ fn check_decoded(centers: &DenseMatrix, labels: &[usize], inertia: f64) -> Resul
 
 impl ModelFile for KMeans {
     const KIND: &'static str = "kmeans";
-    const SCHEMA: u32 = 1;
+    /// 2: the kept run's stop is stored as a [`Stop`] (was a `converged` flag).
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         check_decoded(&self.centers, &self.labels, self.inertia)

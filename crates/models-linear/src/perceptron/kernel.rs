@@ -1,12 +1,13 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
+use margin_core::fit::{FitObserved, FitReport, Observer, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
-    ModelFile, Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
+    Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
 };
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -142,7 +143,7 @@ pub struct KernelPerceptron {
     intercept: Vec<f64>,
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
-    stops: Vec<StopReason>,
+    stops: Vec<Stop>,
 }
 
 impl KernelPerceptron {
@@ -184,32 +185,17 @@ impl KernelPerceptron {
         &self.intercept
     }
 
-    /// Epochs each binary problem ran (the last one without a mistake when it converged).
-    pub fn n_iter(&self) -> &[usize] {
-        &self.n_iter
-    }
-
     /// Mistakes (updates) each binary problem made over all its epochs.
     pub fn mistakes(&self) -> &[usize] {
         &self.mistakes
     }
 
-    /// Why each problem stopped: [`StopReason::Converged`] after an epoch without a mistake,
-    /// [`StopReason::MaxIterations`] after `max_iter` epochs.
-    pub fn stop_reasons(&self) -> &[StopReason] {
-        &self.stops
-    }
-
-    /// Whether every problem ended with an epoch without a mistake (every training sample of
-    /// positive weight is then classified correctly): `convergence().converged()`.
-    pub fn converged(&self) -> bool {
-        self.convergence().converged()
-    }
-
-    /// How the fit ended: one run per binary problem, at the limit after `max_iter` epochs
-    /// that all had a mistake (always so on data no hyperplane separates).
-    pub fn convergence(&self) -> Convergence {
-        margin_optim::convergence(&self.stops, &self.n_iter)
+    /// How the fit went: one run per binary problem, of the epochs it ran (the last one
+    /// without a mistake when it converged: every training sample of positive weight is then
+    /// classified correctly), at the limit after `max_iter` epochs that all had a mistake
+    /// (always so on data no hyperplane separates).
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::of(&self.n_iter, &self.stops)
     }
 
     /// The number of features the model was fitted on.
@@ -394,6 +380,28 @@ impl Fit for KernelPerceptronParams {
     type Model = KernelPerceptron;
 
     fn fit(&self, data: &Dataset) -> Result<KernelPerceptron> {
+        self.fit_watched(data, None)
+    }
+}
+
+impl FitObserved for KernelPerceptronParams {
+    fn fit_observed(
+        &self,
+        data: &Dataset,
+        observer: &mut dyn Observer,
+    ) -> Result<KernelPerceptron> {
+        self.fit_watched(data, Some(observer))
+    }
+}
+
+impl KernelPerceptronParams {
+    /// The fit, its binary problems watched one after the other by `observer` if any (see
+    /// [`solve_each`]).
+    fn fit_watched(
+        &self,
+        data: &Dataset,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<KernelPerceptron> {
         self.check()?;
         let schedule = self.schedule();
         let budget = self.gram_budget_mb;
@@ -412,10 +420,8 @@ impl Fit for KernelPerceptronParams {
             None
         };
         let weights = data.sample_weights.as_deref();
-        let solved: Vec<(Vec<f64>, Vec<f64>, f64, Run)> = encoded
-            .positives
-            .par_iter()
-            .map(|&p| {
+        let solved: Vec<(Vec<f64>, Vec<f64>, f64, Run)> =
+            solve_each(&encoded.positives, observer, |&p, observer| {
                 let signs = encoded.signs(p);
                 let columns = match &gram {
                     Some(g) => Columns::Gram(g),
@@ -432,10 +438,9 @@ impl Fit for KernelPerceptronParams {
                     b: 0.0,
                     fit_intercept: self.fit_intercept,
                 };
-                let run = train(&mut learner, &signs, weights, schedule)?;
+                let run = train(&mut learner, &signs, weights, schedule, observer)?;
                 Ok((learner.alpha, signs, learner.b, run))
-            })
-            .collect::<Result<_>>()?;
+            })?;
         let support: Vec<usize> = (0..n)
             .filter(|&i| solved.iter().any(|(alpha, ..)| alpha[i] > 0.0))
             .collect();

@@ -3,7 +3,7 @@
 //! - [`Perceptron`]: Rosenblatt's mistake-driven rule. Samples are visited one at a time; on
 //!   a mistake, `y (w·x + b) ≤ 0`, the sample is added: `w ← w + η·s·y·x`, `b ← b + η·s·y`
 //!   (`y = ±1`, `s` its sample weight, 1 by default). Training stops after an epoch without a
-//!   mistake (then the training set is separated and [`Perceptron::converged`] says so) or
+//!   mistake (then the training set is separated and [`Perceptron::fit_report`] says so) or
 //!   after `max_iter` epochs. This is exactly the update of scikit-learn's `Perceptron`
 //!   (SGD on the hinge loss with threshold 0, constant rate `eta0`, no penalty) on dense
 //!   records; the weights agree with it when it runs unshuffled (`shuffle=False`,
@@ -61,10 +61,10 @@
 //! let xor = Dataset::new(x, Targets::Classes(y))?;
 //!
 //! let primal = Perceptron::params().max_iter(100).fit(&xor)?;
-//! assert!(!primal.converged());
+//! assert!(!primal.convergence().converged());
 //!
 //! let dual = KernelPerceptron::params().fit(&xor)?;
-//! assert!(dual.converged());
+//! assert!(dual.convergence().converged());
 //! let truth = xor.targets.classes()?;
 //! let predicted = dual.predict(&xor.records)?;
 //! for (p, &c) in predicted.iter().zip(truth.indices()) {
@@ -79,8 +79,8 @@ mod primal;
 pub use kernel::{KernelPerceptron, KernelPerceptronParams};
 pub use primal::{Perceptron, PerceptronParams};
 
+use margin_core::fit::{Control, Observer, Progress, Stop};
 use margin_core::{Dataset, Error, Label, PresentClasses, Result, split};
-use margin_optim::StopReason;
 use rand::seq::SliceRandom;
 
 /// A classification dataset as the perceptrons train on it.
@@ -145,7 +145,7 @@ struct Schedule {
 struct Run {
     n_iter: usize,
     mistakes: usize,
-    stop: StopReason,
+    stop: Stop,
 }
 
 /// A perceptron's state as the training loop sees it.
@@ -164,13 +164,14 @@ fn train<L: Learner>(
     signs: &[f64],
     weights: Option<&[f64]>,
     schedule: Schedule,
+    observer: &mut dyn Observer,
 ) -> Result<Run> {
     let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
     // A weight-0 sample would be a mistake forever without ever changing the model.
     let mut order: Vec<usize> = (0..signs.len()).filter(|&i| weight(i) > 0.0).collect();
     let mut rng = split::rng_from_seed(schedule.seed);
     let mut mistakes = 0;
-    let mut stop = (schedule.max_iter, StopReason::MaxIterations);
+    let mut stop = (schedule.max_iter, Stop::MaxIterations);
     for epoch in 1..=schedule.max_iter {
         if schedule.shuffle {
             order.shuffle(&mut rng);
@@ -190,8 +191,17 @@ fn train<L: Learner>(
             }
         }
         mistakes += epoch_mistakes;
+        // The epoch's mistakes are the perceptron's violation: none means converged.
+        let progress = Progress {
+            violation: Some(epoch_mistakes as f64),
+            ..Progress::new("perceptron", epoch)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            stop = (epoch, Stop::Observer);
+            break;
+        }
         if epoch_mistakes == 0 {
-            stop = (epoch, StopReason::Converged);
+            stop = (epoch, Stop::CONVERGED);
             break;
         }
     }

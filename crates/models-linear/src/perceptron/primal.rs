@@ -1,12 +1,12 @@
 //! The primal perceptron: one weight vector per binary problem.
 
+use margin_core::fit::{FitObserved, FitReport, Observer, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records,
-    Result, classes_from_scores, linear_scores, memory, model_check, validate,
+    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
+    classes_from_scores, linear_scores, memory, model_check, validate,
 };
-use margin_optim::StopReason;
-use rayon::prelude::*;
+use margin_optim::Stop;
 use serde::{Deserialize, Serialize};
 
 use super::{Encoded, Learner, Schedule, train};
@@ -100,7 +100,7 @@ pub struct Perceptron {
     intercept: Vec<f64>,
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
-    stops: Vec<StopReason>,
+    stops: Vec<Stop>,
 }
 
 impl Perceptron {
@@ -125,32 +125,17 @@ impl Perceptron {
         &self.intercept
     }
 
-    /// Epochs each binary problem ran (the last one without a mistake when it converged).
-    pub fn n_iter(&self) -> &[usize] {
-        &self.n_iter
-    }
-
     /// Mistakes (updates) each binary problem made over all its epochs.
     pub fn mistakes(&self) -> &[usize] {
         &self.mistakes
     }
 
-    /// Why each problem stopped: [`StopReason::Converged`] after an epoch without a mistake,
-    /// [`StopReason::MaxIterations`] after `max_iter` epochs.
-    pub fn stop_reasons(&self) -> &[StopReason] {
-        &self.stops
-    }
-
-    /// Whether every problem ended with an epoch without a mistake (every training sample of
-    /// positive weight is then classified correctly): `convergence().converged()`.
-    pub fn converged(&self) -> bool {
-        self.convergence().converged()
-    }
-
-    /// How the fit ended: one run per binary problem, at the limit after `max_iter` epochs
-    /// that all had a mistake (always so on data no hyperplane separates).
-    pub fn convergence(&self) -> Convergence {
-        margin_optim::convergence(&self.stops, &self.n_iter)
+    /// How the fit went: one run per binary problem, of the epochs it ran (the last one
+    /// without a mistake when it converged: every training sample of positive weight is then
+    /// classified correctly), at the limit after `max_iter` epochs that all had a mistake
+    /// (always so on data no hyperplane separates).
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::of(&self.n_iter, &self.stops)
     }
 
     /// The number of features the model was fitted on.
@@ -235,6 +220,24 @@ impl Fit for PerceptronParams {
     type Model = Perceptron;
 
     fn fit(&self, data: &Dataset) -> Result<Perceptron> {
+        self.fit_watched(data, None)
+    }
+}
+
+impl FitObserved for PerceptronParams {
+    fn fit_observed(&self, data: &Dataset, observer: &mut dyn Observer) -> Result<Perceptron> {
+        self.fit_watched(data, Some(observer))
+    }
+}
+
+impl PerceptronParams {
+    /// The fit, its binary problems watched one after the other by `observer` if any (see
+    /// [`solve_each`]).
+    fn fit_watched(
+        &self,
+        data: &Dataset,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<Perceptron> {
         self.check()?;
         let encoded = Encoded::new(data)?;
         let weights = data.sample_weights.as_deref();
@@ -248,21 +251,18 @@ impl Fit for PerceptronParams {
             WHAT,
             memory::FEWER_FEATURES,
         )?;
-        let solved: Vec<(Primal<'_, _>, super::Run)> = encoded
-            .positives
-            .par_iter()
-            .map(|&p| {
-                let mut learner = Primal {
-                    x,
-                    w: memory::filled_vec(d, 0.0, WHAT, memory::FEWER_FEATURES)?,
-                    b: 0.0,
-                    eta0: self.eta0,
-                    fit_intercept: self.fit_intercept,
-                };
-                let run = train(&mut learner, &encoded.signs(p), weights, self.schedule())?;
-                Ok((learner, run))
-            })
-            .collect::<Result<_>>()?;
+        let solved = solve_each(&encoded.positives, observer, |&p, observer| {
+            let mut learner = Primal {
+                x,
+                w: memory::filled_vec(d, 0.0, WHAT, memory::FEWER_FEATURES)?,
+                b: 0.0,
+                eta0: self.eta0,
+                fit_intercept: self.fit_intercept,
+            };
+            let signs = encoded.signs(p);
+            let run = train(&mut learner, &signs, weights, self.schedule(), observer)?;
+            Ok((learner, run))
+        })?;
         let mut model = Perceptron {
             labels: encoded.labels,
             coef: Vec::with_capacity(solved.len()),

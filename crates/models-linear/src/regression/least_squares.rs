@@ -4,11 +4,13 @@ use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::linalg::triangular_inverse::invert_upper_triangular;
 use margin_core::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use margin_core::faer::{Accum, Mat, MatRef, Par};
+use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
+    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
 };
-use margin_optim::gd::{self, Control, GdOptions, GdStop, Progress};
+use margin_optim::Stop;
+use margin_optim::gd::{self, GdOptions};
 use margin_optim::loss::Loss;
 use margin_optim::risk::LinearRisk;
 use rayon::prelude::*;
@@ -43,7 +45,7 @@ pub enum LstsqSolver {
     NormalEquations,
     /// Full-batch gradient descent on `(1/2n)‖y − Xw‖²` over the centred, scaled design, with
     /// Armijo backtracking, from `w = 0` until the gradient norm falls below `tol` or
-    /// `max_iter` steps ran ([`LinearRegression::gd_stop`] says which). The textbook
+    /// `max_iter` steps ran ([`LinearRegression::fit_report`] says which). The textbook
     /// iterative fit: it reaches the QR answer, slowly when the design is ill-conditioned
     /// (steps grow with the condition number). Starting at zero it stays in the row space of
     /// `X`, so on a rank-deficient design it tends to the minimum-norm solution, as the SVD
@@ -160,7 +162,7 @@ pub struct LinearRegression {
     inverse_gram: Option<DenseMatrix>,
     x_scale: f64,
     /// Steps and stopping reason of a gradient-descent fit.
-    gd: Option<(usize, GdStop)>,
+    gd: Option<(usize, Stop)>,
 }
 
 impl LinearRegression {
@@ -194,18 +196,16 @@ impl LinearRegression {
     pub fn solver(&self) -> LstsqSolver {
         self.solver
     }
-    /// Steps taken and why descent stopped, for a [`LstsqSolver::GradientDescent`] fit
-    /// (`None` for the direct solvers). [`GdStop::MaxIterations`] means the weights are not
-    /// at the optimum: raise `max_iter` or `tol`.
-    pub fn gd_stop(&self) -> Option<(usize, GdStop)> {
-        self.gd
-    }
-    /// How the fit ended: one run for [`LstsqSolver::GradientDescent`], at the limit when it
-    /// took `max_iter` steps without meeting `tol`; no runs for the direct solvers.
-    pub fn convergence(&self) -> Convergence {
-        self.gd
-            .map(|(steps, stop)| stop.convergence(steps))
-            .unwrap_or_default()
+    /// How the fit went: one run for [`LstsqSolver::GradientDescent`] (its steps, and
+    /// [`Stop::MaxIterations`] when it took `max_iter` steps without meeting `tol`: raise
+    /// `max_iter` or `tol`); no runs for the direct solvers.
+    pub fn fit_report(&self) -> FitReport {
+        FitReport::new(
+            self.gd
+                .map(|(n, stop)| Run::new(n, stop))
+                .into_iter()
+                .collect(),
+        )
     }
     /// Residual sum of squares on the training data, `Σ wᵢ rᵢ²`.
     pub fn rss(&self) -> f64 {
@@ -352,7 +352,7 @@ struct Solution {
     rss: f64,
     inverse_gram: Option<Mat<f64>>,
     solver: LstsqSolver,
-    gd: Option<(usize, GdStop)>,
+    gd: Option<(usize, Stop)>,
 }
 
 /// `‖R‖_F` over the upper triangle of a square matrix.
@@ -471,7 +471,12 @@ fn solve_svd(spectral: Spectral) -> Solution {
 }
 
 /// Gradient descent from zero on `(1/2n)‖y − Xw‖²` over the scaled design.
-fn solve_gradient_descent(design: &Design, max_iter: usize, tol: f64) -> Result<Solution> {
+fn solve_gradient_descent(
+    design: &Design,
+    max_iter: usize,
+    tol: f64,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
     let x = DenseMatrix::from_faer(design.x());
     let y = design.y().col(0).iter().copied().collect::<Vec<f64>>();
     let risk = LinearRisk::new(&x, &y, None, Loss::Squared, 0.0, false)?;
@@ -480,12 +485,7 @@ fn solve_gradient_descent(design: &Design, max_iter: usize, tol: f64) -> Result<
         grad_tol: tol,
         ..GdOptions::default()
     };
-    let result = gd::minimize(
-        &risk,
-        vec![0.0; x.ncols()],
-        &options,
-        &mut |_: &Progress<'_>| Control::Continue,
-    )?;
+    let result = gd::minimize(&risk, vec![0.0; x.ncols()], &options, observer)?;
     Ok(Solution {
         rank: x.ncols(),
         singular_values: None,
@@ -502,11 +502,22 @@ impl Fit for LinearRegressionParams {
     type Model = LinearRegression;
 
     fn fit(&self, data: &Dataset) -> Result<LinearRegression> {
+        self.fit_observed(data, &mut ())
+    }
+}
+
+/// Only gradient descent iterates: the direct solvers report nothing to the observer.
+impl FitObserved for LinearRegressionParams {
+    fn fit_observed(
+        &self,
+        data: &Dataset,
+        observer: &mut dyn Observer,
+    ) -> Result<LinearRegression> {
         self.check()?;
         let mut design = Design::new(data, self.fit_intercept)?;
         let (n, d) = (design.n(), design.d());
         let solution = if self.solver == LstsqSolver::GradientDescent {
-            solve_gradient_descent(&design, self.max_iter, self.tol)?
+            solve_gradient_descent(&design, self.max_iter, self.tol, observer)?
         } else if n <= d {
             // No QR of a short matrix solves least squares: straight to the SVD.
             solve_svd(Spectral::of(&mut design)?)
@@ -569,7 +580,8 @@ impl Predict for LinearRegression {
 
 impl ModelFile for LinearRegression {
     const KIND: &'static str = "linear-regression";
-    const SCHEMA: u32 = 1;
+    /// 2: a descent fit's stop is stored as [`Stop`] (was the descent solvers' own `GdStop`).
+    const SCHEMA: u32 = 2;
 
     /// Finite weights and intercept, and what prediction intervals and standard errors read:
     /// one finite mean per feature, a `d × d` finite inverse Gram (when stored), a positive

@@ -199,15 +199,15 @@ impl LibsvmModel {
         }
     }
 
-    /// How the fit's SMO runs ended (see [`Svc::convergence`]); a model read from a LIBSVM
+    /// How the fit's SMO runs went (see [`Svc::fit_report`]); a model read from a LIBSVM
     /// file, which records no solver report, counts as converged.
-    pub fn convergence(&self) -> margin_core::Convergence {
+    pub fn fit_report(&self) -> margin_core::fit::FitReport {
         match self {
-            LibsvmModel::Svc(m) => m.convergence(),
-            LibsvmModel::Svr(m) => m.convergence(),
-            LibsvmModel::OneClass(m) => m.convergence(),
+            LibsvmModel::Svc(m) => m.fit_report(),
+            LibsvmModel::Svr(m) => m.fit_report(),
+            LibsvmModel::OneClass(m) => m.fit_report(),
             // No solver ran.
-            LibsvmModel::SingleClass(_) => margin_core::Convergence::default(),
+            LibsvmModel::SingleClass(_) => margin_core::fit::FitReport::default(),
         }
     }
 

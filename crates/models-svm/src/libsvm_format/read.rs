@@ -4,7 +4,7 @@
 use margin_core::io::{IndexBase, LibsvmOptions, read_libsvm_from};
 use margin_core::{CsrMatrix, Error, Label, Matrix, Records, Result};
 use margin_kernels::{KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
-use margin_optim::StopReason;
+use margin_optim::Stop;
 
 use super::{LibsvmModel, SingleClass};
 use crate::expansion::Expansion;
@@ -56,7 +56,7 @@ pub(super) fn parse(text: &str, base: IndexBase) -> Result<LibsvmModel> {
             rho,
             objective: f64::NAN,
             iterations: 0,
-            stop: StopReason::Converged,
+            stop: Stop::CONVERGED,
             weights: None,
         }
         .with_linear_weights()
@@ -502,7 +502,7 @@ impl ClassifierHeader {
                     rho: rho[p],
                     objective: f64::NAN,
                     iterations: 0,
-                    stop: StopReason::Converged,
+                    stop: Stop::CONVERGED,
                     n_bounded: 0,
                     probability: self.prob.as_ref().map(|(pa, pb)| (pa[p], pb[p])),
                     probability_folds: margin_core::Convergence::default(),

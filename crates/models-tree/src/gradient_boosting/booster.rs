@@ -2,10 +2,9 @@
 //! iteration grow one tree per raw prediction on the loss's gradients; stop early on a held-out
 //! validation loss if asked.
 
+use margin_core::fit::{Control, FitReport, Observer, Progress, Run, Stop};
 use margin_core::split::{rng_from_seed, train_test_split};
-use margin_core::{
-    Convergence, Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate,
-};
+use margin_core::{Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -162,6 +161,7 @@ impl Ensemble {
         y: &[f64],
         w: Option<&[f64]>,
         stratify: bool,
+        observer: &mut dyn Observer,
     ) -> Result<Self> {
         let mut rng = rng_from_seed(p.seed);
         let (binning_seed, split_seed): (u64, u64) = (rng.random(), rng.random());
@@ -238,7 +238,7 @@ impl Ensemble {
         let with_h = !(loss.constant_hessian() && w.is_none());
         let n_sub = ((p.subsample * n as f64).round() as usize).clamp(1, n);
         let mut ws = Workspace::default();
-        for _ in 0..p.max_iter {
+        for round in 1..=p.max_iter {
             loss.gradients(y, &raw, w, &mut g, &mut h);
             let rows: Vec<u32> = if n_sub < n {
                 sample_rows(n, n_sub, &mut rng)
@@ -290,6 +290,14 @@ impl Ensemble {
                     break;
                 }
             }
+            // The training loss when early stopping records it (scores are negated losses).
+            let progress = Progress {
+                objective: model.train_score.last().map(|s| -s),
+                ..Progress::new("boosting", round)
+            };
+            if observer.observe(&progress) == Control::Stop {
+                break;
+            }
         }
         Ok(model)
     }
@@ -299,17 +307,32 @@ impl Ensemble {
         self.trees.len() / self.baseline.len().max(1)
     }
 
-    /// How the boosting loop ended, `p` being the parameters it was fitted with: one run, at
-    /// the limit when early stopping was on and `max_iter` iterations ran out before it fired
-    /// (the held-out loss still improved by more than `tol`). Without early stopping
-    /// `max_iter` is the size of the ensemble by design, never a limit reached.
-    pub(crate) fn convergence(&self, p: &Boosting) -> Convergence {
+    /// How the boosting loop went, `p` being the parameters it was fitted with: one run of
+    /// [`Self::n_iter`] rounds. It stopped on [`Stop::NoImprovement`] when early stopping
+    /// fired, at the limit when early stopping was on and `max_iter` iterations ran out before
+    /// it fired (the held-out loss still improved by more than `tol`). Without early stopping
+    /// `max_iter` is the size of the ensemble by design, never a limit reached: converged. A
+    /// loop that ended before `max_iter` on neither was ended by an observer. Nothing of this
+    /// is stored: the scores and the parameters say it all.
+    pub(crate) fn fit_report(&self, p: &Boosting) -> FitReport {
         // Scores are recorded only with early stopping on.
         let early = !self.validation_score.is_empty();
-        let at_limit = early
-            && self.n_iter() >= p.max_iter
-            && !should_stop(&self.validation_score, p.n_iter_no_change, p.tol);
-        Convergence::run(at_limit, self.n_iter())
+        let stop = if early && should_stop(&self.validation_score, p.n_iter_no_change, p.tol) {
+            Stop::NoImprovement {
+                rounds: p.n_iter_no_change,
+            }
+        } else if self.n_iter() < p.max_iter {
+            Stop::Observer
+        } else if early {
+            Stop::MaxIterations
+        } else {
+            Stop::CONVERGED
+        };
+        let run = Run::new(self.n_iter(), stop);
+        FitReport::new(vec![match self.train_score.last() {
+            Some(s) => run.with_objective(-s),
+            None => run,
+        }])
     }
 
     /// Number of features.

@@ -1,9 +1,10 @@
 //! `GradientBoostingClassifier`: log-loss boosting, binary (one tree per iteration on the
 //! log-odds) or multiclass (one tree per class per iteration on softmax scores).
 
+use margin_core::fit::{FitObserved, FitReport, Observer};
 use margin_core::{
-    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
-    Predict, PredictProba, Records, Result, classes_from_scores, model_check, validate,
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
+    PredictProba, Records, Result, classes_from_scores, model_check, validate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -58,16 +59,12 @@ impl GradientBoostingClassifier {
         self.ensemble.n_features()
     }
 
-    /// Iterations grown (fewer than `max_iter` when early stopping stopped).
-    pub fn n_iter(&self) -> usize {
-        self.ensemble.n_iter()
-    }
-
-    /// How the fit ended: one run, at the limit when early stopping was on and `max_iter`
-    /// iterations ran out while the held-out loss still improved by more than `tol` (more
-    /// iterations would likely help); with early stopping off, never.
-    pub fn convergence(&self) -> Convergence {
-        self.ensemble.convergence(&self.params.boosting)
+    /// How the boosting loop went: one run of [`Self::n_iter`] rounds (fewer than
+    /// `max_iter` when early stopping or an observer stopped it), at the limit when early
+    /// stopping was on and `max_iter` rounds ran out while the held-out loss still improved
+    /// by more than `tol` (more rounds would likely help); with early stopping off, never.
+    pub fn fit_report(&self) -> FitReport {
+        self.ensemble.fit_report(&self.params.boosting)
     }
 
     /// Trees per iteration: 1 for two classes, else the number of classes.
@@ -108,6 +105,16 @@ impl Fit for GradientBoostingClassifierParams {
     type Model = GradientBoostingClassifier;
 
     fn fit(&self, data: &Dataset) -> Result<GradientBoostingClassifier> {
+        self.fit_observed(data, &mut ())
+    }
+}
+
+impl FitObserved for GradientBoostingClassifierParams {
+    fn fit_observed(
+        &self,
+        data: &Dataset,
+        observer: &mut dyn Observer,
+    ) -> Result<GradientBoostingClassifier> {
         margin_core::params::Params::check(self)?;
         let x = checked_records(data, &self.boosting)?;
         let classes = data.targets.classes()?;
@@ -144,7 +151,15 @@ impl Fit for GradientBoostingClassifierParams {
             Loss::MultinomialLog(k)
         };
         let y: Vec<f64> = present.y.iter().map(|&c| c as f64).collect();
-        let ensemble = Ensemble::fit(&self.boosting, loss, &x, &y, weights.as_deref(), true)?;
+        let ensemble = Ensemble::fit(
+            &self.boosting,
+            loss,
+            &x,
+            &y,
+            weights.as_deref(),
+            true,
+            observer,
+        )?;
         Ok(GradientBoostingClassifier {
             params: self.clone(),
             labels: present.labels,

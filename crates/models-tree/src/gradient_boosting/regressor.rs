@@ -1,6 +1,7 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
-use margin_core::{Convergence, Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use margin_core::fit::{FitObserved, FitReport, Observer};
+use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
 use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
@@ -63,16 +64,12 @@ impl GradientBoostingRegressor {
         self.ensemble.n_features()
     }
 
-    /// Iterations grown (fewer than `max_iter` when early stopping stopped).
-    pub fn n_iter(&self) -> usize {
-        self.ensemble.n_iter()
-    }
-
-    /// How the fit ended: one run, at the limit when early stopping was on and `max_iter`
-    /// iterations ran out while the held-out loss still improved by more than `tol` (more
-    /// iterations would likely help); with early stopping off, never.
-    pub fn convergence(&self) -> Convergence {
-        self.ensemble.convergence(&self.params.boosting)
+    /// How the boosting loop went: one run of [`Self::n_iter`] rounds (fewer than
+    /// `max_iter` when early stopping or an observer stopped it), at the limit when early
+    /// stopping was on and `max_iter` rounds ran out while the held-out loss still improved
+    /// by more than `tol` (more rounds would likely help); with early stopping off, never.
+    pub fn fit_report(&self) -> FitReport {
+        self.ensemble.fit_report(&self.params.boosting)
     }
 
     /// The prediction before any tree: the weighted mean or median of the targets.
@@ -107,6 +104,16 @@ impl Fit for GradientBoostingRegressorParams {
     type Model = GradientBoostingRegressor;
 
     fn fit(&self, data: &Dataset) -> Result<GradientBoostingRegressor> {
+        self.fit_observed(data, &mut ())
+    }
+}
+
+impl FitObserved for GradientBoostingRegressorParams {
+    fn fit_observed(
+        &self,
+        data: &Dataset,
+        observer: &mut dyn Observer,
+    ) -> Result<GradientBoostingRegressor> {
         margin_core::params::Params::check(self)?;
         let x = checked_records(data, &self.boosting)?;
         let y = data.targets.values()?;
@@ -116,7 +123,7 @@ impl Fit for GradientBoostingRegressorParams {
             RegressionLoss::AbsoluteError => Loss::AbsoluteError,
         };
         let w = data.sample_weights.as_deref();
-        let ensemble = Ensemble::fit(&self.boosting, loss, &x, &y, w, false)?;
+        let ensemble = Ensemble::fit(&self.boosting, loss, &x, &y, w, false, observer)?;
         Ok(GradientBoostingRegressor {
             params: self.clone(),
             ensemble,
