@@ -420,9 +420,15 @@ pub struct LogisticRegression {
     iterations: usize,
     stop: GdStop,
     objective: f64,
+    /// The hyperparameters the model was fitted with.
+    params: LogisticRegressionParams,
 }
 
 impl LogisticRegression {
+    /// The hyperparameters the model was fitted with (see [`LogisticRegressionParams`]).
+    pub fn hyperparams(&self) -> &LogisticRegressionParams {
+        &self.params
+    }
     /// Default hyperparameters.
     pub fn params() -> LogisticRegressionParams {
         LogisticRegressionParams::default()
@@ -545,9 +551,11 @@ impl DecisionFunction for LogisticRegression {
 
 impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         model_check::linear_classifier(
             self.labels.len(),
@@ -664,6 +672,7 @@ impl Fit for LogisticRegressionParams {
             iterations: result.iterations,
             stop: result.stop,
             objective: result.objective,
+            params: self.clone(),
         })
     }
 }
