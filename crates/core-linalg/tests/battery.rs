@@ -314,7 +314,9 @@ fn a_file_with_hyperparameters_fit_refuses_is_refused() {
         margin_core::Targets::Values(vec![0.0, 1.0]),
     )
     .unwrap();
-    let mut model = NearestCentroidParams { flaw: Flaw::None }.fit(&data).unwrap();
+    let mut model = NearestCentroidParams { flaw: Flaw::None }
+        .fit(&data)
+        .unwrap();
     model.params.shrink = -1.0;
     let e = NearestCentroid::from_bytes(&model.to_bytes().unwrap()).unwrap_err();
     assert!(e.to_string().contains("`params`"), "{e}");

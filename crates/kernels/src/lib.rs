@@ -57,3 +57,4 @@ pub use standard::{
 };
 
 margin_core::impl_n_features!(Nystroem, RandomFourierFeatures);
+margin_core::impl_hyperparams!(Nystroem, RandomFourierFeatures);

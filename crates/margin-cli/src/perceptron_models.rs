@@ -112,6 +112,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         name: "perceptron",
         classifier: true,
         kind: Perceptron::KIND,
+        hyperparams: crate::models::stored::<Perceptron>,
         summary: "the perceptron rule w += eta0·y·x on mistakes (scikit-learn's Perceptron)",
         params: || Perceptron::params().describe(),
         params_help: "",
@@ -123,6 +124,7 @@ pub const ENTRIES: [ModelEntry; 2] = [
         name: "kernel-perceptron",
         classifier: true,
         kind: KernelPerceptron::KIND,
+        hyperparams: crate::models::stored::<KernelPerceptron>,
         summary: "the perceptron rule in the dual, with a kernel (default (x·z + 1)²)",
         params: || KernelPerceptron::params().describe(),
         params_help: "  --kernel linear|poly|rbf           kernel (default poly)

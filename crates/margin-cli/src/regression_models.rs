@@ -103,6 +103,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         name: "linear",
         classifier: false,
         kind: LinearRegression::KIND,
+        hyperparams: crate::models::stored::<LinearRegression>,
         summary: "least-squares linear regression (scikit-learn's LinearRegression)",
         params: || LinearRegression::params().describe(),
         params_help: "",
@@ -114,6 +115,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         name: "ridge",
         classifier: false,
         kind: Ridge::KIND,
+        hyperparams: crate::models::stored::<Ridge>,
         summary: "ridge regression: least squares + alpha·|w|² (scikit-learn's Ridge)",
         params: || Ridge::params().describe(),
         params_help: "",
@@ -125,6 +127,7 @@ pub const ENTRIES: [ModelEntry; 3] = [
         name: "kernel-ridge",
         classifier: false,
         kind: KernelRidge::KIND,
+        hyperparams: crate::models::stored::<KernelRidge>,
         summary: "kernel ridge regression, no intercept (scikit-learn's KernelRidge)",
         params: || KernelRidge::params().describe(),
         params_help: "  --kernel linear|rbf|poly           kernel (default linear)

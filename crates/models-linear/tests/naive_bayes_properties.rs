@@ -3,9 +3,9 @@
 //! row order does not matter, sparse and dense records agree. Plus the shared estimator
 //! battery and thread-safety of the public types.
 
+use margin_core::Hyperparams;
 use margin_core::battery::{Task, check_estimator};
 use margin_core::params::ParamInfo;
-use margin_core::Hyperparams;
 use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, ModelFile, PartialFit, Predict,
     PredictProba, Records, Result, Targets,

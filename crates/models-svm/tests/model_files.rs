@@ -11,8 +11,8 @@ use margin_core::{
 use margin_kernels::{KernelSpec, Rbf};
 use margin_optim::StopReason;
 use margin_svm::{
-    BinaryModel, LibsvmModel, LinearSvc, Multiclass, OneClassSvm, Svc, SvcHyperparams, SvmKernel, Svr,
-    SvrHyperparams,
+    BinaryModel, LibsvmModel, LinearSvc, Multiclass, OneClassSvm, Svc, SvcHyperparams, SvmKernel,
+    Svr, SvrHyperparams,
 };
 use serde::{Deserialize, Serialize};
 
@@ -135,7 +135,10 @@ fn svc_files_must_index_and_pair_within_the_model() {
     );
     let edits: [Edit<SvcFile>; 15] = [
         // Parameters `fit` refuses: C = −1, and probabilities with one-vs-rest problems.
-        (|f| f.params = SvcHyperparams::C(Svc::params().c(-1.0)), "params"),
+        (
+            |f| f.params = SvcHyperparams::C(Svc::params().c(-1.0)),
+            "params",
+        ),
         (
             |f| {
                 f.params = SvcHyperparams::C(
@@ -361,7 +364,8 @@ fn a_libsvm_file_implies_the_parameters_of_its_header() {
     let expected = Svr::params().kernel(Rbf::with_gamma(0.25).unwrap());
     assert_eq!(svr.hyperparams(), &SvrHyperparams::Epsilon(expected));
 
-    let text = "svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0.1\nSV\n0.5 1:1\n";
+    let text =
+        "svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0.1\nSV\n0.5 1:1\n";
     let LibsvmModel::OneClass(one) = LibsvmModel::from_text(text).unwrap() else {
         panic!("a one-class model")
     };

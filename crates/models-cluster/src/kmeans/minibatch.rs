@@ -195,9 +195,15 @@ pub struct MiniBatchKMeans {
     /// Whether the steps ran out with a stopping rule on (`tol > 0` or `max_no_improvement`)
     /// that never fired.
     at_limit: bool,
+    /// The hyperparameters the model was fitted with.
+    params: MiniBatchKMeansParams,
 }
 
 impl MiniBatchKMeans {
+    /// The hyperparameters the model was fitted with (see [`MiniBatchKMeansParams`]).
+    pub fn hyperparams(&self) -> &MiniBatchKMeansParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.centers.ncols()
@@ -372,6 +378,7 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
             n_steps: steps_done,
             n_iter: (steps_done * batch).div_ceil(n),
             at_limit: !stopped_early && (tol > 0.0 || self.max_no_improvement.is_some()),
+            params: self.clone(),
         })
     }
 }
@@ -457,9 +464,11 @@ impl Transform for MiniBatchKMeans {
 impl ModelFile for MiniBatchKMeans {
     const KIND: &'static str = "minibatch-kmeans";
     // 2: `at_limit`.
-    const SCHEMA: u32 = 2;
+    // 3: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         check_decoded(&self.centers, &self.labels, self.inertia)
     }
 }

@@ -325,9 +325,15 @@ pub struct KMeans {
     inertia: f64,
     n_iter: usize,
     converged: bool,
+    /// The hyperparameters the model was fitted with.
+    params: KMeansParams,
 }
 
 impl KMeans {
+    /// The hyperparameters the model was fitted with (see [`KMeansParams`]).
+    pub fn hyperparams(&self) -> &KMeansParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.centers.ncols()
@@ -385,7 +391,7 @@ impl KMeans {
 }
 
 /// Builds the fitted model from the best run, undoing the centring.
-fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
+fn finish(mut run: lloyd::Run, offset: &[f64], params: &KMeansParams) -> KMeans {
     shift_rows(&mut run.centers, offset, 1.0);
     KMeans {
         centers: run.centers,
@@ -393,6 +399,7 @@ fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
         inertia: run.inertia,
         n_iter: run.n_iter,
         converged: run.converged,
+        params: params.clone(),
     }
 }
 
@@ -425,11 +432,11 @@ impl<R: Records + ?Sized> Fit<R> for KMeansParams {
         Ok(match records.as_dense() {
             Some(d) => {
                 let (xc, mean) = centered(d);
-                finish(fit_runs(self, &xc, &mean), &mean)
+                finish(fit_runs(self, &xc, &mean), &mean, self)
             }
             None => {
                 let zero = vec![0.0; records.n_features()];
-                finish(fit_runs(self, records, &zero), &zero)
+                finish(fit_runs(self, records, &zero), &zero, self)
             }
         })
     }
@@ -494,9 +501,11 @@ fn check_decoded(centers: &DenseMatrix, labels: &[usize], inertia: f64) -> Resul
 
 impl ModelFile for KMeans {
     const KIND: &'static str = "kmeans";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         check_decoded(&self.centers, &self.labels, self.inertia)
     }
 }

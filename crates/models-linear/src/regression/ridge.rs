@@ -233,12 +233,7 @@ impl Fit for RidgeParams {
         let alpha = scaled_alpha(self.alpha, &design);
         if alpha.is_infinite() {
             // The penalty outweighs any fit by more than f64 can express: w = 0 is the limit.
-            return Ridge::from_scaled(
-                &design,
-                &vec![0.0; design.d()],
-                self.clone(),
-                self.solver,
-            );
+            return Ridge::from_scaled(&design, &vec![0.0; design.d()], self.clone(), self.solver);
         }
         let (coef, solver) = match self.solver {
             RidgeSolver::Cholesky => match solve_cholesky(&design, alpha) {
