@@ -396,6 +396,8 @@ mod tests {
         assert_eq!(back.w[..3], m.w[..3]);
         assert!(back.w[3].is_nan());
         assert_eq!(peek_kind(&std::fs::read(&path).unwrap()).unwrap(), "toy");
+        assert!(is_model_file(&std::fs::read(&path).unwrap()[..8]));
+        assert!(!is_model_file(b"MARGINM") && !is_model_file(b"svm_type c_svc"));
     }
 
     #[test]

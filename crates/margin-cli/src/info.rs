@@ -8,10 +8,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use margin_core::Hyperparams;
 use margin_core::io::{DataFormat, format_g};
 use margin_core::params::ParamInfo;
 use margin_core::preprocessing::column_ranges;
 use margin_core::{Records, Targets};
+use margin_svm::LibsvmModel;
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};
@@ -47,13 +49,15 @@ pub struct InfoArgs {
 
 /// Prints the summary.
 pub fn run(args: &InfoArgs) -> Result<(), Failure> {
-    if starts_as_model_file(&args.data)? {
+    let head = file_head(&args.data)?;
+    let margin_model = margin_core::is_model_file(&head);
+    if margin_model || head.starts_with(LIBSVM_MODEL) {
         if args.features {
             return Err(Failure::usage(
                 "--features describes a data file; this is a model file",
             ));
         }
-        return model_info(&args.data, args.params_json);
+        return model_info(&args.data, margin_model, args.params_json);
     }
     if args.params_json {
         return Err(Failure::usage(format!(
@@ -155,14 +159,17 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
     out.finish()
 }
 
-/// Whether the file at `path` begins with the model-file magic bytes (read alone, so a large
-/// data file is not read twice).
-fn starts_as_model_file(path: &Path) -> Result<bool, Failure> {
-    let mut head = Vec::with_capacity(8);
+/// How a LIBSVM model file (`svm-train`'s) begins.
+const LIBSVM_MODEL: &[u8] = b"svm_type ";
+
+/// The first bytes of the file at `path`, enough to tell a model file (margin's magic bytes,
+/// LIBSVM's first key) from a data file, read alone so a large data file is not read twice.
+fn file_head(path: &Path) -> Result<Vec<u8>, Failure> {
+    let mut head = Vec::with_capacity(LIBSVM_MODEL.len());
     std::fs::File::open(path)
-        .and_then(|f| f.take(8).read_to_end(&mut head))
+        .and_then(|f| f.take(LIBSVM_MODEL.len() as u64).read_to_end(&mut head))
         .map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
-    Ok(margin_core::is_model_file(&head))
+    Ok(head)
 }
 
 /// `  name = value` lines of described parameters, in their order.
@@ -183,16 +190,35 @@ pub fn stored_params(path: &Path, bytes: &[u8]) -> Result<(&'static str, Vec<Par
 }
 
 /// `margin info MODEL_FILE`: the kind and the stored hyperparameters, or with `json` those
-/// alone as a parameter file.
-fn model_info(path: &Path, json: bool) -> Result<(), Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
-    let (kind, infos) = stored_params(path, &bytes)?;
+/// alone as a parameter file. A LIBSVM model file (not `margin`'s) has the parameters its
+/// header implies, the others at their defaults (see `margin_svm::SvcHyperparams`).
+fn model_info(path: &Path, margin_model: bool, json: bool) -> Result<(), Failure> {
+    let (model, infos) = if margin_model {
+        let bytes =
+            std::fs::read(path).map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
+        let (kind, infos) = stored_params(path, &bytes)?;
+        (format!("{kind} (margin model file)"), infos)
+    } else {
+        let model = LibsvmModel::load(path).map_err(|e| Failure::in_file(path, e))?;
+        let infos = model.describe_hyperparams();
+        let kind = match model {
+            LibsvmModel::Svc(m) if m.is_nu() => "nu_svc",
+            LibsvmModel::Svc(_) => "c_svc",
+            LibsvmModel::SingleClass(m) if m.is_nu() => "nu_svc",
+            LibsvmModel::SingleClass(_) => "c_svc",
+            LibsvmModel::Svr(m) if m.is_nu() => "nu_svr",
+            LibsvmModel::Svr(_) => "epsilon_svr",
+            LibsvmModel::OneClass(_) => "one_class",
+        };
+        let note = "the parameters its header implies, the others at their defaults";
+        (format!("{kind} (LIBSVM model file: {note})"), infos)
+    };
     let mut out = Out::stdout();
     if json {
         outln!(out, "{}", params_json(&infos))?;
     } else {
         outln!(out, "file: {}", path.display())?;
-        outln!(out, "model: {kind} (margin model file)")?;
+        outln!(out, "model: {model}")?;
         outln!(out, "parameters:\n{}", param_lines(&infos))?;
     }
     out.finish()

@@ -314,3 +314,34 @@ fn each_grid_point_scores_as_its_own_evaluation() {
         "--grid goes without --roc",
     );
 }
+
+/// A LIBSVM model file records only the formulation, the kernel and whether it has a
+/// probability model: `margin info` shows those, and the other parameters at their defaults.
+#[test]
+fn info_shows_the_parameters_a_libsvm_model_file_implies() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("heart.model");
+    let model_text = model.to_str().unwrap();
+    let args = ["svm-train", "-s", "3", "-c", "4", "-g", "0.5", "-b", "1"];
+    stdout(&margin(
+        &[&args[..], &["datasets/heart_scale", model_text]].concat(),
+    ));
+    let info = stdout(&margin(&["info", model_text]));
+    assert!(
+        info.contains("model: epsilon_svr (LIBSVM model file"),
+        "{info}"
+    );
+    for line in [
+        "  kernel = rbf",
+        "  gamma = 0.5",
+        "  probability = true",
+        // Not in the file: the default, not svm-train's -c 4.
+        "  C = 1.0",
+    ] {
+        assert!(info.lines().any(|l| l == line), "{line} not in\n{info}");
+    }
+    let json = pairs(&stdout(&margin(&["info", model_text, "--params-json"])));
+    let defaults = pairs(&stdout(&margin(&["params", "svr"])));
+    let names = |p: &[(String, String)]| p.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&json), names(&defaults));
+}

@@ -4,9 +4,10 @@
 //! CSR row offset past the stored entries), each refused on load naming the field.
 
 use margin_core::battery::check_forged_files;
+use margin_core::params::Params;
 use margin_core::{
-    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
-    ModelFile, Predict, PredictProba, Records, Result, Targets,
+    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Hyperparams, Label,
+    Matrix, ModelFile, Predict, PredictProba, Records, Result, Targets,
 };
 use margin_kernels::{KernelSpec, Rbf};
 use margin_optim::StopReason;
@@ -372,5 +373,15 @@ fn a_libsvm_file_implies_the_parameters_of_its_header() {
     assert_eq!(
         one.hyperparams(),
         &OneClassSvm::params().kernel(SvmKernel::Linear)
+    );
+
+    // A classifier LIBSVM trained on one class describes what its header implies too.
+    let text =
+        "svm_type c_svc\nkernel_type linear\nnr_class 1\ntotal_sv 0\nrho\nlabel 3\nnr_sv 0\nSV\n";
+    let single = LibsvmModel::from_text(text).unwrap();
+    assert!(matches!(single, LibsvmModel::SingleClass(_)));
+    assert_eq!(
+        single.describe_hyperparams(),
+        Svc::params().kernel(SvmKernel::Linear).describe()
     );
 }
