@@ -15,7 +15,7 @@
 //! ```
 //! # use margin_core::battery::{check_estimator, Task};
 //! # fn demo<P>(params: &P) where P: margin_core::Fit + Sync,
-//! #   P::Model: margin_core::Predict + margin_core::ModelFile,
+//! #   P::Model: margin_core::Predict + margin_core::ModelFile + margin_core::Hyperparams,
 //! #   <P::Model as margin_core::Predict>::Output: margin_core::battery::Prediction {
 //! check_estimator(params, Task::Classification);
 //! # }
@@ -30,6 +30,7 @@ use crate::dataset::{Dataset, Label, Targets};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
 use crate::model_file::ModelFile;
+use crate::params::Hyperparams;
 use crate::records::Records;
 use crate::sparse::CsrMatrix;
 use crate::split::rng_from_seed;
@@ -201,11 +202,45 @@ pub fn compact_and_spread(data: &Dataset, step: u32) -> Result<(Dataset, Dataset
     ))
 }
 
+/// A model's hyperparameters as `(name, value as text)` pairs: as text, so that a NaN kept as
+/// NaN compares equal.
+fn kept_params<M: Hyperparams>(m: &M) -> Vec<(&'static str, String)> {
+    m.describe_hyperparams()
+        .into_iter()
+        .map(|p| (p.name, p.value.to_string()))
+        .collect()
+}
+
+/// What is wrong with the hyperparameters `loaded` keeps, if anything, against those of
+/// `fitted`, the model it was saved from: there must be some, and each must come back with the
+/// same name and value (one check for every kind, through [`Hyperparams`]).
+pub fn check_kept_params<M: Hyperparams>(fitted: &M, loaded: &M) -> Option<String> {
+    kept_differ(&kept_params(fitted), &kept_params(loaded))
+}
+
+fn kept_differ(
+    before: &[(&'static str, String)],
+    after: &[(&'static str, String)],
+) -> Option<String> {
+    if before.is_empty() {
+        Some("hyperparameters: the fitted model describes none".into())
+    } else if before != after {
+        Some(format!(
+            "save→load: hyperparameters changed from {before:?} to {after:?}"
+        ))
+    } else {
+        None
+    }
+}
+
 /// Runs the battery on `params`. Panics with every failing case listed.
+///
+/// Besides the bad inputs, the well-formed fit must save and load to a model that predicts
+/// the same and keeps the same hyperparameters ([`check_kept_params`]).
 pub fn check_estimator<P>(params: &P, task: Task)
 where
     P: Fit + Sync,
-    P::Model: Predict + ModelFile,
+    P::Model: Predict + ModelFile + Hyperparams,
     <P::Model as Predict>::Output: Prediction,
 {
     let mut failures: Vec<String> = Vec::new();
@@ -425,7 +460,8 @@ where
     );
 
     // Save → load identity, determinism, and independence from the thread count.
-    let fitted = |threads: usize| -> Option<(Vec<u8>, <P::Model as Predict>::Output)> {
+    type Kept = Vec<(&'static str, String)>;
+    let fitted = |threads: usize| -> Option<(Vec<u8>, <P::Model as Predict>::Output, Kept)> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -435,19 +471,22 @@ where
                 let model = params.fit(&good).ok()?;
                 let bytes = model.to_bytes().ok()?;
                 let pred = model.predict(&probe).ok()?;
-                Some((bytes, pred))
+                Some((bytes, pred, kept_params(&model)))
             }))
             .ok()
             .flatten()
         })
     };
     match (fitted(1), fitted(1), fitted(2)) {
-        (Some((b1, p1)), Some((b1_again, p1_again)), Some((b2, p2))) => {
+        (Some((b1, p1, kept)), Some((b1_again, p1_again, _)), Some((b2, p2, _))) => {
             if b1 != b1_again || p1 != p1_again {
                 failures.push("determinism: two fits with the same params differ".into());
             }
             if b1 != b2 || p1 != p2 {
                 failures.push("thread count: fits on 1 and 2 threads differ".into());
+            }
+            if let Ok(back) = P::Model::from_bytes(&b1) {
+                failures.extend(kept_differ(&kept, &kept_params(&back)));
             }
             match P::Model::from_bytes(&b1).and_then(|m| m.predict(&probe)) {
                 Ok(p) if p == p1 => {}

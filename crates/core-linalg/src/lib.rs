@@ -62,7 +62,8 @@ pub use dataset::{
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
-pub use model_file::{FORMAT_VERSION, ModelFile, body_of, peek_kind, seal};
+pub use model_file::{FORMAT_VERSION, ModelFile, body_of, is_model_file, peek_kind, seal};
+pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{

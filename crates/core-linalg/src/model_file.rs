@@ -114,6 +114,12 @@ pub trait ModelFile: Serialize + DeserializeOwned {
     }
 }
 
+/// Whether `bytes` start as a margin model file does (its magic bytes), whatever follows: for
+/// tools that take either a model file or a data file.
+pub fn is_model_file(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
 /// The kind named in a model file's header, without decoding the body (for tools that dispatch
 /// on it, such as `margin predict`).
 pub fn peek_kind(bytes: &[u8]) -> Result<String> {
@@ -390,6 +396,8 @@ mod tests {
         assert_eq!(back.w[..3], m.w[..3]);
         assert!(back.w[3].is_nan());
         assert_eq!(peek_kind(&std::fs::read(&path).unwrap()).unwrap(), "toy");
+        assert!(is_model_file(&std::fs::read(&path).unwrap()[..8]));
+        assert!(!is_model_file(b"MARGINM") && !is_model_file(b"svm_type c_svc"));
     }
 
     #[test]

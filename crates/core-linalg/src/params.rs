@@ -454,6 +454,39 @@ pub trait Params: Clone + 'static {
     }
 }
 
+/// A fitted model that keeps the hyperparameters it was fitted with.
+///
+/// Every fitted model has an inherent `hyperparams()` that returns its params struct (for a
+/// model that several params types fit, as margin-svm's `Svc` from C- or ν-SVC parameters, an
+/// enum of them); its model file stores them, and loading checks them
+/// as `fit` would. This trait lets code that handles many model kinds (`margin info`, the
+/// estimator battery) read them without knowing the type. Kept to one method, as
+/// [`NFeatures`](crate::NFeatures).
+pub trait Hyperparams {
+    /// The parameters the model was fitted with, described and with their values, in the
+    /// order of the params type's [`Params::PARAMS`] (what [`Params::describe`] gives).
+    fn describe_hyperparams(&self) -> Vec<ParamInfo>;
+}
+
+/// Implements [`Hyperparams`] for fitted models by describing what their inherent
+/// `hyperparams()` returns: `margin_core::impl_hyperparams!(Svc, Svr);`. The returned type
+/// needs a `describe()`: every [`Params`] type has one, and an enum of params types defines its
+/// own.
+#[macro_export]
+macro_rules! impl_hyperparams {
+    ($($model:ty),+ $(,)?) => {
+        $(
+            impl $crate::params::Hyperparams for $model {
+                fn describe_hyperparams(&self) -> ::std::vec::Vec<$crate::params::ParamInfo> {
+                    #[allow(unused_imports)]
+                    use $crate::params::Params as _;
+                    <$model>::hyperparams(self).describe()
+                }
+            }
+        )+
+    };
+}
+
 /// Implements [`Params`] for a struct, one entry per parameter:
 ///
 /// ```text

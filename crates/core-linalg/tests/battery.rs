@@ -3,8 +3,10 @@
 //! would prove nothing.
 
 use margin_core::battery::{Task, check_estimator};
+use margin_core::params::Params;
 use margin_core::{
-    Dataset, Fit, Label, ModelFile, Predict, Records, Result, memory, model_check, validate,
+    Dataset, Fit, Hyperparams, Label, ModelFile, Predict, Records, Result, memory, model_check,
+    validate,
 };
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +23,24 @@ struct NearestCentroidParams {
     flaw: Flaw,
 }
 
+/// The toy's one hyperparameter, which its model keeps (prediction does not use it).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Settings {
+    shrink: f64,
+}
+
+margin_core::params! {
+    Settings {
+        shrink: f64 {
+            help: "unused",
+            valid: ("a number ≥ 0", |s| *s >= 0.0),
+        },
+    }
+}
+
+/// What every fit keeps: not the default, so a model that forgets it is seen.
+const KEPT: Settings = Settings { shrink: 0.5 };
+
 #[derive(Debug, Serialize, Deserialize)]
 struct NearestCentroid {
     labels: Vec<Label>,
@@ -28,13 +48,23 @@ struct NearestCentroid {
     /// The class of each centroid (an index into `labels`, as real models store class and
     /// support-vector indices).
     class: Vec<usize>,
+    params: Settings,
 }
+
+impl NearestCentroid {
+    fn hyperparams(&self) -> &Settings {
+        &self.params
+    }
+}
+
+margin_core::impl_hyperparams!(NearestCentroid, TrustingCentroid);
 
 impl ModelFile for NearestCentroid {
     const KIND: &'static str = "test-nearest-centroid";
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         model_check::len("centroids", self.centroids.len(), self.labels.len())?;
         model_check::len("class", self.class.len(), self.centroids.len())?;
@@ -55,6 +85,74 @@ struct TrustingParams;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct TrustingCentroid(NearestCentroid);
+
+impl TrustingCentroid {
+    fn hyperparams(&self) -> &Settings {
+        &self.0.params
+    }
+}
+
+/// The same estimator with a model that does not save its hyperparameters.
+#[derive(Clone, Debug)]
+struct ForgetfulParams;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ForgetfulCentroid {
+    labels: Vec<Label>,
+    centroids: Vec<Vec<f64>>,
+    class: Vec<usize>,
+    #[serde(skip)]
+    params: Settings,
+}
+
+impl Hyperparams for ForgetfulCentroid {
+    fn describe_hyperparams(&self) -> Vec<margin_core::params::ParamInfo> {
+        self.params.describe()
+    }
+}
+
+impl ModelFile for ForgetfulCentroid {
+    const KIND: &'static str = "test-forgetful-centroid";
+    const SCHEMA: u32 = 1;
+
+    fn check_consistent(&self) -> Result<()> {
+        NearestCentroid {
+            labels: self.labels.clone(),
+            centroids: self.centroids.clone(),
+            class: self.class.clone(),
+            params: KEPT,
+        }
+        .check_consistent()
+    }
+}
+
+impl Fit for ForgetfulParams {
+    type Model = ForgetfulCentroid;
+
+    fn fit(&self, data: &Dataset) -> Result<ForgetfulCentroid> {
+        let m = NearestCentroidParams { flaw: Flaw::None }.fit(data)?;
+        Ok(ForgetfulCentroid {
+            labels: m.labels,
+            centroids: m.centroids,
+            class: m.class,
+            params: m.params,
+        })
+    }
+}
+
+impl Predict for ForgetfulCentroid {
+    type Output = Vec<Label>;
+
+    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
+        NearestCentroid {
+            labels: self.labels.clone(),
+            centroids: self.centroids.clone(),
+            class: self.class.clone(),
+            params: KEPT,
+        }
+        .predict(records)
+    }
+}
 
 impl ModelFile for TrustingCentroid {
     const KIND: &'static str = "test-trusting-centroid";
@@ -118,6 +216,7 @@ impl Fit for NearestCentroidParams {
             labels: classes.labels().to_vec(),
             class: (0..sums.len()).collect(),
             centroids: sums,
+            params: KEPT,
         })
     }
 }
@@ -163,7 +262,7 @@ fn a_careful_model_passes() {
 fn battery_failure<P>(params: P) -> String
 where
     P: Fit + Sync + std::panic::RefUnwindSafe,
-    P::Model: Predict<Output = Vec<Label>> + ModelFile,
+    P::Model: Predict<Output = Vec<Label>> + ModelFile + Hyperparams,
 {
     let result = std::panic::catch_unwind(|| check_estimator(&params, Task::Classification));
     let payload = result.expect_err("the battery should have failed");
@@ -197,4 +296,29 @@ fn trusting_a_forged_file_is_caught() {
         report.contains("forgery") && report.contains("panicked"),
         "{report}"
     );
+}
+
+#[test]
+fn forgetting_the_hyperparameters_is_caught() {
+    let report = battery_failure(ForgetfulParams);
+    assert!(
+        report.contains("save→load: hyperparameters changed") && report.contains("0.5"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_file_with_hyperparameters_fit_refuses_is_refused() {
+    let data = Dataset::new(
+        margin_core::DenseMatrix::from_rows(&[vec![0.0], vec![1.0]]).unwrap(),
+        margin_core::Targets::Values(vec![0.0, 1.0]),
+    )
+    .unwrap();
+    let mut model = NearestCentroidParams { flaw: Flaw::None }
+        .fit(&data)
+        .unwrap();
+    model.params.shrink = -1.0;
+    let e = NearestCentroid::from_bytes(&model.to_bytes().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("`params`"), "{e}");
+    assert!(e.to_string().contains("shrink"), "{e}");
 }

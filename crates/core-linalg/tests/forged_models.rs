@@ -5,7 +5,8 @@
 
 use margin_core::battery::check_forged_files;
 use margin_core::preprocessing::{
-    BinEncoding, KBinsDiscretizer, MinMaxScaler, OneHotEncoder, PolynomialFeatures, StandardScaler,
+    BinEncoding, KBinsDiscretizer, KBinsDiscretizerParams, MinMaxScaler, OneHotEncoder,
+    OneHotEncoderParams, PolynomialFeatures, PolynomialFeaturesParams, StandardScaler,
     UnknownCategory,
 };
 use margin_core::{DenseMatrix, Error, Fit, ModelFile, Records, Result, Transform};
@@ -66,10 +67,10 @@ fn forged_transformer_files_are_refused_or_harmless() {
 struct Mirror<T>(T);
 
 macro_rules! mirror_kind {
-    ($t:ty, $kind:literal) => {
+    ($t:ty, $real:ty) => {
         impl ModelFile for Mirror<$t> {
-            const KIND: &'static str = $kind;
-            const SCHEMA: u32 = 1;
+            const KIND: &'static str = <$real>::KIND;
+            const SCHEMA: u32 = <$real>::SCHEMA;
             fn check_consistent(&self) -> Result<()> {
                 Ok(())
             }
@@ -96,7 +97,7 @@ struct ScalerFile {
     mean: Vec<f64>,
     m2: Vec<f64>,
 }
-mirror_kind!(ScalerFile, "standard-scaler");
+mirror_kind!(ScalerFile, StandardScaler);
 
 #[test]
 fn standard_scaler_statistics_must_fit_together() {
@@ -127,7 +128,7 @@ struct MinMaxFile {
     data_min: Vec<f64>,
     data_max: Vec<f64>,
 }
-mirror_kind!(MinMaxFile, "min-max-scaler");
+mirror_kind!(MinMaxFile, MinMaxScaler);
 
 #[test]
 fn min_max_scaler_ranges_must_be_ordered_and_finite() {
@@ -156,14 +157,16 @@ fn min_max_scaler_ranges_must_be_ordered_and_finite() {
 struct OneHotFile {
     handle_unknown: UnknownCategory,
     categories: Vec<Option<Vec<f64>>>,
+    params: OneHotEncoderParams,
 }
-mirror_kind!(OneHotFile, "one-hot-encoder");
+mirror_kind!(OneHotFile, OneHotEncoder);
 
 #[test]
 fn one_hot_categories_must_be_sorted_and_finite() {
     let good = OneHotFile {
         handle_unknown: UnknownCategory::Error,
         categories: vec![Some(vec![0.0, 1.0, 3.0]), None],
+        params: OneHotEncoder::params(),
     };
     assert!(OneHotEncoder::from_bytes(&Mirror(good.clone()).to_bytes().unwrap()).is_ok());
     for cats in [vec![1.0, 0.0], vec![1.0, 1.0], vec![0.0, f64::NAN]] {
@@ -177,14 +180,16 @@ fn one_hot_categories_must_be_sorted_and_finite() {
 struct KBinsFile {
     encode: BinEncoding,
     edges: Vec<Vec<f64>>,
+    params: KBinsDiscretizerParams,
 }
-mirror_kind!(KBinsFile, "kbins-discretizer");
+mirror_kind!(KBinsFile, KBinsDiscretizer);
 
 #[test]
 fn bin_edges_must_be_at_least_two_finite_and_ordered() {
     let good = KBinsFile {
         encode: BinEncoding::OneHot,
         edges: vec![vec![0.0, 1.0, 2.0], vec![5.0, 5.0]],
+        params: KBinsDiscretizer::params(),
     };
     assert!(KBinsDiscretizer::from_bytes(&Mirror(good.clone()).to_bytes().unwrap()).is_ok());
     for (edges, field) in [
@@ -206,8 +211,9 @@ struct PolyFile {
     parent: Vec<usize>,
     factor: Vec<usize>,
     coef: Vec<f64>,
+    params: PolynomialFeaturesParams,
 }
-mirror_kind!(PolyFile, "polynomial-features");
+mirror_kind!(PolyFile, PolynomialFeatures);
 
 /// Degree 2 over two features: 1, a, b, a², ab, b².
 fn poly() -> PolyFile {
@@ -217,6 +223,7 @@ fn poly() -> PolyFile {
         parent: vec![0, 0, 0, 1, 1, 2],
         factor: vec![usize::MAX, 0, 1, 0, 1, 1],
         coef: vec![1.0; 6],
+        params: PolynomialFeatures::params().include_bias(false),
     }
 }
 
@@ -251,4 +258,20 @@ fn the_monomial_table_must_be_the_one_fit_builds() {
     let mut unlisted = poly();
     unlisted.factor[1] = 1;
     refused::<PolynomialFeatures>(Mirror(unlisted).to_bytes().unwrap(), "parent");
+}
+
+#[test]
+fn stored_hyperparameters_fit_would_refuse_are_refused() {
+    let mut bins = KBinsFile {
+        encode: BinEncoding::OneHot,
+        edges: vec![vec![0.0, 1.0, 2.0]],
+        params: KBinsDiscretizer::params().n_bins(1),
+    };
+    refused::<KBinsDiscretizer>(Mirror(bins.clone()).to_bytes().unwrap(), "params");
+    bins.params = KBinsDiscretizer::params().n_bins(3);
+    let loaded = KBinsDiscretizer::from_bytes(&Mirror(bins).to_bytes().unwrap()).unwrap();
+    assert_eq!(loaded.hyperparams(), &KBinsDiscretizer::params().n_bins(3));
+    let mut p = poly();
+    p.params = PolynomialFeatures::params().degree(0);
+    refused::<PolynomialFeatures>(Mirror(p).to_bytes().unwrap(), "params");
 }

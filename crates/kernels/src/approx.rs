@@ -104,9 +104,15 @@ pub struct Nystroem {
     landmarks: DenseMatrix,
     /// `W^{-1/2}` (m × m, row-major).
     normalization: DenseMatrix,
+    /// The hyperparameters the model was fitted with.
+    params: NystroemParams,
 }
 
 impl Nystroem {
+    /// The hyperparameters the model was fitted with (see [`NystroemParams`]).
+    pub fn hyperparams(&self) -> &NystroemParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.landmarks.ncols()
@@ -212,6 +218,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             kernel,
             landmarks,
             normalization: DenseMatrix::from_faer(norm.as_ref()),
+            params: self.clone(),
         })
     }
 }
@@ -242,11 +249,13 @@ impl Transform for Nystroem {
 
 impl ModelFile for Nystroem {
     const KIND: &'static str = "nystroem";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// At least one landmark of at least one feature, finite; the kernel valid on them; a
     /// finite `m × m` normalization.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let (m, d) = (self.landmarks.nrows(), self.landmarks.ncols());
         model_check::at_least("landmarks", m, 1)?;
         model_check::at_least("landmark width", d, 1)?;
@@ -272,9 +281,15 @@ pub struct RandomFourierFeatures {
     /// `D × d`, row-major.
     weights: DenseMatrix,
     offsets: Vec<f64>,
+    /// The hyperparameters the model was fitted with.
+    params: RandomFourierFeaturesParams,
 }
 
 impl RandomFourierFeatures {
+    /// The hyperparameters the model was fitted with (see [`RandomFourierFeaturesParams`]).
+    pub fn hyperparams(&self) -> &RandomFourierFeaturesParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.weights.ncols()
@@ -357,6 +372,7 @@ impl<R: Records + ?Sized> Fit<R> for RandomFourierFeaturesParams {
         Ok(RandomFourierFeatures {
             weights: DenseMatrix::from_row_major(w, self.n_components, d)?,
             offsets,
+            params: self.clone(),
         })
     }
 }
@@ -384,11 +400,13 @@ impl Transform for RandomFourierFeatures {
 
 impl ModelFile for RandomFourierFeatures {
     const KIND: &'static str = "random-fourier-features";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// At least one component over at least one feature, finite weights and one finite offset
     /// per component.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let (dim, d) = (self.weights.nrows(), self.weights.ncols());
         model_check::at_least("components", dim, 1)?;
         model_check::at_least("weight width", d, 1)?;

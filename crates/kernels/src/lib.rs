@@ -62,6 +62,7 @@ pub use standard::{
 };
 
 margin_core::impl_n_features!(Nystroem, RandomFourierFeatures);
+margin_core::impl_hyperparams!(Nystroem, RandomFourierFeatures);
 
 // For `kernel_params!`, so callers need no dependency named `margin_core`.
 #[doc(hidden)]

@@ -1,18 +1,24 @@
-//! `margin info`: what is in a data file.
+//! `margin info`: what is in a data file, or the kind and hyperparameters of a model file.
 //!
 //! Runs in memory proportional to the stored values: feature ranges come from
 //! [`column_ranges`], which keeps only the features some row stores, so a LIBSVM file whose one
 //! feature index is 2,147,483,647 costs two ranges, not two billion.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+use margin_core::Hyperparams;
 use margin_core::io::{DataFormat, format_g};
+use margin_core::params::ParamInfo;
 use margin_core::preprocessing::column_ranges;
 use margin_core::{Records, Targets};
+use margin_svm::LibsvmModel;
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};
+use crate::model_params::params_json;
+use crate::models::entry_of;
 use crate::output::{Out, outln};
 
 /// Most classes listed one by one; more are summarised.
@@ -21,7 +27,9 @@ const MAX_LISTED_CLASSES: usize = 50;
 /// Arguments of `margin info`.
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// The data file (LIBSVM or CSV, optionally .gz/.bz2).
+    /// The data file (LIBSVM or CSV, optionally .gz/.bz2), or a model file written by
+    /// `margin train`: its kind and the hyperparameters it was trained with, one
+    /// `  name = value` line each.
     data: PathBuf,
     /// Input format.
     #[arg(long, value_enum, default_value_t)]
@@ -33,10 +41,30 @@ pub struct InfoArgs {
     /// listing them.
     #[arg(long)]
     features: bool,
+    /// For a model file: print only its hyperparameters, as the JSON object `margin train
+    /// --params FILE.json` reads (to train again with the same settings).
+    #[arg(long)]
+    params_json: bool,
 }
 
 /// Prints the summary.
 pub fn run(args: &InfoArgs) -> Result<(), Failure> {
+    let head = file_head(&args.data)?;
+    let margin_model = margin_core::is_model_file(&head);
+    if margin_model || head.starts_with(LIBSVM_MODEL) {
+        if args.features {
+            return Err(Failure::usage(
+                "--features describes a data file; this is a model file",
+            ));
+        }
+        return model_info(&args.data, margin_model, args.params_json);
+    }
+    if args.params_json {
+        return Err(Failure::usage(format!(
+            "--params-json reads a model file written by `margin train`; {} is not one",
+            args.data.display()
+        )));
+    }
     let format = resolved(&args.data, args.format)?;
     let data = load(&args.data, args.format)?;
     let (n, d) = (data.n_samples(), data.n_features());
@@ -127,6 +155,71 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
                 outln!(out, "  never stored: {never_stored} features, all 0")?;
             }
         }
+    }
+    out.finish()
+}
+
+/// How a LIBSVM model file (`svm-train`'s) begins.
+const LIBSVM_MODEL: &[u8] = b"svm_type ";
+
+/// The first bytes of the file at `path`, enough to tell a model file (margin's magic bytes,
+/// LIBSVM's first key) from a data file, read alone so a large data file is not read twice.
+fn file_head(path: &Path) -> Result<Vec<u8>, Failure> {
+    let mut head = Vec::with_capacity(LIBSVM_MODEL.len());
+    std::fs::File::open(path)
+        .and_then(|f| f.take(LIBSVM_MODEL.len() as u64).read_to_end(&mut head))
+        .map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
+    Ok(head)
+}
+
+/// `  name = value` lines of described parameters, in their order.
+pub fn param_lines(infos: &[ParamInfo]) -> String {
+    infos
+        .iter()
+        .map(|p| format!("  {} = {}", p.name, p.value))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The hyperparameters stored in the model file at `path` (its bytes), through the entry of
+/// its kind.
+pub fn stored_params(path: &Path, bytes: &[u8]) -> Result<(&'static str, Vec<ParamInfo>), Failure> {
+    let entry = entry_of(path, bytes)?;
+    let infos = (entry.hyperparams)(bytes).map_err(|f| f.within(path.display()))?;
+    Ok((entry.kind, infos))
+}
+
+/// `margin info MODEL_FILE`: the kind and the stored hyperparameters, or with `json` those
+/// alone as a parameter file. A LIBSVM model file (not `margin`'s) has the parameters its
+/// header implies, the others at their defaults (see `margin_svm::SvcHyperparams`).
+fn model_info(path: &Path, margin_model: bool, json: bool) -> Result<(), Failure> {
+    let (model, infos) = if margin_model {
+        let bytes =
+            std::fs::read(path).map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
+        let (kind, infos) = stored_params(path, &bytes)?;
+        (format!("{kind} (margin model file)"), infos)
+    } else {
+        let model = LibsvmModel::load(path).map_err(|e| Failure::in_file(path, e))?;
+        let infos = model.describe_hyperparams();
+        let kind = match model {
+            LibsvmModel::Svc(m) if m.is_nu() => "nu_svc",
+            LibsvmModel::Svc(_) => "c_svc",
+            LibsvmModel::SingleClass(m) if m.is_nu() => "nu_svc",
+            LibsvmModel::SingleClass(_) => "c_svc",
+            LibsvmModel::Svr(m) if m.is_nu() => "nu_svr",
+            LibsvmModel::Svr(_) => "epsilon_svr",
+            LibsvmModel::OneClass(_) => "one_class",
+        };
+        let note = "the parameters its header implies, the others at their defaults";
+        (format!("{kind} (LIBSVM model file: {note})"), infos)
+    };
+    let mut out = Out::stdout();
+    if json {
+        outln!(out, "{}", params_json(&infos))?;
+    } else {
+        outln!(out, "file: {}", path.display())?;
+        outln!(out, "model: {model}")?;
+        outln!(out, "parameters:\n{}", param_lines(&infos))?;
     }
     out.finish()
 }

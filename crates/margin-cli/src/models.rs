@@ -7,20 +7,20 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use margin_core::params::{ParamInfo, ParamType, Params, flag_of};
 use margin_core::{
-    Dataset, DecisionFunction, Error, Label, Matrix, ModelFile, NFeatures, Predict, PredictProba,
-    Records, Targets,
+    Dataset, DecisionFunction, Error, Hyperparams, Label, Matrix, ModelFile, NFeatures, Predict,
+    PredictProba, Records, Targets,
 };
 
 use crate::Failure;
 use crate::convergence::Fitted;
 use crate::data::{FormatArg, load};
 use crate::model_params::{params_help, read_param_file};
-use crate::output::{Out, check_outputs, outln};
+use crate::output::{Out, check_outputs, outln, warn};
 
 /// Parameters given as `--name value` pairs, consumed by a model entry.
 #[derive(Clone, Debug, Default)]
@@ -206,6 +206,15 @@ pub enum Predictions {
 /// Computes a binary classifier's scores from model-file bytes.
 pub type ScoreFn = fn(&[u8], &Matrix) -> Result<Vec<f64>, Failure>;
 
+/// Reads the hyperparameters a model file stores, described (names, kinds, help, values).
+pub type StoredFn = fn(&[u8]) -> Result<Vec<ParamInfo>, Failure>;
+
+/// The hyperparameters a model file of kind `M` stores, in `M`'s params' descriptor order:
+/// every entry's [`ModelEntry::hyperparams`].
+pub fn stored<M: ModelFile + Hyperparams>(bytes: &[u8]) -> Result<Vec<ParamInfo>, Failure> {
+    Ok(M::from_bytes(bytes)?.describe_hyperparams())
+}
+
 /// Predicts from model-file bytes: the records (borrowed, or owned so that padding them costs
 /// no copy) and whether class probabilities are wanted.
 pub type PredictFn = fn(&[u8], Cow<'_, Matrix>, bool) -> Result<Predictions, Failure>;
@@ -338,6 +347,8 @@ pub struct ModelEntry {
     pub name: &'static str,
     /// The kind its model files carry.
     pub kind: &'static str,
+    /// The hyperparameters a model file of the kind stores (see [`stored`]).
+    pub hyperparams: StoredFn,
     /// One line for the model list.
     pub summary: &'static str,
     /// Whether it predicts classes (cross-validation then stratifies its folds).
@@ -563,21 +574,39 @@ pub struct PredictArgs {
     /// Also write each class's probability (classifiers trained to estimate them).
     #[arg(long)]
     proba: bool,
+    /// Also print the hyperparameters the model was trained with to stderr (`parameters:`,
+    /// then one `  name = value` line each, as `margin info MODEL_FILE` prints them), before
+    /// predicting.
+    #[arg(long)]
+    show_params: bool,
     /// Input format.
     #[arg(long, value_enum, default_value_t)]
     format: FormatArg,
 }
 
+/// The registry entry of the kind named in the header of the model file at `path` (its
+/// bytes).
+pub fn entry_of(path: &Path, bytes: &[u8]) -> Result<&'static ModelEntry, Failure> {
+    let kind = margin_core::peek_kind(bytes).map_err(|e| Failure::in_file(path, e))?;
+    registry().find(|m| m.kind == kind).ok_or_else(|| {
+        Failure::usage(format!(
+            "{}: model kind `{kind}` is not known to this build",
+            path.display()
+        ))
+    })
+}
+
 /// Runs `margin predict`.
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
-    let kind = margin_core::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
-    let entry = registry().find(|m| m.kind == kind).ok_or_else(|| {
-        Failure::usage(format!(
-            "{}: model kind `{kind}` is not known to this build",
-            args.model.display()
-        ))
-    })?;
+    let entry = entry_of(&args.model, &bytes)?;
+    if args.show_params {
+        let (_, infos) = crate::info::stored_params(&args.model, &bytes)?;
+        warn(format_args!(
+            "parameters:\n{}",
+            crate::info::param_lines(&infos)
+        ));
+    }
     if let Some(output) = &args.output {
         check_outputs(&[&args.model, &args.data], &[output])?;
     }

@@ -1,7 +1,9 @@
 //! The model registry against the parameter descriptions: every model `margin train` lists
 //! describes its parameters, `--help` shows each of them, `margin params` prints the values
 //! `train` starts from, and training from that file gives the same model file byte for byte as
-//! training with no parameters.
+//! training with no parameters. Every model file keeps the parameters it was trained with:
+//! `margin info` shows a value other than the default, and its `--params-json` trains the same
+//! model again.
 
 mod common;
 
@@ -106,6 +108,124 @@ fn every_model_describes_its_parameters_and_starts_from_them() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A value other than `default` (as `pairs` gives it) that a parameter of that type may take,
+/// if one is guessed: a flipped boolean, an integer one larger, a number twice as large.
+fn another_value(default: &str) -> Option<String> {
+    match default {
+        "true" => Some("false".into()),
+        "false" => Some("true".into()),
+        _ => {
+            if let Ok(n) = default.parse::<u64>() {
+                return Some((n + 1).to_string());
+            }
+            let x: f64 = default
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x != 0.0)?;
+            Some(serde_json::Value::from(2.0 * x).to_string())
+        }
+    }
+}
+
+/// Trains `model` with the first parameter, in `margin params` order, whose guessed other
+/// value (see [`another_value`]) trains, then checks that `margin info` on the file shows it,
+/// and that training from `margin info --params-json` gives the same file.
+fn check_stored(model: &str, data: &str, dir: &Path) -> Result<(), String> {
+    let defaults = pairs(&stdout(&margin(&["params", model])));
+    let out = dir.join(format!("{model}.margin"));
+    let out_text = out.to_str().unwrap();
+    let (name, value) = defaults
+        .iter()
+        .filter_map(|(name, default)| Some((name, another_value(default)?)))
+        .find(|(name, value)| {
+            let flag = format!("--{}", name.to_lowercase().replace('_', "-"));
+            margin(&["train", model, &flag, value, data, "-o", out_text])
+                .status
+                .success()
+        })
+        .ok_or("no parameter took another value")?;
+    let info = stdout(&margin(&["info", out_text]));
+    let line = format!("  {name} = {value}");
+    if !info.lines().any(|l| l == line) {
+        return Err(format!(
+            "trained with {name} = {value}; `margin info` shows\n{info}"
+        ));
+    }
+    let json = stdout(&margin(&["info", out_text, "--params-json"]));
+    let stored = pairs(&json);
+    let names = |p: &[(String, String)]| p.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    if names(&stored) != names(&defaults) {
+        return Err(format!("--params-json lists {:?}", names(&stored)));
+    }
+    let file = dir.join(format!("{model}.json"));
+    std::fs::write(&file, &json).unwrap();
+    let again = train(
+        model,
+        &["--params", file.to_str().unwrap()],
+        data,
+        &dir.join("again"),
+    );
+    if again != std::fs::read(&out).unwrap() {
+        return Err(format!(
+            "training from `margin info --params-json` ({name} = {value}) gives another model"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_model_file_keeps_the_parameters_it_was_trained_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dna(dir.path());
+    let failures: Vec<String> = models()
+        .iter()
+        .filter_map(|m| {
+            check_stored(m, &data, dir.path())
+                .err()
+                .map(|e| format!("{m}: {e}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn predict_can_show_the_parameters_and_info_refuses_mismatched_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_dna(dir.path());
+    let model = dir.path().join("ridge.margin");
+    let model_text = model.to_str().unwrap();
+    train("ridge", &["--alpha", "0.25"], &data, &model);
+    let plain = margin(&["predict", model_text, &data]);
+    let shown = margin(&["predict", model_text, &data, "--show-params"]);
+    assert!(plain.status.success() && shown.status.success());
+    // stdout is the same with or without the flag; the parameters go to stderr.
+    assert_eq!(plain.stdout, shown.stdout);
+    assert!(plain.stderr.is_empty());
+    let err = String::from_utf8(shown.stderr).unwrap();
+    assert!(
+        err.starts_with("parameters:\n") && err.lines().any(|l| l == "  alpha = 0.25"),
+        "{err}"
+    );
+    fails_with(&["info", &data, "--params-json"], 2, "is not one");
+    fails_with(
+        &["info", model_text, "--features"],
+        2,
+        "this is a model file",
+    );
+    // A model file whose stored parameters `fit` would refuse is refused by info and predict.
+    let bytes = std::fs::read(&model).unwrap();
+    let body = margin_core::body_of(&bytes).unwrap();
+    let quarter = 0.25f64.to_le_bytes();
+    let at = body.windows(8).rposition(|w| w == quarter).unwrap();
+    let mut forged = body.to_vec();
+    forged[at..at + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
+    let kind = margin_core::peek_kind(&bytes).unwrap();
+    let schema = u32::from_le_bytes(bytes[14 + kind.len()..18 + kind.len()].try_into().unwrap());
+    std::fs::write(&model, margin_core::seal(&kind, schema, &forged).unwrap()).unwrap();
+    fails_with(&["info", model_text], 2, "`params` is invalid");
+    fails_with(&["predict", model_text, &data], 2, "`alpha` = -1");
 }
 
 #[test]
@@ -223,4 +343,35 @@ fn the_bench_times_every_registered_model_or_says_why_not() {
             "{name} is not a registered model"
         );
     }
+}
+
+/// A LIBSVM model file records only the formulation, the kernel and whether it has a
+/// probability model: `margin info` shows those, and the other parameters at their defaults.
+#[test]
+fn info_shows_the_parameters_a_libsvm_model_file_implies() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("heart.model");
+    let model_text = model.to_str().unwrap();
+    let args = ["svm-train", "-s", "3", "-c", "4", "-g", "0.5", "-b", "1"];
+    stdout(&margin(
+        &[&args[..], &["datasets/heart_scale", model_text]].concat(),
+    ));
+    let info = stdout(&margin(&["info", model_text]));
+    assert!(
+        info.contains("model: epsilon_svr (LIBSVM model file"),
+        "{info}"
+    );
+    for line in [
+        "  kernel = rbf",
+        "  gamma = 0.5",
+        "  probability = true",
+        // Not in the file: the default, not svm-train's -c 4.
+        "  C = 1.0",
+    ] {
+        assert!(info.lines().any(|l| l == line), "{line} not in\n{info}");
+    }
+    let json = pairs(&stdout(&margin(&["info", model_text, "--params-json"])));
+    let defaults = pairs(&stdout(&margin(&["params", "svr"])));
+    let names = |p: &[(String, String)]| p.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&json), names(&defaults));
 }

@@ -139,4 +139,5 @@ impl AutoOr {
 }
 
 margin_core::impl_n_features!(KMeans, MiniBatchKMeans, Pca);
+margin_core::impl_hyperparams!(KMeans, MiniBatchKMeans, Pca);
 margin_core::impl_iterative!(KMeans, MiniBatchKMeans);

@@ -8,7 +8,8 @@ use margin_cluster::{
 };
 use margin_core::battery::{Task, check_estimator, check_forged_files};
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, Transform,
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Hyperparams, ModelFile, Predict, Records, Result,
+    Transform,
 };
 use serde::{Deserialize, Serialize};
 
@@ -38,9 +39,14 @@ macro_rules! adapter {
                 $predict
             }
         }
+        impl Hyperparams for Fitted<$model> {
+            fn describe_hyperparams(&self) -> Vec<margin_core::params::ParamInfo> {
+                self.0.describe_hyperparams()
+            }
+        }
         impl ModelFile for Fitted<$model> {
             const KIND: &'static str = $kind;
-            const SCHEMA: u32 = 1;
+            const SCHEMA: u32 = <$model>::SCHEMA;
             fn check_consistent(&self) -> Result<()> {
                 self.0.check_consistent()
             }
@@ -269,10 +275,11 @@ fn inconsistent_model_files_are_refused() {
         inertia: f64,
         n_iter: usize,
         stop: margin_core::fit::Stop,
+        params: KMeansParams,
     }
     impl ModelFile for Raw {
-        const KIND: &'static str = "kmeans";
-        const SCHEMA: u32 = 2;
+        const KIND: &'static str = KMeans::KIND;
+        const SCHEMA: u32 = KMeans::SCHEMA;
         fn check_consistent(&self) -> Result<()> {
             Ok(())
         }

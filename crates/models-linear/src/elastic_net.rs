@@ -177,6 +177,7 @@ impl ElasticNetParams {
             iterations: s.iterations,
             gap: s.gap,
             stop: s.stop,
+            params: self.clone(),
         }
     }
 }
@@ -387,9 +388,15 @@ pub struct ElasticNet {
     iterations: usize,
     gap: f64,
     stop: Stop,
+    /// The hyperparameters the model was fitted with.
+    params: ElasticNetParams,
 }
 
 impl ElasticNet {
+    /// The hyperparameters the model was fitted with (see [`ElasticNetParams`]).
+    pub fn hyperparams(&self) -> &ElasticNetParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.coef.len()
@@ -476,10 +483,12 @@ impl Predict for ElasticNet {
 
 impl ModelFile for ElasticNet {
     const KIND: &'static str = "elastic-net";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// Finite weights and intercept.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::finite("coef", &self.coef)?;
         model_check::finite("intercept", &[self.intercept])
     }

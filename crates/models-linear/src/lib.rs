@@ -64,6 +64,18 @@ margin_core::impl_n_features!(
     Perceptron,
     Ridge,
 );
+margin_core::impl_hyperparams!(
+    BernoulliNB,
+    ElasticNet,
+    GaussianNB,
+    KernelPerceptron,
+    KernelRidge,
+    LinearRegression,
+    LogisticRegression,
+    MultinomialNB,
+    Perceptron,
+    Ridge,
+);
 margin_core::impl_iterative!(
     ElasticNet,
     KernelPerceptron,

@@ -426,9 +426,15 @@ pub struct LogisticRegression {
     iterations: usize,
     stop: Stop,
     objective: f64,
+    /// The hyperparameters the model was fitted with.
+    params: LogisticRegressionParams,
 }
 
 impl LogisticRegression {
+    /// The hyperparameters the model was fitted with (see [`LogisticRegressionParams`]).
+    pub fn hyperparams(&self) -> &LogisticRegressionParams {
+        &self.params
+    }
     /// Default hyperparameters.
     pub fn params() -> LogisticRegressionParams {
         LogisticRegressionParams::default()
@@ -548,10 +554,12 @@ impl DecisionFunction for LogisticRegression {
 
 impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
-    /// 2: the stop is stored as [`Stop`] (was the descent solvers' own `GdStop`).
+    // 2: the stop is stored as a `Stop` (was the descent solvers' own `GdStop`), and the
+    // hyperparameters the model was fitted with.
     const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         model_check::linear_classifier(
             self.labels.len(),
@@ -678,6 +686,7 @@ impl FitObserved for LogisticRegressionParams {
             iterations: result.iterations,
             stop: result.stop,
             objective: result.objective,
+            params: self.clone(),
         })
     }
 }

@@ -10,8 +10,9 @@ use margin_core::{
 };
 use margin_kernels::{KernelSpec, Rbf};
 use margin_linear::{
-    BernoulliNB, GaussianNB, KernelPerceptron, KernelRidge, LinearRegression, LogisticRegression,
-    LstsqSolver, MultinomialNB, Perceptron,
+    BernoulliNB, GaussianNB, KernelPerceptron, KernelPerceptronParams, KernelRidge,
+    LinearRegression, LinearRegressionParams, LogisticRegression, LstsqSolver, MultinomialNB,
+    Perceptron,
 };
 use margin_optim::Stop;
 use serde::{Deserialize, Serialize};
@@ -112,11 +113,12 @@ struct RegressionFile {
     inverse_gram: Option<DenseMatrix>,
     x_scale: f64,
     gd: Option<(usize, Stop)>,
+    params: LinearRegressionParams,
 }
 
 impl ModelFile for RegressionFile {
-    const KIND: &'static str = "linear-regression";
-    const SCHEMA: u32 = 2;
+    const KIND: &'static str = LinearRegression::KIND;
+    const SCHEMA: u32 = LinearRegression::SCHEMA;
     fn check_consistent(&self) -> Result<()> {
         Ok(())
     }
@@ -167,11 +169,12 @@ struct KernelPerceptronFile {
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
     stops: Vec<Stop>,
+    params: KernelPerceptronParams,
 }
 
 impl ModelFile for KernelPerceptronFile {
-    const KIND: &'static str = "kernel-perceptron";
-    const SCHEMA: u32 = 1;
+    const KIND: &'static str = KernelPerceptron::KIND;
+    const SCHEMA: u32 = KernelPerceptron::SCHEMA;
     fn check_consistent(&self) -> Result<()> {
         Ok(())
     }

@@ -3,7 +3,9 @@
 //! row order does not matter, sparse and dense records agree. Plus the shared estimator
 //! battery and thread-safety of the public types.
 
+use margin_core::Hyperparams;
 use margin_core::battery::{Task, check_estimator};
+use margin_core::params::ParamInfo;
 use margin_core::{
     CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, ModelFile, PartialFit, Predict,
     PredictProba, Records, Result, Targets,
@@ -219,6 +221,12 @@ struct AbsoluteCounts(MultinomialNBParams);
 
 #[derive(Debug, Serialize, Deserialize)]
 struct AbsoluteModel(MultinomialNB);
+
+impl Hyperparams for AbsoluteModel {
+    fn describe_hyperparams(&self) -> Vec<ParamInfo> {
+        self.0.describe_hyperparams()
+    }
+}
 
 impl ModelFile for AbsoluteModel {
     const KIND: &'static str = "test-absolute-multinomial-nb";

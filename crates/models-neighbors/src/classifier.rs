@@ -163,6 +163,11 @@ impl Fit for KNeighborsClassifierParams {
 }
 
 impl KNeighborsClassifier {
+    /// The hyperparameters the model was fitted with (see [`KNeighborsClassifierParams`]; checked as `fit` checks
+    /// them when a file is loaded).
+    pub fn hyperparams(&self) -> &KNeighborsClassifierParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> KNeighborsClassifierParams {
         KNeighborsClassifierParams::default()

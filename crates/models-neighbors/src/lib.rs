@@ -116,3 +116,4 @@ pub use regressor::{KNeighborsRegressor, KNeighborsRegressorParams};
 pub use weights::Weights;
 
 margin_core::impl_n_features!(KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors);
+margin_core::impl_hyperparams!(KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors);

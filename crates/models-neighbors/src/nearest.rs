@@ -76,29 +76,28 @@ crate::index::neighbor_params!(NearestNeighborsParams {} {});
 #[derive(Debug, Deserialize)]
 #[serde(try_from = "NearestFile")]
 pub struct NearestNeighbors {
-    n_neighbors: usize,
+    params: NearestNeighborsParams,
     index: SearchIndex,
 }
 
+/// The stored model: the parameters (`n_neighbors`, then the search's, the layout the file had
+/// before it kept them whole) and the training records.
 #[derive(Deserialize)]
 struct NearestFile {
-    n_neighbors: usize,
-    search: SearchParams,
+    params: NearestNeighborsParams,
     records: Matrix,
 }
 
 #[derive(Serialize)]
 struct NearestFileRef<'a> {
-    n_neighbors: usize,
-    search: &'a SearchParams,
+    params: &'a NearestNeighborsParams,
     records: &'a Matrix,
 }
 
 impl Serialize for NearestNeighbors {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         NearestFileRef {
-            n_neighbors: self.n_neighbors,
-            search: self.index.params(),
+            params: &self.params,
             records: self.index.records(),
         }
         .serialize(s)
@@ -109,11 +108,7 @@ impl TryFrom<NearestFile> for NearestNeighbors {
     type Error = Error;
 
     fn try_from(f: NearestFile) -> Result<Self> {
-        let params = NearestNeighborsParams {
-            n_neighbors: f.n_neighbors,
-            search: f.search,
-        };
-        params
+        f.params
             .build(f.records)
             .map_err(|e| Error::model_file(format!("the stored neighbour index is invalid: {e}")))
     }
@@ -123,7 +118,7 @@ impl NearestNeighborsParams {
     fn build(&self, records: Matrix) -> Result<NearestNeighbors> {
         self.check()?;
         Ok(NearestNeighbors {
-            n_neighbors: self.n_neighbors,
+            params: self.clone(),
             index: SearchIndex::build(&self.search, records, Some(self.n_neighbors))?,
         })
     }
@@ -152,7 +147,13 @@ impl NearestNeighbors {
 
     /// The `n_neighbors` parameter.
     pub fn n_neighbors(&self) -> usize {
-        self.n_neighbors
+        self.params.n_neighbors
+    }
+
+    /// The hyperparameters the model was fitted with (see [`NearestNeighborsParams`]; checked
+    /// as `fit` checks them when a file is loaded).
+    pub fn hyperparams(&self) -> &NearestNeighborsParams {
+        &self.params
     }
 
     /// The metric.

@@ -128,6 +128,11 @@ impl Fit for KNeighborsRegressorParams {
 }
 
 impl KNeighborsRegressor {
+    /// The hyperparameters the model was fitted with (see [`KNeighborsRegressorParams`]; checked as `fit` checks
+    /// them when a file is loaded).
+    pub fn hyperparams(&self) -> &KNeighborsRegressorParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> KNeighborsRegressorParams {
         KNeighborsRegressorParams::default()

@@ -88,8 +88,9 @@ pub use margin_core::fit::{Mark, Observer as SolverObserver};
 pub use margin_kernels::{KernelChoice, KernelKind};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use probability::SigmoidEnd;
-pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
-pub use svr::{NuSvrParams, Svr, SvrParams};
+pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcHyperparams, SvcParams};
+pub use svr::{NuSvrParams, Svr, SvrHyperparams, SvrParams};
 
 margin_core::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);
+margin_core::impl_hyperparams!(LinearSvc, OneClassSvm, Svc, Svr);
 margin_core::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);

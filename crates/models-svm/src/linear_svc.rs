@@ -292,9 +292,15 @@ pub struct LinearSvc {
     c: f64,
     iterations: Vec<usize>,
     stops: Vec<Stop>,
+    /// The hyperparameters the model was fitted with.
+    params: LinearSvcParams,
 }
 
 impl LinearSvc {
+    /// The hyperparameters the model was fitted with (see [`LinearSvcParams`]).
+    pub fn hyperparams(&self) -> &LinearSvcParams {
+        &self.params
+    }
     /// Default hyperparameters.
     pub fn params() -> LinearSvcParams {
         LinearSvcParams::default()
@@ -381,9 +387,11 @@ impl DecisionFunction for LinearSvc {
 
 impl ModelFile for LinearSvc {
     const KIND: &'static str = "linear-svc";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         model_check::linear_classifier(
             self.labels.len(),
@@ -519,6 +527,7 @@ impl LinearSvcParams {
             c,
             iterations,
             stops,
+            params: self.clone(),
         })
     }
 }

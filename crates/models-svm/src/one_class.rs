@@ -36,6 +36,19 @@ impl Default for OneClassSvmParams {
 
 settings_builders!(OneClassSvmParams);
 
+impl OneClassSvmParams {
+    /// What a LIBSVM model file's header implies, as for [`crate::SvcHyperparams`]: the kernel
+    /// and whether the file has a probability model (`prob_density_marks`); ν and the solver
+    /// settings, which the file does not record, at their defaults.
+    pub(crate) fn from_libsvm(kernel: &KernelSpec, probability: bool) -> Self {
+        Self {
+            settings: Settings::default().with_resolved(kernel),
+            probability,
+            ..Self::default()
+        }
+    }
+}
+
 svm_params! {
     OneClassSvmParams {} {
         nu: f64 {
@@ -72,9 +85,15 @@ pub struct OneClassSvm {
     /// LIBSVM's `prob_density_marks`, when fitted with `probability(true)` and the training
     /// decision values allowed it.
     pub(crate) density_marks: Option<[f64; NR_MARKS]>,
+    /// The hyperparameters the model was fitted with.
+    pub(crate) params: OneClassSvmParams,
 }
 
 impl OneClassSvm {
+    /// The hyperparameters the model was fitted with (see [`OneClassSvmParams`]).
+    pub fn hyperparams(&self) -> &OneClassSvmParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.expansion.n_features
@@ -170,6 +189,7 @@ impl OneClassSvmParams {
         let mut model = OneClassSvm {
             expansion: Expansion::new(kernel, data, &sol.alpha, &sol)?,
             density_marks: None,
+            params: self.clone(),
         };
         if self.probability {
             model.density_marks = one_class_marks(model.expansion.libsvm_decision(&data.records)?);
@@ -231,9 +251,11 @@ impl PredictProba for OneClassSvm {
 impl ModelFile for OneClassSvm {
     const KIND: &'static str = "one-class-svm";
     // 2: the probability model (`density_marks`).
-    const SCHEMA: u32 = 2;
+    // 3: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         self.expansion.check_consistent()?;
         // The probability bins are found by comparing with the marks in order.
         if let Some(marks) = &self.density_marks {

@@ -136,3 +136,65 @@ pub(crate) use svm_params;
 pub(crate) fn nu_in_range(nu: &f64) -> bool {
     *nu > 0.0 && *nu <= 1.0
 }
+
+/// Declares the hyperparameters a fitted SVM keeps when two params types fit it (C- and
+/// ν-SVC, ε- and ν-SVR): an enum of the two with `describe` and `check` of the one held, and
+/// `from_libsvm`, what a LIBSVM model file's header implies (the formulation, the kernel and
+/// `probability`; the rest at the defaults).
+macro_rules! kept_params {
+    ($(#[$doc:meta])* $name:ident { $first:ident($p1:ident), $nu:ident($p2:ident) $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub enum $name {
+            #[doc = concat!("Fitted with [`", stringify!($p1), "`].")]
+            $first($p1),
+            #[doc = concat!("Fitted with [`", stringify!($p2), "`].")]
+            $nu($p2),
+        }
+
+        impl $name {
+            /// The parameters described, with their values
+            /// ([`Params::describe`](margin_core::params::Params::describe) of those held).
+            pub fn describe(&self) -> Vec<margin_core::params::ParamInfo> {
+                use margin_core::params::Params;
+                match self {
+                    Self::$first(p) => p.describe(),
+                    Self::$nu(p) => p.describe(),
+                }
+            }
+
+            /// [`Params::check`](margin_core::params::Params::check) of the parameters held.
+            pub fn check(&self) -> margin_core::Result<()> {
+                use margin_core::params::Params;
+                match self {
+                    Self::$first(p) => p.check(),
+                    Self::$nu(p) => p.check(),
+                }
+            }
+
+            /// What a LIBSVM model file's header implies: the ν formulation or not, the
+            /// kernel, and whether the file has a probability model.
+            pub(crate) fn from_libsvm(
+                kernel: &margin_kernels::KernelSpec,
+                nu: bool,
+                probability: bool,
+            ) -> Self {
+                let settings = $crate::settings::Settings::default().with_resolved(kernel);
+                if nu {
+                    Self::$nu($p2 {
+                        settings,
+                        probability,
+                        ..$p2::default()
+                    })
+                } else {
+                    Self::$first($p1 {
+                        settings,
+                        probability,
+                        ..$p1::default()
+                    })
+                }
+            }
+        }
+    };
+}
+pub(crate) use kept_params;

@@ -16,7 +16,7 @@ use crate::expansion::check_linear_weights;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::SignedQ;
-use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
+use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
 
 /// How more than two classes are handled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,6 +246,19 @@ impl NuSvcParams {
     }
 }
 
+kept_params! {
+    /// The hyperparameters a fitted [`Svc`] keeps: those of the C-SVC or of the ν-SVC it was
+    /// fitted as.
+    ///
+    /// A model read from a LIBSVM text file ([`crate::LibsvmModel`]) keeps what the file's
+    /// header implies, as scikit-learn does for the estimators it rebuilds from such files: the
+    /// formulation (`svm_type`), the kernel (`kernel_type`, `gamma`, `degree`, `coef0`, with
+    /// those the kernel does not use at their defaults) and `probability` (true when the file
+    /// has `probA`/`probB`); every other parameter (C, ν, `tol`, `cache_size`, class weights,
+    /// …) is at its default, since LIBSVM's files do not record it.
+    SvcHyperparams { C(SvcParams), Nu(NuSvcParams) }
+}
+
 /// One binary subproblem of a fitted classifier: class `positive` (+1) against `negative`
 /// (−1, or every other class for one-vs-rest).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -298,8 +311,9 @@ pub struct Svc {
     support_class: Vec<usize>,
     problems: Vec<BinaryModel>,
     multiclass: Multiclass,
-    /// Trained as ν-SVC (LIBSVM model files say `nu_svc`).
-    nu: bool,
+    /// The hyperparameters the model was fitted with; ν-SVC's for a model trained as ν-SVC
+    /// (LIBSVM model files say `nu_svc`).
+    params: SvcHyperparams,
     /// For the linear kernel: one weight vector per problem, so prediction is one dot product.
     weights: Option<Vec<Vec<f64>>>,
 }
@@ -377,7 +391,12 @@ impl Svc {
     }
     /// Whether the model was trained as ν-SVC.
     pub fn is_nu(&self) -> bool {
-        self.nu
+        matches!(self.params, SvcHyperparams::Nu(_))
+    }
+    /// The hyperparameters the model was fitted with (see [`SvcHyperparams`] for a model read
+    /// from a LIBSVM file).
+    pub fn hyperparams(&self) -> &SvcHyperparams {
+        &self.params
     }
     /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`, in
     /// [`DecisionFunction`]'s convention as [`Svc::intercept`] (negated for two classes, as
@@ -424,7 +443,7 @@ impl Svc {
         support_class: Vec<usize>,
         problems: Vec<BinaryModel>,
         multiclass: Multiclass,
-        nu: bool,
+        params: SvcHyperparams,
     ) -> Result<Self> {
         let n_features = support.n_features();
         let support_indices = (0..support.n_samples()).collect();
@@ -437,7 +456,7 @@ impl Svc {
             support_class,
             problems,
             multiclass,
-            nu,
+            params,
             weights: None,
         };
         m.weights = m.linear_weights(Width::Bounded)?;
@@ -635,14 +654,16 @@ impl PredictProba for Svc {
 
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
-    // 2: each problem's `probability_folds`; 3: each problem's `equivalent_c`.
-    const SCHEMA: u32 = 3;
+    // 2: each problem's `probability_folds`; 3: each problem's `equivalent_c`; 4: the
+    // hyperparameters (in place of the ν-SVC flag).
+    const SCHEMA: u32 = 4;
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
     /// support-vector indices in range and finite coefficients, offset, sigmoid and equivalent
     /// C; the linear kernel's weights.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let k = self.labels.len();
         model_check::class_labels("labels", &self.labels)?;
         let n_sv = self.support_indices.len();
@@ -742,6 +763,7 @@ impl SvcParams {
                 class_weight: &self.class_weight,
             },
             probability: self.probability,
+            params: SvcHyperparams::C(self.clone()),
         };
         fit_classifier(&spec, data, run)
     }
@@ -767,6 +789,7 @@ impl NuSvcParams {
             label_order: self.label_order,
             formulation: Formulation::Nu { nu: self.nu },
             probability: self.probability,
+            params: SvcHyperparams::Nu(self.clone()),
         };
         fit_classifier(&spec, data, run)
     }
@@ -789,6 +812,8 @@ struct ClassifierSpec<'a> {
     label_order: LabelOrder,
     formulation: Formulation<'a>,
     probability: bool,
+    /// What the model keeps.
+    params: SvcHyperparams,
 }
 
 /// Platt's sigmoid for one binary problem, fitted on 5-fold cross-validated decision values
@@ -1155,7 +1180,7 @@ fn fit_classifier(
         support_class,
         problems,
         multiclass: spec.multiclass,
-        nu: matches!(spec.formulation, Formulation::Nu { .. }),
+        params: spec.params.clone(),
         weights: None,
     };
     model.weights = model.linear_weights(Width::Bounded)?;

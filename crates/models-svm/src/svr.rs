@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine, training_part};
 use crate::q::SvrQ;
-use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
+use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
 
 /// Builder methods both regressors' params share (fields `probability`, `seed`).
 macro_rules! regressor_builders {
@@ -46,6 +46,10 @@ macro_rules! regressor_builders {
                     self.probability,
                     run,
                 )
+                .map(|model| Svr {
+                    params: SvrHyperparams::from(self.clone()),
+                    ..model
+                })
             }
         }
     };
@@ -135,12 +139,38 @@ impl SvrParams {
     }
 }
 
+kept_params! {
+    /// The hyperparameters a fitted [`Svr`] keeps: those of the ε-SVR or of the ν-SVR it was
+    /// fitted as.
+    ///
+    /// A model read from a LIBSVM text file ([`crate::LibsvmModel`]) keeps what the file's
+    /// header implies, as scikit-learn does for the estimators it rebuilds from such files: the
+    /// formulation (`svm_type`), the kernel (`kernel_type`, `gamma`, `degree`, `coef0`, with
+    /// those the kernel does not use at their defaults) and `probability` (true when the file
+    /// has `probA`); every other parameter (C, ε, ν, `tol`, `cache_size`, …) is at its
+    /// default, since LIBSVM's files do not record it.
+    SvrHyperparams { Epsilon(SvrParams), Nu(NuSvrParams) }
+}
+
+impl From<SvrParams> for SvrHyperparams {
+    fn from(p: SvrParams) -> Self {
+        SvrHyperparams::Epsilon(p)
+    }
+}
+
+impl From<NuSvrParams> for SvrHyperparams {
+    fn from(p: NuSvrParams) -> Self {
+        SvrHyperparams::Nu(p)
+    }
+}
+
 /// A fitted ε-SVR: `f(x) = Σ_s (α_s − α*_s) K(sv_s, x) − ρ`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Svr {
     pub(crate) expansion: Expansion,
-    /// Trained as ν-SVR (LIBSVM model files say `nu_svr`).
-    pub(crate) nu: bool,
+    /// The hyperparameters the model was fitted with; ν-SVR's for a model trained as ν-SVR
+    /// (LIBSVM model files say `nu_svr`).
+    pub(crate) params: SvrHyperparams,
     /// LIBSVM's `probA`: the Laplace scale σ of the residuals, when fitted with
     /// `probability(true)`.
     pub(crate) laplace_scale: Option<f64>,
@@ -163,7 +193,12 @@ impl Svr {
     }
     /// Whether the model was trained as ν-SVR.
     pub fn is_nu(&self) -> bool {
-        self.nu
+        matches!(self.params, SvrHyperparams::Nu(_))
+    }
+    /// The hyperparameters the model was fitted with (see [`SvrHyperparams`] for a model read
+    /// from a LIBSVM file).
+    pub fn hyperparams(&self) -> &SvrHyperparams {
+        &self.params
     }
     /// The resolved kernel.
     pub fn kernel(&self) -> &KernelSpec {
@@ -360,8 +395,9 @@ fn fit_regressor(
         n_bsv: (0..l).filter(|&i| coef[i].abs() >= bound(i)).count(),
     });
     Ok(Svr {
+        // What the formulation fixes; `fit_in` puts the params it was given in place.
+        params: SvrHyperparams::from_libsvm(&kernel, nu, false),
         expansion: Expansion::new(kernel, data, &coef, &sol)?,
-        nu,
         laplace_scale: None,
         probability_folds: Convergence::default(),
     })
@@ -447,10 +483,12 @@ impl Predict for Svr {
 
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
-    // 2: the probability model (`laplace_scale`); 3: `probability_folds`.
-    const SCHEMA: u32 = 3;
+    // 2: the probability model (`laplace_scale`); 3: `probability_folds`; 4: the
+    // hyperparameters (in place of the ν-SVR flag).
+    const SCHEMA: u32 = 4;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         self.expansion.check_consistent()?;
         // σ scales the prediction interval: a negative or non-finite one is no Laplace model.
         if let Some(sigma) = self.laplace_scale {

@@ -4,13 +4,17 @@
 //! CSR row offset past the stored entries), each refused on load naming the field.
 
 use margin_core::battery::check_forged_files;
+use margin_core::params::Params;
 use margin_core::{
-    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix,
-    ModelFile, Predict, PredictProba, Records, Result, Targets,
+    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Hyperparams, Label,
+    Matrix, ModelFile, Predict, PredictProba, Records, Result, Targets,
 };
 use margin_kernels::{KernelSpec, Rbf};
 use margin_optim::Stop;
-use margin_svm::{BinaryModel, KernelChoice, LinearSvc, Multiclass, OneClassSvm, Svc, Svr};
+use margin_svm::{
+    BinaryModel, KernelChoice, LibsvmModel, LinearSvc, Multiclass, OneClassSvm, Svc,
+    SvcHyperparams, Svr, SvrHyperparams,
+};
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
@@ -95,7 +99,7 @@ struct SvcFile {
     support_class: Vec<usize>,
     problems: Vec<BinaryModel>,
     multiclass: Multiclass,
-    nu: bool,
+    params: SvcHyperparams,
     weights: Option<Vec<Vec<f64>>>,
 }
 
@@ -130,7 +134,22 @@ fn svc_files_must_index_and_pair_within_the_model() {
         model,
         "the mirror has Svc's layout"
     );
-    let edits: [Edit<SvcFile>; 13] = [
+    let edits: [Edit<SvcFile>; 15] = [
+        // Parameters `fit` refuses: C = −1, and probabilities with one-vs-rest problems.
+        (
+            |f| f.params = SvcHyperparams::C(Svc::params().c(-1.0)),
+            "params",
+        ),
+        (
+            |f| {
+                f.params = SvcHyperparams::C(
+                    Svc::params()
+                        .multiclass(Multiclass::OneVsRest)
+                        .probability(true),
+                )
+            },
+            "params",
+        ),
         // Used to panic in `predict`: a support-vector index past the support vectors.
         (
             |f| f.problems[1].coef[0].0 = f.support_class.len(),
@@ -163,6 +182,19 @@ fn svc_files_must_index_and_pair_within_the_model() {
         let mut f = good.clone();
         edit(&mut f);
         refused::<Svc>(&f.to_bytes().unwrap(), field);
+    }
+    // The refusal of stored parameters says which and what `fit` allows.
+    let mut negative_c = good.clone();
+    negative_c.params = SvcHyperparams::C(Svc::params().c(-1.0));
+    match Svc::from_bytes(&negative_c.to_bytes().unwrap()) {
+        Err(Error::ModelFile { reason }) => assert!(
+            reason.contains("inconsistent `svc` model: `params` is invalid")
+                && reason.contains("C")
+                && reason.contains("-1")
+                && reason.contains("> 0"),
+            "{reason}"
+        ),
+        other => panic!("C = -1 was not refused: {other:?}"),
     }
     // A kernel parameter no constructor accepts.
     let body = margin_core::body_of(&bytes).unwrap();
@@ -227,7 +259,7 @@ struct SvrFile {
     iterations: usize,
     stop: Stop,
     weights: Option<Vec<f64>>,
-    nu: bool,
+    params: SvrHyperparams,
     laplace_scale: Option<f64>,
     probability_folds: Convergence,
 }
@@ -268,6 +300,10 @@ fn svr_files_must_hold_well_formed_support_vectors_and_one_coefficient_each() {
         (|f| f.weights = Some(vec![0.0; 3]), "weights"),
         (|f| f.laplace_scale = Some(-1.0), "laplace_scale"),
         (|f| f.laplace_scale = Some(f64::INFINITY), "laplace_scale"),
+        (
+            |f| f.params = SvrHyperparams::Epsilon(Svr::params().epsilon(-1.0)),
+            "params",
+        ),
     ] {
         let mut f = good.clone();
         edit(&mut f);
@@ -296,4 +332,56 @@ fn another_svc_schema_is_refused_with_a_clear_message() {
             other => panic!("schema {schema}: {other:?}"),
         }
     }
+}
+
+/// A model read from a LIBSVM text file keeps the parameters its header implies (formulation,
+/// kernel, probability) with the rest at their defaults, and saves them to margin's file.
+#[test]
+fn a_libsvm_file_implies_the_parameters_of_its_header() {
+    let header = "kernel_type polynomial\ndegree 2\ngamma 0.5\ncoef0 1\nnr_class 2\ntotal_sv 2\nrho 0.5\nlabel 1 -1";
+    let text = format!(
+        "svm_type nu_svc\n{header}\nprobA -1.5\nprobB 0.25\nnr_sv 1 1\nSV\n0.5 1:1 2:0 \n-0.5 1:0 2:1 \n"
+    );
+    let LibsvmModel::Svc(svc) = LibsvmModel::from_text(&text).unwrap() else {
+        panic!("a classifier")
+    };
+    let expected = Svc::nu_params()
+        .kernel(KernelChoice::Polynomial {
+            degree: 2,
+            gamma: margin_kernels::Gamma::Value(0.5),
+            coef0: 1.0,
+        })
+        .probability(true);
+    assert_eq!(svc.hyperparams(), &SvcHyperparams::Nu(expected));
+    let back = Svc::from_bytes(&svc.to_bytes().unwrap()).unwrap();
+    assert_eq!(back.hyperparams(), svc.hyperparams());
+    // Written back byte for byte as LIBSVM writes it, whatever the model keeps.
+    assert_eq!(LibsvmModel::Svc(back).to_text().unwrap(), text);
+
+    let text = "svm_type epsilon_svr\nkernel_type rbf\ngamma 0.25\nnr_class 2\ntotal_sv 1\nrho 0.1\nSV\n0.5 1:1\n";
+    let LibsvmModel::Svr(svr) = LibsvmModel::from_text(text).unwrap() else {
+        panic!("a regressor")
+    };
+    let expected = Svr::params().kernel(Rbf::with_gamma(0.25).unwrap());
+    assert_eq!(svr.hyperparams(), &SvrHyperparams::Epsilon(expected));
+
+    let text =
+        "svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0.1\nSV\n0.5 1:1\n";
+    let LibsvmModel::OneClass(one) = LibsvmModel::from_text(text).unwrap() else {
+        panic!("a one-class model")
+    };
+    assert_eq!(
+        one.hyperparams(),
+        &OneClassSvm::params().kernel(KernelChoice::Linear)
+    );
+
+    // A classifier LIBSVM trained on one class describes what its header implies too.
+    let text =
+        "svm_type c_svc\nkernel_type linear\nnr_class 1\ntotal_sv 0\nrho\nlabel 3\nnr_sv 0\nSV\n";
+    let single = LibsvmModel::from_text(text).unwrap();
+    assert!(matches!(single, LibsvmModel::SingleClass(_)));
+    assert_eq!(
+        single.describe_hyperparams(),
+        Svc::params().kernel(KernelChoice::Linear).describe()
+    );
 }

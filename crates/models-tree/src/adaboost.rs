@@ -173,6 +173,10 @@ impl Fit for AdaBoostClassifierParams {
 }
 
 impl AdaBoostClassifier {
+    /// The hyperparameters the model was fitted with (see [`AdaBoostClassifierParams`]).
+    pub fn hyperparams(&self) -> &AdaBoostClassifierParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> AdaBoostClassifierParams {
         AdaBoostClassifierParams::default()
@@ -280,6 +284,7 @@ impl ModelFile for AdaBoostClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         let k = self.labels.len();
         let t = self.trees.len();

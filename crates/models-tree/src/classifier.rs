@@ -110,8 +110,8 @@ impl DecisionTreeClassifier {
     pub fn params() -> DecisionTreeClassifierParams {
         DecisionTreeClassifierParams::default()
     }
-    /// The parameters it was fitted with.
-    pub fn fitted_params(&self) -> &DecisionTreeClassifierParams {
+    /// The hyperparameters the model was fitted with.
+    pub fn hyperparams(&self) -> &DecisionTreeClassifierParams {
         &self.params
     }
     /// Class labels, sorted (scikit-learn's `classes_`).
@@ -243,6 +243,7 @@ impl ModelFile for DecisionTreeClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         self.tree.check(true)?;
         if self.labels.len() < 2 || self.labels.len() != self.tree.n_values() {

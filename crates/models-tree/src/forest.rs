@@ -314,6 +314,10 @@ fn add_normalized(v: &[f64], p: &mut [f64]) {
 }
 
 impl RandomForestClassifier {
+    /// The hyperparameters the model was fitted with (see [`RandomForestClassifierParams`]).
+    pub fn hyperparams(&self) -> &RandomForestClassifierParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> RandomForestClassifierParams {
         RandomForestClassifierParams::default()
@@ -375,6 +379,7 @@ impl ModelFile for RandomForestClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         check_trees(&self.trees, true, self.labels.len())
     }
@@ -493,6 +498,10 @@ fn r2(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
 }
 
 impl RandomForestRegressor {
+    /// The hyperparameters the model was fitted with (see [`RandomForestRegressorParams`]).
+    pub fn hyperparams(&self) -> &RandomForestRegressorParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> RandomForestRegressorParams {
         RandomForestRegressorParams::default()
@@ -534,6 +543,7 @@ impl ModelFile for RandomForestRegressor {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         check_trees(&self.trees, false, 1)
     }
 }

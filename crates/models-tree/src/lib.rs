@@ -178,4 +178,13 @@ margin_core::impl_n_features!(
     RandomForestClassifier,
     RandomForestRegressor,
 );
+margin_core::impl_hyperparams!(
+    AdaBoostClassifier,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+);
 margin_core::impl_iterative!(GradientBoostingClassifier, GradientBoostingRegressor);

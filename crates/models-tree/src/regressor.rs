@@ -85,8 +85,8 @@ impl DecisionTreeRegressor {
     pub fn params() -> DecisionTreeRegressorParams {
         DecisionTreeRegressorParams::default()
     }
-    /// The parameters it was fitted with.
-    pub fn fitted_params(&self) -> &DecisionTreeRegressorParams {
+    /// The hyperparameters the model was fitted with.
+    pub fn hyperparams(&self) -> &DecisionTreeRegressorParams {
         &self.params
     }
     /// The tree: nodes, thresholds, per-node predictions.
@@ -163,6 +163,10 @@ impl ModelFile for DecisionTreeRegressor {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within(
+            "params",
+            margin_core::params::Params::check(&self.params),
+        )?;
         self.tree.check(false)?;
         if self.tree.n_values() != 1 {
             return Err(Error::model_file(format!(

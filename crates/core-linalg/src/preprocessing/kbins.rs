@@ -90,9 +90,15 @@ pub struct KBinsDiscretizer {
     encode: BinEncoding,
     /// Per feature: the edges, `bins + 1` of them, increasing.
     edges: Vec<Vec<f64>>,
+    /// The hyperparameters the model was fitted with.
+    params: KBinsDiscretizerParams,
 }
 
 impl KBinsDiscretizer {
+    /// The hyperparameters the model was fitted with (see [`KBinsDiscretizerParams`]).
+    pub fn hyperparams(&self) -> &KBinsDiscretizerParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.edges.len()
@@ -170,6 +176,7 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
         Ok(KBinsDiscretizer {
             encode: self.encode,
             edges,
+            params: self.clone(),
         })
     }
 }
@@ -224,11 +231,13 @@ impl Transform for KBinsDiscretizer {
 
 impl ModelFile for KBinsDiscretizer {
     const KIND: &'static str = "kbins-discretizer";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// Per feature at least two finite, non-decreasing edges (a constant feature has two
     /// equal ones).
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         for e in &self.edges {
             model_check::at_least("edges per feature", e.len(), 2)?;
             model_check::finite("edges", e)?;

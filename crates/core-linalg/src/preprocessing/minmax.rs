@@ -59,8 +59,9 @@ impl MinMaxScalerParams {
 /// lower)`, as scikit-learn does. Sparse entries that are not stored count as zeros.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MinMaxScaler {
-    lower: f64,
-    upper: f64,
+    /// The target range. Its two fields encode as the scaler's own `lower, upper` did, so
+    /// files are unchanged.
+    params: MinMaxScalerParams,
     data_min: Vec<f64>,
     data_max: Vec<f64>,
 }
@@ -100,8 +101,7 @@ impl MinMaxScaler {
             ));
         }
         Ok(Self {
-            lower: params.lower,
-            upper: params.upper,
+            params: params.clone(),
             data_min,
             data_max,
         })
@@ -119,22 +119,28 @@ impl MinMaxScaler {
 
     /// The target range `(lower, upper)`.
     pub fn range(&self) -> (f64, f64) {
-        (self.lower, self.upper)
+        (self.params.lower, self.params.upper)
+    }
+
+    /// The hyperparameters the model was fitted with (see [`MinMaxScalerParams`]).
+    pub fn hyperparams(&self) -> &MinMaxScalerParams {
+        &self.params
     }
 
     /// Scales one value of feature `j`.
     #[inline]
     pub fn scale_value(&self, j: usize, x: f64) -> f64 {
         let (lo, hi) = (self.data_min[j], self.data_max[j]);
-        let width = self.upper - self.lower;
+        let MinMaxScalerParams { lower, upper } = self.params;
+        let width = upper - lower;
         if lo == hi {
-            self.lower + (x - lo) * width
+            lower + (x - lo) * width
         } else if x == lo {
-            self.lower
+            lower
         } else if x == hi {
-            self.upper
+            upper
         } else {
-            self.lower + width * (x - lo) / (hi - lo)
+            lower + width * (x - lo) / (hi - lo)
         }
     }
 }
@@ -149,8 +155,7 @@ impl<R: Records + ?Sized> Fit<R> for MinMaxScalerParams {
         // expanded through the memory check.
         let (data_min, data_max) = column_ranges(records)?.to_dense()?;
         Ok(MinMaxScaler {
-            lower: self.lower,
-            upper: self.upper,
+            params: self.clone(),
             data_min,
             data_max,
         })
@@ -187,11 +192,7 @@ impl ModelFile for MinMaxScaler {
     /// A finite target range `lower < upper`, and per feature a finite minimum no larger than
     /// its finite maximum.
     fn check_consistent(&self) -> Result<()> {
-        let range = MinMaxScalerParams {
-            lower: self.lower,
-            upper: self.upper,
-        };
-        model_check::within("range", range.check())?;
+        model_check::within("range", self.params.check())?;
         model_check::len("data_max", self.data_max.len(), self.data_min.len())?;
         model_check::finite("data_min", &self.data_min)?;
         model_check::finite("data_max", &self.data_max)?;

@@ -52,3 +52,10 @@ crate::impl_n_features!(
     PolynomialFeatures,
     StandardScaler,
 );
+crate::impl_hyperparams!(
+    KBinsDiscretizer,
+    MinMaxScaler,
+    OneHotEncoder,
+    PolynomialFeatures,
+    StandardScaler,
+);

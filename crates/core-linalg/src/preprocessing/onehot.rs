@@ -4,6 +4,7 @@ use super::{check_fit_input, columns};
 use crate::error::{Error, Result};
 use crate::model_check;
 use crate::model_file::ModelFile;
+use crate::params::Params;
 use crate::records::{Matrix, Records};
 use crate::sparse::CsrMatrix;
 use crate::traits::{Fit, Transform};
@@ -61,9 +62,15 @@ pub struct OneHotEncoder {
     handle_unknown: UnknownCategory,
     /// Per input column: `Some(sorted categories)` when encoded, `None` when passed through.
     categories: Vec<Option<Vec<f64>>>,
+    /// The hyperparameters the model was fitted with.
+    params: OneHotEncoderParams,
 }
 
 impl OneHotEncoder {
+    /// The hyperparameters the model was fitted with (see [`OneHotEncoderParams`]).
+    pub fn hyperparams(&self) -> &OneHotEncoderParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.categories.len()
@@ -119,6 +126,7 @@ impl<R: Records + ?Sized> Fit<R> for OneHotEncoderParams {
         Ok(OneHotEncoder {
             handle_unknown: self.handle_unknown,
             categories,
+            params: self.clone(),
         })
     }
 }
@@ -174,11 +182,13 @@ impl Transform for OneHotEncoder {
 
 impl ModelFile for OneHotEncoder {
     const KIND: &'static str = "one-hot-encoder";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// Every encoded column's categories finite and strictly increasing (the binary search of
     /// `transform` needs them sorted, and a category twice would take two output columns).
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         for cats in self.categories.iter().flatten() {
             model_check::finite("categories", cats)?;
             if let Some(at) = cats.windows(2).position(|w| w[0] >= w[1]) {

@@ -96,9 +96,15 @@ pub struct PolynomialFeatures {
     parent: Vec<usize>,
     factor: Vec<usize>,
     coef: Vec<f64>,
+    /// The hyperparameters the model was fitted with.
+    params: PolynomialFeaturesParams,
 }
 
 impl PolynomialFeatures {
+    /// The hyperparameters the model was fitted with (see [`PolynomialFeaturesParams`]).
+    pub fn hyperparams(&self) -> &PolynomialFeaturesParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.n_features_in
@@ -187,6 +193,7 @@ impl<R: Records + ?Sized> Fit<R> for PolynomialFeaturesParams {
             parent,
             factor,
             coef,
+            params: self.clone(),
         })
     }
 }
@@ -229,12 +236,14 @@ impl Transform for PolynomialFeatures {
 
 impl ModelFile for PolynomialFeatures {
     const KIND: &'static str = "polynomial-features";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// The monomial table as `fit` builds it: the constant, then every feature once (degree
     /// 1, which also bounds `n_features_in` by the stored table), then each monomial as an
     /// earlier one times a feature; finite coefficients.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let m = self.coef.len();
         let d = self.n_features_in;
         model_check::len("parent", self.parent.len(), m)?;

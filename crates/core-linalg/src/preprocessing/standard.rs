@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::memory::{DENSE_COPY, FEWER_FEATURES, filled_vec};
 use crate::model_check;
 use crate::model_file::ModelFile;
+use crate::params::Params;
 use crate::records::{Matrix, Records};
 use crate::traits::{Fit, PartialFit, Transform};
 use crate::validate;
@@ -67,6 +68,10 @@ fn per_feature(d: usize) -> Result<Vec<f64>> {
 }
 
 impl StandardScaler {
+    /// The hyperparameters the model was fitted with (see [`StandardScalerParams`]).
+    pub fn hyperparams(&self) -> &StandardScalerParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.mean.len()
@@ -217,6 +222,7 @@ impl ModelFile for StandardScaler {
 
     /// One finite mean and one finite, non-negative sum of squared deviations per feature.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::len("m2", self.m2.len(), self.mean.len())?;
         model_check::finite("mean", &self.mean)?;
         model_check::finite_min("m2", &self.m2, 0.0)

@@ -195,9 +195,15 @@ pub struct MiniBatchKMeans {
     n_iter: usize,
     /// Why the steps stopped.
     stop: Stop,
+    /// The hyperparameters the model was fitted with.
+    params: MiniBatchKMeansParams,
 }
 
 impl MiniBatchKMeans {
+    /// The hyperparameters the model was fitted with (see [`MiniBatchKMeansParams`]).
+    pub fn hyperparams(&self) -> &MiniBatchKMeansParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.centers.ncols()
@@ -392,6 +398,7 @@ impl<R: Records + ?Sized> FitObserved<R> for MiniBatchKMeansParams {
             n_steps: steps_done,
             n_iter: (steps_done * batch).div_ceil(n),
             stop,
+            params: self.clone(),
         })
     }
 }
@@ -476,10 +483,12 @@ impl Transform for MiniBatchKMeans {
 
 impl ModelFile for MiniBatchKMeans {
     const KIND: &'static str = "minibatch-kmeans";
-    // 2: `at_limit`. 3: `stop`, a `Stop` (early stopping and an observer's stop kept).
+    // 2: `at_limit`. 3: `stop`, a `Stop` (early stopping and an observer's stop kept), and
+    // the hyperparameters the model was fitted with.
     const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         check_decoded(&self.centers, &self.labels, self.inertia)
     }
 }

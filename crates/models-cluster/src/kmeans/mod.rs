@@ -326,9 +326,15 @@ pub struct KMeans {
     inertia: f64,
     n_iter: usize,
     stop: Stop,
+    /// The hyperparameters the model was fitted with.
+    params: KMeansParams,
 }
 
 impl KMeans {
+    /// The hyperparameters the model was fitted with (see [`KMeansParams`]).
+    pub fn hyperparams(&self) -> &KMeansParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.centers.ncols()
@@ -378,7 +384,7 @@ impl KMeans {
 }
 
 /// Builds the fitted model from the best run, undoing the centring.
-fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
+fn finish(mut run: lloyd::Run, offset: &[f64], params: &KMeansParams) -> KMeans {
     shift_rows(&mut run.centers, offset, 1.0);
     KMeans {
         centers: run.centers,
@@ -386,6 +392,7 @@ fn finish(mut run: lloyd::Run, offset: &[f64]) -> KMeans {
         inertia: run.inertia,
         n_iter: run.n_iter,
         stop: run.stop,
+        params: params.clone(),
     }
 }
 
@@ -430,11 +437,11 @@ impl<R: Records + ?Sized> FitObserved<R> for KMeansParams {
         Ok(match records.as_dense() {
             Some(d) => {
                 let (xc, mean) = centered(d);
-                finish(fit_runs(self, &xc, &mean, observer), &mean)
+                finish(fit_runs(self, &xc, &mean, observer), &mean, self)
             }
             None => {
                 let zero = vec![0.0; records.n_features()];
-                finish(fit_runs(self, records, &zero, observer), &zero)
+                finish(fit_runs(self, records, &zero, observer), &zero, self)
             }
         })
     }
@@ -499,10 +506,12 @@ fn check_decoded(centers: &DenseMatrix, labels: &[usize], inertia: f64) -> Resul
 
 impl ModelFile for KMeans {
     const KIND: &'static str = "kmeans";
-    /// 2: the kept run's stop is stored as a [`Stop`] (was a `converged` flag).
+    // 2: the kept run's stop is stored as a `Stop` (was a `converged` flag), and the
+    // hyperparameters the model was fitted with.
     const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         check_decoded(&self.centers, &self.labels, self.inertia)
     }
 }

@@ -235,9 +235,15 @@ pub struct Pca {
     n_samples: usize,
     whiten: bool,
     solver: SvdSolver,
+    /// The hyperparameters the model was fitted with.
+    params: PcaParams,
 }
 
 impl Pca {
+    /// The hyperparameters the model was fitted with (see [`PcaParams`]).
+    pub fn hyperparams(&self) -> &PcaParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.mean.len()
@@ -487,6 +493,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
             n_samples: n,
             whiten: self.whiten,
             solver,
+            params: self.clone(),
         })
     }
 }
@@ -544,9 +551,11 @@ impl Transform for Pca {
 
 impl ModelFile for Pca {
     const KIND: &'static str = "pca";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within("params", self.params.check())?;
         let (c, d) = (self.components.nrows(), self.components.ncols());
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         let ok = c >= 1

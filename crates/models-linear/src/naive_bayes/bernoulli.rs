@@ -147,6 +147,11 @@ impl TryFrom<BernoulliFile> for BernoulliNB {
 super::serialize_stored!(BernoulliNB, "BernoulliFile", BernoulliNBParams, counts: Counts);
 
 impl BernoulliNB {
+    /// The hyperparameters the model was fitted with (see [`BernoulliNBParams`]; checked as `fit` checks
+    /// them when a file is loaded).
+    pub fn hyperparams(&self) -> &BernoulliNBParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> BernoulliNBParams {
         BernoulliNBParams::default()

@@ -307,6 +307,11 @@ impl TryFrom<GaussianFile> for GaussianNB {
 super::serialize_stored!(GaussianNB, "GaussianFile", GaussianNBParams, moments: Moments);
 
 impl GaussianNB {
+    /// The hyperparameters the model was fitted with (see [`GaussianNBParams`]; checked as `fit` checks
+    /// them when a file is loaded).
+    pub fn hyperparams(&self) -> &GaussianNBParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> GaussianNBParams {
         GaussianNBParams::default()

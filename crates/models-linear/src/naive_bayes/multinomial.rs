@@ -103,6 +103,11 @@ impl TryFrom<MultinomialFile> for MultinomialNB {
 super::serialize_stored!(MultinomialNB, "MultinomialFile", MultinomialNBParams, counts: Counts);
 
 impl MultinomialNB {
+    /// The hyperparameters the model was fitted with (see [`MultinomialNBParams`]; checked as `fit` checks
+    /// them when a file is loaded).
+    pub fn hyperparams(&self) -> &MultinomialNBParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> MultinomialNBParams {
         MultinomialNBParams::default()

@@ -144,9 +144,15 @@ pub struct KernelPerceptron {
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
     stops: Vec<Stop>,
+    /// The hyperparameters the model was fitted with.
+    params: KernelPerceptronParams,
 }
 
 impl KernelPerceptron {
+    /// The hyperparameters the model was fitted with (see [`KernelPerceptronParams`]).
+    pub fn hyperparams(&self) -> &KernelPerceptronParams {
+        &self.params
+    }
     /// Default hyperparameters.
     pub fn params() -> KernelPerceptronParams {
         KernelPerceptronParams::default()
@@ -255,12 +261,14 @@ impl DecisionFunction for KernelPerceptron {
 
 impl ModelFile for KernelPerceptron {
     const KIND: &'static str = "kernel-perceptron";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// Distinct labels; finite support vectors and a kernel valid on them; one row of dual
     /// coefficients per problem (one for two classes, one per class otherwise), each with one
     /// finite value per support vector, and one finite intercept per problem.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let k = self.labels.len();
         model_check::class_labels("labels", &self.labels)?;
         let n_sv = self.support.len();
@@ -454,6 +462,7 @@ impl KernelPerceptronParams {
             mistakes: Vec::with_capacity(solved.len()),
             stops: Vec::with_capacity(solved.len()),
             support,
+            params: self.clone(),
         };
         for (alpha, signs, b, run) in solved {
             model

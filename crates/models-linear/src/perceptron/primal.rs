@@ -101,9 +101,15 @@ pub struct Perceptron {
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
     stops: Vec<Stop>,
+    /// The hyperparameters the model was fitted with.
+    params: PerceptronParams,
 }
 
 impl Perceptron {
+    /// The hyperparameters the model was fitted with (see [`PerceptronParams`]).
+    pub fn hyperparams(&self) -> &PerceptronParams {
+        &self.params
+    }
     /// Default hyperparameters.
     pub fn params() -> PerceptronParams {
         PerceptronParams::default()
@@ -179,9 +185,11 @@ impl DecisionFunction for Perceptron {
 
 impl ModelFile for Perceptron {
     const KIND: &'static str = "perceptron";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let d = self.n_features();
         model_check::class_labels("labels", &self.labels)?;
         model_check::linear_classifier(self.labels.len(), &self.coef, &self.intercept, d)
@@ -270,6 +278,7 @@ impl PerceptronParams {
             n_iter: Vec::with_capacity(solved.len()),
             mistakes: Vec::with_capacity(solved.len()),
             stops: Vec::with_capacity(solved.len()),
+            params: self.clone(),
         };
         for (learner, run) in solved {
             model.coef.push(learner.w);

@@ -78,9 +78,15 @@ pub struct KernelRidge {
     kernel: KernelSpec,
     dual_coef: Vec<f64>,
     records: Matrix,
+    /// The hyperparameters the model was fitted with.
+    params: KernelRidgeParams,
 }
 
 impl KernelRidge {
+    /// The hyperparameters the model was fitted with (see [`KernelRidgeParams`]).
+    pub fn hyperparams(&self) -> &KernelRidgeParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.records.n_features()
@@ -177,6 +183,7 @@ impl Fit for KernelRidgeParams {
             kernel,
             dual_coef,
             records: data.records.clone(),
+            params: self.clone(),
         })
     }
 }
@@ -231,10 +238,12 @@ impl Predict for KernelRidge {
 
 impl ModelFile for KernelRidge {
     const KIND: &'static str = "kernel-ridge";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// Finite training rows and a kernel valid on them, one finite dual coefficient per row.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let (n, d) = (self.dual_coef.len(), self.records.n_features());
         model_check::records("records", &self.records, n, d)?;
         model_check::within("kernel", self.kernel.check_decoded(&self.records))?;

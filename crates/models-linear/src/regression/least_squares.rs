@@ -163,9 +163,15 @@ pub struct LinearRegression {
     x_scale: f64,
     /// Steps and stopping reason of a gradient-descent fit.
     gd: Option<(usize, Stop)>,
+    /// The hyperparameters the model was fitted with.
+    params: LinearRegressionParams,
 }
 
 impl LinearRegression {
+    /// The hyperparameters the model was fitted with (see [`LinearRegressionParams`]).
+    pub fn hyperparams(&self) -> &LinearRegressionParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.coef.len()
@@ -549,6 +555,7 @@ impl FitObserved for LinearRegressionParams {
         }
         let y_scale2 = design.y_scale * design.y_scale;
         Ok(LinearRegression {
+            params: self.clone(),
             coef,
             intercept,
             fit_intercept: self.fit_intercept,
@@ -580,13 +587,15 @@ impl Predict for LinearRegression {
 
 impl ModelFile for LinearRegression {
     const KIND: &'static str = "linear-regression";
-    /// 2: a descent fit's stop is stored as [`Stop`] (was the descent solvers' own `GdStop`).
+    // 2: a descent fit's stop is stored as a `Stop` (was the descent solvers' own `GdStop`),
+    // and the hyperparameters the model was fitted with.
     const SCHEMA: u32 = 2;
 
     /// Finite weights and intercept, and what prediction intervals and standard errors read:
     /// one finite mean per feature, a `d × d` finite inverse Gram (when stored), a positive
     /// scale and weight sum, a finite residual sum of squares, a rank of at most `d`.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         let d = self.coef.len();
         model_check::finite("coef", &self.coef)?;
         model_check::finite("intercept", &[self.intercept])?;

@@ -96,7 +96,12 @@ impl RidgeParams {
             .iter()
             .map(|&alpha| {
                 let coef = spectral_coef(&spectral, scaled_alpha(alpha, &design));
-                Ridge::from_scaled(&design, &coef, alpha, RidgeSolver::Svd)
+                Ridge::from_scaled(
+                    &design,
+                    &coef,
+                    self.clone().alpha(alpha).solver(RidgeSolver::Svd),
+                    RidgeSolver::Svd,
+                )
             })
             .collect()
     }
@@ -109,9 +114,15 @@ pub struct Ridge {
     intercept: f64,
     alpha: f64,
     solver: RidgeSolver,
+    /// The hyperparameters the model was fitted with.
+    params: RidgeParams,
 }
 
 impl Ridge {
+    /// The hyperparameters the model was fitted with (see [`RidgeParams`]).
+    pub fn hyperparams(&self) -> &RidgeParams {
+        &self.params
+    }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
         self.coef.len()
@@ -140,7 +151,7 @@ impl Ridge {
     fn from_scaled(
         design: &Design,
         scaled_coef: &[f64],
-        alpha: f64,
+        params: RidgeParams,
         solver: RidgeSolver,
     ) -> Result<Self> {
         let (coef, intercept) = design.unscale(scaled_coef);
@@ -152,8 +163,9 @@ impl Ridge {
         Ok(Self {
             coef,
             intercept,
-            alpha,
+            alpha: params.alpha,
             solver,
+            params,
         })
     }
 }
@@ -221,7 +233,7 @@ impl Fit for RidgeParams {
         let alpha = scaled_alpha(self.alpha, &design);
         if alpha.is_infinite() {
             // The penalty outweighs any fit by more than f64 can express: w = 0 is the limit.
-            return Ridge::from_scaled(&design, &vec![0.0; design.d()], self.alpha, self.solver);
+            return Ridge::from_scaled(&design, &vec![0.0; design.d()], self.clone(), self.solver);
         }
         let (coef, solver) = match self.solver {
             RidgeSolver::Cholesky => match solve_cholesky(&design, alpha) {
@@ -236,7 +248,7 @@ impl Fit for RidgeParams {
                 RidgeSolver::Svd,
             ),
         };
-        Ridge::from_scaled(&design, &coef, self.alpha, solver)
+        Ridge::from_scaled(&design, &coef, self.clone(), solver)
     }
 }
 
@@ -250,10 +262,12 @@ impl Predict for Ridge {
 
 impl ModelFile for Ridge {
     const KIND: &'static str = "ridge";
-    const SCHEMA: u32 = 1;
+    // 2: the hyperparameters the model was fitted with.
+    const SCHEMA: u32 = 2;
 
     /// Finite weights and intercept.
     fn check_consistent(&self) -> Result<()> {
+        model_check::within("params", self.params.check())?;
         model_check::finite("coef", &self.coef)?;
         model_check::finite("intercept", &[self.intercept])
     }

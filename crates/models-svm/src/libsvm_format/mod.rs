@@ -94,6 +94,23 @@ impl SingleClass {
     }
 }
 
+/// The hyperparameters a model read from (or written to) a LIBSVM file keeps (see
+/// [`crate::SvcHyperparams`]); a [`SingleClass`] model keeps what its header implies, as a
+/// classifier read from a file does.
+impl margin_core::Hyperparams for LibsvmModel {
+    fn describe_hyperparams(&self) -> Vec<margin_core::params::ParamInfo> {
+        use margin_core::params::Params;
+        match self {
+            LibsvmModel::Svc(m) => m.hyperparams().describe(),
+            LibsvmModel::Svr(m) => m.hyperparams().describe(),
+            LibsvmModel::OneClass(m) => m.hyperparams().describe(),
+            LibsvmModel::SingleClass(m) => {
+                crate::SvcHyperparams::from_libsvm(&m.kernel, m.nu, m.probability).describe()
+            }
+        }
+    }
+}
+
 impl LibsvmModel {
     /// The model in LIBSVM's text format, column `j` written as feature index `j + 1`.
     pub fn to_text(&self) -> Result<String> {

@@ -9,8 +9,9 @@ use margin_optim::Stop;
 use super::{LibsvmModel, SingleClass};
 use crate::expansion::Expansion;
 use crate::probability::NR_MARKS;
-use crate::svc::{BinaryModel, Multiclass, Svc};
-use crate::{OneClassSvm, Svr};
+use crate::svc::{BinaryModel, Multiclass, Svc, SvcHyperparams};
+use crate::svr::SvrHyperparams;
+use crate::{OneClassSvm, OneClassSvmParams, Svr};
 
 /// [`LibsvmModel::from_text_indexed`]: `base` is how the SV lines' feature indices map to
 /// columns (precomputed-kernel lines are zero-based whatever it says).
@@ -74,8 +75,12 @@ pub(super) fn parse(text: &str, base: IndexBase) -> Result<LibsvmModel> {
                 }
             };
             Ok(LibsvmModel::Svr(Svr {
+                params: SvrHyperparams::from_libsvm(
+                    &kernel,
+                    kind == SvmType::NuSvr,
+                    laplace_scale.is_some(),
+                ),
                 expansion: expansion(rho[0])?,
-                nu: kind == SvmType::NuSvr,
                 laplace_scale,
                 probability_folds: margin_core::Convergence::default(),
             }))
@@ -91,6 +96,7 @@ pub(super) fn parse(text: &str, base: IndexBase) -> Result<LibsvmModel> {
                 }
             };
             Ok(LibsvmModel::OneClass(OneClassSvm {
+                params: OneClassSvmParams::from_libsvm(&kernel, density_marks.is_some()),
                 expansion: expansion(rho[0])?,
                 density_marks,
             }))
@@ -511,6 +517,7 @@ impl ClassifierHeader {
                 p += 1;
             }
         }
+        let params = SvcHyperparams::from_libsvm(&kernel, nu, self.prob.is_some());
         Svc::from_parts(
             kernel,
             self.labels,
@@ -518,7 +525,7 @@ impl ClassifierHeader {
             support_class,
             problems,
             Multiclass::OneVsOne,
-            nu,
+            params,
         )
     }
 }

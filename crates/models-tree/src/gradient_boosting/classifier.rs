@@ -44,6 +44,10 @@ pub struct GradientBoostingClassifier {
 }
 
 impl GradientBoostingClassifier {
+    /// The hyperparameters the model was fitted with (see [`GradientBoostingClassifierParams`]).
+    pub fn hyperparams(&self) -> &GradientBoostingClassifierParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> GradientBoostingClassifierParams {
         GradientBoostingClassifierParams::default()
@@ -217,6 +221,10 @@ impl ModelFile for GradientBoostingClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within(
+            "params",
+            margin_core::params::Params::check(&self.params),
+        )?;
         model_check::class_labels("labels", &self.labels)?;
         let k = self.labels.len();
         let loss_ok = match self.ensemble.loss {

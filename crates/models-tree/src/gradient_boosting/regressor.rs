@@ -54,6 +54,10 @@ pub struct GradientBoostingRegressor {
 }
 
 impl GradientBoostingRegressor {
+    /// The hyperparameters the model was fitted with (see [`GradientBoostingRegressorParams`]).
+    pub fn hyperparams(&self) -> &GradientBoostingRegressorParams {
+        &self.params
+    }
     /// Default parameters.
     pub fn params() -> GradientBoostingRegressorParams {
         GradientBoostingRegressorParams::default()
@@ -149,6 +153,10 @@ impl ModelFile for GradientBoostingRegressor {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
+        margin_core::model_check::within(
+            "params",
+            margin_core::params::Params::check(&self.params),
+        )?;
         let loss_ok = matches!(
             (self.params.loss, self.ensemble.loss),
             (RegressionLoss::SquaredError, Loss::SquaredError)
