@@ -191,7 +191,10 @@ fn help_lists_each_models_parameters() {
         "{out}"
     );
     let out = stdout(&margin(&["train", "kernel-ridge", "--help"]));
-    assert!(out.contains("--kernel linear|rbf|poly"), "{out}");
+    assert!(
+        out.contains("--kernel linear|poly|rbf|sigmoid|precomputed"),
+        "{out}"
+    );
     let out = stdout(&margin(&["train", "--help"]));
     for name in ["linear", "ridge", "kernel-ridge"] {
         assert!(out.contains(&format!("  {name} ")), "{out}");
