@@ -43,6 +43,7 @@ mod dense;
 mod error;
 pub mod fixture;
 pub mod io;
+pub mod linear;
 pub mod memory;
 pub mod model_check;
 mod model_file;
@@ -59,6 +60,7 @@ pub use dataset::{
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
+pub use linear::{LinearClassifierCore, LinearRegressorCore};
 pub use model_file::{FORMAT_VERSION, ModelFile, body_of, peek_kind, seal};
 pub use records::{Matrix, Records, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};

@@ -4,7 +4,7 @@
 //! The objective is `Σᵢ sᵢ ℓᵢ + (1/C)·penalty(w)` (as scikit-learn's), with `sᵢ` the sample
 //! weight times the class weight and the intercept never penalized; margin minimizes it divided
 //! by `n` (the same minimizer), so `tol` bounds the gradient of the *mean* loss as in
-//! scikit-learn. Two classes use one weight vector (positive for `labels()[1]`); more use one
+//! scikit-learn. Two classes use one weight vector (positive for `classes()[1]`); more use one
 //! per class with the softmax.
 //!
 //! | parameter | default | meaning |
@@ -42,9 +42,8 @@
 
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile,
-    Predict, PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores,
-    memory, model_check, validate,
+    ClassWeight, Convergence, Dataset, DenseMatrix, Error, Fit, LinearClassifierCore, ModelFile,
+    PredictProba, PresentClasses, Records, Result, memory, validate,
 };
 use margin_optim::gd::{self, Batch, Control, GdOptions, GdResult, GdStop, Progress, StepRule};
 use margin_optim::lbfgs::{LbfgsOptions, lbfgs};
@@ -413,10 +412,7 @@ fn start(dim: usize) -> Result<Vec<f64>> {
 /// A fitted logistic regression.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogisticRegression {
-    labels: Vec<Label>,
-    n_features: usize,
-    coef: Vec<Vec<f64>>,
-    intercept: Vec<f64>,
+    core: LinearClassifierCore,
     iterations: usize,
     stop: GdStop,
     objective: f64,
@@ -426,21 +422,6 @@ impl LogisticRegression {
     /// Default hyperparameters.
     pub fn params() -> LogisticRegressionParams {
         LogisticRegressionParams::default()
-    }
-
-    /// Class labels, sorted (the columns of `predict_proba`).
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-
-    /// Weights: one vector (positive for `labels()[1]`) for two classes, one per class else.
-    pub fn coef(&self) -> &[Vec<f64>] {
-        &self.coef
-    }
-
-    /// Intercepts, one per weight vector.
-    pub fn intercept(&self) -> &[f64] {
-        &self.intercept
     }
 
     /// Iterations the solver ran (epochs for SGD).
@@ -466,21 +447,11 @@ impl LogisticRegression {
         self.objective
     }
 
-    /// The number of features the model was fitted on.
-    pub fn n_features(&self) -> usize {
-        self.n_features
-    }
-
-    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        validate::check_predict(self.n_features(), records)?;
-        Ok(linear_scores(records, &self.coef, &self.intercept))
-    }
-
     /// Natural logarithms of the class probabilities, computed without forming tiny
     /// probabilities first.
     pub fn predict_log_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let scores = self.scores(records)?;
-        let k = self.labels.len();
+        let scores = self.core.decision_function(records)?;
+        let k = self.core.classes().len();
         let mut out = DenseMatrix::zeros(records.n_samples(), k);
         for (i, s) in scores.rows().enumerate() {
             let row = out.row_mut(i);
@@ -498,31 +469,15 @@ impl LogisticRegression {
         }
         Ok(out)
     }
-
-    /// Predicted class indices into [`LogisticRegression::classes`].
-    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        let scores = self.scores(records)?;
-        Ok(classes_from_scores(&scores, self.labels.len()))
-    }
 }
 
-impl Predict for LogisticRegression {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_classes(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-}
+margin_core::impl_linear_classifier!(LogisticRegression);
 
 impl PredictProba for LogisticRegression {
     /// Class probabilities, columns in [`LogisticRegression::classes`] order.
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        if self.labels.len() == 2 {
-            let scores = self.scores(records)?;
+        if self.core.classes().len() == 2 {
+            let scores = self.core.decision_function(records)?;
             let mut out = DenseMatrix::zeros(records.n_samples(), 2);
             for (i, s) in scores.rows().enumerate() {
                 let p = sigmoid(s[0]);
@@ -536,25 +491,12 @@ impl PredictProba for LogisticRegression {
     }
 }
 
-impl DecisionFunction for LogisticRegression {
-    /// `w·x + b`: one column for two classes (positive for `labels()[1]`), one per class else.
-    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        self.scores(records)
-    }
-}
-
 impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
-        model_check::class_labels("labels", &self.labels)?;
-        model_check::linear_classifier(
-            self.labels.len(),
-            &self.coef,
-            &self.intercept,
-            self.n_features,
-        )
+        self.core.check_consistent()
     }
 }
 
@@ -657,10 +599,7 @@ impl Fit for LogisticRegressionParams {
             (coef, intercept, r)
         };
         Ok(LogisticRegression {
-            labels,
-            n_features: d,
-            coef,
-            intercept,
+            core: LinearClassifierCore::from_rows(labels, d, &coef, intercept)?,
             iterations: result.iterations,
             stop: result.stop,
             objective: result.objective,

@@ -83,7 +83,7 @@ pub use kernel_choice::{KernelKind, SvmKernel};
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{
-    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Penalty, SvmLoss,
+    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Regularization, SvmLoss,
 };
 pub use margin_core::ClassWeight;
 pub use margin_optim::smo::{Mark, Observer as SolverObserver};
@@ -92,5 +92,5 @@ pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrParams};
 
-margin_core::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);
+margin_core::impl_n_features!(OneClassSvm, Svc, Svr);
 margin_core::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);

@@ -124,7 +124,8 @@ fn hard_margin_matches_the_hand_solution() {
         .unwrap();
     // scikit-learn's convention: w·x + b = decision value, positive for labels()[1] = +1.
     assert_eq!(model.classes()[1], Label::Number(1.0));
-    let w = &model.coef().unwrap()[0];
+    let coef = model.coef().unwrap();
+    let w = coef.row(0);
     assert!((w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9, "{w:?}");
     assert!(
         (model.intercept()[0] + 1.0).abs() < 1e-9,
