@@ -341,7 +341,7 @@ impl Svc {
     }
     /// Intercepts, one per problem, in [`DecisionFunction`]'s convention (scikit-learn's):
     /// `b = −ρ` of each problem, negated for two classes so that the decision value
-    /// `w·x + b` is positive for `labels()[1]`.
+    /// `w·x + b` is positive for `classes()[1]`.
     pub fn intercept(&self) -> Vec<f64> {
         let sign = self.binary_sign();
         self.problems.iter().map(|p| -sign * p.rho).collect()
@@ -602,7 +602,7 @@ impl Predict for Svc {
 }
 
 impl DecisionFunction for Svc {
-    /// scikit-learn's convention: for two classes one column, positive for `labels()[1]`; for
+    /// scikit-learn's convention: for two classes one column, positive for `classes()[1]`; for
     /// more, one column per problem (one-vs-one pairs in order, or one per class for
     /// one-vs-rest), positive for the pair's first class.
     fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {

@@ -66,7 +66,7 @@ fn check_against_liblinear(case: &str, data: &Dataset, params: margin_svm::Linea
         })
         .collect();
     if labels.len() == 2 {
-        // LIBLINEAR's single vector is positive for its first label; ours for labels()[1].
+        // LIBLINEAR's single vector is positive for its first label; ours for classes()[1].
         let (label, w, b) = &r.problems[0];
         let sign = if *label == labels[1] { 1.0 } else { -1.0 };
         let w_ref: Vec<f64> = w.iter().map(|v| sign * v).collect();
@@ -143,7 +143,7 @@ fn mirrored_heart() -> Dataset {
     .unwrap()
 }
 
-/// `½‖w‖² + C Σ hinge(yᵢ (w·xᵢ + b))` with `y = +1` for `labels()[1]`.
+/// `½‖w‖² + C Σ hinge(yᵢ (w·xᵢ + b))` with `y = +1` for `classes()[1]`.
 fn primal(data: &Dataset, w: &[f64], b: f64, c: f64) -> f64 {
     let y = data.targets.values().unwrap();
     let hinge: f64 = (0..data.n_samples())
@@ -162,7 +162,7 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         .tol(1e-9)
         .fit(&data)
         .unwrap();
-    // coef and intercept in the decision function's convention: positive for labels()[1] = +1.
+    // coef and intercept in the decision function's convention: positive for classes()[1] = +1.
     let w_smo: Vec<f64> = smo.coef().unwrap().row(0).to_vec();
     let b_smo = smo.intercept()[0];
     let f_smo = primal(&data, &w_smo, b_smo, c);
