@@ -36,8 +36,10 @@ use crate::split::rng_from_seed;
 use crate::traits::{Fit, Predict};
 
 mod forge;
+mod linear;
 mod params;
 
+pub use linear::check_linear_shape;
 pub use params::{check_defaults, check_params};
 
 pub use forge::{

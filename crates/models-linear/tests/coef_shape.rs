@@ -2,30 +2,11 @@
 //! row per output (one for a regressor or a binary classifier, one per class for more) and one
 //! intercept per row, so that `coef·x + intercept` is the decision value or the prediction.
 
+use margin_core::battery::check_linear_shape;
 use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Fit, NFeatures, Predict, Records, Targets, datasets,
 };
 use margin_linear::{ElasticNet, LinearRegression, LogisticRegression, Perceptron, Ridge};
-
-/// `coef·x + intercept` for every row of `x`: one column per row of `coef`.
-fn affine(coef: &DenseMatrix, intercept: &[f64], x: &DenseMatrix) -> DenseMatrix {
-    assert_eq!(coef.nrows(), intercept.len());
-    let mut out = DenseMatrix::zeros(x.nrows(), coef.nrows());
-    for i in 0..x.nrows() {
-        for (k, (w, b)) in coef.rows().zip(intercept).enumerate() {
-            out.row_mut(i)[k] = margin_core::dot(x.row(i), w) + b;
-        }
-    }
-    out
-}
-
-#[track_caller]
-fn assert_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(want) {
-        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{g} vs {w}");
-    }
-}
 
 /// What every linear classifier promises of its shapes on `data` with `rows` weight rows.
 fn check_classifier<M: DecisionFunction + Predict + NFeatures>(
@@ -36,12 +17,9 @@ fn check_classifier<M: DecisionFunction + Predict + NFeatures>(
     rows: usize,
 ) {
     let x = data.records.to_dense().unwrap();
-    assert_eq!((coef.nrows(), coef.ncols()), (rows, x.ncols()));
-    assert_eq!(intercept.len(), rows);
-    assert_eq!(NFeatures::n_features(model), x.ncols());
-    let by_hand = affine(coef, intercept, &x);
     let decisions = model.decision_function(&x).unwrap();
-    assert_close(by_hand.as_slice(), decisions.as_slice(), 1e-12);
+    check_linear_shape(coef, intercept, rows, &x, decisions.as_slice(), 1e-12);
+    assert_eq!(NFeatures::n_features(model), x.ncols());
 }
 
 #[test]
@@ -63,11 +41,11 @@ fn a_binary_prediction_is_the_sign_of_the_one_row() {
     let data = datasets::heart_scale().unwrap();
     let x = data.records.to_dense().unwrap();
     let lr = LogisticRegression::params().fit(&data).unwrap();
-    let scores = affine(lr.coef(), lr.intercept(), &x);
+    let (w, b) = (lr.coef().row(0), lr.intercept()[0]);
     let predicted = lr.predict(&x).unwrap();
-    for (s, p) in scores.as_slice().iter().zip(&predicted) {
-        let k = usize::from(*s > 0.0);
-        assert_eq!(p, &lr.classes()[k]);
+    for (sample, p) in x.rows().zip(&predicted) {
+        let score = sample.iter().zip(w).map(|(a, c)| a * c).sum::<f64>() + b;
+        assert_eq!(p, &lr.classes()[usize::from(score > 0.0)]);
     }
 }
 
@@ -79,9 +57,20 @@ fn regressors_have_one_row_and_one_intercept() {
     let y: Vec<f64> = x.rows().map(|r| 1.0 + 2.0 * r[0] - 3.0 * r[1]).collect();
     let data = Dataset::new(x.clone(), Targets::Values(y)).unwrap();
     let ols = LinearRegression::params().fit(&data).unwrap();
-    assert_eq!((ols.coef().nrows(), ols.coef().ncols()), (1, 2));
-    assert_close(ols.coef().as_slice(), &[2.0, -3.0], 1e-12);
-    assert_close(ols.intercept(), &[1.0], 1e-12);
+    check_linear_shape(
+        ols.coef(),
+        ols.intercept(),
+        1,
+        &x,
+        &ols.predict(&x).unwrap(),
+        1e-12,
+    );
+    let (w, b) = (ols.coef().row(0), ols.intercept()[0]);
+    assert!(
+        (w[0] - 2.0).abs() < 1e-12 && (w[1] + 3.0).abs() < 1e-12,
+        "{w:?}"
+    );
+    assert!((b - 1.0).abs() < 1e-12, "{b}");
 
     let housing = datasets::housing_scale().unwrap();
     let x = housing.records.to_dense().unwrap();
@@ -112,9 +101,7 @@ fn regressors_have_one_row_and_one_intercept() {
             ols.n_features(),
         ),
     ] {
-        assert_eq!((coef.nrows(), coef.ncols(), intercept.len()), (1, d, 1));
+        check_linear_shape(coef, intercept, 1, &x, &predicted, 1e-10);
         assert_eq!(width, d);
-        let by_hand = affine(coef, intercept, &x);
-        assert_close(by_hand.as_slice(), &predicted, 1e-10);
     }
 }

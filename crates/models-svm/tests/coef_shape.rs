@@ -3,31 +3,12 @@
 //! `coef·x + intercept` is the decision value; for a non-linear kernel `coef()` is refused as
 //! unsupported, naming the kernel.
 
+use margin_core::battery::check_linear_shape;
 use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Error, Fit, Predict, Records, Targets, datasets,
 };
 use margin_kernels::Rbf;
 use margin_svm::{LinearSvc, OneClassSvm, Svc, SvmKernel, Svr};
-
-/// `coef·x + intercept` for every row of `x`: one column per row of `coef`.
-fn affine(coef: &DenseMatrix, intercept: &[f64], x: &DenseMatrix) -> DenseMatrix {
-    assert_eq!(coef.nrows(), intercept.len());
-    let mut out = DenseMatrix::zeros(x.nrows(), coef.nrows());
-    for i in 0..x.nrows() {
-        for (k, (w, b)) in coef.rows().zip(intercept).enumerate() {
-            out.row_mut(i)[k] = margin_core::dot(x.row(i), w) + b;
-        }
-    }
-    out
-}
-
-#[track_caller]
-fn assert_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(want) {
-        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{g} vs {w}");
-    }
-}
 
 #[track_caller]
 fn assert_unsupported_naming<T: std::fmt::Debug>(result: margin_core::Result<T>, kernel: &str) {
@@ -65,22 +46,17 @@ fn svc_coef_has_one_row_per_problem_and_gives_the_decision_values() {
     let dna = datasets::dna().unwrap();
     let x = dna.records.to_dense().unwrap();
     let model = Svc::params().kernel(SvmKernel::Linear).fit(&dna).unwrap();
-    let coef = model.coef().unwrap();
-    assert_eq!((coef.nrows(), coef.ncols()), (3, x.ncols()));
-    assert_eq!(model.intercept().len(), 3);
-    let by_hand = affine(&coef, &model.intercept(), &x);
     let decisions = model.problem_decisions(&x).unwrap();
-    assert_close(by_hand.as_slice(), decisions.as_slice(), 1e-9);
+    let coef = model.coef().unwrap();
+    check_linear_shape(&coef, &model.intercept(), 3, &x, decisions.as_slice(), 1e-9);
 
     // Two classes: one row, in the decision function's sign (positive for classes()[1]).
     let heart = datasets::heart_scale().unwrap();
     let x = heart.records.to_dense().unwrap();
     let model = Svc::params().kernel(SvmKernel::Linear).fit(&heart).unwrap();
-    let coef = model.coef().unwrap();
-    assert_eq!((coef.nrows(), coef.ncols()), (1, x.ncols()));
-    let by_hand = affine(&coef, &model.intercept(), &x);
     let decisions = model.decision_function(&x).unwrap();
-    assert_close(by_hand.as_slice(), decisions.as_slice(), 1e-9);
+    let coef = model.coef().unwrap();
+    check_linear_shape(&coef, &model.intercept(), 1, &x, decisions.as_slice(), 1e-9);
 }
 
 #[test]
@@ -99,11 +75,11 @@ fn svr_coef_is_the_flattest_line_in_the_tube() {
         .fit(&data)
         .unwrap();
     let coef = model.coef().unwrap();
-    assert_eq!((coef.nrows(), coef.ncols()), (1, 1));
-    assert_close(coef.as_slice(), &[2.0 - 2.0 * eps / 3.0], 1e-9);
-    assert_close(&model.intercept(), &[eps], 1e-9);
-    let by_hand = affine(&coef, &model.intercept(), &x);
-    assert_close(by_hand.as_slice(), &model.predict(&x).unwrap(), 1e-9);
+    let predicted = model.predict(&x).unwrap();
+    check_linear_shape(&coef, &model.intercept(), 1, &x, &predicted, 1e-9);
+    let (w, b) = (coef.get(0, 0), model.intercept()[0]);
+    assert!((w - (2.0 - 2.0 * eps / 3.0)).abs() < 1e-9, "w = {w}");
+    assert!((b - eps).abs() < 1e-9, "b = {b}");
 }
 
 #[test]
@@ -114,12 +90,9 @@ fn one_class_coef_gives_its_decision_values() {
         .kernel(SvmKernel::Linear)
         .fit(&heart)
         .unwrap();
-    let coef = model.coef().unwrap();
-    assert_eq!((coef.nrows(), coef.ncols()), (1, x.ncols()));
-    assert_eq!(model.intercept().len(), 1);
-    let by_hand = affine(&coef, &model.intercept(), &x);
     let decisions = model.decision_function(&x).unwrap();
-    assert_close(by_hand.as_slice(), decisions.as_slice(), 1e-9);
+    let coef = model.coef().unwrap();
+    check_linear_shape(&coef, &model.intercept(), 1, &x, decisions.as_slice(), 1e-9);
 }
 
 #[test]
@@ -130,13 +103,10 @@ fn linear_svc_coef_has_one_row_for_two_classes_and_one_per_class_otherwise() {
     ] {
         let x = data.records.to_dense().unwrap();
         let model = LinearSvc::params().fit(&data).unwrap();
-        let coef = model.coef();
-        assert_eq!((coef.nrows(), coef.ncols()), (rows, x.ncols()));
-        assert_eq!(model.intercept().len(), rows);
-        assert_eq!(model.n_features(), x.ncols());
-        let by_hand = affine(coef, model.intercept(), &x);
         let decisions = model.decision_function(&x).unwrap();
-        assert_close(by_hand.as_slice(), decisions.as_slice(), 1e-12);
+        let (coef, intercept) = (model.coef(), model.intercept());
+        check_linear_shape(coef, intercept, rows, &x, decisions.as_slice(), 1e-12);
+        assert_eq!(model.n_features(), x.ncols());
     }
 }
 
