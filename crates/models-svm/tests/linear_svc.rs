@@ -70,13 +70,13 @@ fn check_against_liblinear(case: &str, data: &Dataset, params: margin_svm::Linea
         let (label, w, b) = &r.problems[0];
         let sign = if *label == labels[1] { 1.0 } else { -1.0 };
         let w_ref: Vec<f64> = w.iter().map(|v| sign * v).collect();
-        let err = relative_error(&model.coef().row(0), model.intercept()[0], &w_ref, sign * b);
+        let err = relative_error(model.coef().row(0), model.intercept()[0], &w_ref, sign * b);
         assert!(err < 1e-4, "{case}: relative error {err}");
     } else {
         assert_eq!(r.labels.len(), labels.len());
         for (label, w, b) in &r.problems {
             let k = labels.iter().position(|l| l == label).unwrap();
-            let err = relative_error(&model.coef().row(k), model.intercept()[k], w, *b);
+            let err = relative_error(model.coef().row(k), model.intercept()[k], w, *b);
             assert!(err < 1e-4, "{case} class {label}: relative error {err}");
         }
     }
@@ -175,7 +175,7 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         .max_iter(100_000)
         .fit(&data)
         .unwrap();
-    let f_dcd = primal(&data, &dcd.coef().row(0), 0.0, c);
+    let f_dcd = primal(&data, dcd.coef().row(0), 0.0, c);
     assert!(
         (f_dcd - f_smo).abs() <= 1e-6 * f_smo,
         "DCD {f_dcd} vs SMO {f_smo}"
@@ -193,7 +193,7 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         })
         .fit(&data)
         .unwrap();
-    let f_peg = primal(&data, &pegasos.coef().row(0), 0.0, c);
+    let f_peg = primal(&data, pegasos.coef().row(0), 0.0, c);
     assert!(
         f_peg >= f_smo * (1.0 - 1e-9),
         "Pegasos below the optimum: {f_peg} < {f_smo}"
