@@ -34,6 +34,17 @@ pub struct LinearClassifierCore {
 }
 
 impl LinearClassifierCore {
+    /// The fitted classifier of `classes` (sorted) with weights `coef` (one row for two
+    /// classes, one per class otherwise) and one intercept per row; a model file's load checks
+    /// the agreement ([`check_consistent`](Self::check_consistent)).
+    pub fn new(classes: Vec<Label>, coef: DenseMatrix, intercept: Vec<f64>) -> Self {
+        Self {
+            classes,
+            coef,
+            intercept,
+        }
+    }
+
     /// The fitted classifier of `classes` (sorted) with one weight vector of `n_features`
     /// values per row and one intercept per row; the rows are copied into one matrix, asked
     /// for first.

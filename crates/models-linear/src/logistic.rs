@@ -571,22 +571,20 @@ impl Fit for LogisticRegressionParams {
             let b = if self.fit_intercept { r.w[d] } else { 0.0 };
             let mut w = std::mem::take(&mut r.w);
             w.truncate(d);
-            (vec![w], vec![b], r)
+            (DenseMatrix::row_vector(w), vec![b], r)
         } else {
             let k = labels.len();
             let risk = SoftmaxRisk::new(x, &y, k, weights.as_deref(), l2, self.fit_intercept)?;
             let r = self.minimize(&risk, l1)?;
-            let coef = (0..k)
-                .map(|c| {
-                    let mut w = memory::vec_with_capacity(
-                        d,
-                        "logistic regression's weights",
-                        memory::FEWER_FEATURES,
-                    )?;
-                    w.extend_from_slice(&r.w[c * p..c * p + d]);
-                    Ok(w)
-                })
-                .collect::<Result<_>>()?;
+            let mut coef = DenseMatrix::try_zeros(
+                k,
+                d,
+                "logistic regression's weights",
+                memory::FEWER_FEATURES,
+            )?;
+            for c in 0..k {
+                coef.row_mut(c).copy_from_slice(&r.w[c * p..c * p + d]);
+            }
             let intercept = (0..k)
                 .map(|c| {
                     if self.fit_intercept {
@@ -599,7 +597,7 @@ impl Fit for LogisticRegressionParams {
             (coef, intercept, r)
         };
         Ok(LogisticRegression {
-            core: LinearClassifierCore::from_rows(labels, d, &coef, intercept)?,
+            core: LinearClassifierCore::new(labels, coef, intercept),
             iterations: result.iterations,
             stop: result.stop,
             objective: result.objective,
