@@ -125,6 +125,13 @@ where
         .map(Some)
 }
 
+/// The geometric margin `1/‖w‖` of each row of weights (infinite for `w = 0`).
+pub(crate) fn margins(coef: &DenseMatrix) -> Vec<f64> {
+    coef.rows()
+        .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
+        .collect()
+}
+
 /// scikit-learn's `coef_` of a kernel SVM: each expansion's weight vector `w = Σ_s c_s sv_s`
 /// times `sign`, one row per expansion, from the weights the model keeps (`stored`) or else
 /// computed whatever their width. Only the linear kernel has weights in the input space: any

@@ -306,10 +306,7 @@ impl LinearSvc {
 
     /// The geometric margin `1/‖w‖` of each problem (infinite for `w = 0`).
     pub fn margin(&self) -> Vec<f64> {
-        self.coef()
-            .rows()
-            .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
-            .collect()
+        crate::decision::margins(self.coef())
     }
 
     /// Epochs each binary problem ran.

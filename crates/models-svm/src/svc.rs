@@ -398,11 +398,7 @@ impl Svc {
     /// For a linear kernel, the geometric margin `1/‖w‖` of each problem (refused as
     /// [`Svc::coef`] is for other kernels).
     pub fn margin(&self) -> Result<Vec<f64>> {
-        Ok(self
-            .coef()?
-            .rows()
-            .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
-            .collect())
+        Ok(crate::decision::margins(&self.coef()?))
     }
 
     /// Assembles a model from its parts (LIBSVM model files use this). Support vectors are
