@@ -37,9 +37,11 @@ use crate::split::rng_from_seed;
 use crate::traits::{Fit, Predict};
 
 mod forge;
+mod linear;
 mod observed;
 mod params;
 
+pub use linear::check_linear_shape;
 pub use observed::check_observed;
 
 pub use params::{check_defaults, check_params};

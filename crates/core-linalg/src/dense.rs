@@ -75,6 +75,16 @@ impl DenseMatrix {
         })
     }
 
+    /// The `1 × len` matrix holding `row` (no copy).
+    pub fn row_vector(row: Vec<f64>) -> Self {
+        let ncols = row.len();
+        Self {
+            data: row,
+            nrows: 1,
+            ncols,
+        }
+    }
+
     /// An all-zero matrix.
     pub fn zeros(nrows: usize, ncols: usize) -> Self {
         Self {

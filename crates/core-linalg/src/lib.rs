@@ -46,6 +46,7 @@ mod error;
 pub mod fit;
 pub mod fixture;
 pub mod io;
+pub mod linear;
 pub mod memory;
 pub mod model_check;
 mod model_file;
@@ -62,6 +63,7 @@ pub use dataset::{
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
+pub use linear::{LinearClassifierCore, LinearRegressorCore};
 pub use model_file::{FORMAT_VERSION, ModelFile, body_of, is_model_file, peek_kind, seal};
 pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowView, dot, linear_scores};

@@ -210,21 +210,14 @@ pub fn records<R: Records + ?Sized>(
 }
 
 /// A linear classifier over `n_classes` classes has one weight row for two classes, one per
-/// class otherwise, each of `n_features` finite entries, and one finite intercept per row.
-pub fn linear_classifier(
-    n_classes: usize,
-    coef: &[Vec<f64>],
-    intercept: &[f64],
-    n_features: usize,
-) -> Result<()> {
+/// class otherwise, all finite, and one finite intercept per row (the rows' width is the
+/// matrix's own).
+pub fn linear_classifier(n_classes: usize, coef: &DenseMatrix, intercept: &[f64]) -> Result<()> {
     at_least("number of classes", n_classes, 2)?;
     let rows = if n_classes == 2 { 1 } else { n_classes };
-    len("coef", coef.len(), rows)?;
+    len("coef", coef.nrows(), rows)?;
     len("intercept", intercept.len(), rows)?;
-    for w in coef {
-        len("coef row", w.len(), n_features)?;
-        finite("coef", w)?;
-    }
+    finite("coef", coef.as_slice())?;
     finite("intercept", intercept)
 }
 
@@ -328,25 +321,19 @@ mod tests {
 
     #[test]
     fn linear_model_shapes_must_agree() {
-        assert!(linear_classifier(2, &[vec![1.0, 2.0]], &[0.5], 2).is_ok());
-        assert!(linear_classifier(3, &[vec![1.0], vec![2.0], vec![3.0]], &[0.0; 3], 1).is_ok());
-        for (k, coef, intercept, d) in [
-            (2, vec![], vec![], 2),
-            (1, vec![vec![1.0, 2.0]], vec![0.0], 2),
-            (2, vec![vec![1.0, 2.0]], vec![], 2),
-            (3, vec![vec![1.0, 2.0], vec![1.0, 2.0]], vec![0.0, 0.0], 2),
-            (
-                3,
-                vec![vec![1.0, 2.0], vec![1.0], vec![1.0, 2.0]],
-                vec![0.0; 3],
-                2,
-            ),
-            (2, vec![vec![1.0, 2.0]], vec![0.0], 3),
-            (2, vec![vec![1.0, f64::NAN]], vec![0.0], 2),
-            (2, vec![vec![1.0, 2.0]], vec![f64::INFINITY], 2),
+        let m = |rows: &[&[f64]]| DenseMatrix::from_rows(rows).unwrap();
+        assert!(linear_classifier(2, &m(&[&[1.0, 2.0]]), &[0.5]).is_ok());
+        assert!(linear_classifier(3, &m(&[&[1.0], &[2.0], &[3.0]]), &[0.0; 3]).is_ok());
+        for (k, coef, intercept) in [
+            (2, DenseMatrix::zeros(0, 2), vec![]),
+            (1, m(&[&[1.0, 2.0]]), vec![0.0]),
+            (2, m(&[&[1.0, 2.0]]), vec![]),
+            (3, m(&[&[1.0, 2.0], &[1.0, 2.0]]), vec![0.0, 0.0]),
+            (2, m(&[&[1.0, f64::NAN]]), vec![0.0]),
+            (2, m(&[&[1.0, 2.0]]), vec![f64::INFINITY]),
         ] {
             assert!(matches!(
-                linear_classifier(k, &coef, &intercept, d),
+                linear_classifier(k, &coef, &intercept),
                 Err(Error::ModelFile { .. })
             ));
         }

@@ -42,18 +42,18 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// thread count). The caller checks the feature count first.
 pub fn linear_scores<R: Records + ?Sized>(
     records: &R,
-    coef: &[Vec<f64>],
+    coef: &crate::DenseMatrix,
     intercept: &[f64],
 ) -> crate::DenseMatrix {
     use rayon::prelude::*;
-    let k = coef.len();
+    let k = coef.nrows();
     let mut out = crate::DenseMatrix::zeros(records.n_samples(), k);
     out.as_mut_slice()
         .par_chunks_mut(k.max(1))
         .enumerate()
         .for_each(|(i, row)| {
             let x = records.row(i);
-            for ((v, w), b) in row.iter_mut().zip(coef).zip(intercept) {
+            for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
                 *v = x.dot_dense(w) + b;
             }
         });

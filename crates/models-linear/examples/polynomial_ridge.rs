@@ -83,7 +83,7 @@ fn main() -> margin_core::Result<()> {
         "| least squares | – | {:.4} | {:.4} | {:.3e} |",
         rmse(&ols.predict(&train.records)?, &y_train),
         rmse(&ols.predict(&test)?, &y_test),
-        norm(ols.coef()),
+        norm(ols.coef().row(0)),
     );
 
     // The whole regularization path from one SVD of the expanded design.
@@ -94,14 +94,14 @@ fn main() -> margin_core::Result<()> {
             model.alpha(),
             rmse(&model.predict(&train.records)?, &y_train),
             rmse(&model.predict(&test)?, &y_test),
-            norm(model.coef()),
+            norm(model.coef().row(0)),
         );
     }
     println!(
         "\nleast squares: solver {:?}, rank {} of {} features",
         ols.solver(),
         ols.rank(),
-        ols.coef().len()
+        ols.coef().row(0).len()
     );
     Ok(())
 }

@@ -23,7 +23,7 @@
 //!
 //! let data = datasets::housing_scale()?;
 //! let lasso = ElasticNet::lasso_params().alpha(0.1).fit(&data)?;
-//! assert!(lasso.coef().iter().any(|&w| w == 0.0)); // the lasso selects features
+//! assert!(lasso.coef().row(0).iter().any(|&w| w == 0.0)); // the lasso selects features
 //! let path = ElasticNet::lasso_params().path(&data, &[1.0, 0.1, 0.01])?;
 //! assert_eq!(path.len(), 3);
 //! # Ok::<(), margin_core::Error>(())
@@ -32,8 +32,8 @@
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, Error, Fit, ModelFile, Predict, Records, Result, RowView, memory, model_check,
-    validate,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
+    RowView, memory, model_check, validate,
 };
 use margin_optim::Stop;
 use margin_optim::cd::{CdOptions, Columns, Products, elastic_net_gram, elastic_net_observed};
@@ -142,7 +142,7 @@ impl ElasticNetParams {
                 }
                 None => params.solve(&design, w, &mut ())?,
             };
-            w = model.coef.clone();
+            w = model.core.w().to_vec();
             models.push(model);
         }
         Ok(models)
@@ -170,8 +170,7 @@ impl ElasticNetParams {
     fn model(&self, design: &Design, s: margin_optim::cd::CdSolution) -> ElasticNet {
         let intercept = design.y_mean - margin_core::dot(&design.x_mean, &s.w);
         ElasticNet {
-            coef: s.w,
-            intercept,
+            core: LinearRegressorCore::new(s.w, intercept),
             alpha: self.alpha,
             l1_ratio: self.l1_ratio,
             iterations: s.iterations,
@@ -381,8 +380,7 @@ impl<'a> Centering<'a> {
 /// A fitted lasso / elastic-net model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ElasticNet {
-    coef: Vec<f64>,
-    intercept: f64,
+    core: LinearRegressorCore,
     alpha: f64,
     l1_ratio: f64,
     iterations: usize,
@@ -399,7 +397,7 @@ impl ElasticNet {
     }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
-        self.coef.len()
+        self.core.n_features()
     }
     /// Elastic-net hyperparameters (scikit-learn's `ElasticNet()` defaults).
     pub fn params() -> ElasticNetParams {
@@ -411,14 +409,15 @@ impl ElasticNet {
         ElasticNetParams::default().l1_ratio(1.0)
     }
 
-    /// The weights (exact zeros for features the L1 term removed).
-    pub fn coef(&self) -> &[f64] {
-        &self.coef
+    /// The weights (exact zeros for features the L1 term removed) as scikit-learn's `coef_`
+    /// for every linear model: one row (one output), one column per feature.
+    pub fn coef(&self) -> &DenseMatrix {
+        self.core.coef()
     }
 
-    /// The intercept.
-    pub fn intercept(&self) -> f64 {
-        self.intercept
+    /// The intercept `b`, one per row of `coef()` (one entry; 0 when fitted without one).
+    pub fn intercept(&self) -> &[f64] {
+        self.core.intercept()
     }
 
     /// The `α` the model was fitted with.
@@ -473,10 +472,11 @@ impl Predict for ElasticNet {
     type Output = Vec<f64>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
-        validate::check_predict(self.coef.len(), records)?;
+        validate::check_predict(self.n_features(), records)?;
+        let (w, b) = (self.core.w(), self.core.b());
         Ok((0..records.n_samples())
             .into_par_iter()
-            .map(|i| records.row(i).dot_dense(&self.coef) + self.intercept)
+            .map(|i| records.row(i).dot_dense(w) + b)
             .collect())
     }
 }
@@ -489,7 +489,6 @@ impl ModelFile for ElasticNet {
     /// Finite weights and intercept.
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
-        model_check::finite("coef", &self.coef)?;
-        model_check::finite("intercept", &[self.intercept])
+        self.core.check_consistent()
     }
 }

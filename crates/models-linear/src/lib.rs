@@ -59,9 +59,7 @@ margin_core::impl_n_features!(
     KernelPerceptron,
     KernelRidge,
     LinearRegression,
-    LogisticRegression,
     MultinomialNB,
-    Perceptron,
     Ridge,
 );
 margin_core::impl_hyperparams!(

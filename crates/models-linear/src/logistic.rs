@@ -4,7 +4,7 @@
 //! The objective is `Σᵢ sᵢ ℓᵢ + (1/C)·penalty(w)` (as scikit-learn's), with `sᵢ` the sample
 //! weight times the class weight and the intercept never penalized; margin minimizes it divided
 //! by `n` (the same minimizer), so `tol` bounds the gradient of the *mean* loss as in
-//! scikit-learn. Two classes use one weight vector (positive for `labels()[1]`); more use one
+//! scikit-learn. Two classes use one weight vector (positive for `classes()[1]`); more use one
 //! per class with the softmax.
 //!
 //! | parameter | default | meaning |
@@ -43,9 +43,8 @@
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, PresentClasses, Records, Result, classes_from_scores, linear_scores, memory,
-    model_check, validate,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, LinearClassifierCore, ModelFile, PredictProba,
+    PresentClasses, Records, Result, memory, model_check, validate,
 };
 use margin_optim::Stop;
 use margin_optim::gd::{self, Batch, GdOptions, GdResult, StepRule};
@@ -419,10 +418,7 @@ fn start(dim: usize) -> Result<Vec<f64>> {
 /// A fitted logistic regression.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogisticRegression {
-    labels: Vec<Label>,
-    n_features: usize,
-    coef: Vec<Vec<f64>>,
-    intercept: Vec<f64>,
+    core: LinearClassifierCore,
     iterations: usize,
     stop: Stop,
     objective: f64,
@@ -438,21 +434,6 @@ impl LogisticRegression {
     /// Default hyperparameters.
     pub fn params() -> LogisticRegressionParams {
         LogisticRegressionParams::default()
-    }
-
-    /// Class labels, sorted (the columns of `predict_proba`).
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-
-    /// Weights: one vector (positive for `labels()[1]`) for two classes, one per class else.
-    pub fn coef(&self) -> &[Vec<f64>] {
-        &self.coef
-    }
-
-    /// Intercepts, one per weight vector.
-    pub fn intercept(&self) -> &[f64] {
-        &self.intercept
     }
 
     /// Iterations the solver ran (epochs for SGD).
@@ -475,21 +456,11 @@ impl LogisticRegression {
         self.objective
     }
 
-    /// The number of features the model was fitted on.
-    pub fn n_features(&self) -> usize {
-        self.n_features
-    }
-
-    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        validate::check_predict(self.n_features(), records)?;
-        Ok(linear_scores(records, &self.coef, &self.intercept))
-    }
-
     /// Natural logarithms of the class probabilities, computed without forming tiny
     /// probabilities first.
     pub fn predict_log_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let scores = self.scores(records)?;
-        let k = self.labels.len();
+        let scores = self.core.decision_function(records)?;
+        let k = self.core.classes().len();
         let mut out = DenseMatrix::zeros(records.n_samples(), k);
         for (i, s) in scores.rows().enumerate() {
             let row = out.row_mut(i);
@@ -507,31 +478,15 @@ impl LogisticRegression {
         }
         Ok(out)
     }
-
-    /// Predicted class indices into [`LogisticRegression::classes`].
-    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        let scores = self.scores(records)?;
-        Ok(classes_from_scores(&scores, self.labels.len()))
-    }
 }
 
-impl Predict for LogisticRegression {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_classes(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-}
+margin_core::impl_linear_classifier!(LogisticRegression);
 
 impl PredictProba for LogisticRegression {
     /// Class probabilities, columns in [`LogisticRegression::classes`] order.
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        if self.labels.len() == 2 {
-            let scores = self.scores(records)?;
+        if self.core.classes().len() == 2 {
+            let scores = self.core.decision_function(records)?;
             let mut out = DenseMatrix::zeros(records.n_samples(), 2);
             for (i, s) in scores.rows().enumerate() {
                 let p = sigmoid(s[0]);
@@ -545,13 +500,6 @@ impl PredictProba for LogisticRegression {
     }
 }
 
-impl DecisionFunction for LogisticRegression {
-    /// `w·x + b`: one column for two classes (positive for `labels()[1]`), one per class else.
-    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        self.scores(records)
-    }
-}
-
 impl ModelFile for LogisticRegression {
     const KIND: &'static str = "logistic-regression";
     // 2: the stop is stored as a `Stop` (was the descent solvers' own `GdStop`), and the
@@ -560,13 +508,7 @@ impl ModelFile for LogisticRegression {
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
-        model_check::class_labels("labels", &self.labels)?;
-        model_check::linear_classifier(
-            self.labels.len(),
-            &self.coef,
-            &self.intercept,
-            self.n_features,
-        )
+        self.core.check_consistent()
     }
 }
 
@@ -651,22 +593,20 @@ impl FitObserved for LogisticRegressionParams {
             let b = if self.fit_intercept { r.w[d] } else { 0.0 };
             let mut w = std::mem::take(&mut r.w);
             w.truncate(d);
-            (vec![w], vec![b], r)
+            (DenseMatrix::row_vector(w), vec![b], r)
         } else {
             let k = labels.len();
             let risk = SoftmaxRisk::new(x, &y, k, weights.as_deref(), l2, self.fit_intercept)?;
             let r = self.minimize(&risk, l1, observer)?;
-            let coef = (0..k)
-                .map(|c| {
-                    let mut w = memory::vec_with_capacity(
-                        d,
-                        "logistic regression's weights",
-                        memory::FEWER_FEATURES,
-                    )?;
-                    w.extend_from_slice(&r.w[c * p..c * p + d]);
-                    Ok(w)
-                })
-                .collect::<Result<_>>()?;
+            let mut coef = DenseMatrix::try_zeros(
+                k,
+                d,
+                "logistic regression's weights",
+                memory::FEWER_FEATURES,
+            )?;
+            for c in 0..k {
+                coef.row_mut(c).copy_from_slice(&r.w[c * p..c * p + d]);
+            }
             let intercept = (0..k)
                 .map(|c| {
                     if self.fit_intercept {
@@ -679,10 +619,7 @@ impl FitObserved for LogisticRegressionParams {
             (coef, intercept, r)
         };
         Ok(LogisticRegression {
-            labels,
-            n_features: d,
-            coef,
-            intercept,
+            core: LinearClassifierCore::new(labels, coef, intercept),
             iterations: result.iterations,
             stop: result.stop,
             objective: result.objective,

@@ -31,17 +31,17 @@ fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {
 
 fn assert_close(model: &ElasticNet, coef: &[f64], intercept: f64, what: &str) {
     let scale = coef.iter().map(|v| v.abs()).fold(intercept.abs(), f64::max);
-    for (a, b) in model.coef().iter().zip(coef) {
+    for (a, b) in model.coef().row(0).iter().zip(coef) {
         assert!(
             (a - b).abs() <= 1e-8 * scale,
             "{what}: {:?} vs {coef:?}",
-            model.coef()
+            model.coef().row(0)
         );
         // Exact zeros where scikit-learn has them: the soft threshold is exact.
         assert_eq!(*a == 0.0, *b == 0.0, "{what}: sparsity differs");
     }
     assert!(
-        (model.intercept() - intercept).abs() <= 1e-8 * scale,
+        (model.intercept()[0] - intercept).abs() <= 1e-8 * scale,
         "{what}: intercept"
     );
 }
@@ -124,7 +124,7 @@ fn ridge_limit_and_zero_penalty() {
     let housing = datasets::housing_scale().unwrap();
     let ols = tight().alpha(0.0).fit(&housing).unwrap();
     let ridge_small = tight().alpha(1e-12).l1_ratio(0.0).fit(&housing).unwrap();
-    for (a, b) in ols.coef().iter().zip(ridge_small.coef()) {
+    for (a, b) in ols.coef().row(0).iter().zip(ridge_small.coef().row(0)) {
         assert!((a - b).abs() < 1e-6, "{a} vs {b}");
     }
 }

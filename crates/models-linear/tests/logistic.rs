@@ -55,8 +55,8 @@ fn check(
 ) -> LogisticRegression {
     let r = reference(case);
     let model = params.fit(data).unwrap();
-    assert_eq!(model.coef().len(), r.coef.len(), "{case}");
-    for (k, (w, w_ref)) in model.coef().iter().zip(&r.coef).enumerate() {
+    assert_eq!(model.coef().nrows(), r.coef.len(), "{case}");
+    for (k, (w, w_ref)) in model.coef().rows().zip(&r.coef).enumerate() {
         let diff = norm(w.iter().zip(w_ref).map(|(a, b)| a - b))
             + (model.intercept()[k] - r.intercept[k]).abs();
         let scale = norm(w_ref.iter().copied()) + r.intercept[k].abs();
@@ -158,9 +158,9 @@ fn l1_and_elastic_net_match_scikit_learn_saga() {
     };
     let l1 = check("heart_l1", &heart, gd(Penalty::L1), 1e-5);
     assert!(
-        l1.coef()[0].contains(&0.0),
+        l1.coef().row(0).contains(&0.0),
         "an L1 fit is sparse: {:?}",
-        l1.coef()[0]
+        l1.coef().row(0)
     );
     check(
         "heart_elastic_net",
@@ -184,7 +184,7 @@ fn huge_scores_give_finite_probabilities() {
         .max_iter(50)
         .fit(&data)
         .unwrap();
-    let far = DenseMatrix::from_rows(&[[1e4 / model.coef()[0][0].max(1e-3)], [-1e6]]).unwrap();
+    let far = DenseMatrix::from_rows(&[[1e4 / model.coef().get(0, 0).max(1e-3)], [-1e6]]).unwrap();
     let proba = model.predict_proba(&far).unwrap();
     assert!(
         proba.as_slice().iter().all(|p| (0.0..=1.0).contains(p)),

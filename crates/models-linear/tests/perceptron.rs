@@ -66,7 +66,7 @@ fn hand_traced_epochs() {
     for (epoch, (w, b, mistakes, stop)) in expected.into_iter().enumerate() {
         let model = fit(epoch + 1);
         assert_eq!(model.classes(), [Label::Number(-1.0), Label::Number(1.0)]);
-        assert_eq!(model.coef(), [w], "epoch {}", epoch + 1);
+        assert_eq!(model.coef().as_slice(), w, "epoch {}", epoch + 1);
         assert_eq!(model.intercept(), [b], "epoch {}", epoch + 1);
         assert_eq!(model.mistakes(), [mistakes]);
         let report = model.fit_report();
@@ -93,7 +93,7 @@ fn hand_traced_epochs() {
         .eta0(0.5)
         .fit(&data)
         .unwrap();
-    assert_eq!(half.coef(), [vec![0.5, -1.0]]);
+    assert_eq!(half.coef().as_slice(), [0.5, -1.0]);
     assert_eq!(half.intercept(), [0.0]);
 
     // The dual run makes the same mistakes: α = (2, 1, 1, 0), so the support is {A, B, C}
@@ -199,7 +199,7 @@ fn the_linear_kernel_reproduces_the_primal_perceptron() {
             assert_eq!(dual.intercept(), primal.intercept(), "{case}");
             // w = Σ αᵢ yᵢ xᵢ over the support.
             let sv = dual.support_vectors();
-            for (p, w) in primal.coef().iter().enumerate() {
+            for (p, w) in primal.coef().rows().enumerate() {
                 let mut from_dual = vec![0.0; w.len()];
                 for (s, c) in dual.dual_coef()[p].iter().enumerate() {
                     sv.row(s).axpy(*c, &mut from_dual);
@@ -266,8 +266,8 @@ fn zero_weights_remove_samples_and_constant_weights_rescale() {
 
     let doubled = data.clone().with_sample_weights(vec![2.0; 60]).unwrap();
     let (one, two) = (params.fit(&data).unwrap(), params.fit(&doubled).unwrap());
-    for (w1, w2) in one.coef().iter().zip(two.coef()) {
-        assert_eq!(w1.iter().map(|v| 2.0 * v).collect::<Vec<_>>(), *w2);
+    for (w1, w2) in one.coef().rows().zip(two.coef().rows()) {
+        assert_eq!(w1.iter().map(|v| 2.0 * v).collect::<Vec<_>>(), w2);
     }
     assert_eq!(
         one.predict(&data.records).unwrap(),
@@ -398,7 +398,7 @@ fn multiclass_save_load_and_thread_count() {
     let (one, two) = (in_pool(1, &fit), in_pool(2, &fit));
     assert_eq!(one, two);
     let (primal, dual) = one;
-    assert_eq!(primal.coef().len(), 3);
+    assert_eq!(primal.coef().nrows(), 3);
     assert_eq!(dual.dual_coef().len(), 3);
     assert_eq!(dual.decision_function(&test.records).unwrap().ncols(), 3);
 

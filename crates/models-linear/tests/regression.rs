@@ -45,8 +45,8 @@ fn exact_data_is_fitted_exactly() {
             .solver(solver)
             .fit(&data)
             .unwrap();
-        assert!(close(m.coef()[0], 2.0, 1e-12) && close(m.coef()[1], -3.0, 1e-12));
-        assert!(close(m.intercept(), 1.0, 1e-12), "{}", m.intercept());
+        assert!(close(m.coef().row(0)[0], 2.0, 1e-12) && close(m.coef().row(0)[1], -3.0, 1e-12));
+        assert!(close(m.intercept()[0], 1.0, 1e-12), "{}", m.intercept()[0]);
         assert_eq!(m.rank(), 2);
         assert!(m.rss() < 1e-20);
         assert_eq!(m.df_resid(), 2);
@@ -63,7 +63,7 @@ fn hand_solved_line_and_its_inference() {
         &[1.0, 3.0, 2.0, 5.0],
     );
     let m = LinearRegression::params().fit(&data).unwrap();
-    assert!(close(m.coef()[0], 1.1, 1e-14) && close(m.intercept(), 1.1, 1e-14));
+    assert!(close(m.coef().row(0)[0], 1.1, 1e-14) && close(m.intercept()[0], 1.1, 1e-14));
     assert!(close(m.rss(), 2.7, 1e-14));
     assert!(close(m.noise_variance_ml(), 2.7 / 4.0, 1e-14));
     assert!(close(m.noise_variance().unwrap(), 1.35, 1e-14));
@@ -105,19 +105,19 @@ fn integer_weights_act_as_repeated_rows() {
     let repeated = dataset(&rep_rows, &rep_y);
     let a = LinearRegression::params().fit(&weighted).unwrap();
     let b = LinearRegression::params().fit(&repeated).unwrap();
-    for (x, z) in a.coef().iter().zip(b.coef()) {
+    for (x, z) in a.coef().row(0).iter().zip(b.coef().row(0)) {
         assert!(close(*x, *z, 1e-12));
     }
-    assert!(close(a.intercept(), b.intercept(), 1e-12));
+    assert!(close(a.intercept()[0], b.intercept()[0], 1e-12));
     assert!(close(a.rss(), b.rss(), 1e-12));
     let (a, b) = (
         Ridge::params().alpha(0.7).fit(&weighted).unwrap(),
         Ridge::params().alpha(0.7).fit(&repeated).unwrap(),
     );
-    for (x, z) in a.coef().iter().zip(b.coef()) {
+    for (x, z) in a.coef().row(0).iter().zip(b.coef().row(0)) {
         assert!(close(*x, *z, 1e-12));
     }
-    assert!(close(a.intercept(), b.intercept(), 1e-12));
+    assert!(close(a.intercept()[0], b.intercept()[0], 1e-12));
 }
 
 proptest! {
@@ -143,13 +143,13 @@ proptest! {
         for solver in [LstsqSolver::Qr, LstsqSolver::Svd, LstsqSolver::NormalEquations] {
             let m = LinearRegression::params().solver(solver).fit(&data).unwrap();
             let scale = 1.0 + w1.abs() + ybar.abs() / (xbar.abs() + 1.0);
-            prop_assert!((m.coef()[0] - w1).abs() <= 1e-9 * scale, "{:?}: {} vs {}", solver, m.coef()[0], w1);
-            prop_assert!((m.intercept() - w0).abs() <= 1e-9 * (scale * (1.0 + xbar.abs()) + w0.abs()),
-                "{:?}: {} vs {}", solver, m.intercept(), w0);
+            prop_assert!((m.coef().row(0)[0] - w1).abs() <= 1e-9 * scale, "{:?}: {} vs {}", solver, m.coef().row(0)[0], w1);
+            prop_assert!((m.intercept()[0] - w0).abs() <= 1e-9 * (scale * (1.0 + xbar.abs()) + w0.abs()),
+                "{:?}: {} vs {}", solver, m.intercept()[0], w0);
         }
         // Ridge in one dimension: w₁ = Sxy / (Sxx + α).
         let r = Ridge::params().alpha(3.0).fit(&data).unwrap();
-        prop_assert!((r.coef()[0] - sxy / (sxx + 3.0)).abs() <= 1e-9 * (1.0 + (sxy / (sxx + 3.0)).abs()));
+        prop_assert!((r.coef().row(0)[0] - sxy / (sxx + 3.0)).abs() <= 1e-9 * (1.0 + (sxy / (sxx + 3.0)).abs()));
     }
 }
 
@@ -163,10 +163,10 @@ fn ridge_with_zero_alpha_is_least_squares() {
             .solver(solver)
             .fit(&data)
             .unwrap();
-        for (a, b) in r.coef().iter().zip(ols.coef()) {
+        for (a, b) in r.coef().row(0).iter().zip(ols.coef().row(0)) {
             assert!(close(*a, *b, 1e-10));
         }
-        assert!(close(r.intercept(), ols.intercept(), 1e-10));
+        assert!(close(r.intercept()[0], ols.intercept()[0], 1e-10));
     }
 }
 
@@ -347,8 +347,8 @@ fn constant_and_collinear_features_fall_back_to_the_svd() {
         assert!(s[1] <= 1e-12 * s[0] && s[2] <= 1e-12 * s[0], "{s:?}");
         // Minimum norm: the constant column gets nothing, and the slope along x splits as
         // (1, 3)/10 of the slope on the combined direction.
-        assert!(m.coef()[1].abs() < 1e-12);
-        assert!(close(m.coef()[2], 3.0 * m.coef()[0], 1e-10));
+        assert!(m.coef().row(0)[1].abs() < 1e-12);
+        assert!(close(m.coef().row(0)[2], 3.0 * m.coef().row(0)[0], 1e-10));
         assert!(m.coef_standard_errors().is_none());
         assert!(unsupported_interval(&m, &data).contains("rank-deficient (rank 1 of 3"));
         // p = rank + intercept = 2.
@@ -358,7 +358,7 @@ fn constant_and_collinear_features_fall_back_to_the_svd() {
     let ols = LinearRegression::params().fit(&data).unwrap();
     let r = Ridge::params().alpha(0.0).fit(&data).unwrap();
     assert_eq!(r.solver(), RidgeSolver::Svd);
-    for (a, b) in r.coef().iter().zip(ols.coef()) {
+    for (a, b) in r.coef().row(0).iter().zip(ols.coef().row(0)) {
         assert!(close(*a, *b, 1e-10));
     }
 }
@@ -507,7 +507,7 @@ fn tall_data_gives_the_same_bits_on_any_thread_count() {
         let (one, two) = (on(1, solver), on(2, solver));
         assert_eq!(one, two, "{solver:?}");
         assert_eq!(one.solver(), solver);
-        for (a, b) in one.coef().iter().zip(reference.coef()) {
+        for (a, b) in one.coef().row(0).iter().zip(reference.coef().row(0)) {
             assert!(close(*a, *b, 1e-12), "{solver:?}: {a} vs {b}");
         }
         assert!(close(one.rss(), reference.rss(), 1e-10));
@@ -567,10 +567,10 @@ fn gradient_descent_reaches_the_qr_answer_on_housing() {
         run.iterations
     );
     assert_eq!(gd.solver(), LstsqSolver::GradientDescent);
-    for (a, b) in gd.coef().iter().zip(qr.coef()) {
+    for (a, b) in gd.coef().row(0).iter().zip(qr.coef().row(0)) {
         assert!(close(*a, *b, 1e-6), "{a} vs {b}");
     }
-    assert!(close(gd.intercept(), qr.intercept(), 1e-6));
+    assert!(close(gd.intercept()[0], qr.intercept()[0], 1e-6));
     assert!(
         close(gd.rss(), qr.rss(), 1e-10),
         "{} vs {}",
@@ -601,13 +601,13 @@ fn gradient_descent_tends_to_the_minimum_norm_solution() {
         .solver(LstsqSolver::Svd)
         .fit(&data)
         .unwrap();
-    assert!(close(svd.coef()[0], 0.6, 1e-12) && close(svd.coef()[1], 1.2, 1e-12));
+    assert!(close(svd.coef().row(0)[0], 0.6, 1e-12) && close(svd.coef().row(0)[1], 1.2, 1e-12));
     assert!(
-        close(gd.coef()[0], 0.6, 1e-9) && close(gd.coef()[1], 1.2, 1e-9),
+        close(gd.coef().row(0)[0], 0.6, 1e-9) && close(gd.coef().row(0)[1], 1.2, 1e-9),
         "{:?}",
-        gd.coef()
+        gd.coef().row(0)
     );
-    assert!(close(gd.intercept(), -1.0, 1e-9));
+    assert!(close(gd.intercept()[0], -1.0, 1e-9));
 }
 
 #[test]

@@ -81,10 +81,15 @@ fn least_squares_matches_numpy_and_the_statsmodels_formulas() {
             assert_eq!(m.solver(), solver, "{what}: no fallback on full-rank data");
             // The normal equations square the condition number (≈ 40 here): still far
             // inside 1e-8.
-            assert_close(&what, m.coef(), get(&f, &format!("{name}.coef")), 1e-10);
             assert_close(
                 &what,
-                &[m.intercept()],
+                m.coef().row(0),
+                get(&f, &format!("{name}.coef")),
+                1e-10,
+            );
+            assert_close(
+                &what,
+                &[m.intercept()[0]],
                 get(&f, &format!("{name}.intercept")),
                 1e-10,
             );
@@ -183,8 +188,13 @@ fn collinear_columns_give_numpys_minimum_norm_solution() {
         // QR and the normal equations detect the deficiency and fall back to the SVD.
         assert_eq!(m.solver(), LstsqSolver::Svd, "{what}");
         assert_eq!(m.rank() as f64, get(&f, "centred.rank")[0], "{what}");
-        assert_close(&what, m.coef(), get(&f, "centred.coef"), 1e-10);
-        assert_close(&what, &[m.intercept()], get(&f, "centred.intercept"), 1e-10);
+        assert_close(&what, m.coef().row(0), get(&f, "centred.coef"), 1e-10);
+        assert_close(
+            &what,
+            &[m.intercept()[0]],
+            get(&f, "centred.intercept"),
+            1e-10,
+        );
         assert_close(
             &what,
             m.singular_values().unwrap(),
@@ -204,7 +214,7 @@ fn collinear_columns_give_numpys_minimum_norm_solution() {
         .fit(&data)
         .unwrap();
     assert_eq!(m.rank() as f64, get(&f, "origin.rank")[0]);
-    assert_close("origin", m.coef(), get(&f, "origin.coef"), 1e-10);
+    assert_close("origin", m.coef().row(0), get(&f, "origin.coef"), 1e-10);
     assert_close(
         "origin",
         m.singular_values().unwrap(),
@@ -232,8 +242,8 @@ fn ridge_matches_scikit_learn_and_the_path_matches_single_fits() {
                 .unwrap();
             let what = format!("alpha {alpha} {solver:?}");
             assert_eq!(m.solver(), solver);
-            assert_close(&what, m.coef(), want_coef, 1e-10);
-            assert_close(&what, &[m.intercept()], want_b, 1e-10);
+            assert_close(&what, m.coef().row(0), want_coef, 1e-10);
+            assert_close(&what, &[m.intercept()[0]], want_b, 1e-10);
             if solver == RidgeSolver::Svd {
                 assert_eq!(&m, from_path, "{what}: path and single fit differ");
             }
@@ -247,11 +257,11 @@ fn ridge_matches_scikit_learn_and_the_path_matches_single_fits() {
     let m = Ridge::params().fit_intercept(false).fit(&weighted).unwrap();
     assert_close(
         "origin weighted",
-        m.coef(),
+        m.coef().row(0),
         get(&f, "origin_weighted.coef"),
         1e-10,
     );
-    assert_eq!(m.intercept(), 0.0);
+    assert_eq!(m.intercept()[0], 0.0);
     // 8 samples, 13 features: the Cholesky runs on the 8 × 8 dual system.
     let wide = first_rows(&data, 8);
     for solver in [RidgeSolver::Cholesky, RidgeSolver::Svd] {
@@ -260,8 +270,13 @@ fn ridge_matches_scikit_learn_and_the_path_matches_single_fits() {
             .solver(solver)
             .fit(&wide)
             .unwrap();
-        assert_close("wide", m.coef(), get(&f, "wide.coef"), 1e-10);
-        assert_close("wide", &[m.intercept()], get(&f, "wide.intercept"), 1e-10);
+        assert_close("wide", m.coef().row(0), get(&f, "wide.coef"), 1e-10);
+        assert_close(
+            "wide",
+            &[m.intercept()[0]],
+            get(&f, "wide.intercept"),
+            1e-10,
+        );
     }
 }
 

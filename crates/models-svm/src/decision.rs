@@ -1,7 +1,7 @@
 //! Decision values of a kernel expansion: kernel values between samples to predict and a
 //! model's support vectors in bounded blocks, or a linear kernel's weight vectors.
 
-use margin_core::{Matrix, Records, Result, RowView, memory};
+use margin_core::{DenseMatrix, Error, Matrix, Records, Result, RowView, memory};
 use margin_kernels::{Kernel, KernelSpec, cross_gram};
 
 /// Largest block of kernel values held at once while predicting, in bytes.
@@ -123,4 +123,60 @@ where
         })
         .collect::<Result<Vec<_>>>()
         .map(Some)
+}
+
+/// The geometric margin `1/‖w‖` of each row of weights (infinite for `w = 0`).
+pub(crate) fn margins(coef: &DenseMatrix) -> Vec<f64> {
+    coef.rows()
+        .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
+        .collect()
+}
+
+/// scikit-learn's `coef_` of a kernel SVM: each expansion's weight vector `w = Σ_s c_s sv_s`
+/// times `sign`, one row per expansion, from the weights the model keeps (`stored`) or else
+/// computed whatever their width. Only the linear kernel has weights in the input space: any
+/// other kernel is [`Error::Unsupported`] naming it (scikit-learn raises `AttributeError`).
+pub(crate) fn coef_matrix<I, E>(
+    kernel: &KernelSpec,
+    support: &Matrix,
+    n_features: usize,
+    stored: Option<&[Vec<f64>]>,
+    expansions: I,
+    sign: f64,
+) -> Result<DenseMatrix>
+where
+    I: ExactSizeIterator<Item = E>,
+    E: IntoIterator<Item = (usize, f64)>,
+{
+    let computed;
+    let rows = match stored {
+        Some(ws) => ws,
+        None => {
+            computed = linear_weights(kernel, support, n_features, expansions, Width::Any)?
+                .ok_or_else(|| {
+                    Error::unsupported(
+                        "coef",
+                        format!(
+                            "the model's kernel is {}, and only a linear-kernel SVM has weights \
+                             in the input space; its dual coefficients and support vectors \
+                             describe it instead",
+                            kernel.name()
+                        ),
+                    )
+                })?;
+            &computed[..]
+        }
+    };
+    let mut coef = DenseMatrix::try_zeros(
+        rows.len(),
+        n_features,
+        "the weights of a linear-kernel SVM",
+        memory::FEWER_FEATURES,
+    )?;
+    for (i, w) in rows.iter().enumerate() {
+        for (out, v) in coef.row_mut(i).iter_mut().zip(w) {
+            *out = sign * v;
+        }
+    }
+    Ok(coef)
 }

@@ -2,13 +2,13 @@
 //! fit.
 
 use margin_core::fit::Run;
-use margin_core::{Dataset, Matrix, Records, Result, model_check, validate};
+use margin_core::{Dataset, DenseMatrix, Matrix, Records, Result, model_check, validate};
 use margin_kernels::{Kernel, KernelSpec};
 use margin_optim::Stop;
 use margin_optim::smo::Solution;
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
+use crate::decision::{Width, coef_matrix, kernel_rows, libsvm_kernel, linear_weights};
 
 /// The support vectors, their coefficients and the solver's report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,6 +78,18 @@ impl Expansion {
         self.support = self.support.with_n_features(n_features)?;
         self.n_features = n_features;
         self.with_linear_weights()
+    }
+
+    /// For a linear kernel, `w` as a `1 × d` matrix (see [`coef_matrix`]).
+    pub(crate) fn coef(&self) -> Result<DenseMatrix> {
+        coef_matrix(
+            &self.kernel,
+            &self.support,
+            self.n_features,
+            self.weights.as_ref().map(std::slice::from_ref),
+            std::iter::once(self.coef.iter().copied().enumerate()),
+            1.0,
+        )
     }
 
     /// `f(x)` for every row.

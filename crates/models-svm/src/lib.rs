@@ -81,7 +81,7 @@ mod svr;
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{
-    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Penalty, SvmLoss,
+    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Regularization, SvmLoss,
 };
 pub use margin_core::ClassWeight;
 pub use margin_core::fit::{Mark, Observer as SolverObserver};
@@ -91,6 +91,6 @@ pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcHyperparams, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrHyperparams, SvrParams};
 
-margin_core::impl_n_features!(LinearSvc, OneClassSvm, Svc, Svr);
+margin_core::impl_n_features!(OneClassSvm, Svc, Svr);
 margin_core::impl_hyperparams!(LinearSvc, OneClassSvm, Svc, Svr);
 margin_core::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);

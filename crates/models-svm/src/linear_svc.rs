@@ -4,9 +4,8 @@
 use margin_core::fit::{FitObserved, FitReport, Observer, Run, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PresentClasses, Records, Result, classes_from_scores, linear_scores, memory, model_check,
-    validate,
+    ClassWeight, Dataset, Error, Fit, LinearClassifierCore, ModelFile, PresentClasses, Records,
+    Result, memory, model_check, validate,
 };
 use margin_optim::Stop;
 pub use margin_optim::dcd::SvmLoss;
@@ -15,9 +14,11 @@ pub use margin_optim::pegasos::Iterate;
 use margin_optim::pegasos::{self, PegasosOptions};
 use serde::{Deserialize, Serialize};
 
-/// How strongly `w` is regularized.
+/// How strongly `w` is regularized: the cost `C` or Pegasos's `λ`, two scalings of the same
+/// problem (not to be confused with logistic regression's `Penalty`, which chooses the
+/// regularizer itself).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Penalty {
+pub enum Regularization {
     /// The SVM's cost `C` in `½‖w‖² + C Σ loss` (scikit-learn's and LIBLINEAR's).
     C(f64),
     /// Pegasos's `λ` in `(λ/2)‖w‖² + (1/n) Σ loss`: the same problem with `C = 1/(nλ)`,
@@ -72,9 +73,9 @@ margin_core::param_choice!(LinearSolverKind { Dcd => "dcd", Pegasos => "pegasos"
 
 /// Hyperparameters of [`LinearSvc`] (scikit-learn's `LinearSVC` names and defaults).
 ///
-/// The penalty and the solver are stored as one field per parameter (`C` and `lambda`;
+/// The regularization and the solver are stored as one field per parameter (`C` and `lambda`;
 /// `solver` and Pegasos's `epochs`, `batch_size`, `projection`, `iterate`), so that setting
-/// them by name does not depend on the order; [`Penalty`] and [`LinearSolver`] are built
+/// them by name does not depend on the order; [`Regularization`] and [`LinearSolver`] are built
 /// from them at fit time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearSvcParams {
@@ -187,9 +188,10 @@ impl LinearSvcParams {
         self
     }
 
-    /// The penalty the parameters describe.
-    fn penalty(&self) -> Penalty {
-        self.lambda.map_or(Penalty::C(self.c), Penalty::Lambda)
+    /// The regularization the parameters describe.
+    fn regularization(&self) -> Regularization {
+        self.lambda
+            .map_or(Regularization::C(self.c), Regularization::Lambda)
     }
 
     /// The solver the parameters describe.
@@ -285,10 +287,7 @@ margin_core::params! {
 /// class against the rest otherwise).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearSvc {
-    labels: Vec<Label>,
-    n_features: usize,
-    coef: Vec<Vec<f64>>,
-    intercept: Vec<f64>,
+    core: LinearClassifierCore,
     c: f64,
     iterations: Vec<usize>,
     stops: Vec<Stop>,
@@ -306,22 +305,6 @@ impl LinearSvc {
         LinearSvcParams::default()
     }
 
-    /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-
-    /// Weights, one vector per binary problem: one for two classes, positive for
-    /// `labels()[1]` (scikit-learn's convention), else one per class against the rest.
-    pub fn coef(&self) -> &[Vec<f64>] {
-        &self.coef
-    }
-
-    /// Intercepts, one per binary problem (0 without `fit_intercept`).
-    pub fn intercept(&self) -> &[f64] {
-        &self.intercept
-    }
-
     /// The cost `C` the problems were solved with (from `λ` when given as `λ`).
     pub fn c(&self) -> f64 {
         self.c
@@ -329,10 +312,7 @@ impl LinearSvc {
 
     /// The geometric margin `1/‖w‖` of each problem (infinite for `w = 0`).
     pub fn margin(&self) -> Vec<f64> {
-        self.coef
-            .iter()
-            .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
-            .collect()
+        crate::decision::margins(self.coef())
     }
 
     /// Epochs each binary problem ran.
@@ -347,43 +327,9 @@ impl LinearSvc {
     pub fn fit_report(&self) -> FitReport {
         FitReport::of(&self.iterations, &self.stops)
     }
-
-    /// The number of features the model was fitted on.
-    pub fn n_features(&self) -> usize {
-        self.n_features
-    }
-
-    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        validate::check_predict(self.n_features(), records)?;
-        Ok(linear_scores(records, &self.coef, &self.intercept))
-    }
-
-    /// Predicted class indices into [`LinearSvc::classes`].
-    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        let scores = self.scores(records)?;
-        Ok(classes_from_scores(&scores, self.labels.len()))
-    }
 }
 
-impl Predict for LinearSvc {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_classes(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-}
-
-impl DecisionFunction for LinearSvc {
-    /// `w·x + b` per problem: one column for two classes (positive for `labels()[1]`), one per
-    /// class otherwise.
-    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        self.scores(records)
-    }
-}
+margin_core::impl_linear_classifier!(LinearSvc);
 
 impl ModelFile for LinearSvc {
     const KIND: &'static str = "linear-svc";
@@ -392,13 +338,7 @@ impl ModelFile for LinearSvc {
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
-        model_check::class_labels("labels", &self.labels)?;
-        model_check::linear_classifier(
-            self.labels.len(),
-            &self.coef,
-            &self.intercept,
-            self.n_features,
-        )
+        self.core.check_consistent()
     }
 }
 
@@ -435,9 +375,9 @@ impl LinearSvcParams {
         } = classes.present();
         let cw = self.class_weight.per_class(&labels, &class_counts);
         let n = data.n_samples();
-        let c = match self.penalty() {
-            Penalty::C(c) => c,
-            Penalty::Lambda(l) => 1.0 / (n as f64 * l),
+        let c = match self.regularization() {
+            Regularization::C(c) => c,
+            Regularization::Lambda(l) => 1.0 / (n as f64 * l),
         };
         let sample = |i: usize| data.sample_weights.as_ref().map_or(1.0, |w| w[i]);
         let bias = self.fit_intercept.then_some(self.intercept_scaling);
@@ -520,10 +460,7 @@ impl LinearSvcParams {
             stops.push(stop);
         }
         Ok(LinearSvc {
-            labels,
-            n_features: d,
-            coef,
-            intercept,
+            core: LinearClassifierCore::from_rows(labels, d, &coef, intercept)?,
             c,
             iterations,
             stops,

@@ -118,6 +118,17 @@ impl OneClassSvm {
     pub fn rho(&self) -> f64 {
         self.expansion.rho
     }
+    /// The intercept `b = −ρ`, one entry (scikit-learn's `intercept_`): `w·x + b` is the
+    /// decision value for a linear kernel.
+    pub fn intercept(&self) -> Vec<f64> {
+        vec![-self.expansion.rho]
+    }
+    /// For a linear kernel, `w = Σ_s α_s sv_s` as one row (scikit-learn's `coef_`).
+    /// [`Error::Unsupported`](margin_core::Error::Unsupported) naming the kernel for any other
+    /// kernel.
+    pub fn coef(&self) -> Result<DenseMatrix> {
+        self.expansion.coef()
+    }
     /// Dual objective at the solution.
     pub fn objective(&self) -> f64 {
         self.expansion.objective

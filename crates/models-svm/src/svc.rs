@@ -11,7 +11,7 @@ use margin_optim::Stop;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{Width, kernel_rows, libsvm_kernel, linear_weights};
+use crate::decision::{Width, coef_matrix, kernel_rows, libsvm_kernel, linear_weights};
 use crate::expansion::check_linear_weights;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
@@ -363,7 +363,7 @@ impl Svc {
     }
     /// Intercepts, one per problem, in [`DecisionFunction`]'s convention (scikit-learn's):
     /// `b = −ρ` of each problem, negated for two classes so that the decision value
-    /// `w·x + b` is positive for `labels()[1]`.
+    /// `w·x + b` is positive for `classes()[1]`.
     pub fn intercept(&self) -> Vec<f64> {
         let sign = self.binary_sign();
         self.problems.iter().map(|p| -sign * p.rho).collect()
@@ -398,40 +398,29 @@ impl Svc {
     pub fn hyperparams(&self) -> &SvcHyperparams {
         &self.params
     }
-    /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`, in
+    /// For a linear kernel, each problem's weight vector `w = Σ α_i y_i x_i`, one row per
+    /// problem (one for two classes, one per pair one-vs-one, one per class one-vs-rest), in
     /// [`DecisionFunction`]'s convention as [`Svc::intercept`] (negated for two classes, as
-    /// scikit-learn's `coef_`): `w·x + b` is the decision value.
+    /// scikit-learn's `coef_`): `w·x + b` is the decision value. Computed on each call from
+    /// the weights kept for predictions, or from the support vectors where the model keeps
+    /// none (a sparse file with a huge feature index).
     ///
-    /// `None` for other kernels, and where the dense weights (problems × features) are more
-    /// than this machine can hold (a sparse file with a huge feature index: predictions then
-    /// go through the support vectors).
-    pub fn coef(&self) -> Option<Vec<Vec<f64>>> {
-        let sign = self.binary_sign();
-        self.any_width_weights().map(|ws| {
-            ws.iter()
-                .map(|w| w.iter().map(|v| sign * v).collect())
-                .collect()
-        })
+    /// [`Error::Unsupported`](margin_core::Error::Unsupported) naming the kernel for any other
+    /// kernel (scikit-learn raises `AttributeError`).
+    pub fn coef(&self) -> Result<DenseMatrix> {
+        coef_matrix(
+            &self.kernel,
+            &self.support,
+            self.n_features,
+            self.weights.as_deref(),
+            self.problems.iter().map(|p| p.coef.iter().copied()),
+            self.binary_sign(),
+        )
     }
-    /// For a linear kernel, the geometric margin `1/‖w‖` of each problem (`None` as for
-    /// [`Svc::coef`]).
-    pub fn margin(&self) -> Option<Vec<f64>> {
-        self.any_width_weights().map(|ws| {
-            ws.iter()
-                .map(|w| 1.0 / margin_core::dot(w, w).sqrt())
-                .collect()
-        })
-    }
-    /// The weights kept for predictions, or else computed whatever their width.
-    fn any_width_weights(&self) -> Option<std::borrow::Cow<'_, [Vec<f64>]>> {
-        match &self.weights {
-            Some(ws) => Some(std::borrow::Cow::Borrowed(ws)),
-            None => self
-                .linear_weights(Width::Any)
-                .ok()
-                .flatten()
-                .map(std::borrow::Cow::Owned),
-        }
+    /// For a linear kernel, the geometric margin `1/‖w‖` of each problem (refused as
+    /// [`Svc::coef`] is for other kernels).
+    pub fn margin(&self) -> Result<Vec<f64>> {
+        Ok(crate::decision::margins(&self.coef()?))
     }
 
     /// Assembles a model from its parts (LIBSVM model files use this). Support vectors are
@@ -631,7 +620,7 @@ impl Predict for Svc {
 }
 
 impl DecisionFunction for Svc {
-    /// scikit-learn's convention: for two classes one column, positive for `labels()[1]`; for
+    /// scikit-learn's convention: for two classes one column, positive for `classes()[1]`; for
     /// more, one column per problem (one-vs-one pairs in order, or one per class for
     /// one-vs-rest), positive for the pair's first class.
     fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {

@@ -212,9 +212,9 @@ impl Svr {
     pub fn dual_coef(&self) -> &[f64] {
         &self.expansion.coef
     }
-    /// The intercept `b = −ρ`.
-    pub fn intercept(&self) -> f64 {
-        -self.expansion.rho
+    /// The intercept `b = −ρ`, one entry (one output; scikit-learn's `intercept_`).
+    pub fn intercept(&self) -> Vec<f64> {
+        vec![-self.expansion.rho]
     }
     /// Dual objective at the solution.
     pub fn objective(&self) -> f64 {
@@ -230,9 +230,11 @@ impl Svr {
     pub fn fit_report(&self) -> FitReport {
         FitReport::new(vec![self.expansion.run()]).with_folds(self.probability_folds)
     }
-    /// For a linear kernel, `w`.
-    pub fn coef(&self) -> Option<&[f64]> {
-        self.expansion.weights.as_deref()
+    /// For a linear kernel, `w` as one row (scikit-learn's `coef_`): `w·x + b` is the
+    /// prediction. [`Error::Unsupported`](margin_core::Error::Unsupported) naming the kernel for
+    /// any other kernel.
+    pub fn coef(&self) -> Result<DenseMatrix> {
+        self.expansion.coef()
     }
     /// The probability model of a regressor fitted with `probability(true)` (LIBSVM's
     /// `probA`, `svm_get_svr_probability`): `y = f(x) + z` with `z` Laplace-distributed, density

@@ -200,7 +200,7 @@ fn check_regressor(name: &str, model: &Svr, c: f64, data: &Dataset) {
     let got = (
         model.iterations(),
         model.objective(),
-        -model.intercept(),
+        -model.intercept()[0],
         model.support_indices().len(),
         n_bsv,
     );

@@ -66,17 +66,17 @@ fn check_against_liblinear(case: &str, data: &Dataset, params: margin_svm::Linea
         })
         .collect();
     if labels.len() == 2 {
-        // LIBLINEAR's single vector is positive for its first label; ours for labels()[1].
+        // LIBLINEAR's single vector is positive for its first label; ours for classes()[1].
         let (label, w, b) = &r.problems[0];
         let sign = if *label == labels[1] { 1.0 } else { -1.0 };
         let w_ref: Vec<f64> = w.iter().map(|v| sign * v).collect();
-        let err = relative_error(&model.coef()[0], model.intercept()[0], &w_ref, sign * b);
+        let err = relative_error(model.coef().row(0), model.intercept()[0], &w_ref, sign * b);
         assert!(err < 1e-4, "{case}: relative error {err}");
     } else {
         assert_eq!(r.labels.len(), labels.len());
         for (label, w, b) in &r.problems {
             let k = labels.iter().position(|l| l == label).unwrap();
-            let err = relative_error(&model.coef()[k], model.intercept()[k], w, *b);
+            let err = relative_error(model.coef().row(k), model.intercept()[k], w, *b);
             assert!(err < 1e-4, "{case} class {label}: relative error {err}");
         }
     }
@@ -143,7 +143,7 @@ fn mirrored_heart() -> Dataset {
     .unwrap()
 }
 
-/// `½‖w‖² + C Σ hinge(yᵢ (w·xᵢ + b))` with `y = +1` for `labels()[1]`.
+/// `½‖w‖² + C Σ hinge(yᵢ (w·xᵢ + b))` with `y = +1` for `classes()[1]`.
 fn primal(data: &Dataset, w: &[f64], b: f64, c: f64) -> f64 {
     let y = data.targets.values().unwrap();
     let hinge: f64 = (0..data.n_samples())
@@ -162,8 +162,8 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         .tol(1e-9)
         .fit(&data)
         .unwrap();
-    // coef and intercept in the decision function's convention: positive for labels()[1] = +1.
-    let w_smo: Vec<f64> = smo.coef().unwrap()[0].clone();
+    // coef and intercept in the decision function's convention: positive for classes()[1] = +1.
+    let w_smo: Vec<f64> = smo.coef().unwrap().row(0).to_vec();
     let b_smo = smo.intercept()[0];
     let f_smo = primal(&data, &w_smo, b_smo, c);
 
@@ -175,7 +175,7 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         .max_iter(100_000)
         .fit(&data)
         .unwrap();
-    let f_dcd = primal(&data, &dcd.coef()[0], 0.0, c);
+    let f_dcd = primal(&data, dcd.coef().row(0), 0.0, c);
     assert!(
         (f_dcd - f_smo).abs() <= 1e-6 * f_smo,
         "DCD {f_dcd} vs SMO {f_smo}"
@@ -193,7 +193,7 @@ fn dcd_and_pegasos_reach_the_smo_objective() {
         })
         .fit(&data)
         .unwrap();
-    let f_peg = primal(&data, &pegasos.coef()[0], 0.0, c);
+    let f_peg = primal(&data, pegasos.coef().row(0), 0.0, c);
     assert!(
         f_peg >= f_smo * (1.0 - 1e-9),
         "Pegasos below the optimum: {f_peg} < {f_smo}"
@@ -218,7 +218,7 @@ fn lambda_is_c_over_n() {
         by_c.predict(&data.records).unwrap(),
         by_lambda.predict(&data.records).unwrap()
     );
-    for (a, b) in by_c.coef()[0].iter().zip(&by_lambda.coef()[0]) {
+    for (a, b) in by_c.coef().row(0).iter().zip(by_lambda.coef().row(0)) {
         assert!((a - b).abs() < 1e-12);
     }
 }
@@ -239,7 +239,7 @@ fn hand_solved_margin() {
         .tol(1e-12)
         .fit(&data)
         .unwrap();
-    assert!((model.coef()[0][0] - 0.5).abs() < 1e-12);
+    assert!((model.coef().row(0)[0] - 0.5).abs() < 1e-12);
     assert!((model.margin()[0] - 2f64.sqrt()).abs() < 1e-12);
     let scores = model.decision_function(&data.records).unwrap();
     assert!((scores.get(0, 0) - 1.0).abs() < 1e-12 && (scores.get(1, 0) + 1.0).abs() < 1e-12);

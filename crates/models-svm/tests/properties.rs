@@ -122,9 +122,10 @@ fn hard_margin_matches_the_hand_solution() {
         .kernel(KernelChoice::Linear)
         .fit(&data)
         .unwrap();
-    // scikit-learn's convention: w·x + b = decision value, positive for labels()[1] = +1.
+    // scikit-learn's convention: w·x + b = decision value, positive for classes()[1] = +1.
     assert_eq!(model.classes()[1], Label::Number(1.0));
-    let w = &model.coef().unwrap()[0];
+    let coef = model.coef().unwrap();
+    let w = coef.row(0);
     assert!((w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9, "{w:?}");
     assert!(
         (model.intercept()[0] + 1.0).abs() < 1e-9,
@@ -147,7 +148,7 @@ fn hard_margin_matches_the_hand_solution() {
             && alpha[3] == 0.0,
         "{alpha:?}"
     );
-    // decision_function follows scikit-learn: positive means labels()[1] = +1.
+    // decision_function follows scikit-learn: positive means classes()[1] = +1.
     let dec = model
         .decision_function(&DenseMatrix::from_rows(&[[4.0, 0.0], [-1.0, 0.0]]).unwrap())
         .unwrap();

@@ -36,7 +36,7 @@ impl<'a> ExportOptions<'a> {
         self.feature_names = Some(names);
         self
     }
-    /// Labels classes by index (a classifier's `labels()`; default the class index).
+    /// Labels classes by index (a classifier's `classes()`; default the class index).
     pub fn class_labels(mut self, labels: &'a [Label]) -> Self {
         self.class_labels = Some(labels);
         self

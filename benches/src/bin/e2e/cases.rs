@@ -539,10 +539,10 @@ fn pegasos(args: &DataArgs) -> Res<Outcome> {
 /// `B = 1` (so `w_B = b`, regularized as LIBLINEAR's `-B 1`).
 fn primal_objective(model: &LinearSvc, train: &Dataset, loss: SvmLoss) -> Res<f64> {
     use margin_core::DecisionFunction;
-    if model.coef().len() != 1 {
+    if model.coef().nrows() != 1 {
         return Err("the primal objective is computed for binary problems only".into());
     }
-    let (w, b) = (&model.coef()[0], model.intercept()[0]);
+    let (w, b) = (model.coef().row(0), model.intercept()[0]);
     let positive = &model.classes()[1];
     let scores = model.decision_function(&train.records)?;
     let y = data::numeric_targets(train)?;

@@ -179,7 +179,7 @@ impl KernelPerceptron {
         &self.support_vectors
     }
 
-    /// Per binary problem (one for two classes, positive for `labels()[1]`; else one per
+    /// Per binary problem (one for two classes, positive for `classes()[1]`; else one per
     /// class against the rest), `αᵢ yᵢ` for each support sample: `αᵢ` is the sample's
     /// (weighted) number of mistakes in that problem, possibly 0 there.
     pub fn dual_coef(&self) -> &[Vec<f64>] {
@@ -253,7 +253,7 @@ impl Predict for KernelPerceptron {
 
 impl DecisionFunction for KernelPerceptron {
     /// `Σᵢ αᵢ yᵢ k(xᵢ, x) + b` per problem: one column for two classes (positive for
-    /// `labels()[1]`), one per class otherwise.
+    /// `classes()[1]`), one per class otherwise.
     fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         self.scores(records)
     }

@@ -17,7 +17,7 @@
 //! Both are binary classifiers, extended to more classes one-vs-rest (one problem per class,
 //! class against the rest, solved in parallel; the prediction is the class with the largest
 //! score, ties to the earlier class). Labels are sorted as scikit-learn sorts them; for two
-//! classes there is one problem, positive for `labels()[1]`. Every problem visits the samples
+//! classes there is one problem, positive for `classes()[1]`. Every problem visits the samples
 //! in the same sequence of orders, drawn from `seed` (ChaCha8) and reshuffled each epoch, so
 //! a fit depends on the seed only, not on the number of threads.
 //!

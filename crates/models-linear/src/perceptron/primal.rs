@@ -3,8 +3,7 @@
 use margin_core::fit::{FitObserved, FitReport, Observer, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, Result,
-    classes_from_scores, linear_scores, memory, model_check, validate,
+    Dataset, Fit, LinearClassifierCore, ModelFile, Records, Result, memory, model_check,
 };
 use margin_optim::Stop;
 use serde::{Deserialize, Serialize};
@@ -95,9 +94,7 @@ impl PerceptronParams {
 /// against the rest otherwise).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Perceptron {
-    labels: Vec<Label>,
-    coef: Vec<Vec<f64>>,
-    intercept: Vec<f64>,
+    core: LinearClassifierCore,
     n_iter: Vec<usize>,
     mistakes: Vec<usize>,
     stops: Vec<Stop>,
@@ -115,22 +112,6 @@ impl Perceptron {
         PerceptronParams::default()
     }
 
-    /// Class labels, sorted; columns of [`DecisionFunction`] for more than two classes.
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-
-    /// Weights, one vector per binary problem: one for two classes, positive for
-    /// `labels()[1]`, else one per class against the rest.
-    pub fn coef(&self) -> &[Vec<f64>] {
-        &self.coef
-    }
-
-    /// Intercepts, one per binary problem (0 without `fit_intercept`).
-    pub fn intercept(&self) -> &[f64] {
-        &self.intercept
-    }
-
     /// Mistakes (updates) each binary problem made over all its epochs.
     pub fn mistakes(&self) -> &[usize] {
         &self.mistakes
@@ -143,56 +124,19 @@ impl Perceptron {
     pub fn fit_report(&self) -> FitReport {
         FitReport::of(&self.n_iter, &self.stops)
     }
-
-    /// The number of features the model was fitted on.
-    pub fn n_features(&self) -> usize {
-        self.coef.first().map_or(0, Vec::len)
-    }
-
-    fn scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        validate::check_predict(self.n_features(), records)?;
-        Ok(linear_scores(records, &self.coef, &self.intercept))
-    }
-
-    /// Predicted class indices into [`Perceptron::classes`].
-    pub fn predict_classes<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        Ok(classes_from_scores(
-            &self.scores(records)?,
-            self.labels.len(),
-        ))
-    }
 }
 
-impl Predict for Perceptron {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_classes(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-}
-
-impl DecisionFunction for Perceptron {
-    /// `w·x + b` per problem: one column for two classes (positive for `labels()[1]`), one per
-    /// class otherwise.
-    fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        self.scores(records)
-    }
-}
+margin_core::impl_linear_classifier!(Perceptron);
 
 impl ModelFile for Perceptron {
     const KIND: &'static str = "perceptron";
-    // 2: the hyperparameters the model was fitted with.
+    /// 2: the weights are stored with their width first, as every linear classifier's are
+    /// ([`LinearClassifierCore`]), and the hyperparameters the model was fitted with.
     const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
-        let d = self.n_features();
-        model_check::class_labels("labels", &self.labels)?;
-        model_check::linear_classifier(self.labels.len(), &self.coef, &self.intercept, d)
+        self.core.check_consistent()
     }
 }
 
@@ -271,22 +215,24 @@ impl PerceptronParams {
             let run = train(&mut learner, &signs, weights, self.schedule(), observer)?;
             Ok((learner, run))
         })?;
-        let mut model = Perceptron {
-            labels: encoded.labels,
-            coef: Vec::with_capacity(solved.len()),
-            intercept: Vec::with_capacity(solved.len()),
-            n_iter: Vec::with_capacity(solved.len()),
-            mistakes: Vec::with_capacity(solved.len()),
-            stops: Vec::with_capacity(solved.len()),
-            params: self.clone(),
-        };
+        let mut coef = Vec::with_capacity(solved.len());
+        let mut intercept = Vec::with_capacity(solved.len());
+        let mut n_iter = Vec::with_capacity(solved.len());
+        let mut mistakes = Vec::with_capacity(solved.len());
+        let mut stops = Vec::with_capacity(solved.len());
         for (learner, run) in solved {
-            model.coef.push(learner.w);
-            model.intercept.push(learner.b);
-            model.n_iter.push(run.n_iter);
-            model.mistakes.push(run.mistakes);
-            model.stops.push(run.stop);
+            coef.push(learner.w);
+            intercept.push(learner.b);
+            n_iter.push(run.n_iter);
+            mistakes.push(run.mistakes);
+            stops.push(run.stop);
         }
-        Ok(model)
+        Ok(Perceptron {
+            core: LinearClassifierCore::from_rows(encoded.labels, d, &coef, intercept)?,
+            n_iter,
+            mistakes,
+            stops,
+            params: self.clone(),
+        })
     }
 }

@@ -7,7 +7,8 @@ use margin_core::faer::{Accum, Mat, MatRef, Par};
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Result, model_check,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
+    model_check,
 };
 use margin_optim::Stop;
 use margin_optim::gd::{self, GdOptions};
@@ -147,8 +148,7 @@ pub struct PredictionInterval {
 /// statsmodels' `WLS` reads them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearRegression {
-    coef: Vec<f64>,
-    intercept: f64,
+    core: LinearRegressorCore,
     fit_intercept: bool,
     rank: usize,
     singular_values: Option<Vec<f64>>,
@@ -174,19 +174,20 @@ impl LinearRegression {
     }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
-        self.coef.len()
+        self.core.n_features()
     }
     /// Default parameters.
     pub fn params() -> LinearRegressionParams {
         LinearRegressionParams::default()
     }
-    /// The weights `w`, one per feature.
-    pub fn coef(&self) -> &[f64] {
-        &self.coef
+    /// The weights `w` as scikit-learn's `coef_` for every linear model: one row (one output),
+    /// one column per feature.
+    pub fn coef(&self) -> &DenseMatrix {
+        self.core.coef()
     }
-    /// The intercept `b` (0 when fitted without one).
-    pub fn intercept(&self) -> f64 {
-        self.intercept
+    /// The intercept `b`, one per row of `coef()` (one entry; 0 when fitted without one).
+    pub fn intercept(&self) -> &[f64] {
+        self.core.intercept()
     }
     /// Rank of the (centred) design: below the feature count when features are collinear or
     /// constant, in which case `coef` is the minimum-norm solution.
@@ -245,7 +246,7 @@ impl LinearRegression {
     /// The refusal of `operation`, which needs `(X̃ᵀX̃)⁻¹` and σ̂², by a fit that has not both:
     /// why not, and what to refit with.
     fn no_inference(&self, operation: &str) -> Error {
-        let d = self.coef.len();
+        let d = self.n_features();
         let reason = if self.solver == LstsqSolver::GradientDescent {
             "the model was fitted by gradient descent, which never factors the design: refit with a direct solver (LstsqSolver::Qr, Svd or NormalEquations)".to_owned()
         } else if self.inverse_gram.is_none() {
@@ -265,7 +266,7 @@ impl LinearRegression {
 
     /// `zᵀ G z` for the scaled inverse Gram `G` and `z = (x − x̄) / x_scale`.
     fn leverage(&self, g: MatRef<'_, f64>, x: impl Fn(usize) -> f64) -> f64 {
-        let d = self.coef.len();
+        let d = self.n_features();
         let z: Vec<f64> = (0..d)
             .map(|j| (x(j) - self.x_offset[j]) / self.x_scale)
             .collect();
@@ -279,7 +280,7 @@ impl LinearRegression {
     pub fn coef_standard_errors(&self) -> Option<Vec<f64>> {
         let (g, sigma2) = self.inference()?;
         Some(
-            (0..self.coef.len())
+            (0..self.n_features())
                 .map(|j| (sigma2 * g[(j, j)]).sqrt() / self.x_scale)
                 .collect(),
         )
@@ -329,7 +330,7 @@ impl LinearRegression {
         } else {
             1.0
         };
-        let d = self.coef.len();
+        let d = self.n_features();
         let half: Vec<f64> = (0..records.n_samples())
             .into_par_iter()
             .with_min_len(256)
@@ -556,8 +557,7 @@ impl FitObserved for LinearRegressionParams {
         let y_scale2 = design.y_scale * design.y_scale;
         Ok(LinearRegression {
             params: self.clone(),
-            coef,
-            intercept,
+            core: LinearRegressorCore::new(coef, intercept),
             fit_intercept: self.fit_intercept,
             rank: solution.rank,
             singular_values: solution
@@ -581,7 +581,7 @@ impl Predict for LinearRegression {
     type Output = Vec<f64>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
-        predict_linear(records, &self.coef, self.intercept)
+        predict_linear(records, self.core.w(), self.core.b())
     }
 }
 
@@ -596,9 +596,8 @@ impl ModelFile for LinearRegression {
     /// scale and weight sum, a finite residual sum of squares, a rank of at most `d`.
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
-        let d = self.coef.len();
-        model_check::finite("coef", &self.coef)?;
-        model_check::finite("intercept", &[self.intercept])?;
+        let d = self.n_features();
+        self.core.check_consistent()?;
         model_check::len("x_offset", self.x_offset.len(), d)?;
         model_check::finite("x_offset", &self.x_offset)?;
         if let Some(g) = &self.inverse_gram {

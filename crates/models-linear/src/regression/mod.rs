@@ -46,8 +46,8 @@
 //!
 //! // One SVD, five penalties.
 //! let path = Ridge::params().fit_path(&train, &[0.01, 0.1, 1.0, 10.0, 100.0])?;
-//! assert!(path[4].coef().iter().map(|w| w * w).sum::<f64>()
-//!     < path[0].coef().iter().map(|w| w * w).sum::<f64>());
+//! assert!(path[4].coef().row(0).iter().map(|w| w * w).sum::<f64>()
+//!     < path[0].coef().row(0).iter().map(|w| w * w).sum::<f64>());
 //!
 //! let krr = KernelRidge::params().alpha(0.1).kernel(margin_kernels::Rbf::with_gamma(0.1)?).fit(&train)?;
 //! let truth = test.targets.values()?;

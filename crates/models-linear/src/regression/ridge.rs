@@ -2,7 +2,9 @@
 
 use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::{Accum, Mat, Par};
-use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result, model_check};
+use margin_core::{
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
+};
 use serde::{Deserialize, Serialize};
 
 use margin_core::params::Params;
@@ -110,8 +112,7 @@ impl RidgeParams {
 /// A fitted ridge regression `y = x·w + b`, minimizing `Σ wᵢ (yᵢ − xᵢ·w − b)² + α ‖w‖²`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ridge {
-    coef: Vec<f64>,
-    intercept: f64,
+    core: LinearRegressorCore,
     alpha: f64,
     solver: RidgeSolver,
     /// The hyperparameters the model was fitted with.
@@ -125,19 +126,20 @@ impl Ridge {
     }
     /// Number of features the model was fitted on.
     pub fn n_features(&self) -> usize {
-        self.coef.len()
+        self.core.n_features()
     }
     /// Default parameters.
     pub fn params() -> RidgeParams {
         RidgeParams::default()
     }
-    /// The weights `w`.
-    pub fn coef(&self) -> &[f64] {
-        &self.coef
+    /// The weights `w` as scikit-learn's `coef_` for every linear model: one row (one output),
+    /// one column per feature.
+    pub fn coef(&self) -> &DenseMatrix {
+        self.core.coef()
     }
-    /// The intercept `b` (0 when fitted without one).
-    pub fn intercept(&self) -> f64 {
-        self.intercept
+    /// The intercept `b`, one per row of `coef()` (one entry; 0 when fitted without one).
+    pub fn intercept(&self) -> &[f64] {
+        self.core.intercept()
     }
     /// The penalty α the model was fitted with.
     pub fn alpha(&self) -> f64 {
@@ -161,8 +163,7 @@ impl Ridge {
             ));
         }
         Ok(Self {
-            coef,
-            intercept,
+            core: LinearRegressorCore::new(coef, intercept),
             alpha: params.alpha,
             solver,
             params,
@@ -256,7 +257,7 @@ impl Predict for Ridge {
     type Output = Vec<f64>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
-        predict_linear(records, &self.coef, self.intercept)
+        predict_linear(records, self.core.w(), self.core.b())
     }
 }
 
@@ -267,8 +268,7 @@ impl ModelFile for Ridge {
 
     /// Finite weights and intercept.
     fn check_consistent(&self) -> Result<()> {
-        model_check::within("params", self.params.check())?;
-        model_check::finite("coef", &self.coef)?;
-        model_check::finite("intercept", &[self.intercept])
+        margin_core::model_check::within("params", self.params.check())?;
+        self.core.check_consistent()
     }
 }
