@@ -392,6 +392,36 @@ pub trait FitObserved<Input: ?Sized = Dataset>: Fit<Input> {
     fn fit_observed(&self, input: &Input, observer: &mut dyn Observer) -> Result<Self::Model>;
 }
 
+/// Implements [`Fit`](crate::Fit) and [`FitObserved`] on a [`Dataset`] for params types whose
+/// inherent `fit_watched(&self, data, Option<&mut dyn Observer>)` does the fit: without an
+/// observer (a plain `fit`) it may solve its binary problems in parallel, with one it solves
+/// them in turn (see [`solve_each`]). `margin_core::impl_fit_watched!(PerceptronParams =>
+/// Perceptron);`
+#[macro_export]
+macro_rules! impl_fit_watched {
+    ($($params:ty => $model:ty),+ $(,)?) => {
+        $(
+            impl $crate::Fit for $params {
+                type Model = $model;
+
+                fn fit(&self, data: &$crate::Dataset) -> $crate::Result<$model> {
+                    self.fit_watched(data, None)
+                }
+            }
+
+            impl $crate::fit::FitObserved for $params {
+                fn fit_observed(
+                    &self,
+                    data: &$crate::Dataset,
+                    observer: &mut dyn $crate::fit::Observer,
+                ) -> $crate::Result<$model> {
+                    self.fit_watched(data, Some(observer))
+                }
+            }
+        )+
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,11 +1,11 @@
 //! Linear support vector classification in the primal space (LIBLINEAR's `-s 1/3`,
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
-use margin_core::fit::{FitObserved, FitReport, Observer, Run, solve_each};
+use margin_core::fit::{FitReport, Observer, Run, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Dataset, Error, Fit, LinearClassifierCore, ModelFile, PresentClasses, Records,
-    Result, memory, model_check, validate,
+    ClassWeight, Dataset, Error, LinearClassifierCore, ModelFile, PresentClasses, Records, Result,
+    memory, model_check, validate,
 };
 use margin_optim::Stop;
 pub use margin_optim::dcd::SvmLoss;
@@ -342,21 +342,7 @@ impl ModelFile for LinearSvc {
     }
 }
 
-impl Fit for LinearSvcParams {
-    type Model = LinearSvc;
-
-    fn fit(&self, data: &Dataset) -> Result<LinearSvc> {
-        self.fit_watched(data, None)
-    }
-}
-
-/// The binary problems are solved in parallel when nothing watches them, one after the other
-/// (in the model's order) for an observer: each problem's result is the same either way.
-impl FitObserved for LinearSvcParams {
-    fn fit_observed(&self, data: &Dataset, observer: &mut dyn Observer) -> Result<LinearSvc> {
-        self.fit_watched(data, Some(observer))
-    }
-}
+margin_core::impl_fit_watched!(LinearSvcParams => LinearSvc);
 
 impl LinearSvcParams {
     fn fit_watched(

@@ -193,15 +193,8 @@ pub fn elastic_net_observed(
         if check {
             gap = duality_gap(x, y, &w, &residual, l1, l2);
         }
-        let progress = Progress {
-            violation: check.then_some(gap),
-            ..Progress::new("cd", iterations)
-        };
-        if observer.observe(&progress) == Control::Stop {
-            break Stop::Observer;
-        }
-        if check && gap <= tol {
-            break Stop::CONVERGED;
+        if let Some(stop) = after_pass(observer, iterations, check.then_some(gap), tol) {
+            break stop;
         }
     };
     if !w.iter().all(|v| v.is_finite()) {
@@ -312,15 +305,8 @@ pub fn elastic_net_gram_observed(
             let xtr: Vec<f64> = xty.iter().zip(&q).map(|(a, b)| a - b).collect();
             gap = gap_from_products(&xtr, &w, r_sq, y_sq - w_xty, l1, l2);
         }
-        let progress = Progress {
-            violation: check.then_some(gap),
-            ..Progress::new("cd", iterations)
-        };
-        if observer.observe(&progress) == Control::Stop {
-            break Stop::Observer;
-        }
-        if check && gap <= tol {
-            break Stop::CONVERGED;
+        if let Some(stop) = after_pass(observer, iterations, check.then_some(gap), tol) {
+            break stop;
         }
     };
     if !w.iter().all(|v| v.is_finite()) {
@@ -360,6 +346,24 @@ fn gap_from_products(xtr: &[f64], w: &[f64], r_sq: f64, r_y: f64, l1: f64, l2: f
     let l1_norm: f64 = w.iter().map(|v| v.abs()).sum();
     gap += l1 * l1_norm - scale * r_y + 0.5 * l2 * (1.0 + scale * scale) * dot(w, w);
     gap
+}
+
+/// The end of a pass over the coordinates: reports it to `observer` (with the duality gap when
+/// this pass computed one) and says whether to stop, for the observer or at the tolerance.
+fn after_pass(
+    observer: &mut dyn Observer,
+    iterations: usize,
+    gap: Option<f64>,
+    tol: f64,
+) -> Option<Stop> {
+    let progress = Progress {
+        violation: gap,
+        ..Progress::new("cd", iterations)
+    };
+    if observer.observe(&progress) == Control::Stop {
+        return Some(Stop::Observer);
+    }
+    gap.is_some_and(|g| g <= tol).then_some(Stop::CONVERGED)
 }
 
 #[cfg(test)]

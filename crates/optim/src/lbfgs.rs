@@ -375,7 +375,6 @@ mod tests {
     use super::*;
     use crate::loss::Loss;
     use crate::risk::LinearRisk;
-    use margin_core::DenseMatrix;
 
     fn go_on() -> impl FnMut(&Progress<'_>) -> Control {
         |_: &Progress<'_>| Control::Continue
@@ -430,16 +429,7 @@ mod tests {
 
     #[test]
     fn logistic_risk_agrees_with_gradient_descent() {
-        let x = DenseMatrix::from_rows(&[
-            [0.5, 1.0],
-            [1.5, -0.5],
-            [-1.0, 0.3],
-            [-0.2, -1.2],
-            [0.9, 0.8],
-            [-1.4, 0.1],
-        ])
-        .unwrap();
-        let y = [1.0, 1.0, -1.0, -1.0, -1.0, 1.0];
+        let (x, y) = crate::observed::six_points();
         let risk = LinearRisk::new(&x, &y, None, Loss::Logistic, 0.1, true).unwrap();
         let quasi = lbfgs(
             &risk,

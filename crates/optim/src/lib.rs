@@ -56,7 +56,23 @@ pub use margin_core::fit::{
 #[cfg(test)]
 pub(crate) mod observed {
     use super::{Control, Observer, Progress, Run, Stop, StopAfter};
+    use margin_core::DenseMatrix;
     use std::fmt::Debug;
+
+    /// Six points in the plane with ±1 labels no line separates: the smooth solvers' shared
+    /// test problem.
+    pub(crate) fn six_points() -> (DenseMatrix, [f64; 6]) {
+        let x = DenseMatrix::from_rows(&[
+            [0.5, 1.0],
+            [1.5, -0.5],
+            [-1.0, 0.3],
+            [-0.2, -1.2],
+            [0.9, 0.8],
+            [-1.4, 0.1],
+        ])
+        .unwrap();
+        (x, [1.0, 1.0, -1.0, -1.0, -1.0, 1.0])
+    }
 
     /// An observer that only records sees every iteration, from 1, and leaves the result
     /// bit-identical; one that stops at `k` (fewer than the run needs) gives a run of `k`

@@ -157,16 +157,7 @@ mod tests {
 
     #[test]
     fn newton_agrees_with_lbfgs_in_few_iterations() {
-        let x = DenseMatrix::from_rows(&[
-            [0.5, 1.0],
-            [1.5, -0.5],
-            [-1.0, 0.3],
-            [-0.2, -1.2],
-            [0.9, 0.8],
-            [-1.4, 0.1],
-        ])
-        .unwrap();
-        let y = [1.0, 1.0, -1.0, -1.0, -1.0, 1.0];
+        let (x, y) = crate::observed::six_points();
         for loss in [Loss::Logistic, Loss::Squared, Loss::SquaredHinge] {
             let risk = LinearRisk::new(&x, &y, None, loss, 0.1, true).unwrap();
             let mut go_on = |_: &Progress<'_>| Control::Continue;
@@ -230,16 +221,7 @@ mod tests {
     fn the_smooth_solvers_observers_see_every_iteration_and_loss_never_rises() {
         use crate::gd::{GdOptions, StepRule, minimize};
         use crate::{LossHistory, Run};
-        let x = DenseMatrix::from_rows(&[
-            [0.5, 1.0],
-            [1.5, -0.5],
-            [-1.0, 0.3],
-            [-0.2, -1.2],
-            [0.9, 0.8],
-            [-1.4, 0.1],
-        ])
-        .unwrap();
-        let y = [1.0, 1.0, -1.0, -1.0, -1.0, 1.0];
+        let (x, y) = crate::observed::six_points();
         let risk = LinearRisk::new(&x, &y, None, Loss::Logistic, 0.1, true).unwrap();
         let with_run = |r: GdResult| {
             let run: Run = r.run();

@@ -1,10 +1,10 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
-use margin_core::fit::{FitObserved, FitReport, Observer, solve_each};
+use margin_core::fit::{FitReport, Observer, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Matrix, ModelFile,
-    Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Label, Matrix, ModelFile, Predict,
+    Records, Result, RowView, classes_from_scores, model_check, validate,
 };
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use margin_optim::Stop;
@@ -384,23 +384,7 @@ impl Learner for Dual<'_> {
     }
 }
 
-impl Fit for KernelPerceptronParams {
-    type Model = KernelPerceptron;
-
-    fn fit(&self, data: &Dataset) -> Result<KernelPerceptron> {
-        self.fit_watched(data, None)
-    }
-}
-
-impl FitObserved for KernelPerceptronParams {
-    fn fit_observed(
-        &self,
-        data: &Dataset,
-        observer: &mut dyn Observer,
-    ) -> Result<KernelPerceptron> {
-        self.fit_watched(data, Some(observer))
-    }
-}
+margin_core::impl_fit_watched!(KernelPerceptronParams => KernelPerceptron);
 
 impl KernelPerceptronParams {
     /// The fit, its binary problems watched one after the other by `observer` if any (see

@@ -1,10 +1,8 @@
 //! The primal perceptron: one weight vector per binary problem.
 
-use margin_core::fit::{FitObserved, FitReport, Observer, solve_each};
+use margin_core::fit::{FitReport, Observer, solve_each};
 use margin_core::params::Params;
-use margin_core::{
-    Dataset, Fit, LinearClassifierCore, ModelFile, Records, Result, memory, model_check,
-};
+use margin_core::{Dataset, LinearClassifierCore, ModelFile, Records, Result, memory, model_check};
 use margin_optim::Stop;
 use serde::{Deserialize, Serialize};
 
@@ -168,19 +166,7 @@ impl<R: Records + ?Sized> Learner for Primal<'_, R> {
     }
 }
 
-impl Fit for PerceptronParams {
-    type Model = Perceptron;
-
-    fn fit(&self, data: &Dataset) -> Result<Perceptron> {
-        self.fit_watched(data, None)
-    }
-}
-
-impl FitObserved for PerceptronParams {
-    fn fit_observed(&self, data: &Dataset, observer: &mut dyn Observer) -> Result<Perceptron> {
-        self.fit_watched(data, Some(observer))
-    }
-}
+margin_core::impl_fit_watched!(PerceptronParams => Perceptron);
 
 impl PerceptronParams {
     /// The fit, its binary problems watched one after the other by `observer` if any (see
