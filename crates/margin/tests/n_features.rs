@@ -37,6 +37,10 @@ fn every_fitted_model_knows_its_width() {
             ("Svc", width(svm::Svc::params().fit(d).unwrap())),
             ("Svr", width(svm::Svr::params().fit(d).unwrap())),
             (
+                "LibsvmModel",
+                width(svm::LibsvmModel::Svc(svm::Svc::params().fit(d).unwrap())),
+            ),
+            (
                 "OneClassSvm",
                 width(svm::OneClassSvm::params().fit(d).unwrap()),
             ),

@@ -430,11 +430,6 @@ impl ElasticNet {
         self.l1_ratio
     }
 
-    /// Epochs run.
-    pub fn iterations(&self) -> usize {
-        self.iterations
-    }
-
     /// The final duality gap (objective units times `n`).
     pub fn dual_gap(&self) -> f64 {
         self.gap

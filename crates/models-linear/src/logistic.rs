@@ -436,11 +436,6 @@ impl LogisticRegression {
         LogisticRegressionParams::default()
     }
 
-    /// Iterations the solver ran (epochs for SGD).
-    pub fn iterations(&self) -> usize {
-        self.iterations
-    }
-
     /// How the fit went: one solver run (every solver, binary or multinomial), at the limit
     /// when `max_iter` iterations left the gradient above `tol` (scikit-learn's
     /// `ConvergenceWarning`). SGD checks the full gradient after each epoch, so it usually

@@ -95,8 +95,8 @@ fn the_path_matches_lasso_path_with_warm_starts() {
         assert_close(model, coef, *intercept, &format!("alpha {alpha}"));
         let cold = params.clone().alpha(*alpha).fit(&housing).unwrap();
         assert_close(&cold, coef, *intercept, &format!("cold alpha {alpha}"));
-        warm_epochs += model.iterations();
-        cold_epochs += cold.iterations();
+        warm_epochs += model.n_iter();
+        cold_epochs += cold.n_iter();
     }
     assert!(
         warm_epochs < cold_epochs,

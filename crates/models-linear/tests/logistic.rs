@@ -117,9 +117,9 @@ fn every_solver_reaches_the_same_l2_optimum() {
         1e-6,
     );
     assert!(
-        newton.iterations() < 15,
+        newton.n_iter() < 15,
         "{} Newton iterations",
-        newton.iterations()
+        newton.n_iter()
     );
     check(
         "heart_l2",

@@ -91,6 +91,6 @@ pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcHyperparams, SvcParams};
 pub use svr::{NuSvrParams, Svr, SvrHyperparams, SvrParams};
 
-margin_core::impl_n_features!(OneClassSvm, Svc, Svr);
+margin_core::impl_n_features!(LibsvmModel, OneClassSvm, Svc, Svr);
 margin_core::impl_hyperparams!(LinearSvc, OneClassSvm, Svc, Svr);
 margin_core::impl_iterative!(LibsvmModel, LinearSvc, OneClassSvm, Svc, Svr);

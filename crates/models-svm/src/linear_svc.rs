@@ -315,11 +315,6 @@ impl LinearSvc {
         crate::decision::margins(self.coef())
     }
 
-    /// Epochs each binary problem ran.
-    pub fn iterations(&self) -> &[usize] {
-        &self.iterations
-    }
-
     /// How the fit's runs went, one per binary problem: dual coordinate descent stops at
     /// `max_iter` epochs when its tolerance is not met; Pegasos runs its fixed number of epochs
     /// with no tolerance, so it never counts as stopped at a limit (as scikit-learn's

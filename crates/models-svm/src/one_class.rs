@@ -133,10 +133,6 @@ impl OneClassSvm {
     pub fn objective(&self) -> f64 {
         self.expansion.objective
     }
-    /// SMO iterations.
-    pub fn iterations(&self) -> usize {
-        self.expansion.iterations
-    }
     /// How the fit's one SMO run went (the probability model needs no further training).
     pub fn fit_report(&self) -> FitReport {
         FitReport::new(vec![self.expansion.run()])

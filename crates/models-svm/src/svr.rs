@@ -220,10 +220,6 @@ impl Svr {
     pub fn objective(&self) -> f64 {
         self.expansion.objective
     }
-    /// SMO iterations.
-    pub fn iterations(&self) -> usize {
-        self.expansion.iterations
-    }
     /// How the fit's SMO runs went: the model's own, and with probability estimates the five
     /// cross-validation runs behind [`Svr::laplace_scale`], counted (LIBSVM warns "reaching
     /// max number of iterations" for each run that stopped at the limit).

@@ -198,7 +198,7 @@ fn check_regressor(name: &str, model: &Svr, c: f64, data: &Dataset) {
     let f = fixture(name);
     let n_bsv = model.dual_coef().iter().filter(|v| v.abs() >= c).count();
     let got = (
-        model.iterations(),
+        model.n_iter(),
         model.objective(),
         -model.intercept()[0],
         model.support_indices().len(),
@@ -260,7 +260,7 @@ fn one_class_svm_on_heart_scale() {
         0,
         f.problems[0],
         (
-            model.iterations(),
+            model.n_iter(),
             model.objective(),
             model.rho(),
             model.support_indices().len(),
