@@ -84,20 +84,19 @@ impl KernelParams {
     /// The parameters `choice` sets; those it does not use take the values of `defaults`,
     /// so two params given the same kernel are equal whatever kernel they had before.
     pub fn chosen(choice: KernelChoice, defaults: &KernelParams) -> Self {
-        let flat = |kernel, gamma, degree, coef0| KernelParams::named(kernel, gamma, degree, coef0);
         let (gamma, degree, coef0) = (defaults.gamma, defaults.degree, defaults.coef0);
         match choice {
-            KernelChoice::Linear => flat(KernelKind::Linear, gamma, degree, coef0),
+            KernelChoice::Linear => Self::named(KernelKind::Linear, gamma, degree, coef0),
             KernelChoice::Polynomial {
                 degree,
                 gamma,
                 coef0,
-            } => flat(KernelKind::Poly, gamma, degree, coef0),
-            KernelChoice::Rbf { gamma } => flat(KernelKind::Rbf, gamma, degree, coef0),
+            } => Self::named(KernelKind::Poly, gamma, degree, coef0),
+            KernelChoice::Rbf { gamma } => Self::named(KernelKind::Rbf, gamma, degree, coef0),
             KernelChoice::Sigmoid { gamma, coef0 } => {
-                flat(KernelKind::Sigmoid, gamma, degree, coef0)
+                Self::named(KernelKind::Sigmoid, gamma, degree, coef0)
             }
-            KernelChoice::Precomputed => flat(KernelKind::Precomputed, gamma, degree, coef0),
+            KernelChoice::Precomputed => Self::named(KernelKind::Precomputed, gamma, degree, coef0),
             KernelChoice::Spec(spec) => {
                 let named = match &spec {
                     KernelSpec::Linear(_) => Some(KernelChoice::Linear),
@@ -124,7 +123,7 @@ impl KernelParams {
                     }
                     _ => KernelParams {
                         custom: Some(spec),
-                        ..flat(KernelKind::Custom, gamma, degree, coef0)
+                        ..Self::named(KernelKind::Custom, gamma, degree, coef0)
                     },
                 }
             }
