@@ -18,7 +18,8 @@
 //! densified), which each epoch sweeps column by column.
 //!
 //! ```
-//! use margin_core::{datasets, Fit, Predict};
+//! use margin_core::{Fit, Predict};
+//! use margin_io::datasets;
 //! use margin_linear::ElasticNet;
 //!
 //! let data = datasets::housing_scale()?;
@@ -30,11 +31,13 @@
 //! ```
 
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
-    RowView, memory, model_check, validate,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result, RowView,
+    memory, validate,
 };
+use margin_io::ModelFile;
 use margin_optim::Stop;
 use margin_optim::cd::{CdOptions, Columns, Products, elastic_net_gram, elastic_net_observed};
 use rayon::prelude::*;

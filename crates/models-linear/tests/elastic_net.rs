@@ -1,9 +1,10 @@
 //! Lasso and ElasticNet against scikit-learn 1.9.1 (tests/fixtures/gen_elastic_net.py).
 
-use margin_core::battery::{Task, check_estimator};
-use margin_core::{Dataset, Error, Fit, ModelFile, Predict, datasets};
+use margin_core::{Dataset, Error, Fit, Predict};
+use margin_io::{ModelFile, datasets};
 use margin_linear::{ElasticNet, ElasticNetParams, alpha_grid};
 use margin_optim::Stop;
+use margin_testing::battery::{Task, check_estimator};
 
 /// `(alpha, coef, intercept)` per model in the fixture.
 fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {

@@ -2,14 +2,15 @@
 //! primal rule, the two ways of reading kernel columns, sample weights, the estimator battery,
 //! bad input and model files.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    Records, Targets, datasets, split,
+    Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Predict, Records, Targets,
+    split,
 };
+use margin_io::{ModelFile, datasets};
 use margin_kernels::{Linear, Polynomial, Rbf};
 use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 use margin_optim::Stop;
+use margin_testing::battery::{Task, check_estimator};
 use rand::Rng;
 
 fn dataset(rows: &[Vec<f64>], labels: &[f64]) -> Dataset {

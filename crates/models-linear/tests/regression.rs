@@ -2,14 +2,13 @@
 //! data, by proptest), agreements between models and solvers, the documented behaviour on
 //! awkward input, the shared estimator battery, and save→load identity.
 
-use margin_core::battery::{Task, check_estimator};
-use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Targets, datasets,
-};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, Records, Targets};
+use margin_io::{ModelFile, datasets};
 use margin_kernels::{Rbf, Sigmoid};
 use margin_linear::{
     KernelRidge, LinearRegression, LinearRegressionParams, LstsqSolver, Ridge, RidgeSolver,
 };
+use margin_testing::battery::{Task, check_estimator};
 use proptest::prelude::*;
 
 fn dataset(rows: &[Vec<f64>], y: &[f64]) -> Dataset {
@@ -553,7 +552,7 @@ fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
 
 #[test]
 fn gradient_descent_reaches_the_qr_answer_on_housing() {
-    let data = margin_core::datasets::housing_scale().unwrap();
+    let data = margin_io::datasets::housing_scale().unwrap();
     let qr = LinearRegression::params().fit(&data).unwrap();
     let gd = LinearRegression::params()
         .solver(LstsqSolver::GradientDescent)
@@ -612,7 +611,7 @@ fn gradient_descent_tends_to_the_minimum_norm_solution() {
 
 #[test]
 fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
-    let data = margin_core::datasets::housing_scale().unwrap();
+    let data = margin_io::datasets::housing_scale().unwrap();
     let few = LinearRegression::params()
         .solver(LstsqSolver::GradientDescent)
         .max_iter(3)

@@ -5,9 +5,8 @@ mod factor;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 use margin_core::params::{ParamType, Params, Value};
-use margin_core::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, validate,
-};
+use margin_core::{DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, memory, validate};
+use margin_io::ModelFile;
 use rayon::prelude::*;
 use std::borrow::Cow;
 

@@ -1,11 +1,13 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
 use margin_core::fit::{FitReport, Observer, solve_each};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Label, Matrix, ModelFile, Predict,
-    Records, Result, RowView, classes_from_scores, model_check, validate,
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Label, Matrix, Predict, Records,
+    Result, RowView, classes_from_scores, validate,
 };
+use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use margin_optim::Stop;
 use rayon::prelude::*;

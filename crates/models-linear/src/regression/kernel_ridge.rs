@@ -1,10 +1,12 @@
 //! Kernel ridge regression: ridge in the feature space of a kernel, solved in the dual.
 
 use margin_core::faer::{Mat, MatMut};
+use margin_core::model_check;
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
-    RowView, memory, model_check, validate,
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, Predict, Records, Result, RowView, memory,
+    validate,
 };
+use margin_io::ModelFile;
 use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use serde::{Deserialize, Serialize};
 

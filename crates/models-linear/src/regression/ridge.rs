@@ -3,8 +3,9 @@
 use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::{Accum, Mat, Par};
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result,
 };
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use margin_core::params::Params;
