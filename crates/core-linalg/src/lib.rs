@@ -50,6 +50,7 @@ pub mod linear;
 pub mod memory;
 pub mod model_check;
 mod model_file;
+pub mod parallel;
 pub mod params;
 pub mod preprocessing;
 mod records;
