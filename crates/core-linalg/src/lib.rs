@@ -44,6 +44,7 @@ pub mod format;
 pub mod linear;
 pub mod memory;
 pub mod model_check;
+pub mod parallel;
 pub mod params;
 mod records;
 mod sparse;

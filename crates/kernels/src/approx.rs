@@ -211,7 +211,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             scaled.as_ref(),
             u.transpose(),
             1.0,
-            par(),
+            par(m as f64 * m as f64 * m as f64),
         );
         Ok(Nystroem {
             kernel,
@@ -240,7 +240,7 @@ impl Transform for Nystroem {
             c.as_faer(),
             self.normalization.as_faer(),
             1.0,
-            par(),
+            par(x.n_samples() as f64 * m as f64 * m as f64),
         );
         Ok(Matrix::Dense(DenseMatrix::from_faer(out.as_ref())))
     }

@@ -255,7 +255,11 @@ impl Design {
             x,
             faer::linalg::matmul::triangular::BlockStructure::Rectangular,
             1.0,
-            faer::Par::rayon(0),
+            // The lower triangle: n·d²/2 multiply-adds.
+            margin_core::parallel::faer_par(
+                n as f64 * d as f64 * d as f64 / 2.0,
+                margin_core::parallel::Overhead::Product,
+            ),
         );
         for j in 0..d {
             for k in j + 1..d {

@@ -526,6 +526,31 @@ fn tall_data_gives_the_same_bits_on_any_thread_count() {
 }
 
 #[test]
+fn wide_ridge_gives_the_same_bits_on_any_thread_count() {
+    // 600 × 700: fewer samples than features, so ridge solves through the n × n kernel XXᵀ,
+    // whose n²·d flops are enough for faer's parallel product and Cholesky.
+    let (n, d) = (600, 700);
+    let mut r = noise(5);
+    let x: Vec<f64> = (0..n * d).map(|_| r()).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| x[i * d] - x[i * d + 1] + 0.1 * r())
+        .collect();
+    let data = Dataset::new(
+        DenseMatrix::from_row_major(x, n, d).unwrap(),
+        Targets::Values(y),
+    )
+    .unwrap();
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| Ridge::params().alpha(1.0).fit(&data).unwrap())
+    };
+    assert_eq!(on(1), on(2));
+}
+
+#[test]
 fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
     // 1,000 samples: large enough for the Cholesky to run in parallel.
     let (n, d) = (1_000, 4);

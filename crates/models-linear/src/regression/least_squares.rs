@@ -334,7 +334,8 @@ impl LinearRegression {
         let d = self.n_features();
         let half: Vec<f64> = (0..records.n_samples())
             .into_par_iter()
-            .with_min_len(256)
+            // A row's leverage is a d × d quadratic form.
+            .with_min_len(margin_core::parallel::min_len(d * d + d))
             .map_init(
                 || vec![0.0; d],
                 |row, i| {
