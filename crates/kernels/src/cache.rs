@@ -828,7 +828,12 @@ mod tests {
     /// 50 sparse samples over 40 features, three stored entries each: sparse enough that
     /// long columns go through the samples by feature, short ones row by row.
     fn sparse_data() -> CsrMatrix {
-        let rows: Vec<Vec<f64>> = (0..50)
+        sparse_rows(50).to_sparse()
+    }
+
+    /// `n` samples over 40 features with three non-zero entries each, stored densely.
+    fn sparse_rows(n: usize) -> DenseMatrix {
+        let rows: Vec<Vec<f64>> = (0..n)
             .map(|i| {
                 let mut row = vec![0.0; 40];
                 for k in 0..3 {
@@ -838,7 +843,7 @@ mod tests {
                 row
             })
             .collect();
-        DenseMatrix::from_rows(&rows).unwrap().to_sparse()
+        DenseMatrix::from_rows(&rows).unwrap()
     }
 
     fn check_against_kernel<K: Kernel, R: Records>(k: &K, x: &R, budget: usize) {
@@ -1052,17 +1057,7 @@ mod tests {
         // 3,000 samples: long columns are cut into several tasks. Sparse rows go by feature
         // (long columns) or gather from a dense copy of the sample (short ones); dense rows
         // read the sample's non-zero features.
-        let rows: Vec<Vec<f64>> = (0..3000)
-            .map(|i| {
-                let mut row = vec![0.0; 40];
-                for k in 0..3 {
-                    row[(i * 7 + k * 13 + k * k) % 40] =
-                        ((i * 31 + k * 17) % 19) as f64 / 9.0 - 1.0;
-                }
-                row
-            })
-            .collect();
-        let dense = DenseMatrix::from_rows(&rows).unwrap();
+        let dense = sparse_rows(3000);
         check_scratch_reuse(&dense.to_sparse());
         check_scratch_reuse(&dense);
     }
