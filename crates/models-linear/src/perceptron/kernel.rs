@@ -3,8 +3,8 @@
 use margin_core::fit::{FitReport, Observer, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Label, Matrix, ModelFile, Predict,
-    Records, Result, RowView, classes_from_scores, model_check, validate,
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, DenseView, Error, Label, Matrix, ModelFile,
+    Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
 };
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use margin_optim::Stop;
@@ -303,7 +303,7 @@ impl<R: Records + ?Sized> Records for RowRange<'_, R> {
     fn row(&self, i: usize) -> RowView<'_> {
         self.inner.row(self.start + i)
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         None
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {

@@ -2,7 +2,7 @@
 
 use margin_core::faer::{Mat, MatMut};
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
+    CsrMatrix, Dataset, DenseView, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
     RowView, memory, model_check, validate,
 };
 use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};
@@ -206,7 +206,7 @@ impl<R: Records + ?Sized> Records for RowBlock<'_, R> {
     fn row(&self, i: usize) -> RowView<'_> {
         self.inner.row(self.start + i)
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         None
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {

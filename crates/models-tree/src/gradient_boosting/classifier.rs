@@ -158,7 +158,7 @@ impl FitObserved for GradientBoostingClassifierParams {
         let ensemble = Ensemble::fit(
             &self.boosting,
             loss,
-            &x,
+            x.view(),
             &y,
             weights.as_deref(),
             true,
@@ -181,7 +181,7 @@ impl DecisionFunction for GradientBoostingClassifier {
             self.n_features(),
             self.params.boosting.allow_missing,
         )?;
-        Ok(self.ensemble.raw_predict(&x))
+        Ok(self.ensemble.raw_predict(x.view()))
     }
 }
 
