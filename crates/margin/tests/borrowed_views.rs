@@ -69,8 +69,9 @@ fn a_view_takes_the_dense_path_on_the_callers_memory() {
         DenseCow::Owned(_) => panic!("a view was copied"),
     }
     // A reference to a view (what the models' `&R` takes) is the same records.
+    let by_ref: &dyn Records = &view;
     assert!(std::ptr::eq(
-        (&view).as_dense().unwrap().as_slice(),
+        by_ref.as_dense().unwrap().as_slice(),
         x.as_slice()
     ));
 }
@@ -89,8 +90,14 @@ fn every_family_predicts_the_same_bits_on_a_view_as_on_the_owned_matrix() {
         ($name:literal, $answer:expr) => {{
             let answer = $answer;
             let (a, b, c) = (answer(&m), answer(&view), answer(&faer));
-            assert_eq!(a, b, "{} on a slice view", $name);
-            assert_eq!(a, c, "{} on a faer view", $name);
+            for (other, on) in [(b, "a slice view"), (c, "a faer view")] {
+                assert!(
+                    a == other,
+                    "{} on {on}: first difference at {:?}",
+                    $name,
+                    a.iter().zip(&other).position(|(x, y)| x != y)
+                );
+            }
         }};
     }
 
@@ -150,6 +157,28 @@ fn every_family_predicts_the_same_bits_on_a_view_as_on_the_owned_matrix() {
     same!("GradientBoostingRegressor", |r: &dyn Records| bits(
         &boost.predict(&r).unwrap()
     ));
+}
+
+#[test]
+fn ndarray_views_reach_the_models_without_a_copy() {
+    let (x, classes, _) = user_buffer();
+    let m = owned(&x);
+    let cls = Dataset::new(m.clone(), Targets::Values(classes)).unwrap();
+    let svc = Svc::params().fit(&cls).unwrap();
+    let array = ndarray::ArrayView2::from_shape((N, D), &x).unwrap();
+    let view = DenseView::try_from(array).unwrap();
+    assert!(std::ptr::eq(view.as_slice(), x.as_slice()), "no copy");
+    assert_eq!(
+        matrix_bits(&svc.decision_function(&view).unwrap()),
+        matrix_bits(&svc.decision_function(&m).unwrap())
+    );
+    // A transposed (column-major) array is refused, and the way out the error names works.
+    let t = ndarray::ArrayView2::from_shape((D, N), &x).unwrap();
+    let e = DenseView::try_from(t.t()).unwrap_err();
+    assert!(matches!(e, Error::Layout { .. }), "{e}");
+    assert!(e.to_string().contains("as_standard_layout"), "{e}");
+    let copied = t.t().as_standard_layout().into_owned();
+    assert!(DenseView::try_from(copied.view()).is_ok());
 }
 
 #[test]
