@@ -23,15 +23,20 @@ pub struct DenseView<'a> {
     ncols: usize,
 }
 
+/// The error for a shape no memory can hold.
+fn too_large(nrows: usize, ncols: usize) -> Error {
+    Error::invalid_parameter(
+        "shape",
+        format!("{nrows}x{ncols}"),
+        "a size that fits in memory",
+    )
+}
+
 /// `nrows × ncols`, or the error saying the shape cannot be counted.
 fn checked_len(nrows: usize, ncols: usize) -> Result<usize> {
-    nrows.checked_mul(ncols).ok_or_else(|| {
-        Error::invalid_parameter(
-            "shape",
-            format!("{nrows}x{ncols}"),
-            "a size that fits in memory",
-        )
-    })
+    nrows
+        .checked_mul(ncols)
+        .ok_or_else(|| too_large(nrows, ncols))
 }
 
 /// Checks that a row-major buffer of `len` values holds `nrows × ncols` of them.
@@ -94,6 +99,10 @@ impl<'a> DenseView<'a> {
                 nrows,
                 ncols,
             });
+        }
+        if len > isize::MAX as usize / std::mem::size_of::<f64>() {
+            // No memory holds this many values; only a forged view could claim it.
+            return Err(too_large(nrows, ncols));
         }
         // A stride along an axis of length one is never used, so it may be anything.
         let contiguous = (ncols == 1 || cs == 1) && (nrows == 1 || rs == ncols as isize);
