@@ -7,8 +7,8 @@ pub mod coverage;
 
 use std::path::PathBuf;
 
-use margin_core::io::{LibsvmOptions, read_libsvm};
 use margin_core::{Dataset, DenseMatrix};
+use margin_io::{LibsvmOptions, read_libsvm};
 
 /// A dense `n × d` matrix of values in [−1, 1) from a fixed linear congruential sequence (the
 /// same numbers on every machine, no RNG dependency).

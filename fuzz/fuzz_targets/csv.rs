@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use margin_core::io::{CategoricalColumns, CsvOptions, read_csv_from};
+use margin_io::{CategoricalColumns, CsvOptions, read_csv_from};
 use margin_core::{Error, Records};
 use libfuzzer_sys::fuzz_target;
 

@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use margin_core::io::{IndexBase, LibsvmOptions, read_libsvm_from};
+use margin_io::{IndexBase, LibsvmOptions, read_libsvm_from};
 use margin_core::{Error, Records};
 use libfuzzer_sys::fuzz_target;
 

@@ -2,15 +2,13 @@
 //! model kind (one entry per kind, in a fixed order: an input's first byte picks the entry), the
 //! check run on a body, and sound models of every kind to seed the corpus with.
 
-use margin_core::battery::loaded_model_failure;
-use margin_core::preprocessing::{
+use margin_testing::battery::loaded_model_failure;
+use margin_preprocessing::{
     BinEncoding, KBinsDiscretizer, MinMaxScaler, OneHotEncoder, PolynomialFeatures, StandardScaler,
     UnknownCategory,
 };
-use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Matrix, ModelFile, Predict, PredictProba,
-    Records, Result, Targets, Transform, body_of, seal,
-};
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Error, Fit, Matrix, Predict, PredictProba, Records, Result, Targets, Transform};
+use margin_io::{ModelFile, body_of, seal};
 use margin_kernels::{Nystroem, Polynomial, RandomFourierFeatures, Rbf};
 use margin_cluster::{KMeans, MiniBatchKMeans, NComponents, Pca};
 use margin_linear::{
@@ -52,9 +50,9 @@ fn check<M: ModelFile>(body: &[u8], methods: &[Method<M>]) {
 /// The row count of the answers of the methods every model of a family offers.
 fn predict<M: Predict>(m: &M, x: &Matrix) -> Result<usize>
 where
-    M::Output: margin_core::battery::Prediction,
+    M::Output: margin_testing::battery::Prediction,
 {
-    use margin_core::battery::Prediction;
+    use margin_testing::battery::Prediction;
     Ok(m.predict(x)?.n_predictions())
 }
 fn decision<M: DecisionFunction>(m: &M, x: &Matrix) -> Result<usize> {

@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode};
 
 fn usage() -> String {
     format!(
-        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied),\n                   lean-deps, publish-check\n  lean-deps        fail if a library crate depends on resvg or ndarray or enables margin-core's datasets\n  publish-check    cargo publish --dry-run --workspace (package and build every published crate)\n{}",
+        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied),\n                   lean-deps, publish-check\n  lean-deps        fail if a library crate depends on resvg or ndarray or enables margin-io's datasets\n  publish-check    cargo publish --dry-run --workspace (package and build every published crate)\n{}",
         bench::USAGE
     )
 }
@@ -58,7 +58,8 @@ fn cargo_stdout(args: &[&str]) -> Result<String, String> {
 }
 
 /// The library crates a user depends on one by one (the umbrella and the CLI opt in to more).
-const LIBRARY_CRATES: [&str; 8] = [
+const LIBRARY_CRATES: [&str; 10] = [
+    "margin-preprocessing",
     "margin-optim",
     "margin-kernels",
     "margin-metrics",
@@ -67,13 +68,14 @@ const LIBRARY_CRATES: [&str; 8] = [
     "margin-tree",
     "margin-neighbors",
     "margin-cluster",
+    "margin-testing",
 ];
 
 /// What the library crates must not pull in: the PNG renderer (margin-metrics' `png` feature),
-/// the bundled datasets (margin-core's `datasets` feature) and ndarray (margin-core's `ndarray`
+/// the bundled datasets (margin-io's `datasets` feature) and ndarray (margin-core's `ndarray`
 /// feature, for users who hold ndarray arrays). `cargo tree` prints one line per enabled
 /// feature and package, so a match names the offender.
-const HEAVY: [&str; 3] = ["resvg v", "margin-core feature \"datasets\"", "ndarray v"];
+const HEAVY: [&str; 3] = ["resvg v", "margin-io feature \"datasets\"", "ndarray v"];
 
 /// Fails when a library crate's normal dependencies enable something in [`HEAVY`].
 fn lean_dependencies() -> Result<(), String> {

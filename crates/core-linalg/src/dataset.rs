@@ -41,7 +41,7 @@ fn text_in_place<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String,
 impl fmt::Display for Label {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Label::Number(x) => write!(f, "{}", crate::io::format_shortest(*x)),
+            Label::Number(x) => write!(f, "{}", crate::format::format_shortest(*x)),
             Label::Text(s) => f.write_str(s),
         }
     }

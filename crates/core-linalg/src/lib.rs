@@ -16,36 +16,35 @@
 //!   observer of progress for every solver.
 //! - **Hyperparameters as data** ([`params`](mod@params)): every params struct describes its parameters
 //!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
-//! - **Validation** ([`validate`]), **splitting** ([`split`]), **preprocessing**
-//!   ([`preprocessing`]), **data files** ([`io`]: LIBSVM and CSV, plain or compressed),
-//!   **model files** ([`ModelFile`], checked on load with [`model_check`]), the **bundled
-//!   datasets** ([`datasets`], cargo feature `datasets`, on by default) and the shared
-//!   **estimator battery** ([`battery`]) every model's tests run, with the reader of their
-//!   reference **fixtures** ([`fixture`]).
+//! - **Validation** ([`validate`]), **splitting** ([`split`]), **memory** asked for before it
+//!   is used ([`memory`]) and the shortest round-tripping number text ([`format`](mod@format)).
+//!
+//! Files (data files, model files, bundled datasets) live in `margin-io`, preprocessing in
+//! `margin-preprocessing`, and the estimator battery every model's tests run in
+//! `margin-testing`.
 //!
 //! ```
-//! use margin_core::{datasets, preprocessing::MinMaxScaler, split, Fit, Records, Transform};
+//! use margin_core::{Classes, Dataset, DenseMatrix, Targets, split};
 //!
-//! let data = datasets::heart_scale()?;
-//! assert_eq!((data.n_samples(), data.n_features()), (270, 13));
-//! let (train, test) = split::train_test_split(&data, 0.25, true, 42)?;
-//! let scaler = MinMaxScaler::params().range(-1.0, 1.0).fit(&train.records)?;
-//! let scaled = scaler.transform(&test.records)?;
-//! assert_eq!(scaled.n_samples(), test.n_samples());
+//! let x = DenseMatrix::from_rows(&[vec![0.0, 1.0], vec![1.0, 0.0], vec![2.0, 2.0], vec![3.0, 1.0]])?;
+//! let classes = Classes::from_text(&["a", "b", "a", "b"]);
+//! let data = Dataset::new(x, Targets::Classes(classes))?;
+//! let (train, test) = split::train_test_split(&data, 0.5, true, 42)?;
+//! assert_eq!((train.n_samples(), test.n_samples()), (2, 2));
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
 //! Data the caller already holds row by row is read in place:
 //!
 //! ```
-//! use margin_core::{preprocessing::StandardScaler, DenseView, Fit, Records, Transform};
+//! use margin_core::{DenseView, Records};
 //!
 //! let samples: &[f64] = &[1.0, 10.0, 2.0, 20.0, 3.0, 30.0]; // 3 samples × 2 features
 //! let view = DenseView::new(samples, 3, 2)?;
 //! assert!(view.as_dense().is_some()); // the dense fast paths read `samples` itself
-//! let scaler = StandardScaler::params().fit(&view)?;
-//! let z = scaler.transform(&view)?;
-//! assert_eq!(z.row(1).get(0), 0.0); // the middle sample is the mean
+//! let mut scores = vec![0.0; 3];
+//! view.mul_vec(&[1.0, 0.5], &mut scores); // what every model's `predict(&view)` reads
+//! assert_eq!(scores, [6.0, 12.0, 18.0]);
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
@@ -55,21 +54,16 @@
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod battery;
 mod dataset;
-#[cfg(feature = "datasets")]
-pub mod datasets;
 mod dense;
 mod error;
 pub mod fit;
-pub mod fixture;
-pub mod io;
+pub mod format;
 pub mod linear;
 pub mod memory;
 pub mod model_check;
-mod model_file;
+pub mod parallel;
 pub mod params;
-pub mod preprocessing;
 mod records;
 mod sparse;
 pub mod split;
@@ -83,7 +77,6 @@ pub use dataset::{
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
 pub use linear::{LinearClassifierCore, LinearRegressorCore};
-pub use model_file::{FORMAT_VERSION, ModelFile, body_of, is_model_file, peek_kind, seal};
 pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};

@@ -1,4 +1,4 @@
-//! The checks every [`ModelFile::check_consistent`](crate::ModelFile::check_consistent) is
+//! The checks every [`ModelFile::check_consistent`](https://docs.rs/margin-io/latest/margin_io/trait.ModelFile.html#tymethod.check_consistent) is
 //! built from: each refuses with [`Error::ModelFile`] naming the field at fault, so a file whose
 //! checksum is right but whose contents are not (written by another tool, a bug or a hand) is
 //! refused when it is loaded, never at prediction as a panic, an abort or a silent garbage
@@ -16,10 +16,10 @@
 use std::cmp::Ordering;
 use std::fmt::Display;
 
-use crate::dataset::Label;
-use crate::dense::DenseMatrix;
-use crate::error::{Error, Result};
-use crate::records::Records;
+use crate::DenseMatrix;
+use crate::Label;
+use crate::Records;
+use crate::{Error, Result};
 
 /// The refusal for `field`: `` `field` `` followed by what is wrong with it.
 pub fn refuse(field: &str, problem: impl Display) -> Error {

@@ -3,12 +3,11 @@
 //! features.
 
 use faer::{Accum, Side};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::split::rng_from_seed;
-use margin_core::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, model_check,
-    validate,
-};
+use margin_core::{DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, memory, validate};
+use margin_io::ModelFile;
 use rand::Rng;
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
@@ -212,7 +211,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             scaled.as_ref(),
             u.transpose(),
             1.0,
-            par(),
+            par(m as f64 * m as f64 * m as f64),
         );
         Ok(Nystroem {
             kernel,
@@ -241,7 +240,7 @@ impl Transform for Nystroem {
             c.as_faer(),
             self.normalization.as_faer(),
             1.0,
-            par(),
+            par(x.n_samples() as f64 * m as f64 * m as f64),
         );
         Ok(Matrix::Dense(DenseMatrix::from_faer(out.as_ref())))
     }
@@ -420,8 +419,8 @@ impl ModelFile for RandomFourierFeatures {
 mod params_tests {
     use super::*;
     use crate::{Linear, Rbf};
-    use margin_core::battery::check_params;
     use margin_core::params::Value;
+    use margin_testing::battery::check_params;
 
     /// scikit-learn 1.9's `Nystroem` and `RBFSampler` defaults: `kernel="rbf"`, `gamma=None`
     /// (γ = 1 / n_features, `auto`), `degree=None` and `coef0=None` (3 and 1 where the kernel

@@ -11,10 +11,9 @@
 //! cached column for each swap costs a cache miss per column per swap, while a column replaying
 //! a batch stays in cache, and a column evicted before it is read again never pays.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
-use margin_core::{CsrMatrix, Records, Result, RowView, SparseRow, memory};
+use margin_core::{CsrMatrix, Records, Result, RowView, SparseRow, memory, parallel};
 use rayon::prelude::*;
 
 use crate::dense_by_feature::DenseByFeature;
@@ -30,8 +29,9 @@ pub trait ColumnSource: Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// `out[k] = Q(i, range.start + k)` in the current order.
-    fn fill(&self, i: usize, range: Range<usize>, out: &mut [f32]);
+    /// `out[k] = Q(i, range.start + k)` in the current order. Mutable so that a source can
+    /// keep the buffers a column needs from one column to the next.
+    fn fill(&mut self, i: usize, range: Range<usize>, out: &mut [f32]);
     /// Swaps positions `i` and `j`.
     fn swap(&mut self, i: usize, j: usize);
 }
@@ -70,6 +70,69 @@ pub struct KernelSource<'a, K: ?Sized, R: ?Sized> {
     /// For dot-product kernels on sparse data not stored densely: the samples by feature, and each
     /// position's index into them (swapped with the positions).
     by_feature: Option<(ByFeature, Vec<u32>)>,
+    /// Buffers reused by every column, so that a cache miss allocates nothing once warm.
+    scratch: Scratch,
+}
+
+/// What computing a column needs beyond its output, kept by the source from one column to the
+/// next (a miss is one SMO iteration's worth of work; allocating per miss costs page faults on
+/// the long buffers and allocator traffic on the short ones).
+#[derive(Default)]
+struct Scratch {
+    /// A sparse column sample written densely (as wide as the samples), for dot products that
+    /// gather from it.
+    x: Vec<f64>,
+    /// The column sample's non-zero features, for the samples stored densely by feature.
+    nonzero: Vec<(usize, f64)>,
+    /// Every sample's dot product with the column sample (the by-feature path).
+    dots: Vec<f64>,
+    /// One buffer per parallel task of a column (each task's dot products before the kernel's
+    /// form is applied).
+    tasks: Vec<Vec<f64>>,
+}
+
+impl Scratch {
+    /// The buffers a source with these parts needs, asked for (guarded) up front: the dense
+    /// sample when columns gather from a dense probe, every sample's dot products when columns
+    /// go by feature.
+    fn new(n_features: usize, positions: usize, derived: &Derived, gathers: bool) -> Result<Self> {
+        let x = if gathers {
+            memory::filled_vec(
+                n_features,
+                0.0,
+                &format!("a kernel column's dense copy of one sample ({n_features} features)"),
+                memory::FEWER_FEATURES,
+            )?
+        } else {
+            Vec::new()
+        };
+        let dots = if derived.by_feature.is_some() {
+            memory::filled_vec(
+                positions,
+                0.0,
+                &format!("a kernel column's {positions} dot products"),
+                memory::FEWER_SAMPLES,
+            )?
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            x,
+            nonzero: Vec::new(),
+            dots,
+            tasks: Vec::new(),
+        })
+    }
+
+    /// The first `n` of `tasks`, adding empty ones as needed (each grows to its task's length
+    /// on first use, then stays). A function of the field, not of `self`, so that the other
+    /// buffers can stay borrowed.
+    fn at_least(tasks: &mut Vec<Vec<f64>>, n: usize) -> &mut [Vec<f64>] {
+        if tasks.len() < n {
+            tasks.resize_with(n, Vec::new);
+        }
+        &mut tasks[..n]
+    }
 }
 
 /// The samples a [`KernelSource`] reads.
@@ -288,8 +351,11 @@ const MAX_DENSE_BYTES: u64 = 512 << 20;
 /// dense dot product costs more than the gather it replaces.
 const MIN_DENSE_DENSITY: f64 = 0.25;
 
-/// Fewest rows per parallel task when computing a column.
-const MIN_CHUNK: usize = 256;
+/// Element operations one kernel entry counts for when a column is cut into parallel tasks
+/// (`margin_core::parallel`'s unit): a dot product over a row's stored entries and LIBSVM's
+/// RBF expression with libm's `exp`, measured at up to ~50 ns an entry, so a task takes at
+/// least `TASK_WORK / ENTRY_WORK` (256) entries.
+const ENTRY_WORK: usize = 256;
 
 impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
     /// A source over all samples of `records`, in their order.
@@ -309,6 +375,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
             Some(_) => compact_features(records, &indices)?,
             None => None,
         };
+        let sparse = records.as_sparse().is_some();
         let (samples, order, derived) = match (compact, records.as_sparse()) {
             (Some(c), Some(csr)) => {
                 let basis = Basis::of(records, distinct_features(csr));
@@ -322,11 +389,16 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
                 (Samples::Borrowed(records), indices, derived)
             }
         };
+        // Columns gather from a dense copy of a sparse sample when a dot-product kernel's samples
+        // are not stored densely by feature (see `probe`).
+        let gathers = form.is_some() && derived.dense.is_none() && sparse;
+        let scratch = Scratch::new(samples.n_features(), order.len(), &derived, gathers)?;
         Ok(Self {
             kernel,
             samples,
             form,
             order,
+            scratch,
             stored_per_row: derived.stored_per_row,
             sq_norms: derived.sq_norms,
             dense: derived.dense,
@@ -362,7 +434,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         let positions = start..start + out.len();
         let dots = scratch;
         dots.clear();
-        match (&self.form, probe, &self.dense) {
+        match (&self.form, *probe, &self.dense) {
             (Some(_), Probe::Nonzero(nonzero), Some(rows)) => {
                 dots.resize(out.len(), 0.0);
                 rows.dots(positions.clone(), nonzero, dots);
@@ -386,28 +458,39 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'a, K, R> {
         }
     }
 
-    /// Sample `xi` in the form [`Self::fill_chunk`] reads it.
-    fn probe<'x>(&self, xi: RowView<'x>) -> Probe<'x> {
+    /// Sample `xi` in the form [`Self::fill_chunk`] reads it, written into the scratch buffers
+    /// `x` and `nonzero` where it needs a copy.
+    fn probe<'x>(
+        &self,
+        xi: RowView<'x>,
+        x: &'x mut Vec<f64>,
+        nonzero: &'x mut Vec<(usize, f64)>,
+    ) -> Probe<'x> {
         match (&self.form, &self.dense, xi) {
             (None, ..) => Probe::Pairwise,
-            (Some(_), Some(_), _) => Probe::Nonzero(DenseByFeature::probe(xi)),
-            (Some(_), None, RowView::Dense(x)) => Probe::Dense(Cow::Borrowed(x)),
+            (Some(_), Some(_), _) => {
+                DenseByFeature::probe_into(xi, nonzero);
+                Probe::Nonzero(nonzero)
+            }
+            (Some(_), None, RowView::Dense(row)) => Probe::Dense(row),
             (Some(_), None, RowView::Sparse(_)) => {
-                // As wide as the samples, which are no wider than their stored entries.
-                let mut x = vec![0.0; self.samples.n_features()];
-                xi.to_dense_into(&mut x);
-                Probe::Dense(Cow::Owned(x))
+                // As wide as the samples, which are no wider than their stored entries (sized
+                // when the source was made; resizing here is a no-op).
+                x.resize(self.samples.n_features(), 0.0);
+                xi.to_dense_into(x);
+                Probe::Dense(x)
             }
         }
     }
 }
 
 /// A column's sample as its dot products read it.
+#[derive(Clone, Copy)]
 enum Probe<'x> {
     /// Its non-zero features, for the samples stored densely by feature.
-    Nonzero(Vec<(usize, f64)>),
+    Nonzero(&'x [(usize, f64)]),
     /// Dense, so that a sparse row's dot product with it is a gather.
-    Dense(Cow<'x, [f64]>),
+    Dense(&'x [f64]),
     /// The kernel has no dot-product form: evaluated pair by pair.
     Pairwise,
 }
@@ -424,37 +507,35 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> KernelSource<'_, K, R> {
         sq_i: f64,
         range: Range<usize>,
         out: &mut [f32],
+        scratch: &mut Scratch,
     ) {
-        let m = self.order.len();
-        let chunk = (m / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
-        let mut dots = vec![0.0; m];
-        dots.par_chunks_mut(chunk)
+        let chunk = parallel::chunk_len(scratch.dots.len(), ENTRY_WORK);
+        scratch
+            .dots
+            .par_chunks_mut(chunk)
             .enumerate()
             .for_each(|(k, d)| by_feature.dots_into(&xi, (k * chunk) as u32, d));
-        let chunk = (out.len() / (4 * rayon::current_num_threads())).max(MIN_CHUNK);
-        out.par_chunks_mut(chunk).enumerate().for_each_init(
-            || Vec::with_capacity(chunk),
-            |scratch, (k, o)| {
+        let dots = &scratch.dots;
+        let chunk = parallel::chunk_len(out.len(), ENTRY_WORK);
+        let tasks = Scratch::at_least(&mut scratch.tasks, out.len().div_ceil(chunk));
+        out.par_chunks_mut(chunk)
+            .zip(tasks.par_iter_mut())
+            .enumerate()
+            .for_each(|(k, (o, buf))| {
                 let start = range.start + k * chunk;
                 let positions = start..start + o.len();
-                scratch.clear();
-                scratch.extend(
+                buf.clear();
+                buf.extend(
                     sample_at[positions.clone()]
                         .iter()
                         .map(|&t| dots[t as usize]),
                 );
-                form_into_f32(form, scratch, sq_i, &self.sq_norms[positions], o);
-            },
-        );
-    }
-}
-
-impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, K, R> {
-    fn len(&self) -> usize {
-        self.order.len()
+                form_into_f32(form, buf, sq_i, &self.sq_norms[positions], o);
+            });
     }
 
-    fn fill(&self, i: usize, range: Range<usize>, out: &mut [f32]) {
+    /// [`ColumnSource::fill`] with the source's buffers lent out as `scratch`.
+    fn fill_with(&self, i: usize, range: Range<usize>, out: &mut [f32], scratch: &mut Scratch) {
         let xi = self.samples.row(self.order[i]);
         let sq_i = self.sq_norms.get(i).copied().unwrap_or(0.0);
         if let (Some((by_feature, sample_at)), Some(form), RowView::Sparse(row)) =
@@ -465,21 +546,32 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, 
             let by_row = range.len() as f64 * self.stored_per_row;
             let m = self.order.len();
             if (by_feature.cost(&row) + m) as f64 <= by_row {
-                self.fill_by_feature(by_feature, sample_at, form, row, sq_i, range, out);
+                self.fill_by_feature(by_feature, sample_at, form, row, sq_i, range, out, scratch);
                 return;
             }
         }
-        let probe = self.probe(xi);
-        // A few tasks per thread: enough to balance, few enough that scheduling stays cheap.
-        let chunk = (out.len() / (4 * rayon::current_num_threads()))
-            .max(MIN_CHUNK)
-            .next_multiple_of(16);
-        out.par_chunks_mut(chunk).enumerate().for_each_init(
-            || Vec::with_capacity(chunk),
-            |scratch, (k, o)| {
-                self.fill_chunk(xi, &probe, sq_i, range.start + k * chunk, o, scratch)
-            },
-        );
+        let probe = self.probe(xi, &mut scratch.x, &mut scratch.nonzero);
+        // Whole blocks of 16 entries per task (the vectorized exponential's width).
+        let chunk = parallel::chunk_len(out.len(), ENTRY_WORK).next_multiple_of(16);
+        let tasks = Scratch::at_least(&mut scratch.tasks, out.len().div_ceil(chunk));
+        out.par_chunks_mut(chunk)
+            .zip(tasks.par_iter_mut())
+            .enumerate()
+            .for_each(|(k, (o, buf))| {
+                self.fill_chunk(xi, &probe, sq_i, range.start + k * chunk, o, buf)
+            });
+    }
+}
+
+impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for KernelSource<'_, K, R> {
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn fill(&mut self, i: usize, range: Range<usize>, out: &mut [f32]) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.fill_with(i, range, out, &mut scratch);
+        self.scratch = scratch;
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -935,6 +1027,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Columns of a cache that misses on every read (each computed over the buffers the
+    /// previous columns left behind) against the same columns from a fresh source.
+    fn check_scratch_reuse<R: Records>(x: &R) {
+        let rbf = Rbf::with_gamma(0.7).unwrap();
+        let n = x.n_samples();
+        let mut reused = ColumnCache::new(KernelSource::new(&rbf, x).unwrap(), 0);
+        for step in 0..24 {
+            let i = (step * 151) % n;
+            let len = 1 + (step * 1237) % n;
+            let got = reused.column(i, len).to_vec();
+            let mut fresh = ColumnCache::new(KernelSource::new(&rbf, x).unwrap(), 0);
+            let want = fresh.column(i, len);
+            let bits = |c: &[f32]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(want), "step {step}: column {i} over {len}");
+        }
+        assert_eq!(reused.stats().0, 0, "every read must miss");
+    }
+
+    #[test]
+    fn reused_scratch_gives_a_fresh_source_s_columns_bit_for_bit() {
+        // 3,000 samples: long columns are cut into several tasks. Sparse rows go by feature
+        // (long columns) or gather from a dense copy of the sample (short ones); dense rows
+        // read the sample's non-zero features.
+        let rows: Vec<Vec<f64>> = (0..3000)
+            .map(|i| {
+                let mut row = vec![0.0; 40];
+                for k in 0..3 {
+                    row[(i * 7 + k * 13 + k * k) % 40] =
+                        ((i * 31 + k * 17) % 19) as f64 / 9.0 - 1.0;
+                }
+                row
+            })
+            .collect();
+        let dense = DenseMatrix::from_rows(&rows).unwrap();
+        check_scratch_reuse(&dense.to_sparse());
+        check_scratch_reuse(&dense);
     }
 
     #[test]

@@ -58,16 +58,16 @@ impl DenseByFeature {
         }
     }
 
-    /// The non-zero features of `x` as `(feature, value)` in increasing feature order: the
-    /// probe [`Self::dots`] takes.
-    pub(crate) fn probe(x: RowView<'_>) -> Vec<(usize, f64)> {
-        let mut nonzero = Vec::new();
+    /// The non-zero features of `x` as `(feature, value)` in increasing feature order, written
+    /// over `nonzero` (a buffer the caller keeps from column to column): the probe
+    /// [`Self::dots`] takes.
+    pub(crate) fn probe_into(x: RowView<'_>, nonzero: &mut Vec<(usize, f64)>) {
+        nonzero.clear();
         x.for_each_stored(|f, v| {
             if v != 0.0 {
                 nonzero.push((f, v));
             }
         });
-        nonzero
     }
 
     /// `out[k] = sample(rows.start + k) · x` for the probe `x` given by [`Self::probe`].
@@ -138,7 +138,8 @@ mod tests {
             }
             let mut samples =
                 DenseByFeature::new(n, d, |r, out| out.copy_from_slice(&rows[r])).unwrap();
-            let nonzero = DenseByFeature::probe(RowView::Dense(&probe));
+            let mut nonzero = vec![(usize::MAX, f64::NAN)];
+            DenseByFeature::probe_into(RowView::Dense(&probe), &mut nonzero);
             for (i, j) in [
                 (0, n - 1),
                 (n / 2, 3.min(n - 1)),

@@ -1,7 +1,7 @@
 //! The explicit feature map of the polynomial kernel: the kernel trick made visible.
 
-use margin_core::preprocessing::PolynomialFeatures;
 use margin_core::{DenseMatrix, Fit, Records, Result, Transform};
+use margin_preprocessing::PolynomialFeatures;
 
 use crate::standard::Polynomial;
 

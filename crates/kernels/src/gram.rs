@@ -8,7 +8,9 @@
 
 use faer::linalg::matmul::triangular::BlockStructure;
 use faer::{Accum, MatMut, Par};
-use margin_core::{DenseCow, DenseMatrix, DenseView, Error, Records, Result, memory, validate};
+use margin_core::{
+    DenseCow, DenseMatrix, DenseView, Error, Records, Result, memory, parallel, validate,
+};
 use rayon::prelude::*;
 
 use crate::kernel::{DotForm, Kernel};
@@ -96,12 +98,9 @@ fn human_bytes(b: u128) -> String {
     }
 }
 
-/// The faer parallelism matching the current rayon pool.
-pub(crate) fn par() -> Par {
-    match rayon::current_num_threads() {
-        0 | 1 => Par::Seq,
-        n => Par::rayon(n),
-    }
+/// The faer parallelism for a product of `flops` multiply-adds (`margin_core::parallel`'s rule).
+pub(crate) fn par(flops: f64) -> Par {
+    parallel::faer_par(flops, parallel::Overhead::Product)
 }
 
 /// Dense records for the GEMM path: borrowed when dense, a copy when sparse and small enough.
@@ -150,7 +149,7 @@ pub fn gram_with<K: Kernel + ?Sized, R: Records + ?Sized>(
                 xf.transpose(),
                 BlockStructure::Rectangular,
                 1.0,
-                par(),
+                par(n as f64 * n as f64 * xf.ncols() as f64 / 2.0),
             );
             // Norms from the same product, so that ‖x_i − x_i‖² is exactly 0.
             let norms: Vec<f64> = (0..n).map(|i| buf[i * n + i]).collect();
@@ -223,7 +222,7 @@ where
                 zd.view().as_faer(),
                 xd.view().as_faer().transpose(),
                 1.0,
-                par(),
+                par(n as f64 * m as f64 * x.n_features() as f64),
             );
             let (nx, nz) = if form.needs_norms() {
                 (row_norms(xd.view()), row_norms(zd.view()))

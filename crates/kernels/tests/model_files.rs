@@ -2,12 +2,13 @@
 //! battery's forgeries (the battery reaches estimators with `predict` only), and stored kernel
 //! parameters that no constructor accepts, refused on load naming the kernel.
 
-use margin_core::battery::check_forged_files;
-use margin_core::{DenseMatrix, Error, Fit, ModelFile, Records, Transform, body_of, seal};
+use margin_core::{DenseMatrix, Error, Fit, Records, Transform};
+use margin_io::{ModelFile, body_of, seal};
 use margin_kernels::{
     ChiSquared, KernelExt, KernelSpec, Laplacian, Linear, MAX_KERNEL_DEPTH, MatrixDot, Nystroem,
     Polynomial, RandomFourierFeatures, Rbf,
 };
+use margin_testing::battery::check_forged_files;
 
 fn x() -> DenseMatrix {
     DenseMatrix::from_row_major(

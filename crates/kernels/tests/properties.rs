@@ -2,7 +2,9 @@
 //! (proptest), the GEMM path against the per-pair definition, thread-count independence,
 //! the explicit polynomial feature map, the memory guard, and the approximations.
 
-use margin_core::{CsrMatrix, DenseMatrix, Error, Fit, Records, RowView, Transform, datasets};
+use margin_core::{CsrMatrix, DenseMatrix, Error, Fit, Records, RowView, Transform};
+
+use margin_io::datasets;
 use margin_kernels::*;
 use proptest::prelude::*;
 
@@ -354,7 +356,7 @@ fn approximation_error_falls_as_components_grow() {
 
 #[test]
 fn kernel_spec_survives_a_model_file_round_trip() {
-    use margin_core::ModelFile;
+    use margin_io::ModelFile;
     let x = datasets::heart_scale().unwrap().records;
     let ny = Nystroem::params()
         .kernel(Sum::new(

@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 
 use margin_core::params::Params;
-use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_core::{Dataset, Fit, Matrix};
+use margin_io::ModelFile;
 use margin_tree::{GradientBoostingClassifier, GradientBoostingRegressor};
 
 use crate::Failure;

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
 use margin_core::params::Params;
-use margin_core::{Dataset, Fit, Matrix, ModelFile, Predict};
+use margin_core::{Dataset, Fit, Matrix, Predict};
+use margin_io::ModelFile;
 
 use crate::Failure;
 use crate::convergence::Fitted;

@@ -14,7 +14,9 @@
 //! - `margin svm-train`: LIBSVM's warning for each run, also within `-v` cross-validation and
 //!   the cross-validation behind `-b 1`.
 
-use margin_core::{Convergence, Iterative, ModelFile};
+use margin_core::{Convergence, Iterative};
+
+use margin_io::ModelFile;
 use margin_svm::{OneClassSvm, Svc, Svr};
 use margin_tree::{GradientBoostingClassifier, GradientBoostingRegressor};
 

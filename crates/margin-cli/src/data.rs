@@ -4,7 +4,7 @@ use std::path::Path;
 
 use clap::ValueEnum;
 use margin_core::Dataset;
-use margin_core::io::{DataFormat, read_data};
+use margin_io::{DataFormat, read_data};
 
 use crate::Failure;
 
@@ -37,5 +37,5 @@ pub fn load(path: &Path, format: FormatArg) -> Result<Dataset, Failure> {
 
 /// The format the file will be read in.
 pub fn resolved(path: &Path, format: FormatArg) -> Result<DataFormat, Failure> {
-    margin_core::io::resolve_format(path, format.into()).map_err(|e| Failure::in_file(path, e))
+    margin_io::resolve_format(path, format.into()).map_err(|e| Failure::in_file(path, e))
 }

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use margin_core::Hyperparams;
-use margin_core::io::{DataFormat, format_g};
+use margin_core::format::format_g;
 use margin_core::params::ParamInfo;
-use margin_core::preprocessing::column_ranges;
 use margin_core::{Records, Targets};
+use margin_io::DataFormat;
+use margin_preprocessing::column_ranges;
 use margin_svm::LibsvmModel;
 
 use crate::Failure;
@@ -50,7 +51,7 @@ pub struct InfoArgs {
 /// Prints the summary.
 pub fn run(args: &InfoArgs) -> Result<(), Failure> {
     let head = file_head(&args.data)?;
-    let margin_model = margin_core::is_model_file(&head);
+    let margin_model = margin_io::is_model_file(&head);
     if margin_model || head.starts_with(LIBSVM_MODEL) {
         if args.features {
             return Err(Failure::usage(

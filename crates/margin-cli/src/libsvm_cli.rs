@@ -11,8 +11,9 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use margin_core::io::{IndexBase, LibsvmOptions, format_g, read_libsvm};
+use margin_core::format::format_g;
 use margin_core::{Dataset, Label, Records, Targets};
+use margin_io::{IndexBase, LibsvmOptions, read_libsvm};
 use margin_kernels::{Linear, Polynomial, Rbf, Sigmoid};
 use margin_svm::{
     ClassWeight, FitObserver, KernelChoice, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm,

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 
 use margin_core::params::Params;
-use margin_core::{Dataset, Matrix, ModelFile, Predict};
+use margin_core::{Dataset, Matrix, Predict};
+use margin_io::ModelFile;
 use margin_svm::{LinearSolver, LinearSvc, LinearSvcParams, SvmLoss};
 
 use crate::Failure;

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 
 use margin_core::params::Params;
-use margin_core::{Dataset, Fit, Matrix, ModelFile};
+use margin_core::{Dataset, Fit, Matrix};
+use margin_io::ModelFile;
 use margin_linear::{ElasticNet, LogisticRegression};
 
 use crate::Failure;

@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use margin_core::params::{ParamInfo, ParamType, Params, flag_of};
 use margin_core::{
-    Dataset, DecisionFunction, Error, Hyperparams, Label, Matrix, ModelFile, NFeatures, Predict,
-    PredictProba, Records, Targets,
+    Dataset, DecisionFunction, Error, Hyperparams, Label, Matrix, NFeatures, Predict, PredictProba,
+    Records, Targets,
 };
+use margin_io::ModelFile;
 
 use crate::Failure;
 use crate::convergence::Fitted;
@@ -587,7 +588,7 @@ pub struct PredictArgs {
 /// The registry entry of the kind named in the header of the model file at `path` (its
 /// bytes).
 pub fn entry_of(path: &Path, bytes: &[u8]) -> Result<&'static ModelEntry, Failure> {
-    let kind = margin_core::peek_kind(bytes).map_err(|e| Failure::in_file(path, e))?;
+    let kind = margin_io::peek_kind(bytes).map_err(|e| Failure::in_file(path, e))?;
     registry().find(|m| m.kind == kind).ok_or_else(|| {
         Failure::usage(format!(
             "{}: model kind `{kind}` is not known to this build",
@@ -682,14 +683,14 @@ fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {
             for (l, row) in labels.iter().zip(probs.rows()) {
                 let cells: Vec<String> = row
                     .iter()
-                    .map(|p| margin_core::io::format_g(*p, 6))
+                    .map(|p| margin_core::format::format_g(*p, 6))
                     .collect();
                 outln!(out, "{l} {}", cells.join(" "))?;
             }
         }
         Predictions::Values(v) => {
             for x in v {
-                outln!(out, "{}", margin_core::io::format_g(*x, 17))?;
+                outln!(out, "{}", margin_core::format::format_g(*x, 17))?;
             }
         }
         Predictions::Clusters(c) => {

@@ -19,7 +19,7 @@ use std::fmt;
 use std::io::{BufWriter, IsTerminal, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use margin_core::io::{AtomicFile, same_file};
+use margin_io::{AtomicFile, same_file};
 
 use crate::Failure;
 
@@ -343,8 +343,8 @@ mod tests {
 
     #[test]
     fn a_library_writer_that_wraps_the_error_still_ends_quietly_on_a_closed_pipe() {
-        use margin_core::io::{CsvOptions, write_csv_to, write_libsvm_to};
         use margin_core::{Dataset, DenseMatrix, Targets};
+        use margin_io::{CsvOptions, write_csv_to, write_libsvm_to};
         let x = DenseMatrix::from_row_major((0..2000).map(f64::from).collect(), 1000, 2).unwrap();
         let data = Dataset::new(x, Targets::Values(vec![1.0; 1000]))
             .unwrap()

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 
 use margin_core::params::Params;
-use margin_core::{Dataset, Fit, Matrix, ModelFile, Predict};
+use margin_core::{Dataset, Fit, Matrix, Predict};
+use margin_io::ModelFile;
 use margin_linear::{KernelPerceptron, Perceptron};
 
 use crate::Failure;

@@ -33,13 +33,11 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use margin_core::io::{
-    DataFormat, IndexBase, LibsvmOptions, format_g, format_shortest, open_text, read_libsvm,
-    read_line,
-};
+use margin_core::format::{format_g, format_shortest};
 use margin_core::memory::{self, FEWER_FEATURES};
-use margin_core::preprocessing::column_ranges;
 use margin_core::{Dataset, Error, Matrix, Records, Targets};
+use margin_io::{DataFormat, IndexBase, LibsvmOptions, open_text, read_libsvm, read_line};
+use margin_preprocessing::column_ranges;
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};

@@ -4,9 +4,9 @@ use std::borrow::Cow;
 
 use margin_core::params::{Params, Value};
 use margin_core::{
-    Dataset, DecisionFunction, Error, Iterative, Matrix, ModelFile, NFeatures, Predict,
-    PredictProba,
+    Dataset, DecisionFunction, Error, Iterative, Matrix, NFeatures, Predict, PredictProba,
 };
+use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
 use margin_svm::{OneClassSvm, Svc, Svr};
 

@@ -12,15 +12,16 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use margin_core::preprocessing::MinMaxScaler;
 use margin_core::split::train_test_split;
-use margin_core::{Dataset, DecisionFunction, Error, Fit, Label, Predict, Transform, datasets};
+use margin_core::{Dataset, DecisionFunction, Error, Fit, Label, Predict, Transform};
+use margin_io::datasets;
 use margin_kernels::{Gamma, Rbf};
 use margin_linear::{
     BernoulliNB, ElasticNet, GaussianNB, KernelRidge, LinearRegression, LogisticRegression,
     Perceptron, Ridge,
 };
 use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor, Weights};
+use margin_preprocessing::MinMaxScaler;
 use margin_svm::{LinearSvc, Svc, Svr};
 use margin_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, GradientBoostingClassifier,

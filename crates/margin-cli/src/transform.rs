@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
-use margin_core::io::{CsvOptions, DataFormat, write_csv_to, write_libsvm_to};
-use margin_core::{Dataset, Error, Matrix, ModelFile, NFeatures, Transform};
+use margin_core::{Dataset, Error, Matrix, NFeatures, Transform};
+use margin_io::ModelFile;
+use margin_io::{CsvOptions, DataFormat, write_csv_to, write_libsvm_to};
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};
@@ -80,7 +81,7 @@ fn apply(
 /// Runs `margin transform`.
 pub fn run(args: &TransformArgs) -> Result<(), Failure> {
     let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
-    let kind = margin_core::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
+    let kind = margin_io::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
     if let Some(output) = &args.output {
         check_outputs(&[&args.model, &args.data], &[output])?;
     }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use margin_core::ModelFile;
+use margin_io::ModelFile;
 use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, ExportOptions,
     RandomForestClassifier, RandomForestRegressor, Tree, export_dot, export_text,
@@ -44,7 +44,7 @@ pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
     let path = &args.model;
     let bytes =
         std::fs::read(path).map_err(|e| Failure::in_file(path, margin_core::Error::io(path, e)))?;
-    let kind = margin_core::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
+    let kind = margin_io::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
     let load = |e| Failure::in_file(path, e);
     let render = |tree: &Tree, opts: ExportOptions<'_>| {
         let opts = opts.decimals(usize::from(args.decimals));

@@ -7,7 +7,8 @@
 use std::borrow::Cow;
 
 use margin_core::params::{Params, Value};
-use margin_core::{Dataset, Error, Fit, Matrix, ModelFile, split};
+use margin_core::{Dataset, Error, Fit, Matrix, split};
+use margin_io::ModelFile;
 use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
     RandomForestRegressor,

@@ -9,8 +9,9 @@ use std::path::Path;
 
 use common::{fails_with, margin, root, stdout};
 use margin_cluster::{KMeans, KMeansAlgorithm, NComponents, Pca};
-use margin_core::io::{CsvOptions, DataFormat, LibsvmOptions, read_csv, read_data, read_libsvm};
-use margin_core::{Fit, ModelFile, Predict, Records, Transform};
+use margin_core::{Fit, Predict, Records, Transform};
+use margin_io::ModelFile;
+use margin_io::{CsvOptions, DataFormat, LibsvmOptions, read_csv, read_data, read_libsvm};
 
 fn run(args: &[&str]) -> String {
     stdout(&margin(args))
@@ -55,7 +56,7 @@ fn kmeans_train_predict_and_transform_match_the_library() {
         dists.to_str().unwrap(),
     ]);
 
-    let data = margin_core::datasets::heart_scale().unwrap();
+    let data = margin_io::datasets::heart_scale().unwrap();
     let lib = KMeans::params()
         .n_clusters(4)
         .seed(3)
@@ -118,7 +119,7 @@ fn pca_transform_writes_the_projections_in_the_input_format() {
         },
     )
     .unwrap();
-    let data = margin_core::datasets::housing_scale().unwrap();
+    let data = margin_io::datasets::housing_scale().unwrap();
     let lib = Pca::params()
         .n_components(NComponents::Count(3))
         .whiten(true)
@@ -198,7 +199,7 @@ fn kmeans_algorithm_elkan_gives_the_lloyd_model() {
         ]);
         files.push(KMeans::load(&model).unwrap());
     }
-    let data = margin_core::datasets::dna().unwrap();
+    let data = margin_io::datasets::dna().unwrap();
     let lib = KMeans::params()
         .n_clusters(5)
         .seed(2)

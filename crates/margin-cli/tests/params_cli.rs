@@ -216,14 +216,14 @@ fn predict_can_show_the_parameters_and_info_refuses_mismatched_flags() {
     );
     // A model file whose stored parameters `fit` would refuse is refused by info and predict.
     let bytes = std::fs::read(&model).unwrap();
-    let body = margin_core::body_of(&bytes).unwrap();
+    let body = margin_io::body_of(&bytes).unwrap();
     let quarter = 0.25f64.to_le_bytes();
     let at = body.windows(8).rposition(|w| w == quarter).unwrap();
     let mut forged = body.to_vec();
     forged[at..at + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
-    let kind = margin_core::peek_kind(&bytes).unwrap();
+    let kind = margin_io::peek_kind(&bytes).unwrap();
     let schema = u32::from_le_bytes(bytes[14 + kind.len()..18 + kind.len()].try_into().unwrap());
-    std::fs::write(&model, margin_core::seal(&kind, schema, &forged).unwrap()).unwrap();
+    std::fs::write(&model, margin_io::seal(&kind, schema, &forged).unwrap()).unwrap();
     fails_with(&["info", model_text], 2, "`params` is invalid");
     fails_with(&["predict", model_text, &data], 2, "`alpha` = -1");
 }

@@ -51,28 +51,31 @@
 
 pub use margin_cluster as cluster;
 pub use margin_core as linalg;
-#[cfg(feature = "datasets")]
-pub use margin_core::datasets;
 pub use margin_core::{
     ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, DenseView, Error, Label, Matrix,
     Records, Result, Targets,
 };
-pub use margin_core::{io, preprocessing, split, validate};
+pub use margin_core::{split, validate};
+pub use margin_io as io;
+#[cfg(feature = "datasets")]
+pub use margin_io::datasets;
 pub use margin_kernels as kernels;
 pub use margin_linear as linear;
 pub use margin_metrics as metrics;
 pub use margin_neighbors as neighbors;
 pub use margin_optim as optim;
+pub use margin_preprocessing as preprocessing;
 pub use margin_svm as svm;
 pub use margin_tree as tree;
 
 /// The names most programs need: `use margin::prelude::*;`.
 pub mod prelude {
     pub use margin_core::fit::FitObserved;
-    pub use margin_core::preprocessing::{MinMaxScaler, StandardScaler};
     pub use margin_core::split::{KFold, StratifiedKFold, train_test_split};
     pub use margin_core::{
-        Dataset, DecisionFunction, Error, Fit, FitTransform, Iterative, Label, Matrix, ModelFile,
-        PartialFit, Predict, PredictProba, Records, Result, Targets, Transform,
+        Dataset, DecisionFunction, Error, Fit, FitTransform, Iterative, Label, Matrix, PartialFit,
+        Predict, PredictProba, Records, Result, Targets, Transform,
     };
+    pub use margin_io::ModelFile;
+    pub use margin_preprocessing::{MinMaxScaler, StandardScaler};
 }

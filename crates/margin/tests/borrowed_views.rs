@@ -6,7 +6,6 @@
 use margin::cluster::{KMeans, Pca};
 use margin::kernels::Gamma;
 use margin::linalg::faer::MatRef;
-use margin::linalg::preprocessing::{MinMaxScaler, StandardScaler};
 use margin::linalg::{DenseCow, DenseView};
 use margin::prelude::*;
 use margin::svm::{KernelChoice, LinearSvc, Svc};

@@ -205,7 +205,7 @@ fn probability_estimates_count_their_cross_validation_runs() {
 
 #[test]
 fn the_report_survives_a_model_file() {
-    use margin::linalg::ModelFile;
+    use margin::io::ModelFile;
     let c = &data(false);
     let svc = svm::Svc::params()
         .probability(true)

@@ -1,10 +1,10 @@
 //! Every fitted model reports the width it was fitted on through `NFeatures`, the one accessor
 //! code that handles many model kinds (the CLI's shape rules) relies on.
 
-use margin::linalg::preprocessing::{
+use margin::linalg::{CsrMatrix, Dataset, DenseMatrix, Fit, Matrix, NFeatures, Targets};
+use margin::preprocessing::{
     KBinsDiscretizer, MinMaxScaler, OneHotEncoder, PolynomialFeatures, StandardScaler,
 };
-use margin::linalg::{CsrMatrix, Dataset, DenseMatrix, Fit, Matrix, NFeatures, Targets};
 use margin::{cluster, kernels, linear, neighbors, svm, tree};
 
 /// 40 samples of three non-negative integer features (counts, for the naive Bayes models),

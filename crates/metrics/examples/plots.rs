@@ -4,7 +4,8 @@
 //! `cargo run -p margin-metrics --features png --example plots -- OUT_DIR`
 
 use margin_core::split::StratifiedKFold;
-use margin_core::{Dataset, DecisionFunction, Fit, Label, Predict, datasets};
+use margin_core::{Dataset, DecisionFunction, Fit, Label, Predict};
+use margin_io::datasets;
 use margin_metrics::{ConfusionMatrix, accuracy, learning_curve, plot};
 use margin_svm::Svc;
 

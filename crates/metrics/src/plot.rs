@@ -349,7 +349,7 @@ pub fn write_chart(path: &Path, svg: &str) -> Result<()> {
     } else {
         svg.as_bytes().to_vec()
     };
-    margin_core::io::write_atomically(path, |w| w.write_all(&bytes))
+    margin_io::write_atomically(path, |w| w.write_all(&bytes))
 }
 
 #[cfg(feature = "png")]

@@ -2,7 +2,8 @@
 //! result does not depend on the number of threads.
 
 use margin_core::split::StratifiedKFold;
-use margin_core::{Dataset, Fit, Label, Predict, datasets};
+use margin_core::{Dataset, Fit, Label, Predict};
+use margin_io::datasets;
 use margin_metrics::{accuracy, cross_val_predict, cross_validate};
 use margin_svm::Svc;
 

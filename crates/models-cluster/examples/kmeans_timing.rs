@@ -8,7 +8,8 @@
 use std::time::Instant;
 
 use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit};
-use margin_core::{DenseMatrix, Fit, ModelFile};
+use margin_core::{DenseMatrix, Fit};
+use margin_io::ModelFile;
 use rand::Rng;
 
 fn main() -> Result<(), margin_core::Error> {

@@ -4,15 +4,16 @@
 //! analysis ([`Pca`]). PCA lives here rather than in a crate of its own: one crate holds the
 //! unsupervised models, which share their input checks and fitting convention.
 //!
-//! Both fit on **records**, not datasets (as the scalers of
-//! [`margin_core::preprocessing`] do): `params.fit(&records)`, dense or sparse. [`Pca`] is a
+//! Both fit on **records**, not datasets (as the scalers
+//! of `margin-preprocessing` do): `params.fit(&records)`, dense or sparse. [`Pca`] is a
 //! [`Transform`](margin_core::Transform), so [`FitTransform`](margin_core::FitTransform)
 //! works; k-means models [`Predict`](margin_core::Predict) cluster indices and transform rows
 //! into distances to the centres. Every model saves and loads as a
-//! [`ModelFile`](margin_core::ModelFile) whose contents are checked on load.
+//! [`ModelFile`](margin_io::ModelFile) whose contents are checked on load.
 //!
 //! ```
-//! use margin_core::{datasets, Fit, FitTransform, Predict, Records};
+//! use margin_core::{Fit, FitTransform, Predict, Records};
+//! use margin_io::datasets;
 //! use margin_cluster::{KMeans, NComponents, Pca};
 //!
 //! let records = datasets::housing_scale()?.records;

@@ -4,7 +4,8 @@
 //! threads. (Against scikit-learn's `algorithm="elkan"`: sklearn_fixtures.rs.)
 
 use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, KMeansParams};
-use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records};
+use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, Predict, Records};
+use margin_io::ModelFile;
 use proptest::prelude::*;
 use rand::Rng;
 
@@ -43,8 +44,8 @@ fn same_model<R: Records + ?Sized>(params: &KMeansParams, x: &R) -> KMeans {
     );
     let (e, l) = (elkan.to_bytes().unwrap(), lloyd.to_bytes().unwrap());
     let (e, l) = (
-        margin_core::body_of(&e).unwrap(),
-        margin_core::body_of(&l).unwrap(),
+        margin_io::body_of(&e).unwrap(),
+        margin_io::body_of(&l).unwrap(),
     );
     assert_eq!(e.len(), l.len());
     assert_eq!(e.iter().zip(l).filter(|(a, b)| a != b).count(), 1);

@@ -6,11 +6,11 @@ use margin_cluster::{
     KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
     NComponents, Pca, PcaParams, SvdSolver,
 };
-use margin_core::battery::{Task, check_estimator, check_forged_files};
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Hyperparams, ModelFile, Predict, Records, Result,
-    Transform,
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Hyperparams, Predict, Records, Result, Transform,
 };
+use margin_io::ModelFile;
+use margin_testing::battery::{Task, check_estimator, check_forged_files};
 use serde::{Deserialize, Serialize};
 
 /// Params that fit on a dataset's records (the battery's entry point).
@@ -330,7 +330,7 @@ fn forged_model_files_are_refused_or_harmless_in_every_method() {
 /// copy would be terabytes, and are refused up front naming the size.
 #[test]
 fn dense_centres_and_components_no_machine_holds_are_refused_naming_the_size() {
-    let x = margin_core::battery::huge_width(Task::Unsupervised).records;
+    let x = margin_testing::battery::huge_width(Task::Unsupervised).records;
     for e in [
         KMeans::params().fit(&x).unwrap_err(),
         MiniBatchKMeans::params().fit(&x).unwrap_err(),

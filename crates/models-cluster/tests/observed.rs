@@ -3,9 +3,10 @@
 //! and the inertia Lloyd's and Elkan's iterations report never rises.
 
 use margin_cluster::{KMeans, KMeansAlgorithm, MiniBatchKMeans};
-use margin_core::battery::check_observed;
+use margin_core::Fit;
 use margin_core::fit::{FitObserved, LossHistory, Stop, StopAfter};
-use margin_core::{Fit, datasets};
+use margin_io::datasets;
+use margin_testing::battery::check_observed;
 
 #[test]
 fn lloyd_and_elkan_stop_where_the_observer_says_and_their_inertia_never_rises() {

@@ -5,9 +5,9 @@ use margin_cluster::{
     KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
     NComponents, Pca, PcaParams, SvdSolver,
 };
-use margin_core::battery::check_params;
 use margin_core::params::{Params, Value};
 use margin_core::{DenseMatrix, Error, Fit};
+use margin_testing::battery::check_params;
 
 use Value::{Bool, Float, Int, Text};
 

@@ -4,7 +4,8 @@
 //! bit-identical on 1 and 2 threads.
 
 use margin_cluster::{KMeans, KMeansInit, MiniBatchKMeans, NComponents, Pca, PcaParams, SvdSolver};
-use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Transform};
+use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, Predict, Records, Transform};
+use margin_io::ModelFile;
 use proptest::prelude::*;
 use rand::Rng;
 

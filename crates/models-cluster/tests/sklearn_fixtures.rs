@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
-use margin_core::fixture::Fixture as Fields;
-use margin_core::io::{LibsvmOptions, read_libsvm};
 use margin_core::{Fit, Matrix, Predict, Records, Transform};
+use margin_io::{LibsvmOptions, read_libsvm};
+use margin_testing::fixture::Fixture as Fields;
 
 /// One fixture file (tests/fixtures), with this suite's reading of its data below.
 struct Fixture {

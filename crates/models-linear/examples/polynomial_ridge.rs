@@ -4,9 +4,9 @@
 //!
 //! `cargo run -p margin-linear --example polynomial_ridge`
 
-use margin_core::preprocessing::PolynomialFeatures;
 use margin_core::{Dataset, DenseMatrix, Fit, Predict, Targets, Transform};
 use margin_linear::{LinearRegression, Ridge};
+use margin_preprocessing::PolynomialFeatures;
 
 /// A small seeded generator (splitmix64), so the example needs no random-number crate and
 /// prints the same table everywhere.

@@ -18,7 +18,8 @@
 //! densified), which each epoch sweeps column by column.
 //!
 //! ```
-//! use margin_core::{datasets, Fit, Predict};
+//! use margin_core::{Fit, Predict};
+//! use margin_io::datasets;
 //! use margin_linear::ElasticNet;
 //!
 //! let data = datasets::housing_scale()?;
@@ -30,11 +31,13 @@
 //! ```
 
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
-    RowView, memory, model_check, validate,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result, RowView,
+    memory, validate,
 };
+use margin_io::ModelFile;
 use margin_optim::Stop;
 use margin_optim::cd::{CdOptions, Columns, Products, elastic_net_gram, elastic_net_observed};
 use rayon::prelude::*;
@@ -252,7 +255,11 @@ impl Design {
             x,
             faer::linalg::matmul::triangular::BlockStructure::Rectangular,
             1.0,
-            faer::Par::rayon(0),
+            // The lower triangle: n·d²/2 multiply-adds.
+            margin_core::parallel::faer_par(
+                n as f64 * d as f64 * d as f64 / 2.0,
+                margin_core::parallel::Overhead::Product,
+            ),
         );
         for j in 0..d {
             for k in j + 1..d {

@@ -13,7 +13,8 @@
 //! | [`MultinomialNB`], [`BernoulliNB`], [`GaussianNB`] (streaming with `partial_fit`) | [`naive_bayes`] | counts and moments in log space |
 //!
 //! ```
-//! use margin_core::{datasets, split::train_test_split, Fit, Predict};
+//! use margin_core::{split::train_test_split, Fit, Predict};
+//! use margin_io::datasets;
 //! use margin_linear::LogisticRegression;
 //!
 //! let data = datasets::dna()?;

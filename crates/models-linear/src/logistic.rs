@@ -26,7 +26,8 @@
 //! log-sum-exp, so `|w·x| = 10⁴` gives probabilities of exactly 0 and 1, never NaN.
 //!
 //! ```
-//! use margin_core::{datasets, Fit, Predict, PredictProba};
+//! use margin_core::{Fit, Predict, PredictProba};
+//! use margin_io::datasets;
 //! use margin_linear::LogisticRegression;
 //!
 //! let data = datasets::heart_scale()?;
@@ -41,11 +42,13 @@
 //! ```
 
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, LinearClassifierCore, ModelFile, PredictProba,
-    PresentClasses, Records, Result, memory, model_check, validate,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, LinearClassifierCore, PredictProba,
+    PresentClasses, Records, Result, memory, validate,
 };
+use margin_io::ModelFile;
 use margin_optim::Stop;
 use margin_optim::gd::{self, Batch, GdOptions, GdResult, StepRule};
 use margin_optim::lbfgs::{LbfgsOptions, lbfgs};

@@ -2,11 +2,12 @@
 //! row per output (one for a regressor or a binary classifier, one per class for more) and one
 //! intercept per row, so that `coef·x + intercept` is the decision value or the prediction.
 
-use margin_core::battery::check_linear_shape;
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, NFeatures, Predict, Records, Targets, datasets,
+    Dataset, DecisionFunction, DenseMatrix, Fit, NFeatures, Predict, Records, Targets,
 };
+use margin_io::datasets;
 use margin_linear::{ElasticNet, LinearRegression, LogisticRegression, Perceptron, Ridge};
+use margin_testing::battery::check_linear_shape;
 
 /// What every linear classifier promises of its shapes on `data` with `rows` weight rows.
 fn check_classifier<M: DecisionFunction + Predict + NFeatures>(

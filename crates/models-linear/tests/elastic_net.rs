@@ -1,9 +1,10 @@
 //! Lasso and ElasticNet against scikit-learn 1.9.1 (tests/fixtures/gen_elastic_net.py).
 
-use margin_core::battery::{Task, check_estimator};
-use margin_core::{Dataset, Error, Fit, ModelFile, Predict, datasets};
+use margin_core::{Dataset, Error, Fit, Predict};
+use margin_io::{ModelFile, datasets};
 use margin_linear::{ElasticNet, ElasticNetParams, alpha_grid};
 use margin_optim::Stop;
+use margin_testing::battery::{Task, check_estimator};
 
 /// `(alpha, coef, intercept)` per model in the fixture.
 fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {
@@ -116,6 +117,37 @@ fn paths_ignore_the_thread_count() {
             .install(|| ElasticNet::params().path(&housing, &grid).unwrap())
     };
     assert_eq!(run(1), run(2));
+}
+
+#[test]
+fn large_gram_products_ignore_the_thread_count() {
+    // 4,000 × 40: XᵀX is large enough for faer's parallel product under
+    // `margin_core::parallel`'s rule (housing's is not).
+    let (n, d) = (4_000, 40);
+    let mut s = 7u64;
+    let mut r = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    };
+    let x: Vec<f64> = (0..n * d).map(|_| r()).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| x[i * d] - 2.0 * x[i * d + 3] + 0.1 * r())
+        .collect();
+    let data = Dataset::new(
+        margin_core::DenseMatrix::from_row_major(x, n, d).unwrap(),
+        margin_core::Targets::Values(y),
+    )
+    .unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| ElasticNet::params().alpha(0.01).fit(&data).unwrap())
+    };
+    assert_eq!(run(1).to_bytes().unwrap(), run(2).to_bytes().unwrap());
 }
 
 #[test]

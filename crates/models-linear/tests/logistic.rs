@@ -1,13 +1,13 @@
 //! LogisticRegression against scikit-learn 1.9.1 fixtures (tests/fixtures/gen_logistic.py),
 //! across solvers, and the estimator contract.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    ClassWeight, Classes, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba,
-    Targets, datasets,
+    ClassWeight, Classes, Dataset, DenseMatrix, Error, Fit, Predict, PredictProba, Targets,
 };
+use margin_io::{ModelFile, datasets};
 use margin_linear::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
 use margin_optim::Stop;
+use margin_testing::battery::{Task, check_estimator};
 
 struct Reference {
     coef: Vec<Vec<f64>>,

@@ -2,10 +2,10 @@
 //! dense weights (one vector per class, as scikit-learn's) are refused up front with a typed
 //! error that names the size and the way out, never an abort.
 
-use margin_core::battery::{Task, huge_width};
 use margin_core::{Error, Fit};
 use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 use margin_linear::{LogisticRegression, Perceptron};
+use margin_testing::battery::{Task, huge_width};
 
 fn refused_for_memory(e: Error) {
     assert!(

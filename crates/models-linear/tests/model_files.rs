@@ -3,11 +3,11 @@
 //! `predict_log_proba`, `predict_interval`), and field-by-field inconsistencies that used to
 //! panic or answer garbage, refused on load naming the field.
 
-use margin_core::battery::check_forged_files;
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, PredictProba, Records,
-    Result, Targets,
+    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, PredictProba, Records, Result,
+    Targets,
 };
+use margin_io::ModelFile;
 use margin_kernels::{KernelSpec, Rbf};
 use margin_linear::{
     BernoulliNB, GaussianNB, KernelPerceptron, KernelPerceptronParams, KernelRidge,
@@ -15,6 +15,7 @@ use margin_linear::{
     Perceptron,
 };
 use margin_optim::Stop;
+use margin_testing::battery::check_forged_files;
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
@@ -226,7 +227,7 @@ fn hex(parts: &[&str]) -> Vec<u8> {
 
 /// A fuzz input's body (the kind byte dropped) sealed as a `M` file must be refused.
 fn fuzz_input_refused<M: ModelFile>(body_hex: &[&str]) {
-    let file = margin_core::seal(M::KIND, M::SCHEMA, &hex(body_hex)).unwrap();
+    let file = margin_io::seal(M::KIND, M::SCHEMA, &hex(body_hex)).unwrap();
     assert!(matches!(M::from_bytes(&file), Err(Error::ModelFile { .. })));
 }
 

@@ -55,8 +55,8 @@ fn negative_counts_are_refused_naming_row_and_column() {
 
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
-    let d = margin_core::datasets::heart_scale().unwrap();
-    let counts = margin_core::datasets::dna().unwrap();
+    let d = margin_io::datasets::heart_scale().unwrap();
+    let counts = margin_io::datasets::dna().unwrap();
     for alpha in [-1.0, -1e-12, f64::NAN, f64::INFINITY] {
         assert_eq!(
             invalid(MultinomialNB::params().alpha(alpha).fit(&counts)).0,
@@ -315,7 +315,7 @@ fn gaussian_refuses_degenerate_variances_instead_of_dividing_by_zero() {
 
 #[test]
 fn predicting_checks_width_and_finiteness() {
-    let d = margin_core::datasets::dna().unwrap();
+    let d = margin_io::datasets::dna().unwrap();
     let m = MultinomialNB::params().fit(&d).unwrap();
     let narrow = DenseMatrix::zeros(2, 179);
     assert!(matches!(

@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use margin_core::fixture::Fixture as Fields;
-use margin_core::io::{LibsvmOptions, read_libsvm};
 use margin_core::{Dataset, DenseMatrix, Fit, Matrix, PartialFit, Predict, PredictProba, Records};
+use margin_io::{LibsvmOptions, read_libsvm};
 use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_testing::fixture::Fixture as Fields;
 
 /// One fixture file (tests/fixtures), with the readings of its data specs below.
 struct Fixture {

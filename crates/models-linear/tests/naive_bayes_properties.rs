@@ -4,16 +4,17 @@
 //! battery and thread-safety of the public types.
 
 use margin_core::Hyperparams;
-use margin_core::battery::{Task, check_estimator};
 use margin_core::params::ParamInfo;
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, ModelFile, PartialFit, Predict,
-    PredictProba, Records, Result, Targets,
+    CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, PartialFit, Predict, PredictProba,
+    Records, Result, Targets,
 };
+use margin_io::ModelFile;
 use margin_linear::naive_bayes::{
     BernoulliNB, BernoulliNBParams, GaussianNB, GaussianNBParams, MultinomialNB,
     MultinomialNBParams,
 };
+use margin_testing::battery::{Task, check_estimator};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -307,7 +308,7 @@ fn public_types_are_send_and_sync() {
 
 #[test]
 fn fit_then_partial_fit_equals_one_fit_on_real_data() {
-    let data = margin_core::datasets::dna().unwrap();
+    let data = margin_io::datasets::dna().unwrap();
     let (first, rest): (Vec<usize>, Vec<usize>) = (0..data.n_samples()).partition(|i| i % 3 != 0);
     let all: Vec<usize> = first.iter().chain(&rest).copied().collect();
     let whole = data.select(&all).unwrap();
@@ -328,7 +329,7 @@ fn fit_then_partial_fit_equals_one_fit_on_real_data() {
         .fit(&data.select(&first).unwrap())
         .unwrap();
     g.partial_fit(&data.select(&rest).unwrap()).unwrap();
-    let test = margin_core::datasets::dna_test().unwrap();
+    let test = margin_io::datasets::dna_test().unwrap();
     let g_whole = GaussianNB::params().fit(&whole).unwrap();
     assert_gaussian_close(&g, &g_whole, &test.records, "dna");
     assert_eq!(
@@ -339,7 +340,7 @@ fn fit_then_partial_fit_equals_one_fit_on_real_data() {
 
 #[test]
 fn models_survive_a_file_on_disk() {
-    let data = margin_core::datasets::heart_scale().unwrap();
+    let data = margin_io::datasets::heart_scale().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nb.margin");
     let g = GaussianNB::params().fit(&data).unwrap();

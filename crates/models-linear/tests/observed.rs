@@ -3,13 +3,14 @@
 //! one that stops at iteration k ends every longer run there with the observer's stop, and
 //! the losses the smooth solvers guarantee not to raise do not rise.
 
-use margin_core::battery::check_observed;
+use margin_core::Dataset;
 use margin_core::fit::{FitObserved, LossHistory, Stop};
-use margin_core::{Dataset, datasets};
+use margin_io::datasets;
 use margin_linear::{
     ElasticNet, KernelPerceptron, LinearRegression, LogisticRegression, LogisticSolver,
     LstsqSolver, Perceptron,
 };
+use margin_testing::battery::check_observed;
 
 fn heart() -> Dataset {
     datasets::heart_scale().unwrap()

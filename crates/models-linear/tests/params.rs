@@ -2,15 +2,16 @@
 //! configuration, its defaults are scikit-learn's, and setting parameters by name is checked
 //! and independent of the order.
 
-use margin_core::battery::check_params;
 use margin_core::params::{Params, Value};
-use margin_core::{ClassWeight, Error, Fit, Label, datasets};
+use margin_core::{ClassWeight, Error, Fit, Label};
+use margin_io::datasets;
 use margin_linear::{
     BernoulliNBParams, ElasticNet, ElasticNetParams, GaussianNBParams, KernelPerceptronParams,
     KernelRidgeParams, LinearRegressionParams, LogisticRegression, LogisticRegressionParams,
     LogisticSolver, LstsqSolver, MultinomialNBParams, Penalty, PerceptronParams, RidgeParams,
     RidgeSolver,
 };
+use margin_testing::battery::check_params;
 
 use Value::{Bool, Float, Int, Text};
 

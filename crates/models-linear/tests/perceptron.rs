@@ -2,14 +2,15 @@
 //! primal rule, the two ways of reading kernel columns, sample weights, the estimator battery,
 //! bad input and model files.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    Records, Targets, datasets, split,
+    Classes, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Predict, Records, Targets,
+    split,
 };
+use margin_io::{ModelFile, datasets};
 use margin_kernels::{Linear, Polynomial, Rbf};
 use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 use margin_optim::Stop;
+use margin_testing::battery::{Task, check_estimator};
 use rand::Rng;
 
 fn dataset(rows: &[Vec<f64>], labels: &[f64]) -> Dataset {
@@ -437,4 +438,29 @@ fn public_types_are_send_and_sync() {
     send_sync::<PerceptronParams>();
     send_sync::<KernelPerceptron>();
     send_sync::<KernelPerceptronParams>();
+}
+
+#[test]
+fn long_on_the_fly_columns_ignore_the_thread_count() {
+    // 2,500 samples: each column (one per update) is long enough to be computed in parallel
+    // under `margin_core::parallel`'s rule, and a zero budget forces columns on the fly.
+    let data = integer_data(2_500, 4, 2, 5);
+    let fit = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                KernelPerceptron::params()
+                    .kernel(Rbf::with_gamma(0.3).unwrap())
+                    .max_iter(2)
+                    .gram_budget_mb(0.0)
+                    .seed(3)
+                    .fit(&data)
+                    .unwrap()
+            })
+    };
+    let (one, two) = (fit(1), fit(2));
+    assert!(one.support().len() > 10);
+    assert_eq!(one.to_bytes().unwrap(), two.to_bytes().unwrap());
 }

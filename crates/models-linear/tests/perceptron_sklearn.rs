@@ -11,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
-use margin_core::fixture::Fixture as Fields;
-use margin_core::io::{LibsvmOptions, read_libsvm};
 use margin_core::{Dataset, Fit, Label, Matrix, Predict, Records};
+use margin_io::{LibsvmOptions, read_libsvm};
 use margin_linear::Perceptron;
+use margin_testing::fixture::Fixture as Fields;
 
 /// One fixture file (tests/fixtures), with this suite's readings of it below.
 struct Fixture {

@@ -2,14 +2,13 @@
 //! data, by proptest), agreements between models and solvers, the documented behaviour on
 //! awkward input, the shared estimator battery, and save→load identity.
 
-use margin_core::battery::{Task, check_estimator};
-use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, Records, Targets, datasets,
-};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, Records, Targets};
+use margin_io::{ModelFile, datasets};
 use margin_kernels::{Rbf, Sigmoid};
 use margin_linear::{
     KernelRidge, LinearRegression, LinearRegressionParams, LstsqSolver, Ridge, RidgeSolver,
 };
+use margin_testing::battery::{Task, check_estimator};
 use proptest::prelude::*;
 
 fn dataset(rows: &[Vec<f64>], y: &[f64]) -> Dataset {
@@ -527,6 +526,31 @@ fn tall_data_gives_the_same_bits_on_any_thread_count() {
 }
 
 #[test]
+fn wide_ridge_gives_the_same_bits_on_any_thread_count() {
+    // 600 × 700: fewer samples than features, so ridge solves through the n × n kernel XXᵀ,
+    // whose n²·d flops are enough for faer's parallel product and Cholesky.
+    let (n, d) = (600, 700);
+    let mut r = noise(5);
+    let x: Vec<f64> = (0..n * d).map(|_| r()).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| x[i * d] - x[i * d + 1] + 0.1 * r())
+        .collect();
+    let data = Dataset::new(
+        DenseMatrix::from_row_major(x, n, d).unwrap(),
+        Targets::Values(y),
+    )
+    .unwrap();
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| Ridge::params().alpha(1.0).fit(&data).unwrap())
+    };
+    assert_eq!(on(1), on(2));
+}
+
+#[test]
 fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
     // 1,000 samples: large enough for the Cholesky to run in parallel.
     let (n, d) = (1_000, 4);
@@ -553,7 +577,7 @@ fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
 
 #[test]
 fn gradient_descent_reaches_the_qr_answer_on_housing() {
-    let data = margin_core::datasets::housing_scale().unwrap();
+    let data = margin_io::datasets::housing_scale().unwrap();
     let qr = LinearRegression::params().fit(&data).unwrap();
     let gd = LinearRegression::params()
         .solver(LstsqSolver::GradientDescent)
@@ -612,7 +636,7 @@ fn gradient_descent_tends_to_the_minimum_norm_solution() {
 
 #[test]
 fn gradient_descent_reports_its_step_limit_and_checks_its_parameters() {
-    let data = margin_core::datasets::housing_scale().unwrap();
+    let data = margin_io::datasets::housing_scale().unwrap();
     let few = LinearRegression::params()
         .solver(LstsqSolver::GradientDescent)
         .max_iter(3)

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use margin_core::{Dataset, DenseMatrix, Fit, Predict, Records, datasets};
+use margin_core::{Dataset, DenseMatrix, Fit, Predict, Records};
+
+use margin_io::datasets;
 use margin_kernels::{Polynomial, Rbf};
 use margin_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
 

@@ -6,7 +6,9 @@
 //! cargo run --release -p margin-neighbors --example knn_metrics
 //! ```
 
-use margin_core::{Dataset, Fit, Label, Matrix, Predict, Records, datasets};
+use margin_core::{Dataset, Fit, Label, Matrix, Predict, Records};
+
+use margin_io::datasets;
 use margin_neighbors::{KNeighborsClassifier, Metric, Weights};
 
 /// The records as a dense matrix: the pair-by-pair metrics (all but the Euclidean family and

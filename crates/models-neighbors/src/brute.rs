@@ -18,7 +18,7 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
-use margin_core::{DenseMatrix, Matrix, Records, RowView};
+use margin_core::{DenseMatrix, Matrix, Records, RowView, parallel};
 use rayon::prelude::*;
 
 use crate::metric::Kind;
@@ -114,7 +114,7 @@ fn gemm_search<Q: Records + ?Sized>(
     // not depend on the blocks).
     let m = out.dist.len() / k;
     let block = m
-        .div_ceil(4 * rayon::current_num_threads())
+        .div_ceil(parallel::TASKS_PER_THREAD * parallel::threads())
         .clamp(MIN_QUERY_BLOCK, QUERY_BLOCK);
     out.dist
         .par_chunks_mut(block * k)

@@ -1,10 +1,12 @@
 //! k-nearest-neighbour classification (scikit-learn's `KNeighborsClassifier`).
 
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, Predict, PredictProba, Records,
-    Result, model_check, validate,
+    Dataset, DenseMatrix, Error, Fit, Label, Matrix, Predict, PredictProba, Records, Result,
+    validate,
 };
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::index::{Neighbors, SearchIndex, SearchParams, check_k};

@@ -14,7 +14,8 @@
 //! refused) and Hamming, over dense or sparse records.
 //!
 //! ```
-//! use margin_core::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use margin_core::{split, Fit, Predict, PredictProba, Records};
+//! use margin_io::datasets;
 //! use margin_neighbors::{KNeighborsClassifier, Metric, Weights};
 //!
 //! let data = datasets::heart_scale()?;
@@ -91,7 +92,7 @@
 //! Mahalanobis distance is searched as Euclidean distance after whitening every record by
 //! `L⁻¹` (`Σ = L Lᵀ`, faer's Cholesky), so both searches serve it; whitened records are dense.
 //!
-//! Model files ([`margin_core::ModelFile`]) store the parameters, the training records (in
+//! Model files ([`margin_io::ModelFile`]) store the parameters, the training records (in
 //! their layout) and the targets; loading rebuilds the index and so refuses a file whose
 //! parts disagree.
 

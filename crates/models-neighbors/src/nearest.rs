@@ -2,7 +2,8 @@
 //! the three models share.
 
 use margin_core::params::Params;
-use margin_core::{Error, Fit, Matrix, ModelFile, Records, Result};
+use margin_core::{Error, Fit, Matrix, Records, Result};
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::index::{Algorithm, Neighbors, SearchIndex, SearchParams};

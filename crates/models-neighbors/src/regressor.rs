@@ -1,7 +1,8 @@
 //! k-nearest-neighbour regression (scikit-learn's `KNeighborsRegressor`).
 
 use margin_core::params::Params;
-use margin_core::{Dataset, Error, Fit, Matrix, ModelFile, Predict, Records, Result, validate};
+use margin_core::{Dataset, Error, Fit, Matrix, Predict, Records, Result, validate};
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::classifier::refuse_sample_weights;

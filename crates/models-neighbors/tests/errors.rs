@@ -1,15 +1,15 @@
 //! Bad input becomes a typed error (never a panic), the shared estimator battery, save → load,
 //! and thread-count independence.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba, Records,
-    Targets, datasets,
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Predict, PredictProba, Records, Targets,
 };
+use margin_io::{ModelFile, datasets};
 use margin_neighbors::{
     Algorithm, Covariance, KNeighborsClassifier, KNeighborsRegressor, Metric, NearestNeighbors,
     Weights,
 };
+use margin_testing::battery::{Task, check_estimator};
 
 fn toy() -> Dataset {
     let x = DenseMatrix::from_rows(&[

@@ -2,9 +2,10 @@
 //! of making each query dense (which would be as wide as the records), and finds the same
 //! neighbours at the same distances, bit for bit, as on the same records with compact indices.
 
-use margin_core::battery::compact_and_spread;
-use margin_core::{Fit, datasets};
+use margin_core::Fit;
+use margin_io::datasets;
 use margin_neighbors::{Algorithm, Metric, NearestNeighbors};
+use margin_testing::battery::compact_and_spread;
 
 #[test]
 fn neighbours_in_records_two_to_the_32_wide_are_the_compact_ones() {

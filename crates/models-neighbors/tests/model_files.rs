@@ -3,14 +3,15 @@
 //! `NearestNeighbors`, which it does not reach; a training-row offset past the stored entries
 //! (which used to panic while the index was rebuilt) and a repeated label, refused on load.
 
-use margin_core::battery::check_forged_files;
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Label, Matrix, ModelFile, PredictProba, Records,
-    Result, Targets,
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Label, Matrix, PredictProba, Records, Result,
+    Targets,
 };
+use margin_io::ModelFile;
 use margin_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsClassifierParams, Metric, NearestNeighbors,
 };
+use margin_testing::battery::check_forged_files;
 use serde::{Deserialize, Serialize};
 
 fn data() -> Dataset {

@@ -2,13 +2,14 @@
 //! against scikit-learn's, order-free setting of the metric and its `p`, and model files that
 //! keep the metric as they stored it.
 
-use margin_core::battery::check_params;
 use margin_core::params::{Params, Value};
-use margin_core::{Classes, Dataset, DenseMatrix, Error, Fit, ModelFile, Targets};
+use margin_core::{Classes, Dataset, DenseMatrix, Error, Fit, Targets};
+use margin_io::ModelFile;
 use margin_neighbors::{
     Algorithm, Covariance, KNeighborsClassifier, KNeighborsClassifierParams, KNeighborsRegressor,
     KNeighborsRegressorParams, Metric, NearestNeighbors, NearestNeighborsParams, Weights,
 };
+use margin_testing::battery::check_params;
 
 use Value::{Float, Int, Text};
 

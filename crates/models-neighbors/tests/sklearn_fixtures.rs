@@ -9,11 +9,12 @@
 
 use std::path::Path;
 
-use margin_core::fixture::Fixture as Fields;
-use margin_core::{Dataset, Fit, Label, Matrix, Predict, PredictProba, Records, datasets};
+use margin_core::{Dataset, Fit, Label, Matrix, Predict, PredictProba, Records};
+use margin_io::datasets;
 use margin_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Neighbors, Weights,
 };
+use margin_testing::fixture::Fixture as Fields;
 
 /// One fixture file (tests/fixtures), with this suite's readings of it below.
 struct Fixture {

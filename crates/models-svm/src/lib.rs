@@ -50,7 +50,8 @@
 //! | `seed` | 0 | visiting order of the samples |
 //!
 //! ```
-//! use margin_core::{datasets, split::train_test_split, Fit, Predict};
+//! use margin_core::{split::train_test_split, Fit, Predict};
+//! use margin_io::datasets;
 //! use margin_svm::Svc;
 //!
 //! let data = datasets::heart_scale()?;

@@ -262,7 +262,8 @@ mod tests {
     #[test]
     fn a_watched_fit_reports_every_run_in_libsvm_s_order_and_is_unchanged() {
         use crate::{LabelOrder, Svc};
-        use margin_core::{Fit, datasets};
+        use margin_core::Fit;
+        use margin_io::datasets;
         let heart = datasets::heart_scale().unwrap();
         let params = Svc::params()
             .label_order(LabelOrder::FirstSeen)

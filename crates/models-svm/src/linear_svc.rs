@@ -2,11 +2,13 @@
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
 use margin_core::fit::{FitReport, Observer, Run, solve_each};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Dataset, Error, LinearClassifierCore, ModelFile, PresentClasses, Records, Result,
-    memory, model_check, validate,
+    ClassWeight, Dataset, Error, LinearClassifierCore, PresentClasses, Records, Result, memory,
+    validate,
 };
+use margin_io::ModelFile;
 use margin_optim::Stop;
 pub use margin_optim::dcd::SvmLoss;
 use margin_optim::dcd::{self, DcdOptions};

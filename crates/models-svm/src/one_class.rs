@@ -3,9 +3,10 @@
 use margin_core::fit::FitReport;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Label, ModelFile, Predict, PredictProba,
-    Records, Result, validate,
+    Dataset, DecisionFunction, DenseMatrix, Error, Label, Predict, PredictProba, Records, Result,
+    validate,
 };
+use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};

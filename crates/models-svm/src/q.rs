@@ -15,7 +15,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> ColumnSource for SignedSource<'_, 
     fn len(&self) -> usize {
         self.y.len()
     }
-    fn fill(&self, i: usize, range: std::ops::Range<usize>, out: &mut [f32]) {
+    fn fill(&mut self, i: usize, range: std::ops::Range<usize>, out: &mut [f32]) {
         let yi = self.y[i];
         let start = range.start;
         self.kernel.fill(i, range, out);

@@ -2,9 +2,8 @@
 
 use margin_core::fit::FitReport;
 use margin_core::params::Params;
-use margin_core::{
-    Convergence, Dataset, DenseMatrix, Error, ModelFile, Predict, Records, Result, validate,
-};
+use margin_core::{Convergence, Dataset, DenseMatrix, Error, Predict, Records, Result, validate};
+use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};

@@ -3,12 +3,11 @@
 //! `coef·x + intercept` is the decision value; for a non-linear kernel `coef()` is refused as
 //! unsupported, naming the kernel.
 
-use margin_core::battery::check_linear_shape;
-use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Predict, Records, Targets, datasets,
-};
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Error, Fit, Predict, Records, Targets};
+use margin_io::datasets;
 use margin_kernels::Rbf;
 use margin_svm::{KernelChoice, LinearSvc, OneClassSvm, Svc, Svr};
+use margin_testing::battery::check_linear_shape;
 
 #[track_caller]
 fn assert_unsupported_naming<T: std::fmt::Debug>(result: margin_core::Result<T>, kernel: &str) {

@@ -3,10 +3,11 @@
 //! with compact indices gives, bit for bit; linear models' dense weights are refused, typed,
 //! when no machine holds them.
 
-use margin_core::battery::{Task, compact_and_spread, huge_width};
-use margin_core::{Dataset, DecisionFunction, Error, Fit, Predict, datasets};
+use margin_core::{Dataset, DecisionFunction, Error, Fit, Predict};
+use margin_io::datasets;
 use margin_kernels::{Linear, Rbf};
 use margin_svm::{LinearSolver, LinearSvc, OneClassSvm, Svc, SvmLoss, Svr};
+use margin_testing::battery::{Task, compact_and_spread, huge_width};
 
 /// The first `n` rows of `data`, compact and spread to `j · step` (see
 /// [`compact_and_spread`]).

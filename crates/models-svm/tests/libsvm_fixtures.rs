@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use margin_core::{Dataset, Fit, Label, Predict, datasets};
+use margin_core::{Dataset, Fit, Label, Predict};
+
+use margin_io::datasets;
 use margin_kernels::{Gamma, Polynomial};
 use margin_svm::{ClassWeight, KernelChoice, LabelOrder, OneClassSvm, Svc, Svr};
 
@@ -477,10 +479,9 @@ fn check_probabilities(
         mean < max_mean_diff && agreement > 0.98,
         "{name}: mean |Δp| {mean}, label agreement {agreement}"
     );
-    let back = <Svc as margin_core::ModelFile>::from_bytes(
-        &margin_core::ModelFile::to_bytes(&model).unwrap(),
-    )
-    .unwrap();
+    let back =
+        <Svc as margin_io::ModelFile>::from_bytes(&margin_io::ModelFile::to_bytes(&model).unwrap())
+            .unwrap();
     assert_eq!(
         margin_core::PredictProba::predict_proba(&back, &test.records).unwrap(),
         probs

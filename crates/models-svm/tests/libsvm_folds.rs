@@ -2,8 +2,9 @@
 //! drawn from glibc's `rand()` in LIBSVM's order (fixtures and the command that made them:
 //! tests/fixtures/gen_libsvm_folds.py), so the model files are LIBSVM's byte for byte.
 
-use margin_core::io::{LibsvmOptions, read_libsvm};
-use margin_core::{ClassWeight, Dataset, Fit, Label, datasets};
+use margin_core::{ClassWeight, Dataset, Fit, Label};
+use margin_io::datasets;
+use margin_io::{LibsvmOptions, read_libsvm};
 use margin_kernels::Gamma;
 use margin_svm::{
     FitObserver, KernelChoice, LabelOrder, LibsvmModel, LibsvmRun, Mark, RunReport, Svc,

@@ -3,8 +3,9 @@
 //! fitted `probA` and `prob_density_marks`, the model files and the predictions, to the last
 //! digit.
 
-use margin_core::io::format_g;
-use margin_core::{Dataset, Fit, ModelFile, PredictProba, datasets};
+use margin_core::format::format_g;
+use margin_core::{Dataset, Fit, PredictProba};
+use margin_io::{ModelFile, datasets};
 use margin_kernels::Gamma;
 use margin_svm::{KernelChoice, LibsvmModel, OneClassSvm, Svc, Svr};
 

@@ -1,13 +1,13 @@
 //! LinearSvc against LIBLINEAR 2.50 (fixtures and command: tests/fixtures/gen_liblinear.py),
 //! against SMO on the same problem, and the estimator contract.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict, Records,
-    Targets, datasets,
+    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Predict, Records, Targets,
 };
+use margin_io::{ModelFile, datasets};
 use margin_optim::loss::Loss;
 use margin_svm::{ClassWeight, Iterate, KernelChoice, LinearSolver, LinearSvc, Svc, SvmLoss};
+use margin_testing::battery::{Task, check_estimator};
 
 struct Reference {
     /// LIBLINEAR's label order.

@@ -3,18 +3,19 @@
 //! inconsistencies that used to panic in `predict` (an out-of-range support-vector index, a
 //! CSR row offset past the stored entries), each refused on load naming the field.
 
-use margin_core::battery::check_forged_files;
 use margin_core::params::Params;
 use margin_core::{
     Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Hyperparams, Label,
-    Matrix, ModelFile, Predict, PredictProba, Records, Result, Targets,
+    Matrix, Predict, PredictProba, Records, Result, Targets,
 };
+use margin_io::ModelFile;
 use margin_kernels::{KernelSpec, Rbf};
 use margin_optim::Stop;
 use margin_svm::{
     BinaryModel, KernelChoice, LibsvmModel, LinearSvc, Multiclass, OneClassSvm, Svc,
     SvcHyperparams, Svr, SvrHyperparams,
 };
+use margin_testing::battery::check_forged_files;
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
@@ -50,9 +51,9 @@ fn every_method<M: Predict + DecisionFunction + PredictProba>(
     x: &Matrix,
 ) -> Result<Vec<usize>>
 where
-    M::Output: margin_core::battery::Prediction,
+    M::Output: margin_testing::battery::Prediction,
 {
-    use margin_core::battery::Prediction;
+    use margin_testing::battery::Prediction;
     Ok(vec![
         m.predict(x)?.n_predictions(),
         m.decision_function(x)?.nrows(),
@@ -197,14 +198,14 @@ fn svc_files_must_index_and_pair_within_the_model() {
         other => panic!("C = -1 was not refused: {other:?}"),
     }
     // A kernel parameter no constructor accepts.
-    let body = margin_core::body_of(&bytes).unwrap();
+    let body = margin_io::body_of(&bytes).unwrap();
     let gamma = 0.123_456_789f64.to_le_bytes();
     let at = body.windows(8).position(|w| w == gamma).unwrap();
     for bad in [-1.0f64, 0.0, f64::NAN] {
         let mut forged = body.to_vec();
         forged[at..at + 8].copy_from_slice(&bad.to_le_bytes());
         refused::<Svc>(
-            &margin_core::seal("svc", Svc::SCHEMA, &forged).unwrap(),
+            &margin_io::seal("svc", Svc::SCHEMA, &forged).unwrap(),
             "kernel",
         );
     }
@@ -316,12 +317,12 @@ fn svr_files_must_hold_well_formed_support_vectors_and_one_coefficient_each() {
 #[test]
 fn another_svc_schema_is_refused_with_a_clear_message() {
     let bytes = Svc::params().fit(&data(40, 2)).unwrap().to_bytes().unwrap();
-    let body = margin_core::body_of(&bytes).unwrap();
+    let body = margin_io::body_of(&bytes).unwrap();
     for (schema, advice) in [
         (Svc::SCHEMA + 1, "upgrade margin"),
         (0, "train the model again"),
     ] {
-        let file = margin_core::seal(Svc::KIND, schema, body).unwrap();
+        let file = margin_io::seal(Svc::KIND, schema, body).unwrap();
         match Svc::from_bytes(&file) {
             Err(Error::ModelFile { reason }) => assert!(
                 reason.contains("`svc`")

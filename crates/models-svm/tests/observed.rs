@@ -2,10 +2,11 @@
 //! observer leaves each model bit-identical, one that stops at iteration k ends every longer
 //! run there with the observer's stop.
 
-use margin_core::battery::check_observed;
+use margin_core::Dataset;
 use margin_core::fit::Stop;
-use margin_core::{Dataset, datasets};
+use margin_io::datasets;
 use margin_svm::{LinearSolver, LinearSvc, OneClassSvm, Svc, SvmLoss, Svr};
+use margin_testing::battery::check_observed;
 
 fn heart() -> Dataset {
     datasets::heart_scale().unwrap()

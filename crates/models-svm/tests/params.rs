@@ -3,15 +3,16 @@
 //! not depend on the order, and the flat kernel parameters fit the very model the kernel
 //! builder fits.
 
-use margin_core::battery::{check_defaults, check_params};
 use margin_core::params::{Params, Value};
-use margin_core::{ClassWeight, Error, Fit, Label, ModelFile, datasets};
+use margin_core::{ClassWeight, Error, Fit, Label};
+use margin_io::{ModelFile, datasets};
 use margin_kernels::{Gamma, Laplacian, Polynomial, Rbf, Sigmoid};
 use margin_svm::{
     Iterate, KernelChoice, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Multiclass,
     NuSvcParams, NuSvrParams, OneClassSvm, OneClassSvmParams, Svc, SvcParams, SvmLoss, Svr,
     SvrParams,
 };
+use margin_testing::battery::{check_defaults, check_params};
 
 /// Every way a kernel can be given to the builder: the named forms, the kernels crate's
 /// standard kernels (which the params store as the named forms), and kernels that only a

@@ -2,13 +2,13 @@
 //! separable and non-separable data and every kernel), a hand-solved hard-margin case, the
 //! shared estimator battery, save→load identity and thread-count independence.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, Records, RowView,
-    Targets,
+    Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records, RowView, Targets,
 };
+use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, Laplacian, Polynomial, Rbf, Sigmoid};
 use margin_svm::{KernelChoice, Multiclass, OneClassSvm, Svc, Svr};
+use margin_testing::battery::{Task, check_estimator};
 use proptest::prelude::*;
 
 fn kernels_under_test() -> Vec<KernelChoice> {
@@ -175,7 +175,7 @@ fn the_estimator_battery_passes() {
 /// sample, an argmax over a single column).
 #[test]
 fn two_class_one_vs_rest_predicts_as_one_vs_one() {
-    let data = margin_core::datasets::heart_scale().unwrap();
+    let data = margin_io::datasets::heart_scale().unwrap();
     let ovo = Svc::params().fit(&data).unwrap();
     let ovr = Svc::params()
         .multiclass(Multiclass::OneVsRest)
@@ -192,7 +192,7 @@ fn two_class_one_vs_rest_predicts_as_one_vs_one() {
 
 #[test]
 fn bad_parameters_are_refused_with_their_name() {
-    let data = margin_core::datasets::heart_scale().unwrap();
+    let data = margin_io::datasets::heart_scale().unwrap();
     let name_of = |r: margin_core::Result<Svc>| match r {
         Err(margin_core::Error::InvalidParameter { name, .. }) => name,
         other => panic!("{other:?}"),
@@ -226,8 +226,8 @@ fn bad_parameters_are_refused_with_their_name() {
 
 #[test]
 fn multiclass_models_save_load_and_ignore_the_thread_count() {
-    let train = margin_core::datasets::dna().unwrap();
-    let test = margin_core::datasets::dna_test().unwrap();
+    let train = margin_io::datasets::dna().unwrap();
+    let test = margin_io::datasets::dna_test().unwrap();
     let sub = train.select(&(0..600).collect::<Vec<_>>()).unwrap();
     let fit = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
@@ -253,7 +253,7 @@ fn multiclass_models_save_load_and_ignore_the_thread_count() {
 
 #[test]
 fn precomputed_kernel_gives_the_same_machine() {
-    let data = margin_core::datasets::heart_scale().unwrap();
+    let data = margin_io::datasets::heart_scale().unwrap();
     let x = data.records.to_dense().unwrap();
     let rbf = Rbf::with_gamma(0.1).unwrap();
     let k = margin_kernels::gram(&rbf, &x).unwrap();
@@ -283,7 +283,7 @@ fn precomputed_kernel_gives_the_same_machine() {
 
 #[test]
 fn sample_and_balanced_class_weights_scale_c_as_documented() {
-    let data = margin_core::datasets::heart_scale().unwrap();
+    let data = margin_io::datasets::heart_scale().unwrap();
     let doubled = data
         .clone()
         .with_sample_weights(vec![2.0; data.n_samples()])

@@ -7,7 +7,9 @@
 
 use std::process::Command;
 
-use margin_core::{Fit, datasets};
+use margin_core::Fit;
+
+use margin_io::datasets;
 use margin_tree::{Criterion, DecisionTreeClassifier, export_dot, export_text};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -2,9 +2,12 @@
 //! shallow trees.
 
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result, model_check,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
 };
+
+use margin_core::model_check;
+
+use margin_io::ModelFile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

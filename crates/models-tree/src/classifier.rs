@@ -1,9 +1,12 @@
 //! `DecisionTreeClassifier`: CART with Gini or entropy.
 
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result, model_check,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
 };
+
+use margin_core::model_check;
+
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;

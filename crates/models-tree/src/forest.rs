@@ -1,9 +1,12 @@
 //! Random forests: trees grown on bootstrap samples with random feature subsets, in parallel.
 
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba,
-    Records, Result, model_check,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
 };
+
+use margin_core::model_check;
+
+use margin_io::ModelFile;
 use rand::{Rng, RngCore};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

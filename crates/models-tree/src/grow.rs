@@ -13,6 +13,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use margin_core::parallel::{Overhead, should_split};
 use margin_core::{Records, Result, memory};
 use rand::Rng;
 use rayon::prelude::*;
@@ -21,8 +22,10 @@ use crate::criterion::Criterion;
 use crate::splitter::{AbsoluteSplitter, ClassSplitter, Sides, Splitter, SquaredSplitter};
 use crate::tree::{NodeRecord, Tree};
 
-/// Below this many (sample, feature) pairs a node is scanned on one thread.
-const PARALLEL_MIN_WORK: usize = 1 << 15;
+/// Element operations one (sample, feature) pair of a node counts for when deciding to go
+/// parallel (`margin_core::parallel`'s unit): a comparison and the move of a value and a
+/// sample, so nodes of fewer than 2¹⁵ pairs are scanned on one thread.
+const PAIR_WORK: usize = 2;
 
 /// Every feature's values sorted ascending, with the sample each value belongs to.
 ///
@@ -317,7 +320,7 @@ impl Work {
             v[k..].copy_from_slice(sv);
             id[k..].copy_from_slice(si);
         };
-        if parallel && (e - s) * self.d >= PARALLEL_MIN_WORK {
+        if parallel && should_split((e - s) * self.d * PAIR_WORK, Overhead::Loop) {
             self.vals
                 .par_chunks_mut(m)
                 .zip(self.ids.par_chunks_mut(m))
@@ -629,21 +632,22 @@ impl<'a, S: Splitter> Builder<'a, S> {
                 sides: c.sides,
             })
         };
-        let found: Vec<Option<Split>> =
-            if self.s.parallel && (e - s) * self.chosen.len() >= PARALLEL_MIN_WORK {
-                self.chosen
-                    .par_iter()
-                    .enumerate()
-                    .map_init(|| sp.new_scan(), |scan, kf| scan_one(scan, kf))
-                    .collect()
-            } else {
-                let scan = &mut self.scan;
-                self.chosen
-                    .iter()
-                    .enumerate()
-                    .map(|kf| scan_one(scan, kf))
-                    .collect()
-            };
+        let found: Vec<Option<Split>> = if self.s.parallel
+            && should_split((e - s) * self.chosen.len() * PAIR_WORK, Overhead::Loop)
+        {
+            self.chosen
+                .par_iter()
+                .enumerate()
+                .map_init(|| sp.new_scan(), |scan, kf| scan_one(scan, kf))
+                .collect()
+        } else {
+            let scan = &mut self.scan;
+            self.chosen
+                .iter()
+                .enumerate()
+                .map(|kf| scan_one(scan, kf))
+                .collect()
+        };
         // In examination order, a later feature must do strictly better to win.
         found
             .into_iter()

@@ -9,7 +9,8 @@
 //! one to one; the fitted trees are open to inspection through [`Tree`] and [`Node`].
 //!
 //! ```
-//! use margin_core::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use margin_core::{split, Fit, Predict, PredictProba, Records};
+//! use margin_io::datasets;
 //! use margin_tree::{Criterion, DecisionTreeClassifier, RandomForestClassifier, export_text};
 //!
 //! let data = datasets::heart_scale()?;

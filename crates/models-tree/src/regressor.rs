@@ -1,6 +1,8 @@
 //! `DecisionTreeRegressor`: CART with squared or absolute error.
 
-use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use margin_core::{Dataset, Error, Fit, Predict, Records, Result};
+
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;

@@ -5,10 +5,11 @@
 mod common;
 
 use common::{accuracy, bundled, fixture};
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, Label, ModelFile, Predict, PredictProba, Targets,
+    Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, PredictProba, Targets,
 };
+use margin_io::ModelFile;
+use margin_testing::battery::{Task, check_estimator};
 use margin_tree::AdaBoostClassifier;
 
 fn labels(data: &Dataset) -> Vec<Label> {

@@ -5,8 +5,9 @@
 mod common;
 
 use common::{accuracy, bundled, fixture};
-use margin_core::battery::{Task, check_estimator};
-use margin_core::{Dataset, Fit, Label, ModelFile, Predict, PredictProba, Records};
+use margin_core::{Dataset, Fit, Label, Predict, PredictProba, Records};
+use margin_io::ModelFile;
+use margin_testing::battery::{Task, check_estimator};
 use margin_tree::{
     DecisionTreeClassifier, MaxFeatures, RandomForestClassifier, RandomForestClassifierParams,
     RandomForestRegressor, RandomForestRegressorParams,

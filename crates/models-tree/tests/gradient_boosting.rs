@@ -1,11 +1,12 @@
 //! The histogram boosters: hand-computed cases, the estimator battery, bad input, missing
 //! values, early stopping, save→load and thread-count independence.
 
-use margin_core::battery::{Task, check_estimator};
 use margin_core::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, ModelFile, Predict,
-    PredictProba, Records, Targets, datasets,
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Predict, PredictProba,
+    Records, Targets,
 };
+use margin_io::{ModelFile, datasets};
+use margin_testing::battery::{Task, check_estimator};
 use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor, RegressionLoss,
 };

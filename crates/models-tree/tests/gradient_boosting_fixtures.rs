@@ -7,8 +7,9 @@
 
 use std::path::Path;
 
-use margin_core::fixture::Fixture as Fields;
-use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records, datasets};
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records};
+use margin_io::datasets;
+use margin_testing::fixture::Fixture as Fields;
 use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
     GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,

@@ -3,8 +3,8 @@
 //! classifier of the crate, and over `predict` for trees with categorical features and missing
 //! values (layouts the battery's models do not have).
 
-use margin_core::battery::check_forged_files;
 use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Predict, PredictProba, Targets};
+use margin_testing::battery::check_forged_files;
 use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
     RandomForestClassifier,

@@ -2,9 +2,9 @@
 //! one that stops at round k ends the loop there with the observer's stop, with and without
 //! early stopping.
 
-use margin_core::battery::check_observed;
-use margin_core::datasets;
 use margin_core::fit::Stop;
+use margin_io::datasets;
+use margin_testing::battery::check_observed;
 use margin_tree::{EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor};
 
 #[test]

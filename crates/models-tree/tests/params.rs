@@ -2,9 +2,10 @@
 //! configuration, its defaults are scikit-learn's (or differ for a stated reason), and the
 //! checks that moved from fitting into the params keep their names and phrases.
 
-use margin_core::battery::{check_defaults, check_params};
 use margin_core::params::{Params, Value};
-use margin_core::{ClassWeight, Error, Fit, datasets};
+use margin_core::{ClassWeight, Error, Fit};
+use margin_io::datasets;
+use margin_testing::battery::{check_defaults, check_params};
 use margin_tree::{
     AdaBoostClassifierParams, Criterion, DecisionTreeClassifierParams, DecisionTreeRegressorParams,
     EarlyStopping, GradientBoostingClassifierParams, GradientBoostingRegressorParams, MaxFeatures,

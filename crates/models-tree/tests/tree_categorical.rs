@@ -2,7 +2,9 @@
 //! over every subset, a categorical column against ordinal and one-hot encodings, unseen and
 //! invalid codes, export, pruning, save → load, forests and thread counts.
 
-use margin_core::{Dataset, DenseMatrix, Error, Fit, ModelFile, Predict, PredictProba, Targets};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, PredictProba, Targets};
+
+use margin_io::ModelFile;
 use margin_tree::{
     AdaBoostClassifier, Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures,
     RandomForestClassifier, SplitStrategy, export_dot, export_text,

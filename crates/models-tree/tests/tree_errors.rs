@@ -4,9 +4,8 @@
 mod common;
 
 use common::bundled;
-use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, Predict, PredictProba, Targets,
-};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Targets};
+use margin_io::ModelFile;
 use margin_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures};
 
 fn data(rows: &[&[f64]], y: &[f64]) -> Dataset {

@@ -6,8 +6,9 @@
 mod common;
 
 use common::bundled;
-use margin_core::battery::{Task, check_estimator};
-use margin_core::{Dataset, DenseMatrix, Fit, Label, ModelFile, Predict, PredictProba, Targets};
+use margin_core::{Dataset, DenseMatrix, Fit, Label, Predict, PredictProba, Targets};
+use margin_io::ModelFile;
+use margin_testing::battery::{Task, check_estimator};
 use margin_tree::{
     Criterion, DecisionTreeClassifier, DecisionTreeRegressor, MaxFeatures, SplitStrategy, Tree,
 };

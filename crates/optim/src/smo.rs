@@ -530,22 +530,31 @@ impl<'q, Q: QMatrix> State<'q, Q> {
         }
         let (mut gmaxp2, mut gmaxn2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         let (mut best_j, mut best_obj) = (None, f64::INFINITY);
-        let col_p: Option<Vec<f32>> = gmaxp_idx.map(|ip| self.q.column(ip, active).to_vec());
-        let col_n: Option<Vec<f32>> = gmaxn_idx.map(|in_| self.q.column(in_, active).to_vec());
+        // Both anchors' columns are read in one pass: borrowed from the cache together (it holds
+        // two columns at once), never copied out.
+        let (col_p, col_n) = match (gmaxp_idx, gmaxn_idx) {
+            (Some(ip), Some(in_)) => {
+                let (p, n) = self.q.column_pair(ip, in_, active);
+                (Some(p), Some(n))
+            }
+            (Some(ip), None) => (Some(self.q.column(ip, active)), None),
+            (None, Some(in_)) => (None, Some(self.q.column(in_, active))),
+            (None, None) => (None, None),
+        };
         for j in 0..active {
             let gj = self.g[j];
             let (anchor, col, grad_diff) = if self.y[j] == 1 {
-                if self.is_lower(j) {
+                if self.status[j] == Bound::Lower {
                     continue;
                 }
                 gmaxp2 = gmaxp2.max(gj);
-                (gmaxp_idx, &col_p, gmaxp + gj)
+                (gmaxp_idx, col_p, gmaxp + gj)
             } else {
-                if self.is_upper(j) {
+                if self.status[j] == Bound::Upper {
                     continue;
                 }
                 gmaxn2 = gmaxn2.max(-gj);
-                (gmaxn_idx, &col_n, gmaxn - gj)
+                (gmaxn_idx, col_n, gmaxn - gj)
             };
             if let (Some(a), Some(col)) = (anchor, col)
                 && grad_diff > 0.0

@@ -5,8 +5,8 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use margin_core::io::{LibsvmOptions, read_libsvm};
 use margin_core::{Dataset, DenseMatrix, Matrix, Targets};
+use margin_io::{LibsvmOptions, read_libsvm};
 
 /// Where a case's data comes from, in the runner's table.
 #[derive(Clone, Copy, Debug)]

@@ -2,9 +2,9 @@
 
 use margin_core::fit::{Control, FitObserved, FitReport, Observer, Progress, Run, Stop};
 use margin_core::{
-    DenseMatrix, Fit, Matrix, ModelFile, Predict, Records, Result, Transform, split::rng_from_seed,
-    validate,
+    DenseMatrix, Fit, Matrix, Predict, Records, Result, Transform, split::rng_from_seed, validate,
 };
+use margin_io::ModelFile;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 

@@ -11,9 +11,10 @@ pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 use margin_core::fit::{FitObserved, FitReport, Observer, Run, Stop};
 use margin_core::params::Params;
 use margin_core::{
-    DenseMatrix, DenseView, Error, Fit, Matrix, ModelFile, Predict, Records, Result, RowView,
-    Transform, memory, split::rng_from_seed, validate,
+    DenseMatrix, DenseView, Error, Fit, Matrix, Predict, Records, Result, RowView, Transform,
+    memory, split::rng_from_seed, validate,
 };
+use margin_io::ModelFile;
 use rand::Rng;
 
 use crate::AutoOr;

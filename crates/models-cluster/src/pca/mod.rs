@@ -6,8 +6,9 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 use margin_core::params::{ParamType, Params, Value};
 use margin_core::{
-    DenseMatrix, Error, Fit, Matrix, ModelFile, Records, Result, Transform, memory, validate,
+    DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, memory, parallel, validate,
 };
+use margin_io::ModelFile;
 use rayon::prelude::*;
 use std::borrow::Cow;
 
@@ -315,7 +316,7 @@ impl Pca {
             zd.as_faer(),
             self.components.as_faer(),
             1.0,
-            par_for(zd.nrows()),
+            par_for(zd.nrows(), self.n_components(), self.mean.len()),
         );
         let mut out = DenseMatrix::from_faer(out.as_ref());
         out.as_mut_slice()
@@ -338,10 +339,13 @@ fn scale_columns(m: &mut DenseMatrix, scale: &[f64], divide: bool) {
     });
 }
 
-/// faer's own parallelism for large products only (threads cost more than they give on small
-/// ones). Products split the output, so the bits do not depend on the thread count.
-fn par_for(rows: usize) -> Par {
-    if rows >= 512 { Par::rayon(0) } else { Par::Seq }
+/// faer's parallelism for the product of `rows × inner` by `inner × cols`. Products split the
+/// output, so the bits do not depend on the thread count.
+fn par_for(rows: usize, inner: usize, cols: usize) -> Par {
+    parallel::faer_par(
+        rows as f64 * inner as f64 * cols as f64,
+        parallel::Overhead::Product,
+    )
 }
 
 /// The records minus their column means, stored column by column (the layout faer's
@@ -521,7 +525,7 @@ impl Transform for Pca {
                     d.as_faer(),
                     self.components.as_faer().transpose(),
                     1.0,
-                    par_for(n),
+                    par_for(n, c, self.mean.len()),
                 );
                 DenseMatrix::from_faer(prod.as_ref())
             }

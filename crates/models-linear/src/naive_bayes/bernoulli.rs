@@ -1,9 +1,8 @@
 //! Bernoulli naive Bayes (scikit-learn's `BernoulliNB`), for binary features.
 
 use margin_core::params::Params;
-use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
-};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, validate};
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::classes::{

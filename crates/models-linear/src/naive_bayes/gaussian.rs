@@ -1,10 +1,11 @@
 //! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
 
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, memory,
-    model_check, validate,
+    Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, memory, validate,
 };
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::classes::{

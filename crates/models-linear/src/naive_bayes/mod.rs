@@ -33,7 +33,8 @@
 //! negative counts, naming the row and column.
 //!
 //! ```
-//! use margin_core::{datasets, Fit, Predict, PredictProba, Records};
+//! use margin_core::{Fit, Predict, PredictProba, Records};
+//! use margin_io::datasets;
 //! use margin_linear::naive_bayes::BernoulliNB;
 //!
 //! let (train, test) = (datasets::dna()?, datasets::dna_test()?);
@@ -55,7 +56,8 @@
 //! `partial_fit`):
 //!
 //! ```
-//! use margin_core::{datasets, Label, PartialFit, Predict};
+//! use margin_core::{Label, PartialFit, Predict};
+//! use margin_io::datasets;
 //! use margin_linear::naive_bayes::MultinomialNB;
 //!
 //! let data = datasets::dna()?;

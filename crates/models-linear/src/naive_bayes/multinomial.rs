@@ -1,9 +1,8 @@
 //! Multinomial naive Bayes (scikit-learn's `MultinomialNB`), for counts.
 
 use margin_core::params::Params;
-use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, ModelFile, PartialFit, Records, Result, validate,
-};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, validate};
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::JointLogLikelihood;
@@ -280,7 +279,7 @@ mod tests {
     #[test]
     fn a_saved_model_is_its_stored_form_byte_for_byte() {
         let model = MultinomialNB::params()
-            .fit(&margin_core::datasets::dna().unwrap())
+            .fit(&margin_io::datasets::dna().unwrap())
             .unwrap();
         let owned = Forged(MultinomialFile {
             params: model.params.clone(),

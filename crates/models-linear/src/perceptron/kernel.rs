@@ -1,11 +1,13 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
 use margin_core::fit::{FitReport, Observer, solve_each};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, DenseView, Error, Label, Matrix, ModelFile,
-    Predict, Records, Result, RowView, classes_from_scores, model_check, validate,
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, DenseView, Error, Label, Matrix, Predict,
+    Records, Result, RowView, classes_from_scores, parallel, validate,
 };
+use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use margin_optim::Stop;
 use rayon::prelude::*;
@@ -17,8 +19,10 @@ use super::{Encoded, Learner, Run, Schedule, train};
 /// many samples never holds the whole test × support kernel matrix.
 const PREDICT_BLOCK_ENTRIES: usize = 1 << 22;
 
-/// Columns shorter than this are computed on the calling thread.
-const PARALLEL_COLUMN_MIN: usize = 2048;
+/// Element operations one kernel evaluation counts for when deciding to go parallel (an
+/// exponential and a short dot product): columns shorter than
+/// `margin_core::parallel::TASK_WORK / EVAL_WORK` (2,048) are computed on the calling thread.
+const EVAL_WORK: usize = 32;
 
 /// Bytes in one of `gram_budget_mb`'s megabytes (a MiB, as LIBSVM's and scikit-learn's
 /// `cache_size`).
@@ -354,7 +358,7 @@ impl Learner for Dual<'_> {
                 // precomputed kernel).
                 let eval = |(j, v): (usize, &mut f64)| *v = kernel.eval(x.row(j), xi);
                 // Handing a short column to the thread pool costs more than computing it.
-                if buf.len() >= PARALLEL_COLUMN_MIN {
+                if parallel::should_split(buf.len() * EVAL_WORK, parallel::Overhead::Loop) {
                     buf.par_iter_mut().enumerate().for_each(eval);
                 } else {
                     buf.iter_mut().enumerate().for_each(eval);

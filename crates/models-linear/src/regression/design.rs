@@ -11,31 +11,18 @@
 
 use std::borrow::Cow;
 
-use margin_core::faer::{Mat, MatRef, Par};
-use margin_core::{Dataset, Error, Records, Result, memory, validate};
+use margin_core::faer::{Mat, MatRef};
+use margin_core::{Dataset, Error, Records, Result, memory, parallel, validate};
 use rayon::prelude::*;
 
 /// Rows per block when copying row-major records into the column-major design, so both the
 /// rows read and the column runs written stay in cache.
 const COPY_BLOCK: usize = 64;
 
-/// Below this many flops, faer's products and Cholesky run sequentially: on small problems two
-/// threads are slower than one (the shared notes measured QR of 2000 × 200 at 4.8 ms on one
-/// thread and 6–14 ms on two).
-const PARALLEL_FLOPS: f64 = 2e8;
-
 /// The relative threshold below which singular values (or a triangular factor's diagonal) count
 /// as zero: numpy's `lstsq` default, `ε · max(n, d)`.
 pub(crate) fn rcond(n: usize, d: usize) -> f64 {
     f64::EPSILON * n.max(d) as f64
-}
-
-/// faer parallelism for a decomposition costing about `flops`.
-pub(crate) fn par_for(flops: f64) -> Par {
-    match rayon::current_num_threads() {
-        threads if threads > 1 && flops >= PARALLEL_FLOPS => Par::rayon(threads),
-        _ => Par::Seq,
-    }
 }
 
 /// The power of two nearest below `max_abs` (1 for zero), clamped so that its reciprocal is
@@ -201,9 +188,11 @@ pub(crate) fn predict_linear<R: Records + ?Sized>(
     intercept: f64,
 ) -> Result<Vec<f64>> {
     validate::check_predict(coef.len(), records)?;
+    // A row's dot product costs about its stored entries.
+    let per_row = records.nnz().div_ceil(records.n_samples().max(1));
     Ok((0..records.n_samples())
         .into_par_iter()
-        .with_min_len(1024)
+        .with_min_len(parallel::min_len(per_row))
         .map(|i| records.row_dot(i, coef) + intercept)
         .collect())
 }

@@ -1,16 +1,19 @@
 //! Kernel ridge regression: ridge in the feature space of a kernel, solved in the dual.
 
 use margin_core::faer::{Mat, MatMut};
+use margin_core::model_check;
 use margin_core::{
-    CsrMatrix, Dataset, DenseView, Error, Fit, Matrix, ModelFile, Predict, Records, Result,
-    RowView, memory, model_check, validate,
+    CsrMatrix, Dataset, DenseView, Error, Fit, Matrix, Predict, Records, Result, RowView, memory,
+    validate,
 };
+use margin_io::ModelFile;
 use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};
 use serde::{Deserialize, Serialize};
 
+use margin_core::parallel::{self, Overhead};
 use margin_core::params::Params;
 
-use super::design::{Supervision, par_for, regression_inputs};
+use super::design::{Supervision, regression_inputs};
 use super::solve::{cholesky_solve_in_place, symmetric_pinv_solve};
 
 /// Kernel entries computed per block of rows at prediction (32 MiB of `f64`), so predicting
@@ -159,7 +162,7 @@ impl Fit for KernelRidgeParams {
         let mut k = gram_matrix(&kernel, &data.records)?;
         let mut a = MatMut::from_column_major_slice_mut(&mut k, n, n);
         regularize(a.as_mut(), sqrt_w.as_deref(), self.alpha);
-        let par = par_for((n as f64).powi(3) / 3.0);
+        let par = parallel::faer_par((n as f64).powi(3) / 3.0, Overhead::Decomposition);
         let solution = if cholesky_solve_in_place(a, rhs.as_mut(), par) {
             rhs
         } else {

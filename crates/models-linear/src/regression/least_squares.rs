@@ -5,11 +5,12 @@ use margin_core::faer::linalg::triangular_inverse::invert_upper_triangular;
 use margin_core::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use margin_core::faer::{Accum, Mat, MatRef, Par};
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
+use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
-    model_check,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result,
 };
+use margin_io::ModelFile;
 use margin_optim::Stop;
 use margin_optim::gd::{self, GdOptions};
 use margin_optim::loss::Loss;
@@ -333,7 +334,8 @@ impl LinearRegression {
         let d = self.n_features();
         let half: Vec<f64> = (0..records.n_samples())
             .into_par_iter()
-            .with_min_len(256)
+            // A row's leverage is a d × d quadratic form.
+            .with_min_len(margin_core::parallel::min_len(d * d + d))
             .map_init(
                 || vec![0.0; d],
                 |row, i| {

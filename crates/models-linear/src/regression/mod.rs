@@ -34,7 +34,8 @@
 //! | `KernelRidge` | `kernel` | linear | any [`KernelSpec`](margin_kernels::KernelSpec) (RBF, polynomial, sums, …) |
 //!
 //! ```
-//! use margin_core::{datasets, split::train_test_split, Fit, Predict};
+//! use margin_core::{split::train_test_split, Fit, Predict};
+//! use margin_io::datasets;
 //! use margin_linear::{KernelRidge, LinearRegression, Ridge};
 //!
 //! let data = datasets::housing_scale()?;

@@ -3,13 +3,15 @@
 use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::{Accum, Mat, Par};
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, ModelFile, Predict, Records, Result,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result,
 };
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
+use margin_core::parallel::{self, Overhead};
 use margin_core::params::Params;
 
-use super::design::{Design, col_to_vec, par_for, predict_linear};
+use super::design::{Design, col_to_vec, predict_linear};
 use super::solve::{Spectral, blocked_gram, cholesky_solve_in_place};
 
 /// How [`Ridge`] solves `(XᵀX + αI) w = Xᵀy`.
@@ -192,7 +194,8 @@ fn solve_cholesky(design: &Design, alpha: f64) -> Option<Vec<f64>> {
         }
         cholesky_solve_in_place(a.as_mut(), b.as_mut(), Par::Seq).then(|| col_to_vec(b.as_ref(), d))
     } else {
-        let par = par_for(n as f64 * n as f64 * d as f64);
+        // Sized for the Cholesky that follows (the product costs less than it).
+        let par = parallel::faer_par(n as f64 * n as f64 * d as f64, Overhead::Decomposition);
         let mut k = Mat::<f64>::zeros(n, n);
         matmul(k.as_mut(), Accum::Replace, x, x.transpose(), 1.0, par);
         for i in 0..n {

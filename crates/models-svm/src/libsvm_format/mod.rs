@@ -24,8 +24,8 @@ mod write;
 
 use std::path::Path;
 
-use margin_core::io::IndexBase;
 use margin_core::{DenseMatrix, Error, Label, PredictProba, Records, Result};
+use margin_io::IndexBase;
 use margin_kernels::KernelSpec;
 
 use crate::{LibsvmRun, OneClassSvm, Svc, Svr};
@@ -149,7 +149,7 @@ impl LibsvmModel {
     /// temporary file renamed into place).
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = self.to_text()?;
-        margin_core::io::write_atomically(path, |w| w.write_all(text.as_bytes()))
+        margin_io::write_atomically(path, |w| w.write_all(text.as_bytes()))
     }
 
     /// Reads a LIBSVM model file (see the module documentation for what is checked).

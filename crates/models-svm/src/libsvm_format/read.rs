@@ -1,8 +1,8 @@
 //! Reading LIBSVM's text model files, checking every count, index and number first (see the
 //! parent module for the list).
 
-use margin_core::io::{IndexBase, LibsvmOptions, read_libsvm_from};
 use margin_core::{CsrMatrix, Error, Label, Matrix, Records, Result};
+use margin_io::{IndexBase, LibsvmOptions, read_libsvm_from};
 use margin_kernels::{KernelSpec, Linear, Polynomial, Precomputed, Rbf, Sigmoid};
 use margin_optim::Stop;
 

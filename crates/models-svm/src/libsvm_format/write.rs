@@ -2,8 +2,10 @@
 
 use std::fmt::Write as _;
 
-use margin_core::io::{IndexBase, format_g};
+use margin_core::format::format_g;
+
 use margin_core::{Error, Label, Records, Result, RowView};
+use margin_io::IndexBase;
 use margin_kernels::KernelSpec;
 
 use super::SingleClass;

@@ -2,6 +2,7 @@
 //! split next, until `max_leaf_nodes` leaves, `max_depth`, `min_samples_leaf` or a gain of zero
 //! stop it (scikit-learn's `TreeGrower`).
 
+use margin_core::parallel;
 use rayon::prelude::*;
 
 use super::binning::{BinMapper, BinnedData};
@@ -12,11 +13,14 @@ use super::tree::{Node, Split, Tree};
 /// `min_hessian_to_split`).
 const MIN_HESSIAN_TO_SPLIT: f64 = 1e-3;
 
-/// Split searches over at least this many features run in parallel.
-const PARALLEL_FEATURES: usize = 8;
+/// Element operations one bin of a split search counts for when deciding to go parallel
+/// (`margin_core::parallel`'s unit): both sides' sums, the gain (two divisions) and the
+/// checks, for either side of the missing values, so searches over fewer than 2,048 bins (8
+/// features of 255 bins) run on one thread.
+const BIN_WORK: usize = 32;
 
-/// Nodes with more samples than this are partitioned block by block in parallel.
-const PARALLEL_PARTITION: usize = 1 << 16;
+/// Element operations one row of a partition counts for (a bin read and a move).
+const PARTITION_ROW_WORK: usize = 1;
 
 /// What limits a tree.
 #[derive(Clone, Copy, Debug)]
@@ -169,11 +173,13 @@ fn best_split(
 ) -> Option<Candidate> {
     let d = bins.n_bins_non_missing.len();
     let of_feature = |j| best_split_of_feature(j, hist.feature(j), bins, node, limits);
-    let per_feature: Vec<Option<Candidate>> = if d >= PARALLEL_FEATURES {
-        (0..d).into_par_iter().map(of_feature).collect()
-    } else {
-        (0..d).map(of_feature).collect()
-    };
+    let bins_scanned: usize = bins.n_bins_non_missing.iter().sum();
+    let per_feature: Vec<Option<Candidate>> =
+        if parallel::should_split(bins_scanned * BIN_WORK, parallel::Overhead::Loop) {
+            (0..d).into_par_iter().map(of_feature).collect()
+        } else {
+            (0..d).map(of_feature).collect()
+        };
     // Reduced in feature order, so ties go to the lower index whatever the threads did.
     per_feature
         .into_iter()
@@ -370,23 +376,23 @@ impl Grower<'_> {
         let scratch = &mut ws.scratch;
         scratch.clear();
         scratch.resize(rows.len(), 0);
-        if rows.len() <= PARALLEL_PARTITION {
+        // Blocks of a fixed length (not one per thread): each is partitioned stably and the
+        // blocks are merged in order, which gives the same rows whatever the length.
+        let block = parallel::min_len(PARTITION_ROW_WORK);
+        if rows.len() <= block {
             let n_left = partition_block(rows, scratch, col, goes_left);
             let n_right = rows.len() - n_left;
             rows[n_left..].copy_from_slice(&scratch[..n_right]);
             return start + n_left;
         }
         let lefts: Vec<usize> = rows
-            .par_chunks_mut(PARALLEL_PARTITION)
-            .zip(scratch.par_chunks_mut(PARALLEL_PARTITION))
+            .par_chunks_mut(block)
+            .zip(scratch.par_chunks_mut(block))
             .map(|(r, s)| partition_block(r, s, col, goes_left))
             .collect();
         let merged = &mut ws.merged;
         merged.clear();
-        let blocks = || {
-            rows.chunks(PARALLEL_PARTITION)
-                .zip(scratch.chunks(PARALLEL_PARTITION))
-        };
+        let blocks = || rows.chunks(block).zip(scratch.chunks(block));
         for ((r, _), &n_left) in blocks().zip(&lefts) {
             merged.extend_from_slice(&r[..n_left]);
         }

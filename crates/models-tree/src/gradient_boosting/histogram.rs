@@ -5,6 +5,7 @@
 //! so the sums do not depend on the thread count. Gradients are `f32` (as scikit-learn's
 //! `G_H_DTYPE`: half the memory traffic), sums `f64`.
 
+use margin_core::parallel;
 use rayon::prelude::*;
 
 use super::binning::BinnedData;
@@ -17,9 +18,10 @@ pub(crate) struct Bin {
     pub(crate) n: u32,
 }
 
-/// Below this many (sample × feature) updates a histogram is built on the calling thread:
-/// splitting the work would cost more than it saves.
-const PARALLEL_WORK: usize = 1 << 14;
+/// Element operations one (sample × feature) histogram update counts for when deciding to go
+/// parallel (`margin_core::parallel`'s unit): a bin read and three adds (gradient, hessian,
+/// count), so histograms of fewer than 2¹⁴ updates are built on the calling thread.
+const UPDATE_WORK: usize = 4;
 
 /// Nodes (other than a root holding every row) with more samples than this are built row by
 /// row from the row-major bins, in chunks of at least this many samples summed in parallel
@@ -127,7 +129,8 @@ impl Histograms {
                 hist.iter_mut().for_each(|b| b.h = f64::from(b.n));
             }
         };
-        if rows.len() * self.features.len() < PARALLEL_WORK {
+        let work = rows.len() * self.features.len() * UPDATE_WORK;
+        if !parallel::should_split(work, parallel::Overhead::Loop) {
             self.features.iter_mut().enumerate().for_each(fill);
         } else {
             self.features.par_iter_mut().enumerate().for_each(fill);

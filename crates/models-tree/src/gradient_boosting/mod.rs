@@ -7,7 +7,8 @@
 //! O(bins) per feature instead of O(samples) and the booster scales to millions of rows.
 //!
 //! ```
-//! use margin_core::{datasets, split, Fit, Predict, PredictProba, Records};
+//! use margin_core::{split, Fit, Predict, PredictProba, Records};
+//! use margin_io::datasets;
 //! use margin_tree::{EarlyStopping, GradientBoostingClassifier};
 //!
 //! let data = datasets::heart_scale()?;

@@ -1,7 +1,8 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
 use margin_core::fit::{FitObserved, FitReport, Observer};
-use margin_core::{Dataset, Error, Fit, ModelFile, Predict, Records, Result};
+use margin_core::{Dataset, Error, Fit, Predict, Records, Result};
+use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};

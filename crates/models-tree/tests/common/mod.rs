@@ -6,7 +6,7 @@ use std::path::Path;
 
 use margin_core::{Dataset, Matrix, Records};
 
-pub use margin_core::fixture::Fixture;
+pub use margin_testing::fixture::Fixture;
 
 /// The fixture `name` of tests/fixtures.
 pub fn fixture(name: &str) -> Fixture {
@@ -20,7 +20,7 @@ pub fn fixture(name: &str) -> Fixture {
 
 /// A bundled dataset by name.
 pub fn bundled(name: &str) -> Dataset {
-    margin_core::datasets::by_name(name).unwrap().unwrap()
+    margin_io::datasets::by_name(name).unwrap().unwrap()
 }
 
 /// The same dataset with dense records.

@@ -1,0 +1,173 @@
+//! # io: margin's files
+//!
+//! Everything margin reads from or writes to disk, kept out of `margin-core` so that the
+//! foundation is only data types and contracts:
+//!
+//! - **Data files**: LIBSVM/svmlight text ([`read_libsvm`], [`write_libsvm`]) and CSV
+//!   ([`read_csv`], [`write_csv`]), plain or compressed; [`read_data`] picks the reader from
+//!   the file. `.gz` and `.bz2` files are recognised by their first bytes, not their names, and
+//!   decompressed while reading.
+//! - **Model files**: the [`ModelFile`] trait every fitted model implements (a checksummed,
+//!   versioned header around a serde body), and the checks of [`model_check`](margin_core::model_check) every kind runs
+//!   on load.
+//! - **Atomic writes**: [`AtomicFile`] and [`write_atomically`], through which every file
+//!   margin writes goes, so a failed write never destroys a file that existed.
+//! - **Bundled datasets** ([`datasets`], cargo feature `datasets`, on by default): small real
+//!   LIBSVM datasets embedded in the crate.
+//!
+//! Input is untrusted and may be endless (`/dev/zero`, a gzip bomb): every line is read through
+//! [`read_line`], which refuses a line longer than [`MAX_LINE_BYTES`], and every buffer that grows
+//! with the input grows through [`memory`](margin_core::memory), so running out of memory is an
+//! [`Error::OutOfMemory`], not an abort.
+//!
+//! ```
+//! use margin_io::{LibsvmOptions, ModelFile, read_libsvm_from};
+//! use margin_core::{Fit, Predict, Records};
+//!
+//! let text = "+1 1:0.5 2:1\n-1 1:-0.5 2:-1\n";
+//! let data = read_libsvm_from(text.as_bytes(), &LibsvmOptions::default())?;
+//! assert_eq!((data.n_samples(), data.n_features()), (2, 2));
+//! # Ok::<(), margin_core::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod atomic;
+mod csv;
+mod csv_records;
+#[cfg(feature = "datasets")]
+pub mod datasets;
+mod libsvm;
+mod lines;
+mod model_file;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+pub use self::csv::{
+    CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from, write_csv, write_csv_to,
+};
+pub use atomic::{AtomicFile, same_file, write_atomically};
+pub use libsvm::{
+    IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,
+};
+use lines::explain_binary;
+pub use lines::{MAX_LINE_BYTES, read_line};
+pub use model_file::{FORMAT_VERSION, ModelFile, body_of, is_model_file, peek_kind, seal};
+
+use margin_core::{Dataset, Error, Result};
+
+/// Opens a file for buffered reading, decompressing gzip or bzip2 content transparently.
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let head = reader.fill_buf().map_err(|e| Error::io(path, e))?;
+    Ok(if head.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            Decompressed {
+                inner: flate2::read::MultiGzDecoder::new(reader),
+                format: "gzip",
+            },
+        ))
+    } else if head.starts_with(b"BZh") {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            Decompressed {
+                inner: bzip2::read::MultiBzDecoder::new(reader),
+                format: "bzip2",
+            },
+        ))
+    } else {
+        Box::new(reader)
+    })
+}
+
+/// A decompressing reader whose errors say that the compressed file is damaged (the decoders'
+/// own messages, such as "incomplete deflate stream", do not).
+struct Decompressed<R> {
+    inner: R,
+    format: &'static str,
+}
+
+impl<R: Read> Read for Decompressed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::Interrupted => e,
+            kind => std::io::Error::new(
+                kind,
+                format!(
+                    "the {} data is truncated or corrupt ({e}): download or compress the file again",
+                    self.format
+                ),
+            ),
+        })
+    }
+}
+
+/// The text formats margin reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFormat {
+    /// Decide from the extension (`.csv`, `.tsv`) or else from the first data line.
+    Auto,
+    /// LIBSVM / svmlight: `label index:value ...`.
+    Libsvm,
+    /// Comma-separated values (tab-separated for `.tsv` files).
+    Csv,
+}
+
+/// Reads a data file in the given (or detected) format with default options.
+pub fn read_data(path: &Path, format: DataFormat) -> Result<Dataset> {
+    match resolve_format(path, format)? {
+        DataFormat::Csv => {
+            let mut opts = CsvOptions::default();
+            if has_extension(path, "tsv") {
+                opts.delimiter = b'\t';
+            }
+            read_csv(path, &opts)
+        }
+        _ => read_libsvm(path, &LibsvmOptions::default()),
+    }
+}
+
+/// Picks the format: the given one, or by extension, or by the first non-comment line
+/// (`index:value` tokens mean LIBSVM; commas mean CSV).
+pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
+    if format != DataFormat::Auto {
+        return Ok(format);
+    }
+    if has_extension(path, "csv") || has_extension(path, "tsv") {
+        return Ok(DataFormat::Csv);
+    }
+    let mut reader = open_text(path)?;
+    let mut line = Vec::new();
+    let mut line_no = 0;
+    loop {
+        line_no += 1;
+        if !read_line(&mut reader, &mut line, line_no).map_err(|e| e.at_path(path))? {
+            return Ok(DataFormat::Libsvm);
+        }
+        let text = line.split(|&b| b == b'#').next().unwrap_or_default();
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return Ok(if text.contains(&b':') || !text.contains(&b',') {
+            DataFormat::Libsvm
+        } else {
+            DataFormat::Csv
+        });
+    }
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let name = name.trim_end_matches(".gz").trim_end_matches(".bz2");
+    name.ends_with(&format!(".{ext}"))
+}
