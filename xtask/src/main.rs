@@ -2,8 +2,8 @@
 //!
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the test suite (the README's
 //!   test command), the docs with warnings denied, `lean-deps` and `publish-check`.
-//! - `lean-deps`: fails when a library crate pulls in the PNG renderer or the bundled datasets
-//!   (optional features that only the umbrella, the CLI and tests ask for).
+//! - `lean-deps`: fails when a library crate pulls in the PNG renderer, ndarray or the bundled
+//!   datasets (optional features that only the umbrella, the CLI and tests ask for).
 //! - `publish-check`: `cargo publish --dry-run --workspace`: every published crate packaged and
 //!   built from its packaged sources alone, as crates.io would take it.
 //! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end, and with
@@ -17,7 +17,7 @@ use std::process::{Command, ExitCode};
 
 fn usage() -> String {
     format!(
-        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied),\n                   lean-deps, publish-check\n  lean-deps        fail if a library crate depends on resvg or enables margin-io's datasets\n  publish-check    cargo publish --dry-run --workspace (package and build every published crate)\n{}",
+        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied),\n                   lean-deps, publish-check\n  lean-deps        fail if a library crate depends on resvg or ndarray or enables margin-io's datasets\n  publish-check    cargo publish --dry-run --workspace (package and build every published crate)\n{}",
         bench::USAGE
     )
 }
@@ -71,10 +71,11 @@ const LIBRARY_CRATES: [&str; 10] = [
     "margin-testing",
 ];
 
-/// What the library crates must not pull in: the PNG renderer (margin-metrics' `png` feature)
-/// and the bundled datasets (margin-io's `datasets` feature). `cargo tree` prints one line
-/// per enabled feature and package, so a match names the offender.
-const HEAVY: [&str; 2] = ["resvg v", "margin-io feature \"datasets\""];
+/// What the library crates must not pull in: the PNG renderer (margin-metrics' `png` feature),
+/// the bundled datasets (margin-io's `datasets` feature) and ndarray (margin-core's `ndarray`
+/// feature, for users who hold ndarray arrays). `cargo tree` prints one line per enabled
+/// feature and package, so a match names the offender.
+const HEAVY: [&str; 3] = ["resvg v", "margin-io feature \"datasets\"", "ndarray v"];
 
 /// Fails when a library crate's normal dependencies enable something in [`HEAVY`].
 fn lean_dependencies() -> Result<(), String> {

@@ -8,6 +8,7 @@ use faer::{Mat, MatRef};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::view::DenseView;
 
 /// A dense `n × d` matrix of `f64`, stored row by row.
 ///
@@ -40,20 +41,7 @@ impl TryFrom<DenseParts> for DenseMatrix {
 impl DenseMatrix {
     /// Wraps a row-major buffer of `nrows * ncols` values.
     pub fn from_row_major(data: Vec<f64>, nrows: usize, ncols: usize) -> Result<Self> {
-        let expected = nrows.checked_mul(ncols).ok_or_else(|| {
-            Error::invalid_parameter(
-                "shape",
-                format!("{nrows}x{ncols}"),
-                "a size that fits in memory",
-            )
-        })?;
-        if data.len() != expected {
-            return Err(Error::shape(
-                "row-major buffer length (rows × columns)",
-                expected,
-                data.len(),
-            ));
-        }
+        crate::view::check_row_major(data.len(), nrows, ncols)?;
         Ok(Self { data, nrows, ncols })
     }
 
@@ -110,7 +98,8 @@ impl DenseMatrix {
         Ok(Self { data, nrows, ncols })
     }
 
-    /// Copies any faer matrix view into row-major storage.
+    /// Copies any faer matrix view into row-major storage (a row-major view can be borrowed
+    /// instead, with [`DenseView::from_faer`]).
     pub fn from_faer(m: MatRef<'_, f64>) -> Self {
         let (nrows, ncols) = (m.nrows(), m.ncols());
         let mut data = Vec::with_capacity(nrows * ncols);
@@ -120,12 +109,21 @@ impl DenseMatrix {
         Self { data, nrows, ncols }
     }
 
+    /// The matrix as a borrowed [`DenseView`]: the read-only methods below read through it.
+    #[inline]
+    pub fn view(&self) -> DenseView<'_> {
+        // Every constructor checked the shape, so it is not checked again on each row read.
+        DenseView::from_checked(&self.data, self.nrows, self.ncols)
+    }
+
     /// Number of rows (samples).
+    #[inline]
     pub fn nrows(&self) -> usize {
         self.nrows
     }
 
     /// Number of columns (features).
+    #[inline]
     pub fn ncols(&self) -> usize {
         self.ncols
     }
@@ -136,7 +134,7 @@ impl DenseMatrix {
     /// If `i >= nrows()`: indices are the caller's own loop bounds, not user input.
     #[inline]
     pub fn row(&self, i: usize) -> &[f64] {
-        &self.data[i * self.ncols..(i + 1) * self.ncols]
+        self.view().row(i)
     }
 
     /// Row `i`, mutable.
@@ -145,8 +143,9 @@ impl DenseMatrix {
     }
 
     /// Entry `(i, j)`.
+    #[inline]
     pub fn get(&self, i: usize, j: usize) -> f64 {
-        self.data[i * self.ncols + j]
+        self.view().get(i, j)
     }
 
     /// The row-major buffer.
@@ -165,37 +164,25 @@ impl DenseMatrix {
     }
 
     /// A faer view of the same memory (no copy).
+    #[inline]
     pub fn as_faer(&self) -> MatRef<'_, f64> {
-        MatRef::from_row_major_slice(&self.data, self.nrows, self.ncols)
+        self.view().as_faer()
     }
 
     /// Copies into an owned (column-major) faer matrix.
     pub fn to_faer(&self) -> Mat<f64> {
-        self.as_faer().to_owned()
+        self.view().to_faer()
     }
 
     /// Iterates over the rows.
     pub fn rows(&self) -> impl ExactSizeIterator<Item = &[f64]> + '_ {
-        // `chunks_exact(0)` panics, so a matrix with no columns yields empty rows explicitly.
-        (0..self.nrows).map(move |i| self.row(i))
+        self.view().rows()
     }
 
     /// A new matrix holding the rows at `indices`, in that order; its memory is asked for
     /// first (a copy of the data, as cross-validation makes for each fold).
     pub fn select_rows(&self, indices: &[usize]) -> Result<Self> {
-        let mut data = crate::memory::vec_with_capacity(
-            indices.len().saturating_mul(self.ncols),
-            &format!("a copy of {} rows × {} columns", indices.len(), self.ncols),
-            crate::memory::SMALLER_INPUT,
-        )?;
-        for &i in indices {
-            data.extend_from_slice(self.row(i));
-        }
-        Ok(Self {
-            data,
-            nrows: indices.len(),
-            ncols: self.ncols,
-        })
+        self.view().select_rows(indices)
     }
 }
 

@@ -38,6 +38,15 @@ pub enum Error {
         /// The size that was given.
         found: usize,
     },
+    /// Borrowed memory is not laid out as the operation reads it (for example a column-major
+    /// or strided matrix offered as a row-major [`DenseView`](crate::DenseView)).
+    #[error("{found} is not laid out as needed: {way_out}")]
+    Layout {
+        /// What was given, with its layout (strides).
+        found: String,
+        /// The layout needed, and the copy that provides it.
+        way_out: String,
+    },
     /// A NaN or infinite value was found in the input.
     #[error(
         "non-finite value (NaN or ±inf) at row {row}, column {col}: remove or impute it before fitting"

@@ -3,9 +3,11 @@
 //! Everything the model crates share:
 //!
 //! - **Records**: [`DenseMatrix`] (row-major, so one sample is one contiguous slice, with a faer
-//!   view for GEMM and decompositions) and [`CsrMatrix`] (sparse rows, as LIBSVM files are),
-//!   both behind the [`Records`] trait (row access, dot products, squared norms,
-//!   row-times-vector), and the owned either-layout [`Matrix`].
+//!   view for GEMM and decompositions), [`DenseView`] (the same layout borrowed from the
+//!   caller's `&[f64]`, a row-major faer view or, with feature `ndarray`, a standard-layout
+//!   `ArrayView2`: every model reads it without a copy) and [`CsrMatrix`] (sparse rows, as
+//!   LIBSVM files are), all behind the [`Records`] trait (row access, dot products, squared
+//!   norms, row-times-vector), and the owned either-layout [`Matrix`].
 //! - **Datasets**: [`Dataset`] = records + [`Targets`] (classes mapped to dense indices with the
 //!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names.
 //! - **The estimator contract**: [`Fit`], [`Predict`], [`PredictProba`], [`DecisionFunction`],
@@ -31,8 +33,24 @@
 //! assert_eq!((train.n_samples(), test.n_samples()), (2, 2));
 //! # Ok::<(), margin_core::Error>(())
 //! ```
+//!
+//! Data the caller already holds row by row is read in place:
+//!
+//! ```
+//! use margin_core::{DenseView, Records};
+//!
+//! let samples: &[f64] = &[1.0, 10.0, 2.0, 20.0, 3.0, 30.0]; // 3 samples × 2 features
+//! let view = DenseView::new(samples, 3, 2)?;
+//! assert!(view.as_dense().is_some()); // the dense fast paths read `samples` itself
+//! let mut scores = vec![0.0; 3];
+//! view.mul_vec(&[1.0, 0.5], &mut scores); // what every model's `predict(&view)` reads
+//! assert_eq!(scores, [6.0, 12.0, 18.0]);
+//! # Ok::<(), margin_core::Error>(())
+//! ```
 
-#![forbid(unsafe_code)]
+// Denied, not forbidden: `DenseView::from_faer` turns a checked row-major faer view into a
+// slice (one `unsafe` line with its SAFETY comment); nothing else in the crate may.
+#![deny(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -51,6 +69,7 @@ mod sparse;
 pub mod split;
 mod traits;
 pub mod validate;
+mod view;
 
 pub use dataset::{
     ClassWeight, Classes, Dataset, Label, PresentClasses, Targets, classes_from_scores,
@@ -65,6 +84,7 @@ pub use traits::{
     Convergence, DecisionFunction, Fit, FitTransform, Iterative, NFeatures, PartialFit, Predict,
     PredictProba, Transform,
 };
+pub use view::{DenseCow, DenseView};
 
 /// faer, re-exported so users build matrices with the same version margin uses.
 pub use faer;

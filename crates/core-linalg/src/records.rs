@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::dense::DenseMatrix;
 use crate::error::Result;
 use crate::sparse::{CsrMatrix, SparseRow};
+use crate::view::{DenseCow, DenseView};
 
 /// One sample (a row of the records), dense or sparse.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -243,7 +244,8 @@ impl<'a> RowView<'a> {
 
 /// Samples an algorithm can read: `n_samples × n_features`, one row per sample.
 ///
-/// Implemented by [`DenseMatrix`], [`CsrMatrix`] and [`Matrix`]. Algorithms that only need dot
+/// Implemented by [`DenseMatrix`], [`DenseView`] (borrowed row-major memory), [`CsrMatrix`] and
+/// [`Matrix`]. Algorithms that only need dot
 /// products and norms (linear models, kernels, kNN) take `&R where R: Records + ?Sized` and so
 /// accept either layout without copying.
 pub trait Records: Sync {
@@ -253,8 +255,10 @@ pub trait Records: Sync {
     fn n_features(&self) -> usize;
     /// Sample `i`.
     fn row(&self, i: usize) -> RowView<'_>;
-    /// The dense matrix behind these records, if they are dense (for GEMM paths).
-    fn as_dense(&self) -> Option<&DenseMatrix>;
+    /// The dense values behind these records, borrowed, if they are dense (an owned
+    /// [`DenseMatrix`] or a [`DenseView`] of the caller's memory): what GEMM and the other dense
+    /// fast paths read, without a copy.
+    fn as_dense(&self) -> Option<DenseView<'_>>;
     /// The CSR matrix behind these records, if they are sparse.
     fn as_sparse(&self) -> Option<&CsrMatrix>;
 
@@ -284,7 +288,7 @@ pub trait Records: Sync {
     /// when sparse records describe more than the machine holds).
     fn to_dense(&self) -> Result<DenseMatrix> {
         match (self.as_dense(), self.as_sparse()) {
-            (Some(d), _) => Ok(d.clone()),
+            (Some(d), _) => d.to_owned(),
             (None, Some(s)) => s.to_dense(),
             (None, None) => {
                 let mut out = DenseMatrix::try_zeros(
@@ -301,12 +305,13 @@ pub trait Records: Sync {
         }
     }
 
-    /// The records as a dense matrix: borrowed when they are one, otherwise a copy whose memory
-    /// is asked for first (see [`to_dense`](Records::to_dense)).
-    fn dense_view(&self) -> Result<std::borrow::Cow<'_, DenseMatrix>> {
+    /// The records as a dense matrix: borrowed when they are dense (see
+    /// [`as_dense`](Records::as_dense)), otherwise a copy whose memory is asked for first (see
+    /// [`to_dense`](Records::to_dense)). Read it through [`DenseCow::view`].
+    fn dense_view(&self) -> Result<DenseCow<'_>> {
         match self.as_dense() {
-            Some(d) => Ok(std::borrow::Cow::Borrowed(d)),
-            None => self.to_dense().map(std::borrow::Cow::Owned),
+            Some(d) => Ok(DenseCow::Borrowed(d)),
+            None => self.to_dense().map(DenseCow::Owned),
         }
     }
 
@@ -338,8 +343,8 @@ impl Records for DenseMatrix {
     fn row(&self, i: usize) -> RowView<'_> {
         RowView::Dense(DenseMatrix::row(self, i))
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
-        Some(self)
+    fn as_dense(&self) -> Option<DenseView<'_>> {
+        Some(self.view())
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {
         None
@@ -357,7 +362,7 @@ impl Records for CsrMatrix {
     fn row(&self, i: usize) -> RowView<'_> {
         RowView::Sparse(CsrMatrix::row(self, i))
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         None
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {
@@ -377,7 +382,7 @@ impl<R: Records + ?Sized> Records for &R {
     fn row(&self, i: usize) -> RowView<'_> {
         (**self).row(i)
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         (**self).as_dense()
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {
@@ -462,9 +467,9 @@ impl Records for Matrix {
             Matrix::Sparse(s) => RowView::Sparse(s.row(i)),
         }
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         match self {
-            Matrix::Dense(d) => Some(d),
+            Matrix::Dense(d) => Some(d.view()),
             Matrix::Sparse(_) => None,
         }
     }

@@ -8,7 +8,9 @@
 
 use faer::linalg::matmul::triangular::BlockStructure;
 use faer::{Accum, MatMut, Par};
-use margin_core::{DenseMatrix, Error, Records, Result, memory, parallel, validate};
+use margin_core::{
+    DenseCow, DenseMatrix, DenseView, Error, Records, Result, memory, parallel, validate,
+};
 use rayon::prelude::*;
 
 use crate::kernel::{DotForm, Kernel};
@@ -105,12 +107,12 @@ pub(crate) fn par(flops: f64) -> Par {
 pub(crate) fn dense_for_gemm<'a, R: Records + ?Sized>(
     x: &'a R,
     max_bytes: usize,
-) -> Option<std::borrow::Cow<'a, DenseMatrix>> {
+) -> Option<DenseCow<'a>> {
     match x.as_dense() {
-        Some(d) => Some(std::borrow::Cow::Borrowed(d)),
+        Some(d) => Some(DenseCow::Borrowed(d)),
         // A copy that cannot be had falls back to the per-pair path, which needs none.
         None if memory::bytes_of_grid::<f64>(x.n_samples(), x.n_features()) <= max_bytes as u64 => {
-            x.to_dense().ok().map(std::borrow::Cow::Owned)
+            x.to_dense().ok().map(DenseCow::Owned)
         }
         None => None,
     }
@@ -135,7 +137,7 @@ pub fn gram_with<K: Kernel + ?Sized, R: Records + ?Sized>(
         .and_then(|f| dense_for_gemm(x, opts.max_densify_bytes).map(|d| (f, d)))
     {
         Some((form, xd)) => {
-            let xf = xd.as_faer();
+            let xf = xd.view().as_faer();
             // Lower triangle of the column-major view = upper triangle of the row-major buffer.
             let dst = MatMut::from_column_major_slice_mut(&mut buf, n, n);
             faer::linalg::matmul::triangular::matmul(
@@ -217,13 +219,13 @@ where
             faer::linalg::matmul::matmul(
                 dst,
                 Accum::Replace,
-                zd.as_faer(),
-                xd.as_faer().transpose(),
+                zd.view().as_faer(),
+                xd.view().as_faer().transpose(),
                 1.0,
                 par(n as f64 * m as f64 * x.n_features() as f64),
             );
             let (nx, nz) = if form.needs_norms() {
-                (row_norms(xd.as_ref()), row_norms(zd.as_ref()))
+                (row_norms(xd.view()), row_norms(zd.view()))
             } else {
                 (vec![0.0; n], vec![0.0; m])
             };
@@ -245,7 +247,7 @@ where
     DenseMatrix::from_row_major(buf, n, m)
 }
 
-pub(crate) fn row_norms(x: &DenseMatrix) -> Vec<f64> {
+pub(crate) fn row_norms(x: DenseView<'_>) -> Vec<f64> {
     x.rows().map(|r| margin_core::dot(r, r)).collect()
 }
 

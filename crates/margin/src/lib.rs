@@ -27,6 +27,24 @@
 //! assert_eq!(z.n_features(), 13);
 //! # Ok::<(), margin::Error>(())
 //! ```
+//!
+//! Records the caller already holds row by row (a `&[f64]`, a row-major faer view, or an
+//! `ndarray::ArrayView2` with feature `ndarray`) reach every model through a [`DenseView`],
+//! without a copy:
+//!
+//! ```
+//! use margin::prelude::*;
+//! use margin::{DenseMatrix, DenseView};
+//!
+//! let x = [0.0, 0.0, 0.1, 0.2, 1.0, 1.1, 0.9, 1.0]; // 4 samples × 2 features, row by row
+//! let train = Dataset::new(DenseMatrix::from_row_major(x.to_vec(), 4, 2)?,
+//!                          Targets::Values(vec![0.0, 0.0, 1.0, 1.0]))?;
+//! let model = margin::svm::Svc::params().fit(&train)?;
+//! let view = DenseView::new(&x, 4, 2)?;
+//! let labels = model.predict(&view)?;
+//! assert_eq!(labels.len(), 4);
+//! # Ok::<(), margin::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -34,8 +52,8 @@
 pub use margin_cluster as cluster;
 pub use margin_core as linalg;
 pub use margin_core::{
-    ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result,
-    Targets,
+    ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, DenseView, Error, Label, Matrix,
+    Records, Result, Targets,
 };
 pub use margin_core::{split, validate};
 pub use margin_io as io;

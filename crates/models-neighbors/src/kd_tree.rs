@@ -9,7 +9,7 @@
 //! node whose bound *equals* the k-th best is still visited, so the result is exactly the
 //! brute-force one: the k smallest distances, ties to the smaller training index.
 
-use margin_core::{DenseMatrix, Records, Result, RowView, memory};
+use margin_core::{DenseView, Records, Result, RowView, memory};
 use rayon::prelude::*;
 
 use crate::metric::{Kind, minkowski_term};
@@ -45,7 +45,7 @@ impl KdTree {
     /// serving low dimensions) with leaves of at most `leaf_size ≥ 1` points.
     pub(crate) fn build<R: Records + ?Sized>(records: &R, leaf_size: usize) -> Result<Self> {
         let train = records.dense_view()?;
-        let train = &*train;
+        let train = train.view();
         let (n, d) = (train.nrows(), train.ncols());
         let mut tree = Self {
             d,
@@ -66,7 +66,7 @@ impl KdTree {
     }
 
     /// Adds the node holding `index[start..end]` (and its subtree); returns its id.
-    fn split(&mut self, train: &DenseMatrix, start: usize, end: usize, leaf_size: usize) -> usize {
+    fn split(&mut self, train: DenseView<'_>, start: usize, end: usize, leaf_size: usize) -> usize {
         let d = self.d;
         let id = self.nodes.len();
         let mut lo = vec![f64::INFINITY; d];

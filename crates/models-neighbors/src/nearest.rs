@@ -46,7 +46,7 @@ pub(crate) use search_builders;
 pub(crate) fn owned_records<R: Records + ?Sized>(records: &R) -> Result<Matrix> {
     Ok(match (records.as_dense(), records.as_sparse()) {
         (_, Some(s)) => Matrix::Sparse(s.clone()),
-        (Some(d), _) => Matrix::Dense(d.clone()),
+        (Some(d), _) => Matrix::Dense(d.to_owned()?),
         (None, None) => Matrix::Dense(records.to_dense()?),
     })
 }

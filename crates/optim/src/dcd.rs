@@ -13,7 +13,7 @@
 //! intercept is LIBLINEAR's bias feature (a constant feature `B`, regularized with `w`).
 
 use margin_core::split::rng_from_seed;
-use margin_core::{CsrMatrix, DenseMatrix, Error, Records, Result, RowView, SparseRow, validate};
+use margin_core::{CsrMatrix, DenseView, Error, Records, Result, RowView, SparseRow, validate};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -181,7 +181,7 @@ pub fn dcd_observed<R: Records + ?Sized>(
 /// The records as the solver reads them.
 enum Layout<'a> {
     Sparse(&'a CsrMatrix),
-    Dense(&'a DenseMatrix),
+    Dense(DenseView<'a>),
 }
 
 /// Everything one coordinate step reads about sample `i`, in one cache line: the steps visit

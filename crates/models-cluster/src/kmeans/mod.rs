@@ -11,8 +11,8 @@ pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
 use margin_core::fit::{FitObserved, FitReport, Observer, Run, Stop};
 use margin_core::params::Params;
 use margin_core::{
-    DenseMatrix, Error, Fit, Matrix, Predict, Records, Result, RowView, Transform, memory,
-    split::rng_from_seed, validate,
+    DenseMatrix, DenseView, Error, Fit, Matrix, Predict, Records, Result, RowView, Transform,
+    memory, split::rng_from_seed, validate,
 };
 use margin_io::ModelFile;
 use rand::Rng;
@@ -269,18 +269,18 @@ fn mean_variance<R: Records + ?Sized>(x: &R) -> f64 {
 
 /// Column means of dense records and the records minus them: k-means runs on centred dense data
 /// (as scikit-learn does) so that `‖x‖² + ‖c‖² − 2x·c` does not lose digits to a large offset.
-fn centered(x: &DenseMatrix) -> (DenseMatrix, Vec<f64>) {
+fn centered(x: DenseView<'_>) -> Result<(DenseMatrix, Vec<f64>)> {
     let (n, d) = (x.nrows(), x.ncols());
     let mut mean = vec![0.0; d];
     for row in x.rows() {
         mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
     }
     mean.iter_mut().for_each(|m| *m /= n as f64);
-    let mut out = x.clone();
+    let mut out = x.to_owned()?;
     out.as_mut_slice()
         .par_chunks_mut(d.max(1))
         .for_each(|row| row.iter_mut().zip(&mean).for_each(|(v, m)| *v -= m));
-    (out, mean)
+    Ok((out, mean))
 }
 
 fn shift_rows(m: &mut DenseMatrix, by: &[f64], sign: f64) {
@@ -437,7 +437,7 @@ impl<R: Records + ?Sized> FitObserved<R> for KMeansParams {
         self.check_for(records)?;
         Ok(match records.as_dense() {
             Some(d) => {
-                let (xc, mean) = centered(d);
+                let (xc, mean) = centered(d)?;
                 finish(fit_runs(self, &xc, &mean, observer), &mean, self)
             }
             None => {

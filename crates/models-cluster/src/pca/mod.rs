@@ -365,6 +365,7 @@ impl Centered {
         const COLUMNS: usize = 64;
         let (n, d) = (x.n_samples(), x.n_features());
         let dense = x.dense_view()?;
+        let dense = dense.view();
         let mut columns = memory::filled_vec(
             n.saturating_mul(d),
             0.0,

@@ -4,8 +4,8 @@ use margin_core::fit::{FitReport, Observer, solve_each};
 use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Label, Matrix, Predict, Records,
-    Result, RowView, classes_from_scores, parallel, validate,
+    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, DenseView, Error, Label, Matrix, Predict,
+    Records, Result, RowView, classes_from_scores, parallel, validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
@@ -307,7 +307,7 @@ impl<R: Records + ?Sized> Records for RowRange<'_, R> {
     fn row(&self, i: usize) -> RowView<'_> {
         self.inner.row(self.start + i)
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         None
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {

@@ -98,6 +98,7 @@ impl Design {
             memory::DENSE_COPY,
         )?;
         let x = data.records.dense_view()?;
+        let x = x.view();
         let weight = |i: usize| w.map_or(1.0, |w| w[i]);
         let weight_sum: f64 = w.map_or(n as f64, |w| w.iter().sum());
         let mut x_offset = vec![0.0; d];

@@ -3,7 +3,7 @@
 use margin_core::faer::{Mat, MatMut};
 use margin_core::model_check;
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Matrix, Predict, Records, Result, RowView, memory,
+    CsrMatrix, Dataset, DenseView, Error, Fit, Matrix, Predict, Records, Result, RowView, memory,
     validate,
 };
 use margin_io::ModelFile;
@@ -209,7 +209,7 @@ impl<R: Records + ?Sized> Records for RowBlock<'_, R> {
     fn row(&self, i: usize) -> RowView<'_> {
         self.inner.row(self.start + i)
     }
-    fn as_dense(&self) -> Option<&DenseMatrix> {
+    fn as_dense(&self) -> Option<DenseView<'_>> {
         None
     }
     fn as_sparse(&self) -> Option<&CsrMatrix> {

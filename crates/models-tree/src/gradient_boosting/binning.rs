@@ -3,7 +3,7 @@
 //! histogram builder reads them in).
 
 use margin_core::split::rng_from_seed;
-use margin_core::{DenseMatrix, Result, memory};
+use margin_core::{DenseView, Result, memory};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -132,7 +132,7 @@ fn feature_edges(mut pairs: Vec<(f64, f64)>, max_bins: usize) -> Vec<f64> {
 impl BinMapper {
     /// Finds the edges of every feature from `records` (rows drawn with replacement by `seed`
     /// when there are more than 200 000, as scikit-learn does), weighting values by `weights`.
-    pub(crate) fn fit(x: &DenseMatrix, weights: &[f64], max_bins: u8, seed: u64) -> Self {
+    pub(crate) fn fit(x: DenseView<'_>, weights: &[f64], max_bins: u8, seed: u64) -> Self {
         let n = x.nrows();
         let rows: Vec<usize> = if n > BINNING_SUBSAMPLE {
             let mut rng = rng_from_seed(seed);
@@ -179,7 +179,7 @@ impl BinMapper {
 
     /// Maps every sample of `x` onto its bins, features in parallel (the `n × d` bins asked
     /// for first).
-    pub(crate) fn transform(&self, x: &DenseMatrix) -> Result<BinnedData> {
+    pub(crate) fn transform(&self, x: DenseView<'_>) -> Result<BinnedData> {
         let n = x.nrows();
         let mut bins = bins_table(n, self.n_features())?;
         if n > 0 {

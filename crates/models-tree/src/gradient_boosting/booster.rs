@@ -4,7 +4,9 @@
 
 use margin_core::fit::{Control, FitReport, Observer, Progress, Run, Stop};
 use margin_core::split::{rng_from_seed, train_test_split};
-use margin_core::{Dataset, DenseMatrix, Error, Records, Result, Targets, memory, validate};
+use margin_core::{
+    Dataset, DenseCow, DenseMatrix, DenseView, Error, Records, Result, Targets, memory, validate,
+};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -54,10 +56,7 @@ pub(crate) fn check_values<R: Records + ?Sized>(records: &R, allow_missing: bool
 }
 
 /// Checks a training set (NaN allowed where missing values are) and returns its records dense.
-pub(crate) fn checked_records<'a>(
-    data: &'a Dataset,
-    p: &Boosting,
-) -> Result<std::borrow::Cow<'a, DenseMatrix>> {
+pub(crate) fn checked_records<'a>(data: &'a Dataset, p: &Boosting) -> Result<DenseCow<'a>> {
     data.check_consistent()?;
     validate::check_non_empty(&data.records)?;
     check_values(&data.records, p.allow_missing)?;
@@ -81,7 +80,7 @@ pub(crate) fn checked_predict<'a, R: Records + ?Sized>(
     records: &'a R,
     n_features: usize,
     allow_missing: bool,
-) -> Result<std::borrow::Cow<'a, DenseMatrix>> {
+) -> Result<DenseCow<'a>> {
     validate::check_n_features(n_features, records)?;
     check_values(records, allow_missing)?;
     records.dense_view()
@@ -92,7 +91,7 @@ type Parts = (DenseMatrix, Vec<f64>, Option<Vec<f64>>);
 
 fn split_off_validation(
     p: &Boosting,
-    x: &DenseMatrix,
+    x: DenseView<'_>,
     y: &[f64],
     w: Option<&[f64]>,
     stratify: bool,
@@ -118,7 +117,7 @@ fn split_off_validation(
         })?;
     let unpack = |d: Dataset| -> Result<Parts> {
         let y = d.targets.values()?.into_owned();
-        Ok((d.records.dense_view()?.into_owned(), y, d.sample_weights))
+        Ok((d.records.dense_view()?.into_owned()?, y, d.sample_weights))
     };
     Ok((unpack(train)?, unpack(val)?))
 }
@@ -157,7 +156,7 @@ impl Ensemble {
     pub(crate) fn fit(
         p: &Boosting,
         loss: Loss,
-        x: &DenseMatrix,
+        x: DenseView<'_>,
         y: &[f64],
         w: Option<&[f64]>,
         stratify: bool,
@@ -176,7 +175,7 @@ impl Ensemble {
             None
         };
         let (x, y, w) = match &split {
-            Some((t, _)) => (&t.0, &t.1[..], t.2.as_deref()),
+            Some((t, _)) => (t.0.view(), &t.1[..], t.2.as_deref()),
             None => (x, y, w),
         };
         let validation = split.as_ref().map(|(_, v)| v);
@@ -208,7 +207,7 @@ impl Ensemble {
             .flat_map(|&b| std::iter::repeat_n(b, n))
             .collect();
         let val = validation
-            .map(|(vx, vy, vw)| Ok((mapper.transform(vx)?, &vy[..], vw.as_deref())))
+            .map(|(vx, vy, vw)| Ok((mapper.transform(vx.view())?, &vy[..], vw.as_deref())))
             .transpose()?;
         let mut val_raw: Option<Vec<f64>> = val.as_ref().map(|(_, vy, _)| {
             baseline
@@ -342,7 +341,7 @@ impl Ensemble {
 
     /// Raw predictions, `n × K`: the baseline plus every tree's leaf, in iteration order (the
     /// order training accumulated them, so training rows get the same numbers).
-    pub(crate) fn raw_predict(&self, x: &DenseMatrix) -> DenseMatrix {
+    pub(crate) fn raw_predict(&self, x: DenseView<'_>) -> DenseMatrix {
         let k = self.baseline.len();
         let mut out = DenseMatrix::zeros(x.nrows(), k);
         out.as_mut_slice()

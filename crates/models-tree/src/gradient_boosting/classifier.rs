@@ -160,7 +160,7 @@ impl FitObserved for GradientBoostingClassifierParams {
         let ensemble = Ensemble::fit(
             &self.boosting,
             loss,
-            &x,
+            x.view(),
             &y,
             weights.as_deref(),
             true,
@@ -183,7 +183,7 @@ impl DecisionFunction for GradientBoostingClassifier {
             self.n_features(),
             self.params.boosting.allow_missing,
         )?;
-        Ok(self.ensemble.raw_predict(&x))
+        Ok(self.ensemble.raw_predict(x.view()))
     }
 }
 

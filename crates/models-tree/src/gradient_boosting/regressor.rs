@@ -128,7 +128,7 @@ impl FitObserved for GradientBoostingRegressorParams {
             RegressionLoss::AbsoluteError => Loss::AbsoluteError,
         };
         let w = data.sample_weights.as_deref();
-        let ensemble = Ensemble::fit(&self.boosting, loss, &x, &y, w, false, observer)?;
+        let ensemble = Ensemble::fit(&self.boosting, loss, x.view(), &y, w, false, observer)?;
         Ok(GradientBoostingRegressor {
             params: self.clone(),
             ensemble,
@@ -145,7 +145,7 @@ impl Predict for GradientBoostingRegressor {
             self.n_features(),
             self.params.boosting.allow_missing,
         )?;
-        Ok(self.ensemble.raw_predict(&x).into_vec())
+        Ok(self.ensemble.raw_predict(x.view()).into_vec())
     }
 }
 
