@@ -245,9 +245,8 @@ impl<'a> RowView<'a> {
 /// Samples an algorithm can read: `n_samples × n_features`, one row per sample.
 ///
 /// Implemented by [`DenseMatrix`], [`DenseView`] (borrowed row-major memory), [`CsrMatrix`] and
-/// [`Matrix`]. Algorithms that only need dot
-/// products and norms (linear models, kernels, kNN) take `&R where R: Records + ?Sized` and so
-/// accept either layout without copying.
+/// [`Matrix`]. Algorithms that only need dot products and norms (linear models, kernels, kNN)
+/// take `&R where R: Records + ?Sized` and so accept either layout without copying.
 pub trait Records: Sync {
     /// Number of samples (rows).
     fn n_samples(&self) -> usize;
