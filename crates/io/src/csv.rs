@@ -4,12 +4,8 @@ use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
 use crate::csv_records::{RecordReader, Table};
-use margin_core::DenseMatrix;
-use margin_core::Records;
 use margin_core::format::format_shortest;
-use margin_core::memory;
-use margin_core::{Classes, Dataset, Targets};
-use margin_core::{Error, Result};
+use margin_core::{Classes, Dataset, DenseMatrix, Error, Records, Result, Targets, memory};
 
 /// Which column holds the targets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -5,8 +5,7 @@ use std::io::BufRead;
 
 use crate::lines::append;
 use crate::{MAX_LINE_BYTES, explain_binary, read_line};
-use margin_core::memory;
-use margin_core::{Error, Result};
+use margin_core::{Error, Result, memory};
 
 /// Where the record reader is within a record.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -16,8 +16,7 @@
 //! | [`a9a`] / [`a9a_test`] | binary, labels −1/+1, sparse binary features | 32,561 / 16,281 × 123 |
 
 use crate::{LibsvmOptions, read_libsvm_from};
-use margin_core::Dataset;
-use margin_core::Result;
+use margin_core::{Dataset, Result};
 
 macro_rules! bundled {
     ($file:literal) => {

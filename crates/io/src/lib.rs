@@ -21,8 +21,8 @@
 //! [`Error::OutOfMemory`], not an abort.
 //!
 //! ```
-//! use margin_io::{LibsvmOptions, ModelFile, read_libsvm_from};
-//! use margin_core::{Fit, Predict, Records};
+//! use margin_core::Records;
+//! use margin_io::{LibsvmOptions, read_libsvm_from};
 //!
 //! let text = "+1 1:0.5 2:1\n-1 1:-0.5 2:-1\n";
 //! let data = read_libsvm_from(text.as_bytes(), &LibsvmOptions::default())?;

@@ -3,12 +3,8 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use margin_core::CsrMatrix;
 use margin_core::format::format_shortest;
-use margin_core::memory;
-use margin_core::{Dataset, Label, Targets};
-use margin_core::{Error, Result};
-use margin_core::{Matrix, Records};
+use margin_core::{CsrMatrix, Dataset, Error, Label, Matrix, Records, Result, Targets, memory};
 
 /// Whether feature indices in the file start at 1 (LIBSVM) or 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -2,8 +2,7 @@
 
 use std::io::BufRead;
 
-use margin_core::memory;
-use margin_core::{Error, Result};
+use margin_core::{Error, Result, memory};
 
 /// The longest line (for CSV, the longest record) the readers accept: 64 MiB.
 ///

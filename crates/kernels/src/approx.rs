@@ -3,10 +3,11 @@
 //! features.
 
 use faer::{Accum, Side};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::split::rng_from_seed;
-use margin_core::{DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, memory, validate};
+use margin_core::{
+    DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, memory, model_check, validate,
+};
 use margin_io::ModelFile;
 use rand::Rng;
 use rand::seq::index::sample;

@@ -8,10 +8,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use margin_core::Hyperparams;
 use margin_core::format::format_g;
 use margin_core::params::ParamInfo;
-use margin_core::{Records, Targets};
+use margin_core::{Hyperparams, Records, Targets};
 use margin_io::DataFormat;
 use margin_preprocessing::column_ranges;
 use margin_svm::LibsvmModel;

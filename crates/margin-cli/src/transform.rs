@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
 use margin_core::{Dataset, Error, Matrix, NFeatures, Transform};
-use margin_io::ModelFile;
-use margin_io::{CsvOptions, DataFormat, write_csv_to, write_libsvm_to};
+use margin_io::{CsvOptions, DataFormat, ModelFile, write_csv_to, write_libsvm_to};
 
 use crate::Failure;
 use crate::data::{FormatArg, load, resolved};

@@ -10,8 +10,9 @@ use std::path::Path;
 use common::{fails_with, margin, root, stdout};
 use margin_cluster::{KMeans, KMeansAlgorithm, NComponents, Pca};
 use margin_core::{Fit, Predict, Records, Transform};
-use margin_io::ModelFile;
-use margin_io::{CsvOptions, DataFormat, LibsvmOptions, read_csv, read_data, read_libsvm};
+use margin_io::{
+    CsvOptions, DataFormat, LibsvmOptions, ModelFile, read_csv, read_data, read_libsvm,
+};
 
 fn run(args: &[&str]) -> String {
     stdout(&margin(args))

@@ -31,11 +31,10 @@
 //! ```
 
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result, RowView,
-    memory, validate,
+    memory, model_check, validate,
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;

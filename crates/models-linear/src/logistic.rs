@@ -42,11 +42,10 @@
 //! ```
 
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, LinearClassifierCore, PredictProba,
-    PresentClasses, Records, Result, memory, validate,
+    PresentClasses, Records, Result, memory, model_check, validate,
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;

@@ -3,11 +3,10 @@
 //! row order does not matter, sparse and dense records agree. Plus the shared estimator
 //! battery and thread-safety of the public types.
 
-use margin_core::Hyperparams;
 use margin_core::params::ParamInfo;
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, PartialFit, Predict, PredictProba,
-    Records, Result, Targets,
+    CsrMatrix, Dataset, DenseMatrix, Fit, Hyperparams, Label, Matrix, PartialFit, Predict,
+    PredictProba, Records, Result, Targets,
 };
 use margin_io::ModelFile;
 use margin_linear::naive_bayes::{

@@ -1,10 +1,9 @@
 //! k-nearest-neighbour classification (scikit-learn's `KNeighborsClassifier`).
 
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Fit, Label, Matrix, Predict, PredictProba, Records, Result,
-    validate,
+    model_check, validate,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};

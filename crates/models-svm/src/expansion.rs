@@ -2,8 +2,7 @@
 //! fit.
 
 use margin_core::fit::Run;
-use margin_core::model_check;
-use margin_core::{Dataset, DenseMatrix, Matrix, Records, Result, validate};
+use margin_core::{Dataset, DenseMatrix, Matrix, Records, Result, model_check, validate};
 use margin_kernels::{Kernel, KernelSpec};
 use margin_optim::Stop;
 use margin_optim::smo::Solution;

@@ -2,11 +2,10 @@
 //! scikit-learn's `LinearSVC`), solved by dual coordinate descent or by Pegasos.
 
 use margin_core::fit::{FitReport, Observer, Run, solve_each};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Dataset, Error, LinearClassifierCore, PresentClasses, Records, Result, memory,
-    validate,
+    model_check, validate,
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;

@@ -1,11 +1,10 @@
 //! C-support vector classification (LIBSVM's `-s 0`, scikit-learn's `SVC`).
 
 use margin_core::fit::{FitReport, Run};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Classes, Convergence, Dataset, DecisionFunction, DenseMatrix, Error, Label,
-    Matrix, Predict, PredictProba, Records, Result, validate,
+    Matrix, Predict, PredictProba, Records, Result, model_check, validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::{Kernel, KernelSpec};

@@ -3,8 +3,7 @@
 //! tests/fixtures/gen_libsvm_folds.py), so the model files are LIBSVM's byte for byte.
 
 use margin_core::{ClassWeight, Dataset, Fit, Label};
-use margin_io::datasets;
-use margin_io::{LibsvmOptions, read_libsvm};
+use margin_io::{LibsvmOptions, datasets, read_libsvm};
 use margin_kernels::Gamma;
 use margin_svm::{
     FitObserver, KernelChoice, LabelOrder, LibsvmModel, LibsvmRun, Mark, RunReport, Svc,

@@ -2,9 +2,8 @@
 
 use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
+    model_check,
 };
-
-use margin_core::model_check;
 
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};

@@ -1,13 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{check_fit_input, columns};
-use margin_core::CsrMatrix;
-use margin_core::Result;
-use margin_core::model_check;
 use margin_core::params::Params;
-use margin_core::validate;
-use margin_core::{Fit, Transform};
-use margin_core::{Matrix, Records};
+use margin_core::{CsrMatrix, Fit, Matrix, Records, Result, Transform, model_check, validate};
 use margin_io::ModelFile;
 
 /// How [`KBinsDiscretizer`] places bin edges.

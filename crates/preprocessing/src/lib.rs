@@ -21,9 +21,7 @@ pub use polynomial::{PolynomialFeatures, PolynomialFeaturesParams};
 pub use ranges::{ColumnRanges, column_ranges};
 pub use standard::{StandardScaler, StandardScalerParams};
 
-use margin_core::Records;
-use margin_core::Result;
-use margin_core::validate;
+use margin_core::{Records, Result, validate};
 
 /// What every transformer checks at fit time: at least one sample and feature, all finite.
 fn check_fit_input<R: Records + ?Sized>(records: &R) -> Result<()> {

@@ -1,9 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use margin_core::Transform;
-use margin_core::validate;
-use margin_core::{Error, Result};
-use margin_core::{Matrix, Records};
+use margin_core::{Error, Matrix, Records, Result, Transform, validate};
 
 /// `x ↦ ln(1 + x)`, for saturating count-like features (word counts, incomes).
 ///

@@ -1,13 +1,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{check_fit_input, column_ranges};
-use margin_core::DenseMatrix;
-use margin_core::model_check;
 use margin_core::params::Params;
-use margin_core::validate;
-use margin_core::{Error, Result};
-use margin_core::{Fit, Transform};
-use margin_core::{Matrix, Records};
+use margin_core::{
+    DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, model_check, validate,
+};
 use margin_io::ModelFile;
 
 /// Parameters of [`MinMaxScaler`]: the target range, default `[0, 1]` as scikit-learn

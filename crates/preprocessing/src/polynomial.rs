@@ -1,13 +1,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::check_fit_input;
-use margin_core::DenseMatrix;
-use margin_core::model_check;
 use margin_core::params::Params;
-use margin_core::validate;
-use margin_core::{Error, Result};
-use margin_core::{Fit, Transform};
-use margin_core::{Matrix, Records};
+use margin_core::{
+    DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, model_check, validate,
+};
 use margin_io::ModelFile;
 
 /// Output columns beyond which [`PolynomialFeatures`] refuses to expand (use a polynomial

@@ -1,8 +1,7 @@
 //! Per-column value ranges that keep sparse records sparse.
 
-use margin_core::Records;
-use margin_core::Result;
 use margin_core::memory::{self, FEWER_FEATURES};
+use margin_core::{Records, Result};
 
 /// Below this many columns the ranges are gathered in dense per-column arrays even when the
 /// records store fewer entries (the arrays are then small anyway).

@@ -1,14 +1,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::check_fit_input;
-use margin_core::DenseMatrix;
-use margin_core::Result;
 use margin_core::memory::{DENSE_COPY, FEWER_FEATURES, filled_vec};
-use margin_core::model_check;
 use margin_core::params::Params;
-use margin_core::validate;
-use margin_core::{Fit, PartialFit, Transform};
-use margin_core::{Matrix, Records};
+use margin_core::{
+    DenseMatrix, Fit, Matrix, PartialFit, Records, Result, Transform, model_check, validate,
+};
 use margin_io::ModelFile;
 
 /// Parameters of [`StandardScaler`] (scikit-learn's names and defaults).

@@ -26,14 +26,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rand::Rng;
 
-use margin_core::CsrMatrix;
-use margin_core::DenseMatrix;
-use margin_core::Records;
 use margin_core::params::Hyperparams;
 use margin_core::split::rng_from_seed;
-use margin_core::{Dataset, Label, Targets};
-use margin_core::{Error, Result};
-use margin_core::{Fit, Predict};
+use margin_core::{
+    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Label, Predict, Records, Result, Targets,
+};
 use margin_io::ModelFile;
 
 mod forge;

@@ -2,9 +2,10 @@
 //! it, and against deliberately broken variants that must fail it: a battery that cannot fail
 //! would prove nothing.
 
-use margin_core::model_check;
 use margin_core::params::Params;
-use margin_core::{Dataset, Fit, Hyperparams, Label, Predict, Records, Result, memory, validate};
+use margin_core::{
+    Dataset, Fit, Hyperparams, Label, Predict, Records, Result, memory, model_check, validate,
+};
 use margin_io::ModelFile;
 use margin_testing::battery::{Task, check_estimator};
 use serde::{Deserialize, Serialize};

@@ -2,9 +2,10 @@
 //! statistic), how a sample's values are read, the class log-priors, and the sparse
 //! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
 
-use margin_core::{Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory};
+use margin_core::{
+    Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory, model_check,
+};
 
-use margin_core::model_check;
 use serde::{Deserialize, Serialize};
 
 use super::classes::weight;

@@ -1,9 +1,9 @@
 //! Gaussian naive Bayes (scikit-learn's `GaussianNB`), for continuous features.
 
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, memory, validate,
+    Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, memory, model_check,
+    validate,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};

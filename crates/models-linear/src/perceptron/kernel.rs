@@ -1,11 +1,10 @@
 //! The kernel perceptron: the perceptron rule in the dual, with any kernel.
 
 use margin_core::fit::{FitReport, Observer, solve_each};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
     CsrMatrix, Dataset, DecisionFunction, DenseMatrix, DenseView, Error, Label, Matrix, Predict,
-    Records, Result, RowView, classes_from_scores, parallel, validate,
+    Records, Result, RowView, classes_from_scores, model_check, parallel, validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};

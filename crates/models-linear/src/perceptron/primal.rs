@@ -1,9 +1,8 @@
 //! The primal perceptron: one weight vector per binary problem.
 
 use margin_core::fit::{FitReport, Observer, solve_each};
-use margin_core::model_check;
 use margin_core::params::Params;
-use margin_core::{Dataset, LinearClassifierCore, Records, Result, memory};
+use margin_core::{Dataset, LinearClassifierCore, Records, Result, memory, model_check};
 use margin_io::ModelFile;
 use margin_optim::Stop;
 use serde::{Deserialize, Serialize};

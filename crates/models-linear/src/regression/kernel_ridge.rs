@@ -1,10 +1,9 @@
 //! Kernel ridge regression: ridge in the feature space of a kernel, solved in the dual.
 
 use margin_core::faer::{Mat, MatMut};
-use margin_core::model_check;
 use margin_core::{
     CsrMatrix, Dataset, DenseView, Error, Fit, Matrix, Predict, Records, Result, RowView, memory,
-    validate,
+    model_check, validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};

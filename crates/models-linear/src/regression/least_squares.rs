@@ -5,10 +5,9 @@ use margin_core::faer::linalg::triangular_inverse::invert_upper_triangular;
 use margin_core::faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use margin_core::faer::{Accum, Mat, MatRef, Par};
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
-use margin_core::model_check;
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result,
+    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result, model_check,
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;

@@ -2,10 +2,9 @@
 //! log-odds) or multiclass (one tree per class per iteration on softmax scores).
 
 use margin_core::fit::{FitObserved, FitReport, Observer};
-use margin_core::model_check;
 use margin_core::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Predict, PredictProba,
-    Records, Result, classes_from_scores, validate,
+    Records, Result, classes_from_scores, model_check, validate,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};

@@ -15,11 +15,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use margin_core::CsrMatrix;
-use margin_core::DenseMatrix;
 use margin_core::split::rng_from_seed;
-use margin_core::{Error, Result};
-use margin_core::{Matrix, Records};
+use margin_core::{CsrMatrix, DenseMatrix, Error, Matrix, Records, Result};
 use margin_io::{ModelFile, body_of, seal};
 
 /// Forgeries per model in [`crate::battery::check_estimator`] and the forging tests of kinds it
