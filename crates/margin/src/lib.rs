@@ -34,11 +34,12 @@
 //!
 //! ```
 //! use margin::prelude::*;
-//! use margin::{DenseMatrix, DenseView};
+//! use margin::{Classes, DenseMatrix, DenseView};
 //!
 //! let x = [0.0, 0.0, 0.1, 0.2, 1.0, 1.1, 0.9, 1.0]; // 4 samples × 2 features, row by row
+//! let classes = Classes::from_numbers(&[0.0, 0.0, 1.0, 1.0])?;
 //! let train = Dataset::new(DenseMatrix::from_row_major(x.to_vec(), 4, 2)?,
-//!                          Targets::Values(vec![0.0, 0.0, 1.0, 1.0]))?;
+//!                          Targets::Classes(classes))?;
 //! let model = margin::svm::Svc::params().fit(&train)?;
 //! let view = DenseView::new(&x, 4, 2)?;
 //! let labels = model.predict(&view)?;

@@ -6,6 +6,7 @@ use margin_core::{Dataset, Fit, Label, Predict};
 use margin_io::datasets;
 use margin_metrics::{accuracy, cross_val_predict, cross_validate};
 use margin_svm::Svc;
+use margin_testing::with_threads;
 
 fn labels(d: &Dataset) -> Vec<Label> {
     let c = d.targets.classes().unwrap();
@@ -25,11 +26,9 @@ fn folds_score_like_hand_fitted_models_on_any_thread_count() {
     let params = Svc::params();
     let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| cross_validate(&params, &data, &folds, score).unwrap())
+        with_threads(threads, || {
+            cross_validate(&params, &data, &folds, score).unwrap()
+        })
     };
     let (one, two) = (run(1), run(2));
     assert_eq!(one, two);

@@ -6,6 +6,7 @@
 use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, KMeansParams};
 use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, Predict, Records};
 use margin_io::ModelFile;
+use margin_testing::with_threads;
 use proptest::prelude::*;
 use rand::Rng;
 
@@ -160,11 +161,7 @@ fn equidistant_rows_go_to_the_lower_index() {
 }
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
+    with_threads(threads, f)
 }
 
 #[test]

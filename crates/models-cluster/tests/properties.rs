@@ -6,6 +6,7 @@
 use margin_cluster::{KMeans, KMeansInit, MiniBatchKMeans, NComponents, Pca, PcaParams, SvdSolver};
 use margin_core::{CsrMatrix, DenseMatrix, Fit, Matrix, Predict, Records, Transform};
 use margin_io::ModelFile;
+use margin_testing::with_threads;
 use proptest::prelude::*;
 use rand::Rng;
 
@@ -220,11 +221,7 @@ fn auto_solver_follows_sklearns_rule() {
 }
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
+    with_threads(threads, f)
 }
 
 #[test]

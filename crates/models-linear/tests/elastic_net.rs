@@ -5,6 +5,7 @@ use margin_io::{ModelFile, datasets};
 use margin_linear::{ElasticNet, ElasticNetParams, alpha_grid};
 use margin_optim::Stop;
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 
 /// `(alpha, coef, intercept)` per model in the fixture.
 fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {
@@ -110,11 +111,9 @@ fn paths_ignore_the_thread_count() {
     let housing = datasets::housing_scale().unwrap();
     let grid = alpha_grid(&housing, 0.5, true, 5, 1e-2).unwrap();
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| ElasticNet::params().path(&housing, &grid).unwrap())
+        with_threads(threads, || {
+            ElasticNet::params().path(&housing, &grid).unwrap()
+        })
     };
     assert_eq!(run(1), run(2));
 }
@@ -141,11 +140,9 @@ fn large_gram_products_ignore_the_thread_count() {
     )
     .unwrap();
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| ElasticNet::params().alpha(0.01).fit(&data).unwrap())
+        with_threads(threads, || {
+            ElasticNet::params().alpha(0.01).fit(&data).unwrap()
+        })
     };
     assert_eq!(run(1).to_bytes().unwrap(), run(2).to_bytes().unwrap());
 }

@@ -8,6 +8,7 @@ use margin_io::{ModelFile, datasets};
 use margin_linear::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
 use margin_optim::Stop;
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 
 struct Reference {
     coef: Vec<Vec<f64>>,
@@ -247,11 +248,9 @@ fn bad_parameters_are_refused_with_their_name() {
 fn save_load_and_thread_count() {
     let train = datasets::dna().unwrap();
     let fit = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| LogisticRegression::params().c(0.1).fit(&train).unwrap())
+        with_threads(threads, || {
+            LogisticRegression::params().c(0.1).fit(&train).unwrap()
+        })
     };
     let (one, two) = (fit(1), fit(2));
     assert_eq!(one, two);

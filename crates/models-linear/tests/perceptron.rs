@@ -11,6 +11,7 @@ use margin_kernels::{Linear, Polynomial, Rbf};
 use margin_linear::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 use margin_optim::Stop;
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 use rand::Rng;
 
 fn dataset(rows: &[Vec<f64>], labels: &[f64]) -> Dataset {
@@ -380,11 +381,7 @@ fn multiclass_save_load_and_thread_count() {
         .unwrap();
     let test = datasets::dna_test().unwrap();
     let in_pool = |threads: usize, f: &(dyn Fn() -> (Perceptron, KernelPerceptron) + Sync)| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
+        with_threads(threads, f)
     };
     let fit = || {
         (
@@ -446,19 +443,15 @@ fn long_on_the_fly_columns_ignore_the_thread_count() {
     // under `margin_core::parallel`'s rule, and a zero budget forces columns on the fly.
     let data = integer_data(2_500, 4, 2, 5);
     let fit = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                KernelPerceptron::params()
-                    .kernel(Rbf::with_gamma(0.3).unwrap())
-                    .max_iter(2)
-                    .gram_budget_mb(0.0)
-                    .seed(3)
-                    .fit(&data)
-                    .unwrap()
-            })
+        with_threads(threads, || {
+            KernelPerceptron::params()
+                .kernel(Rbf::with_gamma(0.3).unwrap())
+                .max_iter(2)
+                .gram_budget_mb(0.0)
+                .seed(3)
+                .fit(&data)
+                .unwrap()
+        })
     };
     let (one, two) = (fit(1), fit(2));
     assert!(one.support().len() > 10);

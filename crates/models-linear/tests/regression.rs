@@ -9,6 +9,7 @@ use margin_linear::{
     KernelRidge, LinearRegression, LinearRegressionParams, LstsqSolver, Ridge, RidgeSolver,
 };
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 use proptest::prelude::*;
 
 fn dataset(rows: &[Vec<f64>], y: &[f64]) -> Dataset {
@@ -486,16 +487,12 @@ fn tall_data_gives_the_same_bits_on_any_thread_count() {
     )
     .unwrap();
     let on = |threads: usize, solver: LstsqSolver| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                LinearRegression::params()
-                    .solver(solver)
-                    .fit(&data)
-                    .unwrap()
-            })
+        with_threads(threads, || {
+            LinearRegression::params()
+                .solver(solver)
+                .fit(&data)
+                .unwrap()
+        })
     };
     let reference = on(1, LstsqSolver::NormalEquations);
     for solver in [
@@ -516,11 +513,9 @@ fn tall_data_gives_the_same_bits_on_any_thread_count() {
         }
     }
     let ridge = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| Ridge::params().fit_path(&data, &[0.1, 10.0]).unwrap())
+        with_threads(threads, || {
+            Ridge::params().fit_path(&data, &[0.1, 10.0]).unwrap()
+        })
     };
     assert_eq!(ridge(1), ridge(2));
 }
@@ -540,13 +535,8 @@ fn wide_ridge_gives_the_same_bits_on_any_thread_count() {
         Targets::Values(y),
     )
     .unwrap();
-    let on = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| Ridge::params().alpha(1.0).fit(&data).unwrap())
-    };
+    let on =
+        |threads: usize| with_threads(threads, || Ridge::params().alpha(1.0).fit(&data).unwrap());
     assert_eq!(on(1), on(2));
 }
 
@@ -565,13 +555,7 @@ fn kernel_ridge_gives_the_same_bits_on_any_thread_count() {
     let params = KernelRidge::params()
         .alpha(0.1)
         .kernel(Rbf::with_gamma(0.5).unwrap());
-    let on = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| params.fit(&data).unwrap())
-    };
+    let on = |threads: usize| with_threads(threads, || params.fit(&data).unwrap());
     assert_eq!(on(1), on(2));
 }
 

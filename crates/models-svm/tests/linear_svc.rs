@@ -8,6 +8,7 @@ use margin_io::{ModelFile, datasets};
 use margin_optim::loss::Loss;
 use margin_svm::{ClassWeight, Iterate, KernelChoice, LinearSolver, LinearSvc, Svc, SvmLoss};
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 
 struct Reference {
     /// LIBLINEAR's label order.
@@ -294,18 +295,14 @@ fn multiclass_save_load_and_thread_count() {
     let train = datasets::dna().unwrap();
     let test = datasets::dna_test().unwrap();
     let fit = |threads: usize, solver: LinearSolver| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                LinearSvc::params()
-                    .loss(SvmLoss::Hinge)
-                    .solver(solver)
-                    .seed(7)
-                    .fit(&train)
-                    .unwrap()
-            })
+        with_threads(threads, || {
+            LinearSvc::params()
+                .loss(SvmLoss::Hinge)
+                .solver(solver)
+                .seed(7)
+                .fit(&train)
+                .unwrap()
+        })
     };
     for solver in [LinearSolver::Dcd, LinearSolver::pegasos()] {
         let (one, two) = (fit(1, solver), fit(2, solver));

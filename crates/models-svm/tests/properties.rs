@@ -9,6 +9,7 @@ use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, Laplacian, Polynomial, Rbf, Sigmoid};
 use margin_svm::{KernelChoice, Multiclass, OneClassSvm, Svc, Svr};
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 use proptest::prelude::*;
 
 fn kernels_under_test() -> Vec<KernelChoice> {
@@ -229,13 +230,7 @@ fn multiclass_models_save_load_and_ignore_the_thread_count() {
     let train = margin_io::datasets::dna().unwrap();
     let test = margin_io::datasets::dna_test().unwrap();
     let sub = train.select(&(0..600).collect::<Vec<_>>()).unwrap();
-    let fit = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| Svc::params().fit(&sub).unwrap())
-    };
+    let fit = |threads: usize| with_threads(threads, || Svc::params().fit(&sub).unwrap());
     let (one, two) = (fit(1), fit(2));
     assert_eq!(one, two);
     let back = Svc::from_bytes(&one.to_bytes().unwrap()).unwrap();

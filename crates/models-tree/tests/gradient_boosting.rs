@@ -7,6 +7,7 @@ use margin_core::{
 };
 use margin_io::{ModelFile, datasets};
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::with_threads;
 use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingRegressor, RegressionLoss,
 };
@@ -371,11 +372,7 @@ fn save_load_gives_identical_predictions() {
 
 /// Fits inside a pool of `threads` threads.
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
+    with_threads(threads, f)
 }
 
 #[test]

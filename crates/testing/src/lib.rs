@@ -16,3 +16,16 @@
 
 pub mod battery;
 pub mod fixture;
+
+/// Runs `f` in a rayon pool of `threads` threads: how tests compare a fit on one thread with
+/// the same fit on two, bit for bit.
+///
+/// # Panics
+/// When the pool cannot be built (tests only).
+pub fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool of a few threads")
+        .install(f)
+}
