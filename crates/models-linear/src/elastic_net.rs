@@ -38,7 +38,7 @@ use margin_core::{
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;
-use margin_optim::cd::{CdOptions, Columns, Products, elastic_net_gram, elastic_net_observed};
+use margin_optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -139,7 +139,8 @@ impl ElasticNetParams {
                         y_sq: *y_sq,
                         n: design.n,
                     };
-                    let s = elastic_net_gram(&p, alpha, self.l1_ratio, w, &params.options())?;
+                    let s =
+                        elastic_net_gram(&p, alpha, self.l1_ratio, w, &params.options(), &mut ())?;
                     params.model(&design, s)
                 }
                 None => params.solve(&design, w, &mut ())?,
@@ -165,7 +166,7 @@ impl ElasticNetParams {
     ) -> Result<ElasticNet> {
         let x = Columns::new(&design.columns, design.n)?;
         let (alpha, ratio) = (self.alpha, self.l1_ratio);
-        let s = elastic_net_observed(x, &design.y, alpha, ratio, w0, &self.options(), observer)?;
+        let s = elastic_net(x, &design.y, alpha, ratio, w0, &self.options(), observer)?;
         Ok(self.model(design, s))
     }
 

@@ -932,7 +932,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: bounds.clone(),
                 alpha: vec![0.0; l],
             };
-            let sol = smo::solve_observed(q, problem, &spec.settings.solver(), run.marks())?;
+            let sol = smo::solve(q, problem, &spec.settings.solver(), run.marks())?;
             Ok((sol, bounds))
         }
         Formulation::Nu { nu } => {
@@ -953,7 +953,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: vec![1.0; l],
                 alpha,
             };
-            let mut sol = smo::solve_nu_observed(q, problem, &spec.settings.solver(), run.marks())?;
+            let mut sol = smo::solve_nu(q, problem, &spec.settings.solver(), run.marks())?;
             let r = sol.r;
             // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
             // is not positive semi-definite, gives a negative C and coefficients of the
