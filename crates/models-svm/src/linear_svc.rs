@@ -355,7 +355,7 @@ impl LinearSvcParams {
             y,
             counts: class_counts,
         } = classes.present();
-        let cw = self.class_weight.per_class(&labels, &class_counts);
+        let cw = self.class_weight.per_class(&labels, &class_counts)?;
         let n = data.n_samples();
         let c = match self.regularization() {
             Regularization::C(c) => c,
