@@ -78,7 +78,7 @@ pub use dense::DenseMatrix;
 pub use error::{Error, Result};
 pub use linear::{LinearClassifierCore, LinearRegressorCore};
 pub use params::Hyperparams;
-pub use records::{Matrix, Records, RowView, dot, linear_scores};
+pub use records::{Matrix, Records, RowRange, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{
     Convergence, DecisionFunction, Fit, FitTransform, Iterative, NFeatures, PartialFit, Predict,
