@@ -9,13 +9,12 @@ use crate::Records;
 use crate::params::Params;
 
 fn classes(data: &Dataset) -> Vec<usize> {
-    data.targets
-        .classes()
-        .unwrap()
-        .indices()
-        .iter()
-        .map(|&k| k as usize)
-        .collect()
+    // Generic, so it reads class indices stored as u32 or as usize.
+    fn index<K: Copy + TryInto<usize, Error: std::fmt::Debug>>(k: &K) -> usize {
+        (*k).try_into().unwrap()
+    }
+    let classes = data.targets.classes().unwrap();
+    classes.indices().iter().map(index).collect()
 }
 
 fn counts(data: &Dataset) -> Vec<usize> {
