@@ -211,11 +211,15 @@ impl Blobs {
     }
 
     /// Samples per centre: the given counts, or the total split evenly.
-    fn counts(&self, k: usize) -> Vec<usize> {
-        match &self.n_samples {
+    fn counts(&self, k: usize) -> Result<Vec<usize>> {
+        Ok(match &self.n_samples {
             NSamples::PerGroup(counts) => counts.clone(),
-            NSamples::Total(n) => (0..k).map(|i| n / k + usize::from(i < n % k)).collect(),
-        }
+            NSamples::Total(n) => {
+                let mut counts = super::buffer(k, n / k, "samples per centre")?;
+                counts[..n % k].iter_mut().for_each(|c| *c += 1);
+                counts
+            }
+        })
     }
 }
 
@@ -238,13 +242,13 @@ pub fn make_blobs(params: &Blobs) -> Result<Dataset> {
 pub fn make_blobs_with_centers(params: &Blobs) -> Result<(Dataset, DenseMatrix)> {
     params.check()?;
     let k = params.n_centers();
-    let counts = params.counts(k);
     let n = params.n_samples.total().unwrap_or(0);
     let d = match &params.centers {
         Some(Centers::Points(c)) => c.ncols(),
         _ => params.n_features,
     };
     let mut x = records(n, d)?;
+    let counts = params.counts(k)?;
     let mut y = super::buffer(n, 0, "generated classes")?;
     let mut rng = rng_from_seed(params.seed);
     let centers = match &params.centers {

@@ -255,17 +255,17 @@ impl Classification {
     }
 
     /// Each class's share of the samples.
-    fn class_shares(&self) -> Vec<f64> {
+    fn class_shares(&self) -> Result<Vec<f64>> {
         let k = self.n_classes;
-        match &self.weights {
-            None => vec![1.0 / k as f64; k],
+        Ok(match &self.weights {
+            None => buffer(k, 1.0 / k as f64, "class shares")?,
             Some(w) if w.len() == k => w.clone(),
             Some(w) => {
                 let mut all = w.clone();
                 all.push((1.0 - w.iter().sum::<f64>()).max(0.0));
                 all
             }
-        }
+        })
     }
 
     /// Samples per cluster (cluster `c` belongs to class `c % n_classes`): each cluster its
@@ -275,7 +275,6 @@ impl Classification {
         let n = self.n_samples;
         let k = self.n_classes;
         let per_class = self.n_clusters_per_class;
-        let shares = self.class_shares();
         let clusters = k.checked_mul(per_class).ok_or_else(|| {
             Error::invalid_parameter(
                 "n_clusters_per_class",
@@ -284,6 +283,7 @@ impl Classification {
             )
         })?;
         let mut sizes = buffer(clusters, 0, "cluster sizes")?;
+        let shares = self.class_shares()?;
         for (c, size) in sizes.iter_mut().enumerate() {
             *size = (n as f64 * shares[c % k] / per_class as f64) as usize;
         }

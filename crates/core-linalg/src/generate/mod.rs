@@ -235,8 +235,8 @@ impl ParamType for Per {
 }
 
 /// Fills `out` with standard normal draws (Box–Muller: two uniforms give two normals; an odd
-/// last value uses the first of its pair). Every margin routine that draws normals goes
-/// through here, so a seed gives the same numbers in each.
+/// last value uses the first of its pair): what the generators and PCA's randomized solver
+/// draw their normals with.
 pub fn fill_standard_normal(rng: &mut impl Rng, out: &mut [f64]) {
     for pair in out.chunks_mut(2) {
         let u1: f64 = 1.0 - rng.random::<f64>();

@@ -594,6 +594,15 @@ fn memory_for_the_records_is_asked_for_first() {
     assert!(oom(make_blobs(&Blobs::default().n_samples(huge))));
     assert!(oom(make_circles(&Circles::default().n_samples(huge))));
     assert!(oom(make_moons(&Moons::default().n_samples(huge))));
+    // Counts that only size small buffers are asked for too, never an abort.
+    assert!(oom(make_blobs(&Blobs::default().centers(huge))));
+    let many_classes = Classification::default()
+        .n_features(70)
+        .n_informative(66)
+        .n_redundant(0)
+        .n_classes(huge)
+        .n_clusters_per_class(1);
+    assert!(oom(make_classification(&many_classes)));
     assert!(oom(make_regression(
         &Regression::default()
             .n_samples(1 << 20)
