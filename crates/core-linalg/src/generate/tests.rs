@@ -710,3 +710,21 @@ proptest! {
         prop_assert_eq!(coef.iter().filter(|c| **c != 0.0).count(), k.min(d));
     }
 }
+
+#[test]
+fn parameters_are_plain_data() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Blobs>();
+    send_sync::<Circles>();
+    send_sync::<Moons>();
+    send_sync::<Classification>();
+    send_sync::<Regression>();
+    let p = Blobs::default()
+        .n_samples([3, 4])
+        .centers(DenseMatrix::from_rows(&[[1.0], [2.0]]).unwrap())
+        .cluster_std([0.5, 1.5]);
+    let bytes = bincode::serde::encode_to_vec(&p, bincode::config::standard()).unwrap();
+    let (back, _): (Blobs, usize) =
+        bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
+    assert_eq!(back, p);
+}
