@@ -555,7 +555,10 @@ mod tests {
         let block = RowRange::new(&dense, 1..3).unwrap();
         let view = block.as_dense().unwrap();
         assert_eq!(view.as_slice(), &[3.0, 4.0, 5.0, 6.0]);
-        assert!(std::ptr::eq(view.row(0), dense.row(1)), "copied, not borrowed");
+        assert!(
+            std::ptr::eq(view.row(0), dense.row(1)),
+            "copied, not borrowed"
+        );
         let sparse = CsrMatrix::from_dense(&dense);
         let block = RowRange::new(&sparse, 2..3).unwrap();
         assert!(block.as_dense().is_none() && block.as_sparse().is_none());

@@ -128,7 +128,12 @@ pub fn peek_kind(bytes: &[u8]) -> Result<String> {
 
 fn encode<T: Serialize + ?Sized>(kind: &str, schema: u32, model: &T) -> Result<Vec<u8>> {
     let failed = |e: bincode::error::EncodeError| {
-        Error::model_file(format!("could not encode the model: {e}"))
+        // A part that refuses to be written (a user's own kernel) says why in its own words.
+        let why = match e {
+            bincode::error::EncodeError::OtherString(why) => why,
+            other => other.to_string(),
+        };
+        Error::model_file(format!("could not encode the model: {why}"))
     };
     // Sized first, so the buffer (as large as the model: its weights can be dense in a huge
     // width) is asked for once instead of grown until the allocator gives up.

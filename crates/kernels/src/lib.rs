@@ -45,6 +45,7 @@ mod libsvm_order;
 mod simd;
 mod spec;
 mod standard;
+mod user;
 
 pub use algebra::{KernelExt, Mapped, Product, RankOne, Scaled, Sum, map_records};
 pub use approx::{
@@ -60,6 +61,7 @@ pub use spec::{KernelSpec, MAX_KERNEL_DEPTH};
 pub use standard::{
     ChiSquared, Gamma, Laplacian, Linear, MatrixDot, Polynomial, Precomputed, Rbf, Sigmoid,
 };
+pub use user::UserKernel;
 
 margin_core::impl_n_features!(Nystroem, RandomFourierFeatures);
 margin_core::impl_hyperparams!(Nystroem, RandomFourierFeatures);

@@ -10,10 +10,13 @@ use crate::kernel::{DotForm, Kernel};
 use crate::standard::{
     ChiSquared, Laplacian, Linear, MatrixDot, Polynomial, Precomputed, Rbf, Sigmoid,
 };
+use crate::user::UserKernel;
 
 /// Any standard kernel or algebraic combination of them, as plain data (serializable, so a
-/// model can save the kernel it was trained with). Closure-based kernels ([`Mapped`](crate::Mapped),
-/// [`RankOne`](crate::RankOne)) work with every function of this crate but cannot be saved.
+/// model can save the kernel it was trained with), or a kernel of the caller's own type
+/// ([`UserKernel`], which a model uses but cannot save). Closure-based kernels
+/// ([`Mapped`](crate::Mapped), [`RankOne`](crate::RankOne)) work with every function of this
+/// crate; wrapped in a [`UserKernel`] they reach the models too.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum KernelSpec {
     /// [`Linear`].
@@ -38,6 +41,8 @@ pub enum KernelSpec {
     Sum(#[serde(deserialize_with = "nested")] Box<Sum<KernelSpec, KernelSpec>>),
     /// `k1 · k2`.
     Product(#[serde(deserialize_with = "nested")] Box<Product<KernelSpec, KernelSpec>>),
+    /// A kernel of the caller's own type (never in a file: see [`UserKernel`]).
+    User(UserKernel),
 }
 
 /// The deepest nesting of scaled, summed and multiplied kernels a model file may hold.
@@ -89,6 +94,7 @@ macro_rules! dispatch {
             KernelSpec::Scaled($k) => $e,
             KernelSpec::Sum($k) => $e,
             KernelSpec::Product($k) => $e,
+            KernelSpec::User($k) => $e,
         }
     };
 }
@@ -125,7 +131,8 @@ impl KernelSpec {
 
     fn check_params(&self) -> Result<()> {
         match self {
-            KernelSpec::Linear(_) | KernelSpec::Precomputed(_) => Ok(()),
+            // A user kernel checks itself (its `Kernel::check`).
+            KernelSpec::Linear(_) | KernelSpec::Precomputed(_) | KernelSpec::User(_) => Ok(()),
             KernelSpec::Polynomial(k) => {
                 Polynomial::new(k.gamma(), k.coef0(), k.degree()).map(drop)
             }
@@ -190,5 +197,11 @@ impl<A: Into<KernelSpec>, B: Into<KernelSpec>> From<Product<A, B>> for KernelSpe
     fn from(k: Product<A, B>) -> Self {
         let (a, b) = k.into_parts();
         KernelSpec::Product(Box::new(Product::new(a.into(), b.into())))
+    }
+}
+
+impl From<UserKernel> for KernelSpec {
+    fn from(k: UserKernel) -> Self {
+        KernelSpec::User(k)
     }
 }
