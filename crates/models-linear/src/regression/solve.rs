@@ -12,7 +12,6 @@ use margin_core::faer::dyn_stack::{MemBuffer, MemStack};
 use margin_core::faer::linalg::cholesky::llt;
 use margin_core::faer::linalg::evd::{self, ComputeEigenvectors};
 use margin_core::faer::linalg::matmul::matmul;
-use margin_core::faer::linalg::qr::no_pivoting::factor as qr_factor;
 use margin_core::faer::linalg::svd::{self, ComputeSvdVectors};
 use margin_core::faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
 use margin_core::{Error, Result};
@@ -141,22 +140,7 @@ pub(crate) fn blocked_gram(a: MatRef<'_, f64>) -> Mat<f64> {
 /// Householder QR of a block (sequentially) and a copy of its `m × m` triangle.
 fn qr_triangle(mut a: MatMut<'_, f64>) -> Mat<f64> {
     let (n, m) = (a.nrows(), a.ncols());
-    let block = qr_factor::recommended_block_size::<f64>(n, m);
-    let mut q_coeff = Mat::<f64>::zeros(block, m.min(n));
-    let mut mem = MemBuffer::new(qr_factor::qr_in_place_scratch::<f64>(
-        n,
-        m,
-        block,
-        Par::Seq,
-        Default::default(),
-    ));
-    qr_factor::qr_in_place(
-        a.as_mut(),
-        q_coeff.as_mut(),
-        Par::Seq,
-        MemStack::new(&mut mem),
-        Default::default(),
-    );
+    margin_core::orthogonal::qr_in_place(a.as_mut());
     // Below the diagonal the block holds Householder vectors, not zeros.
     Mat::from_fn(m, m, |i, j| if i <= j && i < n { a[(i, j)] } else { 0.0 })
 }
