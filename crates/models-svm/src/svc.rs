@@ -368,6 +368,54 @@ impl Svc {
         let sign = self.binary_sign();
         self.problems.iter().map(|p| -sign * p.rho).collect()
     }
+    /// The dual coefficients `α_s y_s` as scikit-learn's `dual_coef_`, one column per support
+    /// vector (in [`Svc::support_vectors`] order) and the same sign convention as
+    /// [`DecisionFunction`] and [`Svc::intercept`]:
+    /// - two classes: one row, positive for `classes()[1]` (LIBSVM's own coefficients,
+    ///   [`BinaryModel::coef`], are positive for the first class);
+    /// - one-vs-one: `k − 1` rows in LIBSVM's layout, the coefficient of a support vector of
+    ///   class `c` in the problem against class `o` sitting in row `o` when `o < c`, else
+    ///   `o − 1` (so column `s` lists its `k − 1` problems in class order), positive for each
+    ///   pair's first class;
+    /// - one-vs-rest: one row per class's problem, positive for that class.
+    ///
+    /// Every problem's decision value is then `Σ_s dual_coef[row, s] K(sv_s, x) + intercept`
+    /// over the support vectors of the problem's classes.
+    pub fn dual_coef(&self) -> Result<DenseMatrix> {
+        let k = self.labels.len();
+        let n_sv = self.support_class.len();
+        let rows = match (k, self.multiclass()) {
+            (2, _) => 1,
+            (_, Multiclass::OneVsOne) => k - 1,
+            (_, Multiclass::OneVsRest) => k,
+        };
+        let mut out = DenseMatrix::try_zeros(
+            rows,
+            n_sv,
+            "the dual coefficients",
+            margin_core::memory::FEWER_SAMPLES,
+        )?;
+        let sign = self.binary_sign();
+        let values = out.as_mut_slice();
+        for (p, problem) in self.problems.iter().enumerate() {
+            for &(s, c) in &problem.coef {
+                let row = match problem.negative {
+                    None => p,
+                    Some(negative) => {
+                        let class = self.support_class[s];
+                        let other = if class == problem.positive {
+                            negative
+                        } else {
+                            problem.positive
+                        };
+                        if other < class { other } else { other - 1 }
+                    }
+                };
+                values[row * n_sv + s] = sign * c;
+            }
+        }
+        Ok(out)
+    }
     /// −1 for two classes, whose one problem's decision values (positive for the first class,
     /// LIBSVM's convention) are negated to scikit-learn's; 1 otherwise.
     fn binary_sign(&self) -> f64 {

@@ -333,6 +333,47 @@ fn sorted_class_order_matches_scikit_learn() {
             );
         }
     }
+    check_dual_coef(&model, &field("support: ")[0], &field("dual_coef: "));
+}
+
+/// `support_indices` equal to scikit-learn's `support_`, and `dual_coef()` to its `dual_coef_`
+/// (same layout and signs) to 1e-6.
+fn check_dual_coef(model: &Svc, support: &[f64], dual: &[Vec<f64>]) {
+    let indices: Vec<f64> = model.support_indices().iter().map(|&i| i as f64).collect();
+    assert_eq!(indices, support);
+    let got = model.dual_coef().unwrap();
+    assert_eq!((got.nrows(), got.ncols()), (dual.len(), support.len()));
+    for (r, want) in dual.iter().enumerate() {
+        for (s, w) in want.iter().enumerate() {
+            assert!(
+                (got.get(r, s) - w).abs() < 1e-6,
+                "dual_coef[{r},{s}] {} vs {w}",
+                got.get(r, s)
+            );
+        }
+    }
+}
+
+#[test]
+fn binary_dual_coefficients_carry_scikit_learns_sign() {
+    // tests/fixtures/gen_sklearn.py: SVC(C=1, gamma=1/13) on heart_scale.
+    let text = include_str!("fixtures/sklearn_heart_svc.txt");
+    let field = |key: &str| -> Vec<Vec<f64>> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix(key))
+            .map(|rest| {
+                rest.split_whitespace()
+                    .map(|v| v.parse().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let model = Svc::params()
+        .gamma(1.0 / 13.0)
+        .fit(&datasets::heart_scale().unwrap())
+        .unwrap();
+    assert!((model.intercept()[0] - field("intercept: ")[0][0]).abs() < 1e-6);
+    check_dual_coef(&model, &field("support: ")[0], &field("dual_coef: "));
 }
 
 #[test]
