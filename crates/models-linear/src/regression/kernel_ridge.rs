@@ -252,3 +252,23 @@ impl ModelFile for KernelRidge {
         model_check::finite("dual_coef", &self.dual_coef)
     }
 }
+
+#[cfg(test)]
+mod row_range_tests {
+    use super::*;
+    use margin_core::{DenseMatrix, Records};
+
+    #[test]
+    fn get_reads_the_inner_rows_and_nothing_past_the_range() {
+        let inner = DenseMatrix::from_row_major((0..12).map(f64::from).collect(), 4, 3).unwrap();
+        let rows = RowBlock {
+            inner: &inner,
+            start: 1,
+            len: 2,
+        };
+        assert_eq!(rows.get(0, 0), Some(3.0));
+        assert_eq!(rows.get(1, 2), Some(8.0));
+        assert_eq!(rows.get(2, 0), None); // row 3 of `inner` is outside the range
+        assert_eq!(rows.get(0, 3), None);
+    }
+}
