@@ -588,7 +588,8 @@ pub enum ClassWeight {
     Uniform,
     /// `n / (k · n_c)`: rare classes weigh more.
     Balanced,
-    /// Given weights for some labels; unlisted labels weigh 1.
+    /// Given weights for some labels; unlisted labels weigh 1 (see [`ClassWeight::per_class`]
+    /// for labels the data does not have).
     Given(Vec<(Label, f64)>),
 }
 
@@ -609,19 +610,48 @@ impl ClassWeight {
     }
 
     /// The weight of each class, for classes `labels` with sample counts `counts`.
-    pub fn per_class(&self, labels: &[Label], counts: &[usize]) -> Vec<f64> {
+    ///
+    /// Given weights follow scikit-learn's `compute_class_weight`: labels the data does not
+    /// have are ignored when every class of the data has a weight (a cross-validation fold
+    /// may lack a rare class), and refused with [`Error::InvalidParameter`] when some class
+    /// has none, since a weight then most likely went to a mistyped label.
+    pub fn per_class(&self, labels: &[Label], counts: &[usize]) -> Result<Vec<f64>> {
         let n: usize = counts.iter().sum();
-        match self {
-            ClassWeight::Uniform => vec![1.0; labels.len()],
-            ClassWeight::Balanced => counts
-                .iter()
-                .map(|&c| n as f64 / (labels.len() as f64 * c.max(1) as f64))
-                .collect(),
-            ClassWeight::Given(given) => labels
-                .iter()
-                .map(|l| given.iter().find(|(g, _)| g == l).map_or(1.0, |(_, w)| *w))
-                .collect(),
+        let given = match self {
+            ClassWeight::Uniform => return Ok(vec![1.0; labels.len()]),
+            ClassWeight::Balanced => {
+                return Ok(counts
+                    .iter()
+                    .map(|&c| n as f64 / (labels.len() as f64 * c.max(1) as f64))
+                    .collect());
+            }
+            ClassWeight::Given(given) => given,
+        };
+        let weight_of = |l: &Label| given.iter().find(|(g, _)| g == l).map(|(_, w)| *w);
+        let unweighted: Vec<String> = labels
+            .iter()
+            .filter(|l| weight_of(l).is_none())
+            .map(Label::to_string)
+            .collect();
+        let absent: Vec<String> = given
+            .iter()
+            .filter(|(g, _)| !labels.contains(g))
+            .map(|(g, _)| g.to_string())
+            .collect();
+        if !unweighted.is_empty() && !absent.is_empty() {
+            return Err(Error::invalid_parameter(
+                "class_weight",
+                format!(
+                    "weights for {} (not classes of the data)",
+                    absent.join(", ")
+                ),
+                format!(
+                    "weights for the data's classes ({} have none): correct the labels, or give every class a weight",
+                    unweighted.join(", ")
+                ),
+            ));
         }
+        Ok(labels.iter().map(|l| weight_of(l).unwrap_or(1.0)).collect())
     }
 }
 
@@ -796,6 +826,36 @@ mod tests {
         assert_eq!(
             Classes::from_labels(&numbers.map(Label::from)).unwrap(),
             Classes::from_numbers(&numbers).unwrap()
+        );
+    }
+
+    #[test]
+    fn given_weights_for_absent_labels_follow_scikit_learn() {
+        let labels = [Label::Number(1.0), Label::Number(2.0)];
+        let given = |pairs: &[(f64, f64)]| {
+            ClassWeight::Given(pairs.iter().map(|&(l, w)| (Label::Number(l), w)).collect())
+        };
+        // Every class weighted: an extra label (a class a fold lacks) is ignored.
+        assert_eq!(
+            given(&[(1.0, 2.0), (2.0, 3.0), (7.0, 9.0)])
+                .per_class(&labels, &[4, 5])
+                .unwrap(),
+            [2.0, 3.0]
+        );
+        // Some classes weighted, none absent: the others weigh 1.
+        assert_eq!(
+            given(&[(2.0, 3.0)]).per_class(&labels, &[4, 5]).unwrap(),
+            [1.0, 3.0]
+        );
+        // A weight for a label the data lacks while class 1 has none: refused, naming both.
+        let err = given(&[(2.0, 3.0), (3.0, 5.0)])
+            .per_class(&labels, &[4, 5])
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::InvalidParameter { .. }), "{text}");
+        assert!(
+            text.contains("weights for 3") && text.contains("(1 have none)"),
+            "{text}"
         );
     }
 

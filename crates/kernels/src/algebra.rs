@@ -51,6 +51,13 @@ impl<K> Scaled<K> {
     pub(crate) fn parts(&self) -> (f64, &K) {
         (self.a, &self.k)
     }
+    /// The same factor over `f(k)` (a kernel turned into a [`crate::KernelSpec`]).
+    pub(crate) fn map<L>(self, f: impl FnOnce(K) -> L) -> Scaled<L> {
+        Scaled {
+            a: self.a,
+            k: f(self.k),
+        }
+    }
 }
 
 impl<K: Kernel> Kernel for Scaled<K> {
@@ -89,6 +96,10 @@ impl<A, B> Sum<A, B> {
     /// The two terms.
     pub(crate) fn parts(&self) -> (&A, &B) {
         (&self.a, &self.b)
+    }
+    /// The two terms, taken apart.
+    pub(crate) fn into_parts(self) -> (A, B) {
+        (self.a, self.b)
     }
 }
 
@@ -131,6 +142,10 @@ impl<A, B> Product<A, B> {
     /// The two factors.
     pub(crate) fn parts(&self) -> (&A, &B) {
         (&self.a, &self.b)
+    }
+    /// The two factors, taken apart.
+    pub(crate) fn into_parts(self) -> (A, B) {
+        (self.a, self.b)
     }
 }
 

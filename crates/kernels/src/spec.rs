@@ -171,20 +171,24 @@ into_spec!(
     Precomputed
 );
 
-impl From<Scaled<KernelSpec>> for KernelSpec {
-    fn from(k: Scaled<KernelSpec>) -> Self {
-        KernelSpec::Scaled(Box::new(k))
+// Generic over the parts, so a composed kernel (`Rbf::with_gamma(0.5)?.scaled(2.0)?.plus(Linear)`)
+// goes into a model's params as it is written, each part turned into a spec on the way.
+impl<K: Into<KernelSpec>> From<Scaled<K>> for KernelSpec {
+    fn from(k: Scaled<K>) -> Self {
+        KernelSpec::Scaled(Box::new(k.map(Into::into)))
     }
 }
 
-impl From<Sum<KernelSpec, KernelSpec>> for KernelSpec {
-    fn from(k: Sum<KernelSpec, KernelSpec>) -> Self {
-        KernelSpec::Sum(Box::new(k))
+impl<A: Into<KernelSpec>, B: Into<KernelSpec>> From<Sum<A, B>> for KernelSpec {
+    fn from(k: Sum<A, B>) -> Self {
+        let (a, b) = k.into_parts();
+        KernelSpec::Sum(Box::new(Sum::new(a.into(), b.into())))
     }
 }
 
-impl From<Product<KernelSpec, KernelSpec>> for KernelSpec {
-    fn from(k: Product<KernelSpec, KernelSpec>) -> Self {
-        KernelSpec::Product(Box::new(k))
+impl<A: Into<KernelSpec>, B: Into<KernelSpec>> From<Product<A, B>> for KernelSpec {
+    fn from(k: Product<A, B>) -> Self {
+        let (a, b) = k.into_parts();
+        KernelSpec::Product(Box::new(Product::new(a.into(), b.into())))
     }
 }

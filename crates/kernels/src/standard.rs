@@ -21,6 +21,13 @@ pub enum Gamma {
     Value(f64),
 }
 
+/// A given γ: `Svc::params().gamma(0.5)`.
+impl From<f64> for Gamma {
+    fn from(value: f64) -> Self {
+        Gamma::Value(value)
+    }
+}
+
 impl Gamma {
     /// The value of γ for these training records.
     pub fn resolve<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {

@@ -79,7 +79,7 @@ fn kernels_under_test() -> Vec<KernelSpec> {
         Scaled::new(2.5, rbf.clone()).unwrap().into(),
         Sum::new(rbf.clone(), lin.clone()).into(),
         Product::new(poly, rbf).into(),
-        Sum::new(Laplacian::with_gamma(0.1).unwrap().into(), lin).into(),
+        Sum::new(Laplacian::with_gamma(0.1).unwrap(), lin).into(),
     ]
 }
 

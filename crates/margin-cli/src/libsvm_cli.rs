@@ -367,7 +367,7 @@ impl LibsvmParams<'_> {
     /// reporting to its printer).
     fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> margin_core::Result<LibsvmModel> {
         let (o, k) = (self.options, self.kernel.clone());
-        warn_unknown_weight_labels(o, data);
+        let weights = present_weights(o, data);
         let (shrinking, probability) = (o.shrinking == 1, o.probability());
         let grouped = as_libsvm_sees(o, data)?;
         let data = &*grouped;
@@ -381,7 +381,7 @@ impl LibsvmParams<'_> {
         let model = match o.svm_type {
             0 => {
                 let weights = ClassWeight::Given(
-                    o.weights
+                    weights
                         .iter()
                         .map(|&(l, w)| (Label::Number(f64::from(l)), w))
                         .collect(),
@@ -597,23 +597,27 @@ fn libsvm_reading() -> LibsvmOptions {
     }
 }
 
-/// LIBSVM's warning for each `-wi` whose class is not in the training data (classification
-/// only, as `svm_train`).
-fn warn_unknown_weight_labels(o: &TrainOptions, data: &Dataset) {
-    if !o.is_classifier() {
-        return;
-    }
+/// The `-wi` weights whose class is in the training data (`data`: one fold's training part
+/// under `-v`), as LIBSVM applies them; LIBSVM's warning for each of the others, which it
+/// ignores (the library would refuse them, as scikit-learn does, when some class has no
+/// weight). Classification only, as `svm_train`.
+fn present_weights(o: &TrainOptions, data: &Dataset) -> Vec<(i32, f64)> {
     let Ok(values) = data.targets.values() else {
-        return;
+        return Vec::new();
     };
-    for &(label, _) in &o.weights {
+    let (present, absent): (Vec<_>, Vec<_>) = o
+        .weights
+        .iter()
         // LIBSVM compares weight labels with each target as its `(int)y`.
-        if !values.iter().any(|&y| libsvm_int(y) == label) {
+        .partition(|&&(label, _)| values.iter().any(|&y| libsvm_int(y) == label));
+    if o.is_classifier() {
+        for (label, _) in absent {
             warn(format_args!(
                 "WARNING: class label {label} specified in weight is not found"
             ));
         }
     }
+    present
 }
 
 /// Runs `margin svm-train`.

@@ -38,7 +38,7 @@ use margin_core::{
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;
-use margin_optim::cd::{CdOptions, Columns, Products, elastic_net_gram, elastic_net_observed};
+use margin_optim::cd::{CdOptions, Columns, Products, elastic_net, elastic_net_gram};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -139,7 +139,8 @@ impl ElasticNetParams {
                         y_sq: *y_sq,
                         n: design.n,
                     };
-                    let s = elastic_net_gram(&p, alpha, self.l1_ratio, w, &params.options())?;
+                    let s =
+                        elastic_net_gram(&p, alpha, self.l1_ratio, w, &params.options(), &mut ())?;
                     params.model(&design, s)
                 }
                 None => params.solve(&design, w, &mut ())?,
@@ -165,7 +166,7 @@ impl ElasticNetParams {
     ) -> Result<ElasticNet> {
         let x = Columns::new(&design.columns, design.n)?;
         let (alpha, ratio) = (self.alpha, self.l1_ratio);
-        let s = elastic_net_observed(x, &design.y, alpha, ratio, w0, &self.options(), observer)?;
+        let s = elastic_net(x, &design.y, alpha, ratio, w0, &self.options(), observer)?;
         Ok(self.model(design, s))
     }
 
@@ -173,8 +174,6 @@ impl ElasticNetParams {
         let intercept = design.y_mean - margin_core::dot(&design.x_mean, &s.w);
         ElasticNet {
             core: LinearRegressorCore::new(s.w, intercept),
-            alpha: self.alpha,
-            l1_ratio: self.l1_ratio,
             iterations: s.iterations,
             gap: s.gap,
             stop: s.stop,
@@ -387,8 +386,6 @@ impl<'a> Centering<'a> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ElasticNet {
     core: LinearRegressorCore,
-    alpha: f64,
-    l1_ratio: f64,
     iterations: usize,
     gap: f64,
     stop: Stop,
@@ -428,12 +425,12 @@ impl ElasticNet {
 
     /// The `α` the model was fitted with.
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.params.alpha
     }
 
     /// The `l1_ratio` the model was fitted with.
     pub fn l1_ratio(&self) -> f64 {
-        self.l1_ratio
+        self.params.l1_ratio
     }
 
     /// The final duality gap (objective units times `n`).
@@ -484,8 +481,8 @@ impl Predict for ElasticNet {
 
 impl ModelFile for ElasticNet {
     const KIND: &'static str = "elastic-net";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: α and l1_ratio only inside them.
+    const SCHEMA: u32 = 3;
 
     /// Finite weights and intercept.
     fn check_consistent(&self) -> Result<()> {

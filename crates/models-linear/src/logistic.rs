@@ -539,7 +539,7 @@ impl FitObserved for LogisticRegressionParams {
                 "lbfgs, gradient-descent or sgd for more than two classes",
             ));
         }
-        let cw = self.class_weight.per_class(&labels, &class_counts);
+        let cw = self.class_weight.per_class(&labels, &class_counts)?;
         let n = data.n_samples();
         let weights: Option<Vec<f64>> = (self.class_weight != ClassWeight::Uniform
             || data.sample_weights.is_some())

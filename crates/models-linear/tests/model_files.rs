@@ -103,7 +103,6 @@ fn refused<M: ModelFile>(file: &[u8], field: &str) {
 struct RegressionFile {
     coef: Vec<f64>,
     intercept: f64,
-    fit_intercept: bool,
     rank: usize,
     singular_values: Option<Vec<f64>>,
     solver: LstsqSolver,

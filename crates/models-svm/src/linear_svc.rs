@@ -355,7 +355,7 @@ impl LinearSvcParams {
             y,
             counts: class_counts,
         } = classes.present();
-        let cw = self.class_weight.per_class(&labels, &class_counts);
+        let cw = self.class_weight.per_class(&labels, &class_counts)?;
         let n = data.n_samples();
         let c = match self.regularization() {
             Regularization::C(c) => c,
@@ -391,7 +391,7 @@ impl LinearSvcParams {
                         bias,
                         seed: self.seed,
                     };
-                    dcd::dcd_observed(x, &signs, &costs, &options, observer).map(|s| {
+                    dcd::dcd(x, &signs, &costs, &options, observer).map(|s| {
                         let run = s.run();
                         (s.w, run)
                     })
@@ -411,12 +411,10 @@ impl LinearSvcParams {
                         bias,
                         seed: self.seed,
                     };
-                    pegasos::pegasos_observed(x, &signs, Some(&weight), &options, observer).map(
-                        |s| {
-                            let run = s.run();
-                            (s.w, run)
-                        },
-                    )
+                    pegasos::pegasos(x, &signs, Some(&weight), &options, observer).map(|s| {
+                        let run = s.run();
+                        (s.w, run)
+                    })
                 }
             }
         };

@@ -185,7 +185,7 @@ impl OneClassSvmParams {
             vec![1; l],
             self.settings.cache_bytes(),
         )?;
-        let sol = smo::solve_observed(&mut q, problem, &self.settings.solver(), run.marks())?;
+        let sol = smo::solve(&mut q, problem, &self.settings.solver(), run.marks())?;
         run.observer().solved(&RunReport {
             iterations: sol.iterations,
             line: None,

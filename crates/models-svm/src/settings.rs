@@ -66,6 +66,14 @@ macro_rules! settings_builders {
                 );
                 self
             }
+            /// γ of the named kernel (RBF, polynomial, sigmoid), as the parameter `gamma`:
+            /// `Svc::params().gamma(0.5)` is the RBF with γ = 0.5, and `.gamma(Gamma::Auto)`
+            /// LIBSVM's `1/d`. A kernel given whole to [`kernel`](Self::kernel) keeps its
+            /// own γ.
+            pub fn gamma(mut self, gamma: impl Into<margin_kernels::Gamma>) -> Self {
+                self.settings.kernel.gamma = gamma.into();
+                self
+            }
             /// Stopping tolerance on the maximal KKT violation (default 1e-3).
             pub fn tol(mut self, tol: f64) -> Self {
                 self.settings.tol = tol;

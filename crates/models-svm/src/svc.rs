@@ -311,8 +311,7 @@ pub struct Svc {
     support_indices: Vec<usize>,
     support_class: Vec<usize>,
     problems: Vec<BinaryModel>,
-    multiclass: Multiclass,
-    /// The hyperparameters the model was fitted with; ν-SVC's for a model trained as ν-SVC
+    /// The hyperparameters the model was fitted with (the multiclass strategy among them); ν-SVC's for a model trained as ν-SVC
     /// (LIBSVM model files say `nu_svc`).
     params: SvcHyperparams,
     /// For the linear kernel: one weight vector per problem, so prediction is one dot product.
@@ -388,7 +387,10 @@ impl Svc {
     }
     /// The multiclass strategy.
     pub fn multiclass(&self) -> Multiclass {
-        self.multiclass
+        match &self.params {
+            SvcHyperparams::C(p) => p.multiclass,
+            SvcHyperparams::Nu(p) => p.multiclass,
+        }
     }
     /// Whether the model was trained as ν-SVC.
     pub fn is_nu(&self) -> bool {
@@ -432,7 +434,6 @@ impl Svc {
         support: Matrix,
         support_class: Vec<usize>,
         problems: Vec<BinaryModel>,
-        multiclass: Multiclass,
         params: SvcHyperparams,
     ) -> Result<Self> {
         let n_features = support.n_features();
@@ -445,7 +446,6 @@ impl Svc {
             support_indices,
             support_class,
             problems,
-            multiclass,
             params,
             weights: None,
         };
@@ -501,7 +501,7 @@ impl Svc {
     fn vote(&self, dec: &[f64]) -> usize {
         // Two classes make one pair problem whatever the strategy (see `problem_pairs`): its
         // sign decides, as a one-vs-one vote does.
-        match (self.multiclass, self.labels.len()) {
+        match (self.multiclass(), self.labels.len()) {
             (Multiclass::OneVsRest, k) if k > 2 => {
                 (0..dec.len()).fold(0, |best, k| if dec[k] > dec[best] { k } else { best })
             }
@@ -645,8 +645,8 @@ impl PredictProba for Svc {
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
     // 2: each problem's `probability_folds`; 3: each problem's `equivalent_c`; 4: the
-    // hyperparameters (in place of the ν-SVC flag).
-    const SCHEMA: u32 = 4;
+    // hyperparameters (in place of the ν-SVC flag); 5: the multiclass strategy only inside them.
+    const SCHEMA: u32 = 5;
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
@@ -661,7 +661,7 @@ impl ModelFile for Svc {
         model_check::within("kernel", self.kernel.check_decoded(&self.support))?;
         model_check::len("support_class", self.support_class.len(), n_sv)?;
         model_check::all_below("support_class", self.support_class.iter().copied(), k)?;
-        let (n_problems, pairs) = problem_pairs(self.multiclass, k);
+        let (n_problems, pairs) = problem_pairs(self.multiclass(), k);
         model_check::len("problems", self.problems.len(), n_problems)?;
         for (i, (p, pair)) in self.problems.iter().zip(pairs).enumerate() {
             if (p.positive, p.negative) != pair {
@@ -670,7 +670,7 @@ impl ModelFile for Svc {
                     format!(
                         "pair {i} is {:?} where {:?} of {k} classes needs {pair:?}",
                         (p.positive, p.negative),
-                        self.multiclass
+                        self.multiclass()
                     ),
                 ));
             }
@@ -932,7 +932,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: bounds.clone(),
                 alpha: vec![0.0; l],
             };
-            let sol = smo::solve_observed(q, problem, &spec.settings.solver(), run.marks())?;
+            let sol = smo::solve(q, problem, &spec.settings.solver(), run.marks())?;
             Ok((sol, bounds))
         }
         Formulation::Nu { nu } => {
@@ -953,7 +953,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: vec![1.0; l],
                 alpha,
             };
-            let mut sol = smo::solve_nu_observed(q, problem, &spec.settings.solver(), run.marks())?;
+            let mut sol = smo::solve_nu(q, problem, &spec.settings.solver(), run.marks())?;
             let r = sol.r;
             // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
             // is not positive semi-definite, gives a negative C and coefficients of the
@@ -1041,7 +1041,7 @@ fn fit_classifier(
     let counts: Vec<usize> = members.iter().map(Vec::len).collect();
     let bound: Vec<f64> = match spec.formulation {
         Formulation::C { c, class_weight } => {
-            let cw = class_weight.per_class(&labels, &counts);
+            let cw = class_weight.per_class(&labels, &counts)?;
             (0..y.len())
                 .map(|i| c * cw[y[i]] * data.sample_weights.as_ref().map_or(1.0, |w| w[i]))
                 .collect()
@@ -1165,7 +1165,6 @@ fn fit_classifier(
         support_indices,
         support_class,
         problems,
-        multiclass: spec.multiclass,
         params: spec.params.clone(),
         weights: None,
     };

@@ -351,7 +351,7 @@ fn fit_regressor(
                 c: bounds,
                 alpha: vec![0.0; 2 * l],
             };
-            let sol = smo::solve_observed(&mut q, problem, &settings.solver(), run.marks())?;
+            let sol = smo::solve(&mut q, problem, &settings.solver(), run.marks())?;
             (sol, false)
         }
         Formulation::Nu(nu) => {
@@ -373,7 +373,7 @@ fn fit_regressor(
                 c: bounds,
                 alpha,
             };
-            let sol = smo::solve_nu_observed(&mut q, problem, &settings.solver(), run.marks())?;
+            let sol = smo::solve_nu(&mut q, problem, &settings.solver(), run.marks())?;
             (sol, true)
         }
     };

@@ -99,7 +99,6 @@ struct SvcFile {
     support_indices: Vec<usize>,
     support_class: Vec<usize>,
     problems: Vec<BinaryModel>,
-    multiclass: Multiclass,
     params: SvcHyperparams,
     weights: Option<Vec<Vec<f64>>>,
 }
@@ -166,7 +165,10 @@ fn svc_files_must_index_and_pair_within_the_model() {
             },
             "problems",
         ),
-        (|f| f.multiclass = Multiclass::OneVsRest, "problems"),
+        (
+            |f| f.params = SvcHyperparams::C(Svc::params().multiclass(Multiclass::OneVsRest)),
+            "problems",
+        ),
         (|f| f.support_class[0] = 3, "support_class"),
         (
             |f| {

@@ -4,7 +4,7 @@
 //! builder fits.
 
 use margin_core::params::{Params, Value};
-use margin_core::{ClassWeight, Error, Fit, Label};
+use margin_core::{ClassWeight, Error, Fit, Label, Records};
 use margin_io::{ModelFile, datasets};
 use margin_kernels::{Gamma, Laplacian, Polynomial, Rbf, Sigmoid};
 use margin_svm::{
@@ -322,4 +322,55 @@ fn text_parameters_fit_the_model_the_builders_fit() {
                 .to_bytes()
                 .unwrap()
     );
+}
+
+#[test]
+fn a_composed_kernel_goes_into_the_builder_as_written() {
+    use margin_kernels::{Kernel, KernelExt, KernelSpec, Linear};
+    let data = datasets::heart_scale().unwrap();
+    // The line: no part turned into a `KernelSpec` by hand.
+    let composed = Rbf::with_gamma(0.5)
+        .unwrap()
+        .scaled(0.5)
+        .unwrap()
+        .plus(Polynomial::new(0.1, 1.0, 2).unwrap());
+    let x = data.records.row(0);
+    let z = data.records.row(1);
+    let expected = composed.eval(x, z);
+    let model = Svc::params().kernel(composed).fit(&data).unwrap();
+    assert_eq!(model.kernel().eval(x, z), expected);
+    assert!(matches!(model.kernel(), KernelSpec::Sum(_)));
+    // Products and multiples nest the same way, and the model file keeps them.
+    let product = Linear.times(Rbf::with_gamma(0.2).unwrap().scaled(2.0).unwrap());
+    let model = Svr::params().kernel(product.clone()).fit(&data).unwrap();
+    assert_eq!(model.kernel().eval(x, z), product.eval(x, z));
+    let again = Svr::from_bytes(&model.to_bytes().unwrap()).unwrap();
+    assert_eq!(again, model);
+}
+
+#[test]
+fn the_gamma_shortcut_is_the_gamma_parameter() {
+    let by_shortcut = Svc::params().gamma(0.5);
+    assert_eq!(
+        by_shortcut,
+        Svc::params().kernel(Rbf::with_gamma(0.5).unwrap())
+    );
+    assert_eq!(by_shortcut.get("gamma"), Some(Value::Float(0.5)));
+    assert_eq!(
+        Svr::params().gamma(Gamma::Auto).get("gamma"),
+        Some(Value::Text("auto".into()))
+    );
+    // On a named polynomial it keeps the degree and coef0.
+    let poly = NuSvcParams::default()
+        .kernel(Polynomial::new(1.0, 0.5, 2).unwrap())
+        .gamma(0.25);
+    assert_eq!(
+        poly,
+        NuSvcParams::default().kernel(Polynomial::new(0.25, 0.5, 2).unwrap())
+    );
+    // A refused γ is refused by the check, as when set by name.
+    assert!(matches!(
+        Svc::params().gamma(-1.0).check(),
+        Err(Error::InvalidParameter { ref name, .. }) if name == "gamma"
+    ));
 }

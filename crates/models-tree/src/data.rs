@@ -100,7 +100,7 @@ pub(crate) fn class_problem(
     let classes = data.targets.to_classes()?;
     validate::check_min_classes(&classes, 2)?;
     let present = classes.present();
-    let per_class = class_weight.per_class(&present.labels, &present.counts);
+    let per_class = class_weight.per_class(&present.labels, &present.counts)?;
     if let Some((k, w)) = per_class
         .iter()
         .enumerate()

@@ -107,21 +107,9 @@ fn check_problem(
 }
 
 /// Solves the elastic net from `w0` (zeros for a cold start) with `α ≥ 0` and `ρ = l1_ratio`
-/// in [0, 1].
+/// in [0, 1], reporting each epoch (with the duality gap on the epochs that compute it) to
+/// `observer` (`&mut ()` for none).
 pub fn elastic_net(
-    x: Columns<'_>,
-    y: &[f64],
-    alpha: f64,
-    l1_ratio: f64,
-    w0: Vec<f64>,
-    options: &CdOptions,
-) -> Result<CdSolution> {
-    elastic_net_observed(x, y, alpha, l1_ratio, w0, options, &mut ())
-}
-
-/// [`elastic_net`], reporting each epoch (with the duality gap on the epochs that compute
-/// it) to `observer`.
-pub fn elastic_net_observed(
     x: Columns<'_>,
     y: &[f64],
     alpha: f64,
@@ -227,19 +215,8 @@ pub struct Products<'a> {
 ///
 /// A coordinate step then costs `O(d)` instead of `O(n)`, so when `n ≫ d` a whole path costs
 /// little more than forming `XᵀX` once. Same objective, updates and duality gap as
-/// [`elastic_net`].
+/// [`elastic_net`], and each epoch reported to `observer` as there.
 pub fn elastic_net_gram(
-    products: &Products<'_>,
-    alpha: f64,
-    l1_ratio: f64,
-    w0: Vec<f64>,
-    options: &CdOptions,
-) -> Result<CdSolution> {
-    elastic_net_gram_observed(products, alpha, l1_ratio, w0, options, &mut ())
-}
-
-/// [`elastic_net_gram`], reporting each epoch to `observer` as [`elastic_net_observed`] does.
-pub fn elastic_net_gram_observed(
     products: &Products<'_>,
     alpha: f64,
     l1_ratio: f64,
@@ -400,6 +377,7 @@ mod tests {
                     tol: 1e-14,
                     ..Default::default()
                 },
+                &mut (),
             )
             .unwrap();
             let expected = f64::max(xy - alpha, 0.0) / xx;
@@ -421,6 +399,7 @@ mod tests {
                 tol: 1e-14,
                 ..Default::default()
             },
+            &mut (),
         )
         .unwrap();
         assert!((s.w[0] - 2.35 / (6.25 + 4.0 * 0.3)).abs() < 1e-14);
@@ -437,7 +416,7 @@ mod tests {
             max_iter: 10_000,
         };
         let by_cols = crate::observed::check("cd", 1, |o| {
-            let s = elastic_net_observed(x, &y, 0.01, 0.5, vec![0.0; d], &options, o).unwrap();
+            let s = elastic_net(x, &y, 0.01, 0.5, vec![0.0; d], &options, o).unwrap();
             let run = s.run();
             (s, run)
         });
@@ -453,8 +432,7 @@ mod tests {
             n,
         };
         let by_gram = crate::observed::check("cd", 1, |o| {
-            let s =
-                elastic_net_gram_observed(&products, 0.01, 0.5, vec![0.0; d], &options, o).unwrap();
+            let s = elastic_net_gram(&products, 0.01, 0.5, vec![0.0; d], &options, o).unwrap();
             let run = s.run();
             (s, run)
         });
@@ -474,7 +452,7 @@ mod tests {
             let data = columns(seed, n, d);
             let x = Columns::new(&data, n).unwrap();
             let y: Vec<f64> = (0..n).map(|i| data[i] * 2.0 - data[n + i] + 0.1 * data[2 * n + i]).collect();
-            let s = elastic_net(x, &y, alpha, l1_ratio, vec![0.0; d], &CdOptions { tol: 1e-12, max_iter: 100_000 }).unwrap();
+            let s = elastic_net(x, &y, alpha, l1_ratio, vec![0.0; d], &CdOptions { tol: 1e-12, max_iter: 100_000 }, &mut ()).unwrap();
             prop_assert_eq!(s.stop, Stop::CONVERGED);
             let r: Vec<f64> = (0..n).map(|i| y[i] - (0..d).map(|j| data[j * n + i] * s.w[j]).sum::<f64>()).collect();
             for j in 0..d {
@@ -487,7 +465,7 @@ mod tests {
                     prop_assert!((g + bound * s.w[j].signum()).abs() < 1e-6, "j={}: {}", j, g);
                 }
             }
-            let warm = elastic_net(x, &y, alpha, l1_ratio, s.w.clone(), &CdOptions { tol: 1e-12, max_iter: 100_000 }).unwrap();
+            let warm = elastic_net(x, &y, alpha, l1_ratio, s.w.clone(), &CdOptions { tol: 1e-12, max_iter: 100_000 }, &mut ()).unwrap();
             prop_assert!(warm.iterations <= 2);
         }
     }
@@ -509,14 +487,15 @@ mod tests {
                 tol: 1e-13,
                 max_iter: 100_000,
             };
-            let by_cols = elastic_net(x, &y, alpha, rho, vec![0.0; d], &options).unwrap();
+            let by_cols = elastic_net(x, &y, alpha, rho, vec![0.0; d], &options, &mut ()).unwrap();
             let products = Products {
                 gram: &gram,
                 xty: &xty,
                 y_sq: dot(&y, &y),
                 n,
             };
-            let by_gram = elastic_net_gram(&products, alpha, rho, vec![0.0; d], &options).unwrap();
+            let by_gram =
+                elastic_net_gram(&products, alpha, rho, vec![0.0; d], &options, &mut ()).unwrap();
             assert_eq!(by_gram.stop, Stop::CONVERGED);
             for (a, b) in by_cols.w.iter().zip(&by_gram.w) {
                 assert!((a - b).abs() < 1e-9, "{:?} vs {:?}", by_cols.w, by_gram.w);
@@ -534,7 +513,15 @@ mod tests {
             Err(Error::ShapeMismatch { .. })
         ));
         assert!(matches!(
-            elastic_net(cols, &[1.0], 0.1, 1.0, vec![0.0], &CdOptions::default()),
+            elastic_net(
+                cols,
+                &[1.0],
+                0.1,
+                1.0,
+                vec![0.0],
+                &CdOptions::default(),
+                &mut ()
+            ),
             Err(Error::ShapeMismatch { .. })
         ));
         assert!(matches!(
@@ -544,7 +531,8 @@ mod tests {
                 -0.1,
                 1.0,
                 vec![0.0],
-                &CdOptions::default()
+                &CdOptions::default(),
+                &mut ()
             ),
             Err(Error::InvalidParameter { .. })
         ));
@@ -555,7 +543,8 @@ mod tests {
                 0.1,
                 1.5,
                 vec![0.0],
-                &CdOptions::default()
+                &CdOptions::default(),
+                &mut ()
             ),
             Err(Error::InvalidParameter { .. })
         ));
@@ -566,7 +555,8 @@ mod tests {
                 0.1,
                 1.0,
                 vec![0.0],
-                &CdOptions::default()
+                &CdOptions::default(),
+                &mut ()
             ),
             Err(Error::NonFinite { .. })
         ));

@@ -98,18 +98,9 @@ impl DcdSolution {
 }
 
 /// Solves the linear SVM with per-sample costs `c ≥ 0` on labels `y ∈ {−1, +1}` (a sample
-/// of cost 0 is left out).
+/// of cost 0 is left out), reporting each epoch (with its projected-gradient spread) to
+/// `observer` (`&mut ()` for none).
 pub fn dcd<R: Records + ?Sized>(
-    x: &R,
-    y: &[f64],
-    c: &[f64],
-    options: &DcdOptions,
-) -> Result<DcdSolution> {
-    dcd_observed(x, y, c, options, &mut ())
-}
-
-/// [`dcd`], reporting each epoch (with its projected-gradient spread) to `observer`.
-pub fn dcd_observed<R: Records + ?Sized>(
     x: &R,
     y: &[f64],
     c: &[f64],
@@ -458,7 +449,7 @@ mod tests {
             let costs: Vec<f64> = (0..30).map(|i| c * if y[i] > 0.0 { 1.0 } else { 2.0 }).collect();
             let bias = bias.then_some(1.0);
             let options = DcdOptions { loss, tol: 1e-10, max_iter: 100_000, shrinking, bias, seed };
-            let sol = dcd(&x.to_sparse(), &y, &costs, &options).unwrap();
+            let sol = dcd(&x.to_sparse(), &y, &costs, &options, &mut ()).unwrap();
             prop_assert_eq!(sol.stop, Stop::CONVERGED);
             let primal = primal_objective(&x, &y, &costs, loss, &sol.w, bias);
             let dual = dual_objective(&costs, loss, &sol.alpha, &sol.w);
@@ -485,6 +476,7 @@ mod tests {
                 bias: None,
                 ..Default::default()
             },
+            &mut (),
         )
         .unwrap();
         assert!((sol.w[0] - 1.0).abs() < 1e-12, "{:?}", sol.w);
@@ -499,6 +491,7 @@ mod tests {
                 bias: None,
                 ..Default::default()
             },
+            &mut (),
         )
         .unwrap();
         assert!((sol.w[0] - 0.8).abs() < 1e-12, "{:?}", sol.w);
@@ -515,7 +508,7 @@ mod tests {
                 ..Default::default()
             };
             let run = crate::observed::check("dcd", 2, |o| {
-                let s = dcd_observed(&x, &y, &c, &options, o).unwrap();
+                let s = dcd(&x, &y, &c, &options, o).unwrap();
                 let run = s.run();
                 (s, run)
             });
@@ -533,7 +526,7 @@ mod tests {
             tol: 1e-12,
             ..Default::default()
         };
-        let with_zero = dcd(&x, &y, &c, &options).unwrap();
+        let with_zero = dcd(&x, &y, &c, &options, &mut ()).unwrap();
         let keep: Vec<usize> = (0..20).filter(|&i| i != 4).collect();
         let y_kept: Vec<f64> = keep.iter().map(|&i| y[i]).collect();
         let without = dcd(
@@ -541,6 +534,7 @@ mod tests {
             &y_kept,
             &[1.0; 19],
             &options,
+            &mut (),
         )
         .unwrap();
         assert_eq!(with_zero.alpha[4], 0.0);
@@ -558,9 +552,9 @@ mod tests {
             max_iter: 2,
             ..Default::default()
         };
-        let sol = dcd(&x, &y, &c, &options).unwrap();
+        let sol = dcd(&x, &y, &c, &options, &mut ()).unwrap();
         assert_eq!((sol.stop, sol.iterations), (Stop::MaxIterations, 2));
-        assert_eq!(sol, dcd(&x, &y, &c, &options).unwrap());
+        assert_eq!(sol, dcd(&x, &y, &c, &options, &mut ()).unwrap());
     }
 
     #[test]
@@ -569,23 +563,23 @@ mod tests {
         let c = [1.0; 4];
         let ok = DcdOptions::default();
         assert!(matches!(
-            dcd(&x, &y[..3], &c, &ok),
+            dcd(&x, &y[..3], &c, &ok, &mut ()),
             Err(Error::ShapeMismatch { .. })
         ));
         assert!(matches!(
-            dcd(&x, &y, &c[..3], &ok),
+            dcd(&x, &y, &c[..3], &ok, &mut ()),
             Err(Error::ShapeMismatch { .. })
         ));
         assert!(matches!(
-            dcd(&x, &[1.0, 0.0, 1.0, 1.0], &c, &ok),
+            dcd(&x, &[1.0, 0.0, 1.0, 1.0], &c, &ok, &mut ()),
             Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
-            dcd(&x, &y, &[1.0, -1.0, 1.0, 1.0], &ok),
+            dcd(&x, &y, &[1.0, -1.0, 1.0, 1.0], &ok, &mut ()),
             Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
-            dcd(&x, &y, &[1.0, f64::NAN, 1.0, 1.0], &ok),
+            dcd(&x, &y, &[1.0, f64::NAN, 1.0, 1.0], &ok, &mut ()),
             Err(Error::NonFinite { .. })
         ));
         for bad in [
@@ -597,7 +591,10 @@ mod tests {
             },
         ] {
             assert!(
-                matches!(dcd(&x, &y, &c, &bad), Err(Error::InvalidParameter { .. })),
+                matches!(
+                    dcd(&x, &y, &c, &bad, &mut ()),
+                    Err(Error::InvalidParameter { .. })
+                ),
                 "{bad:?}"
             );
         }

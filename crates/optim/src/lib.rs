@@ -8,7 +8,7 @@
 //!
 //! - [`gd`]: (sub)gradient descent — batch, mini-batch, stochastic; constant, `1/t`, `1/√t`
 //!   and Armijo steps; stopping on the gradient norm, relative change or iterations; an
-//!   [`Observer`] for progress and loss curves (every solver takes one).
+//!   [`Observer`] for progress and loss curves.
 //! - [`pegasos`]: the Pegasos stochastic sub-gradient solver for the linear SVM (`O(nnz)`
 //!   steps on sparse data, mini-batches, projection, averaged iterates) and its kernelized
 //!   textbook form.
@@ -20,6 +20,9 @@
 //! - [`loss`] and [`risk`]: the per-sample losses and the regularized empirical risk of a
 //!   linear model, the [`gd::FiniteSum`] the descent solvers minimize.
 //!
+//! Every solver takes an [`Observer`] as its last argument (`&mut ()` when nobody watches):
+//! one call shape, whether or not the caller wants progress.
+//!
 //! ```
 //! use margin_optim::smo::{DenseQ, Problem, SolverOptions, solve};
 //!
@@ -27,7 +30,7 @@
 //! let (x, y) = ([1.0, -1.0], [1i8, -1]);
 //! let mut q = DenseQ::new(2, |i, j| f64::from(y[i] * y[j]) * x[i] * x[j]);
 //! let problem = Problem { p: vec![-1.0; 2], y: y.to_vec(), c: vec![10.0; 2], alpha: vec![0.0; 2] };
-//! let sol = solve(&mut q, problem, &SolverOptions::default())?;
+//! let sol = solve(&mut q, problem, &SolverOptions::default(), &mut ())?;
 //! // Hard-margin solution: α = (½, ½), w = Σ α_i y_i x_i = 1, b = 0.
 //! assert!((sol.alpha[0] - 0.5).abs() < 1e-9 && sol.rho.abs() < 1e-9);
 //! # Ok::<(), margin_core::Error>(())

@@ -188,18 +188,9 @@ impl ScaledWeights {
 }
 
 /// Trains a linear SVM by Pegasos on labels `y ∈ {−1, +1}` with optional per-sample cost
-/// multipliers `weights` (class weights × sample weights).
+/// multipliers `weights` (class weights × sample weights), reporting each epoch (with its last
+/// step size) to `observer` (`&mut ()` for none).
 pub fn pegasos<R: Records + ?Sized>(
-    x: &R,
-    y: &[f64],
-    weights: Option<&[f64]>,
-    options: &PegasosOptions,
-) -> Result<PegasosSolution> {
-    pegasos_observed(x, y, weights, options, &mut ())
-}
-
-/// [`pegasos`], reporting each epoch (with its last step size) to `observer`.
-pub fn pegasos_observed<R: Records + ?Sized>(
     x: &R,
     y: &[f64],
     weights: Option<&[f64]>,
@@ -338,8 +329,19 @@ pub struct KernelPegasosOptions {
 pub struct KernelPegasosSolution {
     /// `αⱼ`: how many times sample `j` was drawn while violating the margin.
     pub alpha: Vec<u32>,
-    /// `1/(λT)`.
+    /// `1/(λT)`, with `T` the steps taken.
     pub scale: f64,
+    /// Steps taken: `iterations`, or fewer when the observer stopped the run.
+    pub steps: usize,
+    /// Why the run ended.
+    pub stop: Stop,
+}
+
+impl KernelPegasosSolution {
+    /// The run, as a fit report records it.
+    pub fn run(&self) -> Run {
+        Run::new(self.steps, self.stop)
+    }
 }
 
 /// Kernelized Pegasos: the textbook variant in which `α` counts margin violations. Each step
@@ -347,11 +349,14 @@ pub struct KernelPegasosSolution {
 /// evaluations; it is here to teach and to cross-check, not for speed (SMO solves the same
 /// problem exactly, faster).
 ///
-/// `kernel(i, j)` returns `K(xᵢ, xⱼ)` for training samples `i`, `j`.
+/// `kernel(i, j)` returns `K(xᵢ, xⱼ)` for training samples `i`, `j`. Each step is reported
+/// (with its step size `1/(λt)`) to `observer` (`&mut ()` for none), which may end the run
+/// early.
 pub fn kernel_pegasos(
     y: &[f64],
     kernel: &dyn Fn(usize, usize) -> f64,
     options: &KernelPegasosOptions,
+    observer: &mut dyn Observer,
 ) -> Result<KernelPegasosSolution> {
     let n = y.len();
     check_common(n, y, options.lambda)?;
@@ -361,22 +366,34 @@ pub fn kernel_pegasos(
     let mut alpha = vec![0u32; n];
     let mut support: Vec<usize> = Vec::new();
     let mut rng = rng_from_seed(options.seed);
+    let (mut steps, mut stop) = (options.iterations, Stop::MaxIterations);
     for t in 1..=options.iterations {
         let i = rng.random_range(0..n);
         let sum: f64 = support
             .iter()
             .map(|&j| f64::from(alpha[j]) * y[j] * kernel(i, j))
             .sum();
-        if y[i] * sum / (options.lambda * t as f64) < 1.0 {
+        let step = 1.0 / (options.lambda * t as f64);
+        if y[i] * sum * step < 1.0 {
             if alpha[i] == 0 {
                 support.push(i);
             }
             alpha[i] += 1;
         }
+        let progress = Progress {
+            step: Some(step),
+            ..Progress::new("kernel-pegasos", t)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            (steps, stop) = (t, Stop::Observer);
+            break;
+        }
     }
     Ok(KernelPegasosSolution {
         alpha,
-        scale: 1.0 / (options.lambda * options.iterations as f64),
+        scale: 1.0 / (options.lambda * steps as f64),
+        steps,
+        stop,
     })
 }
 
@@ -424,7 +441,7 @@ mod tests {
                 ..Default::default()
             };
             let run = crate::observed::check("pegasos", 3, |o| {
-                let s = pegasos_observed(&x, &y, None, &options, o).unwrap();
+                let s = pegasos(&x, &y, None, &options, o).unwrap();
                 let run = s.run();
                 (s, run)
             });
@@ -452,7 +469,7 @@ mod tests {
                 bias: Some(1.0),
                 seed: 2,
             };
-            let fast = pegasos(&sparse, &y, None, &options).unwrap();
+            let fast = pegasos(&sparse, &y, None, &options, &mut ()).unwrap();
             let mut rng = rng_from_seed(2);
             let mut order: Vec<usize> = (0..40).collect();
             let mut w = [0.0; 4];
@@ -535,6 +552,7 @@ mod tests {
                 seed: 99,
                 ..Default::default()
             },
+            &mut (),
         )
         .unwrap();
         let f_star = objective(&x, &y, lambda, &reference.w);
@@ -558,6 +576,7 @@ mod tests {
                             seed,
                             ..Default::default()
                         },
+                        &mut (),
                     )
                     .unwrap();
                     objective(&x, &y, lambda, &s.w) - f_star
@@ -596,6 +615,7 @@ mod tests {
                             seed,
                             ..Default::default()
                         },
+                        &mut (),
                     )
                     .unwrap();
                     objective(&x, &y, lambda, &s.w)
@@ -605,6 +625,26 @@ mod tests {
         };
         let (last, averaged) = (mean(Iterate::Last), mean(Iterate::SuffixAverage));
         assert!(averaged <= last, "averaged {averaged} vs last {last}");
+    }
+
+    #[test]
+    fn kernel_pegasos_reports_each_step_and_stops_when_asked() {
+        let (x, y) = blobs(30, 2);
+        let k = |i: usize, j: usize| margin_core::dot(x.row(i), x.row(j));
+        let options = KernelPegasosOptions {
+            lambda: 0.1,
+            iterations: 200,
+            seed: 4,
+        };
+        let run = crate::observed::check("kernel-pegasos", 50, |o| {
+            let s = kernel_pegasos(&y, &k, &options, o).unwrap();
+            let run = s.run();
+            (s, run)
+        });
+        assert_eq!((run.iterations, run.stop), (200, Stop::MaxIterations));
+        let mut stop = crate::StopAfter::new(50);
+        let stopped = kernel_pegasos(&y, &k, &options, &mut stop).unwrap();
+        assert_eq!(stopped.scale, 1.0 / (0.1 * 50.0));
     }
 
     #[test]
@@ -625,6 +665,7 @@ mod tests {
                 iterations: 3000,
                 seed: 1,
             },
+            &mut (),
         )
         .unwrap();
         let correct = (0..60)
@@ -660,6 +701,7 @@ mod tests {
                 iterations: 500,
                 seed: 0,
             },
+            &mut (),
         )
         .unwrap();
         for i in 0..4 {
@@ -689,22 +731,22 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    pegasos(&x, &y, None, &bad),
+                    pegasos(&x, &y, None, &bad, &mut ()),
                     Err(Error::InvalidParameter { .. })
                 ),
                 "{bad:?}"
             );
         }
         assert!(matches!(
-            pegasos(&x, &[1.0, 2.0, 1.0, -1.0], None, &ok),
+            pegasos(&x, &[1.0, 2.0, 1.0, -1.0], None, &ok, &mut ()),
             Err(Error::InvalidParameter { .. })
         ));
         assert!(matches!(
-            pegasos(&x, &y[..3], None, &ok),
+            pegasos(&x, &y[..3], None, &ok, &mut ()),
             Err(Error::ShapeMismatch { .. })
         ));
         assert!(matches!(
-            pegasos(&x, &y, Some(&[1.0; 3]), &ok),
+            pegasos(&x, &y, Some(&[1.0; 3]), &ok, &mut ()),
             Err(Error::ShapeMismatch { .. })
         ));
         assert!(matches!(
@@ -715,7 +757,8 @@ mod tests {
                     lambda: 1.0,
                     iterations: 1,
                     seed: 0
-                }
+                },
+                &mut ()
             ),
             Err(Error::EmptyDataset(_))
         ));

@@ -820,14 +820,10 @@ fn bound_of(alpha: f64, c: f64) -> Bound {
     }
 }
 
-/// Solves the dual with the single equality constraint `yᵀα = Δ` (C-SVC, ε-SVR, one-class).
-pub fn solve<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> Result<Solution> {
-    solve_observed(q, problem, opts, &mut ())
-}
-
-/// [`solve`], reporting each iteration (with its violation) and LIBSVM's progress marks to
-/// `observer`.
-pub fn solve_observed<Q: QMatrix>(
+/// Solves the dual with the single equality constraint `yᵀα = Δ` (C-SVC, ε-SVR, one-class),
+/// reporting each iteration (with its violation) and LIBSVM's progress marks to `observer`
+/// (`&mut ()` for none).
+pub fn solve<Q: QMatrix>(
     q: &mut Q,
     problem: Problem,
     opts: &SolverOptions,
@@ -838,14 +834,9 @@ pub fn solve_observed<Q: QMatrix>(
 }
 
 /// Solves the ν dual: the same problem with one equality constraint per label, as LIBSVM's
-/// `Solver_NU` (ν-SVC, ν-SVR). [`Solution::r`] is set.
-pub fn solve_nu<Q: QMatrix>(q: &mut Q, problem: Problem, opts: &SolverOptions) -> Result<Solution> {
-    solve_nu_observed(q, problem, opts, &mut ())
-}
-
-/// [`solve_nu`], reporting each iteration (with its violation) and LIBSVM's progress marks
-/// to `observer`.
-pub fn solve_nu_observed<Q: QMatrix>(
+/// `Solver_NU` (ν-SVC, ν-SVR). [`Solution::r`] is set. Each
+/// iteration and progress mark goes to `observer` as in [`solve`].
+pub fn solve_nu<Q: QMatrix>(
     q: &mut Q,
     problem: Problem,
     opts: &SolverOptions,
@@ -913,6 +904,7 @@ mod tests {
                 tol: 1e-12,
                 ..Default::default()
             },
+            &mut (),
         )
         .unwrap();
         let w: Vec<f64> = (0..2)
@@ -993,9 +985,9 @@ mod tests {
             let run = |observer: &mut dyn Observer| {
                 let mut q = DenseQ::new(60, linear_q(&x, &y));
                 if nu {
-                    solve_nu_observed(&mut q, pr.clone(), &opts, observer).unwrap()
+                    solve_nu(&mut q, pr.clone(), &opts, observer).unwrap()
                 } else {
-                    solve_observed(&mut q, pr.clone(), &opts, observer).unwrap()
+                    solve(&mut q, pr.clone(), &opts, observer).unwrap()
                 }
             };
             let mut watch = Watch::default();
@@ -1026,9 +1018,9 @@ mod tests {
                 };
                 let mut q = DenseQ::new(60, linear_q(&x, &y));
                 if nu {
-                    solve_nu(&mut q, pr.clone(), &opts).unwrap()
+                    solve_nu(&mut q, pr.clone(), &opts, &mut ()).unwrap()
                 } else {
-                    solve(&mut q, pr.clone(), &opts).unwrap()
+                    solve(&mut q, pr.clone(), &opts, &mut ()).unwrap()
                 }
             };
             assert_eq!(stopped.alpha, limited.alpha, "nu: {nu}");
@@ -1059,6 +1051,7 @@ mod tests {
                 max_iter: Some(1),
                 ..Default::default()
             },
+            &mut (),
         )
         .unwrap();
         assert_eq!((sol.iterations, sol.stop), (1, Stop::MaxIterations));
@@ -1090,12 +1083,12 @@ mod tests {
             ..good.clone()
         };
         for pr in [bad_y, bad_c, bad_alpha, short] {
-            assert!(solve(&mut q, pr, &SolverOptions::default()).is_err());
+            assert!(solve(&mut q, pr, &SolverOptions::default(), &mut ()).is_err());
         }
         let bad_tol = SolverOptions {
             tol: 0.0,
             ..Default::default()
         };
-        assert!(solve(&mut q, good, &bad_tol).is_err());
+        assert!(solve(&mut q, good, &bad_tol, &mut ()).is_err());
     }
 }

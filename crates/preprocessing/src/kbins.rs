@@ -82,7 +82,6 @@ impl KBinsDiscretizerParams {
 /// may get fewer bins than asked; a constant feature gets one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KBinsDiscretizer {
-    encode: BinEncoding,
     /// Per feature: the edges, `bins + 1` of them, increasing.
     edges: Vec<Vec<f64>>,
     /// The hyperparameters the model was fitted with.
@@ -169,7 +168,6 @@ impl<R: Records + ?Sized> Fit<R> for KBinsDiscretizerParams {
             })
             .collect();
         Ok(KBinsDiscretizer {
-            encode: self.encode,
             edges,
             params: self.clone(),
         })
@@ -180,7 +178,7 @@ impl Transform for KBinsDiscretizer {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.edges.len(), records)?;
         let x = records.to_dense()?;
-        match self.encode {
+        match self.params.encode {
             BinEncoding::Ordinal => {
                 let mut out = x;
                 for i in 0..out.nrows() {
@@ -226,8 +224,8 @@ impl Transform for KBinsDiscretizer {
 
 impl ModelFile for KBinsDiscretizer {
     const KIND: &'static str = "kbins-discretizer";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: `encode` only inside them.
+    const SCHEMA: u32 = 3;
 
     /// Per feature at least two finite, non-decreasing edges (a constant feature has two
     /// equal ones).

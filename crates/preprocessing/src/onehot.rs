@@ -56,7 +56,6 @@ impl OneHotEncoderParams {
 /// sparse.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OneHotEncoder {
-    handle_unknown: UnknownCategory,
     /// Per input column: `Some(sorted categories)` when encoded, `None` when passed through.
     categories: Vec<Option<Vec<f64>>>,
     /// The hyperparameters the model was fitted with.
@@ -121,7 +120,6 @@ impl<R: Records + ?Sized> Fit<R> for OneHotEncoderParams {
             })
             .collect();
         Ok(OneHotEncoder {
-            handle_unknown: self.handle_unknown,
             categories,
             params: self.clone(),
         })
@@ -153,7 +151,7 @@ impl Transform for OneHotEncoder {
                                 indices.push((offset + k) as u32);
                                 values.push(1.0);
                             }
-                            Err(_) if self.handle_unknown == UnknownCategory::Ignore => {}
+                            Err(_) if self.params.handle_unknown == UnknownCategory::Ignore => {}
                             Err(_) => {
                                 return Err(Error::invalid_parameter(
                                     "category",
@@ -179,8 +177,8 @@ impl Transform for OneHotEncoder {
 
 impl ModelFile for OneHotEncoder {
     const KIND: &'static str = "one-hot-encoder";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: `handle_unknown` only inside them.
+    const SCHEMA: u32 = 3;
 
     /// Every encoded column's categories finite and strictly increasing (the binary search of
     /// `transform` needs them sorted, and a category twice would take two output columns).

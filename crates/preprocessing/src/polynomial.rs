@@ -88,7 +88,6 @@ impl PolynomialFeaturesParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PolynomialFeatures {
     n_features_in: usize,
-    include_bias: bool,
     /// Monomial `m` = monomial `parent[m]` times feature `factor[m]`; entry 0 is the constant.
     parent: Vec<usize>,
     factor: Vec<usize>,
@@ -113,7 +112,7 @@ impl PolynomialFeatures {
 
     /// Number of output columns.
     pub fn n_output_features(&self) -> usize {
-        self.coef.len() - usize::from(!self.include_bias)
+        self.coef.len() - usize::from(!self.params.include_bias)
     }
 
     /// Each output column's exponents, one per input feature.
@@ -125,7 +124,7 @@ impl PolynomialFeatures {
             p[self.factor[m]] += 1;
             out.push(p);
         }
-        if !self.include_bias {
+        if !self.params.include_bias {
             out.remove(0);
         }
         out
@@ -186,7 +185,6 @@ impl<R: Records + ?Sized> Fit<R> for PolynomialFeaturesParams {
         };
         Ok(PolynomialFeatures {
             n_features_in: d,
-            include_bias: self.include_bias,
             parent,
             factor,
             coef,
@@ -198,7 +196,7 @@ impl<R: Records + ?Sized> Fit<R> for PolynomialFeaturesParams {
 impl Transform for PolynomialFeatures {
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_predict(self.n_features_in, records)?;
-        let skip = usize::from(!self.include_bias);
+        let skip = usize::from(!self.params.include_bias);
         let mut out = DenseMatrix::try_zeros(
             records.n_samples(),
             self.n_output_features(),
@@ -233,8 +231,8 @@ impl Transform for PolynomialFeatures {
 
 impl ModelFile for PolynomialFeatures {
     const KIND: &'static str = "polynomial-features";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: `include_bias` only inside them.
+    const SCHEMA: u32 = 3;
 
     /// The monomial table as `fit` builds it: the constant, then every feature once (degree
     /// 1, which also bounds `n_features_in` by the stored table), then each monomial as an

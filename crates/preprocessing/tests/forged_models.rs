@@ -156,7 +156,6 @@ fn min_max_scaler_ranges_must_be_ordered_and_finite() {
 
 #[derive(Clone, Serialize, Deserialize)]
 struct OneHotFile {
-    handle_unknown: UnknownCategory,
     categories: Vec<Option<Vec<f64>>>,
     params: OneHotEncoderParams,
 }
@@ -165,7 +164,6 @@ mirror_kind!(OneHotFile, OneHotEncoder);
 #[test]
 fn one_hot_categories_must_be_sorted_and_finite() {
     let good = OneHotFile {
-        handle_unknown: UnknownCategory::Error,
         categories: vec![Some(vec![0.0, 1.0, 3.0]), None],
         params: OneHotEncoder::params(),
     };
@@ -179,7 +177,6 @@ fn one_hot_categories_must_be_sorted_and_finite() {
 
 #[derive(Clone, Serialize, Deserialize)]
 struct KBinsFile {
-    encode: BinEncoding,
     edges: Vec<Vec<f64>>,
     params: KBinsDiscretizerParams,
 }
@@ -188,7 +185,6 @@ mirror_kind!(KBinsFile, KBinsDiscretizer);
 #[test]
 fn bin_edges_must_be_at_least_two_finite_and_ordered() {
     let good = KBinsFile {
-        encode: BinEncoding::OneHot,
         edges: vec![vec![0.0, 1.0, 2.0], vec![5.0, 5.0]],
         params: KBinsDiscretizer::params(),
     };
@@ -208,7 +204,6 @@ fn bin_edges_must_be_at_least_two_finite_and_ordered() {
 #[derive(Clone, Serialize, Deserialize)]
 struct PolyFile {
     n_features_in: usize,
-    include_bias: bool,
     parent: Vec<usize>,
     factor: Vec<usize>,
     coef: Vec<f64>,
@@ -220,7 +215,6 @@ mirror_kind!(PolyFile, PolynomialFeatures);
 fn poly() -> PolyFile {
     PolyFile {
         n_features_in: 2,
-        include_bias: false,
         parent: vec![0, 0, 0, 1, 1, 2],
         factor: vec![usize::MAX, 0, 1, 0, 1, 1],
         coef: vec![1.0; 6],
@@ -264,7 +258,6 @@ fn the_monomial_table_must_be_the_one_fit_builds() {
 #[test]
 fn stored_hyperparameters_fit_would_refuse_are_refused() {
     let mut bins = KBinsFile {
-        encode: BinEncoding::OneHot,
         edges: vec![vec![0.0, 1.0, 2.0]],
         params: KBinsDiscretizer::params().n_bins(1),
     };

@@ -234,7 +234,6 @@ pub struct Pca {
     mean: Vec<f64>,
     noise_variance: f64,
     n_samples: usize,
-    whiten: bool,
     solver: SvdSolver,
     /// The hyperparameters the model was fitted with.
     params: PcaParams,
@@ -305,7 +304,7 @@ impl Pca {
     pub fn inverse_transform<R: Records + ?Sized>(&self, z: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_components(), z)?;
         let mut zd = z.to_dense()?;
-        if self.whiten {
+        if self.params.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
             scale_columns(&mut zd, &scale, false);
         }
@@ -496,7 +495,6 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
             mean,
             noise_variance,
             n_samples: n,
-            whiten: self.whiten,
             solver,
             params: self.clone(),
         })
@@ -546,7 +544,7 @@ impl Transform for Pca {
         out.as_mut_slice()
             .par_chunks_mut(c.max(1))
             .for_each(|row| row.iter_mut().zip(&offset).for_each(|(v, o)| *v -= o));
-        if self.whiten {
+        if self.params.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
             scale_columns(&mut out, &scale, true);
         }
@@ -556,8 +554,8 @@ impl Transform for Pca {
 
 impl ModelFile for Pca {
     const KIND: &'static str = "pca";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: `whiten` only inside them.
+    const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
         margin_core::model_check::within("params", self.params.check())?;

@@ -149,7 +149,6 @@ pub struct PredictionInterval {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearRegression {
     core: LinearRegressorCore,
-    fit_intercept: bool,
     rank: usize,
     singular_values: Option<Vec<f64>>,
     solver: LstsqSolver,
@@ -221,7 +220,7 @@ impl LinearRegression {
     /// Residual degrees of freedom `N − p`, with `p` = rank plus one for the intercept.
     pub fn df_resid(&self) -> usize {
         self.n_samples
-            .saturating_sub(self.rank + usize::from(self.fit_intercept))
+            .saturating_sub(self.rank + usize::from(self.params.fit_intercept))
     }
     /// The maximum-likelihood noise variance `σ̂² = RSS / N`.
     pub fn noise_variance_ml(&self) -> f64 {
@@ -258,7 +257,7 @@ impl LinearRegression {
             format!(
                 "the fit left no residual degrees of freedom ({} samples for {} parameters): refit on more samples than parameters",
                 self.n_samples,
-                self.rank + usize::from(self.fit_intercept)
+                self.rank + usize::from(self.params.fit_intercept)
             )
         };
         Error::unsupported(operation, reason)
@@ -290,7 +289,7 @@ impl LinearRegression {
     /// `σ̂² (ZᵀWZ)⁻¹` for the design `Z = [1 X]`). `None` without an intercept or when
     /// [`coef_standard_errors`](Self::coef_standard_errors) is.
     pub fn intercept_standard_error(&self) -> Option<f64> {
-        if !self.fit_intercept {
+        if !self.params.fit_intercept {
             return None;
         }
         let (g, sigma2) = self.inference()?;
@@ -325,7 +324,7 @@ impl LinearRegression {
             .inference()
             .ok_or_else(|| self.no_inference("predict_interval"))?;
         let t = t_quantile(0.5 + 0.5 * confidence, self.df_resid() as f64);
-        let base = if self.fit_intercept {
+        let base = if self.params.fit_intercept {
             1.0 + 1.0 / self.weight_sum
         } else {
             1.0
@@ -559,7 +558,6 @@ impl FitObserved for LinearRegressionParams {
         Ok(LinearRegression {
             params: self.clone(),
             core: LinearRegressorCore::new(coef, intercept),
-            fit_intercept: self.fit_intercept,
             rank: solution.rank,
             singular_values: solution
                 .singular_values
@@ -589,8 +587,8 @@ impl Predict for LinearRegression {
 impl ModelFile for LinearRegression {
     const KIND: &'static str = "linear-regression";
     // 2: a descent fit's stop is stored as a `Stop` (was the descent solvers' own `GdStop`),
-    // and the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // and the hyperparameters the model was fitted with; 3: `fit_intercept` only inside them.
+    const SCHEMA: u32 = 3;
 
     /// Finite weights and intercept, and what prediction intervals and standard errors read:
     /// one finite mean per feature, a `d × d` finite inverse Gram (when stored), a positive

@@ -115,7 +115,6 @@ impl RidgeParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ridge {
     core: LinearRegressorCore,
-    alpha: f64,
     solver: RidgeSolver,
     /// The hyperparameters the model was fitted with.
     params: RidgeParams,
@@ -145,7 +144,7 @@ impl Ridge {
     }
     /// The penalty α the model was fitted with.
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.params.alpha
     }
     /// The solver that produced the solution (after any fallback).
     pub fn solver(&self) -> RidgeSolver {
@@ -166,7 +165,6 @@ impl Ridge {
         }
         Ok(Self {
             core: LinearRegressorCore::new(coef, intercept),
-            alpha: params.alpha,
             solver,
             params,
         })
@@ -266,8 +264,8 @@ impl Predict for Ridge {
 
 impl ModelFile for Ridge {
     const KIND: &'static str = "ridge";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: α only inside them.
+    const SCHEMA: u32 = 3;
 
     /// Finite weights and intercept.
     fn check_consistent(&self) -> Result<()> {

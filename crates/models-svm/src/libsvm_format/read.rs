@@ -9,7 +9,7 @@ use margin_optim::Stop;
 use super::{LibsvmModel, SingleClass};
 use crate::expansion::Expansion;
 use crate::probability::NR_MARKS;
-use crate::svc::{BinaryModel, Multiclass, Svc, SvcHyperparams};
+use crate::svc::{BinaryModel, Svc, SvcHyperparams};
 use crate::svr::SvrHyperparams;
 use crate::{OneClassSvm, OneClassSvmParams, Svr};
 
@@ -524,7 +524,6 @@ impl ClassifierHeader {
             sv.support,
             support_class,
             problems,
-            Multiclass::OneVsOne,
             params,
         )
     }

@@ -128,7 +128,7 @@ impl FitObserved for GradientBoostingClassifierParams {
         let k = present.labels.len();
         let per_class = self
             .class_weight
-            .per_class(&present.labels, &present.counts);
+            .per_class(&present.labels, &present.counts)?;
         let uniform = matches!(self.class_weight, ClassWeight::Uniform);
         let weights: Option<Vec<f64>> = match (&data.sample_weights, uniform) {
             (None, true) => None,
