@@ -22,6 +22,8 @@
 //!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **memory** asked for before it
 //!   is used ([`memory`]) and the shortest round-tripping number text ([`format`](mod@format)).
+//! - **Data generators** ([`generate`]): scikit-learn's `make_blobs`, `make_circles`,
+//!   `make_moons`, `make_classification` and `make_regression`, seeded, for teaching and tests.
 //!
 //! Files (data files, model files, bundled datasets) live in `margin-io`, preprocessing in
 //! `margin-preprocessing`, and the estimator battery every model's tests run in
@@ -63,11 +65,13 @@ mod dense;
 mod error;
 pub mod fit;
 pub mod format;
+pub mod generate;
 mod into_records;
 mod label;
 pub mod linear;
 pub mod memory;
 pub mod model_check;
+pub mod orthogonal;
 pub mod parallel;
 pub mod params;
 mod records;
@@ -87,7 +91,7 @@ pub use into_records::IntoRecords;
 pub use label::{Label, labels_to};
 pub use linear::{LinearClassifierCore, LinearRegressorCore};
 pub use params::Hyperparams;
-pub use records::{Matrix, Records, RowView, dot, linear_scores};
+pub use records::{Matrix, Records, RowRange, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{
     Convergence, DecisionFunction, Fit, FitTransform, Iterative, NFeatures, PartialFit, Predict,

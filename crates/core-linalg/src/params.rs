@@ -182,6 +182,22 @@ impl<T: ParamType> ParamType for Vec<T> {
     }
 }
 
+/// Two numbers separated by a comma (`-10,10`): a range such as scikit-learn's `center_box`.
+impl ParamType for (f64, f64) {
+    fn kind() -> Cow<'static, str> {
+        "<number>,<number>".into()
+    }
+    fn parse(text: &str) -> std::result::Result<Self, String> {
+        match Vec::<f64>::parse(text).as_deref() {
+            Ok([a, b]) => Ok((*a, *b)),
+            _ => Err("two numbers separated by a comma (as -10,10)".to_owned()),
+        }
+    }
+    fn to_value(&self) -> Value {
+        vec![self.0, self.1].to_value()
+    }
+}
+
 /// `none` (every class weighs 1), `balanced`, or a weight per class label written
 /// `LABEL:WEIGHT,LABEL:WEIGHT` (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL WEIGHT`);
 /// a class not named keeps weight 1. A label that reads as a number is a number (`1`, `+1` and

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dense::DenseMatrix;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::sparse::{CsrMatrix, SparseRow};
 use crate::view::{DenseCow, DenseView};
 
@@ -490,6 +490,52 @@ impl Records for Matrix {
     }
 }
 
+/// Rows `start..end` of other records, borrowed, as records: a block of samples a model
+/// predicts at once. Dense records lend the block as a [`DenseView`], so GEMM fast paths apply
+/// to it; sparse ones are read row by row.
+pub struct RowRange<'a, R: ?Sized> {
+    inner: &'a R,
+    start: usize,
+    len: usize,
+}
+
+impl<'a, R: Records + ?Sized> RowRange<'a, R> {
+    /// Rows `rows` of `inner`; a range past its samples is [`Error::InvalidParameter`].
+    pub fn new(inner: &'a R, rows: std::ops::Range<usize>) -> Result<Self> {
+        let n = inner.n_samples();
+        if rows.start > rows.end || rows.end > n {
+            return Err(Error::invalid_parameter(
+                "rows",
+                format!("{}..{}", rows.start, rows.end),
+                format!("a range within the {n} samples"),
+            ));
+        }
+        Ok(Self {
+            inner,
+            start: rows.start,
+            len: rows.end - rows.start,
+        })
+    }
+}
+
+impl<R: Records + ?Sized> Records for RowRange<'_, R> {
+    fn n_samples(&self) -> usize {
+        self.len
+    }
+    fn n_features(&self) -> usize {
+        self.inner.n_features()
+    }
+    fn row(&self, i: usize) -> RowView<'_> {
+        self.inner.row(self.start + i)
+    }
+    fn as_dense(&self) -> Option<DenseView<'_>> {
+        Some(self.inner.as_dense()?.subrows(self.start, self.len))
+    }
+    fn as_sparse(&self) -> Option<&CsrMatrix> {
+        None
+    }
+}
+
 impl From<DenseMatrix> for Matrix {
     fn from(d: DenseMatrix) -> Self {
         Matrix::Dense(d)
@@ -513,6 +559,32 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn a_row_range_borrows_dense_rows_and_reads_sparse_ones() {
+        let dense = DenseMatrix::from_rows(&[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).unwrap();
+        let block = RowRange::new(&dense, 1..3).unwrap();
+        let view = block.as_dense().unwrap();
+        assert_eq!(view.as_slice(), &[3.0, 4.0, 5.0, 6.0]);
+        assert!(
+            std::ptr::eq(view.row(0), dense.row(1)),
+            "copied, not borrowed"
+        );
+        let sparse = CsrMatrix::from_dense(&dense);
+        let block = RowRange::new(&sparse, 2..3).unwrap();
+        assert!(block.as_dense().is_none() && block.as_sparse().is_none());
+        assert_eq!(block.to_dense().unwrap().row(0), &[5.0, 6.0]);
+        // `get` reads the parent's rows, and nothing past the range.
+        assert_eq!((block.get(0, 1), block.get(1, 0)), (Some(6.0), None));
+        assert_eq!(RowRange::new(&dense, 3..3).unwrap().n_samples(), 0);
+        let (start, end) = (2, 1);
+        for bad in [2..4, start..end] {
+            assert!(matches!(
+                RowRange::new(&dense, bad),
+                Err(Error::InvalidParameter { ref name, .. }) if name == "rows"
+            ));
+        }
+    }
+
     /// A matrix of `n × d` values in -3..3 of which about half are zeros, as rows.
     fn mostly_zero_rows() -> impl Strategy<Value = Vec<Vec<f64>>> {
         (0usize..7, 0usize..7).prop_flat_map(|(n, d)| {
@@ -533,12 +605,14 @@ mod tests {
             let (n, d) = (dense.nrows(), dense.ncols());
             let sparse = CsrMatrix::from_dense(&dense);
             let copy = sparse.to_dense().unwrap();
-            let all: [&dyn Records; 5] = [
+            let all: [&dyn Records; 7] = [
                 &dense,
                 &dense.view(),
                 &sparse,
                 &Matrix::Sparse(sparse.clone()),
                 &Matrix::Dense(dense.clone()),
+                &RowRange::new(&dense, 0..n).unwrap(),
+                &RowRange::new(&sparse, 0..n).unwrap(),
             ];
             for (k, r) in all.into_iter().enumerate() {
                 for i in 0..n + extra {

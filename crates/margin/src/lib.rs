@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | [`linalg`] (and the root) | `margin-core` | records, datasets, traits, errors, I/O, preprocessing, model files |
 //! | [`datasets`] | `margin-core` | the bundled real datasets (feature `datasets`, on by default) |
+//! | [`generate`] | `margin-core` | scikit-learn's data generators: blobs, circles, moons, classification, regression |
 //! | [`optim`] | `margin-optim` | solvers (SMO, gradient descent, Pegasos, DCD) |
 //! | [`kernels`] | `margin-kernels` | kernel functions, Gram matrices, kernel cache |
 //! | [`metrics`] | `margin-metrics` | scores, cross-validation, search, charts (PNG with feature `png`) |
@@ -81,7 +82,7 @@ pub use margin_core::{
     ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, DenseView, Error, IntoRecords, Label,
     Matrix, Records, Result, SampleLabels, Targets, labels_to,
 };
-pub use margin_core::{split, validate};
+pub use margin_core::{generate, split, validate};
 pub use margin_io as io;
 #[cfg(feature = "datasets")]
 pub use margin_io::datasets;
@@ -97,6 +98,10 @@ pub use margin_tree as tree;
 /// The names most programs need: `use margin::prelude::*;`.
 pub mod prelude {
     pub use margin_core::fit::FitObserved;
+    pub use margin_core::generate::{
+        Blobs, Circles, Classification, Moons, Regression, make_blobs, make_circles,
+        make_classification, make_moons, make_regression,
+    };
     pub use margin_core::split::{KFold, StratifiedKFold, train_test_split};
     pub use margin_core::{
         Dataset, DecisionFunction, Error, Fit, FitTransform, Iterative, Label, Matrix, PartialFit,

@@ -1,7 +1,7 @@
 //! Decision values of a kernel expansion: kernel values between samples to predict and a
 //! model's support vectors in bounded blocks, or a linear kernel's weight vectors.
 
-use margin_core::{DenseMatrix, Error, Matrix, Records, Result, RowView, memory};
+use margin_core::{DenseMatrix, Error, Matrix, Records, Result, RowRange, RowView, memory};
 use margin_kernels::{Kernel, KernelSpec, cross_gram};
 
 /// Largest block of kernel values held at once while predicting, in bytes.
@@ -26,24 +26,21 @@ where
     let mut start = 0;
     while start < n {
         let end = (start + block).min(n);
-        let rows: Vec<usize> = (start..end).collect();
-        let chunk = select(records, &rows)?;
-        let kx = cross_gram(kernel, &chunk, support)?;
+        let kx = match records.as_sparse() {
+            // CSR rows are copied into a CSR block, which the sparse Gram path reads.
+            Some(s) => {
+                let rows: Vec<usize> = (start..end).collect();
+                cross_gram(kernel, &s.select_rows(&rows)?, support)?
+            }
+            // Dense rows are borrowed (so the dense Gram path reads them in place).
+            None => cross_gram(kernel, &RowRange::new(records, start..end)?, support)?,
+        };
         for (r, i) in (start..end).enumerate() {
             f(i, kx.row(r));
         }
         start = end;
     }
     Ok(())
-}
-
-/// The rows at `rows` as owned records in the same layout.
-fn select<R: Records + ?Sized>(records: &R, rows: &[usize]) -> Result<Matrix> {
-    Ok(match (records.as_dense(), records.as_sparse()) {
-        (Some(d), _) => Matrix::Dense(d.select_rows(rows)?),
-        (None, Some(s)) => Matrix::Sparse(s.select_rows(rows)?),
-        (None, None) => Matrix::Dense(records.to_dense()?.select_rows(rows)?),
-    })
 }
 
 /// `k(x, z)` as LIBSVM's `Kernel::k_function` computes it, bit for bit: dot products summed

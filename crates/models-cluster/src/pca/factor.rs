@@ -15,13 +15,12 @@
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, ComputeEigenvectors};
-use faer::linalg::householder;
 use faer::linalg::matmul::matmul;
-use faer::linalg::qr::no_pivoting::factor as qr_factor;
 use faer::linalg::svd::{self, ComputeSvdVectors};
-use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+use margin_core::generate::fill_standard_normal;
+use margin_core::orthogonal::{orthonormal, qr_in_place};
 use margin_core::{Error, Result, split::rng_from_seed};
-use rand::Rng;
 use rayon::prelude::*;
 
 /// Singular values (non-increasing) and right singular vectors (`d × m` columns).
@@ -42,28 +41,6 @@ fn row_blocks(n: usize, width: usize) -> Vec<(usize, usize)> {
             (start, (b + 1) * n / count - start)
         })
         .collect()
-}
-
-/// Householder QR of `a` in place, sequentially; returns the block Householder factors.
-fn qr_in_place(mut a: MatMut<'_, f64>) -> Mat<f64> {
-    let (n, m) = (a.nrows(), a.ncols());
-    let block = qr_factor::recommended_block_size::<f64>(n, m);
-    let mut q_coeff = Mat::<f64>::zeros(block, m.min(n));
-    let mut mem = MemBuffer::new(qr_factor::qr_in_place_scratch::<f64>(
-        n,
-        m,
-        block,
-        Par::Seq,
-        Default::default(),
-    ));
-    qr_factor::qr_in_place(
-        a.as_mut(),
-        q_coeff.as_mut(),
-        Par::Seq,
-        MemStack::new(&mut mem),
-        Default::default(),
-    );
-    q_coeff
 }
 
 /// The upper triangle (`min(n, m) × m`) left in `a` by [`qr_in_place`].
@@ -206,46 +183,6 @@ pub(crate) fn gram_eigh(x: MatRef<'_, f64>) -> Result<Spectrum> {
     Ok(Spectrum { s, v })
 }
 
-/// Standard normal draws by the Box–Muller transform.
-fn normals(rng: &mut impl Rng, count: usize) -> Vec<f64> {
-    let mut out = Vec::with_capacity(count + 1);
-    while out.len() < count {
-        let u1: f64 = 1.0 - rng.random::<f64>();
-        let u2: f64 = rng.random::<f64>();
-        let r = (-2.0 * u1.ln()).sqrt();
-        let t = std::f64::consts::TAU * u2;
-        out.push(r * t.cos());
-        out.push(r * t.sin());
-    }
-    out.truncate(count);
-    out
-}
-
-/// An orthonormal basis of the column space of a tall, thin `a` (sequential thin QR: `a` has
-/// few columns, so this is cheap next to the products around it).
-fn orthonormal(mut a: Mat<f64>) -> Mat<f64> {
-    let (n, m) = (a.nrows(), a.ncols());
-    let q_coeff = qr_in_place(a.as_mut());
-    let k = n.min(m);
-    let mut q = Mat::<f64>::identity(n, k);
-    let mut mem = MemBuffer::new(
-        householder::apply_block_householder_sequence_on_the_left_in_place_scratch::<f64>(
-            n,
-            q_coeff.nrows(),
-            k,
-        ),
-    );
-    householder::apply_block_householder_sequence_on_the_left_in_place_with_conj(
-        a.as_ref(),
-        q_coeff.as_ref(),
-        Conj::No,
-        q.as_mut(),
-        Par::Seq,
-        MemStack::new(&mut mem),
-    );
-    q
-}
-
 /// `a · b` for a tall `a`: one sequential product per [`row_blocks`] block of `a`'s rows, the
 /// blocks in parallel (faer's own parallel product is slower for this thin shape).
 fn tall_product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
@@ -280,7 +217,8 @@ pub(crate) fn randomized_svd(
 ) -> Result<Spectrum> {
     let (n, d) = (x.nrows(), x.ncols());
     let l = (keep + oversamples).min(n.min(d));
-    let g = normals(&mut rng_from_seed(seed), d * l);
+    let mut g = vec![0.0; d * l];
+    fill_standard_normal(&mut rng_from_seed(seed), &mut g);
     let omega = Mat::from_fn(d, l, |i, j| g[i * l + j]);
     let mut q = orthonormal(tall_product(x, omega.as_ref()));
     for _ in 0..power_iter {

@@ -3,8 +3,8 @@
 use margin_core::fit::{FitReport, Observer, solve_each};
 use margin_core::params::Params;
 use margin_core::{
-    CsrMatrix, Dataset, DecisionFunction, DenseMatrix, DenseView, Error, Label, Matrix, Predict,
-    Records, Result, RowView, classes_from_scores, model_check, parallel, validate,
+    Dataset, DecisionFunction, DenseMatrix, Error, Label, Matrix, Predict, Records, Result,
+    RowRange, classes_from_scores, model_check, parallel, validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
@@ -218,11 +218,7 @@ impl KernelPerceptron {
         let mut out = DenseMatrix::zeros(records.n_samples(), k);
         let block = (PREDICT_BLOCK_ENTRIES / self.support.len().max(1)).max(1);
         for (b, chunk) in out.as_mut_slice().chunks_mut(block * k).enumerate() {
-            let rows = RowRange {
-                inner: records,
-                start: b * block,
-                len: chunk.len() / k,
-            };
+            let rows = RowRange::new(records, b * block..b * block + chunk.len() / k)?;
             let gram = margin_kernels::cross_gram(&self.kernel, &rows, &self.support_vectors)?;
             for (scores, kernel_row) in chunk.chunks_mut(k).zip(gram.rows()) {
                 for (p, v) in scores.iter_mut().enumerate() {
@@ -286,31 +282,6 @@ impl ModelFile for KernelPerceptron {
         }
         model_check::len("intercept", self.intercept.len(), rows)?;
         model_check::finite("intercept", &self.intercept)
-    }
-}
-
-/// Rows `start..start + len` of other records, as records (one prediction block).
-struct RowRange<'a, R: ?Sized> {
-    inner: &'a R,
-    start: usize,
-    len: usize,
-}
-
-impl<R: Records + ?Sized> Records for RowRange<'_, R> {
-    fn n_samples(&self) -> usize {
-        self.len
-    }
-    fn n_features(&self) -> usize {
-        self.inner.n_features()
-    }
-    fn row(&self, i: usize) -> RowView<'_> {
-        self.inner.row(self.start + i)
-    }
-    fn as_dense(&self) -> Option<DenseView<'_>> {
-        None
-    }
-    fn as_sparse(&self) -> Option<&CsrMatrix> {
-        None
     }
 }
 
@@ -461,25 +432,5 @@ impl KernelPerceptronParams {
             model.stops.push(run.stop);
         }
         Ok(model)
-    }
-}
-
-#[cfg(test)]
-mod row_range_tests {
-    use super::*;
-    use margin_core::{DenseMatrix, Records};
-
-    #[test]
-    fn get_reads_the_inner_rows_and_nothing_past_the_range() {
-        let inner = DenseMatrix::from_row_major((0..12).map(f64::from).collect(), 4, 3).unwrap();
-        let rows = RowRange {
-            inner: &inner,
-            start: 1,
-            len: 2,
-        };
-        assert_eq!(rows.get(0, 0), Some(3.0));
-        assert_eq!(rows.get(1, 2), Some(8.0));
-        assert_eq!(rows.get(2, 0), None); // row 3 of `inner` is outside the range
-        assert_eq!(rows.get(0, 3), None);
     }
 }

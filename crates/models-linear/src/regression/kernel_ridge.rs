@@ -2,8 +2,7 @@
 
 use margin_core::faer::{Mat, MatMut};
 use margin_core::{
-    CsrMatrix, Dataset, DenseView, Error, Fit, Matrix, Predict, Records, Result, RowView, memory,
-    model_check, validate,
+    Dataset, Error, Fit, Matrix, Predict, Records, Result, RowRange, memory, model_check, validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};
@@ -190,32 +189,6 @@ impl Fit for KernelRidgeParams {
     }
 }
 
-/// Rows `start..start + len` of other records, as records (the kernel matrix of a block of
-/// test samples against the training set).
-struct RowBlock<'a, R: ?Sized> {
-    inner: &'a R,
-    start: usize,
-    len: usize,
-}
-
-impl<R: Records + ?Sized> Records for RowBlock<'_, R> {
-    fn n_samples(&self) -> usize {
-        self.len
-    }
-    fn n_features(&self) -> usize {
-        self.inner.n_features()
-    }
-    fn row(&self, i: usize) -> RowView<'_> {
-        self.inner.row(self.start + i)
-    }
-    fn as_dense(&self) -> Option<DenseView<'_>> {
-        None
-    }
-    fn as_sparse(&self) -> Option<&CsrMatrix> {
-        None
-    }
-}
-
 impl Predict for KernelRidge {
     type Output = Vec<f64>;
 
@@ -226,11 +199,7 @@ impl Predict for KernelRidge {
         let block = (PREDICT_BLOCK_ENTRIES / n_train).max(1);
         let mut out = Vec::with_capacity(m);
         for start in (0..m).step_by(block) {
-            let rows = RowBlock {
-                inner: records,
-                start,
-                len: block.min(m - start),
-            };
+            let rows = RowRange::new(records, start..start + block.min(m - start))?;
             let k = margin_kernels::cross_gram(&self.kernel, &rows, &self.records)?;
             out.extend(k.rows().map(|r| margin_core::dot(r, &self.dual_coef)));
         }
@@ -250,25 +219,5 @@ impl ModelFile for KernelRidge {
         model_check::records("records", &self.records, n, d)?;
         model_check::within("kernel", self.kernel.check_decoded(&self.records))?;
         model_check::finite("dual_coef", &self.dual_coef)
-    }
-}
-
-#[cfg(test)]
-mod row_range_tests {
-    use super::*;
-    use margin_core::{DenseMatrix, Records};
-
-    #[test]
-    fn get_reads_the_inner_rows_and_nothing_past_the_range() {
-        let inner = DenseMatrix::from_row_major((0..12).map(f64::from).collect(), 4, 3).unwrap();
-        let rows = RowBlock {
-            inner: &inner,
-            start: 1,
-            len: 2,
-        };
-        assert_eq!(rows.get(0, 0), Some(3.0));
-        assert_eq!(rows.get(1, 2), Some(8.0));
-        assert_eq!(rows.get(2, 0), None); // row 3 of `inner` is outside the range
-        assert_eq!(rows.get(0, 3), None);
     }
 }
