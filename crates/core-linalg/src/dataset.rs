@@ -1,60 +1,52 @@
 //! Datasets: records plus typed targets, optional sample weights and feature names.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::into_records::{IntoRecords, Value};
+use crate::label::{Label, class_order};
 use crate::records::{Matrix, Records};
-
-/// An original class label, as the data file or caller spelled it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Label {
-    /// A numeric label (LIBSVM files: `-1`, `+1`, `0`, `2`, `26`, `-1.0`).
-    Number(f64),
-    /// A text label (CSV files: `"setosa"`).
-    Text(#[serde(deserialize_with = "text_in_place")] String),
-}
-
-/// Reads a text label where the input holds it (`deserialize_str`), not into a buffer sized by
-/// the length the input claims: the model-file codec allocates a claimed `String` length before
-/// reading it, so a forged file claiming a label of gigabytes would abort the process. The
-/// label is copied once it is known to be there.
-fn text_in_place<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
-    struct Text;
-    impl serde::de::Visitor<'_> for Text {
-        type Value = String;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a text label")
-        }
-        fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<String, E> {
-            Ok(s.to_owned())
-        }
-        fn visit_string<E: serde::de::Error>(self, s: String) -> std::result::Result<String, E> {
-            Ok(s)
-        }
-    }
-    d.deserialize_str(Text)
-}
-
-impl fmt::Display for Label {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Label::Number(x) => write!(f, "{}", crate::format::format_shortest(*x)),
-            Label::Text(s) => f.write_str(s),
-        }
-    }
-}
 
 /// Class targets: each sample's class as a dense index into a sorted list of original labels.
 ///
-/// Labels are sorted (numbers by value, text lexicographically), as scikit-learn's
+/// Labels are sorted (numbers by value, then text lexicographically), as scikit-learn's
 /// `classes_` are, so class `k` means the same thing whatever order the file listed them in.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Classes {
-    indices: Vec<u32>,
+    indices: Vec<usize>,
     labels: Vec<Label>,
+}
+
+/// Each value's index among the distinct values of `values` sorted by `cmp`, and those
+/// distinct values (borrowed): the one numbering every class constructor uses.
+fn index_sorted<T>(values: &[T], cmp: impl Fn(&T, &T) -> Ordering) -> (Vec<usize>, Vec<&T>) {
+    let mut uniq: Vec<&T> = values.iter().collect();
+    uniq.sort_unstable_by(|a, b| cmp(a, b));
+    uniq.dedup_by(|a, b| cmp(a, b).is_eq());
+    let indices = values
+        .iter()
+        .map(|v| uniq.partition_point(|u| cmp(u, v).is_lt()))
+        .collect();
+    (indices, uniq)
+}
+
+/// Refuses a numeric class label that is not finite or not a whole number.
+fn check_class_number(row: usize, v: f64) -> Result<()> {
+    if !v.is_finite() {
+        return Err(Error::NonFinite { row, col: 0 });
+    }
+    if v.fract() != 0.0 {
+        return Err(Error::invalid_parameter(
+            "class label",
+            format!("{v} (sample {row})"),
+            "integer-valued class labels; these targets look continuous: use a regressor",
+        ));
+    }
+    Ok(())
 }
 
 impl Classes {
@@ -62,56 +54,56 @@ impl Classes {
     /// other values to `int` silently; margin refuses them: they look like regression targets).
     pub fn from_numbers(values: &[f64]) -> Result<Self> {
         for (row, &v) in values.iter().enumerate() {
-            if !v.is_finite() {
-                return Err(Error::NonFinite { row, col: 0 });
-            }
-            if v.fract() != 0.0 {
-                return Err(Error::invalid_parameter(
-                    "class label",
-                    format!("{v} (sample {row})"),
-                    "integer-valued class labels; these targets look continuous: use a regressor",
-                ));
-            }
+            check_class_number(row, v)?;
         }
         // `+ 0.0` turns -0.0 into 0.0: they are one label, and total_cmp would split them.
         let normalized: Vec<f64> = values.iter().map(|&v| v + 0.0).collect();
-        let mut uniq = normalized.clone();
-        uniq.sort_by(f64::total_cmp);
-        uniq.dedup();
-        let indices = normalized
-            .iter()
-            .map(|v| uniq.partition_point(|u| u.total_cmp(v).is_lt()) as u32)
-            .collect();
+        let (indices, uniq) = index_sorted(&normalized, f64::total_cmp);
         Ok(Self {
             indices,
-            labels: uniq.into_iter().map(Label::Number).collect(),
+            labels: uniq.into_iter().map(|&v| Label::Number(v)).collect(),
         })
     }
 
     /// Maps text labels to classes.
     pub fn from_text<S: AsRef<str>>(values: &[S]) -> Self {
-        let mut uniq: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
-        uniq.sort_unstable();
-        uniq.dedup();
-        let indices = values
-            .iter()
-            .map(|v| uniq.partition_point(|u| *u < v.as_ref()) as u32)
-            .collect();
+        let (indices, uniq) = index_sorted(values, |a, b| a.as_ref().cmp(b.as_ref()));
         Self {
             indices,
             labels: uniq
                 .into_iter()
-                .map(|s| Label::Text(s.to_owned()))
+                .map(|s| Label::Text(s.as_ref().to_owned()))
                 .collect(),
         }
     }
 
+    /// Maps labels of either kind to classes, numbered in sorted order (numbers by value, then
+    /// text). Numeric labels follow [`Classes::from_numbers`]'s rule: finite whole numbers.
+    pub fn from_labels(values: &[Label]) -> Result<Self> {
+        for (row, v) in values.iter().enumerate() {
+            if let Label::Number(x) = v {
+                check_class_number(row, *x)?;
+            }
+        }
+        let (indices, uniq) = index_sorted(values, class_order);
+        Ok(Self {
+            indices,
+            labels: uniq
+                .into_iter()
+                .map(|l| match l {
+                    Label::Number(x) => Label::Number(x + 0.0),
+                    text => text.clone(),
+                })
+                .collect(),
+        })
+    }
+
     /// Builds classes from dense indices and their labels (`labels[k]` names class `k`).
-    pub fn from_indices(indices: Vec<u32>, labels: Vec<Label>) -> Result<Self> {
+    pub fn from_indices(indices: Vec<usize>, labels: Vec<Label>) -> Result<Self> {
         if let Some((row, &k)) = indices
             .iter()
             .enumerate()
-            .find(|(_, k)| **k as usize >= labels.len())
+            .find(|(_, k)| **k >= labels.len())
         {
             return Err(Error::invalid_parameter(
                 "class index",
@@ -123,7 +115,7 @@ impl Classes {
     }
 
     /// Each sample's class index.
-    pub fn indices(&self) -> &[u32] {
+    pub fn indices(&self) -> &[usize] {
         &self.indices
     }
 
@@ -151,7 +143,7 @@ impl Classes {
     pub fn counts(&self) -> Vec<usize> {
         let mut c = vec![0; self.labels.len()];
         for &k in &self.indices {
-            c[k as usize] += 1;
+            c[k] += 1;
         }
         c
     }
@@ -189,8 +181,27 @@ impl Targets {
         self.len() == 0
     }
 
-    /// The targets as classes (numeric values are mapped; see [`Classes::from_numbers`]).
-    pub fn classes(&self) -> Result<Cow<'_, Classes>> {
+    /// The class targets, borrowed: `data.targets.classes()?.n_classes()` chains.
+    ///
+    /// Numeric targets (regression values, or the labels of a LIBSVM file, which are read as
+    /// numbers) are [`Error::InvalidParameter`] naming the way out: a classifier maps them with
+    /// [`Targets::to_classes`], and [`Dataset::classification`] builds class targets directly.
+    pub fn classes(&self) -> Result<&Classes> {
+        match self {
+            Targets::Classes(c) => Ok(c),
+            Targets::Values(_) => Err(Error::invalid_parameter(
+                "targets",
+                "numeric values",
+                "class labels: build the dataset with Dataset::classification, or map numeric \
+                 labels (a LIBSVM file's) with targets.to_classes()",
+            )),
+        }
+    }
+
+    /// The targets as classes, mapping numeric values to classes when they are numbers (see
+    /// [`Classes::from_numbers`]): borrowed for class targets, a new [`Classes`] otherwise.
+    /// What classifiers fit on, so a LIBSVM file's numeric labels train a classifier.
+    pub fn to_classes(&self) -> Result<Cow<'_, Classes>> {
         match self {
             Targets::Classes(c) => Ok(Cow::Borrowed(c)),
             Targets::Values(v) => Classes::from_numbers(v).map(Cow::Owned),
@@ -204,7 +215,7 @@ impl Targets {
             Targets::Classes(c) => c
                 .indices()
                 .iter()
-                .map(|&k| match &c.labels()[k as usize] {
+                .map(|&k| match &c.labels()[k] {
                     Label::Number(x) => Ok(*x),
                     Label::Text(s) => Err(Error::invalid_parameter(
                         "target",
@@ -253,6 +264,71 @@ impl Dataset {
         };
         ds.check_consistent()?;
         Ok(ds)
+    }
+
+    /// Class data from the caller's own values: `x` is any row-shaped data ([`IntoRecords`]:
+    /// `Vec<Vec<f64>>`, `&[[f64; N]]`, `f32` rows, a [`DenseMatrix`](crate::DenseMatrix), a
+    /// CSR matrix, an ndarray array…) and `labels` one label per row, of any type that becomes
+    /// a [`Label`] (`&str`, `String`, integers, `f64`).
+    ///
+    /// Rows of unequal length and a label count that differs from the row count are
+    /// [`Error::ShapeMismatch`]; numeric labels must be finite whole numbers (as
+    /// [`Classes::from_numbers`]). Non-finite feature values are refused by `fit`, as for
+    /// [`Dataset::new`].
+    ///
+    /// ```
+    /// use margin_core::Dataset;
+    ///
+    /// let data = Dataset::classification(&[[0.0, 1.0], [1.0, 0.0], [0.9, 0.1]], ["b", "a", "a"])?;
+    /// assert_eq!(data.labels()?, ["b", "a", "a"]);
+    /// assert_eq!(data.targets.classes()?.n_classes(), 2);
+    /// # Ok::<(), margin_core::Error>(())
+    /// ```
+    pub fn classification<L: Into<Label>>(
+        x: impl IntoRecords,
+        labels: impl IntoIterator<Item = L>,
+    ) -> Result<Self> {
+        let records = x.into_records()?;
+        let labels: Vec<Label> = labels.into_iter().map(Into::into).collect();
+        check_target_count(&records, labels.len())?;
+        Self::new(records, Targets::Classes(Classes::from_labels(&labels)?))
+    }
+
+    /// Regression data from the caller's own values: `x` as for [`Dataset::classification`],
+    /// `y` one number per row (`Vec<f64>`, `&[f64]`, `&[f32]`, or any iterator of them).
+    ///
+    /// ```
+    /// use margin_core::Dataset;
+    ///
+    /// let data = Dataset::regression(vec![vec![1.0], vec![2.0]], [2.0f32, 4.0])?;
+    /// assert_eq!(data.targets.values()?[1], 4.0);
+    /// # Ok::<(), margin_core::Error>(())
+    /// ```
+    pub fn regression<V: Value>(
+        x: impl IntoRecords,
+        y: impl IntoIterator<Item = V>,
+    ) -> Result<Self> {
+        let records = x.into_records()?;
+        let y: Vec<f64> = y.into_iter().map(Value::to_f64).collect();
+        check_target_count(&records, y.len())?;
+        Self::new(records, Targets::Values(y))
+    }
+
+    /// Each sample's original label, for class data, borrowed ([`SampleLabels`]: compare it with
+    /// `==` to predictions or to the caller's own labels, or iterate it).
+    ///
+    /// Numeric targets are [`Error::InvalidParameter`]: they are regression values, or a LIBSVM
+    /// file's labels, which compare directly with `targets.values()?`.
+    pub fn labels(&self) -> Result<SampleLabels<'_>> {
+        match &self.targets {
+            Targets::Classes(classes) => Ok(SampleLabels { classes }),
+            Targets::Values(_) => Err(Error::invalid_parameter(
+                "targets",
+                "numeric values",
+                "class labels for Dataset::labels(); numeric targets are read with \
+                 targets.values()",
+            )),
+        }
     }
 
     /// Adds one weight per sample (finite, non-negative).
@@ -331,6 +407,133 @@ impl Dataset {
     }
 }
 
+/// Refuses a target count that differs from the row count, before the targets are mapped
+/// (so a miscount is reported as such, not as a problem with some label).
+fn check_target_count(records: &Matrix, n_targets: usize) -> Result<()> {
+    if records.n_samples() != n_targets {
+        return Err(Error::shape(
+            "targets (one per sample: as many labels or values as rows)",
+            records.n_samples(),
+            n_targets,
+        ));
+    }
+    Ok(())
+}
+
+/// Each sample's original label, borrowed from a dataset's [`Classes`] (no label is copied):
+/// what [`Dataset::labels`] returns. Compares with `==` to a slice or vector of labels or of
+/// the caller's values (`&str`, `String`, integers, `f64`), either way round.
+#[derive(Clone, Copy)]
+pub struct SampleLabels<'a> {
+    classes: &'a Classes,
+}
+
+impl<'a> SampleLabels<'a> {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Whether there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+
+    /// Sample `i`'s label (`None` past the end).
+    pub fn get(&self, i: usize) -> Option<&'a Label> {
+        let classes = self.classes;
+        classes.indices.get(i).map(|&k| &classes.labels[k])
+    }
+
+    /// The labels in sample order.
+    pub fn iter(&self) -> SampleLabelsIter<'a> {
+        SampleLabelsIter {
+            labels: &self.classes.labels,
+            indices: self.classes.indices.iter(),
+        }
+    }
+
+    /// An owned copy of the labels.
+    pub fn to_vec(&self) -> Vec<Label> {
+        self.iter().cloned().collect()
+    }
+}
+
+impl fmt::Debug for SampleLabels<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for SampleLabels<'a> {
+    type Item = &'a Label;
+    type IntoIter = SampleLabelsIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// The labels of [`SampleLabels`], in sample order.
+#[derive(Clone, Debug)]
+pub struct SampleLabelsIter<'a> {
+    labels: &'a [Label],
+    indices: std::slice::Iter<'a, usize>,
+}
+
+impl<'a> Iterator for SampleLabelsIter<'a> {
+    type Item = &'a Label;
+
+    fn next(&mut self) -> Option<&'a Label> {
+        self.indices.next().map(|&k| &self.labels[k])
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.indices.size_hint()
+    }
+}
+
+impl ExactSizeIterator for SampleLabelsIter<'_> {}
+
+impl<T> PartialEq<[T]> for SampleLabels<'_>
+where
+    Label: PartialEq<T>,
+{
+    fn eq(&self, other: &[T]) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(l, t)| l == t)
+    }
+}
+
+impl<T, const N: usize> PartialEq<[T; N]> for SampleLabels<'_>
+where
+    Label: PartialEq<T>,
+{
+    fn eq(&self, other: &[T; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T> PartialEq<Vec<T>> for SampleLabels<'_>
+where
+    Label: PartialEq<T>,
+{
+    fn eq(&self, other: &Vec<T>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl PartialEq<SampleLabels<'_>> for Vec<Label> {
+    fn eq(&self, other: &SampleLabels<'_>) -> bool {
+        other == self
+    }
+}
+
+impl PartialEq<SampleLabels<'_>> for [Label] {
+    fn eq(&self, other: &SampleLabels<'_>) -> bool {
+        *other == *self
+    }
+}
+
 /// The classes that occur in a dataset, in sorted label order, and each sample's index among
 /// them: what a classifier trains on (a subset's [`Classes`] may list labels it lacks).
 #[derive(Clone, Debug, PartialEq)]
@@ -354,7 +557,7 @@ impl Classes {
         }
         PresentClasses {
             labels: present.iter().map(|&c| self.labels()[c].clone()).collect(),
-            y: self.indices().iter().map(|&c| index[c as usize]).collect(),
+            y: self.indices().iter().map(|&c| index[c]).collect(),
             counts: present.iter().map(|&c| all[c]).collect(),
         }
     }
@@ -455,6 +658,176 @@ impl ClassWeight {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{CsrMatrix, DenseMatrix, DenseView};
+
+    #[test]
+    fn classification_reads_every_row_shape_and_label_type() {
+        let rows = vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![2.0, 2.0]];
+        let rows32: Vec<Vec<f32>> = vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![2.0, 2.0]];
+        let arrays = [[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]];
+        let dense = DenseMatrix::from_rows(&rows).unwrap();
+        let flat = dense.as_slice().to_vec();
+        let names: Vec<String> = vec!["b".into(), "a".into(), "b".into()];
+        let by_text = Dataset::classification(&rows, ["b", "a", "b"]).unwrap();
+        let shapes = [
+            Dataset::classification(rows.clone(), ["b", "a", "b"]).unwrap(),
+            Dataset::classification(rows32.as_slice(), ["b", "a", "b"]).unwrap(),
+            Dataset::classification(arrays, ["b", "a", "b"]).unwrap(),
+            Dataset::classification(&arrays[..], vec!["b", "a", "b"]).unwrap(),
+            Dataset::classification(dense.clone(), ["b", "a", "b"]).unwrap(),
+            Dataset::classification(DenseView::new(&flat, 3, 2).unwrap(), ["b", "a", "b"]).unwrap(),
+            Dataset::classification(Matrix::Dense(dense.clone()), ["b", "a", "b"]).unwrap(),
+            Dataset::classification(&rows, names.clone()).unwrap(),
+            Dataset::classification(&rows, &names).unwrap(),
+        ];
+        for (k, d) in shapes.iter().enumerate() {
+            assert_eq!(d, &by_text, "shape {k}");
+        }
+        assert_eq!(by_text.targets.classes().unwrap().labels(), ["a", "b"]);
+        assert_eq!(by_text.targets.classes().unwrap().indices(), &[1, 0, 1]);
+        let sparse = Dataset::classification(CsrMatrix::from_dense(&dense), [1, 0, 1]).unwrap();
+        assert!(sparse.records.as_sparse().is_some());
+        assert_eq!(sparse.labels().unwrap(), [1, 0, 1]);
+        let by_float = Dataset::classification(&rows, [1.0, -1.0, 1.0]).unwrap();
+        assert_eq!(by_float.labels().unwrap(), [1.0, -1.0, 1.0]);
+        let by_int = Dataset::classification(&rows, [1i64, -1, 1]).unwrap();
+        assert_eq!(by_int.targets, by_float.targets);
+        assert_eq!(by_int.targets.classes().unwrap().labels(), [-1, 1]);
+    }
+
+    #[test]
+    fn classification_refuses_miscounts_ragged_rows_and_unusable_labels() {
+        let rows = vec![vec![0.0, 1.0], vec![1.0, 0.0]];
+        match Dataset::classification(&rows, ["a", "b", "c"]) {
+            Err(Error::ShapeMismatch {
+                expected, found, ..
+            }) => {
+                assert_eq!((expected, found), (2, 3));
+            }
+            other => panic!("{other:?}"),
+        }
+        let ragged = vec![vec![0.0, 1.0], vec![1.0]];
+        assert!(matches!(
+            Dataset::classification(&ragged, ["a", "b"]),
+            Err(Error::ShapeMismatch {
+                expected: 2,
+                found: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            Dataset::classification(&rows, [0.0, f64::NAN]),
+            Err(Error::NonFinite { row: 1, col: 0 })
+        ));
+        assert!(matches!(
+            Dataset::classification(&rows, [0.0, 0.5]),
+            Err(Error::InvalidParameter { .. })
+        ));
+        // Non-finite features are kept for `fit` to refuse, as `Dataset::new` does.
+        let nan =
+            Dataset::classification(vec![vec![0.0, 1.0], vec![f64::NAN, 0.0]], ["a", "b"]).unwrap();
+        assert!(matches!(
+            crate::validate::check_dataset(&nan),
+            Err(Error::NonFinite { row: 1, col: 0 })
+        ));
+    }
+
+    #[test]
+    fn regression_takes_any_float_sequence_of_the_right_length() {
+        let x = [[1.0], [2.0], [3.0]];
+        let want = Targets::Values(vec![2.0, 4.0, 6.5]);
+        let y = vec![2.0, 4.0, 6.5];
+        let y32 = [2.0f32, 4.0, 6.5];
+        for d in [
+            Dataset::regression(x, y.clone()).unwrap(),
+            Dataset::regression(x, &y).unwrap(),
+            Dataset::regression(x, y.as_slice()).unwrap(),
+            Dataset::regression(x, y32).unwrap(),
+            Dataset::regression(x, &y32[..]).unwrap(),
+            Dataset::regression(x, (1..=3).map(|k| [2.0, 4.0, 6.5][k - 1])).unwrap(),
+            Dataset::regression(vec![vec![1.0f32], vec![2.0], vec![3.0]], y.clone()).unwrap(),
+        ] {
+            assert_eq!(d.targets, want);
+            assert_eq!(d.n_samples(), 3);
+        }
+        assert!(matches!(
+            Dataset::regression(x, [1.0, 2.0]),
+            Err(Error::ShapeMismatch {
+                expected: 3,
+                found: 2,
+                ..
+            })
+        ));
+        assert!(Dataset::regression(x, y).unwrap().labels().is_err());
+    }
+
+    #[test]
+    fn classes_borrow_and_numeric_targets_map_only_when_asked() {
+        let data = Dataset::classification([[0.0], [1.0]], ["x", "y"]).unwrap();
+        assert_eq!(data.targets.classes().unwrap().n_classes(), 2);
+        assert!(matches!(
+            data.targets.to_classes().unwrap(),
+            Cow::Borrowed(_)
+        ));
+        let numeric = Dataset::regression([[0.0], [1.0]], [3.0, -1.0]).unwrap();
+        let e = numeric.targets.classes().unwrap_err();
+        assert!(e.to_string().contains("to_classes"), "{e}");
+        let mapped = numeric.targets.to_classes().unwrap();
+        assert!(matches!(mapped, Cow::Owned(_)));
+        assert_eq!(mapped.labels(), [-1, 3]);
+        assert_eq!(mapped.indices(), &[1, 0]);
+    }
+
+    #[test]
+    fn labels_are_each_samples_original_label_borrowed() {
+        let data = Dataset::classification([[0.0], [1.0], [2.0]], ["b", "a", "b"]).unwrap();
+        let labels = data.labels().unwrap();
+        assert_eq!(labels.len(), 3);
+        assert_eq!(labels.get(2), Some(&Label::from("b")));
+        assert_eq!(labels.get(3), None);
+        assert!(std::ptr::eq(
+            labels.get(0).unwrap(),
+            &data.targets.classes().unwrap().labels()[1]
+        ));
+        assert_eq!(labels, vec!["b", "a", "b"]);
+        assert_ne!(labels, ["b", "a"]);
+        assert_ne!(labels, ["b", "b", "b"]);
+        let predicted = vec![Label::from("b"), Label::from("a"), Label::from("b")];
+        assert_eq!(predicted, labels);
+        assert_eq!(labels.to_vec(), predicted);
+        assert_eq!(labels.into_iter().len(), 3);
+        assert_eq!(format!("{labels:?}"), format!("{predicted:?}"));
+    }
+
+    #[test]
+    fn from_labels_numbers_sorted_numbers_then_text() {
+        let labels = [
+            Label::from("b"),
+            Label::from(2),
+            Label::from(-0.0),
+            Label::from("a"),
+            Label::from(0),
+            Label::from(2),
+        ];
+        let c = Classes::from_labels(&labels).unwrap();
+        assert_eq!(
+            c.labels(),
+            [Label::from(0), Label::from(2), "a".into(), "b".into()]
+        );
+        assert!(matches!(c.labels()[0], Label::Number(z) if z.is_sign_positive()));
+        assert_eq!(c.indices(), &[3, 1, 0, 2, 0, 1]);
+        // The same numbering as the single-kind constructors.
+        let text = ["q", "p", "q"];
+        assert_eq!(
+            Classes::from_labels(&text.map(Label::from)).unwrap(),
+            Classes::from_text(&text)
+        );
+        let numbers = [5.0, -2.0, 5.0, -0.0];
+        assert_eq!(
+            Classes::from_labels(&numbers.map(Label::from)).unwrap(),
+            Classes::from_numbers(&numbers).unwrap()
+        );
+    }
 
     #[test]
     fn given_weights_for_absent_labels_follow_scikit_learn() {

@@ -45,22 +45,10 @@ impl DenseMatrix {
         Ok(Self { data, nrows, ncols })
     }
 
-    /// Builds a matrix from rows of equal length.
+    /// Builds a matrix from rows of equal length (a row of another length is
+    /// [`Error::ShapeMismatch`] naming it; the memory is asked for first).
     pub fn from_rows<R: AsRef<[f64]>>(rows: &[R]) -> Result<Self> {
-        let ncols = rows.first().map_or(0, |r| r.as_ref().len());
-        let mut data = Vec::with_capacity(rows.len() * ncols);
-        for row in rows {
-            let row = row.as_ref();
-            if row.len() != ncols {
-                return Err(Error::shape("row length", ncols, row.len()));
-            }
-            data.extend_from_slice(row);
-        }
-        Ok(Self {
-            data,
-            nrows: rows.len(),
-            ncols,
-        })
+        crate::into_records::copy_rows(rows.len(), |i| rows[i].as_ref())
     }
 
     /// The `1 × len` matrix holding `row` (no copy).

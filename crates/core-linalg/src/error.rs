@@ -68,6 +68,17 @@ pub enum Error {
         /// The minimum the estimator needs.
         required: usize,
     },
+    /// A class label could not become the type asked for (a text label as a number, a
+    /// fractional label as an integer, a number as text).
+    #[error(
+        "label `{label}` is not {wanted}: convert labels to the type they were given as (`label.to_string()` gives any label's text)"
+    )]
+    LabelType {
+        /// The label, as it displays.
+        label: String,
+        /// The type asked for.
+        wanted: String,
+    },
     /// An iterative solver stopped before converging, where the caller asked for that to be an error.
     #[error("did not converge after {iterations} iterations: {message}")]
     NotConverged {

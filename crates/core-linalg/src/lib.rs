@@ -9,7 +9,11 @@
 //!   LIBSVM files are), all behind the [`Records`] trait (row access, dot products, squared
 //!   norms, row-times-vector), and the owned either-layout [`Matrix`].
 //! - **Datasets**: [`Dataset`] = records + [`Targets`] (classes mapped to dense indices with the
-//!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names.
+//!   original [`Label`]s kept, or continuous values) + optional sample weights and feature names,
+//!   built from the caller's own rows and labels by [`Dataset::classification`] and
+//!   [`Dataset::regression`] (any [`IntoRecords`]: `Vec<Vec<f64>>`, `&[[f32; N]]`, ndarray…);
+//!   labels compare with the caller's values (`label == "setosa"`, `label == 3`) and convert
+//!   back ([`labels_to`]).
 //! - **The estimator contract**: [`Fit`], [`Predict`], [`PredictProba`], [`DecisionFunction`],
 //!   [`Transform`], [`FitTransform`], [`PartialFit`], and the one [`Error`] enum.
 //! - **Fit reports** ([`fit`]): one termination type, one report per fitted model, and one
@@ -26,13 +30,13 @@
 //! `margin-testing`.
 //!
 //! ```
-//! use margin_core::{Classes, Dataset, DenseMatrix, Targets, split};
+//! use margin_core::{Dataset, split};
 //!
-//! let x = DenseMatrix::from_rows(&[vec![0.0, 1.0], vec![1.0, 0.0], vec![2.0, 2.0], vec![3.0, 1.0]])?;
-//! let classes = Classes::from_text(&["a", "b", "a", "b"]);
-//! let data = Dataset::new(x, Targets::Classes(classes))?;
+//! let x = vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![2.0, 2.0], vec![3.0, 1.0]];
+//! let data = Dataset::classification(x, ["a", "b", "a", "b"])?;
 //! let (train, test) = split::train_test_split(&data, 0.5, true, 42)?;
 //! assert_eq!((train.n_samples(), test.n_samples()), (2, 2));
+//! assert_eq!(data.targets.classes()?.n_classes(), 2);
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 //!
@@ -62,6 +66,8 @@ mod error;
 pub mod fit;
 pub mod format;
 pub mod generate;
+mod into_records;
+mod label;
 pub mod linear;
 pub mod memory;
 pub mod model_check;
@@ -76,10 +82,13 @@ pub mod validate;
 mod view;
 
 pub use dataset::{
-    ClassWeight, Classes, Dataset, Label, PresentClasses, Targets, classes_from_scores,
+    ClassWeight, Classes, Dataset, PresentClasses, SampleLabels, SampleLabelsIter, Targets,
+    classes_from_scores,
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
+pub use into_records::IntoRecords;
+pub use label::{Label, labels_to};
 pub use linear::{LinearClassifierCore, LinearRegressorCore};
 pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowRange, RowView, dot, linear_scores};

@@ -16,9 +16,10 @@ use serde::de::Error as _;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::dataset::{Label, classes_from_scores};
+use crate::dataset::classes_from_scores;
 use crate::dense::DenseMatrix;
 use crate::error::Result;
+use crate::label::Label;
 use crate::records::{Records, linear_scores};
 use crate::{memory, model_check, validate};
 

@@ -47,8 +47,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::dataset::{ClassWeight, Label};
+use crate::dataset::ClassWeight;
 use crate::error::{Error, Result};
+use crate::label::Label;
 
 /// A parameter's value as text sources and reports see it. Its [`Display`](fmt::Display) is
 /// text that [`Params::set`] reads back to the same value.

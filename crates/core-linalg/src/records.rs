@@ -261,6 +261,16 @@ pub trait Records: Sync {
     /// The CSR matrix behind these records, if they are sparse.
     fn as_sparse(&self) -> Option<&CsrMatrix>;
 
+    /// Entry `(i, j)`, or `None` outside the `n_samples × n_features` records. A sparse row's
+    /// absent entry is `Some(0.0)`.
+    ///
+    /// [`DenseMatrix`] and [`DenseView`] also have an inherent `get(i, j) -> f64` for loops
+    /// whose bounds are known (it panics out of range); method-call syntax picks that one on
+    /// them, so call `Records::get(&m, i, j)` for the checked read.
+    fn get(&self, i: usize, j: usize) -> Option<f64> {
+        (i < self.n_samples() && j < self.n_features()).then(|| self.row(i).get(j))
+    }
+
     /// `x_i · x_j`.
     fn dot_rows(&self, i: usize, j: usize) -> f64 {
         self.row(i).dot(&self.row(j))
@@ -563,6 +573,8 @@ mod tests {
         let block = RowRange::new(&sparse, 2..3).unwrap();
         assert!(block.as_dense().is_none() && block.as_sparse().is_none());
         assert_eq!(block.to_dense().unwrap().row(0), &[5.0, 6.0]);
+        // `get` reads the parent's rows, and nothing past the range.
+        assert_eq!((block.get(0, 1), block.get(1, 0)), (Some(6.0), None));
         assert_eq!(RowRange::new(&dense, 3..3).unwrap().n_samples(), 0);
         let (start, end) = (2, 1);
         for bad in [2..4, start..end] {
@@ -573,7 +585,46 @@ mod tests {
         }
     }
 
+    /// A matrix of `n × d` values in -3..3 of which about half are zeros, as rows.
+    fn mostly_zero_rows() -> impl Strategy<Value = Vec<Vec<f64>>> {
+        (0usize..7, 0usize..7).prop_flat_map(|(n, d)| {
+            proptest::collection::vec(
+                proptest::collection::vec(prop_oneof![Just(0.0), -3.0f64..3.0], d),
+                n,
+            )
+        })
+    }
+
     proptest! {
+        #[test]
+        fn get_reads_the_dense_copys_entry_in_every_layout_and_none_outside(
+            rows in mostly_zero_rows(),
+            extra in 0usize..3,
+        ) {
+            let dense = DenseMatrix::from_rows(&rows).unwrap();
+            let (n, d) = (dense.nrows(), dense.ncols());
+            let sparse = CsrMatrix::from_dense(&dense);
+            let copy = sparse.to_dense().unwrap();
+            let all: [&dyn Records; 7] = [
+                &dense,
+                &dense.view(),
+                &sparse,
+                &Matrix::Sparse(sparse.clone()),
+                &Matrix::Dense(dense.clone()),
+                &RowRange::new(&dense, 0..n).unwrap(),
+                &RowRange::new(&sparse, 0..n).unwrap(),
+            ];
+            for (k, r) in all.into_iter().enumerate() {
+                for i in 0..n + extra {
+                    for j in 0..d + extra {
+                        let want = (i < n && j < d).then(|| copy.get(i, j));
+                        prop_assert_eq!(r.get(i, j), want, "layout {}, ({}, {})", k, i, j);
+                        prop_assert_eq!(Records::get(&r, i, j), want);
+                    }
+                }
+            }
+        }
+
         #[test]
         fn row_operations_agree_across_layouts(
             a in proptest::collection::vec(prop_oneof![Just(0.0), -5.0f64..5.0], 1..12),

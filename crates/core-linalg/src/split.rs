@@ -53,7 +53,7 @@ pub fn train_test_split(
     let mut rng = rng_from_seed(seed);
     let mut test = Vec::with_capacity(n_test);
     if stratify {
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         let per_class = class_members(&classes);
         // Largest-remainder allocation: class quotas sum exactly to n_test.
         let quotas = allocate(&per_class.iter().map(Vec::len).collect::<Vec<_>>(), n_test);
@@ -135,8 +135,10 @@ impl StratifiedKFold {
         self
     }
 
-    /// The folds for these class targets.
-    pub fn split(&self, classes: &Classes) -> Result<Vec<Fold>> {
+    /// The folds for a dataset's class targets (numeric targets, as a LIBSVM file's, are
+    /// mapped to classes first: [`Targets::to_classes`](crate::Targets::to_classes)).
+    pub fn split(&self, data: &Dataset) -> Result<Vec<Fold>> {
+        let classes = data.targets.to_classes()?;
         let n = classes.len();
         check_k(self.k, n)?;
         let mut rng = self.seed.map(rng_from_seed);
@@ -144,7 +146,7 @@ impl StratifiedKFold {
         // Dealing continues round-robin across classes, so remainders of one class fill the
         // folds the previous class left short, keeping fold sizes within one of each other.
         let mut next_fold = 0;
-        for mut members in class_members(classes) {
+        for mut members in class_members(&classes) {
             if let Some(rng) = rng.as_mut() {
                 members.shuffle(rng);
             }
@@ -183,7 +185,7 @@ fn check_k(k: usize, n: usize) -> Result<()> {
 fn class_members(classes: &Classes) -> Vec<Vec<usize>> {
     let mut members = vec![Vec::new(); classes.n_classes()];
     for (i, &k) in classes.indices().iter().enumerate() {
-        members[k as usize].push(i);
+        members[k].push(i);
     }
     members
 }
@@ -267,8 +269,7 @@ mod tests {
     #[test]
     fn stratified_folds_keep_class_proportions() {
         let data = toy(30, |i| if i < 20 { 0.0 } else { 1.0 });
-        let classes = data.targets.classes().unwrap();
-        let folds = StratifiedKFold::new(5).shuffle(3).split(&classes).unwrap();
+        let folds = StratifiedKFold::new(5).shuffle(3).split(&data).unwrap();
         for f in &folds {
             let pos = f.test.iter().filter(|&&i| i >= 20).count();
             assert_eq!((f.test.len(), pos), (6, 2));
@@ -281,7 +282,7 @@ mod tests {
         let (train, test) = train_test_split(&data, 0.25, true, 11).unwrap();
         assert_eq!((train.n_samples(), test.n_samples()), (30, 10));
         for side in [&train, &test] {
-            let counts = side.targets.classes().unwrap().counts();
+            let counts = side.targets.to_classes().unwrap().counts();
             assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
         }
     }

@@ -324,7 +324,7 @@ pub fn write_csv_to<W: Write>(w: &mut W, data: &Dataset, opts: &CsvOptions) -> R
         fields.extend(row.iter().map(|&x| format_shortest(x)));
         fields.push(match &data.targets {
             Targets::Values(v) => format_shortest(v[i]),
-            Targets::Classes(c) => c.labels()[c.indices()[i] as usize].to_string(),
+            Targets::Classes(c) => c.labels()[c.indices()[i]].to_string(),
         });
         out.write_record(&fields).map_err(io)?;
     }

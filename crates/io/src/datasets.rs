@@ -136,7 +136,7 @@ mod tests {
         for (d, n, f, counts) in cases {
             assert_eq!((d.records.n_samples(), d.records.n_features()), (n, f));
             if let Some(c) = counts {
-                assert_eq!(d.targets.classes().unwrap().counts(), c);
+                assert_eq!(d.targets.to_classes().unwrap().counts(), c);
             }
         }
         for name in NAMES {

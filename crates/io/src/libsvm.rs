@@ -254,7 +254,7 @@ pub fn write_libsvm_to<W: Write>(w: &mut W, data: &Dataset) -> Result<()> {
         Targets::Classes(c) => c
             .indices()
             .iter()
-            .map(|&k| match &c.labels()[k as usize] {
+            .map(|&k| match &c.labels()[k] {
                 Label::Number(x) => Ok(format_shortest(*x)),
                 Label::Text(s) => Err(Error::invalid_parameter(
                     "label",

@@ -46,8 +46,7 @@ pub struct EvaluateArgs {
 fn metric(name: &str, test: &Dataset, predictions: &Predictions) -> Result<f64, Failure> {
     match predictions {
         Predictions::Labels(labels) | Predictions::Probabilities { labels, .. } => {
-            let classes = test.targets.classes()?;
-            let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
+            let classes = test.targets.to_classes()?;
             // A predicted label the test part never shows gets its own column.
             let mut names: Vec<Label> = classes.labels().to_vec();
             let predicted: Vec<usize> = labels
@@ -60,7 +59,7 @@ fn metric(name: &str, test: &Dataset, predictions: &Predictions) -> Result<f64, 
                     }
                 })
                 .collect();
-            let m = ConfusionMatrix::new(&truth, &predicted, names.len())?;
+            let m = ConfusionMatrix::new(classes.indices(), &predicted, names.len())?;
             let zero = ZeroDivision::Value(0.0);
             Ok(match name {
                 "accuracy" => m.accuracy(),
@@ -186,7 +185,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     };
     let data = load(&cmd.data, cmd.format)?;
     if roc_path.is_some() {
-        let n = data.targets.classes()?.n_classes();
+        let n = data.targets.to_classes()?.n_classes();
         if n != 2 {
             return Err(Failure::usage(format!(
                 "--roc: a ROC curve needs two classes, the data has {n}"
@@ -201,9 +200,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
     }
     // Classifiers get stratified folds, regressors plain ones.
     let folds = if entry.classifier {
-        StratifiedKFold::new(k)
-            .shuffle(seed)
-            .split(&*data.targets.classes()?)
+        StratifiedKFold::new(k).shuffle(seed).split(&data)
     } else {
         KFold::new(k).shuffle(seed).split(data.n_samples())
     }?;
@@ -359,7 +356,7 @@ fn pooled_roc(
     data: &Dataset,
     results: &[FoldResult],
 ) -> Result<(String, f64), Failure> {
-    let classes = data.targets.classes()?;
+    let classes = data.targets.to_classes()?;
     let mut scores = vec![0.0; data.n_samples()];
     for (fold, (_, _, s)) in folds.iter().zip(results) {
         for (&i, &v) in fold.test.iter().zip(s.iter().flatten()) {
@@ -390,7 +387,7 @@ fn report(
     if let Some(auc) = auc {
         md.push_str(&format!("\nPooled cross-validated AUROC: {auc:.6}\n"));
     }
-    if let Ok(classes) = data.targets.classes() {
+    if let Ok(classes) = data.targets.to_classes() {
         let mut predicted = vec![None; data.n_samples()];
         for (fold, (_, p, _)) in folds.iter().zip(results) {
             if let Predictions::Labels(labels) | Predictions::Probabilities { labels, .. } = p {
@@ -400,8 +397,7 @@ fn report(
             }
         }
         if let Some(predicted) = predicted.into_iter().collect::<Option<Vec<usize>>>() {
-            let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
-            let m = ConfusionMatrix::new(&truth, &predicted, classes.n_classes())?;
+            let m = ConfusionMatrix::new(classes.indices(), &predicted, classes.n_classes())?;
             let names: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
             md.push_str(&format!(
                 "\nPooled over the folds:\n\n```text\n{}```\n",

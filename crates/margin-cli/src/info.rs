@@ -225,7 +225,7 @@ fn model_info(path: &Path, margin_model: bool, json: bool) -> Result<(), Failure
 }
 
 fn print_classes(out: &mut Out, targets: &Targets, kind: &str) -> Result<(), Failure> {
-    let classes = targets.classes()?;
+    let classes = targets.to_classes()?;
     let counts = classes.counts();
     outln!(
         out,

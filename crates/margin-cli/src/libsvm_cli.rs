@@ -693,7 +693,7 @@ fn cross_validate(
     }
     let grouped = as_libsvm_sees(o, data)?;
     let data = &*grouped;
-    let folds = match data.targets.classes() {
+    let folds = match data.targets.to_classes() {
         Ok(classes) if o.is_classifier() && nr_fold < n => run.stratified_folds(&classes, nr_fold),
         _ => run.folds(n, nr_fold),
     };

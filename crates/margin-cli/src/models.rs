@@ -104,7 +104,7 @@ impl ParamArgs {
                 )));
             }
         };
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         if let Some((label, _)) = given.iter().find(|(l, _)| !classes.labels().contains(l)) {
             let known: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
             return Err(Failure::usage(format!(
@@ -639,11 +639,7 @@ pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f
         Predictions::Labels(labels) | Predictions::Probabilities { labels, .. } => {
             let truth: Vec<Label> = match targets {
                 Targets::Values(v) => v.iter().map(|&x| Label::Number(x)).collect(),
-                Targets::Classes(c) => c
-                    .indices()
-                    .iter()
-                    .map(|&k| c.labels()[k as usize].clone())
-                    .collect(),
+                Targets::Classes(c) => c.indices().iter().map(|&k| c.labels()[k].clone()).collect(),
             };
             vec![("accuracy", margin_metrics::accuracy(&truth, labels)?)]
         }
@@ -661,9 +657,11 @@ pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f
 
 /// The adjusted Rand index of predicted clusters against the data's labels.
 pub fn adjusted_rand(targets: &Targets, clusters: &[usize]) -> Result<f64, Failure> {
-    let classes = targets.classes()?;
-    let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
-    Ok(margin_metrics::adjusted_rand_index(&truth, clusters)?)
+    let classes = targets.to_classes()?;
+    Ok(margin_metrics::adjusted_rand_index(
+        classes.indices(),
+        clusters,
+    )?)
 }
 
 fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {

@@ -424,7 +424,7 @@ fn write_csv(
         );
         let label = match &data.targets {
             Targets::Values(v) => format_shortest(map_label(v[i], y)),
-            Targets::Classes(c) => c.labels()[c.indices()[i] as usize].to_string(),
+            Targets::Classes(c) => c.labels()[c.indices()[i]].to_string(),
         };
         outln!(out, "{},{label}", fields.join(","))?;
     }

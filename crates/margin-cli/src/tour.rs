@@ -401,11 +401,11 @@ fn timed_fit<P: Fit>(params: &P, split: &Split) -> Result<(P::Model, Duration), 
 
 /// The test part's labels as the data spell them.
 fn true_labels(test: &Dataset) -> Result<Vec<Label>, Failure> {
-    let classes = test.targets.classes()?;
+    let classes = test.targets.to_classes()?;
     Ok(classes
         .indices()
         .iter()
-        .map(|&k| classes.labels()[k as usize].clone())
+        .map(|&k| classes.labels()[k].clone())
         .collect())
 }
 

@@ -21,11 +21,11 @@ fn main() -> margin::Result<()> {
     model.save(&path)?; // versioned, checksummed
     let same = Svc::load(&path)?;
     assert_eq!(same.predict(&test.records)?, labels);
-    let truth = test.targets.classes()?;
+    let truth = test.targets.values()?; // a LIBSVM file's labels are numbers
     let correct = labels
         .iter()
-        .zip(truth.indices())
-        .filter(|&(l, &t)| *l == truth.labels()[t as usize])
+        .zip(truth.iter())
+        .filter(|(l, t)| l == t)
         .count();
     println!(
         "{} support vectors; test accuracy {:.4}; first decision value {:.4}",

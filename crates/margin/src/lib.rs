@@ -35,16 +35,41 @@
 //!
 //! ```
 //! use margin::prelude::*;
-//! use margin::{Classes, DenseMatrix, DenseView};
+//! use margin::DenseView;
 //!
 //! let x = [0.0, 0.0, 0.1, 0.2, 1.0, 1.1, 0.9, 1.0]; // 4 samples × 2 features, row by row
-//! let classes = Classes::from_numbers(&[0.0, 0.0, 1.0, 1.0])?;
-//! let train = Dataset::new(DenseMatrix::from_row_major(x.to_vec(), 4, 2)?,
-//!                          Targets::Classes(classes))?;
-//! let model = margin::svm::Svc::params().fit(&train)?;
 //! let view = DenseView::new(&x, 4, 2)?;
-//! let labels = model.predict(&view)?;
-//! assert_eq!(labels.len(), 4);
+//! let train = Dataset::classification(view, [0, 0, 1, 1])?; // the dataset keeps a copy
+//! let model = margin::svm::Svc::params().fit(&train)?;
+//! let labels = model.predict(&view)?; // read in place
+//! assert_eq!(labels, [0, 0, 1, 1]);
+//! # Ok::<(), margin::Error>(())
+//! ```
+//!
+//! ## Your own data
+//!
+//! [`Dataset::classification`] and [`Dataset::regression`] take rows as the program holds them
+//! (`Vec<Vec<f64>>`, `&[[f64; N]]`, `f32` rows, a [`DenseMatrix`], a [`CsrMatrix`], ndarray
+//! arrays with feature `ndarray`: anything [`IntoRecords`]) and labels of the program's own
+//! type (`&str`, `String`, integers, `f64`). Predicted [`Label`]s compare with those values
+//! with `==`, and [`labels_to`] turns them back:
+//!
+//! ```
+//! use margin::prelude::*;
+//! use margin::labels_to;
+//!
+//! let x = vec![vec![0.0, 0.1], vec![0.2, 0.0], vec![4.0, 4.1], vec![4.2, 3.9]];
+//! let data = Dataset::classification(&x, ["near", "near", "far", "far"])?;
+//! let model = margin::svm::Svc::params().fit(&data)?;
+//! let predicted = model.predict(&data.records)?;
+//! assert_eq!(predicted, ["near", "near", "far", "far"]);
+//! assert!(predicted == data.labels()?);
+//! let names: Vec<String> = labels_to(&predicted)?;
+//! assert_eq!(names[2], "far");
+//!
+//! let fit = margin::linear::LinearRegression::params()
+//!     .fit(&Dataset::regression(&[[1.0], [2.0], [3.0]], [3.0, 5.0, 7.0])?)?;
+//! assert!((fit.intercept()[0] - 1.0).abs() < 1e-9);
 //! # Ok::<(), margin::Error>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -54,8 +79,8 @@
 pub use margin_cluster as cluster;
 pub use margin_core as linalg;
 pub use margin_core::{
-    ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, DenseView, Error, Label, Matrix,
-    Records, Result, Targets,
+    ClassWeight, Classes, CsrMatrix, Dataset, DenseMatrix, DenseView, Error, IntoRecords, Label,
+    Matrix, Records, Result, SampleLabels, Targets, labels_to,
 };
 pub use margin_core::{generate, split, validate};
 pub use margin_io as io;

@@ -14,8 +14,8 @@ fn main() -> margin_core::Result<()> {
         .nth(1)
         .map_or_else(std::env::temp_dir, Into::into);
     let data = datasets::heart_scale()?;
-    let classes = data.targets.classes()?;
-    let folds = StratifiedKFold::new(5).shuffle(1).split(&classes)?;
+    let classes = data.targets.to_classes()?;
+    let folds = StratifiedKFold::new(5).shuffle(1).split(&data)?;
     let (mut scores, mut predicted) = (vec![0.0; data.n_samples()], vec![0usize; data.n_samples()]);
     for fold in &folds {
         let model = Svc::params().fit(&data.select(&fold.train)?)?;
@@ -48,18 +48,17 @@ fn main() -> margin_core::Result<()> {
         "pr.svg",
         plot::precision_recall_svg(&pr, margin_metrics::average_precision(&positive, &scores)?),
     )?;
-    let truth: Vec<usize> = classes.indices().iter().map(|&k| k as usize).collect();
     let names: Vec<String> = classes.labels().iter().map(ToString::to_string).collect();
     write(
         "confusion.svg",
-        plot::confusion_svg(&ConfusionMatrix::new(&truth, &predicted, 2)?, &names),
+        plot::confusion_svg(
+            &ConfusionMatrix::new(classes.indices(), &predicted, 2)?,
+            &names,
+        ),
     )?;
     let labels = |d: &Dataset| -> Vec<Label> {
-        let c = d.targets.classes().expect("class labels");
-        c.indices()
-            .iter()
-            .map(|&k| c.labels()[k as usize].clone())
-            .collect()
+        let c = d.targets.to_classes().expect("class labels");
+        c.indices().iter().map(|&k| c.labels()[k].clone()).collect()
     };
     let fractions = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0];
     let curve = learning_curve(

@@ -1,6 +1,6 @@
 //! The confusion matrix and every score derived from it.
 
-use margin_core::{Error, Result};
+use margin_core::{Classes, Error, Label, Result};
 
 /// How per-class scores are combined for more than two classes (scikit-learn's `average`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,10 +24,12 @@ pub enum ZeroDivision {
 }
 
 /// Counts `C[t][p]` of samples whose true class is `t` and predicted class is `p`, over the
-/// classes `0..k` (class indices, as `Classes::indices` gives them).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// classes `0..k` (class indices, as `Classes::indices` gives them), or over the labels
+/// themselves ([`ConfusionMatrix::from_labels`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConfusionMatrix {
     counts: Vec<Vec<u64>>,
+    labels: Vec<Label>,
 }
 
 impl ConfusionMatrix {
@@ -45,7 +47,45 @@ impl ConfusionMatrix {
             }
             counts[t][p] += 1;
         }
-        Ok(Self { counts })
+        Ok(Self {
+            counts,
+            labels: Vec::new(),
+        })
+    }
+
+    /// Tallies true labels against predicted ones, as the caller and the model spell them: the
+    /// classes are the sorted union of both (numbers by value, then text), as scikit-learn's
+    /// `confusion_matrix` without `labels=`; [`labels`](Self::labels) names them.
+    ///
+    /// ```
+    /// use margin_core::Label;
+    /// use margin_metrics::ConfusionMatrix;
+    ///
+    /// let truth = ["cat", "dog", "cat"].map(Label::from);
+    /// let predicted = ["cat", "cat", "bird"].map(Label::from);
+    /// let m = ConfusionMatrix::from_labels(&truth, &predicted)?;
+    /// assert_eq!(m.labels(), ["bird", "cat", "dog"]);
+    /// assert_eq!(m.rows(), [vec![0, 0, 0], vec![1, 1, 0], vec![0, 1, 0]]);
+    /// # Ok::<(), margin_core::Error>(())
+    /// ```
+    ///
+    /// Numeric labels must be finite whole numbers, as class labels everywhere in margin.
+    pub fn from_labels(truth: &[Label], predicted: &[Label]) -> Result<Self> {
+        crate::check_pair(truth.len(), predicted.len())?;
+        // One numbering for both sides: the classes of the two lists put end to end.
+        let both = Classes::from_labels(&[truth, predicted].concat())?;
+        let (t, p) = both.indices().split_at(truth.len());
+        let m = Self::new(t, p, both.n_classes())?;
+        Ok(Self {
+            labels: both.labels().to_vec(),
+            ..m
+        })
+    }
+
+    /// The label of each row and column, for a matrix built by
+    /// [`from_labels`](Self::from_labels); empty for one built from class indices.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
     }
 
     /// Number of classes.
@@ -410,6 +450,54 @@ mod tests {
         assert!(close(
             m.averaged(Score::FBeta(1.0), Average::Micro, ZERO).unwrap(),
             m.accuracy()
+        ));
+    }
+
+    #[test]
+    fn from_labels_counts_over_the_sorted_union_of_both_sides() {
+        // scikit-learn 1.9.1: confusion_matrix([2, 0, 2, 2, 0, 1], [0, 0, 2, 2, 0, 2])
+        // = [[2, 0, 0], [0, 0, 1], [1, 0, 2]], here with 1 never predicted and 7 never true.
+        let truth = [2, 0, 2, 2, 0, 1].map(Label::from);
+        let predicted = [0, 0, 2, 7, 0, 2].map(Label::from);
+        let m = ConfusionMatrix::from_labels(&truth, &predicted).unwrap();
+        assert_eq!(m.labels(), [0, 1, 2, 7]);
+        assert_eq!(
+            m.rows(),
+            [
+                vec![2, 0, 0, 0],
+                vec![0, 0, 1, 0],
+                vec![1, 0, 1, 1],
+                vec![0, 0, 0, 0],
+            ]
+        );
+        // Text sorts after numbers, and each side's spelling is matched exactly.
+        let truth = [Label::from("b"), Label::from(1), Label::from("a")];
+        let predicted = [Label::from("a"), Label::from(1), Label::from("a")];
+        let m = ConfusionMatrix::from_labels(&truth, &predicted).unwrap();
+        assert_eq!(m.labels(), [Label::from(1), "a".into(), "b".into()]);
+        assert_eq!(m.rows(), [vec![1, 0, 0], vec![0, 1, 0], vec![0, 1, 0]]);
+        assert!(
+            ConfusionMatrix::new(&[0], &[0], 1)
+                .unwrap()
+                .labels()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn from_labels_refuses_miscounts_and_unusable_labels() {
+        let two = [Label::from(1), Label::from(2)];
+        assert!(matches!(
+            ConfusionMatrix::from_labels(&two, &two[..1]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            ConfusionMatrix::from_labels(&[], &[]),
+            Err(Error::EmptyDataset(_))
+        ));
+        assert!(matches!(
+            ConfusionMatrix::from_labels(&two, &[Label::from(1), Label::from(f64::NAN)]),
+            Err(Error::NonFinite { .. })
         ));
     }
 

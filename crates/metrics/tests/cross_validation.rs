@@ -9,20 +9,14 @@ use margin_svm::Svc;
 use margin_testing::with_threads;
 
 fn labels(d: &Dataset) -> Vec<Label> {
-    let c = d.targets.classes().unwrap();
-    c.indices()
-        .iter()
-        .map(|&k| c.labels()[k as usize].clone())
-        .collect()
+    let c = d.targets.to_classes().unwrap();
+    c.indices().iter().map(|&k| c.labels()[k].clone()).collect()
 }
 
 #[test]
 fn folds_score_like_hand_fitted_models_on_any_thread_count() {
     let data = datasets::heart_scale().unwrap();
-    let folds = StratifiedKFold::new(5)
-        .shuffle(3)
-        .split(&data.targets.classes().unwrap())
-        .unwrap();
+    let folds = StratifiedKFold::new(5).shuffle(3).split(&data).unwrap();
     let params = Svc::params();
     let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
     let run = |threads: usize| {
@@ -57,10 +51,7 @@ fn grid_search_picks_the_best_cross_validated_candidate_and_refits_it() {
     use margin_kernels::Rbf;
     use margin_metrics::{Grid, search};
     let data = datasets::heart_scale().unwrap();
-    let folds = StratifiedKFold::new(3)
-        .shuffle(1)
-        .split(&data.targets.classes().unwrap())
-        .unwrap();
+    let folds = StratifiedKFold::new(3).shuffle(1).split(&data).unwrap();
     let grid = Grid::new(Svc::params())
         .axis("C", [0.01, 1.0, 100.0], |p, c| Ok(p.c(c)))
         .axis("gamma", [0.01, 0.1], |p, g| {
@@ -102,10 +93,7 @@ fn learning_and_validation_curves_score_train_and_test_parts() {
     use margin_kernels::Rbf;
     use margin_metrics::{learning_curve, validation_curve};
     let data = datasets::heart_scale().unwrap();
-    let folds = StratifiedKFold::new(3)
-        .shuffle(4)
-        .split(&data.targets.classes().unwrap())
-        .unwrap();
+    let folds = StratifiedKFold::new(3).shuffle(4).split(&data).unwrap();
     let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
     let curve = learning_curve(&Svc::params(), &data, &folds, &[0.2, 0.6, 1.0], score).unwrap();
     assert_eq!(
@@ -138,9 +126,7 @@ fn a_fold_whose_training_part_has_one_class_is_named_in_the_error() {
     let x = DenseMatrix::from_row_major((0..7).map(f64::from).collect(), 7, 1).unwrap();
     let y = vec![1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0];
     let data = Dataset::new(x, Targets::Values(y)).unwrap();
-    let folds = StratifiedKFold::new(3)
-        .split(&data.targets.classes().unwrap())
-        .unwrap();
+    let folds = StratifiedKFold::new(3).split(&data).unwrap();
     let lonely = folds.iter().position(|f| f.test.contains(&3)).unwrap();
     let score = |test: &Dataset, pred: &Vec<Label>| accuracy(&labels(test), pred);
     for err in [

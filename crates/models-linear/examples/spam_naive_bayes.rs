@@ -115,7 +115,7 @@ fn main() -> margin_core::Result<()> {
     let spam = model
         .classes()
         .iter()
-        .position(|l| l.to_string() == "spam")
+        .position(|l| *l == "spam")
         .unwrap_or(1);
     for ((text, label), p) in NEW.iter().zip(&predicted).zip(proba.rows()) {
         println!("{:<4}  P(spam) = {:.3}  {text}", label.to_string(), p[spam]);

@@ -35,8 +35,8 @@
 //! let proba = model.predict_proba(&data.records)?;
 //! assert_eq!(proba.ncols(), 2);
 //! let predicted = model.predict(&data.records)?;
-//! let correct = predicted.iter().zip(data.targets.classes()?.indices())
-//!     .filter(|&(p, &c)| *p == data.targets.classes().unwrap().labels()[c as usize]).count();
+//! let truth = data.targets.values()?; // a LIBSVM file's labels are numbers
+//! let correct = predicted.iter().zip(truth.iter()).filter(|(p, t)| p == t).count();
 //! assert!(correct as f64 / 270.0 > 0.8);
 //! # Ok::<(), margin_core::Error>(())
 //! ```
@@ -525,7 +525,7 @@ impl FitObserved for LogisticRegressionParams {
     ) -> Result<LogisticRegression> {
         self.check()?;
         validate::check_dataset(data)?;
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         validate::check_min_classes(&classes, 2)?;
         let PresentClasses {
             labels,

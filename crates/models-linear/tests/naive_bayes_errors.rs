@@ -332,7 +332,10 @@ fn predicting_checks_width_and_finiteness() {
         m.predict_log_proba(&x),
         Err(Error::NonFinite { row: 2, col: 7 })
     ));
-    assert_eq!(m.predict(&DenseMatrix::zeros(0, 180)).unwrap(), vec![]);
+    assert_eq!(
+        m.predict(&DenseMatrix::zeros(0, 180)).unwrap(),
+        Vec::<Label>::new()
+    );
     assert_eq!(
         m.predict_proba(&CsrMatrix::empty(0, 180)).unwrap().nrows(),
         0

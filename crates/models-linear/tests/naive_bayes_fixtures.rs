@@ -268,7 +268,7 @@ fn weighted_gaussian_with_priors_matches_scikit_learn() {
 fn gaussian_streaming_merge_matches_scikit_learns_partial_fit() {
     let fx = Fixture::read("nb_gaussian_heart_stream.txt");
     let train = fx.train();
-    let classes = train.targets.classes().unwrap().labels().to_vec();
+    let classes = train.targets.to_classes().unwrap().labels().to_vec();
     let params = GaussianNB::params().var_smoothing(0.0);
     let mut model = GaussianNB::empty(params, &classes, fx.n_features()).unwrap();
     for range in fx.words("batches") {

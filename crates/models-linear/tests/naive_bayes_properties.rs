@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 fn problem(value: BoxedStrategy<f64>) -> impl Strategy<Value = (Dataset, Vec<usize>, u64)> {
     (2usize..=3, 1usize..=5, 4usize..=24).prop_flat_map(move |(k, d, n)| {
         (
-            proptest::collection::vec(0..k as u32, n),
+            proptest::collection::vec(0..k, n),
             proptest::collection::vec(value.clone(), n * d),
             proptest::collection::vec(1u8..=3, n),
             proptest::collection::vec(0..=n, 0..4),

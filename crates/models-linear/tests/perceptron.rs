@@ -23,11 +23,11 @@ fn dataset(rows: &[Vec<f64>], labels: &[f64]) -> Dataset {
 }
 
 fn accuracy(predicted: &[Label], data: &Dataset) -> f64 {
-    let truth = data.targets.classes().unwrap();
+    let truth = data.targets.to_classes().unwrap();
     let correct = predicted
         .iter()
         .zip(truth.indices())
-        .filter(|&(p, &c)| *p == truth.labels()[c as usize])
+        .filter(|&(p, &c)| *p == truth.labels()[c])
         .count();
     correct as f64 / data.n_samples() as f64
 }
@@ -80,10 +80,10 @@ fn hand_traced_epochs() {
     assert!(model.convergence().converged());
     assert_eq!(model.n_iter(), 3);
     assert_eq!(model.predict(&data.records).unwrap(), {
-        let y = data.targets.classes().unwrap();
+        let y = data.targets.to_classes().unwrap();
         y.indices()
             .iter()
-            .map(|&c| y.labels()[c as usize].clone())
+            .map(|&c| y.labels()[c].clone())
             .collect::<Vec<_>>()
     });
     let scores = model.decision_function(&data.records).unwrap();

@@ -22,11 +22,11 @@ fn dense(data: Dataset) -> margin_core::Result<Dataset> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (train, test) = (dense(datasets::dna()?)?, dense(datasets::dna_test()?)?);
-    let classes = test.targets.classes()?;
+    let classes = test.targets.to_classes()?;
     let truth: Vec<Label> = classes
         .indices()
         .iter()
-        .map(|&c| classes.labels()[c as usize].clone())
+        .map(|&c| classes.labels()[c].clone())
         .collect();
     println!(
         "dna: {} training rows, {} test rows, {} features; k = 5",

@@ -145,7 +145,7 @@ impl Fit for KNeighborsClassifierParams {
         data.check_consistent()?;
         validate::check_non_empty(&data.records)?;
         refuse_sample_weights(data)?;
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         validate::check_min_classes(&classes, 2)?;
         let present = classes.present();
         check_k(self.n_neighbors, data.n_samples())?;

@@ -30,12 +30,8 @@
 //! assert_eq!((proba.nrows(), proba.ncols()), (test.n_samples(), 2));
 //! let neighbours = model.kneighbors(&test.records, 3)?;
 //! assert!(neighbours.distances(0)[0] <= neighbours.distances(0)[2]);
-//! let truth = test.targets.classes()?;
-//! let correct = predicted
-//!     .iter()
-//!     .zip(truth.indices())
-//!     .filter(|&(p, &t)| *p == truth.labels()[t as usize])
-//!     .count();
+//! let truth = test.targets.values()?; // a LIBSVM file's labels are numbers
+//! let correct = predicted.iter().zip(truth.iter()).filter(|(p, t)| p == t).count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.7);
 //! # Ok::<(), margin_core::Error>(())
 //! ```

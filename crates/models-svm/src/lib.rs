@@ -58,8 +58,8 @@
 //! let (train, test) = train_test_split(&data, 0.25, true, 1)?;
 //! let model = Svc::params().c(1.0).fit(&train)?;
 //! let predicted = model.predict(&test.records)?;
-//! let truth = test.targets.classes()?;
-//! let correct = predicted.iter().zip(truth.indices()).filter(|&(p, &t)| *p == truth.labels()[t as usize]).count();
+//! let truth = test.targets.values()?; // a LIBSVM file's labels are numbers
+//! let correct = predicted.iter().zip(truth.iter()).filter(|(p, t)| p == t).count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.75);
 //! # Ok::<(), margin_core::Error>(())
 //! ```

@@ -181,7 +181,7 @@ impl<'o> LibsvmRun<'o> {
     pub fn stratified_folds(&mut self, classes: &Classes, nr_fold: usize) -> Vec<Vec<usize>> {
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); classes.n_classes()];
         for (i, &c) in classes.indices().iter().enumerate() {
-            members[c as usize].push(i);
+            members[c].push(i);
         }
         let groups: Vec<Vec<usize>> = class_order(classes, LabelOrder::FirstSeen)
             .into_iter()

@@ -348,7 +348,7 @@ impl LinearSvcParams {
     ) -> Result<LinearSvc> {
         Params::check(self)?;
         validate::check_dataset(data)?;
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         validate::check_min_classes(&classes, 2)?;
         let PresentClasses {
             labels,

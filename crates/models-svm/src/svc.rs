@@ -236,7 +236,7 @@ impl NuSvcParams {
     /// makes first, LIBSVM's `svm_check_parameter`): for use before fits whose run is marked
     /// [`LibsvmRun::set_fold_training`], which skip it as LIBSVM's folds do.
     pub fn check_feasible(&self, data: &Dataset) -> Result<()> {
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         let counts: Vec<usize> = classes
             .counts()
             .iter()
@@ -771,8 +771,8 @@ pub(crate) fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
         LabelOrder::FirstSeen => {
             let mut seen: Vec<usize> = Vec::new();
             for &c in classes.indices() {
-                if !seen.contains(&(c as usize)) {
-                    seen.push(c as usize);
+                if !seen.contains(&c) {
+                    seen.push(c);
                 }
             }
             let is = |k: usize, v: f64| matches!(classes.labels()[k], Label::Number(x) if x == v);
@@ -1065,7 +1065,7 @@ fn fit_classifier(
     run: &mut LibsvmRun<'_>,
 ) -> Result<Svc> {
     validate::check_dataset(data)?;
-    let classes = data.targets.classes()?;
+    let classes = data.targets.to_classes()?;
     validate::check_min_classes(&classes, 2)?;
     let kernel = spec.settings.kernel.resolve(&data.records)?;
     kernel.check(&&data.records)?;
@@ -1079,11 +1079,7 @@ fn fit_classifier(
     for (k, &c) in order.iter().enumerate() {
         model_class[c] = k;
     }
-    let y: Vec<usize> = classes
-        .indices()
-        .iter()
-        .map(|&c| model_class[c as usize])
-        .collect();
+    let y: Vec<usize> = classes.indices().iter().map(|&c| model_class[c]).collect();
     let labels: Vec<Label> = order.iter().map(|&c| classes.labels()[c].clone()).collect();
     let k = labels.len();
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];

@@ -314,12 +314,12 @@ fn multiclass_save_load_and_thread_count() {
         );
         let scores = one.decision_function(&test.records).unwrap();
         assert_eq!(scores.ncols(), 3);
-        let truth = test.targets.classes().unwrap();
+        let truth = test.targets.to_classes().unwrap();
         let predicted = one.predict(&test.records).unwrap();
         let correct = predicted
             .iter()
             .zip(truth.indices())
-            .filter(|&(p, &c)| *p == truth.labels()[c as usize])
+            .filter(|&(p, &c)| *p == truth.labels()[c])
             .count();
         let accuracy = correct as f64 / test.n_samples() as f64;
         assert!(accuracy > 0.9, "{solver:?}: {accuracy}");

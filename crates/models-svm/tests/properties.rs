@@ -26,14 +26,14 @@ fn kernels_under_test() -> Vec<KernelChoice> {
 /// scratch in f64 from the model's dual coefficients.
 fn max_violation(model: &Svc, data: &Dataset, c: f64) -> f64 {
     let x = data.records.to_dense().unwrap();
-    let classes = data.targets.classes().unwrap();
+    let classes = data.targets.to_classes().unwrap();
     let n = x.nrows();
     let positive = model.classes()[model.problems()[0].positive].clone();
     let y: Vec<f64> = classes
         .indices()
         .iter()
         .map(|&k| {
-            if classes.labels()[k as usize] == positive {
+            if classes.labels()[k] == positive {
                 1.0
             } else {
                 -1.0

@@ -154,7 +154,7 @@ impl DecisionTreeClassifier {
     /// Never adds leaves nor validation errors. Validation classes the model does not know
     /// count as errors everywhere. The parameters stay those of the fit.
     pub fn prune_reduced_error(&self, validation: &Dataset) -> Result<Self> {
-        let classes = validation.targets.classes()?;
+        let classes = validation.targets.to_classes()?;
         let truth: Vec<Option<usize>> = classes
             .labels()
             .iter()
@@ -165,7 +165,7 @@ impl DecisionTreeClassifier {
             .collect();
         let indices = classes.indices();
         let tree = crate::prune::prune_reduced_error(&self.tree, validation, |i, node| {
-            f64::from(truth[indices[i] as usize] != Some(predicted[node]))
+            f64::from(truth[indices[i]] != Some(predicted[node]))
         })?;
         Ok(Self {
             tree,

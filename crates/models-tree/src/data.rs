@@ -97,7 +97,7 @@ pub(crate) fn class_problem(
     missing: bool,
 ) -> Result<ClassProblem> {
     check_data(data, missing)?;
-    let classes = data.targets.classes()?;
+    let classes = data.targets.to_classes()?;
     validate::check_min_classes(&classes, 2)?;
     let present = classes.present();
     let per_class = class_weight.per_class(&present.labels, &present.counts)?;

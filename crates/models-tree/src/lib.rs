@@ -67,12 +67,12 @@
 //! splitter (extra trees) refuses it.
 //!
 //! ```
-//! use margin_core::{Dataset, DenseMatrix, Fit, Targets};
+//! use margin_core::{Dataset, Fit};
 //! use margin_tree::DecisionTreeClassifier;
 //!
 //! // Class 1 exactly for codes 1 and 3: one subset split, where thresholds need three.
-//! let codes = DenseMatrix::from_rows(&[[0.0], [1.0], [2.0], [3.0], [0.0], [3.0]])?;
-//! let data = Dataset::new(codes, Targets::Values(vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0]))?;
+//! let codes = [[0.0], [1.0], [2.0], [3.0], [0.0], [3.0]];
+//! let data = Dataset::classification(&codes, [0, 1, 0, 1, 0, 1])?;
 //! let tree = DecisionTreeClassifier::params().categorical_features([0]).fit(&data)?;
 //! assert_eq!(tree.n_leaves(), 2);
 //! assert_eq!(tree.tree().node(0).left_categories(), Some(vec![0, 2]));

@@ -320,7 +320,7 @@ fn class_weights_shift_the_decision() {
     };
     assert!(count(&heavy) > count(&plain));
     // Weighting a class by 10 is weighting its samples by 10.
-    let classes = data.targets.classes().unwrap();
+    let classes = data.targets.to_classes().unwrap();
     let w = classes
         .indices()
         .iter()

@@ -166,12 +166,12 @@ fn distinct_rows(raw: &[(f64, f64)]) -> Vec<Vec<f64>> {
 }
 
 fn misclassified(m: &DecisionTreeClassifier, data: &Dataset) -> usize {
-    let truth = data.targets.classes().unwrap();
+    let truth = data.targets.to_classes().unwrap();
     m.predict(&data.records)
         .unwrap()
         .iter()
         .zip(truth.indices())
-        .filter(|(p, k)| **p != truth.labels()[**k as usize])
+        .filter(|(p, k)| **p != truth.labels()[**k])
         .count()
 }
 

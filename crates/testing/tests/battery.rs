@@ -188,7 +188,7 @@ impl Fit for NearestCentroidParams {
         if self.flaw != Flaw::SkipsValidation {
             validate::check_dataset(data)?;
         }
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         if self.flaw == Flaw::PanicsOnOneSample && data.n_samples() == 1 {
             panic!("one sample");
         }
@@ -207,7 +207,7 @@ impl Fit for NearestCentroidParams {
             .collect::<Result<Vec<_>>>()?;
         let counts = classes.counts();
         for (i, &k) in classes.indices().iter().enumerate() {
-            data.records.row(i).axpy(1.0, &mut sums[k as usize]);
+            data.records.row(i).axpy(1.0, &mut sums[k]);
         }
         for (s, &c) in sums.iter_mut().zip(&counts) {
             s.iter_mut().for_each(|v| *v /= c.max(1) as f64);

@@ -60,9 +60,10 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{Classes, Dataset, Label, Targets};
+use crate::dataset::{Classes, Dataset, Targets};
 use crate::dense::DenseMatrix;
 use crate::error::{Error, Result};
+use crate::label::Label;
 use crate::params::{ParamType, Value};
 
 pub use blobs::{Blobs, Centers, make_blobs, make_blobs_with_centers};
@@ -307,14 +308,8 @@ fn dataset(x: DenseMatrix, drawn: Drawn) -> Result<Dataset> {
     let targets = match drawn {
         Drawn::Values(values) => Targets::Values(values),
         Drawn::Classes(y, n_classes) => {
-            let too_many =
-                || Error::invalid_parameter("number of classes", n_classes, "at most 2^32");
-            let indices = y
-                .into_iter()
-                .map(|k| u32::try_from(k).map_err(|_| too_many()))
-                .collect::<Result<Vec<u32>>>()?;
             let labels = (0..n_classes).map(|k| Label::Number(k as f64)).collect();
-            Targets::Classes(Classes::from_indices(indices, labels)?)
+            Targets::Classes(Classes::from_indices(y, labels)?)
         }
     };
     Dataset::new(x, targets)

@@ -9,12 +9,7 @@ use crate::Records;
 use crate::params::Params;
 
 fn classes(data: &Dataset) -> Vec<usize> {
-    // Generic, so it reads class indices stored as u32 or as usize.
-    fn index<K: Copy + TryInto<usize, Error: std::fmt::Debug>>(k: &K) -> usize {
-        (*k).try_into().unwrap()
-    }
-    let classes = data.targets.classes().unwrap();
-    classes.indices().iter().map(index).collect()
+    data.targets.classes().unwrap().indices().to_vec()
 }
 
 fn counts(data: &Dataset) -> Vec<usize> {

@@ -14,7 +14,7 @@ use margin_core::{Dataset, Error, Label, Result, validate};
 /// streaming model is declared with at least two classes too, though a batch may hold one.
 pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
     validate::check_dataset(data)?;
-    let classes = data.targets.classes()?;
+    let classes = data.targets.to_classes()?;
     validate::check_min_classes(&classes, 2)?;
     let counts = classes.counts();
     let mut model_class = vec![usize::MAX; classes.n_classes()];
@@ -34,11 +34,7 @@ pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
             "at least one positive weight (a model of no evidence predicts nothing)",
         ));
     }
-    let of_sample = classes
-        .indices()
-        .iter()
-        .map(|&c| model_class[c as usize])
-        .collect();
+    let of_sample = classes.indices().iter().map(|&c| model_class[c]).collect();
     Ok((labels, of_sample))
 }
 
@@ -96,7 +92,7 @@ pub(crate) fn batch_classes(
         ));
     }
     validate::check_dataset(batch)?;
-    let classes = batch.targets.classes()?;
+    let classes = batch.targets.to_classes()?;
     let to_model: Vec<Option<usize>> = classes
         .labels()
         .iter()
@@ -107,11 +103,11 @@ pub(crate) fn batch_classes(
         .iter()
         .enumerate()
         .map(|(row, &c)| {
-            to_model[c as usize].ok_or_else(|| {
+            to_model[c].ok_or_else(|| {
                 let known: Vec<String> = labels.iter().map(ToString::to_string).collect();
                 Error::invalid_parameter(
                     "class label",
-                    format!("{} (sample {row})", classes.labels()[c as usize]),
+                    format!("{} (sample {row})", classes.labels()[c]),
                     format!(
                         "one of the model's classes [{}]: a model cannot learn a class it was not created with",
                         known.join(", ")

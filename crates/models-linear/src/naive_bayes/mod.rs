@@ -42,12 +42,8 @@
 //! let predicted = model.predict(&test.records)?;
 //! let proba = model.predict_proba(&test.records)?;
 //! assert_eq!((proba.nrows(), proba.ncols()), (test.n_samples(), 3));
-//! let truth = test.targets.classes()?;
-//! let correct = predicted
-//!     .iter()
-//!     .zip(truth.indices())
-//!     .filter(|&(p, &t)| *p == truth.labels()[t as usize])
-//!     .count();
+//! let truth = test.targets.values()?; // a LIBSVM file's labels are numbers
+//! let correct = predicted.iter().zip(truth.iter()).filter(|(p, t)| p == t).count();
 //! assert!(correct as f64 / predicted.len() as f64 > 0.9); // scikit-learn: 0.932546
 //! # Ok::<(), margin_core::Error>(())
 //! ```

@@ -52,24 +52,19 @@
 //! are skipped. Class weights are not offered.
 //!
 //! ```
-//! use margin_core::{Classes, Dataset, DenseMatrix, Fit, Predict, Targets};
+//! use margin_core::{Dataset, Fit, Predict};
 //! use margin_linear::{KernelPerceptron, Perceptron};
 //!
 //! // XOR: no line separates it, the degree-2 polynomial kernel does.
-//! let x = DenseMatrix::from_rows(&[[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])?;
-//! let y = Classes::from_numbers(&[-1.0, -1.0, 1.0, 1.0])?;
-//! let xor = Dataset::new(x, Targets::Classes(y))?;
+//! let x = [[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]];
+//! let xor = Dataset::classification(&x, [-1, -1, 1, 1])?;
 //!
 //! let primal = Perceptron::params().max_iter(100).fit(&xor)?;
 //! assert!(!primal.convergence().converged());
 //!
 //! let dual = KernelPerceptron::params().fit(&xor)?;
 //! assert!(dual.convergence().converged());
-//! let truth = xor.targets.classes()?;
-//! let predicted = dual.predict(&xor.records)?;
-//! for (p, &c) in predicted.iter().zip(truth.indices()) {
-//!     assert_eq!(*p, truth.labels()[c as usize]);
-//! }
+//! assert_eq!(dual.predict(&xor.records)?, [-1, -1, 1, 1]);
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
@@ -99,7 +94,7 @@ impl Encoded {
     /// encodes its classes.
     fn new(data: &Dataset) -> Result<Self> {
         margin_core::validate::check_dataset(data)?;
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         margin_core::validate::check_min_classes(&classes, 2)?;
         if let Some(w) = &data.sample_weights
             && w.iter().all(|&v| v == 0.0)

@@ -122,7 +122,7 @@ impl FitObserved for GradientBoostingClassifierParams {
     ) -> Result<GradientBoostingClassifier> {
         margin_core::params::Params::check(self)?;
         let x = checked_records(data, &self.boosting)?;
-        let classes = data.targets.classes()?;
+        let classes = data.targets.to_classes()?;
         validate::check_min_classes(&classes, 2)?;
         let present = classes.present();
         let k = present.labels.len();

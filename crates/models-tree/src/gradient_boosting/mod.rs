@@ -20,12 +20,8 @@
 //!     .seed(7)
 //!     .fit(&train)?;
 //! let predicted = model.predict(&test.records)?;
-//! let truth = test.targets.classes()?;
-//! let correct = predicted
-//!     .iter()
-//!     .zip(truth.indices())
-//!     .filter(|&(p, &c)| *p == truth.labels()[c as usize])
-//!     .count();
+//! let truth = test.targets.values()?; // a LIBSVM file's labels are numbers
+//! let correct = predicted.iter().zip(truth.iter()).filter(|(p, t)| p == t).count();
 //! assert!(correct as f64 / test.n_samples() as f64 > 0.7);
 //! assert_eq!(model.predict_proba(&test.records)?.ncols(), 2);
 //! # Ok::<(), margin_core::Error>(())
