@@ -7,6 +7,11 @@
 //! other margin crates depend on margin-core that way, so the data is embedded only where it
 //! is asked for.
 //!
+//! The classification sets come with class targets (their numeric labels as [`Label`]
+//! numbers, so predictions compare with `1.0`, `-1` …); `housing_scale` with values.
+//!
+//! [`Label`]: margin_core::Label
+//!
 //! | function | task | rows × features |
 //! |---|---|---|
 //! | [`heart_scale`] | binary, labels −1/+1 | 270 × 13 |
@@ -16,7 +21,7 @@
 //! | [`a9a`] / [`a9a_test`] | binary, labels −1/+1, sparse binary features | 32,561 / 16,281 × 123 |
 
 use crate::{LibsvmOptions, read_libsvm_from};
-use margin_core::{Dataset, Result};
+use margin_core::{Dataset, Result, Targets};
 
 macro_rules! bundled {
     ($file:literal) => {
@@ -43,6 +48,15 @@ fn load(bytes: &[u8], n_features: usize) -> Result<Dataset> {
             ..Default::default()
         },
     )
+}
+
+/// A classification set: its numeric LIBSVM labels as classes, so `targets.classes()?` and
+/// `labels()` read them as they read any class labels (regression still reads them as numbers
+/// through `targets.values()`).
+fn classes(data: Result<Dataset>) -> Result<Dataset> {
+    let mut data = data?;
+    data.targets = Targets::Classes(data.targets.to_classes()?.into_owned());
+    Ok(data)
 }
 
 /// A bundled dataset by its file name (`heart_scale`, `svmguide1`, `svmguide1.t`, `dna.scale`,
@@ -75,29 +89,29 @@ pub const NAMES: [&str; 8] = [
 
 /// Statlog Heart, scaled to [−1, 1] by LIBSVM's authors: 270 samples, 13 features, labels ±1.
 pub fn heart_scale() -> Result<Dataset> {
-    load(bundled!("heart_scale"), 13)
+    classes(load(bundled!("heart_scale"), 13))
 }
 
 /// svmguide1 training part (astroparticle data from LIBSVM's practical guide): 3,089 × 4,
 /// labels 0/1, features not scaled (scale them first, as the guide does).
 pub fn svmguide1() -> Result<Dataset> {
-    load(bundled!("svmguide1"), 4)
+    classes(load(bundled!("svmguide1"), 4))
 }
 
 /// svmguide1 test part: 4,000 × 4.
 pub fn svmguide1_test() -> Result<Dataset> {
-    load(bundled!("svmguide1.t"), 4)
+    classes(load(bundled!("svmguide1.t"), 4))
 }
 
 /// Statlog DNA (primate splice junctions) training part: 2,000 × 180 binary features, classes
 /// 1, 2, 3.
 pub fn dna() -> Result<Dataset> {
-    load(bundled!("dna.scale"), 180)
+    classes(load(bundled!("dna.scale"), 180))
 }
 
 /// Statlog DNA test part: 1,186 × 180.
 pub fn dna_test() -> Result<Dataset> {
-    load(bundled!("dna.scale.t"), 180)
+    classes(load(bundled!("dna.scale.t"), 180))
 }
 
 /// Boston housing, scaled to [−1, 1]: 506 × 13, target the median home value in k$.
@@ -108,12 +122,12 @@ pub fn housing_scale() -> Result<Dataset> {
 /// UCI Adult as preprocessed by Platt (LIBSVM's `a9a`): 32,561 × 123 sparse binary
 /// features, labels ±1 (does the person earn more than $50k a year?).
 pub fn a9a() -> Result<Dataset> {
-    load_gz(bundled!("a9a.gz"), 123)
+    classes(load_gz(bundled!("a9a.gz"), 123))
 }
 
 /// The `a9a` test part: 16,281 × 123.
 pub fn a9a_test() -> Result<Dataset> {
-    load_gz(bundled!("a9a.t.gz"), 123)
+    classes(load_gz(bundled!("a9a.t.gz"), 123))
 }
 
 #[cfg(test)]
