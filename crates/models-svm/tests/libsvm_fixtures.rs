@@ -289,17 +289,7 @@ fn one_class_svm_on_heart_scale() {
 #[test]
 fn sorted_class_order_matches_scikit_learn() {
     // scikit-learn's SVC sorts classes; so does margin by default (tests/fixtures/gen_sklearn.py).
-    let text = include_str!("fixtures/sklearn_dna_svc.txt");
-    let field = |key: &str| -> Vec<Vec<f64>> {
-        text.lines()
-            .filter_map(|l| l.strip_prefix(key))
-            .map(|rest| {
-                rest.split_whitespace()
-                    .map(|v| v.parse().unwrap())
-                    .collect()
-            })
-            .collect()
-    };
+    let field = |key| fixture_lines(include_str!("fixtures/sklearn_dna_svc.txt"), key);
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
     let model = Svc::params()
         .kernel(KernelChoice::Rbf {
@@ -336,6 +326,18 @@ fn sorted_class_order_matches_scikit_learn() {
     check_dual_coef(&model, &field("support: ")[0], &field("dual_coef: "));
 }
 
+/// The numbers of every line of `text` that starts with `key`, one vector per line.
+fn fixture_lines(text: &str, key: &str) -> Vec<Vec<f64>> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(key))
+        .map(|rest| {
+            rest.split_whitespace()
+                .map(|v| v.parse().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
 /// `support_indices` equal to scikit-learn's `support_`, and `dual_coef()` to its `dual_coef_`
 /// (same layout and signs) to 1e-6.
 fn check_dual_coef(model: &Svc, support: &[f64], dual: &[Vec<f64>]) {
@@ -357,17 +359,7 @@ fn check_dual_coef(model: &Svc, support: &[f64], dual: &[Vec<f64>]) {
 #[test]
 fn binary_dual_coefficients_carry_scikit_learns_sign() {
     // tests/fixtures/gen_sklearn.py: SVC(C=1, gamma=1/13) on heart_scale.
-    let text = include_str!("fixtures/sklearn_heart_svc.txt");
-    let field = |key: &str| -> Vec<Vec<f64>> {
-        text.lines()
-            .filter_map(|l| l.strip_prefix(key))
-            .map(|rest| {
-                rest.split_whitespace()
-                    .map(|v| v.parse().unwrap())
-                    .collect()
-            })
-            .collect()
-    };
+    let field = |key| fixture_lines(include_str!("fixtures/sklearn_heart_svc.txt"), key);
     let model = Svc::params()
         .gamma(1.0 / 13.0)
         .fit(&datasets::heart_scale().unwrap())
