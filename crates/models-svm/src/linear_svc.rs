@@ -8,7 +8,6 @@ use margin_core::{
     model_check, validate,
 };
 use margin_io::ModelFile;
-use margin_optim::Stop;
 pub use margin_optim::dcd::SvmLoss;
 use margin_optim::dcd::{self, DcdOptions};
 pub use margin_optim::pegasos::Iterate;
@@ -83,7 +82,8 @@ pub struct LinearSvcParams {
     c: f64,
     /// Pegasos's `λ`, which replaces `C` when given.
     lambda: Option<f64>,
-    loss: SvmLoss,
+    /// `None`: the solver's own loss (squared hinge for DCD, hinge for Pegasos).
+    loss: Option<SvmLoss>,
     solver: LinearSolverKind,
     epochs: usize,
     batch_size: usize,
@@ -102,7 +102,7 @@ impl Default for LinearSvcParams {
         Self {
             c: 1.0,
             lambda: None,
-            loss: SvmLoss::SquaredHinge,
+            loss: None,
             solver: LinearSolverKind::Dcd,
             epochs: 0,
             batch_size: 0,
@@ -133,7 +133,7 @@ impl LinearSvcParams {
     }
     /// Loss (default squared hinge, as scikit-learn; LIBLINEAR `-s 1`; hinge is `-s 3`).
     pub fn loss(mut self, loss: SvmLoss) -> Self {
-        self.loss = loss;
+        self.loss = Some(loss);
         self
     }
     /// Solver (default dual coordinate descent). It sets the parameters `solver`, `epochs`,
@@ -189,6 +189,14 @@ impl LinearSvcParams {
         self
     }
 
+    /// The loss the problems are solved with: the given one, or the solver's own.
+    fn effective_loss(&self) -> SvmLoss {
+        self.loss.unwrap_or(match self.solver {
+            LinearSolverKind::Dcd => SvmLoss::SquaredHinge,
+            LinearSolverKind::Pegasos => SvmLoss::Hinge,
+        })
+    }
+
     /// The regularization the parameters describe.
     fn regularization(&self) -> Regularization {
         self.lambda
@@ -220,7 +228,9 @@ margin_core::params! {
             help: "Pegasos's regularization λ in place of C (C = 1/(n·λ); none: use C)",
             valid: ("a finite number > 0, or none", |l| l.is_none_or(|l| l.is_finite() && l > 0.0)),
         },
-        loss: SvmLoss { help: "hinge (LIBLINEAR -s 3) or squared hinge (-s 1)" },
+        loss: Option<SvmLoss> {
+            help: "hinge (LIBLINEAR -s 3) or squared hinge (-s 1); none: the solver's own (squared hinge for dcd, as scikit-learn; hinge for pegasos)",
+        },
         solver: LinearSolverKind {
             help: "dual coordinate descent (LIBLINEAR's) or Pegasos stochastic sub-gradient descent (hinge loss only)",
         },
@@ -264,7 +274,7 @@ margin_core::params! {
         seed: u64 { help: "seed of the coordinate or sample order" },
     }
     together: |p| {
-        if p.solver == LinearSolverKind::Pegasos && p.loss != SvmLoss::Hinge {
+        if p.solver == LinearSolverKind::Pegasos && p.loss == Some(SvmLoss::SquaredHinge) {
             return Err(Error::invalid_parameter(
                 "loss",
                 "squared_hinge",
@@ -290,8 +300,8 @@ margin_core::params! {
 pub struct LinearSvc {
     core: LinearClassifierCore,
     c: f64,
-    iterations: Vec<usize>,
-    stops: Vec<Stop>,
+    /// Each binary problem's run, with its primal objective.
+    runs: Vec<Run>,
     /// The hyperparameters the model was fitted with.
     params: LinearSvcParams,
 }
@@ -319,9 +329,11 @@ impl LinearSvc {
     /// How the fit's runs went, one per binary problem: dual coordinate descent stops at
     /// `max_iter` epochs when its tolerance is not met; Pegasos runs its fixed number of epochs
     /// with no tolerance, so it never counts as stopped at a limit (as scikit-learn's
-    /// `SGDClassifier` with `tol=None` does not warn).
+    /// `SGDClassifier` with `tol=None` does not warn). Each run's objective is the primal
+    /// `½‖w‖² + C Σ cᵢ loss(yᵢ f(xᵢ))` at the weights found (the quantity LIBLINEAR's and
+    /// Pegasos's users compare).
     pub fn fit_report(&self) -> FitReport {
-        FitReport::of(&self.iterations, &self.stops)
+        FitReport::new(self.runs.clone())
     }
 }
 
@@ -329,8 +341,9 @@ margin_core::impl_linear_classifier!(LinearSvc);
 
 impl ModelFile for LinearSvc {
     const KIND: &'static str = "linear-svc";
-    // 2: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 2;
+    // 2: the hyperparameters the model was fitted with; 3: an optional loss (the solver's own
+    // when none), and one run per problem with its primal objective.
+    const SCHEMA: u32 = 3;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
@@ -380,11 +393,16 @@ impl LinearSvcParams {
         let solve = |&p: &usize, observer: &mut dyn Observer| -> Result<(Vec<f64>, Run)> {
             let signs: Vec<f64> = y.iter().map(|&k| if k == p { 1.0 } else { -1.0 }).collect();
             let weight: Vec<f64> = (0..n).map(|i| cw[y[i]] * sample(i)).collect();
+            let costs: Vec<f64> = weight.iter().map(|w| c * w).collect();
+            let loss = self.effective_loss();
+            let with_objective = |(w, run): (Vec<f64>, Run)| {
+                let objective = dcd::primal_objective(x, &signs, &costs, loss, &w, bias);
+                (w, run.with_objective(objective))
+            };
             match self.linear_solver() {
                 LinearSolver::Dcd => {
-                    let costs: Vec<f64> = weight.iter().map(|w| c * w).collect();
                     let options = DcdOptions {
-                        loss: self.loss,
+                        loss,
                         tol: self.tol,
                         max_iter: self.max_iter,
                         shrinking: true,
@@ -393,7 +411,7 @@ impl LinearSvcParams {
                     };
                     dcd::dcd(x, &signs, &costs, &options, observer).map(|s| {
                         let run = s.run();
-                        (s.w, run)
+                        with_objective((s.w, run))
                     })
                 }
                 LinearSolver::Pegasos {
@@ -413,7 +431,7 @@ impl LinearSvcParams {
                     };
                     pegasos::pegasos(x, &signs, Some(&weight), &options, observer).map(|s| {
                         let run = s.run();
-                        (s.w, run)
+                        with_objective((s.w, run))
                     })
                 }
             }
@@ -422,28 +440,17 @@ impl LinearSvcParams {
         let d = x.n_features();
         let mut coef = Vec::with_capacity(solved.len());
         let mut intercept = Vec::with_capacity(solved.len());
-        let mut iterations = Vec::with_capacity(solved.len());
-        let mut stops = Vec::with_capacity(solved.len());
-        for (
-            mut w,
-            Run {
-                iterations: it,
-                stop,
-                ..
-            },
-        ) in solved
-        {
+        let mut runs = Vec::with_capacity(solved.len());
+        for (mut w, run) in solved {
             intercept.push(bias.map_or(0.0, |b| b * w[d]));
             w.truncate(d);
             coef.push(w);
-            iterations.push(it);
-            stops.push(stop);
+            runs.push(run);
         }
         Ok(LinearSvc {
             core: LinearClassifierCore::from_rows(labels, d, &coef, intercept)?,
             c,
-            iterations,
-            stops,
+            runs,
             params: self.clone(),
         })
     }

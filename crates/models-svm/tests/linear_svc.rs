@@ -272,7 +272,12 @@ fn bad_parameters_are_refused_with_their_name() {
         LinearSvc::params().intercept_scaling(0.0),
         "intercept_scaling",
     );
-    named(LinearSvc::params().solver(LinearSolver::pegasos()), "loss");
+    named(
+        LinearSvc::params()
+            .loss(SvmLoss::SquaredHinge)
+            .solver(LinearSolver::pegasos()),
+        "loss",
+    );
     named(
         LinearSvc::params()
             .loss(SvmLoss::Hinge)
@@ -323,5 +328,45 @@ fn multiclass_save_load_and_thread_count() {
             .count();
         let accuracy = correct as f64 / test.n_samples() as f64;
         assert!(accuracy > 0.9, "{solver:?}: {accuracy}");
+    }
+}
+
+#[test]
+fn each_solver_defaults_to_its_own_loss_and_reports_the_primal_objective() {
+    let data = datasets::heart_scale().unwrap();
+    let pegasos = LinearSvc::params().solver(LinearSolver::pegasos());
+    let by_default = pegasos.clone().fit(&data).unwrap();
+    let hinge = pegasos.loss(SvmLoss::Hinge).fit(&data).unwrap();
+    assert_eq!(by_default.coef(), hinge.coef());
+    let dcd = LinearSvc::params().fit(&data).unwrap();
+    let squared = LinearSvc::params()
+        .loss(SvmLoss::SquaredHinge)
+        .fit(&data)
+        .unwrap();
+    assert_eq!(dcd.coef(), squared.coef());
+    // The reported objective is ½‖w‖² + C Σ loss, recomputed here from the weights.
+    let y: Vec<f64> = data
+        .targets
+        .values()
+        .unwrap()
+        .iter()
+        .map(|&v| if v > 0.0 { 1.0 } else { -1.0 })
+        .collect();
+    for (model, loss) in [(&dcd, SvmLoss::SquaredHinge), (&by_default, SvmLoss::Hinge)] {
+        let (w, b) = (model.coef().row(0), model.intercept()[0]);
+        let hinge = |m: f64| match loss {
+            SvmLoss::Hinge => (1.0 - m).max(0.0),
+            SvmLoss::SquaredHinge => (1.0 - m).max(0.0).powi(2),
+        };
+        let fit: f64 = (0..y.len())
+            .map(|i| hinge(y[i] * (data.records.row_dot(i, w) + b)))
+            .sum();
+        // The intercept is LIBLINEAR's regularized bias feature (value 1).
+        let expected = 0.5 * (w.iter().map(|v| v * v).sum::<f64>() + b * b) + fit;
+        let reported = model.fit_report().runs()[0].objective.unwrap();
+        assert!(
+            (reported - expected).abs() < 1e-9 * expected,
+            "{reported} vs {expected}"
+        );
     }
 }

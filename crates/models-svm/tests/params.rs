@@ -131,7 +131,6 @@ fn defaults_are_scikit_learns() {
     check_defaults::<OneClassSvmParams>(&with(&[("nu", "0.5")]), &["max_iter", "probability"]);
     check_defaults::<LinearSvcParams>(
         &[
-            ("loss", "squared_hinge"),
             ("tol", "0.0001"),
             ("C", "1.0"),
             ("fit_intercept", "true"),
@@ -140,6 +139,9 @@ fn defaults_are_scikit_learns() {
             ("max_iter", "1000"),
         ],
         &[
+            // `none`: the solver's own loss, scikit-learn's squared hinge with the default
+            // solver (tests/linear_svc.rs fits both and compares).
+            "loss",
             "lambda",
             "solver",
             "epochs",
@@ -262,7 +264,7 @@ fn the_rules_between_parameters_are_checked_with_their_phrases() {
     refused(&|| weights.check(), "class_weight[1]", "≥ 0");
     let zero: LinearSvcParams = set_all(&[("class_weight", "1:0")]);
     refused(&|| zero.check(), "class_weight[1]", "> 0");
-    let pegasos: LinearSvcParams = set_all(&[("solver", "pegasos")]);
+    let pegasos: LinearSvcParams = set_all(&[("solver", "pegasos"), ("loss", "squared_hinge")]);
     refused(&|| pegasos.check(), "loss", "hinge with the Pegasos solver");
     // Ranges are refused by `set` itself, leaving the value as it was.
     let mut p = Svr::params();
