@@ -94,8 +94,8 @@ pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowRange, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{
-    Convergence, DecisionFunction, Fit, FitTransform, Iterative, NFeatures, PartialFit, Predict,
-    PredictProba, Transform,
+    ClassScores, Convergence, DecisionFunction, Evidence, EvidenceSource, Fit, FitTransform,
+    Iterative, NFeatures, PartialFit, Predict, PredictProba, Transform,
 };
 pub use view::{DenseCow, DenseView};
 

@@ -244,10 +244,17 @@ pub mod one_row {
 /// `classes()`, `coef()`, `intercept()`, `n_features()` and `predict_classes()`, and its
 /// [`Predict`](crate::Predict), [`DecisionFunction`](crate::DecisionFunction) and
 /// [`NFeatures`](crate::NFeatures) impls, each a call into the core:
-/// `margin_core::impl_linear_classifier!(Perceptron);`.
+/// `margin_core::impl_linear_classifier!(Perceptron);`. A model that also estimates
+/// probabilities names its [`PredictProba`](crate::PredictProba) impl, so
+/// [`Predict::class_scores`](crate::Predict::class_scores) can offer them:
+/// `impl_linear_classifier!(LogisticRegression: predict_proba)`.
 #[macro_export]
 macro_rules! impl_linear_classifier {
-    ($($model:ty),+ $(,)?) => {
+    (@proba $self:ident, $records:ident) => { None };
+    (@proba $self:ident, $records:ident, $proba:ident) => {
+        Some(&|| $crate::PredictProba::predict_proba($self, $records))
+    };
+    ($($model:ty $(: $proba:ident)?),+ $(,)?) => {
         $(
             impl $model {
                 /// Class labels, sorted (the columns of the decision function for more than
@@ -290,6 +297,19 @@ macro_rules! impl_linear_classifier {
                     records: &R,
                 ) -> $crate::Result<Vec<$crate::Label>> {
                     self.core.predict(records)
+                }
+
+                fn class_scores<R: $crate::Records + ?Sized>(
+                    &self,
+                    records: &R,
+                    evidence: $crate::Evidence,
+                ) -> $crate::Result<$crate::ClassScores> {
+                    $crate::ClassScores::new(
+                        self.classes(),
+                        evidence,
+                        Some(&|| $crate::DecisionFunction::decision_function(self, records)),
+                        $crate::impl_linear_classifier!(@proba self, records $(, $proba)?),
+                    )
                 }
             }
 

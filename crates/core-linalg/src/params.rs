@@ -471,6 +471,39 @@ pub trait Params: Clone + 'static {
     }
 }
 
+/// Parameters set by name at run time, as grid search sets them: every [`Params`] type (its
+/// names are fixed) and composites whose names are built from their parts' at run time (a
+/// pipeline's `svc__C`, scikit-learn's `step__param`).
+pub trait ParamsByName: Clone + 'static {
+    /// The full name of parameter `name` (which may be spelled as on the command line), or an
+    /// error listing the names there are.
+    fn param_name(&self, name: &str) -> Result<String>;
+
+    /// Sets parameter `name` from text; a value that does not parse or is out of range is
+    /// refused and leaves the parameters unchanged (see [`Params::set`]).
+    fn set_by_name(&mut self, name: &str, text: &str) -> Result<()>;
+
+    /// Every parameter with its value, under its full name.
+    fn values_by_name(&self) -> Vec<(String, Value)>;
+}
+
+impl<P: Params> ParamsByName for P {
+    fn param_name(&self, name: &str) -> Result<String> {
+        Ok(P::param(name)?.name.to_owned())
+    }
+
+    fn set_by_name(&mut self, name: &str, text: &str) -> Result<()> {
+        self.set(name, text)
+    }
+
+    fn values_by_name(&self) -> Vec<(String, Value)> {
+        self.values()
+            .into_iter()
+            .map(|(name, v)| (name.to_owned(), v))
+            .collect()
+    }
+}
+
 /// A fitted model that keeps the hyperparameters it was fitted with.
 ///
 /// Every fitted model has an inherent `hyperparams()` that returns its params struct (for a

@@ -23,6 +23,120 @@ pub trait Predict {
     type Output;
     /// Predicts every row of `records`; refuses a feature count other than the one fitted.
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Self::Output>;
+
+    /// A classifier's per-class evidence for `records`, for the scores that rank samples or
+    /// read probabilities (ROC AUC, average precision, log loss) through one call whatever the
+    /// model: its [`DecisionFunction`] or its [`PredictProba`], as `evidence` asks.
+    ///
+    /// Classifiers override it (see [`ClassScores::new`]); every other model keeps this
+    /// default, which refuses with [`Error::Unsupported`](crate::Error::Unsupported).
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: Evidence,
+    ) -> Result<ClassScores> {
+        let _ = (records, evidence);
+        Err(crate::Error::unsupported(
+            "class scores",
+            "the model is not a classifier with a decision function or probabilities",
+        ))
+    }
+}
+
+/// Which evidence [`Predict::class_scores`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// What ranking scores read, in scikit-learn's order of preference: the decision function
+    /// where the model has one, else class probabilities.
+    Ranking,
+    /// Class probabilities (one column per class, rows summing to 1).
+    Probability,
+}
+
+/// A classifier's evidence per class, with the labels its columns stand for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassScores {
+    /// The model's classes, sorted (its `classes()`).
+    pub classes: Vec<crate::Label>,
+    /// One row per sample: one column for two classes (evidence for `classes[1]`, the
+    /// decision function's convention) or one per class.
+    pub scores: crate::DenseMatrix,
+}
+
+/// A fitted model's way of computing one kind of evidence, for [`ClassScores::new`].
+pub type EvidenceSource<'a> = Option<&'a dyn Fn() -> Result<crate::DenseMatrix>>;
+
+impl ClassScores {
+    /// What a classifier's [`Predict::class_scores`] returns, from what it has: its decision
+    /// function and its probabilities (`None` for what it lacks; either may still fail, as an
+    /// SVC fitted without `probability` refuses probabilities).
+    pub fn new(
+        classes: &[crate::Label],
+        evidence: Evidence,
+        decision: EvidenceSource<'_>,
+        proba: EvidenceSource<'_>,
+    ) -> Result<Self> {
+        // A decision function with a column per pair of classes (one-vs-one) ranks no class
+        // against the rest: probabilities stand in where the model has them. (With three
+        // classes there are as many pairs as classes: such a model passes no decision here.)
+        let per_class = |m: &crate::DenseMatrix| match classes.len() {
+            2 => m.ncols() == 1,
+            k => m.ncols() == k,
+        };
+        let decision = match (evidence, decision) {
+            (Evidence::Ranking, Some(decision)) => Some(decision()?),
+            _ => None,
+        };
+        let scores = match (evidence, decision, proba) {
+            (_, Some(d), _) if per_class(&d) => d,
+            (_, Some(_), None) => {
+                return Err(crate::Error::unsupported(
+                    "class scores",
+                    "the decision function has one column per pair of classes; fit with \
+                     probability estimates or one-vs-rest to rank each class",
+                ));
+            }
+            (_, _, Some(proba)) => proba()?,
+            (Evidence::Ranking, None, None) => {
+                return Err(crate::Error::unsupported(
+                    "class scores",
+                    "the model has neither a decision function nor probabilities",
+                ));
+            }
+            (Evidence::Probability, _, None) => {
+                return Err(crate::Error::unsupported(
+                    "class probabilities",
+                    "the model estimates none; score it with a ranking metric (roc_auc, \
+                     average_precision) or choose a classifier with predict_proba",
+                ));
+            }
+        };
+        Ok(Self {
+            classes: classes.to_vec(),
+            scores,
+        })
+    }
+
+    /// The evidence for the second class of a two-class model (`classes[1]`, the positive
+    /// class of binary scores): the one column, or the second of two.
+    pub fn positive(&self) -> Result<Vec<f64>> {
+        if self.classes.len() != 2 {
+            return Err(crate::Error::invalid_parameter(
+                "scoring",
+                format!(
+                    "a binary score on a model of {} classes",
+                    self.classes.len()
+                ),
+                "two classes (use a multiclass variant, such as roc_auc_ovr, for more)",
+            ));
+        }
+        let col = match self.scores.ncols() {
+            1 => 0,
+            2 => 1,
+            n => return Err(crate::Error::shape("score columns for two classes", 2, n)),
+        };
+        Ok(self.scores.rows().map(|r| r[col]).collect())
+    }
 }
 
 /// A fitted classifier that estimates class probabilities.
@@ -209,7 +323,54 @@ macro_rules! impl_iterative {
 
 #[cfg(test)]
 mod tests {
-    use super::Convergence;
+    use super::{ClassScores, Convergence, Evidence};
+    use crate::{DenseMatrix, Error, Label, Result};
+
+    fn matrix(rows: &[&[f64]]) -> DenseMatrix {
+        DenseMatrix::from_rows(rows).unwrap()
+    }
+
+    #[test]
+    fn class_scores_rank_by_the_decision_function_and_fall_back_to_probabilities() {
+        let two = [Label::from(0), Label::from(1)];
+        let decision = || Ok(matrix(&[&[-1.5], &[2.0]]));
+        let proba = || Ok(matrix(&[&[0.8, 0.2], &[0.1, 0.9]]));
+        let both = |e| ClassScores::new(&two, e, Some(&decision), Some(&proba));
+        assert_eq!(
+            both(Evidence::Ranking).unwrap().positive().unwrap(),
+            [-1.5, 2.0]
+        );
+        assert_eq!(
+            both(Evidence::Probability).unwrap().positive().unwrap(),
+            [0.2, 0.9]
+        );
+        let only_proba = ClassScores::new(&two, Evidence::Ranking, None, Some(&proba)).unwrap();
+        assert_eq!(only_proba.positive().unwrap(), [0.2, 0.9]);
+        let no_proba = ClassScores::new(&two, Evidence::Probability, Some(&decision), None);
+        assert!(matches!(no_proba, Err(Error::Unsupported { .. })));
+        assert!(matches!(
+            ClassScores::new(&two, Evidence::Ranking, None, None),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn a_one_vs_one_decision_function_does_not_rank_classes() {
+        let three = [Label::from(0), Label::from(1), Label::from(2)];
+        // Four classes make six one-vs-one pairs.
+        let four = [three.as_slice(), &[Label::from(3)]].concat();
+        let pairs = || Ok(matrix(&[&[1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]));
+        let proba = || Ok(matrix(&[&[0.1, 0.2, 0.3, 0.4]]));
+        let ranked = ClassScores::new(&four, Evidence::Ranking, Some(&pairs), Some(&proba));
+        assert_eq!(ranked.unwrap().scores.as_slice(), [0.1, 0.2, 0.3, 0.4]);
+        let refused = ClassScores::new(&four, Evidence::Ranking, Some(&pairs), None);
+        assert!(matches!(refused, Err(Error::Unsupported { .. })));
+        // A binary score of three classes says which scores take more.
+        let per_class = || -> Result<DenseMatrix> { Ok(matrix(&[&[0.2, 0.3, 0.5]])) };
+        let scores = ClassScores::new(&three, Evidence::Ranking, Some(&per_class), None).unwrap();
+        let err = scores.positive().unwrap_err();
+        assert!(err.to_string().contains("roc_auc_ovr"), "{err}");
+    }
 
     #[test]
     fn runs_combine_counting_those_at_the_limit() {

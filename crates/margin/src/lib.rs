@@ -102,11 +102,13 @@ pub mod prelude {
         Blobs, Circles, Classification, Moons, Regression, make_blobs, make_circles,
         make_classification, make_moons, make_regression,
     };
+    pub use margin_core::params::ParamsByName;
     pub use margin_core::split::{KFold, StratifiedKFold, train_test_split};
     pub use margin_core::{
         Dataset, DecisionFunction, Error, Fit, FitTransform, Iterative, Label, Matrix, PartialFit,
         Predict, PredictProba, Records, Result, Targets, Transform,
     };
     pub use margin_io::ModelFile;
-    pub use margin_preprocessing::{MinMaxScaler, StandardScaler};
+    pub use margin_metrics::{Grid, Scorer, Scoring, cross_validate, search};
+    pub use margin_preprocessing::{MinMaxScaler, Pipeline, StandardScaler};
 }

@@ -15,7 +15,9 @@
 //!
 //! - Model selection: [`cross_validate`] and [`cross_val_predict`] (folds fitted in parallel),
 //!   [`search`] over a [`Grid`] of named parameter values (all of them, or a seeded random
-//!   sample), refitting the best, and the data of [`learning_curve`] and [`validation_curve`].
+//!   sample), refitting the best, and the data of [`learning_curve`] and [`validation_curve`];
+//!   each scores with a [`Scorer`]: a [`Scoring`] by name (`"f1_macro"`, `"roc_auc"`,
+//!   `"neg_mean_squared_error"`, scikit-learn's names) or a closure.
 //!
 //! - [`plot`]: SVG charts of ROC and precision–recall curves, the confusion matrix, and learning
 //!   and validation curves; PNG output with the cargo feature `png` (off by default, so the
@@ -43,6 +45,7 @@ pub mod plot;
 mod probabilistic;
 mod ranking;
 mod regression;
+mod scoring;
 mod search;
 mod selection;
 
@@ -61,6 +64,7 @@ pub use regression::{
     mean_squared_error, median_absolute_error, r2_score, root_mean_squared_error,
     squared_correlation,
 };
+pub use scoring::{Predictions, Scorer, Scoring};
 pub use search::{Candidate, Grid, SearchResult, search};
 pub use selection::{
     CurvePoint, cross_val_predict, cross_validate, learning_curve, validation_curve,

@@ -4,12 +4,13 @@
 use std::fmt::Display;
 use std::sync::Arc;
 
-use margin_core::params::Params;
+use margin_core::params::ParamsByName;
 use margin_core::split::{Fold, rng_from_seed};
 use margin_core::{Dataset, Error, Fit, Predict, Result};
 use rand::Rng;
 
-use crate::selection::cross_validate;
+use crate::Scorer;
+use crate::selection::cross_validate_with;
 
 type Setter<P> = Arc<dyn Fn(P) -> Result<P> + Send + Sync>;
 
@@ -132,11 +133,12 @@ impl<P: Clone + 'static> Grid<P> {
     }
 }
 
-impl<P: Params> Grid<P> {
-    /// Adds an axis over a parameter that `P` describes, named as [`Params::set`] takes it
-    /// (scikit-learn's name or its command-line spelling), with values as text or anything
-    /// printable: no setter to write, and a value the parameter refuses fails when the
-    /// candidates are built, naming the parameter and its range. An unknown name fails here.
+impl<P: ParamsByName> Grid<P> {
+    /// Adds an axis over a parameter that `P` describes, named as [`ParamsByName::set_by_name`]
+    /// takes it (scikit-learn's name or its command-line spelling; `step__param` in a
+    /// pipeline), with values as text or anything printable: no setter to write, and a value
+    /// the parameter refuses fails when the candidates are built, naming the parameter and its
+    /// range. An unknown name fails here.
     ///
     /// ```
     /// use margin_metrics::Grid;
@@ -160,12 +162,14 @@ impl<P: Params> Grid<P> {
         name: &str,
         values: impl IntoIterator<Item = V>,
     ) -> Result<Self> {
-        let name = P::param(name)?.name;
+        let name = self.base.param_name(name)?;
         let values: Vec<String> = values.into_iter().map(|v| v.to_string()).collect();
-        Ok(self.axis(name, values, move |mut p: P, text: String| {
-            p.set(name, &text)?;
-            Ok(p)
-        }))
+        Ok(
+            self.axis(&name.clone(), values, move |mut p: P, text: String| {
+                p.set_by_name(&name, &text)?;
+                Ok(p)
+            }),
+        )
     }
 }
 
@@ -210,8 +214,9 @@ impl<P: Fit> SearchResult<P> {
     }
 }
 
-/// Scores every candidate by cross-validation on `folds` with `score` (higher is better), then
-/// refits the best on all of `data`.
+/// Scores every candidate by cross-validation on `folds` with `score` (higher is better; a
+/// [`Scoring`](crate::Scoring), its name, or a closure, see [`Scorer`]), then refits the best
+/// on all of `data`.
 pub fn search<P, S>(
     candidates: Vec<Candidate<P>>,
     data: &Dataset,
@@ -221,7 +226,7 @@ pub fn search<P, S>(
 where
     P: Fit + Sync,
     P::Model: Predict,
-    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64> + Sync,
+    S: Scorer<P::Model> + Sync,
 {
     if candidates.is_empty() {
         return Err(Error::invalid_parameter(
@@ -232,7 +237,7 @@ where
     }
     let fold_scores: Vec<Vec<f64>> = candidates
         .iter()
-        .map(|c| cross_validate(&c.params, data, folds, &score))
+        .map(|c| cross_validate_with(&c.params, data, folds, &score))
         .collect::<Result<_>>()?;
     let means: Vec<f64> = fold_scores
         .iter()

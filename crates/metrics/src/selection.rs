@@ -4,9 +4,25 @@ use margin_core::split::Fold;
 use margin_core::{Dataset, Error, Fit, Predict, Result};
 use rayon::prelude::*;
 
-/// Fits `params` on each fold's training part and scores its predictions on the held-out part
-/// with `score(test, predictions)`. Folds run in parallel (rayon); scores come back in fold
-/// order, so results do not depend on the number of threads.
+use crate::Scorer;
+
+/// Fits `params` on each fold's training part and scores the model on the held-out part with
+/// `score`: a [`Scoring`](crate::Scoring), its name (`"f1_macro"`), or a closure over the
+/// held-out data and the predictions (see [`Scorer`]). Folds run in parallel (rayon); scores
+/// come back in fold order, so results do not depend on the number of threads.
+///
+/// ```
+/// use margin_core::generate::{Blobs, make_blobs};
+/// use margin_core::split::StratifiedKFold;
+/// use margin_metrics::cross_validate;
+///
+/// let data = make_blobs(&Blobs::default().n_samples(60).centers(2).seed(1))?;
+/// let folds = StratifiedKFold::new(3).split(&data)?;
+/// let params = margin_svm::Svc::params();
+/// let by_name = cross_validate(&params, &data, &folds, "balanced_accuracy")?;
+/// assert!(by_name.iter().all(|&s| s > 0.9));
+/// # Ok::<(), margin_core::Error>(())
+/// ```
 pub fn cross_validate<P, S>(
     params: &P,
     data: &Dataset,
@@ -16,7 +32,22 @@ pub fn cross_validate<P, S>(
 where
     P: Fit + Sync,
     P::Model: Predict,
-    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64> + Sync,
+    S: Scorer<P::Model> + Sync,
+{
+    cross_validate_with(params, data, folds, &score)
+}
+
+/// [`cross_validate`] with a borrowed scorer, for callers that score many candidates.
+pub(crate) fn cross_validate_with<P, S>(
+    params: &P,
+    data: &Dataset,
+    folds: &[Fold],
+    score: &S,
+) -> Result<Vec<f64>>
+where
+    P: Fit + Sync,
+    P::Model: Predict,
+    S: Scorer<P::Model> + Sync,
 {
     if folds.is_empty() {
         return Err(Error::invalid_parameter("folds", 0, "at least one fold"));
@@ -27,9 +58,7 @@ where
         .map(|(f, fold)| {
             in_fold(f, folds.len(), || {
                 let (train, test) = (data.select(&fold.train)?, data.select(&fold.test)?);
-                let model = params.fit(&train)?;
-                let predicted = model.predict(&test.records)?;
-                score(&test, &predicted)
+                score.score(&params.fit(&train)?, &test)
             })
         })
         .collect()
@@ -111,18 +140,16 @@ fn train_and_test_scores<P, S>(
 where
     P: Fit,
     P::Model: Predict,
-    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64>,
+    S: Scorer<P::Model>,
 {
     let (tr, te) = (data.select(train)?, data.select(test)?);
     let model = params.fit(&tr)?;
-    Ok((
-        score(&tr, &model.predict(&tr.records)?)?,
-        score(&te, &model.predict(&te.records)?)?,
-    ))
+    Ok((score.score(&model, &tr)?, score.score(&model, &te)?))
 }
 
 /// The learning curve: for each fraction in `train_fractions` (in (0, 1]), each fold's model is
-/// fitted on the first fraction of its training part and scored there and on its test part.
+/// fitted on the first fraction of its training part and scored there and on its test part
+/// with `score` (see [`Scorer`]).
 /// Whether more data would help shows as a gap closing between the two curves.
 pub fn learning_curve<P, S>(
     params: &P,
@@ -134,7 +161,7 @@ pub fn learning_curve<P, S>(
 where
     P: Fit + Sync,
     P::Model: Predict,
-    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64> + Sync,
+    S: Scorer<P::Model> + Sync,
 {
     if let Some(&f) = train_fractions.iter().find(|&&f| !(f > 0.0 && f <= 1.0)) {
         return Err(Error::invalid_parameter(
@@ -178,7 +205,7 @@ pub fn validation_curve<P, S>(
 where
     P: Fit + Sync,
     P::Model: Predict,
-    S: Fn(&Dataset, &<P::Model as Predict>::Output) -> Result<f64> + Sync,
+    S: Scorer<P::Model> + Sync,
 {
     candidates
         .iter()

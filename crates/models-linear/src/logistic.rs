@@ -477,7 +477,7 @@ impl LogisticRegression {
     }
 }
 
-margin_core::impl_linear_classifier!(LogisticRegression);
+margin_core::impl_linear_classifier!(LogisticRegression: predict_proba);
 
 impl PredictProba for LogisticRegression {
     /// Class probabilities, columns in [`LogisticRegression::classes`] order.

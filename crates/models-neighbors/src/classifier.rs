@@ -201,7 +201,7 @@ impl KNeighborsClassifier {
     }
 
     /// Per query and class, the summed weights of the query's neighbours of that class.
-    fn class_scores<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+    fn votes<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let k = self.params.n_neighbors;
         let nb = self.index.kneighbors(records, k)?;
         let c = self.labels.len();
@@ -223,7 +223,7 @@ impl Predict for KNeighborsClassifier {
 
     /// The class with the largest (weighted) vote; ties to the first in label order.
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        let scores = self.class_scores(records)?;
+        let scores = self.votes(records)?;
         Ok(scores
             .rows()
             .map(|s| {
@@ -232,13 +232,26 @@ impl Predict for KNeighborsClassifier {
             })
             .collect())
     }
+
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: margin_core::Evidence,
+    ) -> Result<margin_core::ClassScores> {
+        margin_core::ClassScores::new(
+            self.classes(),
+            evidence,
+            None,
+            Some(&|| self.predict_proba(records)),
+        )
+    }
 }
 
 impl PredictProba for KNeighborsClassifier {
     /// The (weighted) fraction of each query's neighbours in each class; columns in label
     /// order.
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let mut scores = self.class_scores(records)?;
+        let mut scores = self.votes(records)?;
         let c = self.labels.len();
         for row in scores.as_mut_slice().chunks_exact_mut(c) {
             let total: f64 = row.iter().sum();

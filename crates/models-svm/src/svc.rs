@@ -666,6 +666,23 @@ impl Predict for Svc {
             .map(|k| self.labels[k].clone())
             .collect())
     }
+
+    /// Ranks by the decision function where it has a column per class (two classes, or
+    /// one-vs-rest), else by probabilities (one-vs-one columns are pairs of classes).
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: margin_core::Evidence,
+    ) -> Result<margin_core::ClassScores> {
+        let decision = || self.decision_function(records);
+        let per_class = self.labels.len() == 2 || self.multiclass() == Multiclass::OneVsRest;
+        margin_core::ClassScores::new(
+            self.classes(),
+            evidence,
+            per_class.then_some(&decision as &dyn Fn() -> Result<DenseMatrix>),
+            Some(&|| self.predict_proba(records)),
+        )
+    }
 }
 
 impl DecisionFunction for Svc {

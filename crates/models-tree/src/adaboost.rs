@@ -279,6 +279,19 @@ impl Predict for AdaBoostClassifier {
             .map(|k| self.labels[k].clone())
             .collect())
     }
+
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: margin_core::Evidence,
+    ) -> Result<margin_core::ClassScores> {
+        margin_core::ClassScores::new(
+            self.classes(),
+            evidence,
+            Some(&|| margin_core::DecisionFunction::decision_function(self, records)),
+            Some(&|| self.predict_proba(records)),
+        )
+    }
 }
 
 impl ModelFile for AdaBoostClassifier {

@@ -374,6 +374,19 @@ impl Predict for RandomForestClassifier {
             .map(|k| self.labels[k].clone())
             .collect())
     }
+
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: margin_core::Evidence,
+    ) -> Result<margin_core::ClassScores> {
+        margin_core::ClassScores::new(
+            self.classes(),
+            evidence,
+            None,
+            Some(&|| self.predict_proba(records)),
+        )
+    }
 }
 
 impl ModelFile for RandomForestClassifier {

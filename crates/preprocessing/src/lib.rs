@@ -1,14 +1,17 @@
 //! Preprocessing that is fitted on training records and applied to any others: scalers,
-//! polynomial features, log transform, binning and one-hot encoding; and the column statistics
-//! they share ([`column_ranges`]).
+//! polynomial features, log transform, binning and one-hot encoding; the column statistics
+//! they share ([`column_ranges`]); and the [`Pipeline`] that chains transformers (these, PCA,
+//! kernel feature maps) before an estimator.
 //!
 //! Every fitted transformer is serializable (and a [`ModelFile`](margin_io::ModelFile)), so the
-//! exact transform used in training can be shipped with the model.
+//! exact transform used in training can be shipped with the model, alone or inside a fitted
+//! pipeline.
 
 mod kbins;
 mod log1p;
 mod minmax;
 mod onehot;
+pub mod pipeline;
 mod polynomial;
 mod ranges;
 mod standard;
@@ -17,6 +20,7 @@ pub use kbins::{BinEncoding, BinStrategy, KBinsDiscretizer, KBinsDiscretizerPara
 pub use log1p::Log1p;
 pub use minmax::{MinMaxScaler, MinMaxScalerParams};
 pub use onehot::{OneHotEncoder, OneHotEncoderParams, UnknownCategory};
+pub use pipeline::{Pipeline, PipelineModel};
 pub use polynomial::{PolynomialFeatures, PolynomialFeaturesParams};
 pub use ranges::{ColumnRanges, column_ranges};
 pub use standard::{StandardScaler, StandardScalerParams};

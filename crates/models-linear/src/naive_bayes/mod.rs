@@ -147,6 +147,15 @@ macro_rules! nb_predictions {
             ) -> margin_core::Result<Vec<margin_core::Label>> {
                 crate::naive_bayes::predict_labels(self, records)
             }
+
+            fn class_scores<R: margin_core::Records + ?Sized>(
+                &self,
+                records: &R,
+                evidence: margin_core::Evidence,
+            ) -> margin_core::Result<margin_core::ClassScores> {
+                let proba = || margin_core::PredictProba::predict_proba(self, records);
+                margin_core::ClassScores::new(self.classes(), evidence, None, Some(&proba))
+            }
         }
 
         impl margin_core::PredictProba for $model {

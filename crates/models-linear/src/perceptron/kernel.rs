@@ -248,6 +248,19 @@ impl Predict for KernelPerceptron {
             .map(|k| self.labels[k].clone())
             .collect())
     }
+
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: margin_core::Evidence,
+    ) -> Result<margin_core::ClassScores> {
+        margin_core::ClassScores::new(
+            self.classes(),
+            evidence,
+            Some(&|| self.decision_function(records)),
+            None,
+        )
+    }
 }
 
 impl DecisionFunction for KernelPerceptron {

@@ -215,6 +215,19 @@ impl Predict for GradientBoostingClassifier {
             .map(|c| self.labels[c].clone())
             .collect())
     }
+
+    fn class_scores<R: Records + ?Sized>(
+        &self,
+        records: &R,
+        evidence: margin_core::Evidence,
+    ) -> Result<margin_core::ClassScores> {
+        margin_core::ClassScores::new(
+            self.classes(),
+            evidence,
+            Some(&|| self.decision_function(records)),
+            Some(&|| self.predict_proba(records)),
+        )
+    }
 }
 
 impl ModelFile for GradientBoostingClassifier {
