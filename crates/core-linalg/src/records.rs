@@ -244,9 +244,17 @@ impl<'a> RowView<'a> {
 
 /// Samples an algorithm can read: `n_samples × n_features`, one row per sample.
 ///
-/// Implemented by [`DenseMatrix`], [`DenseView`] (borrowed row-major memory), [`CsrMatrix`] and
-/// [`Matrix`]. Algorithms that only need dot products and norms (linear models, kernels, kNN)
-/// take `&R where R: Records + ?Sized` and so accept either layout without copying.
+/// Implemented by [`DenseMatrix`], [`DenseView`] (borrowed row-major memory), [`CsrMatrix`],
+/// [`Matrix`], and fixed-width rows (`[[f64; N]]` slices and arrays, read in place:
+/// `model.predict(&[[0.5, 1.0]])`). Algorithms that only need dot products and norms (linear
+/// models, kernels, kNN) take `&R where R: Records + ?Sized` and so accept either layout
+/// without copying. Rows of varying length (`Vec<Vec<f64>>`) may be ragged: they become records
+/// through a checked conversion, `Matrix::try_from(rows)?` or `DenseMatrix::from_rows(&rows)?`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not records margin can read directly",
+    note = "convert rows first: `Matrix::try_from(rows)?` or `DenseMatrix::from_rows(&rows)?` \
+            (checked: rows of one width), or pass fixed-width rows `&[[f64; N]]`"
+)]
 pub trait Records: Sync {
     /// Number of samples (rows).
     fn n_samples(&self) -> usize;
@@ -554,6 +562,46 @@ impl From<faer::Mat<f64>> for Matrix {
     }
 }
 
+/// Fixed-width rows, read in place: they are row-major memory already.
+impl<const N: usize> Records for [[f64; N]] {
+    fn n_samples(&self) -> usize {
+        self.len()
+    }
+    fn n_features(&self) -> usize {
+        N
+    }
+    #[inline]
+    fn row(&self, i: usize) -> RowView<'_> {
+        RowView::Dense(&self[i])
+    }
+    fn as_dense(&self) -> Option<DenseView<'_>> {
+        DenseView::new(self.as_flattened(), self.len(), N).ok()
+    }
+    fn as_sparse(&self) -> Option<&CsrMatrix> {
+        None
+    }
+}
+
+/// An array of fixed-width rows, as its slice.
+impl<const N: usize, const M: usize> Records for [[f64; N]; M] {
+    fn n_samples(&self) -> usize {
+        M
+    }
+    fn n_features(&self) -> usize {
+        N
+    }
+    #[inline]
+    fn row(&self, i: usize) -> RowView<'_> {
+        self.as_slice().row(i)
+    }
+    fn as_dense(&self) -> Option<DenseView<'_>> {
+        self.as_slice().as_dense()
+    }
+    fn as_sparse(&self) -> Option<&CsrMatrix> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -647,5 +695,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fixed_width_rows_are_dense_records_in_place() {
+        let rows = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        assert_eq!((rows.n_samples(), rows.n_features()), (3, 2));
+        let view = rows.as_dense().unwrap();
+        assert_eq!(view.as_slice().as_ptr(), rows[0].as_ptr());
+        assert_eq!(rows.row_dot(1, &[1.0, 1.0]), 7.0);
+        let slice: &[[f64; 2]] = &rows[1..];
+        assert_eq!(slice.to_dense().unwrap().as_slice(), [3.0, 4.0, 5.0, 6.0]);
+        assert!(slice.as_sparse().is_none());
     }
 }

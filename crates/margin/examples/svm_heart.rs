@@ -21,16 +21,10 @@ fn main() -> margin::Result<()> {
     model.save(&path)?; // versioned, checksummed
     let same = Svc::load(&path)?;
     assert_eq!(same.predict(&test.records)?, labels);
-    let truth = test.targets.values()?; // a LIBSVM file's labels are numbers
-    let correct = labels
-        .iter()
-        .zip(truth.iter())
-        .filter(|(l, t)| l == t)
-        .count();
+    let accuracy = Scoring::Accuracy.score(&model, &test)?; // or by name: "accuracy"
     println!(
-        "{} support vectors; test accuracy {:.4}; first decision value {:.4}",
+        "{} support vectors; test accuracy {accuracy:.4}; first decision value {:.4}",
         model.support_indices().len(),
-        correct as f64 / labels.len() as f64,
         scores.get(0, 0)
     );
     Ok(())

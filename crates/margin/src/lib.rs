@@ -109,6 +109,7 @@ pub mod prelude {
         Predict, PredictProba, Records, Result, Targets, Transform,
     };
     pub use margin_io::ModelFile;
+    pub use margin_kernels::KernelExt;
     pub use margin_metrics::{Grid, Scorer, Scoring, cross_validate, search};
     pub use margin_preprocessing::{MinMaxScaler, Pipeline, StandardScaler};
 }

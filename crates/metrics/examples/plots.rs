@@ -4,9 +4,9 @@
 //! `cargo run -p margin-metrics --features png --example plots -- OUT_DIR`
 
 use margin_core::split::StratifiedKFold;
-use margin_core::{Dataset, DecisionFunction, Fit, Label, Predict};
+use margin_core::{DecisionFunction, Fit, Label};
 use margin_io::datasets;
-use margin_metrics::{ConfusionMatrix, accuracy, learning_curve, plot};
+use margin_metrics::{ConfusionMatrix, cross_val_predict, learning_curve, plot};
 use margin_svm::Svc;
 
 fn main() -> margin_core::Result<()> {
@@ -16,20 +16,16 @@ fn main() -> margin_core::Result<()> {
     let data = datasets::heart_scale()?;
     let classes = data.targets.to_classes()?;
     let folds = StratifiedKFold::new(5).shuffle(1).split(&data)?;
-    let (mut scores, mut predicted) = (vec![0.0; data.n_samples()], vec![0usize; data.n_samples()]);
+    // Each sample's decision value from the model fitted without its fold.
+    let mut scores = vec![0.0; data.n_samples()];
     for fold in &folds {
         let model = Svc::params().fit(&data.select(&fold.train)?)?;
-        let test = data.records.select_rows(&fold.test)?;
-        let dec = model.decision_function(&test)?;
-        for (k, (&i, label)) in fold.test.iter().zip(model.predict(&test)?).enumerate() {
+        let dec = model.decision_function(&data.records.select_rows(&fold.test)?)?;
+        for (k, &i) in fold.test.iter().enumerate() {
             scores[i] = dec.get(k, 0);
-            predicted[i] = classes
-                .labels()
-                .iter()
-                .position(|l| *l == label)
-                .unwrap_or(0);
         }
     }
+    let predicted: Vec<Label> = cross_val_predict(&Svc::params(), &data, &folds)?;
     let positive: Vec<bool> = classes.indices().iter().map(|&k| k == 1).collect();
     // Each chart as SVG and as PNG.
     let write = |name: &str, svg: String| -> margin_core::Result<()> {
@@ -52,22 +48,12 @@ fn main() -> margin_core::Result<()> {
     write(
         "confusion.svg",
         plot::confusion_svg(
-            &ConfusionMatrix::new(classes.indices(), &predicted, 2)?,
+            &ConfusionMatrix::from_labels(&data.labels()?.to_vec(), &predicted)?,
             &names,
         ),
     )?;
-    let labels = |d: &Dataset| -> Vec<Label> {
-        let c = d.targets.to_classes().expect("class labels");
-        c.indices().iter().map(|&k| c.labels()[k].clone()).collect()
-    };
     let fractions = [0.1, 0.2, 0.4, 0.6, 0.8, 1.0];
-    let curve = learning_curve(
-        &Svc::params(),
-        &data,
-        &folds,
-        &fractions,
-        |t: &Dataset, p: &Vec<Label>| accuracy(&labels(t), p),
-    )?;
+    let curve = learning_curve(&Svc::params(), &data, &folds, &fractions, "accuracy")?;
     let xs: Vec<f64> = curve.iter().map(|p| p.x as f64).collect();
     write(
         "learning.svg",

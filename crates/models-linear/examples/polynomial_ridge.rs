@@ -4,65 +4,33 @@
 //!
 //! `cargo run -p margin-linear --example polynomial_ridge`
 
+use margin_core::generate::fill_standard_normal;
+use margin_core::split::rng_from_seed;
 use margin_core::{Dataset, DenseMatrix, Fit, Predict, Targets, Transform};
 use margin_linear::{LinearRegression, Ridge};
+use margin_metrics::root_mean_squared_error as rmse;
 use margin_preprocessing::PolynomialFeatures;
-
-/// A small seeded generator (splitmix64), so the example needs no random-number crate and
-/// prints the same table everywhere.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Standard normal (Box–Muller).
-    fn normal(&mut self) -> f64 {
-        let u = 1.0 - self.uniform();
-        let v = self.uniform();
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
-}
+use rand::Rng;
 
 const NOISE: f64 = 0.2;
 
-/// `(x, sin 2πx + noise)` at the given `x`.
-fn samples(x: Vec<f64>, rng: &mut SplitMix) -> (DenseMatrix, Vec<f64>) {
-    let n = x.len();
+/// `n` inputs uniform in [0, 1] and their targets `sin 2πx + noise`.
+fn samples(n: usize, rng: &mut impl Rng) -> margin_core::Result<(DenseMatrix, Vec<f64>)> {
+    let x: Vec<f64> = (0..n).map(|_| rng.random::<f64>()).collect();
+    let mut noise = vec![0.0; n];
+    fill_standard_normal(rng, &mut noise);
     let y = x
         .iter()
-        .map(|&x| (2.0 * std::f64::consts::PI * x).sin() + NOISE * rng.normal())
+        .zip(&noise)
+        .map(|(&x, e)| (2.0 * std::f64::consts::PI * x).sin() + NOISE * e)
         .collect();
-    (
-        DenseMatrix::from_row_major(x, n, 1).unwrap_or_else(|_| DenseMatrix::zeros(n, 1)),
-        y,
-    )
-}
-
-fn rmse(predicted: &[f64], truth: &[f64]) -> f64 {
-    let sum: f64 = predicted
-        .iter()
-        .zip(truth)
-        .map(|(p, t)| (p - t) * (p - t))
-        .sum();
-    (sum / truth.len() as f64).sqrt()
+    Ok((DenseMatrix::from_row_major(x, n, 1)?, y))
 }
 
 fn main() -> margin_core::Result<()> {
-    let mut rng = SplitMix(2024);
-    // Inputs drawn uniformly from [0, 1], for training and for testing.
-    let train_x = (0..15).map(|_| rng.uniform()).collect();
-    let (x_train, y_train) = samples(train_x, &mut rng);
-    let test_x = (0..500).map(|_| rng.uniform()).collect();
-    let (x_test, y_test) = samples(test_x, &mut rng);
+    let mut rng = rng_from_seed(2024);
+    let (x_train, y_train) = samples(15, &mut rng)?;
+    let (x_test, y_test) = samples(500, &mut rng)?;
 
     // Degree 10 without the bias column: the models fit their own intercept.
     let poly = PolynomialFeatures::params()
@@ -81,8 +49,8 @@ fn main() -> margin_core::Result<()> {
     let ols = LinearRegression::params().fit(&train)?;
     println!(
         "| least squares | – | {:.4} | {:.4} | {:.3e} |",
-        rmse(&ols.predict(&train.records)?, &y_train),
-        rmse(&ols.predict(&test)?, &y_test),
+        rmse(&y_train, &ols.predict(&train.records)?)?,
+        rmse(&y_test, &ols.predict(&test)?)?,
         norm(ols.coef().row(0)),
     );
 
@@ -92,8 +60,8 @@ fn main() -> margin_core::Result<()> {
         println!(
             "| ridge | {:.0e} | {:.4} | {:.4} | {:.3e} |",
             model.alpha(),
-            rmse(&model.predict(&train.records)?, &y_train),
-            rmse(&model.predict(&test)?, &y_test),
+            rmse(&y_train, &model.predict(&train.records)?)?,
+            rmse(&y_test, &model.predict(&test)?)?,
             norm(model.coef().row(0)),
         );
     }

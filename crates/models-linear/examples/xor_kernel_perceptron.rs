@@ -6,22 +6,14 @@
 //!
 //! `cargo run -p margin-linear --example xor_kernel_perceptron`
 
-use margin_core::{Classes, Dataset, DenseMatrix, Fit, Label, Predict, Targets};
+use margin_core::{Dataset, Fit};
 use margin_kernels::Polynomial;
 use margin_linear::{KernelPerceptron, Perceptron};
+use margin_metrics::{Scorer, Scoring};
 
 fn main() -> Result<(), margin_core::Error> {
-    let x = DenseMatrix::from_rows(&[[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])?;
-    let labels = [-1.0, -1.0, 1.0, 1.0];
-    let xor = Dataset::new(x, Targets::Classes(Classes::from_numbers(&labels)?))?;
-    let accuracy = |predicted: &[Label]| {
-        let correct = predicted
-            .iter()
-            .zip(labels)
-            .filter(|(p, y)| **p == Label::Number(*y))
-            .count();
-        correct as f64 / labels.len() as f64
-    };
+    let corners = [[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]];
+    let xor = Dataset::classification(corners, [-1, -1, 1, 1])?;
 
     let primal = Perceptron::params().fit(&xor)?;
     println!(
@@ -29,7 +21,7 @@ fn main() -> Result<(), margin_core::Error> {
         primal.mistakes()[0],
         primal.n_iter(),
         primal.convergence().converged(),
-        accuracy(&primal.predict(&xor.records)?)
+        Scoring::Accuracy.score(&primal, &xor)?
     );
 
     let kernel = Polynomial::new(1.0, 1.0, 2)?;
@@ -39,7 +31,7 @@ fn main() -> Result<(), margin_core::Error> {
         dual.mistakes()[0],
         dual.n_iter(),
         dual.convergence().converged(),
-        accuracy(&dual.predict(&xor.records)?)
+        Scoring::Accuracy.score(&dual, &xor)?
     );
     println!(
         "support samples {:?}, alpha·y {:?}, bias {}",

@@ -7,7 +7,8 @@
 //! margin `1/‖w‖`) and writes one SVG with both panels (default: `svm_margin.svg` in the
 //! system's temporary directory).
 
-use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Records, Targets};
+use margin_core::generate::{Blobs, make_blobs};
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Records};
 use margin_kernels::Gamma;
 use margin_svm::{KernelChoice, Svc};
 
@@ -18,29 +19,16 @@ const SIZE: f64 = 420.0;
 /// Grid cells per axis for the shaded decision function and its contours.
 const GRID: usize = 90;
 
-/// Two overlapping Gaussian clouds, ±1 labels, from a fixed-seed generator.
+/// Two overlapping Gaussian clouds (standard deviation 0.7), classes 0 and 1, seeded.
 fn two_clouds(n_per_class: usize) -> margin_core::Result<Dataset> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut uniform = move || {
-        // xorshift64*: enough for a picture, and needs no dependency.
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let mut normal = move || {
-        let (u, v) = (uniform().max(1e-300), uniform());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    };
-    let mut rows = Vec::new();
-    let mut y = Vec::new();
-    for (label, (cx, cy)) in [(-1.0, (-1.0, -0.6)), (1.0, (1.0, 0.8))] {
-        for _ in 0..n_per_class {
-            rows.push([cx + 0.7 * normal(), cy + 0.7 * normal()]);
-            y.push(label);
-        }
-    }
-    Dataset::new(DenseMatrix::from_rows(&rows)?, Targets::Values(y))
+    let centres = DenseMatrix::from_rows(&[[-1.0, -0.6], [1.0, 0.8]])?;
+    make_blobs(
+        &Blobs::default()
+            .n_samples(2 * n_per_class)
+            .centers(centres)
+            .cluster_std(0.7)
+            .seed(7),
+    )
 }
 
 fn px(v: f64) -> f64 {
