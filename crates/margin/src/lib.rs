@@ -72,6 +72,31 @@
 //! assert!((fit.intercept()[0] - 1.0).abs() < 1e-9);
 //! # Ok::<(), margin::Error>(())
 //! ```
+//!
+//! ## Pipelines, scorers and search
+//!
+//! A [`Pipeline`](preprocessing::Pipeline) chains transformers before an estimator and is
+//! fitted, cross-validated, searched and saved as one model; its steps' parameters are
+//! `step__param`, and scores are named as in scikit-learn:
+//!
+//! ```
+//! use margin::prelude::*;
+//! use margin::preprocessing::PipelineModel;
+//! use margin::svm::Svc;
+//!
+//! let data = make_moons(&Moons::default().n_samples(200).noise(0.2).seed(1))?;
+//! let pipe = Pipeline::new("scale", StandardScaler::params()).step("svc", Svc::params());
+//! let grid = Grid::new(pipe).param("svc__C", [0.1, 1.0, 10.0])?.param("svc__gamma", [0.5, 2.0])?;
+//! let folds = StratifiedKFold::new(5).shuffle(7).split(&data)?;
+//! let found = search(grid.candidates()?, &data, &folds, "roc_auc")?;
+//! println!("{}", found.table()); // every setting, mean ± sd, the best marked
+//!
+//! let path = std::env::temp_dir().join("moons-pipeline.model");
+//! found.model.save(&path)?; // the best, refitted on all the data: one file for both steps
+//! let model = PipelineModel::<(StandardScaler,), Svc>::load(&path)?;
+//! assert!(Scoring::Accuracy.score(&model, &data)? > 0.9);
+//! # Ok::<(), margin::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
