@@ -250,10 +250,6 @@ pub mod one_row {
 /// `impl_linear_classifier!(LogisticRegression: predict_proba)`.
 #[macro_export]
 macro_rules! impl_linear_classifier {
-    (@proba $self:ident, $records:ident) => { None };
-    (@proba $self:ident, $records:ident, $proba:ident) => {
-        Some(&|| $crate::PredictProba::predict_proba($self, $records))
-    };
     ($($model:ty $(: $proba:ident)?),+ $(,)?) => {
         $(
             impl $model {
@@ -299,18 +295,7 @@ macro_rules! impl_linear_classifier {
                     self.core.predict(records)
                 }
 
-                fn class_scores<R: $crate::Records + ?Sized>(
-                    &self,
-                    records: &R,
-                    evidence: $crate::Evidence,
-                ) -> $crate::Result<$crate::ClassScores> {
-                    $crate::ClassScores::new(
-                        self.classes(),
-                        evidence,
-                        Some(&|| $crate::DecisionFunction::decision_function(self, records)),
-                        $crate::impl_linear_classifier!(@proba self, records $(, $proba)?),
-                    )
-                }
+                $crate::class_scores_from!(decision_function $(, $proba)?);
             }
 
             impl $crate::DecisionFunction for $model {

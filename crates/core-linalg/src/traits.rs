@@ -28,8 +28,9 @@ pub trait Predict {
     /// read probabilities (ROC AUC, average precision, log loss) through one call whatever the
     /// model: its [`DecisionFunction`] or its [`PredictProba`], as `evidence` asks.
     ///
-    /// Classifiers override it (see [`ClassScores::new`]); every other model keeps this
-    /// default, which refuses with [`Error::Unsupported`](crate::Error::Unsupported).
+    /// Classifiers override it (with [`class_scores_from!`](crate::class_scores_from), or
+    /// [`ClassScores::new`] directly); every other model keeps this default, which refuses with
+    /// [`Error::Unsupported`](crate::Error::Unsupported).
     fn class_scores<R: Records + ?Sized>(
         &self,
         records: &R,
@@ -41,6 +42,41 @@ pub trait Predict {
             "the model is not a classifier with a decision function or probabilities",
         ))
     }
+}
+
+/// Writes a classifier's [`Predict::class_scores`] inside its `impl Predict` block, from the
+/// evidence it has, named by the trait methods that give it (the model also needs an inherent
+/// `classes()`): `margin_core::class_scores_from!(decision_function, predict_proba);`, or
+/// either alone.
+#[macro_export]
+macro_rules! class_scores_from {
+    (decision_function) => {
+        $crate::class_scores_from!(@with decision_function;);
+    };
+    (predict_proba) => {
+        $crate::class_scores_from!(@with ; predict_proba);
+    };
+    (decision_function, predict_proba) => {
+        $crate::class_scores_from!(@with decision_function; predict_proba);
+    };
+    (@with $($decision:ident)?; $($proba:ident)?) => {
+        fn class_scores<R: $crate::Records + ?Sized>(
+            &self,
+            records: &R,
+            evidence: $crate::Evidence,
+        ) -> $crate::Result<$crate::ClassScores> {
+            $crate::ClassScores::new(
+                self.classes(),
+                evidence,
+                $crate::class_scores_from!(@source self, records $(, DecisionFunction::$decision)?),
+                $crate::class_scores_from!(@source self, records $(, PredictProba::$proba)?),
+            )
+        }
+    };
+    (@source $self:ident, $records:ident) => { None };
+    (@source $self:ident, $records:ident, $trait:ident :: $method:ident) => {
+        Some(&|| $crate::$trait::$method($self, $records))
+    };
 }
 
 /// Which evidence [`Predict::class_scores`] returns.

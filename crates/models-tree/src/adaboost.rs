@@ -280,18 +280,7 @@ impl Predict for AdaBoostClassifier {
             .collect())
     }
 
-    fn class_scores<R: Records + ?Sized>(
-        &self,
-        records: &R,
-        evidence: margin_core::Evidence,
-    ) -> Result<margin_core::ClassScores> {
-        margin_core::ClassScores::new(
-            self.classes(),
-            evidence,
-            Some(&|| margin_core::DecisionFunction::decision_function(self, records)),
-            Some(&|| self.predict_proba(records)),
-        )
-    }
+    margin_core::class_scores_from!(decision_function, predict_proba);
 }
 
 impl ModelFile for AdaBoostClassifier {

@@ -375,18 +375,7 @@ impl Predict for RandomForestClassifier {
             .collect())
     }
 
-    fn class_scores<R: Records + ?Sized>(
-        &self,
-        records: &R,
-        evidence: margin_core::Evidence,
-    ) -> Result<margin_core::ClassScores> {
-        margin_core::ClassScores::new(
-            self.classes(),
-            evidence,
-            None,
-            Some(&|| self.predict_proba(records)),
-        )
-    }
+    margin_core::class_scores_from!(predict_proba);
 }
 
 impl ModelFile for RandomForestClassifier {

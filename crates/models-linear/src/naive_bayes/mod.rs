@@ -148,14 +148,7 @@ macro_rules! nb_predictions {
                 crate::naive_bayes::predict_labels(self, records)
             }
 
-            fn class_scores<R: margin_core::Records + ?Sized>(
-                &self,
-                records: &R,
-                evidence: margin_core::Evidence,
-            ) -> margin_core::Result<margin_core::ClassScores> {
-                let proba = || margin_core::PredictProba::predict_proba(self, records);
-                margin_core::ClassScores::new(self.classes(), evidence, None, Some(&proba))
-            }
+            margin_core::class_scores_from!(predict_proba);
         }
 
         impl margin_core::PredictProba for $model {

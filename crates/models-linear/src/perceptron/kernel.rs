@@ -249,18 +249,7 @@ impl Predict for KernelPerceptron {
             .collect())
     }
 
-    fn class_scores<R: Records + ?Sized>(
-        &self,
-        records: &R,
-        evidence: margin_core::Evidence,
-    ) -> Result<margin_core::ClassScores> {
-        margin_core::ClassScores::new(
-            self.classes(),
-            evidence,
-            Some(&|| self.decision_function(records)),
-            None,
-        )
-    }
+    margin_core::class_scores_from!(decision_function);
 }
 
 impl DecisionFunction for KernelPerceptron {

@@ -216,18 +216,7 @@ impl Predict for GradientBoostingClassifier {
             .collect())
     }
 
-    fn class_scores<R: Records + ?Sized>(
-        &self,
-        records: &R,
-        evidence: margin_core::Evidence,
-    ) -> Result<margin_core::ClassScores> {
-        margin_core::ClassScores::new(
-            self.classes(),
-            evidence,
-            Some(&|| self.decision_function(records)),
-            Some(&|| self.predict_proba(records)),
-        )
-    }
+    margin_core::class_scores_from!(decision_function, predict_proba);
 }
 
 impl ModelFile for GradientBoostingClassifier {
