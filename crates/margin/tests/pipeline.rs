@@ -2,14 +2,17 @@
 //! gives; they save to one model file and load back; grid search and cross-validation reach
 //! each step's parameters as `step__param`.
 
+use margin::DenseMatrix;
 use margin::cluster::{NComponents, Pca};
 use margin::io::ModelFile;
 use margin::kernels::{Nystroem, Rbf};
 use margin::linalg::params::{Params, ParamsByName, Value};
-use margin::linear::LogisticRegression;
+use margin::linear::{LogisticRegression, Ridge};
 use margin::metrics::{Grid, Scorer, Scoring, cross_validate, search};
 use margin::prelude::*;
-use margin::preprocessing::{Pipeline, PipelineModel, StandardScaler, StandardScalerParams};
+use margin::preprocessing::{
+    MinMaxScaler, Pipeline, PipelineModel, StandardScaler, StandardScalerParams,
+};
 use margin::svm::{Svc, SvcParams};
 
 fn heart() -> Dataset {
@@ -221,4 +224,42 @@ fn a_forged_file_with_steps_named_alike_is_refused() {
     let err = PipelineModel::<(StandardScaler,), Svc>::from_bytes(&sealed).unwrap_err();
     assert!(matches!(err, Error::ModelFile { .. }), "{err}");
     assert!(err.to_string().contains("`aaa`"), "{err}");
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Whatever the data, a pipeline predicts what its steps fitted one after the other do, and
+    /// its file reads back to the same bytes.
+    #[test]
+    fn a_pipeline_is_its_steps_in_order_on_any_data(
+        (n, d, values, targets) in (4usize..30, 1usize..5).prop_flat_map(|(n, d)| (
+            Just(n),
+            Just(d),
+            proptest::collection::vec(-1e3f64..1e3, n * d),
+            proptest::collection::vec(-10f64..10.0, n),
+        ))
+    ) {
+        let x = DenseMatrix::from_row_major(values, n, d).unwrap();
+        let data = Dataset::regression(x.clone(), targets.clone()).unwrap();
+        let pipe = Pipeline::new("scale", StandardScaler::params())
+            .step("minmax", MinMaxScaler::params())
+            .step("ridge", Ridge::params().alpha(0.5));
+        let model = pipe.fit(&data).unwrap();
+
+        let scaler = StandardScaler::params().fit(&x).unwrap();
+        let z = scaler.transform(&x).unwrap();
+        let minmax = MinMaxScaler::params().fit(&z).unwrap();
+        let m = minmax.transform(&z).unwrap();
+        let ridge = Ridge::params()
+            .alpha(0.5)
+            .fit(&Dataset::regression(m.clone(), targets).unwrap())
+            .unwrap();
+        prop_assert_eq!(model.predict(&x).unwrap(), ridge.predict(&m).unwrap());
+        let bytes = model.to_bytes().unwrap();
+        let back = PipelineModel::<(StandardScaler, MinMaxScaler), Ridge>::from_bytes(&bytes).unwrap();
+        prop_assert_eq!(back.to_bytes().unwrap(), bytes);
+    }
 }
