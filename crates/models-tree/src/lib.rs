@@ -45,6 +45,16 @@
 //! a random order, so `random_state` breaks such ties). Trees whose splits are not decided by
 //! ties are identical to scikit-learn's (tests/tree_fixtures.rs).
 //!
+//! ## Feature names
+//!
+//! A model fitted on a [`Dataset`](margin_core::Dataset) with `feature_names` (a CSV file's
+//! header, or `with_feature_names`) keeps them, as scikit-learn's `feature_names_in_`:
+//! `feature_names()` on the trees, forests and AdaBoost, stored in their model files. Their
+//! `export_options()` start from them, so [`export_text`] prints `petal_width <= 0.80`
+//! rather than `feature_3 <= 0.80`; [`ExportOptions::feature_names`] still overrides them.
+//! Categorical splits print category codes (`feature_3 in {0,2,5}`): datasets carry no
+//! category names.
+//!
 //! ## Categorical features
 //!
 //! Columns named in `categorical_features` hold category codes, integers `0..=63` stored as
