@@ -189,7 +189,12 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
         seed(Svc::params().multiclass(Multiclass::OneVsRest).fit(&three)),
         seed(
             Svc::nu_params()
-                .kernel(Polynomial::new(1.0, 1.0, 2).expect("valid"))
+                .kernel(
+                    Polynomial::with_degree(2)
+                        .and_then(|k| k.with_gamma(1.0))
+                        .and_then(|k| k.with_coef0(1.0))
+                        .expect("valid"),
+                )
                 .fit(&two),
         ),
         seed(Svr::params().fit(&reg)),

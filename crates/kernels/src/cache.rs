@@ -945,7 +945,12 @@ mod tests {
         let kernels: [&dyn Kernel; 3] = [
             &Rbf::with_gamma(0.2).unwrap(),
             &Rbf::with_gamma(5.0).unwrap(),
-            &crate::standard::Polynomial::new(1e-11, 1.0, 3).unwrap(),
+            &crate::standard::Polynomial::with_degree(3)
+                .unwrap()
+                .with_gamma(1e-11)
+                .unwrap()
+                .with_coef0(1.0)
+                .unwrap(),
         ];
         let mut positive_exponent = false;
         for k in kernels {
@@ -996,7 +1001,12 @@ mod tests {
         let x = sparse_data();
         let wide = spread(&x);
         let rbf = Rbf::with_gamma(0.7).unwrap();
-        let poly = crate::standard::Polynomial::new(0.5, 1.0, 3).unwrap();
+        let poly = crate::standard::Polynomial::with_degree(3)
+            .unwrap()
+            .with_gamma(0.5)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap();
         let kernels: [&dyn Kernel; 3] = [&rbf, &crate::standard::Linear, &poly];
         let subsets: [Vec<usize>; 3] = [
             (0..50).collect(),

@@ -160,7 +160,7 @@ impl KernelParams {
     }
 
     /// The rules between the four parameters: a custom kernel must have been given whole,
-    /// and a polynomial kernel needs `coef0 ≥ 0` (the phrase of [`Polynomial::new`]).
+    /// and a polynomial kernel needs `coef0 ≥ 0` (the phrase of [`Polynomial::with_coef0`]).
     pub fn check_together(&self) -> Result<()> {
         match self.kernel {
             KernelKind::Custom if self.custom.is_none() => Err(Error::invalid_parameter(
@@ -174,7 +174,7 @@ impl KernelParams {
             KernelKind::Poly if self.coef0 < 0.0 => Err(Error::invalid_parameter(
                 "coef0",
                 self.coef0,
-                "a finite number ≥ 0 (a negative coef0 breaks positive semi-definiteness)",
+                crate::standard::POLYNOMIAL_COEF0_RANGE,
             )),
             _ => Ok(()),
         }
@@ -257,11 +257,11 @@ impl KernelChoice {
                 degree,
                 gamma,
                 coef0,
-            } => Polynomial::new(gamma.resolve(records)?, *coef0, *degree)?.into(),
+            } => Polynomial::checked(gamma.resolve(records)?, *coef0, *degree)?.into(),
             KernelChoice::Rbf { gamma } => Rbf::with_gamma(gamma.resolve(records)?)?.into(),
-            KernelChoice::Sigmoid { gamma, coef0 } => {
-                Sigmoid::new(gamma.resolve(records)?, *coef0)?.into()
-            }
+            KernelChoice::Sigmoid { gamma, coef0 } => Sigmoid::with_gamma(gamma.resolve(records)?)?
+                .with_coef0(*coef0)?
+                .into(),
             KernelChoice::Precomputed => Precomputed.into(),
             KernelChoice::Spec(k) => k.clone(),
         })
@@ -390,7 +390,13 @@ mod tests {
             KernelParams::named(KernelKind::Rbf, Gamma::Value(0.5), 3, 1.0)
         );
         // A concrete kernel that a named form builds exactly is stored by name.
-        let spec: KernelSpec = Polynomial::new(0.25, 2.0, 4).unwrap().into();
+        let spec: KernelSpec = Polynomial::with_degree(4)
+            .unwrap()
+            .with_gamma(0.25)
+            .unwrap()
+            .with_coef0(2.0)
+            .unwrap()
+            .into();
         let poly = KernelParams::chosen(spec.clone().into(), &RIDGE);
         assert_eq!(
             poly,
@@ -426,7 +432,7 @@ mod tests {
         let scale = KernelParams::named(KernelKind::Sigmoid, Gamma::Scale, 3, -1.0);
         assert_eq!(
             scale.resolve(&x).unwrap(),
-            KernelSpec::from(Sigmoid::new(0.5, -1.0).unwrap())
+            KernelSpec::from(Sigmoid::with_gamma(0.5).unwrap().with_coef0(-1.0).unwrap())
         );
     }
 

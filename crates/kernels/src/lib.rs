@@ -4,7 +4,9 @@
 //!   scikit-learn's and LIBSVM's names and meanings: [`Linear`], [`Polynomial`], [`Rbf`] (also
 //!   from σ), [`Sigmoid`] (not PSD), [`Laplacian`], [`ChiSquared`], [`MatrixDot`] (`xᵀAz` for an
 //!   SPD `A`), [`Precomputed`] (LIBSVM's `-t 4` format); [`Gamma`] resolves `"scale"` and
-//!   `"auto"`.
+//!   `"auto"`. Each value is given by name, so γ and coef0 cannot be swapped silently:
+//!   `Polynomial::with_degree(3)?.with_gamma(0.5)?.with_coef0(1.0)?`,
+//!   `Sigmoid::with_gamma(0.1)?.with_coef0(-1.0)?`.
 //! - [`KernelChoice`] and [`KernelParams`]: a model's kernel as scikit-learn's `kernel`,
 //!   `gamma`, `degree` and `coef0` parameters, resolved on the training records at fit time;
 //!   [`kernel_params!`] declares them on a model's params.

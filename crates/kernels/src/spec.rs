@@ -134,10 +134,12 @@ impl KernelSpec {
             // A user kernel checks itself (its `Kernel::check`).
             KernelSpec::Linear(_) | KernelSpec::Precomputed(_) | KernelSpec::User(_) => Ok(()),
             KernelSpec::Polynomial(k) => {
-                Polynomial::new(k.gamma(), k.coef0(), k.degree()).map(drop)
+                Polynomial::checked(k.gamma(), k.coef0(), k.degree()).map(drop)
             }
             KernelSpec::Rbf(k) => Rbf::with_gamma(k.gamma()).map(drop),
-            KernelSpec::Sigmoid(k) => Sigmoid::new(k.gamma(), k.coef0()).map(drop),
+            KernelSpec::Sigmoid(k) => Sigmoid::with_gamma(k.gamma())?
+                .with_coef0(k.coef0())
+                .map(drop),
             KernelSpec::Laplacian(k) => Laplacian::with_gamma(k.gamma()).map(drop),
             KernelSpec::ChiSquared(k) => ChiSquared::with_gamma(k.gamma()).map(drop),
             KernelSpec::MatrixDot(k) => MatrixDot::new(k.matrix().clone()).map(drop),

@@ -96,6 +96,10 @@ impl ParamType for Gamma {
     }
 }
 
+/// The range of a polynomial kernel's `coef0`, as its builder and the kernel params say it.
+pub(crate) const POLYNOMIAL_COEF0_RANGE: &str =
+    "a finite number ≥ 0 (a negative coef0 breaks positive semi-definiteness)";
+
 fn check_gamma(gamma: f64) -> Result<()> {
     if gamma.is_finite() && gamma > 0.0 {
         Ok(())
@@ -134,30 +138,63 @@ pub struct Polynomial {
 }
 
 impl Polynomial {
-    /// `(γ x·z + coef0)^degree` with `γ > 0`, `coef0 ≥ 0`, `degree ≥ 1`.
-    pub fn new(gamma: f64, coef0: f64, degree: u32) -> Result<Self> {
-        check_gamma(gamma)?;
-        if !(coef0.is_finite() && coef0 >= 0.0) {
-            return Err(Error::invalid_parameter(
-                "coef0",
-                coef0,
-                "a finite number ≥ 0 (a negative coef0 breaks positive semi-definiteness)",
-            ));
-        }
+    /// The homogeneous `(x·z)^degree` (γ = 1, coef0 = 0), `degree ≥ 1`; set γ and coef0 by
+    /// name with [`Polynomial::with_gamma`] and [`Polynomial::with_coef0`], so the two numbers
+    /// cannot be swapped silently:
+    ///
+    /// ```
+    /// use margin_kernels::Polynomial;
+    ///
+    /// // (0.5 x·z + 1)³
+    /// let k = Polynomial::with_degree(3)?.with_gamma(0.5)?.with_coef0(1.0)?;
+    /// assert_eq!((k.gamma(), k.coef0(), k.degree()), (0.5, 1.0, 3));
+    /// # Ok::<(), margin_core::Error>(())
+    /// ```
+    pub fn with_degree(degree: u32) -> Result<Self> {
         if degree == 0 {
             return Err(Error::invalid_parameter("degree", degree, "an integer ≥ 1"));
         }
         Ok(Self {
-            gamma,
-            coef0,
+            gamma: 1.0,
+            coef0: 0.0,
             degree,
         })
     }
 
+    /// This kernel with `γ > 0` (finite).
+    pub fn with_gamma(self, gamma: f64) -> Result<Self> {
+        check_gamma(gamma)?;
+        Ok(Self { gamma, ..self })
+    }
+
+    /// This kernel with the constant term `coef0 ≥ 0` (finite): a negative one breaks positive
+    /// semi-definiteness.
+    pub fn with_coef0(self, coef0: f64) -> Result<Self> {
+        if !(coef0.is_finite() && coef0 >= 0.0) {
+            return Err(Error::invalid_parameter(
+                "coef0",
+                coef0,
+                POLYNOMIAL_COEF0_RANGE,
+            ));
+        }
+        Ok(Self { coef0, ..self })
+    }
+
+    /// The kernel with every parameter checked, as the builder checks them.
+    pub(crate) fn checked(gamma: f64, coef0: f64, degree: u32) -> Result<Self> {
+        Self::with_degree(degree)?
+            .with_gamma(gamma)?
+            .with_coef0(coef0)
+    }
+
     /// `(γ x·z + coef0)^degree` with only LIBSVM's requirement, finite parameters: a degree
-    /// of 0 (the constant kernel 1), a negative coef0 and γ = 0, which [`Polynomial::new`]
-    /// refuses, are accepted, as LIBSVM's `svm-train` and model files accept them. The
-    /// result may be indefinite; SMO copes as LIBSVM's does.
+    /// of 0 (the constant kernel 1), a negative coef0 and γ = 0, which the builder
+    /// ([`Polynomial::with_degree`]) refuses, are accepted, as LIBSVM's `svm-train` and model
+    /// files accept them. The result may be indefinite; SMO copes as LIBSVM's does.
+    ///
+    /// Its positional arguments mirror LIBSVM's `-g -r -d` fields: it is fed by parsed LIBSVM
+    /// options and model files, not typed by users; a user's kernel is built by name with
+    /// [`Polynomial::with_degree`].
     pub fn libsvm(gamma: f64, coef0: f64, degree: u32) -> Result<Self> {
         for (name, v) in [("gamma", gamma), ("coef0", coef0)] {
             if !v.is_finite() {
@@ -256,13 +293,28 @@ pub struct Sigmoid {
 }
 
 impl Sigmoid {
-    /// `tanh(γ x·z + coef0)` with `γ > 0`.
-    pub fn new(gamma: f64, coef0: f64) -> Result<Self> {
+    /// `tanh(γ x·z)` (coef0 = 0, scikit-learn's default) with `γ > 0` (finite); set coef0 by
+    /// name with [`Sigmoid::with_coef0`]:
+    ///
+    /// ```
+    /// use margin_kernels::Sigmoid;
+    ///
+    /// // tanh(0.5 x·z − 1)
+    /// let k = Sigmoid::with_gamma(0.5)?.with_coef0(-1.0)?;
+    /// assert_eq!((k.gamma(), k.coef0()), (0.5, -1.0));
+    /// # Ok::<(), margin_core::Error>(())
+    /// ```
+    pub fn with_gamma(gamma: f64) -> Result<Self> {
         check_gamma(gamma)?;
+        Ok(Self { gamma, coef0: 0.0 })
+    }
+
+    /// This kernel with the constant term `coef0` (finite, any sign).
+    pub fn with_coef0(self, coef0: f64) -> Result<Self> {
         if !coef0.is_finite() {
             return Err(Error::invalid_parameter("coef0", coef0, "a finite number"));
         }
-        Ok(Self { gamma, coef0 })
+        Ok(Self { coef0, ..self })
     }
 }
 
@@ -503,8 +555,8 @@ mod libsvm_polynomial_tests {
 
     #[test]
     fn libsvm_polynomial_takes_degree_zero_and_negative_coef0() {
-        assert!(Polynomial::new(0.5, -1.0, 2).is_err());
-        assert!(Polynomial::new(0.5, 1.0, 0).is_err());
+        assert!(Polynomial::checked(0.5, -1.0, 2).is_err());
+        assert!(Polynomial::checked(0.5, 1.0, 0).is_err());
         let x = DenseMatrix::from_rows(&[vec![1.0, 2.0], vec![-3.0, 0.5]]).unwrap();
         // Degree 0: LIBSVM's powi gives 1 whatever the base, 0 included.
         let constant = Polynomial::libsvm(0.5, -1.0, 0).unwrap();
@@ -514,6 +566,88 @@ mod libsvm_polynomial_tests {
         assert_eq!(k.eval(Records::row(&x, 0), Records::row(&x, 1)), 4.0);
         assert!(Polynomial::libsvm(f64::NAN, 0.0, 1).is_err());
         assert!(Polynomial::libsvm(1.0, f64::INFINITY, 1).is_err());
+    }
+}
+
+#[cfg(test)]
+mod named_constructor_tests {
+    use super::*;
+    use margin_core::DenseMatrix;
+
+    fn refused_parameter<T: std::fmt::Debug>(r: Result<T>) -> String {
+        match r {
+            Err(Error::InvalidParameter { name, .. }) => name,
+            other => panic!("expected InvalidParameter, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn polynomial_builder_names_each_value_and_evaluates_the_formula() {
+        let x = DenseMatrix::from_rows(&[vec![1.0, 2.0, -0.5], vec![-3.0, 0.5, 4.0]]).unwrap();
+        let (a, b) = (Records::row(&x, 0), Records::row(&x, 1));
+        let dot = a.dot(&b);
+        for (gamma, coef0, degree) in [(0.5, 1.0, 3), (2.0, 0.0, 2), (0.1, 3.5, 1), (1.0, 0.25, 4)]
+        {
+            let k = Polynomial::with_degree(degree)
+                .unwrap()
+                .with_gamma(gamma)
+                .unwrap()
+                .with_coef0(coef0)
+                .unwrap();
+            assert_eq!((k.gamma(), k.coef0(), k.degree()), (gamma, coef0, degree));
+            // The kernel the positional constructor built from the same three values.
+            assert_eq!(k, Polynomial::libsvm(gamma, coef0, degree).unwrap());
+            let want = (gamma * dot + coef0).powi(degree as i32);
+            assert!((k.eval(a, b) - want).abs() <= 1e-12 * want.abs().max(1.0));
+        }
+        // The order of the named setters does not matter.
+        assert_eq!(
+            Polynomial::with_degree(3)
+                .unwrap()
+                .with_coef0(1.0)
+                .unwrap()
+                .with_gamma(0.5)
+                .unwrap(),
+            Polynomial::libsvm(0.5, 1.0, 3).unwrap()
+        );
+        // Alone, with_degree is the homogeneous (x·z)^d.
+        let homogeneous = Polynomial::with_degree(2).unwrap();
+        assert_eq!(homogeneous.eval(a, b), dot * dot);
+    }
+
+    #[test]
+    fn polynomial_builder_refusals_name_their_parameter() {
+        assert_eq!(refused_parameter(Polynomial::with_degree(0)), "degree");
+        let k = Polynomial::with_degree(2).unwrap();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(refused_parameter(k.with_gamma(bad)), "gamma");
+        }
+        for bad in [-1e-9, f64::NAN, f64::INFINITY] {
+            assert_eq!(refused_parameter(k.with_coef0(bad)), "coef0");
+        }
+    }
+
+    #[test]
+    fn sigmoid_builder_names_each_value_and_evaluates_the_formula() {
+        let x = DenseMatrix::from_rows(&[vec![0.5, 2.0], vec![-1.0, 0.25]]).unwrap();
+        let (a, b) = (Records::row(&x, 0), Records::row(&x, 1));
+        let dot = a.dot(&b);
+        for (gamma, coef0) in [(0.5, -1.0), (0.05, 0.0), (2.0, 0.3)] {
+            let k = Sigmoid::with_gamma(gamma)
+                .unwrap()
+                .with_coef0(coef0)
+                .unwrap();
+            assert_eq!((k.gamma(), k.coef0()), (gamma, coef0));
+            assert_eq!(k.eval(a, b), (gamma * dot + coef0).tanh());
+        }
+        assert_eq!(Sigmoid::with_gamma(0.5).unwrap().coef0(), 0.0);
+        for bad in [0.0, -0.5, f64::NAN] {
+            assert_eq!(refused_parameter(Sigmoid::with_gamma(bad)), "gamma");
+        }
+        let k = Sigmoid::with_gamma(0.5).unwrap();
+        for bad in [f64::NAN, f64::NEG_INFINITY] {
+            assert_eq!(refused_parameter(k.with_coef0(bad)), "coef0");
+        }
     }
 }
 

@@ -25,7 +25,13 @@ fn x() -> DenseMatrix {
 fn forged_approximation_files_are_refused_or_harmless() {
     let kernels: Vec<KernelSpec> = vec![
         Rbf::with_gamma(0.5).unwrap().into(),
-        Polynomial::new(1.0, 1.0, 2).unwrap().into(),
+        Polynomial::with_degree(2)
+            .unwrap()
+            .with_gamma(1.0)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap()
+            .into(),
         ChiSquared::with_gamma(1.0).unwrap().into(),
         KernelSpec::from(Rbf::with_gamma(0.5).unwrap())
             .plus(KernelSpec::from(Laplacian::with_gamma(0.1).unwrap()))
@@ -75,7 +81,13 @@ fn stored_kernel_parameters_are_checked_as_constructors_check_them() {
     for kernel in [
         KernelSpec::from(Rbf::with_gamma(gamma).unwrap()),
         Laplacian::with_gamma(gamma).unwrap().into(),
-        Polynomial::new(gamma, 1.0, 2).unwrap().into(),
+        Polynomial::with_degree(2)
+            .unwrap()
+            .with_gamma(gamma)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap()
+            .into(),
         KernelSpec::from(Rbf::with_gamma(1.0).unwrap())
             .times(KernelSpec::from(Rbf::with_gamma(gamma).unwrap()))
             .into(),

@@ -35,8 +35,24 @@ fn gram_matrices_match_scikit_learn() {
     let cases: Vec<(KernelSpec, &DenseMatrix)> = vec![
         (Linear.into(), &x),
         (Rbf::with_gamma(0.1).unwrap().into(), &x),
-        (Polynomial::new(0.2, 1.0, 3).unwrap().into(), &x),
-        (Sigmoid::new(0.05, -0.5).unwrap().into(), &x),
+        (
+            Polynomial::with_degree(3)
+                .unwrap()
+                .with_gamma(0.2)
+                .unwrap()
+                .with_coef0(1.0)
+                .unwrap()
+                .into(),
+            &x,
+        ),
+        (
+            Sigmoid::with_gamma(0.05)
+                .unwrap()
+                .with_coef0(-0.5)
+                .unwrap()
+                .into(),
+            &x,
+        ),
         (Laplacian::with_gamma(0.3).unwrap().into(), &x),
         (ChiSquared::with_gamma(0.7).unwrap().into(), &abs),
     ];
@@ -68,13 +84,23 @@ fn gram_matrices_match_scikit_learn() {
 
 fn kernels_under_test() -> Vec<KernelSpec> {
     let rbf: KernelSpec = Rbf::with_gamma(0.3).unwrap().into();
-    let poly: KernelSpec = Polynomial::new(0.5, 1.0, 3).unwrap().into();
+    let poly: KernelSpec = Polynomial::with_degree(3)
+        .unwrap()
+        .with_gamma(0.5)
+        .unwrap()
+        .with_coef0(1.0)
+        .unwrap()
+        .into();
     let lin: KernelSpec = Linear.into();
     vec![
         lin.clone(),
         rbf.clone(),
         poly.clone(),
-        Sigmoid::new(0.1, 0.2).unwrap().into(),
+        Sigmoid::with_gamma(0.1)
+            .unwrap()
+            .with_coef0(0.2)
+            .unwrap()
+            .into(),
         Laplacian::with_gamma(0.4).unwrap().into(),
         Scaled::new(2.5, rbf.clone()).unwrap().into(),
         Sum::new(rbf.clone(), lin.clone()).into(),
@@ -142,7 +168,7 @@ proptest! {
 
     #[test]
     fn polynomial_feature_map_reproduces_the_kernel(x in records_strategy(), gamma in 0.1f64..2.0, coef0 in prop_oneof![Just(0.0), 0.1f64..3.0], p in 1u32..4) {
-        let k = Polynomial::new(gamma, coef0, p).unwrap();
+        let k = Polynomial::with_degree(p).unwrap().with_gamma(gamma).unwrap().with_coef0(coef0).unwrap();
         let psi = polynomial_feature_map(&k, &x).unwrap();
         for i in 0..x.nrows() {
             for j in 0..x.nrows() {
@@ -226,8 +252,13 @@ fn gamma_scale_and_auto_follow_scikit_learn() {
 fn invalid_kernels_are_refused() {
     assert!(Rbf::with_gamma(0.0).is_err());
     assert!(Rbf::with_gamma(f64::NAN).is_err());
-    assert!(Polynomial::new(1.0, -1.0, 2).is_err());
-    assert!(Polynomial::new(1.0, 0.0, 0).is_err());
+    assert!(
+        Polynomial::with_degree(2)
+            .unwrap()
+            .with_coef0(-1.0)
+            .is_err()
+    );
+    assert!(Polynomial::with_degree(0).is_err());
     assert!(Scaled::new(-1.0, Linear).is_err());
     let nonsym = DenseMatrix::from_rows(&[[2.0, 1.0], [0.0, 2.0]]).unwrap();
     assert!(matches!(

@@ -309,7 +309,12 @@ fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<KernelChoice, Failur
             KernelChoice::Spec(Polynomial::libsvm(gamma, o.coef0, degree)?.into())
         }
         2 => KernelChoice::Spec(Rbf::with_gamma(gamma).map_err(unusable)?.into()),
-        3 => KernelChoice::Spec(Sigmoid::new(gamma, o.coef0).map_err(unusable)?.into()),
+        3 => KernelChoice::Spec(
+            Sigmoid::with_gamma(gamma)
+                .map_err(unusable)?
+                .with_coef0(o.coef0)?
+                .into(),
+        ),
         // 4; `check_parameters` refused anything else.
         _ => KernelChoice::Precomputed,
     })

@@ -1,6 +1,7 @@
 //! `margin tree-export MODEL [--dot] [--tree N]`: a saved tree as text (scikit-learn's
 //! `export_text` layout) or Graphviz DOT (`dot -Tsvg` draws it). For a forest or AdaBoost
-//! model, `--tree N` picks one of its trees (default the first).
+//! model, `--tree N` picks one of its trees (default the first). Features are named as in the
+//! training data when it had names (a CSV file's header), else `feature_0`, `feature_1`, ….
 
 use std::path::PathBuf;
 
@@ -71,17 +72,15 @@ pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
         }
         RandomForestClassifier::KIND => {
             let m = RandomForestClassifier::from_bytes(&bytes).map_err(load)?;
-            let opts = ExportOptions::default().class_labels(m.classes());
-            render(pick(m.trees(), args.tree)?, opts)
+            render(pick(m.trees(), args.tree)?, m.export_options())
         }
         RandomForestRegressor::KIND => {
             let m = RandomForestRegressor::from_bytes(&bytes).map_err(load)?;
-            render(pick(m.trees(), args.tree)?, ExportOptions::default())
+            render(pick(m.trees(), args.tree)?, m.export_options())
         }
         AdaBoostClassifier::KIND => {
             let m = AdaBoostClassifier::from_bytes(&bytes).map_err(load)?;
-            let opts = ExportOptions::default().class_labels(m.classes());
-            render(pick(m.trees(), args.tree)?, opts)
+            render(pick(m.trees(), args.tree)?, m.export_options())
         }
         other => {
             return Err(Failure::usage(format!(

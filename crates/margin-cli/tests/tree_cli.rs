@@ -321,3 +321,44 @@ fn bad_flags_and_files_are_refused() {
     stdout(&margin(&["train", "gaussian-nb", h, "-o", o]));
     fails_with(&["tree-export", o], 2, "holds no decision tree");
 }
+
+/// A CSV file's header names the features: the model keeps the names and `tree-export` prints
+/// them, for a tree, a forest and AdaBoost alike.
+#[test]
+fn tree_export_names_the_features_by_the_csv_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("flowers.csv");
+    let mut rows = String::from("sepal_length,petal_width,species\n");
+    for i in 0..12 {
+        // petal_width alone separates the species; sepal_length does not.
+        let (width, species) = if i < 6 {
+            (0.2 + f64::from(i) / 20.0, "setosa")
+        } else {
+            (1.5 + f64::from(i) / 20.0, "virginica")
+        };
+        rows += &format!("{},{width},{species}\n", 5.0 + f64::from(i * 7 % 12) / 10.0);
+    }
+    std::fs::write(&csv, rows).unwrap();
+    let model = dir.path().join("m.margin");
+    let (c, m) = (csv.to_str().unwrap(), model.to_str().unwrap());
+    train(&["tree", c, "-o", m]);
+    let text = stdout(&margin(&["tree-export", m]));
+    assert!(text.starts_with("|--- petal_width <= "), "{text}");
+    assert!(text.contains("class: setosa"), "{text}");
+    let dot = stdout(&margin(&["tree-export", m, "--dot"]));
+    assert!(dot.contains("petal_width <= "), "{dot}");
+    for kind in [
+        &["forest", "--n-estimators", "3"][..],
+        &["adaboost", "--n-estimators", "2"],
+    ] {
+        let mut args = kind.to_vec();
+        args.extend([c, "-o", m]);
+        train(&args);
+        let text = stdout(&margin(&["tree-export", m]));
+        assert!(
+            !text.contains("feature_")
+                && (text.contains("sepal_length") || text.contains("petal_width")),
+            "{kind:?}: {text}"
+        );
+    }
+}

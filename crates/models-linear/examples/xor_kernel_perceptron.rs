@@ -24,7 +24,9 @@ fn main() -> Result<(), margin_core::Error> {
         Scoring::Accuracy.score(&primal, &xor)?
     );
 
-    let kernel = Polynomial::new(1.0, 1.0, 2)?;
+    let kernel = Polynomial::with_degree(2)?
+        .with_gamma(1.0)?
+        .with_coef0(1.0)?;
     let dual = KernelPerceptron::params().kernel(kernel).fit(&xor)?;
     println!(
         "kernel perceptron, (x·z+1)²: {} mistakes in {} epochs, converged: {}, training accuracy {:.2}",

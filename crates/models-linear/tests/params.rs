@@ -386,7 +386,11 @@ fn kernel_models_take_their_kernel_by_name() {
     assert_eq!(sigmoid, expected);
     assert_eq!(
         sigmoid.fit(&data).unwrap().kernel(),
-        &Sigmoid::new(0.01, 1.0).unwrap().into()
+        &Sigmoid::with_gamma(0.01)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap()
+            .into()
     );
     check_params(&sigmoid);
 
@@ -398,7 +402,13 @@ fn kernel_models_take_their_kernel_by_name() {
         .unwrap();
     assert_eq!(
         default.kernel(),
-        &Polynomial::new(1.0, 1.0, 2).unwrap().into()
+        &Polynomial::with_degree(2)
+            .unwrap()
+            .with_gamma(1.0)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap()
+            .into()
     );
     let mut rbf = KernelPerceptronParams::default().max_iter(3);
     rbf.set("kernel", "rbf").unwrap();

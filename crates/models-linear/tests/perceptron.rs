@@ -137,7 +137,12 @@ fn xor_needs_the_kernel() {
     assert_eq!(primal.n_iter(), 1000);
     assert!(accuracy(&primal.predict(&data.records).unwrap(), &data) < 1.0);
 
-    let poly = Polynomial::new(1.0, 1.0, 2).unwrap();
+    let poly = Polynomial::with_degree(2)
+        .unwrap()
+        .with_gamma(1.0)
+        .unwrap()
+        .with_coef0(1.0)
+        .unwrap();
     for params in [
         KernelPerceptron::params(),
         KernelPerceptron::params().kernel(poly),
@@ -387,7 +392,14 @@ fn multiclass_save_load_and_thread_count() {
         (
             Perceptron::params().seed(11).fit(&train).unwrap(),
             KernelPerceptron::params()
-                .kernel(Polynomial::new(1.0 / 180.0, 1.0, 2).unwrap())
+                .kernel(
+                    Polynomial::with_degree(2)
+                        .unwrap()
+                        .with_gamma(1.0 / 180.0)
+                        .unwrap()
+                        .with_coef0(1.0)
+                        .unwrap(),
+                )
                 .seed(11)
                 .fit(&train)
                 .unwrap(),

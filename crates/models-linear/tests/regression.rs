@@ -368,7 +368,7 @@ fn indefinite_kernels_still_give_a_finite_model() {
     let data = datasets::housing_scale().unwrap();
     let m = KernelRidge::params()
         .alpha(0.0)
-        .kernel(Sigmoid::new(0.5, -1.0).unwrap())
+        .kernel(Sigmoid::with_gamma(0.5).unwrap().with_coef0(-1.0).unwrap())
         .fit(&data)
         .unwrap();
     assert!(

@@ -311,7 +311,14 @@ fn kernel_ridge_matches_scikit_learn() {
         1e-10,
     );
     let poly = KernelRidge::params()
-        .kernel(Polynomial::new(0.1, 1.0, 2).unwrap())
+        .kernel(
+            Polynomial::with_degree(2)
+                .unwrap()
+                .with_gamma(0.1)
+                .unwrap()
+                .with_coef0(1.0)
+                .unwrap(),
+        )
         .fit(&train)
         .unwrap();
     assert_close(

@@ -33,6 +33,11 @@
 //! | `Svr` | `probability`, `seed` | false, 0 | LIBSVM's Laplace model of the residuals ([`Svr::laplace_scale`]); folds drawn with glibc's `rand()` after `srand(seed)`, so σ is LIBSVM's |
 //! | `OneClassSvm` | `probability` | false | LIBSVM's density bins ([`OneClassSvm::density_marks`], `PredictProba`) |
 //!
+//! **Hard margins.** `C = ∞` (`Svc::params().c(f64::INFINITY)`) is the hard-margin SVM and a
+//! very large C approximates it; either way SMO stops at the KKT tolerance `tol` (1e-3, as
+//! LIBSVM), so for exact margins and α values (to check against a closed form) lower `tol`
+//! as well, e.g. `.tol(1e-8)`.
+//!
 //! LIBSVM's tools draw every random split of a run (`-b 1`'s 5-fold splits, pair after pair,
 //! and `-v`'s folds, then the splits of each fold training) from one unseeded C `rand()`. A
 //! [`LibsvmRun`] carries that sequence, and a [`FitObserver`] of the solver's marks and of each

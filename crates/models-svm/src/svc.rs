@@ -118,7 +118,9 @@ classifier_builders!(SvcParams);
 
 impl SvcParams {
     /// Regularization `C > 0` (default 1); `f64::INFINITY` gives the hard-margin SVM, which
-    /// exists only for separable data.
+    /// exists only for separable data, and a very large C approximates it. For exact margins
+    /// and α values lower [`tol`](Self::tol) too (e.g. `.tol(1e-8)`): SMO stops when the
+    /// largest KKT violation is below `tol`, 1e-3 by default (LIBSVM's).
     pub fn c(mut self, c: f64) -> Self {
         self.c = c;
         self

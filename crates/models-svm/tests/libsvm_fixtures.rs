@@ -174,10 +174,14 @@ fn c_svc_linear_on_heart_scale() {
 fn c_svc_polynomial_with_class_weights() {
     let d = datasets::heart_scale().unwrap();
     let weights = ClassWeight::Given(vec![(Label::Number(1.0), 3.0), (Label::Number(-1.0), 0.5)]);
-    let params = Svc::params()
-        .c(2.0)
-        .class_weight(weights)
-        .kernel(Polynomial::new(0.1, 1.0, 2).unwrap());
+    let params = Svc::params().c(2.0).class_weight(weights).kernel(
+        Polynomial::with_degree(2)
+            .unwrap()
+            .with_gamma(0.1)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap(),
+    );
     check_svc("heart_poly_weighted", params, &d, &d);
 }
 

@@ -36,8 +36,18 @@ fn kernels() -> Vec<KernelChoice> {
         },
         KernelChoice::Precomputed,
         Rbf::with_gamma(0.7).unwrap().into(),
-        Sigmoid::new(0.2, 0.1).unwrap().into(),
-        Polynomial::new(0.5, 1.0, 4).unwrap().into(),
+        Sigmoid::with_gamma(0.2)
+            .unwrap()
+            .with_coef0(0.1)
+            .unwrap()
+            .into(),
+        Polynomial::with_degree(4)
+            .unwrap()
+            .with_gamma(0.5)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap()
+            .into(),
         Polynomial::libsvm(0.5, -1.0, 0).unwrap().into(),
         Laplacian::with_gamma(0.5).unwrap().into(),
     ]
@@ -218,7 +228,7 @@ fn setting_by_name_does_not_depend_on_the_order() {
 
 #[test]
 fn a_kernel_given_whole_is_stored_as_the_parameters_that_describe_it() {
-    let p = Svc::params().kernel(Sigmoid::new(0.2, -1.5).unwrap());
+    let p = Svc::params().kernel(Sigmoid::with_gamma(0.2).unwrap().with_coef0(-1.5).unwrap());
     assert_eq!(p.get("kernel"), Some(Value::Text("sigmoid".into())));
     assert_eq!(p.get("gamma"), Some(Value::Float(0.2)));
     assert_eq!(p.get("coef0"), Some(Value::Float(-1.5)));
@@ -303,7 +313,14 @@ fn text_parameters_fit_the_model_the_builders_fit() {
         })
         .c(2.0);
     let by_kernel = Svc::params()
-        .kernel(Polynomial::new(0.1, 0.5, 2).unwrap())
+        .kernel(
+            Polynomial::with_degree(2)
+                .unwrap()
+                .with_gamma(0.1)
+                .unwrap()
+                .with_coef0(0.5)
+                .unwrap(),
+        )
         .c(2.0);
     assert!(bytes(&by_text) == bytes(&by_builder));
     assert!(bytes(&by_text) == bytes(&by_kernel));
@@ -331,11 +348,14 @@ fn a_composed_kernel_goes_into_the_builder_as_written() {
     use margin_kernels::{Kernel, KernelExt, KernelSpec, Linear};
     let data = datasets::heart_scale().unwrap();
     // The line: no part turned into a `KernelSpec` by hand.
-    let composed = Rbf::with_gamma(0.5)
-        .unwrap()
-        .scaled(0.5)
-        .unwrap()
-        .plus(Polynomial::new(0.1, 1.0, 2).unwrap());
+    let composed = Rbf::with_gamma(0.5).unwrap().scaled(0.5).unwrap().plus(
+        Polynomial::with_degree(2)
+            .unwrap()
+            .with_gamma(0.1)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap(),
+    );
     let x = data.records.row(0);
     let z = data.records.row(1);
     let expected = composed.eval(x, z);
@@ -364,11 +384,25 @@ fn the_gamma_shortcut_is_the_gamma_parameter() {
     );
     // On a named polynomial it keeps the degree and coef0.
     let poly = NuSvcParams::default()
-        .kernel(Polynomial::new(1.0, 0.5, 2).unwrap())
+        .kernel(
+            Polynomial::with_degree(2)
+                .unwrap()
+                .with_gamma(1.0)
+                .unwrap()
+                .with_coef0(0.5)
+                .unwrap(),
+        )
         .gamma(0.25);
     assert_eq!(
         poly,
-        NuSvcParams::default().kernel(Polynomial::new(0.25, 0.5, 2).unwrap())
+        NuSvcParams::default().kernel(
+            Polynomial::with_degree(2)
+                .unwrap()
+                .with_gamma(0.25)
+                .unwrap()
+                .with_coef0(0.5)
+                .unwrap()
+        )
     );
     // A refused γ is refused by the check, as when set by name.
     assert!(matches!(

@@ -16,8 +16,18 @@ fn kernels_under_test() -> Vec<KernelChoice> {
     vec![
         KernelChoice::Linear,
         Rbf::with_gamma(0.7).unwrap().into(),
-        Polynomial::new(0.5, 1.0, 2).unwrap().into(),
-        Sigmoid::new(0.2, 0.0).unwrap().into(),
+        Polynomial::with_degree(2)
+            .unwrap()
+            .with_gamma(0.5)
+            .unwrap()
+            .with_coef0(1.0)
+            .unwrap()
+            .into(),
+        Sigmoid::with_gamma(0.2)
+            .unwrap()
+            .with_coef0(0.0)
+            .unwrap()
+            .into(),
         Laplacian::with_gamma(0.5).unwrap().into(),
     ]
 }

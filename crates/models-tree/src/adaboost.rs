@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, over_leaves};
+use crate::export::FeatureNames;
 use crate::grow::{Presorted, Target, grow};
 use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
@@ -96,6 +97,7 @@ pub struct AdaBoostClassifier {
     trees: Vec<Tree>,
     estimator_weights: Vec<f64>,
     estimator_errors: Vec<f64>,
+    feature_names: FeatureNames,
 }
 
 impl Fit for AdaBoostClassifierParams {
@@ -119,6 +121,7 @@ impl Fit for AdaBoostClassifierParams {
             trees: Vec::new(),
             estimator_weights: Vec::new(),
             estimator_errors: Vec::new(),
+            feature_names: FeatureNames::of(data),
         };
         for round in 0..self.n_estimators {
             let settings = crate::grow::Settings {
@@ -191,6 +194,15 @@ impl AdaBoostClassifier {
     pub fn trees(&self) -> &[Tree] {
         &self.trees
     }
+    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot) of
+    /// one of its [`trees`](Self::trees), naming this model's features (when it has
+    /// [`feature_names`](Self::feature_names)), classes and criterion.
+    pub fn export_options(&self) -> crate::ExportOptions<'_> {
+        self.feature_names
+            .export_options()
+            .class_labels(&self.labels)
+            .criterion(self.params.growth.criterion)
+    }
     /// Each learner's vote `α_t`.
     pub fn estimator_weights(&self) -> &[f64] {
         &self.estimator_weights
@@ -202,6 +214,11 @@ impl AdaBoostClassifier {
     /// Number of features.
     pub fn n_features(&self) -> usize {
         self.trees[0].n_features()
+    }
+    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
+    /// `feature_names_in_`); `None` when it had none.
+    pub fn feature_names(&self) -> Option<&[String]> {
+        self.feature_names.get()
     }
     /// Vote-weighted mean of the learners' normalized importances (scikit-learn's).
     pub fn feature_importances(&self) -> Vec<f64> {
@@ -285,7 +302,8 @@ impl Predict for AdaBoostClassifier {
 
 impl ModelFile for AdaBoostClassifier {
     const KIND: &'static str = "adaboost-classifier";
-    const SCHEMA: u32 = 1;
+    // 2: the feature names of the training data.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
@@ -314,6 +332,6 @@ impl ModelFile for AdaBoostClassifier {
                 return Err(Error::model_file("trees of different shapes"));
             }
         }
-        Ok(())
+        self.feature_names.check(d)
     }
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, map_rows, over_leaves};
+use crate::export::FeatureNames;
 use crate::grow::{Presorted, Target, grow};
 use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
@@ -87,6 +88,7 @@ impl DecisionTreeClassifierParams {
             params: self.clone(),
             labels: problem.labels,
             tree,
+            feature_names: FeatureNames::of(data),
         })
     }
 }
@@ -105,6 +107,7 @@ pub struct DecisionTreeClassifier {
     params: DecisionTreeClassifierParams,
     labels: Vec<Label>,
     tree: Tree,
+    feature_names: FeatureNames,
 }
 
 impl DecisionTreeClassifier {
@@ -128,6 +131,11 @@ impl DecisionTreeClassifier {
     pub fn n_features(&self) -> usize {
         self.tree.n_features()
     }
+    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
+    /// `feature_names_in_`); `None` when it had none.
+    pub fn feature_names(&self) -> Option<&[String]> {
+        self.feature_names.get()
+    }
     /// Normalized total impurity decrease per feature (scikit-learn's `feature_importances_`).
     pub fn feature_importances(&self) -> Vec<f64> {
         self.tree.feature_importances()
@@ -141,9 +149,11 @@ impl DecisionTreeClassifier {
         self.tree.n_leaves()
     }
     /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot)
-    /// naming this model's classes and criterion.
+    /// naming this model's features (when it has [`feature_names`](Self::feature_names)),
+    /// classes and criterion.
     pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        crate::ExportOptions::default()
+        self.feature_names
+            .export_options()
             .class_labels(&self.labels)
             .criterion(self.params.growth.criterion)
     }
@@ -244,12 +254,14 @@ impl PredictProba for DecisionTreeClassifier {
 
 impl ModelFile for DecisionTreeClassifier {
     const KIND: &'static str = "decision-tree-classifier";
-    const SCHEMA: u32 = 1;
+    // 2: the feature names of the training data.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         self.tree.check(true)?;
+        self.feature_names.check(self.tree.n_features())?;
         if self.labels.len() < 2 || self.labels.len() != self.tree.n_values() {
             return Err(Error::model_file(format!(
                 "{} labels but {} values per tree node",
@@ -278,7 +290,7 @@ mod tests {
         let good = model();
         assert_eq!(good.tree.n_nodes(), 3);
         assert!(DecisionTreeClassifier::from_bytes(&good.to_bytes().unwrap()).is_ok());
-        let forgeries: [fn(&mut DecisionTreeClassifier); 9] = [
+        let forgeries: [fn(&mut DecisionTreeClassifier); 11] = [
             // Found by the battery's forgeries: `n_nodes × n_values` overflowed in the check.
             |m| m.tree.n_values = usize::MAX,
             |m| m.labels[1] = m.labels[0].clone(),
@@ -291,6 +303,9 @@ mod tests {
             |m| {
                 m.labels.pop();
             },
+            // One feature, so one name.
+            |m| m.feature_names = FeatureNames(Some(vec!["a".into(), "b".into()])),
+            |m| m.feature_names = FeatureNames(Some(Vec::new())),
         ];
         for (k, forge) in forgeries.iter().enumerate() {
             let mut bad = good.clone();

@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use margin_core::Label;
+use margin_core::{Dataset, Label, Result, model_check};
+use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
 use crate::tree::{Node, Tree};
@@ -31,7 +32,8 @@ impl Default for ExportOptions<'_> {
 
 impl<'a> ExportOptions<'a> {
     /// Names features (default `feature_0`, `feature_1`, …); a list of the wrong length is
-    /// ignored.
+    /// ignored. A fitted model's `export_options()` starts from the names of the dataset it
+    /// was fitted on, when it had them; names given here replace those.
     pub fn feature_names(mut self, names: &'a [String]) -> Self {
         self.feature_names = Some(names);
         self
@@ -81,6 +83,41 @@ impl<'a> ExportOptions<'a> {
         } else {
             let vals: Vec<String> = v.iter().map(|x| format!("{x:.*}", self.decimals)).collect();
             format!("value: [{}]", vals.join(", "))
+        }
+    }
+}
+
+/// The names of the features a tree model was fitted on (the dataset's `feature_names`, when it
+/// had them), kept in the model, and in its file, so that exports show them (as
+/// scikit-learn's `feature_names_in_`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FeatureNames(pub(crate) Option<Vec<String>>);
+
+impl FeatureNames {
+    /// The names `data` carries.
+    pub(crate) fn of(data: &Dataset) -> Self {
+        Self(data.feature_names.clone())
+    }
+
+    /// One name per feature, if the training data had them.
+    pub(crate) fn get(&self) -> Option<&[String]> {
+        self.0.as_deref()
+    }
+
+    /// A loaded model's names: one per feature, if any.
+    pub(crate) fn check(&self, n_features: usize) -> Result<()> {
+        match self.get() {
+            Some(names) => model_check::len("feature_names", names.len(), n_features),
+            None => Ok(()),
+        }
+    }
+
+    /// Export options naming the features by these names (the defaults when there are none).
+    pub(crate) fn export_options(&self) -> ExportOptions<'_> {
+        let opts = ExportOptions::default();
+        match self.get() {
+            Some(names) => opts.feature_names(names),
+            None => opts,
         }
     }
 }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, over_leaves, regression_problem};
+use crate::export::FeatureNames;
 use crate::grow::{Presorted, Settings, Target, grow};
 use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
@@ -270,6 +271,7 @@ pub struct RandomForestClassifier {
     labels: Vec<Label>,
     trees: Vec<Tree>,
     oob_score: Option<f64>,
+    feature_names: FeatureNames,
 }
 
 impl Fit for RandomForestClassifierParams {
@@ -305,6 +307,7 @@ impl Fit for RandomForestClassifierParams {
             labels: problem.labels,
             trees: grown.into_iter().map(|(t, _)| t).collect(),
             oob_score,
+            feature_names: FeatureNames::of(data),
         })
     }
 }
@@ -332,9 +335,23 @@ impl RandomForestClassifier {
     pub fn trees(&self) -> &[Tree] {
         &self.trees
     }
+    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot) of
+    /// one of its [`trees`](Self::trees), naming this model's features (when it has
+    /// [`feature_names`](Self::feature_names)), classes and criterion.
+    pub fn export_options(&self) -> crate::ExportOptions<'_> {
+        self.feature_names
+            .export_options()
+            .class_labels(&self.labels)
+            .criterion(self.params.growth.criterion)
+    }
     /// Number of features.
     pub fn n_features(&self) -> usize {
         self.trees[0].n_features()
+    }
+    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
+    /// `feature_names_in_`); `None` when it had none.
+    pub fn feature_names(&self) -> Option<&[String]> {
+        self.feature_names.get()
     }
     /// Out-of-bag accuracy, over the samples at least one tree left out (`None` unless fitted
     /// with `oob_score`).
@@ -380,12 +397,14 @@ impl Predict for RandomForestClassifier {
 
 impl ModelFile for RandomForestClassifier {
     const KIND: &'static str = "random-forest-classifier";
-    const SCHEMA: u32 = 1;
+    // 2: the feature names of the training data.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
-        check_trees(&self.trees, true, self.labels.len())
+        check_trees(&self.trees, true, self.labels.len())?;
+        self.feature_names.check(self.n_features())
     }
 }
 
@@ -451,6 +470,7 @@ pub struct RandomForestRegressor {
     params: RandomForestRegressorParams,
     trees: Vec<Tree>,
     oob_score: Option<f64>,
+    feature_names: FeatureNames,
 }
 
 impl Fit for RandomForestRegressorParams {
@@ -484,6 +504,7 @@ impl Fit for RandomForestRegressorParams {
             params: self.clone(),
             trees: grown.into_iter().map(|(t, _)| t).collect(),
             oob_score,
+            feature_names: FeatureNames::of(data),
         })
     }
 }
@@ -514,9 +535,22 @@ impl RandomForestRegressor {
     pub fn trees(&self) -> &[Tree] {
         &self.trees
     }
+    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot) of
+    /// one of its [`trees`](Self::trees), naming this model's features (when it has
+    /// [`feature_names`](Self::feature_names)) and criterion.
+    pub fn export_options(&self) -> crate::ExportOptions<'_> {
+        self.feature_names
+            .export_options()
+            .criterion(self.params.growth.criterion)
+    }
     /// Number of features.
     pub fn n_features(&self) -> usize {
         self.trees[0].n_features()
+    }
+    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
+    /// `feature_names_in_`); `None` when it had none.
+    pub fn feature_names(&self) -> Option<&[String]> {
+        self.feature_names.get()
     }
     /// Out-of-bag R², over the samples at least one tree left out (`None` unless fitted with
     /// `oob_score`).
@@ -544,10 +578,12 @@ impl Predict for RandomForestRegressor {
 
 impl ModelFile for RandomForestRegressor {
     const KIND: &'static str = "random-forest-regressor";
-    const SCHEMA: u32 = 1;
+    // 2: the feature names of the training data.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         model_check::within("params", self.params.check())?;
-        check_trees(&self.trees, false, 1)
+        check_trees(&self.trees, false, 1)?;
+        self.feature_names.check(self.n_features())
     }
 }

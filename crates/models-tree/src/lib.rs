@@ -43,7 +43,21 @@
 //! splits float32 copies and ignores gaps below 1e-7), and when two features' best splits
 //! improve the impurity equally, the lower feature index wins (scikit-learn visits features in
 //! a random order, so `random_state` breaks such ties). Trees whose splits are not decided by
-//! ties are identical to scikit-learn's (tests/tree_fixtures.rs).
+//! ties are identical to scikit-learn's (tests/tree_fixtures.rs). And a fit that cannot do its
+//! job says so: a `min_samples_leaf` of 2 or more on fewer than twice as many samples, where
+//! no node could split, is refused (scikit-learn returns a one-leaf model); so is the same in
+//! forests (counted on the samples given, not a tree's bootstrap), AdaBoost and the boosters
+//! (counted on the samples their trees grow on).
+//!
+//! ## Feature names
+//!
+//! A model fitted on a [`Dataset`](margin_core::Dataset) with `feature_names` (a CSV file's
+//! header, or `with_feature_names`) keeps them, as scikit-learn's `feature_names_in_`:
+//! `feature_names()` on the trees, forests and AdaBoost, stored in their model files. Their
+//! `export_options()` start from them, so [`export_text`] prints `petal_width <= 0.80`
+//! rather than `feature_3 <= 0.80`; [`ExportOptions::feature_names`] still overrides them.
+//! Categorical splits print category codes (`feature_3 in {0,2,5}`): datasets carry no
+//! category names.
 //!
 //! ## Categorical features
 //!

@@ -98,6 +98,32 @@ fn bad_max_features(s: &str) -> Error {
     )
 }
 
+/// Refuses a `min_samples_leaf` of `leaf ≥ 2` samples when the `n` samples trees are grown on
+/// cannot give two leaves of it (`n < 2 · leaf`): no node could ever split and the fit would
+/// silently be a constant model. `given` is the value as the user gave it, `samples` says
+/// which samples `n` counts. A `leaf` of 1 passes whatever `n`: lowering it cannot help.
+pub(crate) fn check_leaf_can_split(
+    given: impl fmt::Display,
+    leaf: usize,
+    n: usize,
+    samples: &str,
+) -> Result<()> {
+    if leaf < 2 || n >= 2 * leaf {
+        return Ok(());
+    }
+    Err(Error::invalid_parameter(
+        "min_samples_leaf",
+        format!("{given} with {samples}"),
+        format!(
+            "at most n/2 = {} for n = {n} samples, so that a node can split into two leaves \
+             (else the fit is a constant model): lower min_samples_leaf or give at least {} \
+             samples",
+            n / 2,
+            2 * leaf
+        ),
+    ))
+}
+
 /// A least number of samples (scikit-learn's `min_samples_split` / `min_samples_leaf`,
 /// which take an int or a float): a count, or a fraction of the training samples (all rows,
 /// as scikit-learn's `n_samples`), rounded up. `From<usize>` gives a count, `From<f64>` a
@@ -310,6 +336,13 @@ impl Growth {
         let n = data.n_samples();
         let min_samples_split = self.min_samples_split.resolve("min_samples_split", 2, n)?;
         let min_samples_leaf = self.min_samples_leaf.resolve("min_samples_leaf", 1, n)?;
+        let given = match self.min_samples_leaf {
+            MinSamples::Fraction(f) => format!("{f} (⌈{f} · {n}⌉ = {min_samples_leaf} samples)"),
+            MinSamples::Count(k) => k.to_string(),
+        };
+        // Counted on the samples the fit is given, not on a forest tree's bootstrap draw
+        // (which differs per tree): below 2 · leaf of them no tree of any draw can split.
+        check_leaf_can_split(given, min_samples_leaf, n, &format!("{n} training samples"))?;
         Ok(Settings {
             criterion: self.criterion,
             max_depth: self.max_depth.unwrap_or(usize::MAX),
@@ -391,7 +424,8 @@ macro_rules! growth_setters {
             self
         }
         /// A split must leave at least this many samples on each side (default 1): a count
-        /// ≥ 1, or a fraction in `(0, 1)` of the training samples, rounded up.
+        /// ≥ 1, or a fraction in `(0, 1)` of the training samples, rounded up. A count of 2 or
+        /// more on fewer than twice as many training samples is refused: no node could split.
         pub fn min_samples_leaf(mut self, n: impl Into<$crate::MinSamples>) -> Self {
             self.growth.min_samples_leaf = n.into();
             self

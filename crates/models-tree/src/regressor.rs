@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
 use crate::data::{check_input, map_rows, over_leaves, regression_problem};
+use crate::export::FeatureNames;
 use crate::grow::{Presorted, Target, grow};
 use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
 use crate::tree::Tree;
@@ -68,6 +69,7 @@ impl DecisionTreeRegressorParams {
         Ok(DecisionTreeRegressor {
             params: self.clone(),
             tree,
+            feature_names: FeatureNames::of(data),
         })
     }
 }
@@ -80,6 +82,7 @@ impl DecisionTreeRegressorParams {
 pub struct DecisionTreeRegressor {
     params: DecisionTreeRegressorParams,
     tree: Tree,
+    feature_names: FeatureNames,
 }
 
 impl DecisionTreeRegressor {
@@ -99,6 +102,11 @@ impl DecisionTreeRegressor {
     pub fn n_features(&self) -> usize {
         self.tree.n_features()
     }
+    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
+    /// `feature_names_in_`); `None` when it had none.
+    pub fn feature_names(&self) -> Option<&[String]> {
+        self.feature_names.get()
+    }
     /// Normalized total impurity decrease per feature (scikit-learn's `feature_importances_`).
     pub fn feature_importances(&self) -> Vec<f64> {
         self.tree.feature_importances()
@@ -112,9 +120,12 @@ impl DecisionTreeRegressor {
         self.tree.n_leaves()
     }
     /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot)
-    /// naming this model's criterion.
+    /// naming this model's features (when it has [`feature_names`](Self::feature_names)) and
+    /// criterion.
     pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        crate::ExportOptions::default().criterion(self.params.growth.criterion)
+        self.feature_names
+            .export_options()
+            .criterion(self.params.growth.criterion)
     }
     /// Reduced-error pruning on a validation set (Quinlan 1987, with the squared error as the
     /// error): bottom-up, every inner node whose subtree's weighted squared error on the
@@ -162,7 +173,8 @@ impl Predict for DecisionTreeRegressor {
 
 impl ModelFile for DecisionTreeRegressor {
     const KIND: &'static str = "decision-tree-regressor";
-    const SCHEMA: u32 = 1;
+    // 2: the feature names of the training data.
+    const SCHEMA: u32 = 2;
 
     fn check_consistent(&self) -> Result<()> {
         margin_core::model_check::within(
@@ -170,6 +182,7 @@ impl ModelFile for DecisionTreeRegressor {
             margin_core::params::Params::check(&self.params),
         )?;
         self.tree.check(false)?;
+        self.feature_names.check(self.tree.n_features())?;
         if self.tree.n_values() != 1 {
             return Err(Error::model_file(format!(
                 "the tree has {} values per node where a regressor has 1",

@@ -1,13 +1,17 @@
 //! Model files whose checksum is right but whose contents are not: the battery's forgeries over
 //! the methods the battery does not call (`predict_proba`, `decision_function`), for every
 //! classifier of the crate, and over `predict` for trees with categorical features and missing
-//! values (layouts the battery's models do not have).
+//! values (layouts the battery's models do not have), and stored feature names that do not fit
+//! the features.
 
-use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Predict, PredictProba, Targets};
+use margin_core::{
+    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Predict, PredictProba, Targets,
+};
+use margin_io::{ModelFile, body_of, seal};
 use margin_testing::battery::check_forged_files;
 use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
-    RandomForestClassifier,
+    RandomForestClassifier, RandomForestRegressor,
 };
 
 fn data(n: usize, k: usize) -> Dataset {
@@ -88,4 +92,53 @@ fn forged_categorical_tree_files_are_refused_or_harmless() {
         .fit(&reg)
         .unwrap();
     check_forged_files(&tree, 3, |m, x| Ok(vec![m.predict(x)?.len()]));
+}
+
+/// The feature names are the last field of every tree kind's body: an unnamed model's body
+/// ends with `None` (byte 0). Replaced by one name for a model of three features, the file is
+/// refused on load, naming the field.
+fn refuses_a_name_count_that_is_not_the_feature_count<M: ModelFile>(model: &M) {
+    let bytes = model.to_bytes().unwrap();
+    let body = body_of(&bytes).unwrap();
+    assert_eq!(body.last(), Some(&0), "{}: the names are not last", M::KIND);
+    let mut forged = body[..body.len() - 1].to_vec();
+    // Some, a list of 1, a string of 1 byte: "a".
+    forged.extend_from_slice(&[1, 1, 1, b'a']);
+    match M::from_bytes(&seal(M::KIND, M::SCHEMA, &forged).unwrap()) {
+        Err(Error::ModelFile { reason }) => {
+            assert!(reason.contains("feature_names"), "{}: {reason}", M::KIND)
+        }
+        other => panic!("{}: {:?}", M::KIND, other.err()),
+    }
+}
+
+#[test]
+fn tree_files_whose_names_do_not_fit_the_features_are_refused() {
+    let d = data(40, 2);
+    let mut values = d.clone();
+    values.targets = Targets::Values((0..40).map(f64::from).collect());
+    refuses_a_name_count_that_is_not_the_feature_count(
+        &DecisionTreeClassifier::params().fit(&d).unwrap(),
+    );
+    refuses_a_name_count_that_is_not_the_feature_count(
+        &DecisionTreeRegressor::params().fit(&values).unwrap(),
+    );
+    refuses_a_name_count_that_is_not_the_feature_count(
+        &RandomForestClassifier::params()
+            .n_estimators(2)
+            .fit(&d)
+            .unwrap(),
+    );
+    refuses_a_name_count_that_is_not_the_feature_count(
+        &RandomForestRegressor::params()
+            .n_estimators(2)
+            .fit(&values)
+            .unwrap(),
+    );
+    refuses_a_name_count_that_is_not_the_feature_count(
+        &AdaBoostClassifier::params()
+            .n_estimators(2)
+            .fit(&d)
+            .unwrap(),
+    );
 }

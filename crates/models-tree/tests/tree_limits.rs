@@ -111,7 +111,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// With unit weights, a weight fraction f asks each side for `f·n` samples: the same tree
-    /// as `min_samples_leaf = ⌈f·n⌉`.
+    /// as `min_samples_leaf = ⌈f·n⌉`, when `n` samples can give two such leaves; when they
+    /// cannot, that count is refused and the weight fraction leaves the root a leaf.
     #[test]
     fn unit_weight_fractions_act_as_sample_counts(
         y in proptest::collection::vec(-2.0f64..2.0, 6..50),
@@ -127,8 +128,17 @@ proptest! {
         let count = ((f * n as f64).ceil() as usize).max(1);
         let by_count = DecisionTreeRegressor::params()
             .min_samples_leaf(count)
-            .fit(&data)
-            .unwrap();
-        prop_assert_eq!(by_weight.tree(), by_count.tree());
+            .fit(&data);
+        if 2 * count > n {
+            prop_assert!(
+                matches!(&by_count, Err(Error::InvalidParameter { name, .. }) if name == "min_samples_leaf"),
+                "{:?}",
+                by_count
+            );
+            prop_assert_eq!(by_weight.n_leaves(), 1);
+        } else {
+            let by_count = by_count.unwrap();
+            prop_assert_eq!(by_weight.tree(), by_count.tree());
+        }
     }
 }

@@ -375,7 +375,12 @@ impl<'a> Header<'a> {
                 Polynomial::libsvm(num("gamma")?, num("coef0")?, degree).map(Into::into)
             }
             "rbf" => Rbf::with_gamma(num("gamma")?).map(Into::into),
-            "sigmoid" => Sigmoid::new(num("gamma")?, num("coef0")?).map(Into::into),
+            "sigmoid" => {
+                let (gamma, coef0) = (num("gamma")?, num("coef0")?);
+                Sigmoid::with_gamma(gamma)
+                    .and_then(|k| k.with_coef0(coef0))
+                    .map(Into::into)
+            }
             "precomputed" => Ok(Precomputed.into()),
             other => {
                 return Err(e.error(

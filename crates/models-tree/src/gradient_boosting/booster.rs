@@ -17,6 +17,7 @@ use super::histogram::Gradients;
 use super::loss::{Loss, weighted_median};
 use super::params::{Boosting, EarlyStopping};
 use super::tree::Tree;
+use crate::params::check_leaf_can_split;
 
 /// Rows per parallel prediction task.
 const ROW_CHUNK: usize = 1 << 12;
@@ -122,6 +123,28 @@ fn split_off_validation(
     Ok((unpack(train)?, unpack(val)?))
 }
 
+/// Which samples the trees are grown on, for a refusal: `n` after `held_out` went to early
+/// stopping's validation set, `n_sub` of them per iteration with `subsample`.
+fn grown_on(p: &Boosting, n: usize, held_out: usize, n_sub: usize) -> String {
+    let mut text = if held_out > 0 {
+        format!(
+            "{n} samples to grow trees on ({} given, {held_out} held out for early stopping by \
+             validation_fraction = {})",
+            n + held_out,
+            p.validation_fraction
+        )
+    } else {
+        format!("{n} training samples")
+    };
+    if n_sub < n {
+        text += &format!(
+            ", {n_sub} of them drawn per iteration (subsample = {})",
+            p.subsample
+        );
+    }
+    text
+}
+
 /// `k` of the `n` rows, ascending, uniformly without replacement (selection sampling).
 fn sample_rows(n: usize, k: usize, rng: &mut impl Rng) -> Vec<u32> {
     let mut rows = Vec::with_capacity(k);
@@ -187,6 +210,13 @@ impl Ensemble {
                 "at most 2³² − 1 samples",
             ));
         }
+        let n_sub = ((p.subsample * n as f64).round() as usize).clamp(1, n);
+        check_leaf_can_split(
+            p.min_samples_leaf,
+            p.min_samples_leaf,
+            n_sub,
+            &grown_on(p, n, validation.map_or(0, |v| v.1.len()), n_sub),
+        )?;
         let mapper = match w {
             Some(w) => BinMapper::fit(x, w, p.max_bins as u8, binning_seed),
             None => BinMapper::fit(x, &vec![1.0; n], p.max_bins as u8, binning_seed),
@@ -235,7 +265,6 @@ impl Ensemble {
         let mut g = vec![0f32; n * k_trees];
         let mut h = vec![0f32; n * k_trees];
         let with_h = !(loss.constant_hessian() && w.is_none());
-        let n_sub = ((p.subsample * n as f64).round() as usize).clamp(1, n);
         let mut ws = Workspace::default();
         for round in 1..=p.max_iter {
             loss.gradients(y, &raw, w, &mut g, &mut h);

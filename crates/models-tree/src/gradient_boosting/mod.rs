@@ -73,7 +73,7 @@
 //! | `max_iter` | 100 | boosting iterations |
 //! | `max_leaf_nodes` | `Some(31)` | leaves per tree (best-first growth) |
 //! | `max_depth` | `None` | depth limit |
-//! | `min_samples_leaf` | 20 | fewest samples per leaf |
+//! | `min_samples_leaf` | 20 | fewest samples per leaf (fewer than 2 × as many training samples: refused) |
 //! | `l2_regularization` | 0 | λ in the leaf values and gains |
 //! | `max_bins` | 255 | bins for non-missing values (≤ 255; one more for NaN) |
 //! | `early_stopping` | `Auto` | `Auto` (on above 10 000 samples), `On`, `Off` |
@@ -96,6 +96,10 @@
 //! - The validation split and the binning subsample use margin's seeded generator, so the
 //!   same `seed` does not pick the same rows as scikit-learn's `random_state`; with early
 //!   stopping off and fewer than 200 000 rows the two fit the same bins.
+//! - A fit whose trees grow on fewer than `2 · min_samples_leaf` samples (what early stopping's
+//!   validation split leaves, or one `subsample` draw) is refused: no tree could split, and
+//!   scikit-learn silently returns the baseline. At the default of 20 that is any set below 40
+//!   samples; lower `min_samples_leaf` for small sets.
 //! - Huber loss, quantile/Poisson/gamma losses, categorical features, monotonic and
 //!   interaction constraints and warm starts are not provided.
 

@@ -171,7 +171,9 @@ macro_rules! boosting_setters {
                 self.boosting.max_depth = v;
                 self
             }
-            /// Fewest training samples in a leaf (default 20, ≥ 1).
+            /// Fewest training samples in a leaf (default 20, ≥ 1). A fit whose trees would grow
+            /// on fewer than twice as many samples (after early stopping's validation split,
+            /// per `subsample` draw) is refused: no tree could split.
             pub fn min_samples_leaf(mut self, v: usize) -> Self {
                 self.boosting.min_samples_leaf = v;
                 self
