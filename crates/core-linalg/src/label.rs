@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
@@ -33,28 +33,7 @@ pub enum Label {
     /// A numeric label (LIBSVM files: `-1`, `+1`, `0`, `2`, `26`, `-1.0`).
     Number(f64),
     /// A text label (CSV files: `"setosa"`).
-    Text(#[serde(deserialize_with = "text_in_place")] String),
-}
-
-/// Reads a text label where the input holds it (`deserialize_str`), not into a buffer sized by
-/// the length the input claims: the model-file codec allocates a claimed `String` length before
-/// reading it, so a forged file claiming a label of gigabytes would abort the process. The
-/// label is copied once it is known to be there.
-fn text_in_place<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
-    struct Text;
-    impl serde::de::Visitor<'_> for Text {
-        type Value = String;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a text label")
-        }
-        fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<String, E> {
-            Ok(s.to_owned())
-        }
-        fn visit_string<E: serde::de::Error>(self, s: String) -> std::result::Result<String, E> {
-            Ok(s)
-        }
-    }
-    d.deserialize_str(Text)
+    Text(#[serde(deserialize_with = "crate::stored::string")] String),
 }
 
 impl fmt::Display for Label {

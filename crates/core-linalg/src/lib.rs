@@ -77,6 +77,7 @@ pub mod params;
 mod records;
 mod sparse;
 pub mod split;
+pub mod stored;
 mod traits;
 pub mod validate;
 mod view;

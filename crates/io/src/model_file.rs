@@ -15,8 +15,9 @@
 //!
 //! The body codec appears only in this module, so it can be replaced without touching models.
 //! It allocates a `String`'s claimed length before reading it, so text stored in a model is
-//! decoded in place ([`Label`](margin_core::Label)'s text does): a new owned `String` field must do
-//! the same, or a forged length aborts the process.
+//! decoded in place, through [`margin_core::stored`] (as [`Label`](margin_core::Label)'s text and
+//! the trees' feature names are): a new owned `String` field must do the same, or a forged
+//! length aborts the process.
 //! A truncated, corrupted, foreign, other-kind or newer-version file is refused with
 //! [`Error::ModelFile`] saying which. The format version covers this layout; each kind's schema
 //! version covers its body, so a change to one model's fields refuses that kind's older files
@@ -501,6 +502,39 @@ mod tests {
             let file = seal("labels", 1, &body).unwrap();
             assert!(matches!(
                 Labels::from_bytes(&file),
+                Err(Error::ModelFile { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn a_forged_length_of_stored_names_is_refused_not_allocated() {
+        #[derive(Serialize, serde::Deserialize)]
+        struct Names(
+            #[serde(deserialize_with = "margin_core::stored::optional_strings")]
+            Option<Vec<String>>,
+        );
+        impl ModelFile for Names {
+            const KIND: &'static str = "names";
+            const SCHEMA: u32 = 1;
+            fn check_consistent(&self) -> Result<()> {
+                Ok(())
+            }
+        }
+        let good = Names(Some(vec!["petal_width".into(), "sepal".into()]));
+        let back = Names::from_bytes(&good.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.0, good.0);
+        for claim in [
+            &[0xfc, 0x2c, 0xbf, 0x01, 0xcf][..],
+            &[0xfd, 0, 0, 0, 0, 0, 1, 0, 0],
+        ] {
+            // Some, one name, the claimed length, then three bytes of text.
+            let mut body = vec![1, 1];
+            body.extend_from_slice(claim);
+            body.extend_from_slice(b"abc");
+            let file = seal("names", 1, &body).unwrap();
+            assert!(matches!(
+                Names::from_bytes(&file),
                 Err(Error::ModelFile { .. })
             ));
         }

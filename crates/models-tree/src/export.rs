@@ -91,7 +91,10 @@ impl<'a> ExportOptions<'a> {
 /// had them), kept in the model, and in its file, so that exports show them (as
 /// scikit-learn's `feature_names_in_`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct FeatureNames(pub(crate) Option<Vec<String>>);
+pub(crate) struct FeatureNames(
+    #[serde(deserialize_with = "margin_core::stored::optional_strings")]
+    pub(crate)  Option<Vec<String>>,
+);
 
 impl FeatureNames {
     /// The names `data` carries.

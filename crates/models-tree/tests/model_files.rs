@@ -96,7 +96,7 @@ fn forged_categorical_tree_files_are_refused_or_harmless() {
 
 /// The feature names are the last field of every tree kind's body: an unnamed model's body
 /// ends with `None` (byte 0). Replaced by one name for a model of three features, the file is
-/// refused on load, naming the field.
+/// refused on load, naming the field; so is a name whose claimed length is absurd.
 fn refuses_a_name_count_that_is_not_the_feature_count<M: ModelFile>(model: &M) {
     let bytes = model.to_bytes().unwrap();
     let body = body_of(&bytes).unwrap();
@@ -110,6 +110,13 @@ fn refuses_a_name_count_that_is_not_the_feature_count<M: ModelFile>(model: &M) {
         }
         other => panic!("{}: {:?}", M::KIND, other.err()),
     }
+    // A name claiming 2⁴⁰ bytes: refused, not allocated (which would abort the process).
+    let mut huge = body[..body.len() - 1].to_vec();
+    huge.extend_from_slice(&[1, 1, 0xfd, 0, 0, 0, 0, 0, 1, 0, 0, b'a']);
+    assert!(matches!(
+        M::from_bytes(&seal(M::KIND, M::SCHEMA, &huge).unwrap()),
+        Err(Error::ModelFile { .. })
+    ));
 }
 
 #[test]

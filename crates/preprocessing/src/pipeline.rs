@@ -6,7 +6,9 @@
 //! `Pipeline<(StandardScalerParams,), SvcParams>`, and its fitted model a
 //! `PipelineModel<(StandardScaler,), Svc>`, which is also the type that loads its model file.
 //! Each step keeps its own parameters, reached by name as `step__param` (scikit-learn's
-//! spelling) by [`ParamsByName`] and so by grid search.
+//! spelling) by [`ParamsByName`] and so by grid search. A pipeline that ends with an estimator
+//! (any params type fitted on a [`Dataset`]) fits; the umbrella crate `margin-ml` shows one
+//! searched, saved and loaded. The names, on transformers alone:
 //!
 //! ```
 //! use margin_core::generate::{Blobs, make_blobs};
