@@ -472,6 +472,20 @@ mod tests {
         );
     }
 
+    /// Refuses a body of `head` then a string claiming 3.4 GB or 2⁴⁰ bytes followed by three
+    /// bytes of text, with a model-file error: the claim must not be allocated (which would
+    /// abort the process).
+    fn refuses_claimed_text_lengths<M: ModelFile>(head: &[u8]) {
+        for claim in [
+            &[0xfc, 0x2c, 0xbf, 0x01, 0xcf][..],
+            &[0xfd, 0, 0, 0, 0, 0, 1, 0, 0],
+        ] {
+            let body = [head, claim, b"abc"].concat();
+            let file = seal(M::KIND, M::SCHEMA, &body).unwrap();
+            assert!(matches!(M::from_bytes(&file), Err(Error::ModelFile { .. })));
+        }
+    }
+
     /// Found by the `model_file` fuzz target: a text label claiming 3.4 GB (in a 100-byte
     /// file) was allocated before the codec found the bytes missing, aborting the process.
     #[test]
@@ -491,20 +505,8 @@ mod tests {
         ]);
         let back = Labels::from_bytes(&good.to_bytes().unwrap()).unwrap();
         assert_eq!(back.0, good.0);
-        for claim in [
-            &[0xfc, 0x2c, 0xbf, 0x01, 0xcf][..],
-            &[0xfd, 0, 0, 0, 0, 0, 1, 0, 0],
-        ] {
-            // One label: variant 1 (text), the claimed length, then three bytes of text.
-            let mut body = vec![1, 1];
-            body.extend_from_slice(claim);
-            body.extend_from_slice(b"abc");
-            let file = seal("labels", 1, &body).unwrap();
-            assert!(matches!(
-                Labels::from_bytes(&file),
-                Err(Error::ModelFile { .. })
-            ));
-        }
+        // One label: variant 1 (text), then the text.
+        refuses_claimed_text_lengths::<Labels>(&[1, 1]);
     }
 
     #[test]
@@ -524,20 +526,8 @@ mod tests {
         let good = Names(Some(vec!["petal_width".into(), "sepal".into()]));
         let back = Names::from_bytes(&good.to_bytes().unwrap()).unwrap();
         assert_eq!(back.0, good.0);
-        for claim in [
-            &[0xfc, 0x2c, 0xbf, 0x01, 0xcf][..],
-            &[0xfd, 0, 0, 0, 0, 0, 1, 0, 0],
-        ] {
-            // Some, one name, the claimed length, then three bytes of text.
-            let mut body = vec![1, 1];
-            body.extend_from_slice(claim);
-            body.extend_from_slice(b"abc");
-            let file = seal("names", 1, &body).unwrap();
-            assert!(matches!(
-                Names::from_bytes(&file),
-                Err(Error::ModelFile { .. })
-            ));
-        }
+        // Some, one name, then the name.
+        refuses_claimed_text_lengths::<Names>(&[1, 1]);
     }
 
     #[test]

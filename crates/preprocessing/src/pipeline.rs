@@ -304,13 +304,9 @@ impl<T, E> Pipeline<T, E> {
     pub fn last(&self) -> &E {
         &self.last
     }
-
-    /// Refuses names that `step__param` could not address: empty, containing `__`, or twice.
-    fn check_names(&self) -> Result<()> {
-        check_names(&self.names)
-    }
 }
 
+/// Refuses step names that `step__param` could not address: empty, containing `__`, or twice.
 fn check_names(names: &[String]) -> Result<()> {
     let mut seen = HashSet::new();
     for name in names {
@@ -396,7 +392,7 @@ where
     /// data's), then the last step on the transformed data with the data's targets and sample
     /// weights. Feature names do not pass through transformers (they may not keep columns).
     fn fit(&self, data: &Dataset) -> Result<Self::Model> {
-        self.check_names()?;
+        check_names(&self.names)?;
         let (transformers, records) = self.transformers.fit_all(&data.records)?;
         let model = match records {
             None => self.last.fit(data)?,
