@@ -61,7 +61,7 @@ pub enum Error {
     #[error("empty dataset: {0}")]
     EmptyDataset(String),
     /// A classifier was given fewer distinct classes than it needs.
-    #[error("too few classes: found {found}, need at least {required}")]
+    #[error("too few classes: found {found} class(es), need at least {required}")]
     TooFewClasses {
         /// Distinct classes present.
         found: usize,

@@ -66,7 +66,7 @@ pub fn check_min_classes(classes: &Classes, required: usize) -> Result<()> {
 }
 
 /// Everything a supervised `fit` checks first: consistent lengths, at least one sample and one
-/// feature, finite records, finite numeric targets and weights.
+/// feature, finite records, finite numeric targets and weights, and a positive total weight.
 pub fn check_dataset(data: &Dataset) -> Result<()> {
     data.check_consistent()?;
     check_non_empty(&data.records)?;
@@ -74,7 +74,19 @@ pub fn check_dataset(data: &Dataset) -> Result<()> {
     if let Targets::Values(v) = &data.targets {
         check_finite_slice(v)?;
     }
-    Ok(())
+    check_some_weight(data)
+}
+
+/// Refuses sample weights that are all zero: such a fit has no sample to learn from.
+pub fn check_some_weight(data: &Dataset) -> Result<()> {
+    match &data.sample_weights {
+        Some(w) if w.iter().all(|&v| v == 0.0) => Err(Error::invalid_parameter(
+            "sample_weights",
+            "all zero",
+            "at least one positive weight (a sample of weight zero is left out of the fit)",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Everything a `predict` checks: finite records of the fitted width (zero rows is allowed and

@@ -165,7 +165,7 @@ fn a_fold_that_fails_is_named() {
     .unwrap();
     refused(
         &["evaluate", "svc", s(&lonely), "--cv", "3"],
-        "cross-validation fold 1 of 3: too few classes: found 1, need at least 2",
+        "cross-validation fold 1 of 3: too few classes: found 1 class(es), need at least 2",
     );
     refused(
         &["evaluate", "svc", s(&lonely), "--cv", "8"],

@@ -232,7 +232,9 @@ pub(crate) fn check_k(k: usize, n: usize) -> Result<()> {
         return Err(Error::invalid_parameter(
             "n_neighbors",
             k,
-            format!("an integer in [1, {n}] (at most the number of training samples)"),
+            format!(
+                "an integer in [1, {n}] (at most the number of training samples, n_samples = {n})"
+            ),
         ));
     }
     Ok(())

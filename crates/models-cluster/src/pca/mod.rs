@@ -419,9 +419,9 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
         validate::check_finite(records)?;
         let (n, d) = (records.n_samples(), records.n_features());
         if n < 2 {
-            return Err(Error::EmptyDataset(
-                "PCA needs at least two samples to estimate variances".into(),
-            ));
+            return Err(Error::EmptyDataset(format!(
+                "PCA needs at least two samples to estimate variances (n_samples = {n})"
+            )));
         }
         let solver = self.solver_for(n, d);
         self.check_for(n, d, solver)?;

@@ -96,15 +96,6 @@ impl Encoded {
         margin_core::validate::check_dataset(data)?;
         let classes = data.targets.to_classes()?;
         margin_core::validate::check_min_classes(&classes, 2)?;
-        if let Some(w) = &data.sample_weights
-            && w.iter().all(|&v| v == 0.0)
-        {
-            return Err(Error::invalid_parameter(
-                "sample_weights",
-                "all 0",
-                "at least one positive weight (a weight-0 sample is never visited)",
-            ));
-        }
         let PresentClasses { labels, y, .. } = classes.present();
         let positives = if labels.len() == 2 {
             vec![1]

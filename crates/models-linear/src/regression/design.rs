@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use margin_core::faer::{Mat, MatRef};
-use margin_core::{Dataset, Error, Records, Result, memory, parallel, validate};
+use margin_core::{Dataset, Records, Result, memory, parallel, validate};
 use rayon::prelude::*;
 
 /// Rows per block when copying row-major records into the column-major design, so both the
@@ -50,15 +50,6 @@ pub(crate) fn regression_inputs(data: &Dataset) -> Result<Supervision<'_>> {
     let y = data.targets.values()?;
     validate::check_finite_slice(&y)?;
     let weights = data.sample_weights.as_deref();
-    if let Some(w) = weights
-        && !w.iter().any(|&v| v > 0.0)
-    {
-        return Err(Error::invalid_parameter(
-            "sample_weights",
-            "all zero",
-            "at least one positive weight",
-        ));
-    }
     Ok(Supervision { y, weights })
 }
 
@@ -250,7 +241,7 @@ mod tests {
             .unwrap();
         assert!(matches!(
             Design::new(&data, true),
-            Err(Error::InvalidParameter { name, .. }) if name == "sample_weights"
+            Err(margin_core::Error::InvalidParameter { name, .. }) if name == "sample_weights"
         ));
     }
 }

@@ -64,15 +64,7 @@ pub(crate) fn checked_records<'a>(data: &'a Dataset, p: &Boosting) -> Result<Den
     if let Targets::Values(v) = &data.targets {
         validate::check_finite_slice(v)?;
     }
-    if let Some(w) = &data.sample_weights
-        && w.iter().sum::<f64>() <= 0.0
-    {
-        return Err(Error::invalid_parameter(
-            "sample_weights",
-            "all zero",
-            "at least one positive weight",
-        ));
-    }
+    validate::check_some_weight(data)?;
     data.records.dense_view()
 }
 

@@ -1,0 +1,188 @@
+//! Data across the boundary: numpy and scipy arrays in as margin records and targets (a
+//! C-contiguous float64 array is borrowed, not copied), margin's answers out as numpy arrays,
+//! parameter values and errors as Python objects.
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use margin_core::params::Value;
+use margin_core::{CsrMatrix, DenseMatrix, DenseView, Error, Label, Matrix, Records};
+
+use crate::native::{Attr, Attrs};
+
+/// Features as Python hands them over: a 2-D float64 array, or a CSR matrix's three arrays
+/// and its width (`(data, indices, indptr, n_columns)`, the indices as int64).
+#[derive(FromPyObject)]
+pub enum XArg<'py> {
+    /// A dense array.
+    Dense(PyReadonlyArray2<'py, f64>),
+    /// A CSR matrix's parts.
+    Sparse(
+        (
+            PyReadonlyArray1<'py, f64>,
+            PyReadonlyArray1<'py, i64>,
+            PyReadonlyArray1<'py, i64>,
+            usize,
+        ),
+    ),
+}
+
+/// Features as margin reads them: the caller's dense memory borrowed, or a CSR matrix.
+pub enum Features<'a> {
+    /// Borrowed row-major values.
+    Dense(DenseView<'a>),
+    /// Sparse rows (margin's CSR holds `usize` offsets and `u32` indices, so it is converted).
+    Sparse(CsrMatrix),
+}
+
+impl XArg<'_> {
+    /// The features, borrowing a dense array's memory.
+    pub fn features(&self) -> PyResult<Features<'_>> {
+        match self {
+            XArg::Dense(a) => {
+                let shape = a.shape();
+                let slice = a.as_slice().map_err(|_| {
+                    PyValueError::new_err(
+                        "margin reads C-contiguous float64 arrays: pass np.ascontiguousarray(X, dtype=np.float64)",
+                    )
+                })?;
+                Ok(Features::Dense(
+                    DenseView::new(slice, shape[0], shape[1]).map_err(to_py)?,
+                ))
+            }
+            XArg::Sparse((data, indices, indptr, n_cols)) => {
+                let indices = indices
+                    .as_slice()?
+                    .iter()
+                    .map(|&j| u32::try_from(j))
+                    .collect::<Result<Vec<u32>, _>>()
+                    .map_err(|_| {
+                        PyValueError::new_err(
+                            "a sparse column index is negative or above 4294967295, the largest margin stores",
+                        )
+                    })?;
+                let indptr = indptr
+                    .as_slice()?
+                    .iter()
+                    .map(|&p| usize::try_from(p))
+                    .collect::<Result<Vec<usize>, _>>()
+                    .map_err(|_| PyValueError::new_err("a sparse row offset is negative"))?;
+                let csr = CsrMatrix::new(indptr, indices, data.as_slice()?.to_vec(), *n_cols)
+                    .map_err(to_py)?;
+                Ok(Features::Sparse(csr))
+            }
+        }
+    }
+}
+
+impl Features<'_> {
+    /// The records, as every model reads them.
+    pub fn records(&self) -> &dyn Records {
+        match self {
+            Features::Dense(v) => v,
+            Features::Sparse(s) => s,
+        }
+    }
+
+    /// The records owned (a dataset owns its records: the one copy of a fit).
+    pub fn into_matrix(self) -> margin_core::Result<Matrix> {
+        Ok(match self {
+            Features::Dense(v) => Matrix::Dense(v.to_owned()?),
+            Features::Sparse(s) => Matrix::Sparse(s),
+        })
+    }
+}
+
+/// Targets as Python hands them over: class labels (integers, numbers or text) or, for a
+/// regressor, numbers.
+#[derive(FromPyObject)]
+pub enum YArg<'py> {
+    /// Integer labels.
+    Integers(PyReadonlyArray1<'py, i64>),
+    /// Numbers: regression targets, or numeric class labels.
+    Floats(PyReadonlyArray1<'py, f64>),
+    /// Text labels.
+    Texts(Vec<String>),
+}
+
+impl YArg<'_> {
+    /// The values as class labels.
+    pub fn labels(&self) -> PyResult<Vec<Label>> {
+        Ok(match self {
+            YArg::Integers(a) => a.as_slice()?.iter().map(|&i| Label::from(i)).collect(),
+            YArg::Floats(a) => a.as_slice()?.iter().map(|&x| Label::Number(x)).collect(),
+            YArg::Texts(t) => t.iter().map(|s| Label::Text(s.clone())).collect(),
+        })
+    }
+
+    /// The values as regression targets.
+    pub fn values(&self) -> PyResult<Vec<f64>> {
+        match self {
+            YArg::Integers(a) => Ok(a.as_slice()?.iter().map(|&i| i as f64).collect()),
+            YArg::Floats(a) => Ok(a.as_slice()?.to_vec()),
+            YArg::Texts(_) => Err(PyValueError::new_err(
+                "a regressor's targets are numbers, not text",
+            )),
+        }
+    }
+}
+
+/// A margin error as the Python exception scikit-learn's users expect: `MemoryError` for an
+/// allocation refused, `OSError` for a file, `ValueError` for everything about the data or the
+/// parameters; the message is margin's own.
+pub fn to_py(e: Error) -> PyErr {
+    match e.root() {
+        Error::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// A matrix as a 2-D float64 array (its buffer moved, not copied).
+pub fn matrix<'py>(py: Python<'py>, m: DenseMatrix) -> PyResult<Bound<'py, PyAny>> {
+    let (rows, cols) = (m.nrows(), m.ncols());
+    Ok(PyArray1::from_vec(py, m.into_vec())
+        .reshape([rows, cols])?
+        .into_any())
+}
+
+/// A label as the Python value it came from: an integral number as `int`, other numbers as
+/// `float`, text as `str`.
+pub fn label<'py>(py: Python<'py>, l: &Label) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match l {
+        Label::Number(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => {
+            (*x as i64).into_pyobject(py)?.into_any()
+        }
+        Label::Number(x) => x.into_pyobject(py)?.into_any(),
+        Label::Text(s) => s.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// A parameter value as Python's: `None`, `bool`, `int`, `float` or `str`.
+pub fn value<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::None => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::Float(x) => x.into_pyobject(py)?.into_any(),
+        Value::Text(s) => s.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// Fitted attributes as a dict of numpy arrays and numbers.
+pub fn attributes<'py>(py: Python<'py>, attrs: Attrs) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, attr) in attrs {
+        let v = match attr {
+            Attr::Matrix(m) => matrix(py, m)?,
+            Attr::Floats(v) => PyArray1::from_vec(py, v).into_any(),
+            Attr::Integers(v) => PyArray1::from_vec(py, v).into_any(),
+            Attr::Float(x) => x.into_pyobject(py)?.into_any(),
+            Attr::Integer(i) => i.into_pyobject(py)?.into_any(),
+        };
+        dict.set_item(name, v)?;
+    }
+    Ok(dict)
+}

@@ -1,0 +1,468 @@
+//! The fitted model behind every Python estimator: one object-safe trait, [`Native`], over
+//! margin's model types, so the module moves any of them between Python and Rust without knowing
+//! which. Each model type states what it can do (`predict` as classes, values or clusters,
+//! `decision_function`, `predict_proba`, `transform`) and which fitted attributes it shows,
+//! under scikit-learn's names; nothing here touches Python.
+
+use margin_core::params::{Hyperparams, ParamInfo};
+use margin_core::{
+    DecisionFunction, DenseMatrix, Error, Iterative, Label, Matrix, NFeatures, Predict,
+    PredictProba, Records, Result, Transform,
+};
+use margin_io::ModelFile;
+
+use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
+use margin_kernels::{Nystroem, RandomFourierFeatures};
+use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_linear::{
+    ElasticNet, KernelPerceptron, KernelRidge, LinearRegression, LogisticRegression, Perceptron,
+    Ridge,
+};
+use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor};
+use margin_preprocessing::{MinMaxScaler, PolynomialFeatures, StandardScaler};
+use margin_svm::{LinearSvc, OneClassSvm, Svc, Svr};
+use margin_tree::{
+    AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
+    GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
+};
+
+/// What `predict` gives.
+pub enum Predicted {
+    /// Each sample's class, as an index into [`Native::classes`] (Python maps it through
+    /// `classes_`, so labels come back in the caller's own type).
+    Classes(Vec<i64>),
+    /// Continuous values.
+    Values(Vec<f64>),
+    /// Integers that name no class: cluster indices, a one-class SVM's ±1.
+    Integers(Vec<i64>),
+}
+
+/// A fitted attribute's value.
+pub enum Attr {
+    /// A matrix (rows × columns).
+    Matrix(DenseMatrix),
+    /// A vector of numbers.
+    Floats(Vec<f64>),
+    /// A vector of integers (indices, counts).
+    Integers(Vec<i64>),
+    /// One number.
+    Float(f64),
+    /// One integer.
+    Integer(i64),
+}
+
+/// Fitted attributes, under scikit-learn's names (`coef_`, `support_`, …).
+pub type Attrs = Vec<(&'static str, Attr)>;
+
+/// What a model type can do, as the names [`native!`] was given: `classes`, `values`,
+/// `clusters` or `outliers` (what `predict` gives), `decision`, `proba`, `transform`. The Python class offers
+/// the matching methods and no others.
+pub trait Capabilities {
+    /// The capabilities.
+    const METHODS: &'static [&'static str];
+}
+
+/// A fitted margin model, whatever its type.
+pub trait Native: Send + Sync {
+    /// The kind its model file carries.
+    fn kind(&self) -> &'static str;
+    /// The number of features it was fitted on.
+    fn n_features(&self) -> usize;
+    /// Its model file.
+    fn to_bytes(&self) -> Result<Vec<u8>>;
+    /// The hyperparameters it was fitted with.
+    fn hyperparams(&self) -> Vec<ParamInfo>;
+    /// A classifier's classes, in the order of its probability and decision columns.
+    fn classes(&self) -> &[Label] {
+        &[]
+    }
+    /// Predicts each row.
+    fn predict(&self, _x: &dyn Records) -> Result<Predicted> {
+        Err(not_for(self.kind(), "predict"))
+    }
+    /// Decision values, one column per binary problem.
+    fn decision_function(&self, _x: &dyn Records) -> Result<DenseMatrix> {
+        Err(not_for(self.kind(), "decision_function"))
+    }
+    /// Class probabilities, one column per class.
+    fn predict_proba(&self, _x: &dyn Records) -> Result<DenseMatrix> {
+        Err(not_for(self.kind(), "predict_proba"))
+    }
+    /// The records in the model's output space.
+    fn transform(&self, _x: &dyn Records) -> Result<DenseMatrix> {
+        Err(not_for(self.kind(), "transform"))
+    }
+    /// The fitted attributes users read.
+    fn attributes(&self) -> Result<Attrs> {
+        Ok(Vec::new())
+    }
+}
+
+fn not_for(kind: &str, operation: &str) -> Error {
+    Error::unsupported(operation, format!("a {kind} model has no {operation}"))
+}
+
+/// Each predicted label's index among `classes`.
+fn class_indices(classes: &[Label], predicted: &[Label]) -> Result<Predicted> {
+    predicted
+        .iter()
+        .map(|label| {
+            classes
+                .iter()
+                .position(|c| c == label)
+                .map(|k| k as i64)
+                .ok_or_else(|| {
+                    Error::unsupported(
+                        "predict",
+                        format!("the model predicted {label}, which is not one of its classes"),
+                    )
+                })
+        })
+        .collect::<Result<_>>()
+        .map(Predicted::Classes)
+}
+
+/// A one-class SVM's label, +1 (inlier) or −1 (outlier), as an integer.
+fn inlier_sign(label: &Label) -> Result<i64> {
+    match label {
+        Label::Number(x) if x.abs() == 1.0 => Ok(*x as i64),
+        other => Err(Error::unsupported(
+            "predict",
+            format!("a one-class SVM predicted {other}, not +1 or -1"),
+        )),
+    }
+}
+
+fn integers(v: impl IntoIterator<Item = usize>) -> Attr {
+    Attr::Integers(v.into_iter().map(|x| x as i64).collect())
+}
+
+fn dense(m: Matrix) -> Result<DenseMatrix> {
+    match m {
+        Matrix::Dense(d) => Ok(d),
+        Matrix::Sparse(s) => s.to_dense(),
+    }
+}
+
+/// A one-row matrix as a vector (scikit-learn's `coef_` of a single-output regressor).
+fn first_row(m: &DenseMatrix) -> Attr {
+    Attr::Floats(m.rows().next().map(<[f64]>::to_vec).unwrap_or_default())
+}
+
+/// The one intercept of a single-output regressor.
+fn single(intercept: &[f64]) -> Attr {
+    Attr::Float(intercept.first().copied().unwrap_or(0.0))
+}
+
+/// The iterations of each solver run (scikit-learn's per-problem `n_iter_` of the SVMs).
+fn runs(report: &margin_core::fit::FitReport) -> Attr {
+    integers(report.runs().iter().map(|r| r.iterations))
+}
+
+/// Implements [`Native`] for a model type: the common four methods, then the capabilities
+/// named (`classes`, `values`, `clusters`, `decision`, `proba`, `transform`), then the
+/// attributes block, if any.
+macro_rules! native {
+    ($model:ty { $($cap:ident),* $(,)? } $(attributes($m:ident) $body:block)?) => {
+        impl Capabilities for $model {
+            const METHODS: &'static [&'static str] = &[$(stringify!($cap)),*];
+        }
+
+        impl Native for $model {
+            fn kind(&self) -> &'static str {
+                <$model as ModelFile>::KIND
+            }
+            fn n_features(&self) -> usize {
+                NFeatures::n_features(self)
+            }
+            fn to_bytes(&self) -> Result<Vec<u8>> {
+                ModelFile::to_bytes(self)
+            }
+            fn hyperparams(&self) -> Vec<ParamInfo> {
+                Hyperparams::describe_hyperparams(self)
+            }
+            $(native!(@$cap $model);)*
+            $(
+                fn attributes(&self) -> Result<Attrs> {
+                    let $m = self;
+                    $body
+                }
+            )?
+        }
+    };
+    (@classes $model:ty) => {
+        fn classes(&self) -> &[Label] {
+            <$model>::classes(self)
+        }
+        fn predict(&self, x: &dyn Records) -> Result<Predicted> {
+            class_indices(<$model>::classes(self), &Predict::predict(self, x)?)
+        }
+    };
+    (@values $model:ty) => {
+        fn predict(&self, x: &dyn Records) -> Result<Predicted> {
+            Ok(Predicted::Values(Predict::predict(self, x)?))
+        }
+    };
+    (@clusters $model:ty) => {
+        fn predict(&self, x: &dyn Records) -> Result<Predicted> {
+            let clusters = Predict::predict(self, x)?;
+            Ok(Predicted::Integers(clusters.into_iter().map(|k| k as i64).collect()))
+        }
+    };
+    (@outliers $model:ty) => {
+        fn predict(&self, x: &dyn Records) -> Result<Predicted> {
+            let labels = Predict::predict(self, x)?;
+            labels.iter().map(inlier_sign).collect::<Result<_>>().map(Predicted::Integers)
+        }
+    };
+    (@decision $model:ty) => {
+        fn decision_function(&self, x: &dyn Records) -> Result<DenseMatrix> {
+            DecisionFunction::decision_function(self, x)
+        }
+    };
+    (@proba $model:ty) => {
+        fn predict_proba(&self, x: &dyn Records) -> Result<DenseMatrix> {
+            PredictProba::predict_proba(self, x)
+        }
+    };
+    (@transform $model:ty) => {
+        fn transform(&self, x: &dyn Records) -> Result<DenseMatrix> {
+            dense(Transform::transform(self, x)?)
+        }
+    };
+}
+
+native!(Svc { classes, decision, proba } attributes(m) {
+    let mut a = vec![
+        ("support_", integers(m.support_indices().iter().copied())),
+        ("support_vectors_", Attr::Matrix(m.support_vectors().to_dense()?)),
+        ("n_support_", integers(m.n_support())),
+        ("dual_coef_", Attr::Matrix(m.dual_coef()?)),
+        ("intercept_", Attr::Floats(m.intercept())),
+        ("n_iter_", runs(&m.fit_report())),
+    ];
+    if let Ok(coef) = m.coef() {
+        a.push(("coef_", Attr::Matrix(coef)));
+    }
+    Ok(a)
+});
+
+native!(Svr { values } attributes(m) {
+    let mut a = vec![
+        ("support_", integers(m.support_indices().iter().copied())),
+        ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(
+            m.dual_coef().to_vec(), 1, m.dual_coef().len())?)),
+        ("intercept_", Attr::Floats(m.intercept())),
+        ("n_iter_", runs(&m.fit_report())),
+    ];
+    if let Ok(coef) = m.coef() {
+        a.push(("coef_", Attr::Matrix(coef)));
+    }
+    Ok(a)
+});
+
+native!(OneClassSvm { outliers, decision } attributes(m) {
+    let mut a = vec![
+        ("support_", integers(m.support_indices().iter().copied())),
+        ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(
+            m.dual_coef().to_vec(), 1, m.dual_coef().len())?)),
+        ("intercept_", Attr::Floats(m.intercept())),
+        ("offset_", Attr::Float(m.rho())),
+        ("n_iter_", runs(&m.fit_report())),
+    ];
+    if let Ok(coef) = m.coef() {
+        a.push(("coef_", Attr::Matrix(coef)));
+    }
+    Ok(a)
+});
+
+/// The attributes of a linear classifier: `coef_` (one row per binary problem), `intercept_`,
+/// `n_iter_`.
+macro_rules! linear_classifier {
+    ($($model:ty { $($cap:ident),* }),+ $(,)?) => {$(
+        native!($model { classes, decision $(, $cap)* } attributes(m) {
+            Ok(vec![
+                ("coef_", Attr::Matrix(m.coef().clone())),
+                ("intercept_", Attr::Floats(m.intercept().to_vec())),
+                ("n_iter_", Attr::Integer(Iterative::n_iter(m) as i64)),
+            ])
+        });
+    )+};
+}
+
+linear_classifier!(LinearSvc {}, Perceptron {}, LogisticRegression { proba });
+
+native!(KernelPerceptron { classes, decision } attributes(m) {
+    Ok(vec![
+        ("support_", integers(m.support().iter().copied())),
+        ("support_vectors_", Attr::Matrix(m.support_vectors().to_dense()?)),
+        ("intercept_", Attr::Floats(m.intercept().to_vec())),
+        ("n_iter_", Attr::Integer(m.n_iter() as i64)),
+    ])
+});
+
+native!(LinearRegression { values } attributes(m) {
+    let mut a = vec![
+        ("coef_", first_row(m.coef())),
+        ("intercept_", single(m.intercept())),
+        ("rank_", Attr::Integer(m.rank() as i64)),
+        ("n_iter_", Attr::Integer(m.n_iter() as i64)),
+    ];
+    if let Some(s) = m.singular_values() {
+        a.push(("singular_values_", Attr::Floats(s.to_vec())));
+    }
+    Ok(a)
+});
+
+native!(Ridge { values } attributes(m) {
+    Ok(vec![("coef_", first_row(m.coef())), ("intercept_", single(m.intercept()))])
+});
+
+native!(ElasticNet { values } attributes(m) {
+    Ok(vec![
+        ("coef_", first_row(m.coef())),
+        ("intercept_", single(m.intercept())),
+        ("dual_gap_", Attr::Float(m.dual_gap())),
+        ("n_iter_", Attr::Integer(m.n_iter() as i64)),
+    ])
+});
+
+native!(KernelRidge { values } attributes(m) {
+    Ok(vec![
+        ("dual_coef_", Attr::Floats(m.dual_coef().to_vec())),
+        ("X_fit_", Attr::Matrix(m.training_records().to_dense()?)),
+    ])
+});
+
+native!(GaussianNB { classes, proba } attributes(m) {
+    Ok(vec![
+        ("class_count_", Attr::Floats(m.class_count().to_vec())),
+        ("class_prior_", Attr::Floats(m.class_prior().to_vec())),
+        ("theta_", Attr::Matrix(m.theta().clone())),
+        ("var_", Attr::Matrix(m.var().clone())),
+        ("epsilon_", Attr::Float(m.epsilon())),
+    ])
+});
+
+/// The attributes of the discrete naive Bayes models.
+macro_rules! discrete_bayes {
+    ($($model:ty),+) => {$(
+        native!($model { classes, proba } attributes(m) {
+            Ok(vec![
+                ("class_count_", Attr::Floats(m.class_count().to_vec())),
+                ("feature_count_", Attr::Matrix(m.feature_count().clone())),
+                ("class_log_prior_", Attr::Floats(m.class_log_prior().to_vec())),
+                ("feature_log_prob_", Attr::Matrix(m.feature_log_prob().clone())),
+            ])
+        });
+    )+};
+}
+
+discrete_bayes!(MultinomialNB, BernoulliNB);
+
+native!(KNeighborsClassifier { classes, proba });
+native!(KNeighborsRegressor { values });
+
+/// Trees and their ensembles: `feature_importances_`.
+macro_rules! with_importances {
+    ($($model:ty { $($cap:ident),* }),+ $(,)?) => {$(
+        native!($model { $($cap),* } attributes(m) {
+            Ok(vec![("feature_importances_", Attr::Floats(m.feature_importances()))])
+        });
+    )+};
+}
+
+with_importances!(
+    DecisionTreeClassifier { classes, proba },
+    DecisionTreeRegressor { values },
+    RandomForestClassifier { classes, proba },
+    RandomForestRegressor { values },
+);
+
+native!(AdaBoostClassifier { classes, decision, proba } attributes(m) {
+    Ok(vec![
+        ("feature_importances_", Attr::Floats(m.feature_importances())),
+        ("estimator_weights_", Attr::Floats(m.estimator_weights().to_vec())),
+        ("estimator_errors_", Attr::Floats(m.estimator_errors().to_vec())),
+    ])
+});
+
+native!(GradientBoostingClassifier { classes, decision, proba } attributes(m) {
+    Ok(vec![("n_iter_", Attr::Integer(m.n_iter() as i64))])
+});
+
+native!(GradientBoostingRegressor { values } attributes(m) {
+    Ok(vec![("n_iter_", Attr::Integer(m.n_iter() as i64))])
+});
+
+/// k-means and mini-batch k-means: centres, training labels, inertia, iterations.
+macro_rules! clustering {
+    ($($model:ty),+) => {$(
+        native!($model { clusters, transform } attributes(m) {
+            Ok(vec![
+                ("cluster_centers_", Attr::Matrix(m.cluster_centers().clone())),
+                ("labels_", integers(m.labels().iter().copied())),
+                ("inertia_", Attr::Float(m.inertia())),
+                ("n_iter_", Attr::Integer(m.n_iter() as i64)),
+            ])
+        });
+    )+};
+}
+
+clustering!(KMeans, MiniBatchKMeans);
+
+native!(Pca { transform } attributes(m) {
+    let mut a = vec![
+        ("components_", Attr::Matrix(m.components().clone())),
+        ("explained_variance_", Attr::Floats(m.explained_variance().to_vec())),
+        ("explained_variance_ratio_", Attr::Floats(m.explained_variance_ratio().to_vec())),
+        ("singular_values_", Attr::Floats(m.singular_values().to_vec())),
+        ("mean_", Attr::Floats(m.mean().to_vec())),
+        ("n_components_", Attr::Integer(m.components().nrows() as i64)),
+    ];
+    a.push(("noise_variance_", Attr::Float(m.noise_variance())));
+    Ok(a)
+});
+
+native!(StandardScaler { transform } attributes(m) {
+    Ok(vec![
+        ("mean_", Attr::Floats(m.mean().to_vec())),
+        ("var_", Attr::Floats(m.variance())),
+        ("scale_", Attr::Floats(m.scale())),
+        ("n_samples_seen_", Attr::Integer(m.n_samples_seen() as i64)),
+    ])
+});
+
+native!(MinMaxScaler { transform } attributes(m) {
+    let (low, high) = m.range();
+    let range: Vec<f64> = m.data_max().iter().zip(m.data_min()).map(|(a, b)| a - b).collect();
+    // scikit-learn's form of the map: x * scale_ + min_.
+    let scale: Vec<f64> = range
+        .iter()
+        .map(|r| if *r == 0.0 { 1.0 } else { (high - low) / r })
+        .collect();
+    let min: Vec<f64> = m.data_min().iter().zip(&scale).map(|(d, s)| low - d * s).collect();
+    Ok(vec![
+        ("data_min_", Attr::Floats(m.data_min().to_vec())),
+        ("data_max_", Attr::Floats(m.data_max().to_vec())),
+        ("data_range_", Attr::Floats(range)),
+        ("scale_", Attr::Floats(scale)),
+        ("min_", Attr::Floats(min)),
+    ])
+});
+
+native!(PolynomialFeatures { transform } attributes(m) {
+    let powers = m.powers();
+    let width = m.n_features();
+    let flat: Vec<f64> = powers.iter().flat_map(|p| p.iter().map(|&e| f64::from(e))).collect();
+    Ok(vec![
+        ("n_output_features_", Attr::Integer(m.n_output_features() as i64)),
+        ("powers_", Attr::Matrix(DenseMatrix::from_row_major(flat, powers.len(), width)?)),
+    ])
+});
+
+native!(Nystroem { transform } attributes(m) {
+    Ok(vec![("components_", Attr::Matrix(m.landmarks().clone()))])
+});
+
+native!(RandomFourierFeatures { transform });

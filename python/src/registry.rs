@@ -1,0 +1,576 @@
+//! The estimators the Python package offers: for each, scikit-learn's class name, its role
+//! (which mixins the Python class takes), the params constructor whose descriptors become the
+//! class's `__init__` parameters and defaults, and how to fit and load it.
+//!
+//! Parameter names are margin's, which are scikit-learn's, with two spellings changed for
+//! Python: `seed` is `random_state` (scikit-learn's name for it) and `lambda`, a Python
+//! keyword, is `lambda_`.
+
+use std::sync::OnceLock;
+
+use margin_core::params::{ParamInfo, Params};
+use margin_core::{Classes, Dataset, Error, Fit, Records, Result, Targets};
+use margin_io::ModelFile;
+
+use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
+use margin_kernels::{Nystroem, RandomFourierFeatures};
+use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
+use margin_linear::{
+    ElasticNet, KernelPerceptron, KernelRidge, LinearRegression, LogisticRegression, Perceptron,
+    Ridge,
+};
+use margin_neighbors::{KNeighborsClassifier, KNeighborsRegressor};
+use margin_preprocessing::{MinMaxScaler, PolynomialFeatures, StandardScaler};
+use margin_svm::{LinearSvc, OneClassSvm, Svc, Svr};
+use margin_tree::{
+    AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
+    GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
+};
+
+use crate::convert::Features;
+use crate::native::{Capabilities, Native};
+
+/// What an estimator is, for scikit-learn: which mixin its Python class takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `ClassifierMixin`.
+    Classifier,
+    /// `RegressorMixin`.
+    Regressor,
+    /// `OutlierMixin` (fitted on features alone; predicts +1 inlier, -1 outlier).
+    Outlier,
+    /// `ClusterMixin`.
+    Clusterer,
+    /// `TransformerMixin`.
+    Transformer,
+}
+
+impl Role {
+    /// The name the Python side reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Classifier => "classifier",
+            Role::Regressor => "regressor",
+            Role::Outlier => "outlier",
+            Role::Clusterer => "clusterer",
+            Role::Transformer => "transformer",
+        }
+    }
+}
+
+/// Training data as the fit functions receive it.
+pub struct Training<'a> {
+    /// The features.
+    pub x: Features<'a>,
+    /// The targets: labels for a classifier, values for a regressor, none otherwise.
+    pub y: Option<Target>,
+    /// One weight per sample, if given.
+    pub sample_weight: Option<Vec<f64>>,
+    /// The features' names (a pandas DataFrame's columns), if known.
+    pub feature_names: Option<Vec<String>>,
+}
+
+/// Targets as the fit functions receive them.
+pub enum Target {
+    /// Class labels.
+    Labels(Vec<margin_core::Label>),
+    /// Continuous values.
+    Values(Vec<f64>),
+}
+
+/// Parameters by their margin names, as text ([`margin_core::params::Params::set`] reads it).
+pub type Settings = [(String, String)];
+
+/// Fits one estimator family.
+trait Fitter: Send + Sync {
+    /// The parameters described, with the constructor's values.
+    fn describe(&self) -> Vec<ParamInfo>;
+    /// Fits with `settings` applied to the constructor's parameters.
+    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>>;
+}
+
+/// A family fitted on a [`Dataset`] (targets, weights, feature names).
+struct OnDataset<P>(fn() -> P);
+
+/// A family fitted on the records alone (clustering, decomposition, scaling).
+struct OnRecords<P>(fn() -> P);
+
+/// `make()` with every setting applied, in the order the parameters are declared (a parameter
+/// comes after those that decide whether it is used), then checked as a whole.
+fn configured<P: Params>(make: fn() -> P, settings: &Settings) -> Result<P> {
+    let mut params = make();
+    if let Some((name, _)) = settings.iter().find(|(n, _)| P::param(n).is_err()) {
+        P::param(name)?;
+    }
+    for param in P::PARAMS {
+        if let Some((_, text)) = settings.iter().find(|(n, _)| n == param.name) {
+            params.set(param.name, text)?;
+        }
+    }
+    params.check()?;
+    Ok(params)
+}
+
+impl<P> Fitter for OnDataset<P>
+where
+    P: Params + Fit<Dataset> + Send + Sync,
+    P::Model: Native + 'static,
+{
+    fn describe(&self) -> Vec<ParamInfo> {
+        (self.0)().describe()
+    }
+
+    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>> {
+        let params = configured(self.0, settings)?;
+        let records = data.x.into_matrix()?;
+        let targets = match data.y {
+            Some(Target::Labels(labels)) => Targets::Classes(Classes::from_labels(&labels)?),
+            Some(Target::Values(values)) => Targets::Values(values),
+            // A one-class SVM learns from the features alone; its targets are never read.
+            None => Targets::Values(vec![0.0; records.n_samples()]),
+        };
+        let mut dataset = Dataset::new(records, targets)?;
+        if let Some(w) = data.sample_weight {
+            dataset = dataset.with_sample_weights(w)?;
+        }
+        if let Some(names) = data.feature_names {
+            dataset = dataset.with_feature_names(names)?;
+        }
+        Ok(Box::new(params.fit(&dataset)?))
+    }
+}
+
+impl<P> Fitter for OnRecords<P>
+where
+    P: Params + for<'r> Fit<dyn Records + 'r> + Send + Sync,
+    for<'r> <P as Fit<dyn Records + 'r>>::Model: Native + 'static,
+{
+    fn describe(&self) -> Vec<ParamInfo> {
+        (self.0)().describe()
+    }
+
+    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>> {
+        let params = configured(self.0, settings)?;
+        if data.sample_weight.is_some() {
+            return Err(Error::unsupported(
+                "fit with sample_weight",
+                "this estimator does not weight samples; leave sample_weight out",
+            ));
+        }
+        Ok(Box::new(params.fit(data.x.records())?))
+    }
+}
+
+/// One estimator the package offers.
+pub struct Entry {
+    /// scikit-learn's class name.
+    pub class: &'static str,
+    /// One line for the class's docstring.
+    pub summary: &'static str,
+    /// Which mixin.
+    pub role: Role,
+    /// The model-file kind its fitted models carry.
+    pub kind: &'static str,
+    /// What the fitted model can do (see [`Capabilities`]).
+    pub methods: &'static [&'static str],
+    /// Whether `fit` takes `sample_weight`.
+    pub sample_weight: bool,
+    /// The parameter that, when true, makes NaN a missing value the model handles (trees'
+    /// `missing_values`, boosting's `allow_missing`) rather than bad input; none for models
+    /// that refuse NaN.
+    pub missing_values: Option<&'static str>,
+    /// Whether the features must be non-negative (counts).
+    pub positive_only: bool,
+    /// Parameters the class fixes and does not show (`l1_ratio` is 1 for `Lasso`).
+    pub fixed: &'static [&'static str],
+    fitter: Box<dyn Fitter>,
+    load: fn(&[u8]) -> Result<Box<dyn Native>>,
+}
+
+fn load<M: ModelFile + Native + 'static>(bytes: &[u8]) -> Result<Box<dyn Native>> {
+    Ok(Box::new(M::from_bytes(bytes)?))
+}
+
+impl Entry {
+    fn new<M: ModelFile + Native + Capabilities + 'static>(
+        class: &'static str,
+        summary: &'static str,
+        role: Role,
+        fitter: Box<dyn Fitter>,
+    ) -> Self {
+        Entry {
+            class,
+            summary,
+            role,
+            kind: M::KIND,
+            methods: M::METHODS,
+            sample_weight: false,
+            missing_values: None,
+            positive_only: false,
+            fixed: &[],
+            fitter,
+            load: load::<M>,
+        }
+    }
+
+    /// An estimator fitted on a dataset; it takes sample weights unless [`Entry::unweighted`].
+    fn on_dataset<P>(
+        class: &'static str,
+        summary: &'static str,
+        role: Role,
+        make: fn() -> P,
+    ) -> Self
+    where
+        P: Params + Fit<Dataset> + Send + Sync,
+        P::Model: Native + Capabilities + ModelFile + 'static,
+    {
+        Entry {
+            sample_weight: true,
+            ..Entry::new::<P::Model>(class, summary, role, Box::new(OnDataset(make)))
+        }
+    }
+
+    /// An estimator fitted on records alone.
+    fn on_records<P, M>(
+        class: &'static str,
+        summary: &'static str,
+        role: Role,
+        make: fn() -> P,
+    ) -> Self
+    where
+        P: Params + for<'r> Fit<dyn Records + 'r, Model = M> + Send + Sync,
+        M: Native + Capabilities + ModelFile + 'static,
+    {
+        Entry::new::<M>(class, summary, role, Box::new(OnRecords(make)))
+    }
+
+    fn unweighted(self) -> Self {
+        Entry {
+            sample_weight: false,
+            ..self
+        }
+    }
+
+    fn missing_values(self, switch: &'static str) -> Self {
+        Entry {
+            missing_values: Some(switch),
+            ..self
+        }
+    }
+
+    fn positive_only(self) -> Self {
+        Entry {
+            positive_only: true,
+            ..self
+        }
+    }
+
+    fn fixing(self, fixed: &'static [&'static str]) -> Self {
+        Entry { fixed, ..self }
+    }
+
+    /// The parameters the Python class shows, under their Python names, with their defaults.
+    pub fn params(&self) -> Vec<ParamInfo> {
+        self.fitter
+            .describe()
+            .into_iter()
+            .filter(|p| !self.fixed.contains(&p.name))
+            .collect()
+    }
+
+    /// Fits; `settings` are `(Python name, text)` pairs.
+    pub fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>> {
+        let margin_names: Vec<(String, String)> = settings
+            .iter()
+            .map(|(name, text)| (margin_name(name).to_owned(), text.clone()))
+            .collect();
+        if let Some((name, _)) = margin_names
+            .iter()
+            .find(|(n, _)| self.fixed.contains(&n.as_str()))
+        {
+            return Err(Error::invalid_parameter(
+                "parameter name",
+                name,
+                format!("a parameter of {} (it fixes {name})", self.class),
+            ));
+        }
+        self.fitter.fit(&margin_names, data)
+    }
+
+    /// Loads a model file of this entry's kind.
+    pub fn load(&self, bytes: &[u8]) -> Result<Box<dyn Native>> {
+        (self.load)(bytes)
+    }
+
+    /// Whether a model of this entry's kind fitted with `stored` (its hyperparameters) is one
+    /// of this class: the same parameters, and the fixed ones at this class's values.
+    pub fn describes(&self, stored: &[ParamInfo]) -> bool {
+        let own = self.fitter.describe();
+        own.len() == stored.len()
+            && own.iter().zip(stored).all(|(a, b)| {
+                a.name == b.name && (!self.fixed.contains(&a.name) || a.value == b.value)
+            })
+    }
+}
+
+/// A margin parameter name as Python spells it.
+pub fn python_name(name: &str) -> &str {
+    match name {
+        "seed" => "random_state",
+        "lambda" => "lambda_",
+        other => other,
+    }
+}
+
+/// A Python parameter name as margin spells it.
+fn margin_name(name: &str) -> &str {
+    match name {
+        "random_state" => "seed",
+        "lambda_" => "lambda",
+        other => other,
+    }
+}
+
+/// Every estimator, in the order the package lists them.
+pub fn registry() -> &'static [Entry] {
+    static REGISTRY: OnceLock<Vec<Entry>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        use Role::*;
+        vec![
+            Entry::on_dataset(
+                "SVC",
+                "C-support vector classification (LIBSVM's C-SVC, iteration for iteration).",
+                Classifier,
+                Svc::params,
+            ),
+            Entry::on_dataset(
+                "NuSVC",
+                "nu-support vector classification (LIBSVM's nu-SVC).",
+                Classifier,
+                Svc::nu_params,
+            )
+            .unweighted(),
+            Entry::on_dataset(
+                "SVR",
+                "epsilon-support vector regression (LIBSVM's epsilon-SVR).",
+                Regressor,
+                Svr::params,
+            ),
+            Entry::on_dataset(
+                "NuSVR",
+                "nu-support vector regression (LIBSVM's nu-SVR).",
+                Regressor,
+                Svr::nu_params,
+            ),
+            Entry::on_dataset(
+                "OneClassSVM",
+                "One-class SVM for novelty detection (LIBSVM's one-class SVM).",
+                Outlier,
+                OneClassSvm::params,
+            )
+            .unweighted(),
+            Entry::on_dataset(
+                "LinearSVC",
+                "Linear SVM by dual coordinate descent (LIBLINEAR's solver) or Pegasos.",
+                Classifier,
+                LinearSvc::params,
+            ),
+            Entry::on_dataset(
+                "LogisticRegression",
+                "Logistic regression, binary or multinomial.",
+                Classifier,
+                LogisticRegression::params,
+            ),
+            Entry::on_dataset(
+                "Perceptron",
+                "The perceptron rule on mistakes.",
+                Classifier,
+                Perceptron::params,
+            ),
+            Entry::on_dataset(
+                "KernelPerceptron",
+                "The perceptron rule in the dual, with a kernel.",
+                Classifier,
+                KernelPerceptron::params,
+            ),
+            Entry::on_dataset(
+                "LinearRegression",
+                "Ordinary least squares.",
+                Regressor,
+                LinearRegression::params,
+            ),
+            Entry::on_dataset(
+                "Ridge",
+                "Least squares with an L2 penalty.",
+                Regressor,
+                Ridge::params,
+            ),
+            Entry::on_dataset(
+                "Lasso",
+                "Least squares with an L1 penalty, by coordinate descent.",
+                Regressor,
+                ElasticNet::lasso_params,
+            )
+            .fixing(&["l1_ratio"]),
+            Entry::on_dataset(
+                "ElasticNet",
+                "Least squares with L1 and L2 penalties, by coordinate descent.",
+                Regressor,
+                ElasticNet::params,
+            ),
+            Entry::on_dataset(
+                "KernelRidge",
+                "Kernel ridge regression.",
+                Regressor,
+                KernelRidge::params,
+            ),
+            Entry::on_dataset(
+                "GaussianNB",
+                "Gaussian naive Bayes.",
+                Classifier,
+                GaussianNB::params,
+            ),
+            Entry::on_dataset(
+                "MultinomialNB",
+                "Multinomial naive Bayes for counts.",
+                Classifier,
+                MultinomialNB::params,
+            )
+            .positive_only(),
+            Entry::on_dataset(
+                "BernoulliNB",
+                "Bernoulli naive Bayes for binary features.",
+                Classifier,
+                BernoulliNB::params,
+            ),
+            Entry::on_dataset(
+                "KNeighborsClassifier",
+                "k-nearest-neighbour vote.",
+                Classifier,
+                KNeighborsClassifier::params,
+            )
+            .unweighted(),
+            Entry::on_dataset(
+                "KNeighborsRegressor",
+                "k-nearest-neighbour mean.",
+                Regressor,
+                KNeighborsRegressor::params,
+            )
+            .unweighted(),
+            Entry::on_dataset(
+                "DecisionTreeClassifier",
+                "CART decision tree classifier.",
+                Classifier,
+                DecisionTreeClassifier::params,
+            )
+            .missing_values("missing_values"),
+            Entry::on_dataset(
+                "DecisionTreeRegressor",
+                "CART regression tree.",
+                Regressor,
+                DecisionTreeRegressor::params,
+            )
+            .missing_values("missing_values"),
+            Entry::on_dataset(
+                "RandomForestClassifier",
+                "Random forest classifier.",
+                Classifier,
+                RandomForestClassifier::params,
+            )
+            .missing_values("missing_values"),
+            Entry::on_dataset(
+                "RandomForestRegressor",
+                "Random forest regressor.",
+                Regressor,
+                RandomForestRegressor::params,
+            )
+            .missing_values("missing_values"),
+            Entry::on_dataset(
+                "AdaBoostClassifier",
+                "AdaBoost (SAMME) over decision trees.",
+                Classifier,
+                AdaBoostClassifier::params,
+            ),
+            Entry::on_dataset(
+                "HistGradientBoostingClassifier",
+                "Histogram gradient boosting for classification (log loss).",
+                Classifier,
+                GradientBoostingClassifier::params,
+            )
+            .missing_values("allow_missing"),
+            Entry::on_dataset(
+                "HistGradientBoostingRegressor",
+                "Histogram gradient boosting for regression.",
+                Regressor,
+                GradientBoostingRegressor::params,
+            )
+            .missing_values("allow_missing"),
+            Entry::on_records(
+                "KMeans",
+                "k-means clustering (Lloyd's or Elkan's algorithm).",
+                Clusterer,
+                KMeans::params,
+            ),
+            Entry::on_records(
+                "MiniBatchKMeans",
+                "Mini-batch k-means.",
+                Clusterer,
+                MiniBatchKMeans::params,
+            ),
+            Entry::on_records(
+                "PCA",
+                "Principal component analysis.",
+                Transformer,
+                Pca::params,
+            ),
+            Entry::on_records(
+                "StandardScaler",
+                "Standardize features to zero mean and unit variance.",
+                Transformer,
+                StandardScaler::params,
+            ),
+            Entry::on_records(
+                "MinMaxScaler",
+                "Scale features to a range.",
+                Transformer,
+                MinMaxScaler::params,
+            ),
+            Entry::on_records(
+                "PolynomialFeatures",
+                "Polynomial and interaction features.",
+                Transformer,
+                PolynomialFeatures::params,
+            ),
+            Entry::on_records(
+                "Nystroem",
+                "Kernel map approximated from landmark samples (Nystroem).",
+                Transformer,
+                Nystroem::params,
+            ),
+            Entry::on_records(
+                "RBFSampler",
+                "Random Fourier features approximating the RBF kernel.",
+                Transformer,
+                RandomFourierFeatures::params,
+            ),
+        ]
+    })
+}
+
+/// The entry of Python class `class`.
+pub fn by_class(class: &str) -> Result<&'static Entry> {
+    registry().iter().find(|e| e.class == class).ok_or_else(|| {
+        Error::invalid_parameter(
+            "estimator",
+            class,
+            format!(
+                "one of {}",
+                registry()
+                    .iter()
+                    .map(|e| e.class)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })
+}
