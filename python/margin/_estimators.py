@@ -10,6 +10,7 @@ the arrays to Rust without a copy when they are C-contiguous float64.
 
 import inspect
 import numbers
+import types
 
 import numpy as np
 import scipy.sparse as sp
@@ -295,6 +296,18 @@ def _has_proba(self):
     return getattr(self, "probability", True)
 
 
+def _named(function, name, owner):
+    """A copy of ``function`` that carries its method's name: a bound method pickles as
+    ``getattr(estimator, name)``, which Dask and Spark do when they ship ``model.predict``."""
+    copy = types.FunctionType(
+        function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
+    )
+    copy.__doc__ = function.__doc__
+    copy.__qualname__ = f"{owner}.{name}"
+    copy.__module__ = "margin"
+    return copy
+
+
 def _init_signature(entry):
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for name, default, *_ in entry["params"]:
@@ -333,23 +346,24 @@ def make_class(entry):
     """The scikit-learn class for one registry entry."""
     entry = _python_params(entry)
     methods = entry["methods"]
-    namespace = {
-        "__module__": "margin",
-        "__doc__": _docstring(entry),
-        "_entry": entry,
-        "fit": _fit_weighted if entry["sample_weight"] else _fit_unweighted,
-    }
+    methods_by_name = {"fit": _fit_weighted if entry["sample_weight"] else _fit_unweighted}
     if {"classes", "values", "clusters", "outliers"} & set(methods):
-        namespace["predict"] = _predict
+        methods_by_name["predict"] = _predict
     if "decision" in methods:
-        namespace["decision_function"] = _decision_function
+        methods_by_name["decision_function"] = _decision_function
     if "proba" in methods:
-        namespace["predict_proba"] = available_if(_has_proba)(_predict_proba)
-        namespace["predict_log_proba"] = available_if(_has_proba)(_predict_log_proba)
+        methods_by_name["predict_proba"] = _predict_proba
+        methods_by_name["predict_log_proba"] = _predict_log_proba
     if "transform" in methods:
-        namespace["transform"] = _transform
+        methods_by_name["transform"] = _transform
     if entry["role"] == "outlier":
-        namespace["score_samples"] = _score_samples
+        methods_by_name["score_samples"] = _score_samples
+    namespace = {"__module__": "margin", "__doc__": _docstring(entry), "_entry": entry}
+    for name, function in methods_by_name.items():
+        method = _named(function, name, entry["class"])
+        if name in ("predict_proba", "predict_log_proba"):
+            method = available_if(_has_proba)(method)
+        namespace[name] = method
 
     init = lambda self, **params: MarginEstimator.__init__(self, **params)  # noqa: E731
     init.__signature__ = _init_signature(entry)

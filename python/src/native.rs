@@ -267,7 +267,7 @@ native!(OneClassSvm { outliers, decision } attributes(m) {
         ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(
             m.dual_coef().to_vec(), 1, m.dual_coef().len())?)),
         ("intercept_", Attr::Floats(m.intercept())),
-        ("offset_", Attr::Float(m.rho())),
+        ("offset_", Attr::Floats(vec![m.rho()])),
         ("n_iter_", runs(&m.fit_report())),
     ];
     if let Ok(coef) = m.coef() {

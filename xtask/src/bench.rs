@@ -94,7 +94,7 @@ fn has_peers(python: &Path) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn run(program: &Path, args: &[&str]) -> Result<(), String> {
+pub(crate) fn run(program: &Path, args: &[&str]) -> Result<(), String> {
     eprintln!("xtask: {} {}", program.display(), args.join(" "));
     let status = Command::new(program)
         .args(args)
@@ -113,13 +113,7 @@ fn run(program: &Path, args: &[&str]) -> Result<(), String> {
 
 /// Creates `venv` and installs the peers into it; returns its interpreter.
 fn install_peers(venv: &Path) -> Result<PathBuf, String> {
-    let python = venv.join("bin/python");
-    if !python.exists() {
-        let venv_arg = venv.display().to_string();
-        run(Path::new("python3"), &["-m", "venv", &venv_arg]).map_err(|e| {
-            format!("{e}\n(on Debian/Ubuntu the venv module is the python3-venv package)")
-        })?;
-    }
+    let python = crate::venv(venv)?;
     let mut args = vec!["-m", "pip", "install", "--quiet"];
     args.extend(PEER_PACKAGES);
     run(&python, &args)?;
@@ -200,9 +194,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = manifest.parent().unwrap_or(manifest);
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = crate::target_dir();
     let peers = find_peers(&o, &target.join("bench-venv"))?;
 
     cargo(

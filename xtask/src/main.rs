@@ -1,23 +1,51 @@
 //! Project chores: `cargo xtask <task>`.
 //!
 //! - `ci`: what CI runs: format check, clippy with warnings denied, the test suite (the README's
-//!   test command), the docs with warnings denied, `lean-deps` and `publish-check`.
+//!   test command), the docs with warnings denied, `lean-deps`, `publish-check` and `python`.
 //! - `lean-deps`: fails when a library crate pulls in the PNG renderer, ndarray or the bundled
 //!   datasets (optional features that only the umbrella, the CLI and tests ask for).
 //! - `publish-check`: `cargo publish --dry-run --workspace`: every published crate packaged and
 //!   built from its packaged sources alone, as crates.io would take it.
+//! - `python`: the Python package (`python/`) built in release mode into `target/python-venv`
+//!   (created on first use) and its pytest suite run there (`python.rs`).
 //! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end, and with
 //!   `--rust-peers` against linfa and smartcore too (`bench.rs`, `benches/README.md`).
 #![forbid(unsafe_code)]
 
 mod bench;
+mod python;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+/// The build directory: `CARGO_TARGET_DIR`, else the workspace's `target/`.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// The workspace's root directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The interpreter of the virtual environment at `dir`, created with `python3 -m venv` if it is
+/// not there yet (xtask installs Python packages only into environments of its own).
+fn venv(dir: &Path) -> Result<PathBuf, String> {
+    let python = dir.join("bin/python");
+    if !python.exists() {
+        let dir_arg = dir.display().to_string();
+        bench::run(Path::new("python3"), &["-m", "venv", &dir_arg]).map_err(|e| {
+            format!("{e}\n(on Debian/Ubuntu the venv module is the python3-venv package)")
+        })?;
+    }
+    Ok(python)
+}
+
 fn usage() -> String {
     format!(
-        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied),\n                   lean-deps, publish-check\n  lean-deps        fail if a library crate depends on resvg or ndarray or enables margin-io's datasets\n  publish-check    cargo publish --dry-run --workspace (package and build every published crate)\n{}",
+        "usage: cargo xtask <task> [options]\n\ntasks:\n  ci               fmt check, clippy -D warnings, cargo test --workspace, cargo doc (warnings denied),\n                   lean-deps, publish-check, python\n  lean-deps        fail if a library crate depends on resvg or ndarray or enables margin-io's datasets\n  publish-check    cargo publish --dry-run --workspace (package and build every published crate)\n  python [ARGS]    build the Python package (python/) into target/python-venv and run its tests\n                   (pytest ARGS)\n{}",
         bench::USAGE
     )
 }
@@ -112,7 +140,8 @@ fn ci() -> Result<(), String> {
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
     lean_dependencies()?;
-    publish_check()
+    publish_check()?;
+    python::test(&[])
 }
 
 /// `cargo publish --dry-run --workspace`: packages every published crate (unpublished xtask
@@ -130,10 +159,7 @@ fn ci() -> Result<(), String> {
 /// directories; those of crates.io are `index.crates.io-*`) and the builds of the workspace's
 /// packages there. Its crates.io downloads and dependency builds stay for the next run.
 fn publish_check() -> Result<(), String> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    let dir = target.join("publish-check");
+    let dir = target_dir().join("publish-check");
     let home = dir.join("cargo-home");
     if let Ok(entries) = std::fs::read_dir(home.join("registry").join("src")) {
         for entry in entries.flatten() {
@@ -183,6 +209,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("lean-deps") => lean_dependencies(),
         Some("publish-check") => publish_check(),
+        Some("python") => python::test(&args[1..]),
         Some("bench") if args[1..].iter().any(|a| a == "-h" || a == "--help") => {
             println!("usage: cargo xtask bench [options]\n\n{}", bench::USAGE);
             return ExitCode::SUCCESS;

@@ -1,0 +1,66 @@
+//! `cargo xtask python [PYTEST ARGS]`: the Python package's test run, the one command README's
+//! Python section and CI use.
+//!
+//! 1. `target/python-venv` is created on first use (`python3 -m venv`);
+//! 2. maturin is installed into it, and `maturin develop --release --extras test` builds the
+//!    extension and installs the package with its test dependencies (scikit-learn, pandas,
+//!    Dask, PySpark… as `python/pyproject.toml` lists them);
+//! 3. pytest runs `python/tests` (or the arguments given), with `MARGIN_BIN` naming the
+//!    `margin` command cargo built, for the tests that cross model files between the two.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Builds the package into its venv and runs its tests.
+pub fn test(pytest_args: &[String]) -> Result<(), String> {
+    let root = crate::workspace_root();
+    let target = crate::target_dir();
+    let venv = target.join("python-venv");
+    let python = crate::venv(&venv)?;
+    crate::bench::run(
+        &python,
+        &["-m", "pip", "install", "--quiet", "maturin>=1.9,<2"],
+    )?;
+
+    let package = root.join("python");
+    eprintln!("xtask: maturin develop --release --extras test (in python/)");
+    let status = Command::new(venv.join("bin/maturin"))
+        .args(["develop", "--release", "--extras", "test"])
+        .current_dir(&package)
+        .env("VIRTUAL_ENV", &venv)
+        .status()
+        .map_err(|e| format!("could not run maturin: {e}"))?;
+    if !status.success() {
+        return Err(format!("`maturin develop` failed ({status})"));
+    }
+
+    let mut command = Command::new(&python);
+    command.args(["-m", "pytest", "-p", "no:cacheprovider"]);
+    if pytest_args.is_empty() {
+        command.arg(package.join("tests"));
+    } else {
+        command.args(pytest_args);
+    }
+    if let Some(binary) = margin_binary(&target) {
+        command.env("MARGIN_BIN", binary);
+    }
+    eprintln!("xtask: pytest {}", pytest_args.join(" "));
+    let status = command
+        .status()
+        .map_err(|e| format!("could not run pytest: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the Python tests failed ({status})"))
+    }
+}
+
+/// The `margin` command cargo built most recently (debug or release).
+fn margin_binary(target: &Path) -> Option<std::path::PathBuf> {
+    ["release", "debug"]
+        .iter()
+        .map(|profile| target.join(profile).join("margin"))
+        .filter_map(|path| Some((path.metadata().ok()?.modified().ok()?, path)))
+        .max()
+        .map(|(_, path)| path)
+}
