@@ -17,7 +17,9 @@ import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
+    OneToOneFeatureMixin,
     OutlierMixin,
     RegressorMixin,
     TransformerMixin,
@@ -190,6 +192,10 @@ class MarginEstimator(BaseEstimator):
     def _read_attributes(self):
         for name, value in self._model.attributes().items():
             setattr(self, name, value)
+        if "transform" in self._entry["methods"]:
+            # The output width, for get_feature_names_out (scikit-learn's prefixed names).
+            probe = np.zeros((1, self._model.n_features))
+            self._n_features_out = self._model.transform(probe).shape[1]
 
     def _input(self, X):
         check_is_fitted(self)
@@ -372,6 +378,10 @@ def make_class(entry):
     bases = [_MIXINS[entry["role"]]]
     if "transform" in methods and entry["role"] != "transformer":
         bases.insert(0, TransformerMixin)  # k-means transforms to distances, as scikit-learn's
+    if "transform" in methods:
+        # Output feature names: the inputs' for the scalers, `pca0, pca1, …` for the others.
+        names = OneToOneFeatureMixin if entry["one_to_one"] else ClassNamePrefixFeaturesOutMixin
+        bases.insert(0, names)
     cls = type(entry["class"], (*bases, MarginEstimator), namespace)
     cls.__qualname__ = entry["class"]
     cls.__sklearn_tags__ = _tags(cls)

@@ -147,7 +147,7 @@ impl Model {
 
 /// Every estimator the package offers: a list of dicts with `class`, `summary`, `role`,
 /// `kind`, `methods`, `sample_weight`, `missing_values` (the parameter that lets NaN through,
-/// or None), `positive_only` and `params`, a list of `(name,
+/// or None), `positive_only`, `one_to_one` (outputs named as the inputs) and `params`, a list of `(name,
 /// default, help, kind, allowed, applies)` tuples with Python's names and values.
 #[pyfunction]
 fn estimators(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
@@ -162,6 +162,7 @@ fn estimators(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("sample_weight", e.sample_weight)?;
         d.set_item("missing_values", e.missing_values)?;
         d.set_item("positive_only", e.positive_only)?;
+        d.set_item("one_to_one", e.one_to_one)?;
         let params = PyList::empty(py);
         for p in e.params() {
             params.append((

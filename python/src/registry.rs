@@ -181,6 +181,9 @@ pub struct Entry {
     pub missing_values: Option<&'static str>,
     /// Whether the features must be non-negative (counts).
     pub positive_only: bool,
+    /// Whether `transform` maps each feature to one output feature of the same meaning (the
+    /// scalers), so the outputs keep the inputs' names.
+    pub one_to_one: bool,
     /// Parameters the class fixes and does not show (`l1_ratio` is 1 for `Lasso`).
     pub fixed: &'static [&'static str],
     fitter: Box<dyn Fitter>,
@@ -207,6 +210,7 @@ impl Entry {
             sample_weight: false,
             missing_values: None,
             positive_only: false,
+            one_to_one: false,
             fixed: &[],
             fitter,
             load: load::<M>,
@@ -261,6 +265,13 @@ impl Entry {
     fn positive_only(self) -> Self {
         Entry {
             positive_only: true,
+            ..self
+        }
+    }
+
+    fn one_to_one(self) -> Self {
+        Entry {
+            one_to_one: true,
             ..self
         }
     }
@@ -528,13 +539,15 @@ pub fn registry() -> &'static [Entry] {
                 "Standardize features to zero mean and unit variance.",
                 Transformer,
                 StandardScaler::params,
-            ),
+            )
+            .one_to_one(),
             Entry::on_records(
                 "MinMaxScaler",
                 "Scale features to a range.",
                 Transformer,
                 MinMaxScaler::params,
-            ),
+            )
+            .one_to_one(),
             Entry::on_records(
                 "PolynomialFeatures",
                 "Polynomial and interaction features.",

@@ -231,3 +231,44 @@ def test_margins_errors_reach_python_with_margins_messages(iris):
         margin.SVC().fit(X, y).predict_proba  # fitted without probability=True
     with pytest.raises(TypeError):
         margin.KNeighborsClassifier().fit(X, y, sample_weight=np.ones(len(y)))
+
+
+def test_transformers_name_their_outputs_as_scikit_learns():
+    pytest.importorskip("pandas")
+    X, _ = load_iris(return_X_y=True, as_frame=True)
+    pipe = make_pipeline(margin.StandardScaler(), margin.PCA(n_components=2))
+    out = pipe.set_output(transform="pandas").fit_transform(X)
+    assert list(out.columns) == ["pca0", "pca1"]
+    assert list(margin.StandardScaler().fit(X).get_feature_names_out()) == list(X.columns)
+    assert list(margin.KMeans(n_clusters=3).fit(X).get_feature_names_out()) == [
+        "kmeans0",
+        "kmeans1",
+        "kmeans2",
+    ]
+
+
+CLASSES = [
+    getattr(margin, name)
+    for name in margin.__all__
+    if isinstance(getattr(margin, name), type) and name != "MarginEstimator"
+]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_every_estimator_saves_and_loads_as_itself(cls, tmp_path):
+    X, y = load_iris(return_X_y=True)
+    if cls.__name__.startswith("HistGradientBoosting"):
+        est = cls(min_samples_leaf=5, random_state=3)
+    elif "random_state" in cls().get_params():
+        est = cls(random_state=3)
+    else:
+        est = cls()
+    roles = {"classifier": y, "regressor": y.astype(float)}
+    est.fit(X, roles.get(est._entry["role"]))
+    est.save(tmp_path / "m.margin")
+    loaded = margin.load(tmp_path / "m.margin")
+    assert type(loaded) is cls
+    assert loaded.get_params() == est.get_params()
+    for method in ("predict", "transform", "decision_function"):
+        if hasattr(est, method):
+            np.testing.assert_array_equal(getattr(loaded, method)(X), getattr(est, method)(X))
