@@ -209,6 +209,7 @@ def run_child(name, side):
         result["score"] = float(np.mean(np.asarray(predicted) == y_test))
     elif metric == "inertia":
         result["score"] = float(est.inertia_)
+        result["n_iter"] = int(getattr(est, "n_iter_", -1))
     else:
         result["score"] = float(np.sum(est.explained_variance_ratio_[:10]))
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -372,6 +373,9 @@ def main():
         sm, ss = median(m, "score"), median(s, "score")
         fm, fs = median(m, "fit_s"), median(s, "fit_s")
         pm, ps = median(m, "predict_s"), median(s, "predict_s")
+        if "n_iter" in m[0]:
+            notes.append(f"{name}: iterations margin {m[0]['n_iter']}, scikit-learn {s[0]['n_iter']} "
+                         "(k-means++ starts differ)")
         flag = "" if close(metric, sm, ss) else " ⚠"
         if flag:
             notes.append(f"{name}: WARNING scores differ: margin {sm:.6g}, scikit-learn {ss:.6g} ({metric})")

@@ -14,7 +14,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use margin_core::Error;
+use margin_core::{DenseMatrix, Error, Records};
 use margin_io::peek_kind;
 
 mod convert;
@@ -30,6 +30,22 @@ use registry::{Entry, Target, Training, by_class, python_name, registry};
 struct Model {
     inner: Box<dyn Native>,
     entry: &'static Entry,
+}
+
+impl Model {
+    /// Runs `method` on the features with the interpreter lock released and returns its
+    /// matrix as a 2-D array.
+    fn matrix<'py>(
+        &self,
+        py: Python<'py>,
+        x: XArg<'py>,
+        method: fn(&dyn Native, &dyn Records) -> margin_core::Result<DenseMatrix>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let features = x.features()?;
+        let records = features.records();
+        let m = py.detach(|| method(&*self.inner, records)).map_err(to_py)?;
+        convert::matrix(py, m)
+    }
 }
 
 #[pymethods]
@@ -78,30 +94,17 @@ impl Model {
 
     /// Decision values, one column per binary problem.
     fn decision_function<'py>(&self, py: Python<'py>, x: XArg<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let features = x.features()?;
-        let records = features.records();
-        let m = py
-            .detach(|| self.inner.decision_function(records))
-            .map_err(to_py)?;
-        convert::matrix(py, m)
+        self.matrix(py, x, |model, records| model.decision_function(records))
     }
 
     /// Class probabilities, one column per class in `classes()` order.
     fn predict_proba<'py>(&self, py: Python<'py>, x: XArg<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let features = x.features()?;
-        let records = features.records();
-        let m = py
-            .detach(|| self.inner.predict_proba(records))
-            .map_err(to_py)?;
-        convert::matrix(py, m)
+        self.matrix(py, x, |model, records| model.predict_proba(records))
     }
 
     /// The records in the model's output space.
     fn transform<'py>(&self, py: Python<'py>, x: XArg<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let features = x.features()?;
-        let records = features.records();
-        let m = py.detach(|| self.inner.transform(records)).map_err(to_py)?;
-        convert::matrix(py, m)
+        self.matrix(py, x, |model, records| model.transform(records))
     }
 
     /// The fitted attributes, by scikit-learn's names.
