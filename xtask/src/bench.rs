@@ -94,29 +94,12 @@ fn has_peers(python: &Path) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-pub(crate) fn run(program: &Path, args: &[&str]) -> Result<(), String> {
-    eprintln!("xtask: {} {}", program.display(), args.join(" "));
-    let status = Command::new(program)
-        .args(args)
-        .status()
-        .map_err(|e| format!("could not run {}: {e}", program.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{} {}` failed ({status})",
-            program.display(),
-            args.join(" ")
-        ))
-    }
-}
-
 /// Creates `venv` and installs the peers into it; returns its interpreter.
 fn install_peers(venv: &Path) -> Result<PathBuf, String> {
     let python = crate::venv(venv)?;
     let mut args = vec!["-m", "pip", "install", "--quiet"];
     args.extend(PEER_PACKAGES);
-    run(&python, &args)?;
+    crate::run(&python, &args)?;
     if has_peers(&python) {
         Ok(python)
     } else {
@@ -192,8 +175,7 @@ fn build_rust_peers(root: &Path, target: &Path) -> Result<PathBuf, String> {
 
 pub fn bench(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest.parent().unwrap_or(manifest);
+    let root = crate::workspace_root();
     let target = crate::target_dir();
     let peers = find_peers(&o, &target.join("bench-venv"))?;
 
@@ -203,7 +185,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     )?;
     let mut e2e_args: Vec<String> = vec!["run".into()];
     if o.rust_peers {
-        match build_rust_peers(root, &target) {
+        match build_rust_peers(&root, &target) {
             Ok(exe) => e2e_args.extend(["--rust-peers".into(), exe.display().to_string()]),
             Err(why) => {
                 eprintln!("xtask: the Rust peers did not build ({why}); running without them");
@@ -236,7 +218,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     let e2e = target.join("release/e2e");
     let e2e_args: Vec<&str> = e2e_args.iter().map(String::as_str).collect();
     // The runner's own failures (a child that failed) are errors; slow ratios are not.
-    run(&e2e, &e2e_args)?;
+    crate::run(&e2e, &e2e_args)?;
 
     if o.criterion {
         // `--bench '*'` selects the [[bench]] targets only: `--benches` would also run the

@@ -30,13 +30,31 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Runs `program` with `args`, failing on a non-zero exit.
+fn run(program: &Path, args: &[&str]) -> Result<(), String> {
+    eprintln!("xtask: {} {}", program.display(), args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .status()
+        .map_err(|e| format!("could not run {}: {e}", program.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{} {}` failed ({status})",
+            program.display(),
+            args.join(" ")
+        ))
+    }
+}
+
 /// The interpreter of the virtual environment at `dir`, created with `python3 -m venv` if it is
 /// not there yet (xtask installs Python packages only into environments of its own).
 fn venv(dir: &Path) -> Result<PathBuf, String> {
     let python = dir.join("bin/python");
     if !python.exists() {
         let dir_arg = dir.display().to_string();
-        bench::run(Path::new("python3"), &["-m", "venv", &dir_arg]).map_err(|e| {
+        run(Path::new("python3"), &["-m", "venv", &dir_arg]).map_err(|e| {
             format!("{e}\n(on Debian/Ubuntu the venv module is the python3-venv package)")
         })?;
     }

@@ -6,18 +6,20 @@
 //!    extension and installs the package with its test dependencies (scikit-learn, pandas,
 //!    Dask, PySpark… as `python/pyproject.toml` lists them);
 //! 3. pytest runs `python/tests` (or the arguments given), with `MARGIN_BIN` naming the
-//!    `margin` command cargo built, for the tests that cross model files between the two.
+//!    `margin` command (built first, in the dev profile) for the tests that cross model files
+//!    between the two.
 
-use std::path::Path;
 use std::process::Command;
 
 /// Builds the package into its venv and runs its tests.
 pub fn test(pytest_args: &[String]) -> Result<(), String> {
+    // The `margin` command the model-file tests cross with (already built after `cargo test`).
+    crate::cargo(&["build", "-p", "margin-cli"], &[])?;
     let root = crate::workspace_root();
     let target = crate::target_dir();
     let venv = target.join("python-venv");
     let python = crate::venv(&venv)?;
-    crate::bench::run(
+    crate::run(
         &python,
         &["-m", "pip", "install", "--quiet", "maturin>=1.9,<2"],
     )?;
@@ -41,9 +43,7 @@ pub fn test(pytest_args: &[String]) -> Result<(), String> {
     } else {
         command.args(pytest_args);
     }
-    if let Some(binary) = margin_binary(&target) {
-        command.env("MARGIN_BIN", binary);
-    }
+    command.env("MARGIN_BIN", target.join("debug/margin"));
     eprintln!("xtask: pytest {}", pytest_args.join(" "));
     let status = command
         .status()
@@ -53,14 +53,4 @@ pub fn test(pytest_args: &[String]) -> Result<(), String> {
     } else {
         Err(format!("the Python tests failed ({status})"))
     }
-}
-
-/// The `margin` command cargo built most recently (debug or release).
-fn margin_binary(target: &Path) -> Option<std::path::PathBuf> {
-    ["release", "debug"]
-        .iter()
-        .map(|profile| target.join(profile).join("margin"))
-        .filter_map(|path| Some((path.metadata().ok()?.modified().ok()?, path)))
-        .max()
-        .map(|(_, path)| path)
 }
