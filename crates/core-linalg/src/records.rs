@@ -47,15 +47,20 @@ pub fn linear_scores<R: Records + ?Sized>(
     intercept: &[f64],
 ) -> crate::DenseMatrix {
     use rayon::prelude::*;
-    let k = coef.nrows();
-    let mut out = crate::DenseMatrix::zeros(records.n_samples(), k);
+    // Rows per parallel task: one task per row cost more in scheduling than the dot products
+    // of a short row (1,000 rows of a9a took 0.39 ms against scikit-learn's 0.16 ms).
+    const ROWS_PER_TASK: usize = 256;
+    let k = coef.nrows().max(1);
+    let mut out = crate::DenseMatrix::zeros(records.n_samples(), coef.nrows());
     out.as_mut_slice()
-        .par_chunks_mut(k.max(1))
+        .par_chunks_mut(k * ROWS_PER_TASK)
         .enumerate()
-        .for_each(|(i, row)| {
-            let x = records.row(i);
-            for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
-                *v = x.dot_dense(w) + b;
+        .for_each(|(block, rows)| {
+            for (r, row) in rows.chunks_mut(k).enumerate() {
+                let x = records.row(block * ROWS_PER_TASK + r);
+                for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
+                    *v = x.dot_dense(w) + b;
+                }
             }
         });
     out
