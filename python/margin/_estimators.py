@@ -3,9 +3,10 @@
 Every class here is made from one entry of ``margin._native.estimators()``: its name,
 its parameters and their defaults come from margin's own parameter descriptors (the ones the
 Rust builders, the ``margin`` command and model files use), so nothing is retyped. The classes
-subclass scikit-learn's ``BaseEstimator`` and the mixin of their role, validate input with
-scikit-learn's own ``validate_data`` (so messages and conversions are scikit-learn's), and hand
-the arrays to Rust without a copy when they are C-contiguous float64.
+subclass scikit-learn's ``BaseEstimator`` and the mixin of their role and validate input with
+scikit-learn's own ``validate_data`` (so messages and conversions are scikit-learn's). A
+C-contiguous float64 array reaches Rust without a copy; in ``predict`` and the other methods it
+skips scikit-learn's validation too, since margin checks the values itself.
 """
 
 import inspect
@@ -90,9 +91,8 @@ def _features(X):
 
 
 def _labels(y):
-    """Class labels as _native reads them, and whether the model can keep them (numbers and
-    text are stored in the model file as they are; other objects are stored as their index in
-    ``classes_``)."""
+    """Class labels as _native reads them: numbers and text go to the model (and its file) as
+    they are; for other objects the caller passes their index in ``classes_`` instead (None)."""
     if y.dtype.kind in "biu":
         return np.ascontiguousarray(y, dtype=np.int64)
     if y.dtype.kind == "f":
@@ -127,7 +127,6 @@ class MarginEstimator(BaseEstimator):
         # boosting when allow_missing does; other models refuse it as bad input.
         switch = self._entry["missing_values"]
         return switch is not None and bool(getattr(self, switch))
-
 
     def _settings(self):
         settings = []
