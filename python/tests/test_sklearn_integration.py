@@ -272,3 +272,26 @@ def test_every_estimator_saves_and_loads_as_itself(cls, tmp_path):
     for method in ("predict", "transform", "decision_function"):
         if hasattr(est, method):
             np.testing.assert_array_equal(getattr(loaded, method)(X), getattr(est, method)(X))
+
+
+def test_a_seeded_fit_is_the_same_on_one_thread_and_on_two(tmp_path):
+    """Each process gets its own rayon pool size (RAYON_NUM_THREADS): the model files written
+    with one thread and with two are byte for byte the same."""
+    import sys
+
+    script = (
+        "import sys, margin\n"
+        "from sklearn.datasets import load_breast_cancer\n"
+        "X, y = load_breast_cancer(return_X_y=True)\n"
+        "for i, est in enumerate([margin.RandomForestClassifier(n_estimators=20, random_state=7),\n"
+        "                         margin.SVC(probability=True, random_state=7),\n"
+        "                         margin.KMeans(n_clusters=4, random_state=7)]):\n"
+        "    est.fit(X, y).save(f'{sys.argv[1]}-{i}.margin')\n"
+    )
+    for threads in ("1", "2"):
+        env = {**os.environ, "RAYON_NUM_THREADS": threads}
+        subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / threads)], env=env, check=True, timeout=300
+        )
+    for i in range(3):
+        assert (tmp_path / f"1-{i}.margin").read_bytes() == (tmp_path / f"2-{i}.margin").read_bytes()
