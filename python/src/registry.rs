@@ -99,7 +99,8 @@ struct OnRecords<P>(fn() -> P);
 /// comes after those that decide whether it is used), then checked as a whole.
 fn configured<P: Params>(make: fn() -> P, settings: &Settings) -> Result<P> {
     let mut params = make();
-    if let Some((name, _)) = settings.iter().find(|(n, _)| P::param(n).is_err()) {
+    // An unknown name is refused with the list of the known ones.
+    for (name, _) in settings {
         P::param(name)?;
     }
     for param in P::PARAMS {
