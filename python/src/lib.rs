@@ -2,9 +2,9 @@
 //! `import margin`).
 //!
 //! The Python package (`python/margin/`) builds scikit-learn estimator classes from
-//! [`estimators`]: their names, roles, parameters and defaults all come from margin's own
-//! parameter descriptors. This module fits them ([`fit`]), predicts, and moves fitted models as
-//! margin model files (pickling stores the file's bytes; [`load`] and `Model.save` read and write
+//! `estimators()`: their names, roles, parameters and defaults all come from margin's own
+//! parameter descriptors. This module fits them (`fit`), predicts, and moves fitted models as
+//! margin model files (pickling stores the file's bytes; `load` and `Model.save` read and write
 //! the same files as the Rust crates and the `margin` command). The interpreter lock is released
 //! while margin computes, so Python threads and joblib run fits side by side.
 
