@@ -166,8 +166,7 @@ def test_one_class_svm(dataset, nu):
         score_samples=rel(m.score_samples(X), s.score_samples(X)),
         dual_coef=rel(m.dual_coef_, s.dual_coef_),
         intercept=rel(m.intercept_, s.intercept_),
-        # margin's offset_ is a scalar, scikit-learn's an array of shape (1,).
-        offset=rel(np.ravel(m.offset_), s.offset_),
+        offset=rel(m.offset_, s.offset_),
     )
     show(f"OneClassSVM nu={nu} {dataset}", **d)
     assert max(d.values()) < SVM_RTOL
@@ -198,9 +197,10 @@ def test_libsvm_regressor(name, params):
 # ------------------------------------------------------------------------ linear classifiers
 @pytest.mark.parametrize("dataset", CLASSIFICATION)
 def test_linear_svc(dataset):
-    # Same dual coordinate descent, but each visits the coordinates in its own random order, so
-    # the two stop at different points within tol; at tol=1e-8 coef_ differs by at most 1.1e-6
-    # relative (breast_cancer), hence 5e-6.
+    # The same objective (L2 penalty, squared hinge) by different solvers: margin's dual
+    # coordinate descent, scikit-learn's dual="auto" picks LIBLINEAR's primal Newton solver here
+    # (more samples than features). They stop at different points within tol; at tol=1e-8 coef_
+    # differs by at most 1.1e-6 relative (breast_cancer), hence 5e-6.
     X, y = load(dataset, scaled=True)
     m, s = pair("LinearSVC", svm, tol=1e-8, max_iter=100_000)
     m.fit(X, y), s.fit(X, y)
@@ -268,7 +268,7 @@ LINEAR_CASES = [
 )
 def test_least_squares(name, module, params):
     # Same minimizer (closed form, or coordinate descent run to tol=1e-12): measured 2.4e-14
-    # relative on coef_ and 1.1e-13 absolute on intercept_ (~152); 1e-8 is the brief's bound.
+    # relative on coef_ and 1.1e-13 absolute on intercept_ (~152); 1e-8 is the bound.
     X, y = load("diabetes")
     m, s = pair(name, module, **params)
     m.fit(X, y), s.fit(X, y)
