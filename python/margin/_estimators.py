@@ -78,9 +78,10 @@ def _features(X):
     is), or a CSR matrix's arrays with int64 indices."""
     if sp.issparse(X):
         X = X.tocsr()
-        if not X.has_sorted_indices:
-            X = X.sorted_indices()
-        X.sum_duplicates()
+        if not X.has_canonical_format:
+            # Sorted, duplicates summed: margin's CSR form. On a copy, never the caller's matrix.
+            X = X.copy()
+            X.sum_duplicates()
         return (
             np.ascontiguousarray(X.data, dtype=np.float64),
             np.ascontiguousarray(X.indices, dtype=np.int64),

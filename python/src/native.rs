@@ -4,6 +4,8 @@
 //! `decision_function`, `predict_proba`, `transform`) and which fitted attributes it shows,
 //! under scikit-learn's names; nothing here touches Python.
 
+use std::collections::HashMap;
+
 use margin_core::params::{Hyperparams, ParamInfo};
 use margin_core::{
     DecisionFunction, DenseMatrix, Error, Iterative, Label, Matrix, NFeatures, Predict,
@@ -102,21 +104,37 @@ fn not_for(kind: &str, operation: &str) -> Error {
     Error::unsupported(operation, format!("a {kind} model has no {operation}"))
 }
 
-/// Each predicted label's index among `classes`.
+/// A label as a hash key, equal where labels are equal (`-0` and `0` are one number).
+#[derive(Hash, PartialEq, Eq)]
+enum Key<'a> {
+    Number(u64),
+    Text(&'a str),
+}
+
+fn key(label: &Label) -> Key<'_> {
+    match label {
+        Label::Number(x) => Key::Number((x + 0.0).to_bits()),
+        Label::Text(s) => Key::Text(s),
+    }
+}
+
+/// Each predicted label's index among `classes` (looked up in a map: a model may have
+/// hundreds of classes, and this runs once per predicted row).
 fn class_indices(classes: &[Label], predicted: &[Label]) -> Result<Predicted> {
+    let index: HashMap<Key<'_>, i64> = classes
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (key(c), k as i64))
+        .collect();
     predicted
         .iter()
         .map(|label| {
-            classes
-                .iter()
-                .position(|c| c == label)
-                .map(|k| k as i64)
-                .ok_or_else(|| {
-                    Error::unsupported(
-                        "predict",
-                        format!("the model predicted {label}, which is not one of its classes"),
-                    )
-                })
+            index.get(&key(label)).copied().ok_or_else(|| {
+                Error::unsupported(
+                    "predict",
+                    format!("the model predicted {label}, which is not one of its classes"),
+                )
+            })
         })
         .collect::<Result<_>>()
         .map(Predicted::Classes)

@@ -207,6 +207,21 @@ def test_sparse_input_predicts_as_dense(iris):
             np.testing.assert_array_equal(sparse.predict(fmt(X)), dense.predict(X))
 
 
+def test_a_csr_matrix_out_of_order_is_read_as_it_means_and_left_as_it_is(iris):
+    X, y = iris
+    # Row 0 with its entries in reverse column order and its first entry split in two.
+    dense = X.copy()
+    data = np.concatenate([[X[0, 3], X[0, 2], X[0, 1], X[0, 0] / 2, X[0, 0] / 2], X[1:].ravel()])
+    indices = np.concatenate([[3, 2, 1, 0, 0], np.tile(np.arange(4), len(X) - 1)])
+    indptr = np.concatenate([[0], 5 + 4 * np.arange(len(X))])
+    messy = sp.csr_matrix((data, indices, indptr), shape=X.shape)
+    before = (messy.data.copy(), messy.indices.copy(), messy.indptr.copy())
+    model = margin.SVC().fit(dense, y)
+    np.testing.assert_array_equal(model.predict(messy), model.predict(dense))
+    for now, then in zip((messy.data, messy.indices, messy.indptr), before):
+        np.testing.assert_array_equal(now, then)
+
+
 def test_threads_fit_side_by_side_with_the_same_answers():
     X, y = load_breast_cancer(return_X_y=True)
     params = [dict(C=c) for c in (0.5, 1.0, 2.0, 4.0)]
