@@ -17,16 +17,12 @@
 use margin_core::{Convergence, Iterative};
 
 use margin_io::ModelFile;
-use margin_svm::{OneClassSvm, Svc, Svr};
+use margin_svm::{MAX_ITER_WARNING, OneClassSvm, Svc, Svr};
 use margin_tree::{GradientBoostingClassifier, GradientBoostingRegressor};
 
 use crate::Failure;
 use crate::models::ModelEntry;
 use crate::output::warn;
-
-/// LIBSVM's warning (`svm.cpp`, `Solver::Solve`) for a solver run that stopped at its
-/// iteration limit, printed to stderr after a blank line, whatever `-q` says.
-pub const LIBSVM_WARNING: &str = "\nWARNING: reaching max number of iterations";
 
 /// A trained model as a family's `train` function hands it back.
 pub struct Fitted {
@@ -55,9 +51,9 @@ impl Fitted {
 }
 
 /// Prints LIBSVM's warning once for each run that stopped at the limit.
-pub fn warn_as_libsvm(convergence: &Convergence) {
+fn warn_as_libsvm(convergence: &Convergence) {
     for _ in 0..convergence.at_limit {
-        warn(LIBSVM_WARNING);
+        warn(MAX_ITER_WARNING);
     }
 }
 

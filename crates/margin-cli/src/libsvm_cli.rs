@@ -4,21 +4,19 @@
 //! Options are checked as LIBSVM 3.37 checks them (`svm-train.c`'s command line,
 //! `svm_check_parameter`, `svm-predict.c`), with LIBSVM's messages, before any data is read or
 //! any output touched. Where LIBSVM's `atoi`/`atof` would read `abc` as 0 or `1.5` as 1, margin
-//! refuses the value instead. Outputs (the model file, the predictions) are written whole or
+//! refuses the value instead. svm-train's options, trainings, cross-validation and printed text
+//! are `margin_svm::TrainOptions` and `TrainLog`, which the Python package's `svm_train` shares;
+//! this module reads and writes the files. Outputs (the model file, the predictions) are written whole or
 //! not at all, and an output that is also an input is refused.
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use margin_core::format::format_g;
-use margin_core::{Dataset, Label, Records, Targets};
+use margin_core::{Dataset, Targets};
 use margin_io::{IndexBase, LibsvmOptions, read_libsvm};
-use margin_kernels::{Linear, Polynomial, Rbf, Sigmoid};
 use margin_svm::{
-    ClassWeight, FitObserver, KernelChoice, LabelOrder, LibsvmModel, LibsvmRun, Mark, OneClassSvm,
-    RunReport, SigmoidEnd, SingleClass, SolverObserver, SummaryLine, Svc, SvcParams, Svr,
-    training_part,
+    Evaluation, LibsvmModel, LibsvmRun, OptionError, TrainLog, TrainOptions, TrainOutput,
 };
 
 use crate::Failure;
@@ -64,56 +62,6 @@ pub struct SvmTrainArgs {
     rest: Vec<String>,
 }
 
-/// svm-train's settings, as given (checked by [`check_parameters`]).
-struct TrainOptions {
-    svm_type: i64,
-    kernel_type: i64,
-    degree: i64,
-    /// `None`: LIBSVM's default 1/num_features (also what `-g 0` means to LIBSVM).
-    gamma: Option<f64>,
-    coef0: f64,
-    c: f64,
-    nu: f64,
-    p: f64,
-    cache_mb: f64,
-    tol: f64,
-    shrinking: i64,
-    probability: i64,
-    weights: Vec<(i32, f64)>,
-    folds: Option<i64>,
-    quiet: bool,
-    train: PathBuf,
-    model: PathBuf,
-}
-
-impl TrainOptions {
-    fn probability(&self) -> bool {
-        self.probability == 1
-    }
-    fn is_classifier(&self) -> bool {
-        matches!(self.svm_type, 0 | 1)
-    }
-    fn is_regression(&self) -> bool {
-        matches!(self.svm_type, 3 | 4)
-    }
-}
-
-/// An integer flag value (LIBSVM reads these with `atoi`).
-fn int_value(flag: &str, value: &str, what: &str) -> Result<i64, Failure> {
-    value
-        .parse()
-        .map_err(|_| Failure::usage(format!("{flag} {what}: `{value}` is not an integer")))
-}
-
-/// A real flag value (LIBSVM reads these with `atof`).
-fn real_value(flag: &str, value: &str, what: &str) -> Result<f64, Failure> {
-    value
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| Failure::usage(format!("{flag} {what}: `{value}` is not a number")))
-}
-
 /// Prints a usage text (what `--help` asks for).
 fn print_usage(usage: &str) -> Result<(), Failure> {
     let mut out = Out::stdout();
@@ -121,91 +69,35 @@ fn print_usage(usage: &str) -> Result<(), Failure> {
     out.finish()
 }
 
-fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
-    let mut o = TrainOptions {
-        svm_type: 0,
-        kernel_type: 2,
-        degree: 3,
-        gamma: None,
-        coef0: 0.0,
-        c: 1.0,
-        nu: 0.5,
-        p: 0.1,
-        cache_mb: 100.0,
-        tol: 1e-3,
-        shrinking: 1,
-        probability: 0,
-        weights: Vec::new(),
-        folds: None,
-        quiet: false,
-        train: PathBuf::new(),
-        model: PathBuf::new(),
-    };
-    let mut i = 0;
-    while i < words.len() && words[i].starts_with('-') && words[i].len() > 1 {
-        let flag = words[i].as_str();
-        if flag == "--help" {
-            print_usage(TRAIN_USAGE)?;
-            return Ok(None);
-        }
-        if flag == "-q" {
-            o.quiet = true;
-            i += 1;
-            continue;
-        }
-        let value = words
-            .get(i + 1)
-            .ok_or_else(|| Failure::usage(format!("{flag} needs a value\n{TRAIN_USAGE}")))?;
-        match flag {
-            "-s" => o.svm_type = int_value(flag, value, "svm_type")?,
-            "-t" => o.kernel_type = int_value(flag, value, "kernel_type")?,
-            "-d" => o.degree = int_value(flag, value, "degree")?,
-            // LIBSVM replaces γ = 0 by its default.
-            "-g" => o.gamma = Some(real_value(flag, value, "gamma")?).filter(|&g| g != 0.0),
-            "-r" => o.coef0 = real_value(flag, value, "coef0")?,
-            "-c" => o.c = real_value(flag, value, "cost")?,
-            "-n" => o.nu = real_value(flag, value, "nu")?,
-            "-p" => o.p = real_value(flag, value, "epsilon")?,
-            "-m" => o.cache_mb = real_value(flag, value, "cachesize")?,
-            "-e" => o.tol = real_value(flag, value, "epsilon")?,
-            "-h" => o.shrinking = int_value(flag, value, "shrinking")?,
-            "-b" => o.probability = int_value(flag, value, "probability_estimates")?,
-            "-v" => {
-                let n = int_value(flag, value, "n")?;
-                if n < 2 {
-                    return Err(Failure::usage(format!(
-                        "n-fold cross validation: n must >= 2 (-v {n})"
-                    )));
-                }
-                o.folds = Some(n);
-            }
-            w if w.starts_with("-w") => {
-                let label = w[2..].parse::<i32>().map_err(|_| {
-                    Failure::usage(format!(
-                        "{w}: `-wi weight` needs an integer class label i (as in -w1 2 or -w-1 0.5), found `{}`",
-                        &w[2..]
-                    ))
-                })?;
-                let weight = real_value(w, value, "weight")?;
-                // LIBSVM multiplies C by every weight given for a class.
-                match o.weights.iter_mut().find(|(l, _)| *l == label) {
-                    Some(given) => given.1 *= weight,
-                    None => o.weights.push((label, weight)),
-                }
-            }
-            other => {
-                return Err(Failure::usage(format!(
-                    "Unknown option: {other}\n{TRAIN_USAGE}"
-                )));
-            }
-        }
-        i += 2;
+/// svm-train's command line: its options, the training file and the model file.
+struct TrainCommand {
+    options: TrainOptions,
+    train: PathBuf,
+    model: PathBuf,
+}
+
+/// An option refused, as svm-train refuses it (with the usage text where LIBSVM shows it).
+fn refused(e: OptionError) -> Failure {
+    if e.wants_usage() {
+        Failure::usage(format!("{e}\n{TRAIN_USAGE}"))
+    } else {
+        Failure::usage(e.to_string())
     }
-    let rest = &words[i..];
+}
+
+fn parse_train(words: &[String]) -> Result<Option<TrainCommand>, Failure> {
+    let (options, used) = TrainOptions::parse(words).map_err(refused)?;
+    let rest = &words[used..];
     match rest {
+        [help, ..] if help == "--help" => {
+            print_usage(TRAIN_USAGE)?;
+            Ok(None)
+        }
+        [other, ..] if other.starts_with("--") => Err(Failure::usage(format!(
+            "Unknown option: {other}\n{TRAIN_USAGE}"
+        ))),
         [train] | [train, _] => {
-            o.train = PathBuf::from(train);
-            o.model = match rest.get(1) {
+            let model = match rest.get(1) {
                 Some(m) => PathBuf::from(m),
                 None => PathBuf::from(format!(
                     "{}.model",
@@ -214,377 +106,41 @@ fn parse_train(words: &[String]) -> Result<Option<TrainOptions>, Failure> {
                         .map_or_else(|| train.clone(), |n| n.to_string_lossy().into_owned())
                 )),
             };
-            Ok(Some(o))
+            Ok(Some(TrainCommand {
+                options,
+                train: PathBuf::from(train),
+                model,
+            }))
         }
         _ => Err(Failure::usage(TRAIN_USAGE)),
     }
 }
 
-/// LIBSVM's `svm_check_parameter`, in its order and with its messages (the ν-SVC feasibility
-/// check, which needs the data, is the library's).
-fn check_parameters(o: &TrainOptions) -> Result<(), Failure> {
-    let refuse = |message: &str, flag: &str, value: &dyn std::fmt::Display| {
-        Err(Failure::usage(format!("{message}: {flag} {value}")))
-    };
-    if !(0..=4).contains(&o.svm_type) {
-        return refuse(
-            "unknown svm type",
-            "-s",
-            &format_args!(
-                "{} (0 C-SVC, 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR)",
-                o.svm_type
-            ),
-        );
-    }
-    if !(0..=4).contains(&o.kernel_type) {
-        return refuse(
-            "unknown kernel type",
-            "-t",
-            &format_args!(
-                "{} (0 linear, 1 polynomial, 2 radial basis function, 3 sigmoid, 4 precomputed)",
-                o.kernel_type
-            ),
-        );
-    }
-    let has_gamma = matches!(o.kernel_type, 1..=3);
-    match o.gamma {
-        Some(g) if has_gamma && g < 0.0 => return refuse("gamma < 0", "-g", &g),
-        _ => {}
-    }
-    if o.kernel_type == 1 && o.degree < 0 {
-        return refuse("degree of polynomial kernel < 0", "-d", &o.degree);
-    }
-    if o.cache_mb <= 0.0 {
-        return refuse("cache_size <= 0", "-m", &o.cache_mb);
-    }
-    if o.tol <= 0.0 {
-        return refuse("eps <= 0", "-e", &o.tol);
-    }
-    if matches!(o.svm_type, 0 | 3 | 4) && o.c <= 0.0 {
-        return refuse("C <= 0", "-c", &o.c);
-    }
-    if matches!(o.svm_type, 1 | 2 | 4) && (o.nu <= 0.0 || o.nu > 1.0) {
-        return refuse("nu <= 0 or nu > 1", "-n", &o.nu);
-    }
-    if o.svm_type == 3 && o.p < 0.0 {
-        return refuse("p < 0", "-p", &o.p);
-    }
-    if !matches!(o.shrinking, 0 | 1) {
-        return refuse("shrinking != 0 and shrinking != 1", "-h", &o.shrinking);
-    }
-    if !matches!(o.probability, 0 | 1) {
-        return refuse(
-            "probability != 0 and probability != 1",
-            "-b",
-            &o.probability,
-        );
-    }
-    Ok(())
-}
-
-/// The kernel the options describe for training data whose largest feature index is
-/// `max_index`, after [`check_parameters`]: γ is `-g`, or else LIBSVM's `1/max_index`
-/// (`svm-train.c`'s read_problem: the largest index, not the column count, so a file using
-/// index 0 still gets `1/max_index`). A polynomial takes what LIBSVM takes (a degree of 0, a
-/// negative coef0). Called once before any data is read, with a stand-in index, so that
-/// nothing is read before a refusal.
-fn kernel_for(o: &TrainOptions, max_index: usize) -> Result<KernelChoice, Failure> {
-    check_parameters(o)?;
-    let gamma = match o.gamma {
-        Some(g) => g,
-        None if max_index > 0 => 1.0 / max_index as f64,
-        // LIBSVM keeps γ = 0 then (no feature above index 0): a constant RBF kernel.
-        None => 0.0,
-    };
-    let unusable = |e: margin_core::Error| {
-        Failure::usage(format!(
-            "{e} (the training file's largest feature index is {max_index}, so LIBSVM's default γ = 1/max_index is not usable: give -g)"
-        ))
-    };
-    Ok(match o.kernel_type {
-        0 => KernelChoice::Spec(Linear.into()),
-        1 => {
-            let degree = u32::try_from(o.degree)
-                .map_err(|_| Failure::usage(format!("-d {}: degree too large", o.degree)))?;
-            KernelChoice::Spec(Polynomial::libsvm(gamma, o.coef0, degree)?.into())
-        }
-        2 => KernelChoice::Spec(Rbf::with_gamma(gamma).map_err(unusable)?.into()),
-        3 => KernelChoice::Spec(
-            Sigmoid::with_gamma(gamma)
-                .map_err(unusable)?
-                .with_coef0(o.coef0)?
-                .into(),
-        ),
-        // 4; `check_parameters` refused anything else.
-        _ => KernelChoice::Precomputed,
-    })
-}
-
-/// LIBSVM's `(int)y` on x86-64: truncation toward zero; a value outside `int` gives `INT_MIN`
-/// (`cvttsd2si`'s "integer indefinite").
-fn libsvm_int(y: f64) -> i32 {
-    if y > -2_147_483_649.0 && y < 2_147_483_648.0 {
-        y as i32
-    } else {
-        i32::MIN
-    }
-}
-
-/// The training data as LIBSVM's classifiers see it: `svm_group_classes` groups samples by
-/// `(int)y`, so `1.5` is class `1` and `-0.7` class `0` (the model's labels are those ints;
-/// accuracy is still counted against the labels as written). Regression and one-class data
-/// are left as they are.
-fn as_libsvm_sees<'a>(
-    o: &TrainOptions,
-    data: &'a Dataset,
-) -> margin_core::Result<Cow<'a, Dataset>> {
-    if !o.is_classifier() {
-        return Ok(Cow::Borrowed(data));
-    }
-    let values = data.targets.values()?;
-    if values.iter().all(|&y| f64::from(libsvm_int(y)) == y) {
-        return Ok(Cow::Borrowed(data));
-    }
-    let grouped = values.iter().map(|&y| f64::from(libsvm_int(y))).collect();
-    let mut data = data.clone();
-    data.targets = Targets::Values(grouped);
-    Ok(Cow::Owned(data))
-}
-
-/// The one class of classification data that has a single one (LIBSVM then trains no
-/// decision function and warns).
-fn single_label(data: &Dataset) -> margin_core::Result<Option<i32>> {
-    let values = data.targets.values()?;
-    Ok(match values.first() {
-        Some(&first) if values.iter().all(|&y| y == first) => Some(libsvm_int(first)),
-        _ => None,
-    })
-}
-
-/// svm-train's options as margin params: one fit per call (what cross-validation repeats).
-struct LibsvmParams<'a> {
-    options: &'a TrainOptions,
-    kernel: KernelChoice,
-}
-
-impl LibsvmParams<'_> {
-    /// One `svm_train` of LIBSVM: its warnings, the fit (drawing from the run's `rand()` and
-    /// reporting to its printer).
-    fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> margin_core::Result<LibsvmModel> {
-        let (o, k) = (self.options, self.kernel.clone());
-        let weights = present_weights(o, data);
-        let (shrinking, probability) = (o.shrinking == 1, o.probability());
-        let grouped = as_libsvm_sees(o, data)?;
-        let data = &*grouped;
-        if o.is_classifier()
-            && let Some(label) = single_label(data)?
-        {
-            let kernel = k.resolve(&data.records)?;
-            let model = SingleClass::new_in(kernel, label, o.svm_type == 1, probability, run);
-            return LibsvmModel::SingleClass(model).with_n_features(data.n_features());
-        }
-        let model = match o.svm_type {
-            0 => {
-                let weights = ClassWeight::Given(
-                    weights
-                        .iter()
-                        .map(|&(l, w)| (Label::Number(f64::from(l)), w))
-                        .collect(),
-                );
-                let params: SvcParams = Svc::params()
-                    .c(o.c)
-                    .kernel(k)
-                    .tol(o.tol)
-                    .shrinking(shrinking)
-                    .cache_size_mb(o.cache_mb)
-                    .class_weight(weights)
-                    .label_order(LabelOrder::FirstSeen)
-                    .probability(probability);
-                LibsvmModel::Svc(params.fit_in(data, run)?)
-            }
-            1 => LibsvmModel::Svc(
-                Svc::nu_params()
-                    .nu(o.nu)
-                    .probability(probability)
-                    .kernel(k)
-                    .tol(o.tol)
-                    .shrinking(shrinking)
-                    .cache_size_mb(o.cache_mb)
-                    .label_order(LabelOrder::FirstSeen)
-                    .fit_in(data, run)?,
-            ),
-            2 => LibsvmModel::OneClass(
-                OneClassSvm::params()
-                    .nu(o.nu)
-                    .probability(probability)
-                    .kernel(k)
-                    .tol(o.tol)
-                    .shrinking(shrinking)
-                    .cache_size_mb(o.cache_mb)
-                    .fit_in(data, run)?,
-            ),
-            3 => LibsvmModel::Svr(
-                Svr::params()
-                    .c(o.c)
-                    .epsilon(o.p)
-                    .probability(probability)
-                    .kernel(k)
-                    .tol(o.tol)
-                    .shrinking(shrinking)
-                    .cache_size_mb(o.cache_mb)
-                    .fit_in(data, run)?,
-            ),
-            // 4; `check_parameters` refused anything above.
-            _ => LibsvmModel::Svr(
-                Svr::nu_params()
-                    .nu(o.nu)
-                    .c(o.c)
-                    .probability(probability)
-                    .kernel(k)
-                    .tol(o.tol)
-                    .shrinking(shrinking)
-                    .cache_size_mb(o.cache_mb)
-                    .fit_in(data, run)?,
-            ),
-        };
-        // As LIBSVM's solver, for each run (cross-validation folds included) that stopped at
-        // its limit, which svm-train leaves at max(10⁷, 100·l).
-        crate::convergence::warn_as_libsvm(&model.convergence());
-        warn_negative_c(&model);
-        if o.probability() && !model.has_probability() {
-            // Only a one-class model can come without one: LIBSVM's warning.
-            warn(
-                "WARNING: number of positive or negative decision values <5; too few to do a probability estimation.",
-            );
-        }
-        Ok(model)
-    }
-}
-
-/// LIBSVM's cross-validation predictions (labels as numbers, or regression values); a
-/// classifier trained with probability estimates predicts its most probable class, as
-/// LIBSVM's `svm_cross_validation` does then.
-fn cv_predict<R: Records + ?Sized>(
-    model: &LibsvmModel,
-    records: &R,
-) -> margin_core::Result<Vec<f64>> {
-    match model {
-        LibsvmModel::Svc(_) if model.has_probability() => Ok(model.predict_probability(records)?.0),
-        model => model.predict_values(records),
-    }
-}
-
-/// A ν-SVC problem whose solver ended with `r < 0` (a kernel that is not positive
-/// semi-definite, such as the sigmoid): LIBSVM trains it silently with a negative C; margin does
-/// the same and says so.
-fn warn_negative_c(model: &LibsvmModel) {
-    let LibsvmModel::Svc(m) = model else {
-        return;
-    };
-    for p in m.problems() {
-        if let Some(c) = p.equivalent_c.filter(|&c| c < 0.0) {
-            warn(format_args!(
-                "WARNING: nu-SVC ended with a negative C = {c:.6} (r < 0: the kernel is not positive semi-definite); the model is LIBSVM's, with coefficients of the opposite signs"
-            ));
-        }
-    }
-}
-
-/// C's `%f` (Rust's `{:.6}`, but for NaN, which C spells `nan` or `-nan`).
-fn c_fixed(v: f64) -> String {
-    match (v.is_nan(), v.is_sign_negative()) {
-        (true, true) => "-nan".to_owned(),
-        (true, false) => "nan".to_owned(),
-        _ => format!("{v:.6}"),
-    }
-}
-
-/// What svm-train prints on stdout as it trains (LIBSVM's `info`): the solver's marks, each
-/// SMO run's block, `Total nSV` after each classifier training, the Laplace scale of `-b 1`
-/// regression. Silent with `-q`; the first write failure is kept for the end of the run.
+/// Where svm-train's text goes: stdout (the first write failure kept for the end of the
+/// run) and stderr.
 struct Printer<'a> {
-    out: Option<&'a mut Out>,
+    out: &'a mut Out,
     failed: Option<Failure>,
 }
 
-impl<'a> Printer<'a> {
-    fn new(out: &'a mut Out, quiet: bool) -> Self {
-        Printer {
-            out: (!quiet).then_some(out),
-            failed: None,
-        }
-    }
-
-    fn print(&mut self, text: &str) {
-        if let (Some(out), None) = (self.out.as_deref_mut(), &self.failed)
-            && let Err(e) = out.write_all(text.as_bytes())
-        {
-            self.failed = Some(e);
-        }
-    }
-
+impl Printer<'_> {
     /// The first write failure, if any.
     fn finish(self) -> Result<(), Failure> {
         self.failed.map_or(Ok(()), Err)
     }
 }
 
-impl SolverObserver for Printer<'_> {
-    fn mark(&mut self, mark: Mark) {
-        self.print(match mark {
-            Mark::Progress => ".",
-            Mark::Unshrunk => "*",
-            Mark::ShrinkingHint => "\nWARNING: using -h 0 may be faster\n",
-        });
-    }
-}
-
-impl FitObserver for Printer<'_> {
-    fn solved(&mut self, run: &RunReport) {
-        let mut text = format!("\noptimization finished, #iter = {}\n", run.iterations);
-        match run.line {
-            Some(SummaryLine::Nu(v)) => text.push_str(&format!("nu = {}\n", c_fixed(v))),
-            Some(SummaryLine::C(v)) => text.push_str(&format!("C = {}\n", c_fixed(v))),
-            Some(SummaryLine::Epsilon(v)) => {
-                text.push_str(&format!("epsilon = {}\n", c_fixed(v)));
-            }
-            None => {}
+impl TrainOutput for Printer<'_> {
+    fn print(&mut self, text: &str) {
+        if self.failed.is_none()
+            && let Err(e) = self.out.write_all(text.as_bytes())
+        {
+            self.failed = Some(e);
         }
-        text.push_str(&format!(
-            "obj = {}, rho = {}\nnSV = {}, nBSV = {}\n",
-            c_fixed(run.objective),
-            c_fixed(run.rho),
-            run.n_sv,
-            run.n_bsv
-        ));
-        self.print(&text);
     }
 
-    fn classifier_trained(&mut self, total_sv: usize) {
-        self.print(&format!("Total nSV = {total_sv}\n"));
-    }
-
-    fn single_class(&mut self) {
-        self.print("WARNING: training data in only one class. See README for details.\n");
-    }
-
-    fn laplace_scale(&mut self, sigma: f64) {
-        self.print(&format!(
-            "Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= {}\n",
-            format_g(sigma, 6)
-        ));
-    }
-
-    fn sigmoid_fitted(&mut self, end: SigmoidEnd) {
-        match end {
-            SigmoidEnd::Converged => {}
-            SigmoidEnd::LineSearchFailed => {
-                self.print("Line search fails in two-class probability estimates\n");
-            }
-            SigmoidEnd::MaxIterations => {
-                self.print("Reaching maximal iterations in two-class probability estimates\n");
-            }
-        }
+    fn warn(&mut self, line: &str) {
+        warn(line);
     }
 }
 
@@ -602,121 +158,42 @@ fn libsvm_reading() -> LibsvmOptions {
     }
 }
 
-/// The `-wi` weights whose class is in the training data (`data`: one fold's training part
-/// under `-v`), as LIBSVM applies them; LIBSVM's warning for each of the others, which it
-/// ignores (the library would refuse them, as scikit-learn does, when some class has no
-/// weight). Classification only, as `svm_train`.
-fn present_weights(o: &TrainOptions, data: &Dataset) -> Vec<(i32, f64)> {
-    let Ok(values) = data.targets.values() else {
-        return Vec::new();
-    };
-    let (present, absent): (Vec<_>, Vec<_>) = o
-        .weights
-        .iter()
-        // LIBSVM compares weight labels with each target as its `(int)y`.
-        .partition(|&&(label, _)| values.iter().any(|&y| libsvm_int(y) == label));
-    if o.is_classifier() {
-        for (label, _) in absent {
-            warn(format_args!(
-                "WARNING: class label {label} specified in weight is not found"
-            ));
-        }
-    }
-    present
-}
-
 /// Runs `margin svm-train`.
 pub fn train(args: &SvmTrainArgs) -> Result<(), Failure> {
-    let Some(o) = parse_train(&args.rest)? else {
+    let Some(command) = parse_train(&args.rest)? else {
         return Ok(());
     };
-    kernel_for(&o, 1)?;
-    if o.folds.is_none() {
-        check_outputs(&[&o.train], &[&o.model])?;
+    let o = &command.options;
+    o.trainer(1).map_err(refused)?;
+    if o.folds().is_none() {
+        check_outputs(&[&command.train], &[&command.model])?;
     }
-    let data =
-        read_libsvm(&o.train, &libsvm_reading()).map_err(|e| Failure::in_file(&o.train, e))?;
-    let kernel = kernel_for(&o, data.n_features().saturating_sub(1))?;
-    let params = LibsvmParams {
-        kernel,
-        options: &o,
-    };
+    let data = read_libsvm(&command.train, &libsvm_reading())
+        .map_err(|e| Failure::in_file(&command.train, e))?;
+    let trainer = o
+        .trainer(data.n_features().saturating_sub(1))
+        .map_err(refused)?;
     let mut stdout = Out::stdout();
+    let mut printer = Printer {
+        out: &mut stdout,
+        failed: None,
+    };
+    let mut log = TrainLog::new(&mut printer, o.quiet());
     // One unseeded rand() for the whole run, as svm-train's.
-    let mut printer = Printer::new(&mut stdout, o.quiet);
-    let mut run = LibsvmRun::new(&mut printer);
-    if let Some(k) = o.folds {
-        let predicted = cross_validate(&params, &data, k, &mut run)?;
+    let mut run = LibsvmRun::new(&mut log);
+    if o.folds().is_some() {
+        let predicted = trainer.cross_validate(&data, &mut run)?;
         printer.finish()?;
-        print_cross_validation(&o, &data, &predicted, &mut stdout)?;
+        print_cross_validation(o, &data, &predicted, &mut stdout)?;
         return stdout.finish();
     }
-    let model = params.fit_in(&data, &mut run)?;
+    let model = trainer.fit_in(&data, &mut run)?;
     printer.finish()?;
     let text = model.to_text_indexed(LIBSVM_INDEXING)?;
-    let mut file = Out::file(&o.model)?;
+    let mut file = Out::file(&command.model)?;
     file.write_all(text.as_bytes())?;
     file.finish()?;
     stdout.finish()
-}
-
-/// LIBSVM's closing numbers for regression: the mean squared error and the squared
-/// correlation coefficient, with `svm-train`'s and `svm-predict`'s sums in their order.
-fn regression_summary(truth: &[f64], predicted: &[f64]) -> (f64, f64) {
-    let (mut error, mut sv, mut sy, mut svv, mut syy, mut svy) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    for (&y, &v) in truth.iter().zip(predicted) {
-        error += (v - y) * (v - y);
-        sv += v;
-        sy += y;
-        svv += v * v;
-        syy += y * y;
-        svy += v * y;
-    }
-    let l = truth.len() as f64;
-    let scc =
-        ((l * svy - sv * sy) * (l * svy - sv * sy)) / ((l * svv - sv * sv) * (l * syy - sy * sy));
-    (error / l, scc)
-}
-
-/// LIBSVM's `svm_cross_validation`: folds drawn from the run's `rand()` (stratified by class
-/// for classification with fewer folds than samples, the classes grouped by `(int)y` as for
-/// training: [`as_libsvm_sees`]), each fold trained in LIBSVM's order (printing what svm-train
-/// prints) and its held-out samples predicted.
-fn cross_validate(
-    params: &LibsvmParams<'_>,
-    data: &Dataset,
-    k: i64,
-    run: &mut LibsvmRun<'_>,
-) -> Result<Vec<f64>, Failure> {
-    let (o, n) = (params.options, data.n_samples());
-    let mut nr_fold = usize::try_from(k).unwrap_or(usize::MAX);
-    if nr_fold > n {
-        warn(format_args!(
-            "WARNING: # folds ({k}) > # data ({n}). Will use # folds = # data instead (i.e., leave-one-out cross validation)"
-        ));
-        nr_fold = n;
-    }
-    let grouped = as_libsvm_sees(o, data)?;
-    let data = &*grouped;
-    let folds = match data.targets.to_classes() {
-        Ok(classes) if o.is_classifier() && nr_fold < n => run.stratified_folds(&classes, nr_fold),
-        _ => run.folds(n, nr_fold),
-    };
-    if o.svm_type == 1 {
-        // LIBSVM checks ν once, on the whole problem, and trains every fold whatever it holds.
-        Svc::nu_params().nu(o.nu).check_feasible(data)?;
-    }
-    run.set_fold_training(true);
-    let mut predicted = vec![0.0; n];
-    for (f, test) in folds.iter().enumerate() {
-        let model = params.fit_in(&data.select(&training_part(&folds, f))?, run)?;
-        let values = cv_predict(&model, &data.records.select_rows(test)?)?;
-        for (&i, v) in test.iter().zip(values) {
-            predicted[i] = v;
-        }
-    }
-    run.set_fold_training(false);
-    Ok(predicted)
 }
 
 /// svm-train's closing lines of `-v`: the accuracy, or for regression the mean squared error
@@ -727,25 +204,25 @@ fn print_cross_validation(
     predicted: &[f64],
     out: &mut Out,
 ) -> Result<(), Failure> {
-    let truth = data.targets.values()?;
+    let e = Evaluation::of(&data.targets.values()?, predicted);
     if o.is_regression() {
-        let (mse, scc) = regression_summary(&truth, predicted);
         outln!(
             out,
             "Cross Validation Mean squared error = {}",
-            format_g(mse, 6)
+            format_g(e.mse, 6)
         )?;
         outln!(
             out,
             "Cross Validation Squared correlation coefficient = {}",
-            format_g(scc, 6)
+            format_g(e.scc, 6)
         )?;
     } else {
-        let correct = truth.iter().zip(predicted).filter(|(a, b)| a == b).count();
+        // svm-train's rounding, `100.0*total_correct/prob.l` (svm-predict's differs).
+        let accuracy = 100.0 * e.correct as f64 / e.total as f64;
         outln!(
             out,
             "Cross Validation Accuracy = {}%",
-            format_g(100.0 * correct as f64 / truth.len() as f64, 6)
+            format_g(accuracy, 6)
         )?;
     }
     Ok(())
@@ -911,51 +388,27 @@ pub fn predict(args: &SvmPredictArgs) -> Result<(), Failure> {
             Targets::Values(v) => v.clone(),
             Targets::Classes(_) => return stdout.finish(),
         };
+        let e = Evaluation::of(&truth, &predicted);
         if regression {
-            let (mse, scc) = regression_summary(&truth, &predicted);
             outln!(
                 stdout,
                 "Mean squared error = {} (regression)",
-                format_g(mse, 6)
+                format_g(e.mse, 6)
             )?;
             outln!(
                 stdout,
                 "Squared correlation coefficient = {} (regression)",
-                format_g(scc, 6)
+                format_g(e.scc, 6)
             )?;
         } else {
-            let correct = truth.iter().zip(&predicted).filter(|(a, b)| a == b).count();
-            let total = truth.len();
             outln!(
                 stdout,
-                "Accuracy = {}% ({correct}/{total}) (classification)",
-                format_g(correct as f64 / total.max(1) as f64 * 100.0, 6)
+                "Accuracy = {}% ({}/{}) (classification)",
+                format_g(e.accuracy, 6),
+                e.correct,
+                e.total
             )?;
         }
     }
     stdout.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_truncate_as_c_s_int_conversion_on_x86_64() {
-        let cases = [
-            (1.5, 1),
-            (-1.5, -1),
-            (-0.7, 0),
-            (0.7, 0),
-            (2_147_483_647.9, i32::MAX),
-            (-2_147_483_648.9, i32::MIN),
-            // Outside int: cvttsd2si's "integer indefinite".
-            (2_147_483_648.0, i32::MIN),
-            (-2_147_483_649.0, i32::MIN),
-            (1e300, i32::MIN),
-        ];
-        for (y, want) in cases {
-            assert_eq!(libsvm_int(y), want, "{y}");
-        }
-    }
 }

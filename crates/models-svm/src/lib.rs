@@ -42,7 +42,9 @@
 //! and `-v`'s folds, then the splits of each fold training) from one unseeded C `rand()`. A
 //! [`LibsvmRun`] carries that sequence, and a [`FitObserver`] of the solver's marks and of each
 //! run's summary, through the `fit_in` methods of the SVM params (what `margin svm-train`
-//! uses); `Fit::fit` starts a fresh sequence from `srand(seed)` for each fit.
+//! uses); `Fit::fit` starts a fresh sequence from `srand(seed)` for each fit. svm-train itself
+//! — its option letters and checks, one training or a `-v` cross-validation, what it prints — is
+//! [`TrainOptions`] and [`TrainLog`], shared by `margin svm-train` and the Python package.
 //!
 //! | `LinearSvc` parameter | default | meaning |
 //! |---|---|---|
@@ -82,6 +84,7 @@ mod probability;
 mod q;
 mod settings;
 mod svc;
+mod svm_train;
 mod svr;
 
 pub use libsvm_format::{LibsvmModel, SingleClass};
@@ -95,6 +98,9 @@ pub use margin_kernels::{KernelChoice, KernelKind};
 pub use one_class::{OneClassSvm, OneClassSvmParams};
 pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcHyperparams, SvcParams};
+pub use svm_train::{
+    Evaluation, LibsvmTrainer, MAX_ITER_WARNING, OptionError, TrainLog, TrainOptions, TrainOutput,
+};
 pub use svr::{NuSvrParams, Svr, SvrHyperparams, SvrParams};
 
 margin_core::impl_n_features!(LibsvmModel, OneClassSvm, Svc, Svr);

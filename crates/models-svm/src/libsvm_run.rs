@@ -62,6 +62,9 @@ pub trait FitObserver: Observer {
     /// A binary problem's Platt sigmoid was fitted on its folds' decision values, ending as
     /// `end` (LIBSVM prints a line when the fit stops short of convergence).
     fn sigmoid_fitted(&mut self, _end: SigmoidEnd) {}
+    /// One of LIBSVM's warnings (an iteration limit reached, a `-w` class absent from the
+    /// data…), as the line LIBSVM writes to stderr; only [`crate::LibsvmTrainer`] issues them.
+    fn warning(&mut self, _line: &str) {}
 }
 
 impl FitObserver for () {}

@@ -548,7 +548,8 @@ impl Svc {
         Ok(out)
     }
 
-    fn vote(&self, dec: &[f64]) -> usize {
+    /// The class (an index into [`Svc::classes`]) that a row of problem decisions votes for.
+    pub(crate) fn vote(&self, dec: &[f64]) -> usize {
         // Two classes make one pair problem whatever the strategy (see `problem_pairs`): its
         // sign decides, as a one-vs-one vote does.
         match (self.multiclass(), self.labels.len()) {
@@ -577,7 +578,10 @@ impl Svc {
     /// probabilities from; [`Svc::problem_decisions`] is faster and agrees to rounding (with
     /// extreme feature scales, rounding can move many values across 0 or a printed digit).
     /// Rows are independent, so the result does not depend on the number of threads.
-    fn libsvm_problem_decisions<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
+    pub(crate) fn libsvm_problem_decisions<R: Records + ?Sized>(
+        &self,
+        records: &R,
+    ) -> Result<DenseMatrix> {
         use rayon::prelude::*;
         validate::check_predict(self.n_features, records)?;
         self.kernel.check(&self.support)?;

@@ -318,6 +318,62 @@ impl LibsvmModel {
         }
     }
 
+    /// The training rows that became support vectors (0-based, in the model file's order of
+    /// SV lines for a model fitted here; a model read from a file, which records no training
+    /// rows, numbers its support vectors `0..n`). A [`SingleClass`] model has none.
+    pub fn support_indices(&self) -> &[usize] {
+        match self {
+            LibsvmModel::Svc(m) => m.support_indices(),
+            LibsvmModel::Svr(m) => m.support_indices(),
+            LibsvmModel::OneClass(m) => m.support_indices(),
+            LibsvmModel::SingleClass(_) => &[],
+        }
+    }
+
+    /// LIBSVM's `svm_predict_values` for every row, from one pass over the kernel values: what
+    /// [`Self::predict_values`] gives, and the decision values it comes from, to the last bit —
+    /// for a classifier one column per pair of classes, in LIBSVM's pair order `(0,1), (0,2), …,
+    /// (1,2), …` of [`Svc::classes`], positive for the pair's first class; for a regressor or a
+    /// one-class SVM the one value `f(x)`; for a [`SingleClass`] model no column (it has no
+    /// decision function).
+    pub fn predict_with_decisions<R: Records + ?Sized>(
+        &self,
+        records: &R,
+    ) -> Result<(Vec<f64>, DenseMatrix)> {
+        let column = |values: &[f64]| DenseMatrix::from_row_major(values.to_vec(), values.len(), 1);
+        match self {
+            LibsvmModel::Svc(m) => {
+                let dec = m.libsvm_problem_decisions(records)?;
+                let labels = dec
+                    .rows()
+                    .map(|row| label_number(&m.classes()[m.vote(row)]))
+                    .collect();
+                Ok((labels, dec))
+            }
+            LibsvmModel::Svr(m) => {
+                let values = m.expansion.libsvm_decision(records)?;
+                let dec = column(&values)?;
+                Ok((values, dec))
+            }
+            LibsvmModel::OneClass(m) => {
+                let values = m.expansion.libsvm_decision(records)?;
+                let dec = column(&values)?;
+                Ok((
+                    values
+                        .iter()
+                        .map(|&f| if f > 0.0 { 1.0 } else { -1.0 })
+                        .collect(),
+                    dec,
+                ))
+            }
+            LibsvmModel::SingleClass(_) => {
+                let labels = self.predict_values(records)?;
+                let n = labels.len();
+                Ok((labels, DenseMatrix::zeros(n, 0)))
+            }
+        }
+    }
+
     /// LIBSVM's `svm_predict` for every row: the label (as a number) for a classifier, the
     /// value for a regressor, `+1` (normal) or `−1` (outlier) for a one-class SVM. Decision
     /// values are computed as LIBSVM computes them, to the last bit (what `svm-predict` prints
