@@ -14,6 +14,9 @@ True
 
 ``margin.load(path)`` reads a model file written by ``estimator.save(path)``, by the Rust
 crates (``model.save(path)``) or by the ``margin`` command, as the matching estimator.
+
+``margin.svmutil`` is LIBSVM's own Python interface (``svm_train``, ``svm_predict``,
+``svm_save_model``, ``svm_load_model``) with LIBSVM's options, models and files.
 """
 
 from . import _native

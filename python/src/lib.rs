@@ -6,7 +6,8 @@
 //! parameter descriptors. This module fits them (`fit`), predicts, and moves fitted models as
 //! margin model files (pickling stores the file's bytes; `load` and `Model.save` read and write
 //! the same files as the Rust crates and the `margin` command). The interpreter lock is released
-//! while margin computes, so Python threads and joblib run fits side by side.
+//! while margin computes, so Python threads and joblib run fits side by side. LIBSVM's own
+//! Python functions (`svm_train`, `svm_predict`, …) are in `libsvm`.
 
 use std::path::PathBuf;
 
@@ -18,6 +19,7 @@ use margin_core::{DenseMatrix, Error, Records};
 use margin_io::peek_kind;
 
 mod convert;
+mod libsvm;
 mod native;
 mod registry;
 
@@ -254,5 +256,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_class::<libsvm::SvmOptions>()?;
+    m.add_class::<libsvm::SvmModel>()?;
+    m.add_function(wrap_pyfunction!(libsvm::svm_train, m)?)?;
+    m.add_function(wrap_pyfunction!(libsvm::svm_predict, m)?)?;
+    m.add_function(wrap_pyfunction!(libsvm::evaluations, m)?)?;
+    m.add_function(wrap_pyfunction!(libsvm::svm_model_from_text, m)?)?;
+    m.add_function(wrap_pyfunction!(libsvm::svm_load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(libsvm::svm_save_model, m)?)?;
     Ok(())
 }

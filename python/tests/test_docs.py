@@ -2,11 +2,15 @@
 
 import doctest
 
+import pytest
+
 import margin
+import margin.svmutil
 
 
-def test_package_docstring_examples():
-    failures, tried = doctest.testmod(margin, verbose=False)
+@pytest.mark.parametrize("module", [margin, margin.svmutil], ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    failures, tried = doctest.testmod(module, verbose=False)
     assert tried > 0 and failures == 0
 
 
