@@ -16,7 +16,7 @@ use pyo3::types::PyTuple;
 use margin_core::{Dataset, Error, Targets};
 use margin_io::IndexBase;
 use margin_kernels::KernelSpec;
-use margin_svm::{LibsvmModel, LibsvmRun, OptionError, TrainLog, TrainOptions, TrainOutput};
+use margin_svm::{LibsvmModel, LibsvmRun, OptionError, TrainLog, TrainOptions, TrainText};
 
 use crate::convert::{self, XArg, to_py};
 
@@ -175,22 +175,6 @@ impl SvmModel {
     }
 }
 
-/// What svm-train printed (stdout) and warned (stderr) during one call.
-#[derive(Default)]
-struct Collected {
-    printed: String,
-    warnings: Vec<String>,
-}
-
-impl TrainOutput for Collected {
-    fn print(&mut self, text: &str) {
-        self.printed.push_str(text);
-    }
-    fn warn(&mut self, line: &str) {
-        self.warnings.push(line.to_owned());
-    }
-}
-
 /// What one svm-train run gives Python: the model (None under `-v`), the cross-validation
 /// predictions (only under `-v`), the text svm-train printed, and its warnings.
 type Trained<'py> = (
@@ -215,7 +199,7 @@ pub fn svm_train<'py>(
     let trainer = o
         .trainer(data.n_features().saturating_sub(1))
         .map_err(option_error)?;
-    let mut out = Collected::default();
+    let mut out = TrainText::default();
     let (model, predicted) = py
         .detach(|| {
             let mut log = TrainLog::new(&mut out, o.quiet());

@@ -100,6 +100,7 @@ pub use probability::SigmoidEnd;
 pub use svc::{BinaryModel, LabelOrder, Multiclass, NuSvcParams, Svc, SvcHyperparams, SvcParams};
 pub use svm_train::{
     Evaluation, LibsvmTrainer, MAX_ITER_WARNING, OptionError, TrainLog, TrainOptions, TrainOutput,
+    TrainText,
 };
 pub use svr::{NuSvrParams, Svr, SvrHyperparams, SvrParams};
 

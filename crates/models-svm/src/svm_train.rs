@@ -640,6 +640,24 @@ pub trait TrainOutput {
     fn warn(&mut self, line: &str);
 }
 
+/// svm-train's text kept in memory (for callers that show it later, as the Python package).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrainText {
+    /// What it printed on stdout.
+    pub printed: String,
+    /// Its warnings, one line each.
+    pub warnings: Vec<String>,
+}
+
+impl TrainOutput for TrainText {
+    fn print(&mut self, text: &str) {
+        self.printed.push_str(text);
+    }
+    fn warn(&mut self, line: &str) {
+        self.warnings.push(line.to_owned());
+    }
+}
+
 /// A [`FitObserver`] that renders what svm-train prints as it trains (LIBSVM's `info`): the
 /// solver's marks, each SMO run's block, `Total nSV` after each classifier training, the
 /// Laplace scale of `-b 1` regression, and LIBSVM's warnings. Silent but for warnings when
@@ -805,28 +823,12 @@ mod tests {
         );
     }
 
-    /// Collects what a log writes.
-    #[derive(Default)]
-    struct Collected {
-        printed: String,
-        warnings: Vec<String>,
-    }
-
-    impl TrainOutput for Collected {
-        fn print(&mut self, text: &str) {
-            self.printed.push_str(text);
-        }
-        fn warn(&mut self, line: &str) {
-            self.warnings.push(line.to_owned());
-        }
-    }
-
     #[test]
     fn a_training_prints_libsvm_s_summary_and_warns_of_absent_weights() {
         let heart = datasets::heart_scale().unwrap();
         let (o, _) = TrainOptions::parse(&["-c", "2", "-w7", "3"]).unwrap();
         let trainer = o.trainer(13).unwrap();
-        let mut out = Collected::default();
+        let mut out = TrainText::default();
         let model = {
             let mut log = TrainLog::new(&mut out, o.quiet());
             trainer
@@ -847,7 +849,7 @@ mod tests {
         );
         // Quiet: warnings still reach the output, the rest does not.
         let (o, _) = TrainOptions::parse(&["-q", "-w7", "3"]).unwrap();
-        let mut quiet = Collected::default();
+        let mut quiet = TrainText::default();
         let mut log = TrainLog::new(&mut quiet, o.quiet());
         o.trainer(13)
             .unwrap()
@@ -863,7 +865,7 @@ mod tests {
         let want = include_str!("../tests/fixtures/heart_cv.stdout");
         let heart = datasets::heart_scale().unwrap();
         let (o, _) = TrainOptions::parse(&["-v", "5"]).unwrap();
-        let mut out = Collected::default();
+        let mut out = TrainText::default();
         let predicted = {
             let mut log = TrainLog::new(&mut out, o.quiet());
             o.trainer(13)
