@@ -20,6 +20,10 @@ The data loaders, generated problems and timing rule are imported from benches/p
 (`est._model.predict(_features(x))`), (c) scikit-learn's `predict(X)`; overhead = (a) − (b),
 reported as a percentage of (c).
 
+`svmutil-*` cases time LIBSVM's Python interface: `margin.svmutil`'s `svm_train` and
+`svm_predict` against LIBSVM's own `libsvm.svmutil` (package libsvm-official), which takes the
+reference ("sklearn") columns of those rows.
+
 The table is printed and written to target/bench-report/python.md (CARGO_TARGET_DIR when set).
 """
 
@@ -165,6 +169,10 @@ CASES = {
     "overhead-hgb-synthetic": dict(data=GB_QUICK, loader=binary, cls="HistGradientBoostingClassifier",
                                    params=dict(max_iter=100, early_stopping=False),
                                    overhead=True, quick=True),
+    # LIBSVM's Python interface: margin.svmutil against LIBSVM's own libsvm.svmutil (the
+    # reference side of these rows), on the scipy CSR matrices LIBSVM's users pass.
+    "svmutil-dna": dict(data=DNA, svmutil="-q -c 1", quick=True),
+    "svmutil-a9a": dict(data=A9A, svmutil="-q -c 1", quick=False),
 }
 OVERHEAD_ROWS = 1000
 
@@ -183,6 +191,8 @@ def run_child(name, side):
     import numpy as np
 
     case = CASES[name]
+    if "svmutil" in case:
+        return run_svmutil(case, side)
     loader = case.get("loader") or (lambda data: split(data, case.get("dense", True)))
     x, y, x_test, y_test = loader(case["data"])
     if "test_rows" in case:
@@ -214,6 +224,21 @@ def run_child(name, side):
         result["score"] = float(np.sum(est.explained_variance_ratio_[:10]))
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     return result
+
+
+def run_svmutil(case, side):
+    """One svmutil case: `svm_train` then `svm_predict` of margin's module, or of LIBSVM's
+    (`libsvm-official`) for the reference side."""
+    if side == "margin":
+        from margin import svmutil
+    else:
+        from libsvm import svmutil
+    x, y, x_test, y_test = split(case["data"], dense=False)
+    model, fit_s = timed(lambda: svmutil.svm_train(y, x, case["svmutil"]))
+    (_, (acc, _, _), _), predict_s = timed(lambda: svmutil.svm_predict(y_test, x_test, model, "-q"))
+    return {"n": x.shape[0], "d": x.shape[1], "fit_s": fit_s, "predict_s": predict_s,
+            "metric": "accuracy", "score": acc / 100,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,7 +330,7 @@ def versions():
     except OSError:
         commit = "unknown"
     parts = [f"python {sys.version.split()[0]} ({sys.executable})"]
-    for name in ("numpy", "scipy", "scikit-learn"):
+    for name in ("numpy", "scipy", "scikit-learn", "libsvm-official"):
         try:
             parts.append(f"{name} {version(name)}")
         except Exception:
@@ -369,6 +394,9 @@ def main():
                 notes.append(f"{name}: WARNING binding overhead {100 * over / c:.1f}% of "
                              f"scikit-learn's predict (target < 10%)")
             continue
+        if "svmutil" in case:
+            notes.append(f"{name}: the sklearn columns are LIBSVM's own Python module "
+                         f"(libsvm.svmutil), options `{case['svmutil']}`")
         metric = m[0]["metric"]
         sm, ss = median(m, "score"), median(s, "score")
         fm, fs = median(m, "fit_s"), median(s, "fit_s")
