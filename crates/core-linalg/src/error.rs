@@ -97,6 +97,17 @@ pub enum Error {
         /// What was expected and what was found.
         message: String,
     },
+    /// A column of a table (Arrow record batches, a Parquet or Arrow IPC file) cannot be read
+    /// as asked: a type margin does not read, a null, a name that is not in the table.
+    #[error("column `{column}`{}: {message}", row.map(|r| format!(", row {r}")).unwrap_or_default())]
+    Column {
+        /// The column's name.
+        column: String,
+        /// The zero-based row at fault, counted from the table's first row, where one is.
+        row: Option<usize>,
+        /// What was found and what to do.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("I/O error on {}: {source}", path.display())]
     Io {
@@ -185,6 +196,19 @@ impl Error {
         Error::Parse {
             line,
             column,
+            message: message.into(),
+        }
+    }
+
+    /// Builds [`Error::Column`].
+    pub fn column(
+        column: impl Into<String>,
+        row: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Column {
+            column: column.into(),
+            row,
             message: message.into(),
         }
     }

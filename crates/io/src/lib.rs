@@ -7,6 +7,8 @@
 //!   ([`read_csv`], [`write_csv`]), plain or compressed; [`read_data`] picks the reader from
 //!   the file. `.gz` and `.bz2` files are recognised by their first bytes, not their names, and
 //!   decompressed while reading.
+//! - **Tables** ([`table`], cargo feature `parquet`): Arrow record batches, Parquet and Arrow
+//!   IPC files, their columns named as features and label.
 //! - **Model files**: the [`ModelFile`] trait every fitted model implements (a checksummed,
 //!   versioned header around a serde body), and the checks of [`model_check`](margin_core::model_check) every kind runs
 //!   on load.
@@ -42,6 +44,8 @@ pub mod datasets;
 mod libsvm;
 mod lines;
 mod model_file;
+#[cfg(feature = "parquet")]
+pub mod table;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -108,15 +112,35 @@ impl<R: Read> Read for Decompressed<R> {
     }
 }
 
-/// The text formats margin reads.
+/// The data formats margin reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataFormat {
-    /// Decide from the extension (`.csv`, `.tsv`) or else from the first data line.
+    /// Decide from the file's first bytes (Parquet's and Arrow's magic numbers), its extension
+    /// (`.csv`, `.tsv`, `.parquet`, `.arrow`, `.feather`) or else its first data line.
     Auto,
     /// LIBSVM / svmlight: `label index:value ...`.
     Libsvm,
     /// Comma-separated values (tab-separated for `.tsv` files).
     Csv,
+    /// Apache Parquet, read with the columns `table::TableColumns::default()` names (cargo
+    /// feature `parquet`).
+    Parquet,
+    /// An Arrow IPC file (Feather v2), read as Parquet is (cargo feature `parquet`).
+    ArrowIpc,
+}
+
+impl DataFormat {
+    /// The format's name, as `margin info` prints it: `auto`, `libsvm`, `csv`, `parquet`,
+    /// `arrow`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataFormat::Auto => "auto",
+            DataFormat::Libsvm => "libsvm",
+            DataFormat::Csv => "csv",
+            DataFormat::Parquet => "parquet",
+            DataFormat::ArrowIpc => "arrow",
+        }
+    }
 }
 
 /// Reads a data file in the given (or detected) format with default options.
@@ -129,8 +153,51 @@ pub fn read_data(path: &Path, format: DataFormat) -> Result<Dataset> {
             }
             read_csv(path, &opts)
         }
+        table @ (DataFormat::Parquet | DataFormat::ArrowIpc) => read_table(path, table),
         _ => read_libsvm(path, &LibsvmOptions::default()),
     }
+}
+
+#[cfg(feature = "parquet")]
+fn read_table(path: &Path, format: DataFormat) -> Result<Dataset> {
+    let columns = table::TableColumns::default();
+    match format {
+        DataFormat::Parquet => table::read_parquet(path, &columns),
+        _ => table::read_arrow_ipc(path, &columns),
+    }
+}
+
+#[cfg(not(feature = "parquet"))]
+fn read_table(path: &Path, _format: DataFormat) -> Result<Dataset> {
+    Err(Error::unsupported(
+        "reading Parquet and Arrow files",
+        format!(
+            "{} is a table file and margin-io was built without its `parquet` feature: enable it",
+            path.display()
+        ),
+    ))
+}
+
+/// Parquet's or Arrow IPC's format from the file's first bytes (`PAR1`, `ARROW1`).
+fn magic(path: &Path) -> Result<Option<DataFormat>> {
+    let mut head = [0u8; 6];
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    Ok(if head[..filled].starts_with(b"PAR1") {
+        Some(DataFormat::Parquet)
+    } else if head[..filled].starts_with(b"ARROW1") {
+        Some(DataFormat::ArrowIpc)
+    } else {
+        None
+    })
 }
 
 /// Picks the format: the given one, or by extension, or by the first non-comment line
@@ -138,6 +205,9 @@ pub fn read_data(path: &Path, format: DataFormat) -> Result<Dataset> {
 pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
     if format != DataFormat::Auto {
         return Ok(format);
+    }
+    if let Some(table) = magic(path)? {
+        return Ok(table);
     }
     if has_extension(path, "csv") || has_extension(path, "tsv") {
         return Ok(DataFormat::Csv);

@@ -11,13 +11,17 @@ use crate::Failure;
 /// `--format`: how to read a data file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
-    /// From the extension (.csv, .tsv) or the first data line.
+    /// From the file's magic number (Parquet, Arrow), its extension (.csv, .tsv) or its first data line.
     #[default]
     Auto,
     /// LIBSVM / svmlight.
     Libsvm,
     /// Comma-separated values (header optional, label in the last column).
     Csv,
+    /// Apache Parquet (every numeric column a feature, the label in the last column).
+    Parquet,
+    /// Arrow IPC file, also Feather v2 (as Parquet).
+    Arrow,
 }
 
 impl From<FormatArg> for DataFormat {
@@ -26,6 +30,8 @@ impl From<FormatArg> for DataFormat {
             FormatArg::Auto => DataFormat::Auto,
             FormatArg::Libsvm => DataFormat::Libsvm,
             FormatArg::Csv => DataFormat::Csv,
+            FormatArg::Parquet => DataFormat::Parquet,
+            FormatArg::Arrow => DataFormat::ArrowIpc,
         }
     }
 }

@@ -11,7 +11,6 @@ use clap::Args;
 use margin_core::format::format_g;
 use margin_core::params::ParamInfo;
 use margin_core::{Hyperparams, Records, Targets};
-use margin_io::DataFormat;
 use margin_preprocessing::column_ranges;
 use margin_svm::LibsvmModel;
 
@@ -70,15 +69,7 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
     let (n, d) = (data.n_samples(), data.n_features());
     let mut out = Out::stdout();
     outln!(out, "file: {}", args.data.display())?;
-    outln!(
-        out,
-        "format: {}",
-        if format == DataFormat::Csv {
-            "csv"
-        } else {
-            "libsvm"
-        }
-    )?;
+    outln!(out, "format: {}", format.name())?;
     outln!(out, "rows: {n}")?;
     outln!(out, "features: {d}")?;
     let stored = data.records.nnz();

@@ -1,0 +1,588 @@
+//! Tables as data: Arrow record batches, Parquet files and Arrow IPC files (cargo feature
+//! `parquet`).
+//!
+//! A table becomes a [`Dataset`] by naming its columns ([`TableColumns`]):
+//! - **features**: numeric columns (any integer, float or decimal type, read as `f64`), one
+//!   per feature and named after it; or one `FixedSizeList` of numbers holding each row's
+//!   features; or one sparse column, a `List` of `Struct<index, value>` (zero-based column
+//!   indices, any integer type; values any number type), each row's non-zeros. By default
+//!   every numeric column but the label;
+//! - **the label**: a numeric column (targets as numbers) or a text column (class labels), the
+//!   last column by default, as in CSV files; or none.
+//!
+//! Nulls in the label are refused. Nulls in features are refused by default, naming the
+//! column and the row ([`Error::Column`]), or read as NaN ([`Nulls::AsNan`]) for the models
+//! that take missing values (trees, forests, boosting). Record batches are read one after
+//! another, and the file's other columns are never decoded (Parquet projection), so memory
+//! holds the dataset and one batch.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Float64Array, RecordBatch, StringArray};
+//! use margin_io::table::{TableColumns, dataset_from_batches};
+//!
+//! let batch = RecordBatch::try_from_iter([
+//!     ("height", Arc::new(Float64Array::from(vec![1.5, 1.8])) as _),
+//!     ("weight", Arc::new(Float64Array::from(vec![50.0, 80.0])) as _),
+//!     ("kind", Arc::new(StringArray::from(vec!["a", "b"])) as _),
+//! ])?;
+//! let data = dataset_from_batches(&batch.schema(), [batch], &TableColumns::default())?;
+//! assert_eq!(data.feature_names.as_deref(), Some(&["height".to_owned(), "weight".to_owned()][..]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use margin_core::{
+    Classes, CsrMatrix, Dataset, DenseMatrix, Error, Matrix, Result, Targets, memory,
+};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::LabelColumn;
+
+/// What to do with a null in a feature column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Nulls {
+    /// Refuse it, naming the column and the row (the default).
+    #[default]
+    Refuse,
+    /// Read it as NaN: a missing value, for the models that take them.
+    AsNan,
+}
+
+/// Which columns of a table are the features and which the label.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableColumns {
+    /// The label column ([`LabelColumn::Last`] by default; [`LabelColumn::None`] for data
+    /// without one, whose targets are then all 0).
+    pub label: LabelColumn,
+    /// The feature columns by name; `None`: every numeric column but the label, or else the
+    /// one list column.
+    pub features: Option<Vec<String>>,
+    /// Nulls in feature columns.
+    pub nulls: Nulls,
+}
+
+/// How the features are laid out in the table.
+#[derive(Clone, Debug, PartialEq)]
+enum Layout {
+    /// One numeric column per feature (their indices in the schema).
+    Columns(Vec<usize>),
+    /// One `FixedSizeList` column of `width` numbers per row.
+    Fixed { column: usize, width: usize },
+    /// One `List<Struct<index, value>>` column of non-zeros per row.
+    Sparse { column: usize },
+}
+
+/// The columns resolved against a schema.
+#[derive(Clone, Debug, PartialEq)]
+struct Plan {
+    layout: Layout,
+    label: Option<usize>,
+    nulls: Nulls,
+}
+
+/// Whether a column's type reads as numbers.
+fn is_number(t: &DataType) -> bool {
+    t.is_numeric() || matches!(t, DataType::Boolean)
+}
+
+/// Whether a column's type reads as text.
+fn is_text(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, v) => is_text(v),
+        _ => false,
+    }
+}
+
+/// The field of a sparse column's entries, if `t` is one: `List`/`LargeList` of
+/// `Struct<index: integer, value: number>`.
+fn sparse_entry(t: &DataType) -> Option<(&Field, &Field)> {
+    let item = match t {
+        DataType::List(f) | DataType::LargeList(f) => f,
+        _ => return None,
+    };
+    match item.data_type() {
+        DataType::Struct(fields) if fields.len() == 2 => {
+            let (i, v) = (&fields[0], &fields[1]);
+            (i.name() == "index"
+                && i.data_type().is_integer()
+                && v.name() == "value"
+                && is_number(v.data_type()))
+            .then_some((i.as_ref(), v.as_ref()))
+        }
+        _ => None,
+    }
+}
+
+/// A `FixedSizeList` of numbers' width, if `t` is one.
+fn fixed_width(t: &DataType) -> Option<usize> {
+    match t {
+        DataType::FixedSizeList(item, n) if is_number(item.data_type()) => usize::try_from(*n).ok(),
+        _ => None,
+    }
+}
+
+impl Plan {
+    fn new(schema: &Schema, columns: &TableColumns) -> Result<Self> {
+        let fields = schema.fields();
+        let index_of = |name: &str| {
+            schema.index_of(name).map_err(|_| {
+                Error::column(
+                    name,
+                    None,
+                    format!(
+                        "no such column; the table has {}",
+                        fields
+                            .iter()
+                            .map(|f| format!("`{}`", f.name()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })
+        };
+        let label = match &columns.label {
+            LabelColumn::None => None,
+            LabelColumn::Last if fields.is_empty() => {
+                return Err(Error::EmptyDataset("the table has no column".into()));
+            }
+            LabelColumn::Last => Some(fields.len() - 1),
+            LabelColumn::Index(i) if *i < fields.len() => Some(*i),
+            LabelColumn::Index(i) => {
+                return Err(Error::invalid_parameter(
+                    "label",
+                    i.to_string(),
+                    format!("a column index below {}", fields.len()),
+                ));
+            }
+            LabelColumn::Name(name) => Some(index_of(name)?),
+        };
+        if let Some(l) = label {
+            let t = fields[l].data_type();
+            if !is_number(t) && !is_text(t) {
+                return Err(Error::column(
+                    fields[l].name(),
+                    None,
+                    format!(
+                        "the label column holds {}; a label is a number or text (name the label column, or none)",
+                        t
+                    ),
+                ));
+            }
+        }
+        let chosen: Vec<usize> = match &columns.features {
+            Some(names) => names.iter().map(|n| index_of(n)).collect::<Result<_>>()?,
+            None => {
+                let numeric: Vec<usize> = (0..fields.len())
+                    .filter(|&i| Some(i) != label && is_number(fields[i].data_type()))
+                    .collect();
+                if numeric.is_empty() {
+                    let lists: Vec<usize> = (0..fields.len())
+                        .filter(|&i| {
+                            Some(i) != label
+                                && (fixed_width(fields[i].data_type()).is_some()
+                                    || sparse_entry(fields[i].data_type()).is_some())
+                        })
+                        .collect();
+                    if lists.len() != 1 {
+                        return Err(Error::EmptyDataset(format!(
+                            "the table has no numeric feature column{}: name the feature columns",
+                            if lists.len() > 1 {
+                                " and several list columns"
+                            } else {
+                                ""
+                            }
+                        )));
+                    }
+                    lists
+                } else {
+                    numeric
+                }
+            }
+        };
+        if let Some(l) = label.filter(|l| chosen.contains(l)) {
+            return Err(Error::column(
+                fields[l].name(),
+                None,
+                "is both the label and a feature: leave it out of the features",
+            ));
+        }
+        let layout = match chosen[..] {
+            [one] if fixed_width(fields[one].data_type()).is_some() => Layout::Fixed {
+                column: one,
+                width: fixed_width(fields[one].data_type()).unwrap_or_default(),
+            },
+            [one] if sparse_entry(fields[one].data_type()).is_some() => {
+                Layout::Sparse { column: one }
+            }
+            _ => {
+                if let Some(&bad) = chosen.iter().find(|&&i| !is_number(fields[i].data_type())) {
+                    return Err(Error::column(
+                        fields[bad].name(),
+                        None,
+                        format!(
+                            "holds {}; a feature column holds numbers, or is the only feature column and holds a FixedSizeList of numbers or a List of Struct<index, value>",
+                            fields[bad].data_type()
+                        ),
+                    ));
+                }
+                Layout::Columns(chosen)
+            }
+        };
+        Ok(Plan {
+            layout,
+            label,
+            nulls: columns.nulls,
+        })
+    }
+
+    /// The columns a reader must decode.
+    fn needed(&self) -> Vec<usize> {
+        let mut v = match &self.layout {
+            Layout::Columns(c) => c.clone(),
+            Layout::Fixed { column, .. } | Layout::Sparse { column } => vec![*column],
+        };
+        v.extend(self.label);
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// `array` as float64 values (any number type; booleans as 0 and 1).
+fn as_f64(array: &ArrayRef, name: &str) -> Result<Float64Array> {
+    let cast = arrow_cast::cast(array, &DataType::Float64)
+        .map_err(|e| Error::column(name, None, format!("cannot be read as numbers: {e}")))?;
+    Ok(cast.as_primitive::<Float64Type>().clone())
+}
+
+/// The dataset being assembled, batch after batch.
+struct Assembly {
+    plan: Plan,
+    names: Vec<String>,
+    rows: usize,
+    /// Dense rows (row-major) or the non-zeros' values.
+    values: Vec<f64>,
+    /// Sparse: column indices and row offsets; the largest index seen.
+    indices: Vec<u32>,
+    indptr: Vec<usize>,
+    max_index: Option<u32>,
+    numbers: Vec<f64>,
+    texts: Vec<String>,
+}
+
+const TOO_LARGE: &str =
+    "read fewer rows or columns (a Parquet file's row groups can be read apart)";
+
+impl Assembly {
+    fn new(schema: &Schema, columns: &TableColumns) -> Result<Self> {
+        let plan = Plan::new(schema, columns)?;
+        let names = schema.fields().iter().map(|f| f.name().clone()).collect();
+        Ok(Self {
+            plan,
+            names,
+            rows: 0,
+            values: Vec::new(),
+            indices: Vec::new(),
+            indptr: vec![0],
+            max_index: None,
+            numbers: Vec::new(),
+            texts: Vec::new(),
+        })
+    }
+
+    /// A null at `row` of the batch in feature column `c`: NaN or a refusal.
+    fn null(&self, c: usize, row: usize) -> Result<f64> {
+        match self.plan.nulls {
+            Nulls::AsNan => Ok(f64::NAN),
+            Nulls::Refuse => Err(Error::column(
+                &self.names[c],
+                Some(self.rows + row),
+                "is null: drop or impute the row, or use a model that takes missing values (trees, forests, boosting) and read nulls as NaN",
+            )),
+        }
+    }
+
+    fn push(&mut self, batch: &RecordBatch) -> Result<()> {
+        let n = batch.num_rows();
+        match self.plan.layout.clone() {
+            Layout::Columns(cols) => self.push_columns(batch, &cols)?,
+            Layout::Fixed { column, width } => self.push_fixed(batch, column, width)?,
+            Layout::Sparse { column } => self.push_sparse(batch, column)?,
+        }
+        if let Some(l) = self.plan.label {
+            self.push_label(batch.column(l), l)?;
+        }
+        self.rows += n;
+        Ok(())
+    }
+
+    fn push_columns(&mut self, batch: &RecordBatch, cols: &[usize]) -> Result<()> {
+        let (n, d) = (batch.num_rows(), cols.len());
+        let start = self.values.len();
+        let cells = n.saturating_mul(d);
+        memory::reserve(&mut self.values, cells, "the feature values", TOO_LARGE)?;
+        self.values.resize(start + cells, 0.0);
+        for (j, &c) in cols.iter().enumerate() {
+            let column = as_f64(batch.column(c), &self.names[c])?;
+            for i in 0..n {
+                let v = if column.is_null(i) {
+                    self.null(c, i)?
+                } else {
+                    column.value(i)
+                };
+                self.values[start + i * d + j] = v;
+            }
+        }
+        Ok(())
+    }
+
+    fn push_fixed(&mut self, batch: &RecordBatch, c: usize, width: usize) -> Result<()> {
+        let list = batch.column(c).as_fixed_size_list();
+        let items = as_f64(list.values(), &self.names[c])?;
+        let n = batch.num_rows();
+        memory::reserve(
+            &mut self.values,
+            n.saturating_mul(width),
+            "the feature values",
+            TOO_LARGE,
+        )?;
+        for i in 0..n {
+            let offset = list.value_offset(i) as usize;
+            for k in 0..width {
+                let v = if list.is_null(i) || items.is_null(offset + k) {
+                    self.null(c, i)?
+                } else {
+                    items.value(offset + k)
+                };
+                self.values.push(v);
+            }
+        }
+        Ok(())
+    }
+
+    fn push_sparse(&mut self, batch: &RecordBatch, c: usize) -> Result<()> {
+        let column = batch.column(c);
+        // Offsets as i64 whatever the list type: a List is cast to a LargeList.
+        let list = arrow_cast::cast(
+            column,
+            &DataType::LargeList(match column.data_type() {
+                DataType::List(f) | DataType::LargeList(f) => f.clone(),
+                _ => unreachable!("the plan checked the type"),
+            }),
+        )
+        .map_err(|e| Error::column(&self.names[c], None, format!("cannot be read: {e}")))?;
+        let list = list.as_list::<i64>();
+        let entries = list.values().as_struct();
+        let index = arrow_cast::cast(entries.column(0), &DataType::Int64)
+            .map_err(|e| Error::column(&self.names[c], None, format!("index: {e}")))?;
+        let index = index.as_primitive::<Int64Type>();
+        let value = as_f64(entries.column(1), &self.names[c])?;
+        let name = &self.names[c];
+        for i in 0..batch.num_rows() {
+            let row = self.rows + i;
+            if list.is_null(i) {
+                return Err(Error::column(
+                    name,
+                    Some(row),
+                    "is null: a sparse row with no non-zero is an empty list",
+                ));
+            }
+            let (from, to) = (
+                list.value_offsets()[i] as usize,
+                list.value_offsets()[i + 1] as usize,
+            );
+            let mut previous: Option<u32> = None;
+            for k in from..to {
+                if index.is_null(k) || value.is_null(k) {
+                    return Err(Error::column(name, Some(row), "has a null index or value"));
+                }
+                let j = u32::try_from(index.value(k)).map_err(|_| {
+                    Error::column(
+                        name,
+                        Some(row),
+                        format!(
+                            "index {} is negative or above 4294967295, the largest margin stores",
+                            index.value(k)
+                        ),
+                    )
+                })?;
+                if previous.is_some_and(|p| p >= j) {
+                    return Err(Error::column(
+                        name,
+                        Some(row),
+                        format!(
+                            "indices must increase within a row: {} after {}",
+                            j,
+                            previous.unwrap_or(0)
+                        ),
+                    ));
+                }
+                previous = Some(j);
+                memory::grow(&mut self.indices, "the sparse indices")?;
+                memory::grow(&mut self.values, "the sparse values")?;
+                self.indices.push(j);
+                self.values.push(value.value(k));
+            }
+            self.max_index = self.max_index.max(previous);
+            memory::grow(&mut self.indptr, "the sparse row offsets")?;
+            self.indptr.push(self.indices.len());
+        }
+        Ok(())
+    }
+
+    fn push_label(&mut self, column: &ArrayRef, l: usize) -> Result<()> {
+        let name = self.names[l].clone();
+        let refuse_null = |row| {
+            Error::column(
+                &name,
+                Some(row),
+                "the label is null: every sample needs its target (drop the row)",
+            )
+        };
+        if is_text(column.data_type()) {
+            let text = arrow_cast::cast(column, &DataType::Utf8)
+                .map_err(|e| Error::column(&name, None, format!("cannot be read as text: {e}")))?;
+            let text = text.as_string::<i32>();
+            for i in 0..text.len() {
+                if text.is_null(i) {
+                    return Err(refuse_null(self.rows + i));
+                }
+                memory::grow(&mut self.texts, "the labels")?;
+                self.texts.push(text.value(i).to_owned());
+            }
+        } else {
+            let numbers = as_f64(column, &name)?;
+            for i in 0..numbers.len() {
+                if numbers.is_null(i) {
+                    return Err(refuse_null(self.rows + i));
+                }
+                memory::grow(&mut self.numbers, "the labels")?;
+                self.numbers.push(numbers.value(i));
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Dataset> {
+        let n = self.rows;
+        let (records, feature_names): (Matrix, _) = match &self.plan.layout {
+            Layout::Columns(cols) => (
+                DenseMatrix::from_row_major(self.values, n, cols.len())?.into(),
+                Some(cols.iter().map(|&c| self.names[c].clone()).collect()),
+            ),
+            Layout::Fixed { width, .. } => (
+                DenseMatrix::from_row_major(self.values, n, *width)?.into(),
+                None,
+            ),
+            Layout::Sparse { .. } => {
+                let width = self.max_index.map_or(0, |m| m as usize + 1);
+                (
+                    CsrMatrix::new(self.indptr, self.indices, self.values, width)?.into(),
+                    None,
+                )
+            }
+        };
+        let targets = match self.plan.label {
+            None => Targets::Values(memory::filled_vec(n, 0.0, "the targets", TOO_LARGE)?),
+            Some(_) if self.texts.len() == n && n > 0 => {
+                Targets::Classes(Classes::from_text(&self.texts))
+            }
+            Some(_) => Targets::Values(self.numbers),
+        };
+        let mut data = Dataset::new(records, targets)?;
+        data.feature_names = feature_names;
+        Ok(data)
+    }
+}
+
+/// A Parquet or Arrow reader's failure on `path` (a corrupt or truncated file, a read error).
+fn arrow_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::io(
+        path,
+        std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+    )
+}
+
+/// A dataset from record batches sharing `schema`, its columns named by `columns` (see the
+/// module doc). Batches are read one at a time.
+pub fn dataset_from_batches<I>(
+    schema: &SchemaRef,
+    batches: I,
+    columns: &TableColumns,
+) -> Result<Dataset>
+where
+    I: IntoIterator<Item = RecordBatch>,
+{
+    let mut assembly = Assembly::new(schema, columns)?;
+    for batch in batches {
+        assembly.push(&batch)?;
+    }
+    assembly.finish()
+}
+
+/// A dataset from an iterator of batches that may fail (what file readers give).
+fn from_reader<I>(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: I,
+    columns: &TableColumns,
+) -> Result<Dataset>
+where
+    I: Iterator<Item = std::result::Result<RecordBatch, ArrowError>>,
+{
+    let mut assembly = Assembly::new(schema, columns)?;
+    for batch in batches {
+        assembly.push(&batch.map_err(|e| arrow_error(path, e))?)?;
+    }
+    assembly.finish()
+}
+
+/// Reads a Parquet file: only the columns named (or chosen by default) are decoded.
+pub fn read_parquet(path: &Path, columns: &TableColumns) -> Result<Dataset> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| arrow_error(path, e))?;
+    let full = builder.schema().clone();
+    let plan = Plan::new(&full, columns)?;
+    let needed = plan.needed();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), needed.iter().copied());
+    let reader = builder
+        .with_projection(mask)
+        .build()
+        .map_err(|e| arrow_error(path, e))?;
+    // The projected schema keeps the needed columns in file order: name them by name there.
+    let projected: SchemaRef = Arc::new(full.project(&needed).map_err(|e| arrow_error(path, e))?);
+    let columns = TableColumns {
+        label: match plan.label {
+            Some(l) => LabelColumn::Name(full.field(l).name().clone()),
+            None => LabelColumn::None,
+        },
+        features: Some(match &plan.layout {
+            Layout::Columns(c) => c.iter().map(|&i| full.field(i).name().clone()).collect(),
+            Layout::Fixed { column, .. } | Layout::Sparse { column } => {
+                vec![full.field(*column).name().clone()]
+            }
+        }),
+        nulls: columns.nulls,
+    };
+    from_reader(path, &projected, reader, &columns)
+}
+
+/// Reads an Arrow IPC file (the "file" format, also Feather v2).
+pub fn read_arrow_ipc(path: &Path, columns: &TableColumns) -> Result<Dataset> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(file, None).map_err(|e| arrow_error(path, e))?;
+    let schema = reader.schema();
+    from_reader(path, &schema, reader, columns)
+}
