@@ -74,7 +74,9 @@ def _csr(x, precomputed):
     shift = 0 if precomputed else 1
     if sp.issparse(x):
         csr = sp.csr_matrix(x, dtype=np.float64)
-        csr.sort_indices()
+        if not csr.has_sorted_indices:
+            # On a copy: the caller's matrix may share these arrays.
+            csr = csr.sorted_indices()
         width = csr.shape[1] + shift
     elif isinstance(x, np.ndarray):
         if x.ndim != 2:

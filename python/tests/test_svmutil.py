@@ -126,6 +126,20 @@ def test_every_input_form_trains_the_same_model(heart):
     assert svmutil.svm_train(y, x.tocsc(), ["-q"]).to_text() == text
 
 
+def test_unsorted_csr_input_is_read_without_touching_it(heart):
+    y, x = heart
+    x = x.tocsr(copy=True)
+    # Reverse each row's entries: the same matrix, its indices out of order.
+    for i in range(x.shape[0]):
+        lo, hi = x.indptr[i], x.indptr[i + 1]
+        x.indices[lo:hi] = x.indices[lo:hi][::-1].copy()
+        x.data[lo:hi] = x.data[lo:hi][::-1].copy()
+    x.has_sorted_indices = False
+    before = x.indices.copy()
+    assert svmutil.svm_train(y, x, "-q").to_text() == svmutil.svm_train(y, x.sorted_indices(), "-q").to_text()
+    np.testing.assert_array_equal(x.indices, before)
+
+
 def test_a_precomputed_kernel_follows_libsvm(heart, tmp_path):
     y, x = heart
     dense = x.toarray()

@@ -366,10 +366,10 @@ impl LibsvmModel {
                     dec,
                 ))
             }
-            LibsvmModel::SingleClass(_) => {
-                let labels = self.predict_values(records)?;
-                let n = labels.len();
-                Ok((labels, DenseMatrix::zeros(n, 0)))
+            LibsvmModel::SingleClass(m) => {
+                margin_core::validate::check_predict(m.n_features, records)?;
+                let n = records.n_samples();
+                Ok((vec![f64::from(m.label); n], DenseMatrix::zeros(n, 0)))
             }
         }
     }
@@ -379,24 +379,7 @@ impl LibsvmModel {
     /// values are computed as LIBSVM computes them, to the last bit (what `svm-predict` prints
     /// with 17 digits, and the labels it derives from them).
     pub fn predict_values<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
-        Ok(match self {
-            LibsvmModel::Svc(m) => m
-                .libsvm_predict_classes(records)?
-                .into_iter()
-                .map(|k| label_number(&m.classes()[k]))
-                .collect(),
-            LibsvmModel::Svr(m) => m.expansion.libsvm_decision(records)?,
-            LibsvmModel::OneClass(m) => m
-                .expansion
-                .libsvm_decision(records)?
-                .into_iter()
-                .map(|f| if f > 0.0 { 1.0 } else { -1.0 })
-                .collect(),
-            LibsvmModel::SingleClass(m) => {
-                margin_core::validate::check_predict(m.n_features, records)?;
-                vec![f64::from(m.label); records.n_samples()]
-            }
-        })
+        Ok(self.predict_with_decisions(records)?.0)
     }
 }
 
