@@ -6,15 +6,18 @@
 //!    extension and installs the package with its test dependencies (scikit-learn, pandas,
 //!    Dask, PySpark… as `python/pyproject.toml` lists them);
 //! 3. pytest runs `python/tests` (or the arguments given), with `MARGIN_BIN` naming the
-//!    `margin` command (built first, in the dev profile) for the tests that cross model files
-//!    between the two.
+//!    `margin` command (built first, as `cargo test --workspace` builds it) for the tests that
+//!    cross model files between the two.
 
 use std::process::Command;
 
 /// Builds the package into its venv and runs its tests.
 pub fn test(pytest_args: &[String]) -> Result<(), String> {
-    // The `margin` command the model-file tests cross with (already built after `cargo test`).
-    crate::cargo(&["build", "-p", "margin-cli"], &[])?;
+    // The `margin` command the model-file tests cross with, built as `cargo test --workspace`
+    // builds it (nothing to do after that command, as in CI). `cargo build -p margin-cli`
+    // resolves features without the workspace's dev-dependencies and rebuilt nearly every
+    // dependency (8.5 minutes of a CI run).
+    crate::cargo(&["test", "--workspace", "--no-run"], &[])?;
     let root = crate::workspace_root();
     let target = crate::target_dir();
     let venv = target.join("python-venv");

@@ -2,7 +2,7 @@
 //! scikit-learn 1.9.1's HistGradientBoosting* with the same settings on the bundled data,
 //! `--proba` output, the flags, and refusals with exit code 2.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

@@ -1,7 +1,7 @@
 //! `margin train --class-weight LABEL:W,...`: per-class weights as scikit-learn's
 //! `class_weight` dict and LIBSVM's `-wLABEL W`.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

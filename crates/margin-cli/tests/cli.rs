@@ -2,7 +2,7 @@
 //! (see tests/fixtures/gen_scale.py and tests/fixtures/svm_scale_337/README.md for how they were
 //! produced) and exit codes for bad input.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

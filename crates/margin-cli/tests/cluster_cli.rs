@@ -3,7 +3,7 @@
 //! scikit-learn 1.9.1's component count for a variance fraction, the input format and labels
 //! kept, and refusals with exit code 2.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

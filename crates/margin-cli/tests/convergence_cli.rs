@@ -2,7 +2,7 @@
 //! (exit 0); a fit that converges prints nothing there. `margin evaluate` warns once per model
 //! with the number of folds that did not converge.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

@@ -4,7 +4,7 @@
 //! would have), the parameters file of `scale -s` is written whole or not at all and never over
 //! an input, and the readers' messages name the real problem.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

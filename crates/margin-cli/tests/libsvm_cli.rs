@@ -2,7 +2,7 @@
 //! writes are byte for byte LIBSVM's (fixtures written by LIBSVM's svm_save_model, see
 //! crates/models-svm/tests/fixtures/gen_libsvm.py), and it reads LIBSVM's files.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -5,8 +5,7 @@
 //! crates/models-svm/tests/fixtures/gen_libsvm_folds.py).
 
 // Only some of the shared helpers are needed here.
-#[allow(dead_code)]
-mod common;
+use crate::common;
 
 use common::{margin, root};
 

@@ -4,7 +4,7 @@
 //! is compared with LIBSVM's model file, svm-predict output file and printed lines
 //! (crates/models-svm/tests/fixtures/gen_libsvm_inputs.py).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

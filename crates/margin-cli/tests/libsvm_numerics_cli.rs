@@ -5,7 +5,7 @@
 //! `svm-predict` must give LIBSVM's labels or values. Fixtures and the generated data sets:
 //! crates/models-svm/tests/fixtures/gen_libsvm_numerics.py.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

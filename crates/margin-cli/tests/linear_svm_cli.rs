@@ -1,6 +1,6 @@
 //! `margin train linear-svc|pegasos` and `margin predict` on the bundled data.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

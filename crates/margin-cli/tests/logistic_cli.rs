@@ -1,7 +1,7 @@
 //! `margin train logistic|lasso|elastic-net` and `margin predict`, against scikit-learn 1.9.1's
 //! figures on the same files (LogisticRegression() and Lasso(alpha=0.05) with defaults).
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

@@ -8,7 +8,7 @@
 //! the linear SVMs, naive Bayes) must run and the models that need dense records must refuse.
 //! Every model `margin train --help` lists is tried, so a new one is covered automatically.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

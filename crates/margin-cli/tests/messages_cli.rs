@@ -1,7 +1,7 @@
 //! Refusals of train / predict / evaluate / transform / tree-export name the right thing: the
 //! flag as typed, its value as typed, the fold that failed; never a Rust type or a Debug form.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! writers of one file leave one whole file, and an output that is an input is refused (exit 2)
 //! before anything is computed or written.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! `margin info` shows a value other than the default, and its `--params-json` trains the same
 //! model again.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! `margin train perceptron|kernel-perceptron` and `margin predict`.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

@@ -2,7 +2,7 @@
 //! the Gram matrix K(train, train), the data to predict K(test, train). The kernel values are
 //! computed here with plain loops, independently of margin's kernels.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! RMSE and MAE on housing_scale equal to scikit-learn 1.9.1's for the same settings, the
 //! written predictions, each parameter flag, and refusals with exit code 2.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

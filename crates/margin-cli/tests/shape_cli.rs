@@ -3,7 +3,7 @@
 //! (a9a.t after training on a9a); a wider one is refused naming both widths; a CSV lists every
 //! column, so one with another number of columns is refused (k-means and PCA included).
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Parquet and Arrow IPC files as data for `margin info`, `train`, `predict` and `evaluate`:
 //! the same answers as the same rows in a LIBSVM file.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! `margin tour`: every expected row with plausible scores (exact where scikit-learn's figure
 //! is known), the same scores on every run, the ROC chart, and refusals without a panic.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, margin, stdout};
 

@@ -2,7 +2,7 @@
 //! categorical column split by a category subset (and rendered so by `tree-export`), unseen
 //! codes at predict, pruned trees with fewer leaves, and refusals with exit code 2.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! parity with scikit-learn 1.9.1's AdaBoostClassifier (tests/fixtures/ensemble_adaboost_*.txt,
 //! written by gen_tree.py).
 
-mod common;
+use crate::common;
 
 use common::{accuracy, bundled, fixture};
 use margin_core::{

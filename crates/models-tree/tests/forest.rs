@@ -2,7 +2,7 @@
 //! scikit-learn 1.9.1 (tests/fixtures/ensemble_forest_*.txt: mean test accuracy over five
 //! seeds, written by gen_tree.py), out-of-bag scores, save → load.
 
-mod common;
+use crate::common;
 
 use common::{accuracy, bundled, fixture};
 use margin_core::{Dataset, Fit, Label, Predict, PredictProba, Records};

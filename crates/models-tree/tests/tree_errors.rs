@@ -1,7 +1,7 @@
 //! Bad input to the trees: typed errors naming what is wrong, never a panic; and the
 //! documented behaviour at the edges (one sample, constant features).
 
-mod common;
+use crate::common;
 
 use common::bundled;
 use margin_core::{Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Targets};

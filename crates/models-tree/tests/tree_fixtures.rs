@@ -4,7 +4,7 @@
 //! impurities, sample counts, node values, training predictions and feature importances, on
 //! sparse and dense records; and the cost-complexity pruning path and a pruned tree.
 
-mod common;
+use crate::common;
 
 use common::{Fixture, bundled, dense, fixture};
 use margin_core::{ClassWeight, CsrMatrix, Dataset, Fit, Label, Matrix, Predict, Records};

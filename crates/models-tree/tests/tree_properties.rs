@@ -3,7 +3,7 @@
 //! acting as repeated rows, absolute-error splits against brute force, and seeded feature
 //! subsets.
 
-mod common;
+use crate::common;
 
 use common::bundled;
 use margin_core::{Dataset, DenseMatrix, Fit, Label, Predict, PredictProba, Targets};

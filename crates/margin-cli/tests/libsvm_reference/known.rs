@@ -21,7 +21,7 @@ const HEADER: &str = "\
 # Every configuration and artifact not listed must be identical; a listed one that has become
 # identical fails the suite until its line is removed (the list only shrinks).
 # Rewrite from a run's results: MARGIN_LIBSVM_DIFF_UPDATE=1 cargo test -p margin-cli --test \
-# libsvm_differential
+# integration libsvm_differential
 ";
 
 /// Reads the list (missing file: empty); a malformed line is an error naming it.
