@@ -44,6 +44,9 @@ pub struct CsvOptions {
     pub delimiter: u8,
     /// Text-valued feature columns.
     pub categorical: CategoricalColumns,
+    /// The feature columns by their header names, in this order; `None`: every column but the
+    /// label. Naming them needs a header.
+    pub features: Option<Vec<String>>,
 }
 
 impl Default for CsvOptions {
@@ -53,6 +56,7 @@ impl Default for CsvOptions {
             label: LabelColumn::Last,
             delimiter: b',',
             categorical: CategoricalColumns::Refuse,
+            features: None,
         }
     }
 }
@@ -161,10 +165,44 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
             .map_or_else(|| format!("column {}", j + 1), |h| format!("`{}`", h[j]))
     };
     let n = table.n_rows();
+    let chosen: Vec<usize> = match &opts.features {
+        None => (0..width).filter(|&j| Some(j) != label_col).collect(),
+        Some(wanted) => {
+            let header = names.as_ref().ok_or_else(|| {
+                Error::invalid_parameter(
+                    "features",
+                    wanted.join(","),
+                    "column names from a header; the file has none (name the columns in a first row)",
+                )
+            })?;
+            let mut chosen = Vec::with_capacity(wanted.len());
+            for name in wanted {
+                let j = header.iter().position(|c| c == name).ok_or_else(|| {
+                    Error::column(
+                        name,
+                        None,
+                        format!("no such column; the header has {}", quoted_list(header)),
+                    )
+                })?;
+                if Some(j) == label_col {
+                    return Err(Error::column(
+                        name,
+                        None,
+                        "is both the label and a feature: leave it out of the features",
+                    ));
+                }
+                if chosen.contains(&j) {
+                    return Err(Error::column(name, None, "is named twice in the features"));
+                }
+                chosen.push(j);
+            }
+            chosen
+        }
+    };
 
     // Decide, per feature column, numeric or categorical.
     let mut blocks = Vec::new();
-    for j in (0..width).filter(|&j| Some(j) != label_col) {
+    for j in chosen {
         let first_text = (0..n).find(|&i| table.field(i, j).parse::<f64>().is_err());
         match (first_text, opts.categorical) {
             (None, _) => {
@@ -282,6 +320,15 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
     Ok(ds)
 }
 
+/// Column names as "`a`, `b`, `c`", for messages.
+pub(crate) fn quoted_list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Whether a one-field CSV row is a LIBSVM line: a label, then `index:value` tokens.
 fn looks_like_libsvm(row: &str) -> bool {
     let mut tokens = row.split_whitespace();
@@ -367,6 +414,49 @@ mod tests {
         let no_header = read("1,2,0\n3,4,1\n", &CsvOptions::default()).unwrap();
         assert_eq!(no_header.n_samples(), 2);
         assert_eq!(no_header.feature_names, None);
+    }
+
+    #[test]
+    fn features_are_chosen_by_name_in_the_order_given() {
+        let opts = CsvOptions {
+            label: LabelColumn::Name("kind".into()),
+            features: Some(vec!["c".into(), "a".into()]),
+            ..Default::default()
+        };
+        // The unchosen text column `note` is never read as a feature.
+        let d = read("a,note,kind,c\n1,hi,x,10\n2,ho,y,20\n", &opts).unwrap();
+        assert_eq!(
+            d.records.to_dense().unwrap().as_slice(),
+            &[10.0, 1.0, 20.0, 2.0]
+        );
+        assert_eq!(d.feature_names, Some(vec!["c".into(), "a".into()]));
+        for (features, needle) in [
+            (
+                vec!["zz"],
+                "column `zz`: no such column; the header has `a`, `note`, `kind`, `c`",
+            ),
+            (
+                vec!["a", "kind"],
+                "column `kind`: is both the label and a feature",
+            ),
+            (vec!["a", "a"], "column `a`: is named twice"),
+        ] {
+            let opts = CsvOptions {
+                label: LabelColumn::Name("kind".into()),
+                features: Some(features.into_iter().map(str::to_owned).collect()),
+                ..Default::default()
+            };
+            let e = read("a,note,kind,c\n1,hi,x,10\n", &opts)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+        let opts = CsvOptions {
+            features: Some(vec!["a".into()]),
+            ..Default::default()
+        };
+        let e = read("1,2,3\n", &opts).unwrap_err().to_string();
+        assert!(e.contains("the file has none"), "{e}");
     }
 
     #[test]

@@ -37,6 +37,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod atomic;
+mod columns;
 mod csv;
 mod csv_records;
 #[cfg(feature = "datasets")]
@@ -55,6 +56,7 @@ pub use self::csv::{
     CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from, write_csv, write_csv_to,
 };
 pub use atomic::{AtomicFile, same_file, write_atomically};
+pub use columns::{Nulls, TableColumns};
 pub use libsvm::{
     IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,
 };
@@ -122,7 +124,7 @@ pub enum DataFormat {
     Libsvm,
     /// Comma-separated values (tab-separated for `.tsv` files).
     Csv,
-    /// Apache Parquet, read with the columns `table::TableColumns::default()` names (cargo
+    /// Apache Parquet, read with the columns [`TableColumns::default()`] names (cargo
     /// feature `parquet`).
     Parquet,
     /// An Arrow IPC file (Feather v2), read as Parquet is (cargo feature `parquet`).
@@ -143,32 +145,54 @@ impl DataFormat {
     }
 }
 
-/// Reads a data file in the given (or detected) format with default options.
+/// Reads a data file in the given (or detected) format with default options: the label in
+/// the last column (LIBSVM: first on each line), every other column a feature.
 pub fn read_data(path: &Path, format: DataFormat) -> Result<Dataset> {
+    read_data_with(path, format, &TableColumns::default())
+}
+
+/// Reads a data file in the given (or detected) format, its label and feature columns named by
+/// `columns` (CSV files name them in a header; LIBSVM files have no names and refuse any choice
+/// but the default).
+pub fn read_data_with(path: &Path, format: DataFormat, columns: &TableColumns) -> Result<Dataset> {
     match resolve_format(path, format)? {
         DataFormat::Csv => {
-            let mut opts = CsvOptions::default();
+            let mut opts = CsvOptions {
+                label: columns.label.clone(),
+                features: columns.features.clone(),
+                ..CsvOptions::default()
+            };
             if has_extension(path, "tsv") {
                 opts.delimiter = b'\t';
             }
             read_csv(path, &opts)
         }
-        table @ (DataFormat::Parquet | DataFormat::ArrowIpc) => read_table(path, table),
-        _ => read_libsvm(path, &LibsvmOptions::default()),
+        table @ (DataFormat::Parquet | DataFormat::ArrowIpc) => read_table(path, table, columns),
+        _ => {
+            if columns.label != LabelColumn::Last || columns.features.is_some() {
+                return Err(Error::unsupported(
+                    "naming the label or feature columns of a LIBSVM file",
+                    format!(
+                        "{}'s label is each line's first token and its features are numbered, not named: leave the columns unnamed",
+                        path.display()
+                    ),
+                ));
+            }
+            read_libsvm(path, &LibsvmOptions::default())
+        }
     }
 }
 
 #[cfg(feature = "parquet")]
-fn read_table(path: &Path, format: DataFormat) -> Result<Dataset> {
-    let columns = table::TableColumns::default();
+fn read_table(path: &Path, format: DataFormat, columns: &TableColumns) -> Result<Dataset> {
     match format {
-        DataFormat::Parquet => table::read_parquet(path, &columns),
-        _ => table::read_arrow_ipc(path, &columns),
+        DataFormat::Parquet => table::read_parquet(path, columns),
+        _ => table::read_arrow_ipc(path, columns),
     }
 }
 
 #[cfg(not(feature = "parquet"))]
-fn read_table(path: &Path, _format: DataFormat) -> Result<Dataset> {
+fn read_table(path: &Path, _format: DataFormat, _columns: &TableColumns) -> Result<Dataset> {
     Err(Error::unsupported(
         "reading Parquet and Arrow files",
         format!(

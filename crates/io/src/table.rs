@@ -16,10 +16,14 @@
 //! another, and the file's other columns are never decoded (Parquet projection), so memory
 //! holds the dataset and one batch.
 //!
+//! The other way, [`batch_from_dataset`] turns a dataset into a batch that reads back the same,
+//! and [`write_parquet`] and [`write_arrow_ipc`] write a batch to a file atomically.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use arrow_array::{Float64Array, RecordBatch, StringArray};
-//! use margin_io::table::{TableColumns, dataset_from_batches};
+//! use margin_io::TableColumns;
+//! use margin_io::table::dataset_from_batches;
 //!
 //! let batch = RecordBatch::try_from_iter([
 //!     ("height", Arc::new(Float64Array::from(vec![1.5, 1.8])) as _),
@@ -37,38 +41,24 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch};
-use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
-use margin_core::{
-    Classes, CsrMatrix, Dataset, DenseMatrix, Error, Matrix, Result, Targets, memory,
+use arrow_array::{
+    Array, ArrayRef, Float64Array, LargeListArray, RecordBatch, StringArray, StructArray,
+    UInt32Array,
 };
-use parquet::arrow::ProjectionMask;
+use arrow_buffer::OffsetBuffer;
+use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
+use margin_core::{
+    Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result, Targets,
+    memory,
+};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
 
-use crate::LabelColumn;
-
-/// What to do with a null in a feature column.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Nulls {
-    /// Refuse it, naming the column and the row (the default).
-    #[default]
-    Refuse,
-    /// Read it as NaN: a missing value, for the models that take them.
-    AsNan,
-}
-
-/// Which columns of a table are the features and which the label.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TableColumns {
-    /// The label column ([`LabelColumn::Last`] by default; [`LabelColumn::None`] for data
-    /// without one, whose targets are then all 0).
-    pub label: LabelColumn,
-    /// The feature columns by name; `None`: every numeric column but the label, or else the
-    /// one list column.
-    pub features: Option<Vec<String>>,
-    /// Nulls in feature columns.
-    pub nulls: Nulls,
-}
+use crate::AtomicFile;
+use crate::csv::quoted_list;
+use crate::{LabelColumn, Nulls, TableColumns};
 
 /// How the features are laid out in the table.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,11 +131,7 @@ impl Plan {
                     None,
                     format!(
                         "no such column; the table has {}",
-                        fields
-                            .iter()
-                            .map(|f| format!("`{}`", f.name()))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        quoted_list(&fields.iter().map(|f| f.name().clone()).collect::<Vec<_>>())
                     ),
                 )
             })
@@ -180,7 +166,17 @@ impl Plan {
             }
         }
         let chosen: Vec<usize> = match &columns.features {
-            Some(names) => names.iter().map(|n| index_of(n)).collect::<Result<_>>()?,
+            Some(names) => {
+                let mut chosen = Vec::with_capacity(names.len());
+                for name in names {
+                    let c = index_of(name)?;
+                    if chosen.contains(&c) {
+                        return Err(Error::column(name, None, "is named twice in the features"));
+                    }
+                    chosen.push(c);
+                }
+                chosen
+            }
             None => {
                 let numeric: Vec<usize> = (0..fields.len())
                     .filter(|&i| Some(i) != label && is_number(fields[i].data_type()))
@@ -585,4 +581,129 @@ pub fn read_arrow_ipc(path: &Path, columns: &TableColumns) -> Result<Dataset> {
         arrow_ipc::reader::FileReader::try_new(file, None).map_err(|e| arrow_error(path, e))?;
     let schema = reader.schema();
     from_reader(path, &schema, reader, columns)
+}
+
+/// The name of the label column [`batch_from_dataset`] writes (as CSV files name it).
+pub const LABEL_COLUMN: &str = "label";
+
+/// A dataset as one record batch that [`dataset_from_batches`] reads back with the default
+/// columns: dense features as `Float64` columns named by the dataset's feature names (or `x0`,
+/// `x1`, …), sparse ones as one `features` column of `List<Struct<index, value>>` (zero-based
+/// indices), then the targets as a `label` column (`Float64` for values and numeric class
+/// labels, `Utf8` for text labels).
+pub fn batch_from_dataset(data: &Dataset) -> Result<RecordBatch> {
+    data.check_consistent()?;
+    let mut columns: Vec<(String, ArrayRef)> = match data.records.as_sparse() {
+        Some(csr) => vec![("features".to_owned(), sparse_column(csr)?)],
+        None => {
+            let d = data.n_features();
+            let names: Vec<String> = data
+                .feature_names
+                .clone()
+                .unwrap_or_else(|| (0..d).map(|j| format!("x{j}")).collect());
+            let mut row = vec![0.0; d];
+            let mut values: Vec<Vec<f64>> = (0..d)
+                .map(|_| memory::vec_with_capacity(data.n_samples(), "a column", TOO_LARGE))
+                .collect::<Result<_>>()?;
+            for i in 0..data.n_samples() {
+                data.records.row(i).to_dense_into(&mut row);
+                for (column, &x) in values.iter_mut().zip(&row) {
+                    column.push(x);
+                }
+            }
+            names
+                .into_iter()
+                .zip(values)
+                .map(|(name, v)| (name, Arc::new(Float64Array::from(v)) as ArrayRef))
+                .collect()
+        }
+    };
+    if columns.iter().any(|(name, _)| name == LABEL_COLUMN) {
+        return Err(Error::column(
+            LABEL_COLUMN,
+            None,
+            "a feature has the label column's name: rename the feature",
+        ));
+    }
+    columns.push((LABEL_COLUMN.to_owned(), label_column(&data.targets)));
+    RecordBatch::try_from_iter(columns)
+        .map_err(|e| Error::column(LABEL_COLUMN, None, e.to_string()))
+}
+
+/// A CSR matrix as a `List<Struct<index: UInt32, value: Float64>>` column.
+fn sparse_column(csr: &CsrMatrix) -> Result<ArrayRef> {
+    let entry = Fields::from(vec![
+        Field::new("index", DataType::UInt32, false),
+        Field::new("value", DataType::Float64, false),
+    ]);
+    let entries = StructArray::try_new(
+        entry.clone(),
+        vec![
+            Arc::new(UInt32Array::from(csr.indices().to_vec())) as ArrayRef,
+            Arc::new(Float64Array::from(csr.values().to_vec())),
+        ],
+        None,
+    )
+    .map_err(|e| Error::column("features", None, e.to_string()))?;
+    let offsets: Vec<i64> = csr.indptr().iter().map(|&p| p as i64).collect();
+    let list = LargeListArray::try_new(
+        Arc::new(Field::new("item", DataType::Struct(entry), false)),
+        OffsetBuffer::new(offsets.into()),
+        Arc::new(entries),
+        None,
+    )
+    .map_err(|e| Error::column("features", None, e.to_string()))?;
+    Ok(Arc::new(list))
+}
+
+/// Targets as a column: numbers, or text where a class label is text.
+fn label_column(targets: &Targets) -> ArrayRef {
+    match targets {
+        Targets::Values(v) => Arc::new(Float64Array::from(v.clone())),
+        Targets::Classes(c) => labels_column(c.indices().iter().map(|&k| &c.labels()[k])),
+    }
+}
+
+/// Labels as a `Float64` column when every one is a number, else as a `Utf8` column.
+pub fn labels_column<'a>(labels: impl Iterator<Item = &'a Label> + Clone) -> ArrayRef {
+    let numbers: Option<Vec<f64>> = labels
+        .clone()
+        .map(|l| match l {
+            Label::Number(x) => Some(*x),
+            Label::Text(_) => None,
+        })
+        .collect();
+    match numbers {
+        Some(v) => Arc::new(Float64Array::from(v)),
+        None => Arc::new(StringArray::from_iter_values(labels.map(|l| l.to_string()))),
+    }
+}
+
+/// Writes a record batch as a Parquet file (Snappy-compressed, as pandas and Spark write
+/// them), through [`AtomicFile`]: a failure leaves any file that was there untouched.
+pub fn write_parquet(path: &Path, batch: &RecordBatch) -> Result<()> {
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let out = AtomicFile::create(path)?;
+    let mut writer =
+        ArrowWriter::try_new(out, batch.schema(), Some(props)).map_err(|e| arrow_error(path, e))?;
+    writer.write(batch).map_err(|e| arrow_error(path, e))?;
+    writer
+        .into_inner()
+        .map_err(|e| arrow_error(path, e))?
+        .commit()
+}
+
+/// Writes a record batch as an Arrow IPC file (Feather v2), through [`AtomicFile`].
+pub fn write_arrow_ipc(path: &Path, batch: &RecordBatch) -> Result<()> {
+    let out = AtomicFile::create(path)?;
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(out, &batch.schema())
+        .map_err(|e| arrow_error(path, e))?;
+    writer.write(batch).map_err(|e| arrow_error(path, e))?;
+    writer.finish().map_err(|e| arrow_error(path, e))?;
+    writer
+        .into_inner()
+        .map_err(|e| arrow_error(path, e))?
+        .commit()
 }

@@ -248,7 +248,12 @@ fn allowed(what: &str, input: &[u8], r: Result<Dataset, Error>) -> Result<(), Te
                 "{what} {shown:?}: line {line}, column {column}: {message}"
             );
         }
-        Err(Error::ShapeMismatch { .. } | Error::InvalidParameter { .. } | Error::Io { .. }) => {}
+        Err(
+            Error::ShapeMismatch { .. }
+            | Error::InvalidParameter { .. }
+            | Error::Column { .. }
+            | Error::Io { .. },
+        ) => {}
         Err(other) => prop_assert!(false, "{what} {shown:?}: unexpected error {other:?}"),
     }
     Ok(())
@@ -291,6 +296,12 @@ fn check_both_readers(input: &[u8]) -> Result<(), TestCaseError> {
             label: LabelColumn::Index(1),
             delimiter: b'\t',
             categorical: CategoricalColumns::OneHot,
+            features: None,
+        },
+        CsvOptions {
+            has_header: Some(true),
+            features: Some(vec!["x".into(), "y".into()]),
+            ..Default::default()
         },
         CsvOptions {
             label: LabelColumn::None,

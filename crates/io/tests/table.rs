@@ -11,8 +11,12 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Fields};
 use margin_core::{Classes, CsrMatrix, DenseMatrix, Error, Label, Matrix, Records, Targets};
-use margin_io::table::{Nulls, TableColumns, dataset_from_batches, read_arrow_ipc, read_parquet};
+use margin_io::table::{
+    batch_from_dataset, dataset_from_batches, read_arrow_ipc, read_parquet, write_arrow_ipc,
+    write_parquet as write_parquet_file,
+};
 use margin_io::{DataFormat, LabelColumn, read_data, resolve_format};
+use margin_io::{Nulls, TableColumns};
 use proptest::prelude::*;
 
 fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
@@ -351,4 +355,79 @@ proptest! {
         prop_assert_eq!(&one, &many);
         prop_assert_eq!(one.targets.to_classes().unwrap().labels()[0].clone(), Label::from("p"));
     }
+}
+
+/// `data` written as a batch to Parquet and to Arrow IPC, each read back with the default
+/// columns.
+fn round_trips(data: &margin_core::Dataset) -> [margin_core::Dataset; 2] {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = batch_from_dataset(data).unwrap();
+    let (parquet, arrow) = (dir.path().join("d.parquet"), dir.path().join("d.arrow"));
+    write_parquet_file(&parquet, &batch).unwrap();
+    write_arrow_ipc(&arrow, &batch).unwrap();
+    [
+        read_data(&parquet, DataFormat::Auto).unwrap(),
+        read_data(&arrow, DataFormat::Auto).unwrap(),
+    ]
+}
+
+proptest! {
+    /// A dataset written as a table reads back the same: dense or sparse records, numeric
+    /// targets, numeric or text class labels.
+    #[test]
+    fn a_dataset_written_as_a_table_reads_back_the_same(
+        rows in prop::collection::vec(prop::collection::vec(-1e3f64..1e3, 3), 1..40),
+        sparse in any::<bool>(),
+        text in any::<bool>(),
+        values in any::<bool>(),
+    ) {
+        let n = rows.len();
+        // Some exact zeros, so a sparse row stores fewer than three values.
+        let rows: Vec<Vec<f64>> = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.into_iter().enumerate().map(|(j, x)| if (i + j) % 3 == 0 { 0.0 } else { x }).collect())
+            .collect();
+        let dense = DenseMatrix::from_rows(&rows).unwrap();
+        let records: Matrix = if sparse {
+            CsrMatrix::from_dense(&dense).into()
+        } else {
+            dense.into()
+        };
+        let targets = if values {
+            Targets::Values((0..n).map(|i| i as f64 * 0.5).collect())
+        } else if text {
+            Targets::Classes(Classes::from_text(&(0..n).map(|i| ["b", "a", "c"][i % 3]).collect::<Vec<_>>()))
+        } else {
+            Targets::Classes(Classes::from_numbers(&(0..n).map(|i| [1.0, -1.0][i % 2]).collect::<Vec<_>>()).unwrap())
+        };
+        let mut data = margin_core::Dataset::new(records, targets).unwrap();
+        if !sparse {
+            data.feature_names = Some(vec!["u".into(), "v".into(), "w".into()]);
+        }
+        for back in round_trips(&data) {
+            prop_assert_eq!(&back.records, &data.records);
+            prop_assert_eq!(&back.feature_names, &data.feature_names);
+            // Text labels come back as the same classes; numbers (values, or numeric class
+            // labels) as the same numbers, as any numeric label column reads.
+            if text && !values {
+                prop_assert_eq!(&back.targets, &data.targets);
+            } else {
+                prop_assert_eq!(back.targets.values().unwrap(), data.targets.values().unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_feature_named_label_is_refused_when_writing() {
+    let data = margin_core::Dataset::new(
+        DenseMatrix::from_rows(&[[1.0], [2.0]]).unwrap(),
+        Targets::Values(vec![0.0, 1.0]),
+    )
+    .unwrap()
+    .with_feature_names(vec!["label".into()])
+    .unwrap();
+    let e = batch_from_dataset(&data).unwrap_err().to_string();
+    assert!(e.contains("column `label`"), "{e}");
 }

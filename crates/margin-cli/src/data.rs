@@ -1,12 +1,15 @@
-//! Reading data files for the subcommands.
+//! Reading data files for the subcommands: the format, and for tables (Parquet, Arrow, CSV)
+//! which columns are the label and the features.
 
 use std::path::Path;
 
-use clap::ValueEnum;
+use arrow_array::RecordBatch;
+use clap::{Args, ValueEnum};
 use margin_core::Dataset;
-use margin_io::{DataFormat, read_data};
+use margin_io::{DataFormat, LabelColumn, Nulls, TableColumns, read_data_with, table};
 
 use crate::Failure;
+use crate::models::ModelEntry;
 
 /// `--format`: how to read a data file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -36,12 +39,81 @@ impl From<FormatArg> for DataFormat {
     }
 }
 
-/// Reads `path` in the given format, prefixing any error with the file name.
-pub fn load(path: &Path, format: FormatArg) -> Result<Dataset, Failure> {
-    read_data(path, format.into()).map_err(|e| Failure::in_file(path, e))
+/// How to read a data file: its format, and which columns of a table are the label and the
+/// features (`--format`, `--label`, `--no-label`, `--features`).
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq)]
+pub struct DataArgs {
+    /// Input format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: FormatArg,
+    /// The label column of a Parquet, Arrow or CSV file, by name (default: the last column).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// The file has no label column (new data to predict): every column may be a feature.
+    #[arg(long, conflicts_with = "label")]
+    pub no_label: bool,
+    /// The feature columns of a Parquet, Arrow or CSV file, by name, comma-separated (default:
+    /// every numeric column but the label).
+    #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
+    pub features: Option<Vec<String>>,
+}
+
+impl DataArgs {
+    /// The columns to read, nulls read as `nulls` says.
+    fn columns(&self, nulls: Nulls) -> TableColumns {
+        TableColumns {
+            label: match (&self.label, self.no_label) {
+                (Some(name), _) => LabelColumn::Name(name.clone()),
+                (None, true) => LabelColumn::None,
+                (None, false) => LabelColumn::Last,
+            },
+            features: self.features.clone(),
+            nulls,
+        }
+    }
+}
+
+/// How a model's training or predicting data reads nulls: as NaN for the models that take
+/// missing values (their parameters say so: `missing-values`, `allow-missing`), else refused
+/// with the column and row.
+pub fn nulls_for(entry: &ModelEntry) -> Nulls {
+    let takes_missing = (entry.params)()
+        .iter()
+        .any(|p| matches!(p.name, "missing_values" | "allow_missing"));
+    if takes_missing {
+        Nulls::AsNan
+    } else {
+        Nulls::Refuse
+    }
+}
+
+/// Reads `path` as `args` says, nulls as `nulls` says, prefixing any error with the file name.
+pub fn load(path: &Path, args: &DataArgs, nulls: Nulls) -> Result<Dataset, Failure> {
+    read_data_with(path, args.format.into(), &args.columns(nulls))
+        .map_err(|e| Failure::in_file(path, e))
 }
 
 /// The format the file will be read in.
 pub fn resolved(path: &Path, format: FormatArg) -> Result<DataFormat, Failure> {
     margin_io::resolve_format(path, format.into()).map_err(|e| Failure::in_file(path, e))
+}
+
+/// The table format an output file's extension asks for: `.parquet`, or `.arrow` / `.feather`
+/// (Arrow IPC); `None` for text.
+pub fn table_output(path: Option<&Path>) -> Option<DataFormat> {
+    let ext = path?.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "parquet" => Some(DataFormat::Parquet),
+        "arrow" | "feather" => Some(DataFormat::ArrowIpc),
+        _ => None,
+    }
+}
+
+/// Writes `batch` to `path` as the table format `format` (from [`table_output`]).
+pub fn write_table(path: &Path, format: DataFormat, batch: &RecordBatch) -> Result<(), Failure> {
+    match format {
+        DataFormat::Parquet => table::write_parquet(path, batch),
+        _ => table::write_arrow_ipc(path, batch),
+    }
+    .map_err(|e| Failure::in_file(path, e))
 }

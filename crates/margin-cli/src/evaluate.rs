@@ -12,7 +12,7 @@ use margin_metrics::{Average, ConfusionMatrix, Score, ZeroDivision};
 use rayon::prelude::*;
 
 use crate::Failure;
-use crate::data::load;
+use crate::data::{load, nulls_for};
 use crate::grid;
 use crate::models::{Predictions, find, parse_model_command};
 use crate::output::{Out, Progress, check_outputs, output_error};
@@ -183,7 +183,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
             )));
         }
     };
-    let data = load(&cmd.data, cmd.format)?;
+    let data = load(&cmd.data, &cmd.read, nulls_for(entry))?;
     if roc_path.is_some() {
         let n = data.targets.to_classes()?.n_classes();
         if n != 2 {

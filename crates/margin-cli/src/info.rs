@@ -11,11 +11,12 @@ use clap::Args;
 use margin_core::format::format_g;
 use margin_core::params::ParamInfo;
 use margin_core::{Hyperparams, Records, Targets};
+use margin_io::Nulls;
 use margin_preprocessing::column_ranges;
 use margin_svm::LibsvmModel;
 
 use crate::Failure;
-use crate::data::{FormatArg, load, resolved};
+use crate::data::{DataArgs, FormatArg, load, resolved};
 use crate::model_params::params_json;
 use crate::models::entry_of;
 use crate::output::{Out, outln};
@@ -26,20 +27,33 @@ const MAX_LISTED_CLASSES: usize = 50;
 /// Arguments of `margin info`.
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// The data file (LIBSVM or CSV, optionally .gz/.bz2), or a model file written by
-    /// `margin train`: its kind and the hyperparameters it was trained with, one
+    /// The data file (LIBSVM or CSV, optionally .gz/.bz2; Parquet; Arrow), or a model file
+    /// written by `margin train`: its kind and the hyperparameters it was trained with, one
     /// `  name = value` line each.
     data: PathBuf,
     /// Input format.
     #[arg(long, value_enum, default_value_t)]
     format: FormatArg,
+    /// The label column of a Parquet, Arrow or CSV file, by name (default: the last column).
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    /// The file has no label column: every column may be a feature.
+    #[arg(long, conflicts_with = "label")]
+    no_label: bool,
     /// List each feature's value range (by default only the overall range): one line
     /// `  FEATURE: [MIN, MAX]` per feature that some row stores, in increasing order (FEATURE is
-    /// the one-based LIBSVM index, or the CSV column name), then, when some features are stored
+    /// the one-based LIBSVM index, or the column name), then, when some features are stored
     /// in no row (sparse files), one line `  never stored: N features, all 0` instead of
-    /// listing them.
-    #[arg(long)]
-    features: bool,
+    /// listing them. `--features=A,B,C` reads only those columns of a Parquet, Arrow or CSV
+    /// file (as `--features A,B,C` does in `train` and `predict`) and lists them.
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        num_args = 0..=1,
+        require_equals = true,
+        value_delimiter = ','
+    )]
+    features: Option<Vec<String>>,
     /// For a model file: print only its hyperparameters, as the JSON object `margin train
     /// --params FILE.json` reads (to train again with the same settings).
     #[arg(long)]
@@ -51,7 +65,7 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
     let head = file_head(&args.data)?;
     let margin_model = margin_io::is_model_file(&head);
     if margin_model || head.starts_with(LIBSVM_MODEL) {
-        if args.features {
+        if args.features.is_some() {
             return Err(Failure::usage(
                 "--features describes a data file; this is a model file",
             ));
@@ -65,7 +79,14 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
         )));
     }
     let format = resolved(&args.data, args.format)?;
-    let data = load(&args.data, args.format)?;
+    let read = DataArgs {
+        format: args.format,
+        label: args.label.clone(),
+        no_label: args.no_label,
+        features: args.features.clone().filter(|names| !names.is_empty()),
+    };
+    // Nulls are described (counted as missing values), not refused.
+    let data = load(&args.data, &read, Nulls::AsNan)?;
     let (n, d) = (data.n_samples(), data.n_features());
     let mut out = Out::stdout();
     outln!(out, "file: {}", args.data.display())?;
@@ -89,6 +110,14 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
         out,
         "stored values: {stored} of {cells} ({pct:.1} %, {layout})"
     )?;
+    // Only a table's nulls become NaN (the text readers refuse it), and tables are dense.
+    let missing = data
+        .records
+        .as_dense()
+        .map_or(0, |m| m.as_slice().iter().filter(|x| x.is_nan()).count());
+    if missing > 0 {
+        outln!(out, "missing values (nulls): {missing}")?;
+    }
     match &data.targets {
         Targets::Values(v) if v.iter().all(|x| x.fract() == 0.0) && !v.is_empty() => {
             print_classes(&mut out, &data.targets, "integer labels")?;
@@ -133,7 +162,7 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
             format_g(all_lo, 6),
             format_g(all_hi, 6)
         )?;
-        if args.features {
+        if args.features.is_some() {
             let names = data.feature_names.as_deref();
             for (j, lo, hi) in ranges.iter() {
                 let lo_hi = format!("[{}, {}]", format_g(lo, 6), format_g(hi, 6));

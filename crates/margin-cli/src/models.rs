@@ -8,18 +8,21 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use clap::Args;
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, UInt64Array};
+use clap::{Args, ValueEnum};
 use margin_core::params::{ParamInfo, ParamType, Params, flag_of};
 use margin_core::{
     Dataset, DecisionFunction, Error, Hyperparams, Label, Matrix, NFeatures, Predict, PredictProba,
     Records, Targets,
 };
 use margin_io::ModelFile;
+use margin_io::table::labels_column;
 
 use crate::Failure;
 use crate::convergence::Fitted;
-use crate::data::{FormatArg, load};
+use crate::data::{DataArgs, FormatArg, load, nulls_for, table_output, write_table};
 use crate::model_params::{params_help, read_param_file};
 use crate::output::{Out, check_outputs, outln, warn};
 
@@ -240,7 +243,7 @@ pub fn at_width(x: Cow<'_, Matrix>, width: usize) -> Result<Cow<'_, Matrix>, Fai
             "the data uses feature index {found}, above the {width} features the model was fitted on: give data with feature indices 1 to {width}"
         ))),
         Matrix::Dense(_) => Err(Failure::usage(format!(
-            "the data has {found} feature columns, the model was fitted on {width}: a CSV file must have the columns the model was fitted on, in the same order (only a LIBSVM file may stop below the model's highest feature index)"
+            "the data has {found} feature columns, the model was fitted on {width}: a CSV or table file must have the columns the model was fitted on, in the same order (name them with --features; --no-label if the data has no label column; only a LIBSVM file may stop below the model's highest feature index)"
         ))),
     }
 }
@@ -422,7 +425,7 @@ pub struct ModelCommand {
     /// The data file.
     pub data: PathBuf,
     /// How to read it.
-    pub format: FormatArg,
+    pub read: DataArgs,
     /// The command's own flags (named in `reserved`), by name without dashes.
     pub options: BTreeMap<String, String>,
 }
@@ -447,7 +450,7 @@ pub fn parse_model_command(
     let mut params = ParamArgs::default();
     let mut param_files = Vec::new();
     let mut options = BTreeMap::new();
-    let (mut data, mut format) = (None, FormatArg::Auto);
+    let (mut data, mut read) = (None, DataArgs::default());
     let mut it = rest.iter();
     while let Some(w) = it.next() {
         let mut value = |flag: &str| {
@@ -464,7 +467,7 @@ pub fn parse_model_command(
                     .filter(|text| !text.is_empty())
                     .collect();
                 print_help(format_args!(
-                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n  --params <FILE.json>               parameters from a JSON object of names and values, as\n                                     `margin params {}` prints it (flags override it)",
+                    "usage: {usage}\n\n{}\n\nparameters:\n{}\n  --params <FILE.json>               parameters from a JSON object of names and values, as\n                                     `margin params {}` prints it (flags override it)\n\n{DATA_HELP}",
                     entry.summary,
                     lines.join("\n"),
                     entry.name
@@ -472,16 +475,17 @@ pub fn parse_model_command(
                 return Ok(None);
             }
             "--format" => {
-                format = match value(w)?.as_str() {
-                    "auto" => FormatArg::Auto,
-                    "libsvm" => FormatArg::Libsvm,
-                    "csv" => FormatArg::Csv,
-                    other => {
-                        return Err(Failure::usage(format!(
-                            "--format: expected auto, libsvm or csv, found `{other}`"
-                        )));
-                    }
-                }
+                let text = value(w)?;
+                read.format = FormatArg::from_str(&text, true).map_err(|_| {
+                    Failure::usage(format!(
+                        "--format: expected auto, libsvm, csv, parquet or arrow, found `{text}`"
+                    ))
+                })?;
+            }
+            "--label" => read.label = Some(value(w)?),
+            "--no-label" => read.no_label = true,
+            "--features" => {
+                read.features = Some(value(w)?.split(',').map(str::to_owned).collect());
             }
             "--params" => param_files.push(PathBuf::from(value(w)?)),
             flag if (flag.starts_with("--") && flag.len() > 2) || flag == "-o" => {
@@ -522,10 +526,22 @@ pub fn parse_model_command(
         model: model.clone(),
         params,
         data,
-        format,
+        read,
         options,
     }))
 }
+
+/// The data options `train` and `evaluate` read besides the model's parameters (the ones
+/// [`DataArgs`] gives `predict`).
+const DATA_HELP: &str = "data:
+  --format <auto|libsvm|csv|parquet|arrow>
+                                     how to read the data file (default: auto, from its
+                                     first bytes, extension or first line)
+  --label <NAME>                     the label column of a Parquet, Arrow or CSV file
+                                     (default: the last column)
+  --no-label                         the file has no label column
+  --features <A,B,C>                 the feature columns of a Parquet, Arrow or CSV file
+                                     (default: every numeric column but the label)";
 
 /// Writes a help text to stdout.
 fn print_help(text: std::fmt::Arguments<'_>) -> Result<(), Failure> {
@@ -554,7 +570,7 @@ pub fn train(args: &TrainArgs) -> Result<(), Failure> {
     );
     let entry = find(&cmd.model)?;
     check_outputs(&[&cmd.data], &[&output])?;
-    let data = load(&cmd.data, cmd.format)?;
+    let data = load(&cmd.data, &cmd.read, nulls_for(entry))?;
     let fitted = (entry.train)(&data, cmd.params)?;
     crate::convergence::warn_after_train(entry, fitted.convergence);
     let mut out = Out::file(&output)?;
@@ -580,9 +596,9 @@ pub struct PredictArgs {
     /// predicting.
     #[arg(long)]
     show_params: bool,
-    /// Input format.
-    #[arg(long, value_enum, default_value_t)]
-    format: FormatArg,
+    /// How to read the data.
+    #[command(flatten)]
+    read: DataArgs,
 }
 
 /// The registry entry of the kind named in the header of the model file at `path` (its
@@ -613,11 +629,25 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     }
     let Dataset {
         records, targets, ..
-    } = load(&args.data, args.format)?;
+    } = load(&args.data, &args.read, nulls_for(entry))?;
     let predictions = (entry.predict)(&bytes, Cow::Owned(records), args.proba)?;
-    let scores = scores(&targets, &predictions)?;
-    let mut out = Out::file_or_stdout(args.output.as_deref())?;
-    write_predictions(&mut out, &predictions)?;
+    // Data read without a label has all-zero targets: nothing to score against.
+    let scores = if args.read.no_label {
+        Vec::new()
+    } else {
+        scores(&targets, &predictions)?
+    };
+    let mut out = match (&args.output, table_output(args.output.as_deref())) {
+        (Some(path), Some(table)) => {
+            write_table(path, table, &predictions_batch(&predictions)?)?;
+            Out::stdout()
+        }
+        _ => {
+            let mut out = Out::file_or_stdout(args.output.as_deref())?;
+            write_predictions(&mut out, &predictions)?;
+            out
+        }
+    };
     if args.output.is_some() {
         // The predictions are in place before the report goes to stdout.
         out.finish()?;
@@ -662,6 +692,38 @@ pub fn adjusted_rand(targets: &Targets, clusters: &[usize]) -> Result<f64, Failu
         classes.indices(),
         clusters,
     )?)
+}
+
+/// Predictions as a table: a `prediction` column (numbers, or text where a label is text;
+/// cluster indices as `UInt64`), and with probabilities one `Float64` column per class named
+/// `probability_<class>`, in the model's class order.
+fn predictions_batch(p: &Predictions) -> Result<RecordBatch, Failure> {
+    let mut columns: Vec<(String, ArrayRef)> = Vec::new();
+    match p {
+        Predictions::Labels(labels) => {
+            columns.push(("prediction".into(), labels_column(labels.iter())));
+        }
+        Predictions::Probabilities {
+            labels,
+            classes,
+            probs,
+        } => {
+            columns.push(("prediction".into(), labels_column(labels.iter())));
+            for (k, class) in classes.iter().enumerate() {
+                let column: Float64Array =
+                    (0..probs.nrows()).map(|i| Some(probs.get(i, k))).collect();
+                columns.push((format!("probability_{class}"), Arc::new(column)));
+            }
+        }
+        Predictions::Values(v) => {
+            columns.push(("prediction".into(), Arc::new(Float64Array::from(v.clone()))));
+        }
+        Predictions::Clusters(c) => {
+            let column: UInt64Array = c.iter().map(|&k| Some(k as u64)).collect();
+            columns.push(("prediction".into(), Arc::new(column)));
+        }
+    }
+    RecordBatch::try_from_iter(columns).map_err(|e| Failure::usage(e.to_string()))
 }
 
 fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {

@@ -23,7 +23,8 @@
 //! file) have a range, so memory, the output and the `-s` file grow with the features used,
 //! not with the largest index (`1 2147483647:1` is two ranges, not two billion).
 //!
-//! CSV input is dense by nature: it is scaled the same way and written back as CSV (full
+//! CSV, Parquet and Arrow input is dense by nature: it is scaled the same way and written back
+//! as CSV (full
 //! precision, all columns; column `j` is feature `j + 1`); its buffers are asked for through the
 //! memory check, and a `-r` file listing a feature beyond its columns is refused.
 
@@ -36,11 +37,11 @@ use clap::Args;
 use margin_core::format::{format_g, format_shortest};
 use margin_core::memory::{self, FEWER_FEATURES};
 use margin_core::{Dataset, Error, Matrix, Records, Targets};
-use margin_io::{DataFormat, IndexBase, LibsvmOptions, open_text, read_libsvm, read_line};
+use margin_io::{DataFormat, IndexBase, LibsvmOptions, Nulls, open_text, read_libsvm, read_line};
 use margin_preprocessing::column_ranges;
 
 use crate::Failure;
-use crate::data::{FormatArg, load, resolved};
+use crate::data::{DataArgs, FormatArg, load, resolved};
 use crate::output::{Out, check_outputs, outln, warn};
 
 /// Arguments of `margin scale` (svm-scale's flags).
@@ -124,9 +125,14 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
         check_outputs(&inputs, &[save.as_path()])?;
     }
     let format = resolved(&args.data, args.format)?;
-    let csv = format == DataFormat::Csv;
+    // CSV and tables have named dense columns, written back as CSV.
+    let csv = format != DataFormat::Libsvm;
     let data = if csv {
-        load(&args.data, args.format)?
+        let read = DataArgs {
+            format: args.format,
+            ..DataArgs::default()
+        };
+        load(&args.data, &read, Nulls::Refuse)?
     } else {
         // Column j is index j, so index 0 (which svm-scale accepts) is a column like the rest.
         let opts = LibsvmOptions {

@@ -1,10 +1,11 @@
 //! `margin transform MODEL_FILE DATA [-o OUT]`: the rows of DATA mapped by a fitted
 //! transformer — a PCA's projections, or a k-means model's distances to its centres.
 //!
-//! The output is written in the input's format with the input's labels kept, so it can be fed
-//! straight to `margin train`: LIBSVM in, LIBSVM out (zeros omitted); CSV in, CSV out with a
-//! header naming the new columns (`pc1, pc2, …` or `distance0, distance1, …`) and the label
-//! last. Numbers are written in their shortest exact form.
+//! The output keeps the input's labels, so it can be fed straight to `margin train`: LIBSVM
+//! in, LIBSVM out (zeros omitted); CSV, Parquet or Arrow in, CSV out with a header naming the
+//! new columns (`pc1, pc2, …` or `distance0, distance1, …`) and the label last. Numbers are
+//! written in their shortest exact form. An output named `*.parquet`, `*.arrow` or `*.feather`
+//! is written as that table instead, with the same columns.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -12,10 +13,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
 use margin_core::{Dataset, Error, Matrix, NFeatures, Transform};
-use margin_io::{CsvOptions, DataFormat, ModelFile, write_csv_to, write_libsvm_to};
+use margin_io::table::batch_from_dataset;
+use margin_io::{CsvOptions, DataFormat, ModelFile, Nulls, write_csv_to, write_libsvm_to};
 
 use crate::Failure;
-use crate::data::{FormatArg, load, resolved};
+use crate::data::{DataArgs, load, resolved, table_output, write_table};
 use crate::models::at_width;
 use crate::output::{Out, check_outputs};
 
@@ -26,12 +28,14 @@ pub struct TransformArgs {
     model: PathBuf,
     /// The data to transform.
     data: PathBuf,
-    /// Write the transformed rows here (default: stdout), in the input's format.
+    /// Write the transformed rows here (default: stdout): a Parquet or Arrow file when its name
+    /// ends in `.parquet`, `.arrow` or `.feather`, else text in the input's format (CSV for
+    /// tables), the input's labels kept.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
-    /// Input format.
-    #[arg(long, value_enum, default_value_t)]
-    format: FormatArg,
+    /// How to read the data.
+    #[command(flatten)]
+    read: DataArgs,
 }
 
 /// Decodes a model file (naming the file in a refusal) and transforms the records at the
@@ -84,16 +88,20 @@ pub fn run(args: &TransformArgs) -> Result<(), Failure> {
     if let Some(output) = &args.output {
         check_outputs(&[&args.model, &args.data], &[output])?;
     }
-    let format = resolved(&args.data, args.format)?;
+    let format = resolved(&args.data, args.read.format)?;
     let Dataset {
         records, targets, ..
-    } = load(&args.data, args.format)?;
+    } = load(&args.data, &args.read, Nulls::Refuse)?;
     let (z, names) = apply(&kind, &args.model, &bytes, Cow::Owned(records))?;
     let transformed = Dataset::new(z, targets)?.with_feature_names(names)?;
+    if let (Some(path), Some(table)) = (&args.output, table_output(args.output.as_deref())) {
+        let batch = batch_from_dataset(&transformed).map_err(|e| Failure::in_file(path, e))?;
+        return write_table(path, table, &batch);
+    }
     let mut out = Out::file_or_stdout(args.output.as_deref())?;
     out.write_with(|mut w| match format {
-        DataFormat::Csv => write_csv_to(&mut w, &transformed, &CsvOptions::default()),
-        _ => write_libsvm_to(&mut w, &transformed),
+        DataFormat::Libsvm => write_libsvm_to(&mut w, &transformed),
+        _ => write_csv_to(&mut w, &transformed, &CsvOptions::default()),
     })?;
     out.finish()
 }
