@@ -24,9 +24,9 @@
 //! not with the largest index (`1 2147483647:1` is two ranges, not two billion).
 //!
 //! CSV, Parquet and Arrow input is dense by nature: it is scaled the same way and written back
-//! as CSV (full
-//! precision, all columns; column `j` is feature `j + 1`); its buffers are asked for through the
-//! memory check, and a `-r` file listing a feature beyond its columns is refused.
+//! as CSV (full precision, all columns; column `j` is feature `j + 1`); its buffers are asked
+//! for through the memory check, and a `-r` file listing a feature beyond its columns is
+//! refused.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
