@@ -60,6 +60,7 @@
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod centred_qr;
 mod dataset;
 mod dense;
 mod error;
@@ -95,8 +96,8 @@ pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowRange, RowView, dot, linear_scores};
 pub use sparse::{CsrMatrix, SparseRow};
 pub use traits::{
-    ClassScores, Convergence, DecisionFunction, Evidence, EvidenceSource, Fit, FitTransform,
-    Iterative, NFeatures, PartialFit, Predict, PredictProba, Transform,
+    ClassScores, Convergence, DecisionFunction, Evidence, EvidenceSource, Fit, FitStats,
+    FitTransform, Iterative, Merge, NFeatures, PartialFit, Predict, PredictProba, Transform,
 };
 pub use view::{DenseCow, DenseView};
 

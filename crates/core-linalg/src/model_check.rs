@@ -128,13 +128,16 @@ pub fn positive(field: &str, value: f64) -> Result<()> {
 /// A classifier's class table: at least two labels, numbers finite, no label twice (a
 /// repeated label would make two classes answer with one name).
 pub fn class_labels(field: &str, labels: &[Label]) -> Result<()> {
-    if labels.len() < 2 {
+    labels_at_least(field, labels, 2)
+}
+
+/// [`class_labels`] for at least `min` labels: statistics gathered on one part of the data
+/// may have seen a single class.
+pub fn labels_at_least(field: &str, labels: &[Label], min: usize) -> Result<()> {
+    if labels.len() < min {
         return Err(refuse(
             field,
-            format!(
-                "holds {} label(s); a classifier needs at least 2",
-                labels.len()
-            ),
+            format!("holds {} label(s); at least {min} are needed", labels.len()),
         ));
     }
     if let Some(at) = labels
@@ -157,8 +160,9 @@ pub fn class_labels(field: &str, labels: &[Label]) -> Result<()> {
     }
 }
 
-/// Numbers by value (−0 and 0 are one label, as [`crate::Classes`] maps them), then text.
-fn label_order(a: &Label, b: &Label) -> Ordering {
+/// The order of sorted class labels: numbers by value (−0 and 0 are one label, as
+/// [`crate::Classes`] maps them), then text.
+pub fn label_order(a: &Label, b: &Label) -> Ordering {
     match (a, b) {
         (Label::Number(x), Label::Number(y)) => (x + 0.0).total_cmp(&(y + 0.0)),
         (Label::Number(_), Label::Text(_)) => Ordering::Less,

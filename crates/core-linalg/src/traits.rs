@@ -218,6 +218,52 @@ pub trait PartialFit<Input: ?Sized> {
     fn partial_fit(&mut self, batch: &Input) -> Result<()>;
 }
 
+/// Statistics gathered from two disjoint parts of the data, combined: after `a.merge(&b)`, `a`
+/// holds what one pass over both parts gives (exactly where the statistic is a sum of counts,
+/// to rounding where it is a mean or a factor). Merging in any order, and in any grouping,
+/// gives the same model to rounding; this is what lets a fit run over partitions on many
+/// threads or machines. A refused merge (different widths, or settings) leaves `self` as it
+/// was.
+pub trait Merge {
+    /// Adds `other`'s statistics to `self`'s.
+    fn merge(&mut self, other: &Self) -> Result<()>;
+}
+
+/// Hyperparameters whose fit is a function of statistics summed over the rows, so that the
+/// data can be read in batches, on many partitions, and never held in memory at once.
+///
+/// ```
+/// use margin_core::{Dataset, Fit, FitStats, Merge, PartialFit};
+/// # fn demo<P: FitStats>(params: P, part1: &Dataset, part2: &Dataset) -> margin_core::Result<P::Model> {
+/// let (mut a, mut b) = (params.stats(), params.stats());
+/// a.partial_fit(part1)?; // on one partition
+/// b.partial_fit(part2)?; // on another
+/// a.merge(&b)?;
+/// params.fit_stats(&a) // the model `params.fit(part1 ∪ part2)` gives, to rounding
+/// # }
+/// ```
+///
+/// `Input` is what a batch is, as for [`Fit`]: a [`Dataset`](crate::Dataset) for supervised
+/// models, any [`Records`] for transformers fitted on records alone (scalers, PCA).
+pub trait FitStats<Input: ?Sized = crate::Dataset>: Fit<Input> {
+    /// The statistics: empty when made, updated batch by batch, merged across parts, and
+    /// serializable so that parts can travel between processes.
+    type Stats: PartialFit<Input>
+        + Merge
+        + Clone
+        + std::fmt::Debug
+        + Send
+        + serde::Serialize
+        + serde::de::DeserializeOwned;
+
+    /// Empty statistics for these parameters (the width is set by the first batch).
+    fn stats(&self) -> Self::Stats;
+
+    /// Fits from the statistics what [`Fit::fit`] fits from the rows they summarize, and
+    /// refuses statistics that have seen no rows with [`Error::EmptyDataset`](crate::Error).
+    fn fit_stats(&self, stats: &Self::Stats) -> Result<Self::Model>;
+}
+
 /// A fitted model's input width: the number of features it was fitted on, which `predict`,
 /// `decision_function` and `transform` require of their records.
 ///

@@ -130,8 +130,8 @@ pub mod prelude {
     pub use margin_core::params::ParamsByName;
     pub use margin_core::split::{KFold, StratifiedKFold, train_test_split};
     pub use margin_core::{
-        Dataset, DecisionFunction, Error, Fit, FitTransform, Iterative, Label, Matrix, PartialFit,
-        Predict, PredictProba, Records, Result, Targets, Transform,
+        Dataset, DecisionFunction, Error, Fit, FitStats, FitTransform, Iterative, Label, Matrix,
+        Merge, PartialFit, Predict, PredictProba, Records, Result, Targets, Transform,
     };
     pub use margin_io::ModelFile;
     pub use margin_kernels::KernelExt;

@@ -104,7 +104,7 @@ pub mod pca;
 pub use kmeans::{
     KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
 };
-pub use pca::{NComponents, Pca, PcaParams, SvdSolver};
+pub use pca::{NComponents, Pca, PcaParams, PcaStats, SvdSolver};
 
 /// A count or `auto` (scikit-learn's `"auto"`: a rule decides), as a parameter: `n_init`,
 /// `iterated_power`.

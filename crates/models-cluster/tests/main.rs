@@ -6,5 +6,6 @@ mod elkan;
 mod errors;
 mod observed;
 mod params;
+mod pca_stats;
 mod properties;
 mod sklearn_fixtures;

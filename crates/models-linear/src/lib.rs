@@ -33,8 +33,8 @@ pub use naive_bayes::{
 };
 pub mod regression;
 pub use regression::{
-    KernelRidge, KernelRidgeParams, LinearRegression, LinearRegressionParams, LstsqSolver,
-    PredictionInterval, Ridge, RidgeParams, RidgeSolver,
+    KernelRidge, KernelRidgeParams, LeastSquaresStats, LinearRegression, LinearRegressionParams,
+    LstsqSolver, PredictionInterval, Ridge, RidgeParams, RidgeSolver,
 };
 pub mod perceptron;
 pub use perceptron::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};

@@ -4,6 +4,7 @@
 
 mod coef_shape;
 mod elastic_net;
+mod least_squares_stats;
 mod logistic;
 mod memory;
 mod model_files;

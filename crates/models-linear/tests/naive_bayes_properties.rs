@@ -14,6 +14,7 @@ use margin_linear::naive_bayes::{
     MultinomialNBParams,
 };
 use margin_testing::battery::{Task, check_estimator};
+use margin_testing::stats::fit_in_parts;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -191,6 +192,19 @@ proptest! {
         discrete_properties(&params, |l, d| BernoulliNB::empty(params.clone(), l, d).unwrap(), &data, &cuts, seed);
     }
 
+    /// Statistics gathered in parts (each may see one class) and merged in any order give
+    /// the fit: the counts exactly (integer counts and weights), the moments to rounding.
+    #[test]
+    fn statistics_in_parts_give_the_fit((data, cuts, seed) in problem(counts())) {
+        let multinomial = MultinomialNB::params().alpha(0.5);
+        prop_assert_eq!(fit_in_parts(&multinomial, &data, &cuts, seed).unwrap(), multinomial.fit(&data).unwrap());
+        let bernoulli = BernoulliNB::params().binarize(Some(1.5));
+        prop_assert_eq!(fit_in_parts(&bernoulli, &data, &cuts, seed).unwrap(), bernoulli.fit(&data).unwrap());
+        let gaussian = GaussianNB::params();
+        let model = gaussian.fit(&data).unwrap();
+        assert_gaussian_close(&fit_in_parts(&gaussian, &data, &cuts, seed).unwrap(), &model, &data.records, "statistics");
+    }
+
     #[test]
     fn gaussian_properties((data, cuts, seed) in problem(reals())) {
         let params = GaussianNB::params();
@@ -203,6 +217,7 @@ proptest! {
             streamed.partial_fit(&batch).unwrap();
         }
         assert_gaussian_close(&streamed, &model, &data.records, "streaming");
+        assert_gaussian_close(&fit_in_parts(&params, &data, &cuts, seed).unwrap(), &model, &data.records, "statistics");
 
         let back = GaussianNB::from_bytes(&model.to_bytes().unwrap()).unwrap();
         prop_assert_eq!(&back, &model);

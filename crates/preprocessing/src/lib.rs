@@ -18,12 +18,12 @@ mod standard;
 
 pub use kbins::{BinEncoding, BinStrategy, KBinsDiscretizer, KBinsDiscretizerParams};
 pub use log1p::Log1p;
-pub use minmax::{MinMaxScaler, MinMaxScalerParams};
+pub use minmax::{MinMaxScaler, MinMaxScalerParams, MinMaxScalerStats};
 pub use onehot::{OneHotEncoder, OneHotEncoderParams, UnknownCategory};
 pub use pipeline::{Pipeline, PipelineModel};
 pub use polynomial::{PolynomialFeatures, PolynomialFeaturesParams};
 pub use ranges::{ColumnRanges, column_ranges};
-pub use standard::{StandardScaler, StandardScalerParams};
+pub use standard::{StandardScaler, StandardScalerParams, StandardScalerStats};
 
 use margin_core::{Records, Result, validate};
 

@@ -3,7 +3,8 @@ use serde::{Deserialize, Serialize};
 use super::{check_fit_input, column_ranges};
 use margin_core::params::Params;
 use margin_core::{
-    DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, model_check, validate,
+    DenseMatrix, Error, Fit, FitStats, Matrix, Merge, PartialFit, Records, Result, Transform,
+    model_check, validate,
 };
 use margin_io::ModelFile;
 
@@ -151,6 +152,71 @@ impl<R: Records + ?Sized> Fit<R> for MinMaxScalerParams {
         // The model is dense in the feature count; the ranges are gathered sparsely and
         // expanded through the memory check.
         let (data_min, data_max) = column_ranges(records)?.to_dense()?;
+        Ok(MinMaxScaler {
+            params: self.clone(),
+            data_min,
+            data_max,
+        })
+    }
+}
+
+/// MinMaxScaler's statistics: each feature's smallest and largest value over the rows seen
+/// (none before the first batch), merged across partitions by taking the extremes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MinMaxScalerStats(Option<(Vec<f64>, Vec<f64>)>);
+
+impl<R: Records + ?Sized> PartialFit<R> for MinMaxScalerStats {
+    /// Adds a batch of finite records; a refused batch leaves the statistics unchanged.
+    fn partial_fit(&mut self, batch: &R) -> Result<()> {
+        check_fit_input(batch)?;
+        let part = MinMaxScalerStats(Some(column_ranges(batch)?.to_dense()?));
+        self.merge(&part)
+    }
+}
+
+impl Merge for MinMaxScalerStats {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        let Some((lo, hi)) = &other.0 else {
+            return Ok(());
+        };
+        model_check::finite("data_min", lo)?;
+        model_check::finite("data_max", hi)?;
+        model_check::len("data_max", hi.len(), lo.len())?;
+        match &mut self.0 {
+            None => self.0 = Some((lo.clone(), hi.clone())),
+            Some((my_lo, my_hi)) => {
+                if lo.len() != my_lo.len() {
+                    return Err(Error::shape(
+                        "features of the merged ranges",
+                        my_lo.len(),
+                        lo.len(),
+                    ));
+                }
+                my_lo.iter_mut().zip(lo).for_each(|(m, v)| *m = m.min(*v));
+                my_hi.iter_mut().zip(hi).for_each(|(m, v)| *m = m.max(*v));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Batches are [`Matrix`] records (the statistics also take any other [`Records`] through
+/// [`PartialFit`]).
+impl FitStats<Matrix> for MinMaxScalerParams {
+    type Stats = MinMaxScalerStats;
+
+    fn stats(&self) -> MinMaxScalerStats {
+        MinMaxScalerStats::default()
+    }
+
+    fn fit_stats(&self, stats: &MinMaxScalerStats) -> Result<MinMaxScaler> {
+        self.check()?;
+        let (data_min, data_max) = stats.0.clone().ok_or_else(|| {
+            Error::EmptyDataset(
+                "the scaler's statistics have seen no rows: update them with at least one batch"
+                    .into(),
+            )
+        })?;
         Ok(MinMaxScaler {
             params: self.clone(),
             data_min,

@@ -4,7 +4,8 @@ use super::check_fit_input;
 use margin_core::memory::{DENSE_COPY, FEWER_FEATURES, filled_vec};
 use margin_core::params::Params;
 use margin_core::{
-    DenseMatrix, Fit, Matrix, PartialFit, Records, Result, Transform, model_check, validate,
+    DenseMatrix, Fit, FitStats, Matrix, Merge, PartialFit, Records, Result, Transform, model_check,
+    validate,
 };
 use margin_io::ModelFile;
 
@@ -160,6 +161,88 @@ impl<R: Records + ?Sized> PartialFit<R> for StandardScaler {
         }
         self.n_seen += n;
         Ok(())
+    }
+}
+
+/// Two scalers fitted on disjoint parts of the rows, combined (Chan et al.'s pairwise update,
+/// as between batches): the scaler of all the rows. The parameters are `self`'s.
+impl Merge for StandardScaler {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        let d = self.mean.len();
+        if other.mean.len() != d || other.m2.len() != d {
+            return Err(margin_core::Error::shape(
+                "features of the merged scaler",
+                d,
+                other.mean.len(),
+            ));
+        }
+        model_check::finite("mean", &other.mean)?;
+        model_check::finite_min("m2", &other.m2, 0.0)?;
+        let (na, nb) = (self.n_seen as f64, other.n_seen as f64);
+        if other.n_seen == 0 {
+            return Ok(());
+        }
+        let total = na + nb;
+        for j in 0..d {
+            let delta = other.mean[j] - self.mean[j];
+            self.mean[j] += delta * nb / total;
+            self.m2[j] += other.m2[j] + delta * delta * na * nb / total;
+        }
+        self.n_seen += other.n_seen;
+        Ok(())
+    }
+}
+
+/// StandardScaler's statistics: the row count, means and squared deviations of the rows seen
+/// (none before the first batch), merged across partitions as [`StandardScaler`]s merge.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StandardScalerStats(Option<StandardScaler>);
+
+impl<R: Records + ?Sized> PartialFit<R> for StandardScalerStats {
+    /// Adds a batch of finite records; a refused batch leaves the statistics unchanged.
+    fn partial_fit(&mut self, batch: &R) -> Result<()> {
+        check_fit_input(batch)?;
+        match &mut self.0 {
+            Some(scaler) => scaler.partial_fit(batch),
+            None => {
+                self.0 = Some(StandardScalerParams::default().fit(batch)?);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Merge for StandardScalerStats {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        match (&mut self.0, &other.0) {
+            (_, None) => Ok(()),
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (None, Some(theirs)) => {
+                self.0 = Some(theirs.clone());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Batches are [`Matrix`] records (the statistics also take any other [`Records`] through
+/// [`PartialFit`]).
+impl FitStats<Matrix> for StandardScalerParams {
+    type Stats = StandardScalerStats;
+
+    fn stats(&self) -> StandardScalerStats {
+        StandardScalerStats::default()
+    }
+
+    fn fit_stats(&self, stats: &StandardScalerStats) -> Result<StandardScaler> {
+        let mut scaler = stats.0.clone().ok_or_else(|| {
+            margin_core::Error::EmptyDataset(
+                "the scaler's statistics have seen no rows: update them with at least one batch"
+                    .into(),
+            )
+        })?;
+        scaler.params = self.clone();
+        Ok(scaler)
     }
 }
 

@@ -4,3 +4,4 @@
 
 mod forged_models;
 mod preprocessing_params;
+mod scaler_stats;

@@ -8,7 +8,8 @@
 //!   library's defaults, observers that must see every iteration;
 //! - the reader of the reference **fixtures** ([`fixture`]) the model crates compare against
 //!   (scikit-learn and LIBSVM outputs, each written by a generator script that records the
-//!   command and versions that produced it).
+//!   command and versions that produced it);
+//! - fitting from **statistics** gathered in parts and merged in a random order ([`stats`]).
 //!
 //! Both panic with a list of what failed, so they belong in tests only.
 
@@ -16,6 +17,7 @@
 
 pub mod battery;
 pub mod fixture;
+pub mod stats;
 
 /// Runs `f` in a rayon pool of `threads` threads: how tests compare a fit on one thread with
 /// the same fit on two, bit for bit.

@@ -113,6 +113,23 @@ fn svd_seq(a: MatRef<'_, f64>) -> Result<Spectrum> {
     })
 }
 
+/// The triangle `R` (`min(n, d) × d`) of `x = QR` (`x` overwritten), by the tall-skinny QR
+/// for tall `x`: what PCA's statistics keep of a batch.
+pub(crate) fn triangle(mut x: MatMut<'_, f64>) -> Mat<f64> {
+    if x.nrows() >= x.ncols() {
+        tsqr(x)
+    } else {
+        qr_in_place(x.as_mut());
+        upper(x.as_ref())
+    }
+}
+
+/// The spectrum of data whose triangle (from statistics) is `r`: its right vectors and
+/// singular values are the data's.
+pub(crate) fn svd_of_triangle(r: MatRef<'_, f64>) -> Result<Spectrum> {
+    svd_seq(r)
+}
+
 /// Thin SVD of `x` (`n × d`, overwritten), right vectors only: for tall `x = QR`, `x`'s right
 /// vectors and singular values are `R`'s; a wide `x` is decomposed directly.
 pub(crate) fn thin_svd(x: MatMut<'_, f64>) -> Result<Spectrum> {

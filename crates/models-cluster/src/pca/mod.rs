@@ -1,6 +1,9 @@
 //! Principal component analysis ([`Pca`]), as scikit-learn's `PCA`.
 
 mod factor;
+mod stats;
+
+pub use stats::PcaStats;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
@@ -435,7 +438,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
         )?;
         let (mut xc, mean) = Centered::new(records)?;
         let dof = (n - 1) as f64;
-        let (spectrum, total_var, kept) = match solver {
+        let (spectrum, total_var) = match solver {
             SvdSolver::Randomized => {
                 let keep = match self.n_components {
                     NComponents::Count(c) => c,
@@ -446,38 +449,49 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
                     .unwrap_or(if (keep as f64) < 0.1 * m as f64 { 7 } else { 4 });
                 let s =
                     factor::randomized_svd(xc.view(), keep, self.n_oversamples, power, self.seed)?;
-                (s, total_sum_of_squares(xc.view()) / dof, keep)
+                (s, Some(total_sum_of_squares(xc.view()) / dof))
             }
-            _ => {
-                let s = if solver == SvdSolver::CovarianceEigh {
-                    factor::gram_eigh(xc.view())?
-                } else {
-                    factor::thin_svd(xc.view_mut())?
-                };
-                let total: f64 = s.s.iter().map(|v| v * v / dof).sum();
-                let kept = match self.n_components {
-                    NComponents::All => m,
-                    NComponents::Count(c) => c,
-                    NComponents::Fraction(f) => {
-                        let mut acc = 0.0;
-                        let mut k = 0;
-                        // The fewest components whose cumulative ratio exceeds f.
-                        for v in &s.s {
-                            acc += v * v / dof / total;
-                            k += 1;
-                            if acc > f {
-                                break;
-                            }
-                        }
-                        k
+            SvdSolver::CovarianceEigh => (factor::gram_eigh(xc.view())?, None),
+            _ => (factor::thin_svd(xc.view_mut())?, None),
+        };
+        Ok(self.model(spectrum, total_var, mean, n, solver))
+    }
+}
+
+impl PcaParams {
+    /// The model from the centred data's spectrum (its leading part, with the total variance
+    /// `total_var`, from the randomized solver; else all of it, the total summed from it).
+    fn model(
+        &self,
+        spectrum: factor::Spectrum,
+        total_var: Option<f64>,
+        mean: Vec<f64>,
+        n: usize,
+        solver: SvdSolver,
+    ) -> Pca {
+        let m = n.min(mean.len());
+        let dof = (n - 1) as f64;
+        let variances: Vec<f64> = spectrum.s.iter().map(|s| s * s / dof).collect();
+        let total_var = total_var.unwrap_or_else(|| variances.iter().sum());
+        let kept = match self.n_components {
+            NComponents::All => m,
+            NComponents::Count(c) => c,
+            NComponents::Fraction(f) => {
+                let mut acc = 0.0;
+                let mut k = 0;
+                // The fewest components whose cumulative ratio exceeds f.
+                for v in &variances {
+                    acc += v / total_var;
+                    k += 1;
+                    if acc > f {
+                        break;
                     }
-                };
-                (s, total, kept)
+                }
+                k
             }
         };
         let mut v = spectrum.v;
         factor::flip_signs(&mut v);
-        let variances: Vec<f64> = spectrum.s.iter().map(|s| s * s / dof).collect();
         let explained_variance = variances[..kept].to_vec();
         let noise_variance = if kept >= m {
             0.0
@@ -487,7 +501,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
             variances[kept..m].iter().sum::<f64>() / (m - kept) as f64
         };
         let ratio_of = |v: &f64| if total_var > 0.0 { v / total_var } else { 0.0 };
-        Ok(Pca {
+        Pca {
             components: DenseMatrix::from_faer(v.as_ref().subcols(0, kept).transpose()),
             explained_variance_ratio: explained_variance.iter().map(ratio_of).collect(),
             explained_variance,
@@ -497,7 +511,7 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
             n_samples: n,
             solver,
             params: self.clone(),
-        })
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! Bernoulli naive Bayes (scikit-learn's `BernoulliNB`), for binary features.
 
 use margin_core::params::Params;
-use margin_core::{Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, validate};
+use margin_core::{
+    Dataset, DenseMatrix, Error, Fit, FitStats, Label, Merge, PartialFit, Records, Result, validate,
+};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
@@ -10,8 +12,8 @@ use super::classes::{
     valid_priors,
 };
 use super::discrete::{
-    Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
-    linear_jll, table,
+    Counts, CountsSoFar, Reading, check_records_in, class_log_prior, discrete_builders,
+    feature_major, linear_jll, table,
 };
 use super::{JointLogLikelihood, rows_in_parallel};
 
@@ -302,6 +304,66 @@ impl Fit for BernoulliNBParams {
         self.check_records(&data.records)?;
         let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, self.reading());
+        BernoulliNB::from_counts(self.clone(), counts)
+    }
+}
+
+/// BernoulliNB's statistics: per class, the summed weight and the summed weight of samples
+/// showing each feature (values read through the `binarize` threshold of the parameters that
+/// made them), gathered batch by batch and merged across partitions (each may see any of the
+/// classes); [`FitStats::fit_stats`] makes from them the model `fit` makes from the rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BernoulliNBStats {
+    params: BernoulliNBParams,
+    counts: CountsSoFar,
+}
+
+impl PartialFit<Dataset> for BernoulliNBStats {
+    /// Adds a batch; a refused batch leaves the statistics unchanged.
+    fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
+        self.params.check_records(&batch.records)?;
+        self.counts.absorb(batch, self.params.reading())
+    }
+}
+
+impl Merge for BernoulliNBStats {
+    /// Refuses statistics read through another `binarize` threshold.
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        same_binarize(self.params.binarize, other.params.binarize)?;
+        self.counts.merge(&other.counts)
+    }
+}
+
+/// Refuses to combine counts read through different thresholds.
+fn same_binarize(mine: Option<f64>, theirs: Option<f64>) -> Result<()> {
+    if mine == theirs {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "binarize",
+            format!("{theirs:?}"),
+            format!(
+                "{mine:?}, the threshold the statistics were read with (make them with this params value's stats())"
+            ),
+        ))
+    }
+}
+
+impl FitStats for BernoulliNBParams {
+    type Stats = BernoulliNBStats;
+
+    fn stats(&self) -> BernoulliNBStats {
+        BernoulliNBStats {
+            params: self.clone(),
+            counts: CountsSoFar::default(),
+        }
+    }
+
+    fn fit_stats(&self, stats: &BernoulliNBStats) -> Result<BernoulliNB> {
+        self.check()?;
+        same_binarize(stats.params.binarize, self.binarize)?;
+        let counts = stats.counts.counts()?;
+        self.check_for(counts.labels.len())?;
         BernoulliNB::from_counts(self.clone(), counts)
     }
 }

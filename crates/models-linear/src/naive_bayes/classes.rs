@@ -3,6 +3,9 @@
 //! weights and the smoothing parameter.
 
 use margin_core::params::Params;
+use std::cmp::Ordering;
+
+use margin_core::model_check::label_order;
 use margin_core::{Dataset, Error, Label, Result, validate};
 
 /// The classes `fit` learns, those present in the data (scikit-learn's `unique(y)`, sorted),
@@ -14,8 +17,14 @@ use margin_core::{Dataset, Error, Label, Result, validate};
 /// streaming model is declared with at least two classes too, though a batch may hold one.
 pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
     validate::check_dataset(data)?;
+    validate::check_min_classes(&*data.targets.to_classes()?, 2)?;
+    present_classes(data)
+}
+
+/// The classes present in a checked dataset (any number, one included: a batch or a partition
+/// may hold one), sorted, and each sample's index among them; all-zero weights are refused.
+pub(crate) fn present_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
     let classes = data.targets.to_classes()?;
-    validate::check_min_classes(&classes, 2)?;
     let counts = classes.counts();
     let mut model_class = vec![usize::MAX; classes.n_classes()];
     let mut labels = Vec::new();
@@ -36,6 +45,21 @@ pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
     }
     let of_sample = classes.indices().iter().map(|&c| model_class[c]).collect();
     Ok((labels, of_sample))
+}
+
+/// The sorted union of two sorted label lists (statistics of two parts that saw different
+/// classes), and where each list's labels sit in it.
+pub(crate) fn union_labels(a: &[Label], b: &[Label]) -> (Vec<Label>, Vec<usize>, Vec<usize>) {
+    let mut all: Vec<Label> = a.iter().chain(b).cloned().collect();
+    all.sort_by(label_order);
+    all.dedup_by(|x, y| label_order(x, y) == Ordering::Equal);
+    let at = |part: &[Label]| {
+        part.iter()
+            .map(|l| all.partition_point(|m| label_order(m, l) == Ordering::Less))
+            .collect()
+    };
+    let (in_a, in_b) = (at(a), at(b));
+    (all, in_a, in_b)
 }
 
 /// Sorted, deduplicated labels for a model created empty (scikit-learn's `classes` argument

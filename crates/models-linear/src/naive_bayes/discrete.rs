@@ -3,12 +3,12 @@
 //! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
 
 use margin_core::{
-    Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory, model_check,
+    Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory, model_check, validate,
 };
 
 use serde::{Deserialize, Serialize};
 
-use super::classes::weight;
+use super::classes::{present_classes, union_labels, weight};
 use super::rows_in_parallel;
 
 /// How a discrete model reads a sample's values.
@@ -128,13 +128,45 @@ impl Counts {
         }
     }
 
+    /// Adds the counts of statistics gathered elsewhere, over the union of both's classes; a
+    /// refused merge (different widths) leaves `self` as it was.
+    pub(crate) fn merge(&mut self, other: &Counts) -> Result<()> {
+        let d = self.n_features();
+        if other.n_features() != d {
+            return Err(Error::shape(
+                "features of the merged counts",
+                d,
+                other.n_features(),
+            ));
+        }
+        let (labels, mine, theirs) = union_labels(&self.labels, &other.labels);
+        let mut merged = Counts::new(labels, d)?;
+        for (part, at) in [(&*self, mine), (other, theirs)] {
+            for (c, &to) in at.iter().enumerate() {
+                merged.class_count[to] += part.class_count[c];
+                let row = merged.feature_count.row_mut(to);
+                row.iter_mut()
+                    .zip(part.feature_count.row(c))
+                    .for_each(|(m, v)| *m += v);
+            }
+        }
+        *self = merged;
+        Ok(())
+    }
+
     /// Checks counts decoded from a model file (the checksum guards against corruption, not
     /// against a file written by something else), so a loaded model cannot index out of range.
     pub(crate) fn check(&self) -> Result<()> {
-        model_check::class_labels("labels", &self.labels)?;
+        self.check_with(2)
+    }
+
+    /// [`Counts::check`] for counts of at least `min_classes` classes (statistics of one part
+    /// may have seen one).
+    fn check_with(&self, min_classes: usize) -> Result<()> {
+        model_check::labels_at_least("labels", &self.labels, min_classes)?;
         let k = self.labels.len();
         let fc = &self.feature_count;
-        let consistent = k >= 2
+        let consistent = k >= min_classes
             && self.class_count.len() == k
             && fc.nrows() == k
             && fc.as_slice().len() == k * fc.ncols();
@@ -145,6 +177,69 @@ impl Counts {
             ));
         }
         Ok(())
+    }
+}
+
+/// The counts of the batches seen so far (none before the first): what MultinomialNB's and
+/// BernoulliNB's statistics hold. Batches and partitions may each see any of the classes; their
+/// counts merge over the union.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CountsSoFar(Option<Counts>);
+
+impl CountsSoFar {
+    /// Adds a batch whose records the model has checked, read as `reading` reads them.
+    pub(crate) fn absorb(&mut self, batch: &Dataset, reading: Reading) -> Result<()> {
+        validate::check_dataset(batch)?;
+        if let Some(counts) = &self.0
+            && counts.n_features() != batch.n_features()
+        {
+            return Err(Error::shape(
+                "features of the batch (the statistics' width)",
+                counts.n_features(),
+                batch.n_features(),
+            ));
+        }
+        let (labels, class_of) = present_classes(batch)?;
+        let mut part = Counts::new(labels, batch.n_features())?;
+        part.absorb(batch, &class_of, reading);
+        self.merge(&CountsSoFar(Some(part)))
+    }
+
+    /// Adds another part's counts.
+    pub(crate) fn merge(&mut self, other: &CountsSoFar) -> Result<()> {
+        let Some(theirs) = &other.0 else {
+            return Ok(());
+        };
+        theirs.check_with(1)?;
+        match &mut self.0 {
+            Some(mine) => {
+                mine.check_with(1)?;
+                mine.merge(theirs)
+            }
+            None => {
+                self.0 = Some(theirs.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// The counts a model is made from: refused when no row was seen, or fewer than two
+    /// classes.
+    pub(crate) fn counts(&self) -> Result<Counts> {
+        let counts = self.0.as_ref().ok_or_else(|| {
+            Error::EmptyDataset(
+                "the naive Bayes statistics have seen no rows: update them with at least one batch"
+                    .into(),
+            )
+        })?;
+        counts.check_with(1)?;
+        if counts.labels.len() < 2 {
+            return Err(Error::TooFewClasses {
+                found: counts.labels.len(),
+                required: 2,
+            });
+        }
+        Ok(counts.clone())
     }
 }
 

@@ -2,15 +2,15 @@
 
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, memory, model_check,
-    validate,
+    Dataset, DenseMatrix, Error, Fit, FitStats, Label, Merge, PartialFit, Records, Result, memory,
+    model_check, validate,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
-    batch_classes, check_for_classes, check_trained, declared_classes, fit_classes, valid_priors,
-    weight,
+    batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
+    present_classes, union_labels, valid_priors, weight,
 };
 use super::discrete::table;
 use super::{JointLogLikelihood, rows_in_parallel};
@@ -224,28 +224,81 @@ impl Moments {
             next.seen_m2[j] += all_m2[j] + delta * delta * na * nb / (na + nb);
         }
         next.n_seen += n;
+        next.check_overflow()?;
+        Ok(next)
+    }
+
+    /// The moments of this part and `other` together, over the union of their classes.
+    fn merged(&self, other: &Moments) -> Result<Self> {
+        let d = self.seen_mean.len();
+        if other.seen_mean.len() != d {
+            return Err(Error::shape(
+                "features of the merged moments",
+                d,
+                other.seen_mean.len(),
+            ));
+        }
+        let (labels, mine, theirs) = union_labels(&self.labels, &other.labels);
+        let mut next = Moments::new(labels, d)?;
+        for (part, at) in [(self, &mine), (other, &theirs)] {
+            for (c, &to) in at.iter().enumerate() {
+                let w = part.class_count[c];
+                if w > 0.0 {
+                    merge(
+                        next.class_count[to],
+                        next.theta.row_mut(to),
+                        next.sigma.row_mut(to),
+                        w,
+                        part.theta.row(c),
+                        part.sigma.row(c),
+                    );
+                    next.class_count[to] += w;
+                }
+            }
+        }
+        let (na, nb) = (self.n_seen as f64, other.n_seen as f64);
+        for j in 0..d {
+            let delta = other.seen_mean[j] - self.seen_mean[j];
+            next.seen_mean[j] = self.seen_mean[j] + delta * nb / (na + nb);
+            next.seen_m2[j] =
+                self.seen_m2[j] + other.seen_m2[j] + delta * delta * na * nb / (na + nb);
+        }
+        next.n_seen = self.n_seen + other.n_seen;
+        next.check_overflow()?;
+        Ok(next)
+    }
+
+    /// Refuses moments that overflowed, naming the feature.
+    fn check_overflow(&self) -> Result<()> {
+        let d = self.seen_mean.len().max(1);
         let overflow = |s: &[f64]| s.iter().position(|v| !v.is_finite()).map(|p| p % d);
-        if let Some(j) = overflow(&next.seen_mean)
-            .or(overflow(&next.seen_m2))
-            .or(overflow(next.theta.as_slice()))
-            .or(overflow(next.sigma.as_slice()))
+        if let Some(j) = overflow(&self.seen_mean)
+            .or(overflow(&self.seen_m2))
+            .or(overflow(self.theta.as_slice()))
+            .or(overflow(self.sigma.as_slice()))
         {
             return Err(Error::Numerical(format!(
                 "the mean or variance of feature {j} overflows f64: scale the features (their squares must stay below 1e308)"
             )));
         }
-        Ok(next)
+        Ok(())
     }
 
     /// Checks moments decoded from a model file.
     fn check(&self) -> Result<()> {
-        model_check::class_labels("labels", &self.labels)?;
+        self.check_with(2)
+    }
+
+    /// [`Moments::check`] for moments of at least `min_classes` classes (statistics of one part
+    /// may have seen one).
+    fn check_with(&self, min_classes: usize) -> Result<()> {
+        model_check::labels_at_least("labels", &self.labels, min_classes)?;
         let (k, d) = (self.labels.len(), self.seen_mean.len());
         let shaped =
             |m: &DenseMatrix| m.nrows() == k && m.ncols() == d && m.as_slice().len() == k * d;
         let finite = |v: &f64| v.is_finite();
         let non_negative = |v: &f64| v.is_finite() && *v >= 0.0;
-        let ok = k >= 2
+        let ok = k >= min_classes
             && self.class_count.len() == k
             && self.seen_m2.len() == d
             && shaped(&self.theta)
@@ -449,6 +502,81 @@ impl Fit for GaussianNBParams {
         self.check_for(labels.len())?;
         let moments = Moments::new(labels, data.n_features())?.absorb(data, &class_of)?;
         let model = GaussianNB::from_moments(self.clone(), moments)?;
+        model.check_variances()?;
+        Ok(model)
+    }
+}
+
+/// GaussianNB's statistics: per class, the summed weight and the weighted means and variances
+/// (and the means and squared deviations of every row, which scale the smoothing), gathered
+/// batch by batch and merged across partitions (each may see any of the classes) as Chan,
+/// Golub & LeVeque merge variances; [`FitStats::fit_stats`] makes from them the model `fit`
+/// makes from the rows, to rounding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GaussianNBStats(Option<Moments>);
+
+impl PartialFit<Dataset> for GaussianNBStats {
+    /// Adds a batch; a refused batch leaves the statistics unchanged.
+    fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
+        validate::check_dataset(batch)?;
+        let d = batch.n_features();
+        if let Some(m) = &self.0
+            && m.seen_mean.len() != d
+        {
+            return Err(Error::shape(
+                "features of the batch (the statistics' width)",
+                m.seen_mean.len(),
+                d,
+            ));
+        }
+        let (labels, class_of) = present_classes(batch)?;
+        let part = Moments::new(labels, d)?.absorb(batch, &class_of)?;
+        self.merge(&GaussianNBStats(Some(part)))
+    }
+}
+
+impl Merge for GaussianNBStats {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        let Some(theirs) = &other.0 else {
+            return Ok(());
+        };
+        theirs.check_with(1)?;
+        let merged = match &self.0 {
+            Some(mine) => {
+                mine.check_with(1)?;
+                mine.merged(theirs)?
+            }
+            None => theirs.try_clone()?,
+        };
+        self.0 = Some(merged);
+        Ok(())
+    }
+}
+
+impl FitStats for GaussianNBParams {
+    type Stats = GaussianNBStats;
+
+    fn stats(&self) -> GaussianNBStats {
+        GaussianNBStats::default()
+    }
+
+    fn fit_stats(&self, stats: &GaussianNBStats) -> Result<GaussianNB> {
+        self.check()?;
+        let moments = stats.0.as_ref().ok_or_else(|| {
+            Error::EmptyDataset(
+                "the GaussianNB statistics have seen no rows: update them with at least one batch"
+                    .into(),
+            )
+        })?;
+        moments.check_with(1)?;
+        if moments.labels.len() < 2 {
+            return Err(Error::TooFewClasses {
+                found: moments.labels.len(),
+                required: 2,
+            });
+        }
+        self.check_for(moments.labels.len())?;
+        let model = GaussianNB::from_moments(self.clone(), moments.try_clone()?)?;
         model.check_variances()?;
         Ok(model)
     }

@@ -19,6 +19,11 @@
 //! gives the model one `fit` gives (the counts bit for bit; GaussianNB's means and variances
 //! merge exactly up to rounding).
 //!
+//! Each model also fits from statistics gathered without holding the rows
+//! ([`FitStats`](margin_core::FitStats)): [`MultinomialNBStats`], [`BernoulliNBStats`] and
+//! [`GaussianNBStats`] take batches through `partial_fit` and merge across partitions, each of
+//! which may see any subset of the classes (the model needs two in all).
+//!
 //! | model | parameter | default | meaning |
 //! |---|---|---|---|
 //! | Multinomial, Bernoulli | `alpha` | 1 | additive (Laplace/Lidstone) smoothing, ≥ 0; 0 = none |
@@ -74,9 +79,9 @@ mod gaussian;
 mod log_space;
 mod multinomial;
 
-pub use bernoulli::{BernoulliNB, BernoulliNBParams};
-pub use gaussian::{GaussianNB, GaussianNBParams};
-pub use multinomial::{MultinomialNB, MultinomialNBParams};
+pub use bernoulli::{BernoulliNB, BernoulliNBParams, BernoulliNBStats};
+pub use gaussian::{GaussianNB, GaussianNBParams, GaussianNBStats};
+pub use multinomial::{MultinomialNB, MultinomialNBParams, MultinomialNBStats};
 
 use margin_core::{DenseMatrix, Label, Records, Result, RowView};
 use rayon::prelude::*;

@@ -1,7 +1,9 @@
 //! Multinomial naive Bayes (scikit-learn's `MultinomialNB`), for counts.
 
 use margin_core::params::Params;
-use margin_core::{Dataset, DenseMatrix, Error, Fit, Label, PartialFit, Records, Result, validate};
+use margin_core::{
+    Dataset, DenseMatrix, Error, Fit, FitStats, Label, Merge, PartialFit, Records, Result, validate,
+};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
@@ -11,8 +13,8 @@ use super::classes::{
     valid_priors,
 };
 use super::discrete::{
-    Counts, Reading, check_records_in, class_log_prior, discrete_builders, feature_major,
-    linear_jll, table,
+    Counts, CountsSoFar, Reading, check_records_in, class_log_prior, discrete_builders,
+    feature_major, linear_jll, table,
 };
 
 /// Parameters of [`MultinomialNB`] (scikit-learn's names and defaults).
@@ -210,6 +212,42 @@ impl Fit for MultinomialNBParams {
         check_records_in(&data.records, 0.0, f64::INFINITY, COUNTS)?;
         let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, Reading::Values);
+        MultinomialNB::from_counts(self.clone(), counts)
+    }
+}
+
+/// MultinomialNB's statistics: the summed weight and feature counts of every class seen,
+/// gathered batch by batch and merged across partitions (each may see any of the classes);
+/// [`FitStats::fit_stats`] makes from them the model `fit` makes from the rows, with the same
+/// counts (exactly so for integer counts and weights).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MultinomialNBStats(CountsSoFar);
+
+impl PartialFit<Dataset> for MultinomialNBStats {
+    /// Adds a batch of non-negative counts; a refused batch leaves the statistics unchanged.
+    fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
+        check_records_in(&batch.records, 0.0, f64::INFINITY, COUNTS)?;
+        self.0.absorb(batch, Reading::Values)
+    }
+}
+
+impl Merge for MultinomialNBStats {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        self.0.merge(&other.0)
+    }
+}
+
+impl FitStats for MultinomialNBParams {
+    type Stats = MultinomialNBStats;
+
+    fn stats(&self) -> MultinomialNBStats {
+        MultinomialNBStats::default()
+    }
+
+    fn fit_stats(&self, stats: &MultinomialNBStats) -> Result<MultinomialNB> {
+        self.check()?;
+        let counts = stats.0.counts()?;
+        self.check_for(counts.labels.len())?;
         MultinomialNB::from_counts(self.clone(), counts)
     }
 }

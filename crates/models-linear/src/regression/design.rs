@@ -11,8 +11,11 @@
 
 use std::borrow::Cow;
 
+use margin_core::centred_qr::CentredQr;
 use margin_core::faer::{Mat, MatRef};
-use margin_core::{Dataset, Records, Result, memory, parallel, validate};
+use margin_core::{Dataset, Error, Records, Result, memory, parallel, validate};
+
+use super::solve::tsqr;
 use rayon::prelude::*;
 
 /// Rows per block when copying row-major records into the column-major design, so both the
@@ -71,6 +74,9 @@ pub(crate) struct Design {
     pub y_scale: f64,
     /// `Σ wᵢ` (`n` without weights).
     pub weight_sum: f64,
+    /// The number of samples: `xy`'s rows, or the rows a [`CentredQr`] summarized when `xy` is
+    /// its triangle (whose `RᵀR` equals the design's own, so every solver reads it alike).
+    n_samples: usize,
 }
 
 impl Design {
@@ -134,12 +140,57 @@ impl Design {
             x_scale,
             y_scale,
             weight_sum,
+            n_samples: n,
         })
+    }
+
+    /// The design whose solution is the one [`Design::new`] gives for the rows `stats`
+    /// summarizes: the summary's triangle `R` of the centred `[X y]`, divided by powers of two
+    /// as [`Design::new`] divides the rows. `RᵀR` is the design's `[X y]ᵀ[X y]`, so the QR,
+    /// SVD and Cholesky solvers give the rows' answer to rounding.
+    pub(crate) fn from_summary(stats: &CentredQr) -> Result<Self> {
+        if stats.n_rows() == 0 {
+            return Err(Error::EmptyDataset(
+                "the least-squares statistics have seen no rows: update them with at least one batch".into(),
+            ));
+        }
+        let m = stats.width();
+        let d = m - 1;
+        let r = stats.r().as_faer();
+        let x_scale = power_of_two_scale(max_abs(r.get(.., ..d)));
+        let y_scale = power_of_two_scale(max_abs(r.get(.., d..)));
+        let xy = Mat::from_fn(m, m, |i, j| {
+            r[(i, j)] / if j < d { x_scale } else { y_scale }
+        });
+        Ok(Self {
+            xy,
+            x_offset: stats.mean()[..d].to_vec(),
+            y_offset: stats.mean()[d],
+            x_scale,
+            y_scale,
+            weight_sum: stats.weight_sum(),
+            n_samples: stats.n_rows(),
+        })
+    }
+
+    /// The summary of this design's rows (its triangle in the original units, with the means
+    /// and weight), for merging with other batches'.
+    pub(crate) fn summarize(mut self, centred: bool) -> Result<CentredQr> {
+        let (n, d) = (self.n(), self.d());
+        let mut r = tsqr(self.xy.as_mut());
+        // Powers of two: undoing the scaling is exact.
+        for j in 0..=d {
+            let scale = if j < d { self.x_scale } else { self.y_scale };
+            r.col_mut(j).iter_mut().for_each(|v| *v *= scale);
+        }
+        let mut mean = self.x_offset;
+        mean.push(self.y_offset);
+        CentredQr::from_part(centred, n, self.weight_sum, mean, r.as_ref())
     }
 
     /// Number of samples.
     pub(crate) fn n(&self) -> usize {
-        self.xy.nrows()
+        self.n_samples
     }
 
     /// Number of features.

@@ -7,7 +7,8 @@ use margin_core::faer::{Accum, Mat, MatRef, Par};
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result, model_check,
+    Dataset, DenseMatrix, Error, Fit, FitStats, LinearRegressorCore, Predict, Records, Result,
+    model_check,
 };
 use margin_io::ModelFile;
 use margin_optim::Stop;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::design::{Design, predict_linear, rcond};
 use super::solve::{Spectral, blocked_gram, cholesky_solve_in_place, tsqr};
+use super::stats::LeastSquaresStats;
 use super::student_t::t_quantile;
 
 /// How [`LinearRegression`] solves its least-squares problem.
@@ -521,7 +523,40 @@ impl FitObserved for LinearRegressionParams {
         observer: &mut dyn Observer,
     ) -> Result<LinearRegression> {
         self.check()?;
-        let mut design = Design::new(data, self.fit_intercept)?;
+        self.fit_design(Design::new(data, self.fit_intercept)?, observer)
+    }
+}
+
+impl FitStats for LinearRegressionParams {
+    type Stats = LeastSquaresStats;
+
+    /// Statistics centred when the intercept is fitted.
+    fn stats(&self) -> LeastSquaresStats {
+        LeastSquaresStats::new(self.fit_intercept)
+    }
+
+    /// The direct solvers read the statistics' triangle as they read the rows' design, and the
+    /// model reports the same rank, residual and inference. Gradient descent walks the rows, so
+    /// it is refused here.
+    fn fit_stats(&self, stats: &LeastSquaresStats) -> Result<LinearRegression> {
+        self.check()?;
+        if self.solver == LstsqSolver::GradientDescent {
+            return Err(Error::unsupported(
+                "gradient descent from statistics",
+                "it steps over the rows, which the statistics no longer hold; choose the qr, svd or normal-equations solver",
+            ));
+        }
+        self.fit_design(stats.design(self.fit_intercept)?, &mut ())
+    }
+}
+
+impl LinearRegressionParams {
+    /// Solves the checked parameters' problem on `design`.
+    fn fit_design(
+        &self,
+        mut design: Design,
+        observer: &mut dyn Observer,
+    ) -> Result<LinearRegression> {
         let (n, d) = (design.n(), design.d());
         let solution = if self.solver == LstsqSolver::GradientDescent {
             solve_gradient_descent(&design, self.max_iter, self.tol, observer)?

@@ -10,6 +10,10 @@
 //!   ([`LinearRegression::predict_interval`]).
 //! - [`Ridge`]: least squares plus `α‖w‖²` (intercept not penalized), by Cholesky or SVD;
 //!   [`RidgeParams::fit_path`] fits many α from one SVD.
+//! - [`LeastSquaresStats`]: what `LinearRegression` and `Ridge` need of their rows, gathered
+//!   batch by batch ([`PartialFit`](margin_core::PartialFit)) and merged across partitions
+//!   ([`Merge`](margin_core::Merge)), then fitted with
+//!   [`FitStats::fit_stats`](margin_core::FitStats::fit_stats) without holding the rows.
 //! - [`KernelRidge`]: ridge in a kernel's feature space, solved in the dual
 //!   `c = (K + αI)⁻¹y` by Cholesky on the Gram matrix ([`margin_kernels::gram`]).
 //!
@@ -63,6 +67,7 @@ mod kernel_ridge;
 mod least_squares;
 mod ridge;
 mod solve;
+mod stats;
 mod student_t;
 
 pub use kernel_ridge::{KernelRidge, KernelRidgeParams};
@@ -70,3 +75,4 @@ pub use least_squares::{
     LinearRegression, LinearRegressionParams, LstsqSolver, PredictionInterval,
 };
 pub use ridge::{Ridge, RidgeParams, RidgeSolver};
+pub use stats::LeastSquaresStats;

@@ -3,7 +3,7 @@
 use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::{Accum, Mat, Par};
 use margin_core::{
-    Dataset, DenseMatrix, Error, Fit, LinearRegressorCore, Predict, Records, Result,
+    Dataset, DenseMatrix, Error, Fit, FitStats, LinearRegressorCore, Predict, Records, Result,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
@@ -13,6 +13,7 @@ use margin_core::params::Params;
 
 use super::design::{Design, col_to_vec, predict_linear};
 use super::solve::{Spectral, blocked_gram, cholesky_solve_in_place};
+use super::stats::LeastSquaresStats;
 
 /// How [`Ridge`] solves `(XᵀX + αI) w = Xᵀy`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,8 +181,10 @@ fn scaled_alpha(alpha: f64, design: &Design) -> f64 {
 /// Cholesky on the smaller of the primal and dual systems. `None` when it is not positive
 /// definite.
 fn solve_cholesky(design: &Design, alpha: f64) -> Option<Vec<f64>> {
-    let (n, d) = (design.n(), design.d());
     let (x, y) = (design.x(), design.y());
+    // The matrix's rows, not the sample count: a design built from statistics holds the
+    // `(d + 1)`-row triangle of its samples.
+    let (n, d) = (x.nrows(), design.d());
     if n >= d {
         // [X y]ᵀ[X y] holds XᵀX and Xᵀy.
         let gram_xy = blocked_gram(design.xy.as_ref());
@@ -231,7 +234,28 @@ impl Fit for RidgeParams {
 
     fn fit(&self, data: &Dataset) -> Result<Ridge> {
         self.check()?;
-        let mut design = Design::new(data, self.fit_intercept)?;
+        self.fit_design(Design::new(data, self.fit_intercept)?)
+    }
+}
+
+impl FitStats for RidgeParams {
+    type Stats = LeastSquaresStats;
+
+    /// Statistics centred when the intercept is fitted.
+    fn stats(&self) -> LeastSquaresStats {
+        LeastSquaresStats::new(self.fit_intercept)
+    }
+
+    /// Both solvers read the statistics' triangle as they read the rows' design.
+    fn fit_stats(&self, stats: &LeastSquaresStats) -> Result<Ridge> {
+        self.check()?;
+        self.fit_design(stats.design(self.fit_intercept)?)
+    }
+}
+
+impl RidgeParams {
+    /// Solves the checked parameters' problem on `design`.
+    fn fit_design(&self, mut design: Design) -> Result<Ridge> {
         let alpha = scaled_alpha(self.alpha, &design);
         if alpha.is_infinite() {
             // The penalty outweighs any fit by more than f64 can express: w = 0 is the limit.

@@ -1,0 +1,63 @@
+//! Fitting from statistics gathered in parts: what every [`FitStats`] test runs to show that
+//! any partitioning of the rows, merged in any order, gives the model one pass gives.
+
+use margin_core::{Dataset, FitStats, Merge, PartialFit, Result};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Fits `params` from statistics gathered in parts ([`merge_parts`]): the rows cut at `cuts`
+/// (increasing row indices; empty ranges skipped), each part streaming two batches (the first
+/// half of its rows, then the rest).
+pub fn fit_in_parts<P: FitStats>(
+    params: &P,
+    data: &Dataset,
+    cuts: &[usize],
+    seed: u64,
+) -> Result<P::Model> {
+    let mut parts = Vec::new();
+    for w in cuts.windows(2).filter(|w| w[0] < w[1]) {
+        let middle = w[0] + (w[1] - w[0]).div_ceil(2);
+        let mut batches = Vec::new();
+        for range in [w[0]..middle, middle..w[1]] {
+            if !range.is_empty() {
+                batches.push(data.select(&range.collect::<Vec<_>>())?);
+            }
+        }
+        parts.push(batches);
+    }
+    merge_parts(params, &parts, seed)
+}
+
+/// Fits `params` from statistics gathered on each part (a list of batches, streamed in order),
+/// sent through bytes (bincode, as between processes), then merged two at a time in an order
+/// and a grouping drawn from `seed` (a random binary tree over the parts). No parts gives
+/// empty statistics, which `fit_stats` refuses.
+pub fn merge_parts<I, P: FitStats<I>>(params: &P, parts: &[Vec<I>], seed: u64) -> Result<P::Model> {
+    let mut stats = Vec::new();
+    for batches in parts {
+        let mut part = params.stats();
+        for batch in batches {
+            part.partial_fit(batch)?;
+        }
+        stats.push(through_bytes(&part));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    stats.shuffle(&mut rng);
+    while stats.len() > 1 {
+        let i = rng.random_range(0..stats.len() - 1);
+        let right = stats.remove(i + 1);
+        stats[i].merge(&right)?;
+    }
+    let merged = stats.pop().unwrap_or_else(|| params.stats());
+    params.fit_stats(&merged)
+}
+
+/// `value` encoded and decoded again, as statistics travel between processes.
+fn through_bytes<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+    let codec = bincode::config::standard();
+    let bytes = bincode::serde::encode_to_vec(value, codec).expect("statistics encode");
+    bincode::serde::decode_from_slice(&bytes, codec)
+        .expect("statistics decode")
+        .0
+}
