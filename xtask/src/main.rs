@@ -217,7 +217,9 @@ fn publish_check() -> Result<(), String> {
             "--target-dir",
             &dir,
         ],
-        &[("CARGO_HOME", &home)],
+        // No debug info: these builds only have to compile, and the default profile's full
+        // debug info makes every object file and link larger (and CI's disk is shared).
+        &[("CARGO_HOME", &home), ("CARGO_PROFILE_DEV_DEBUG", "0")],
     )
 }
 
