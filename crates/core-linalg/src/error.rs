@@ -182,6 +182,14 @@ impl Error {
         }
     }
 
+    /// Builds [`Error::EmptyDataset`] for statistics ([`FitStats`](crate::FitStats)) of `what`
+    /// that have seen no rows yet, so no model can be made from them.
+    pub fn no_rows_seen(what: &str) -> Self {
+        Error::EmptyDataset(format!(
+            "the {what} statistics have seen no rows: update them with at least one batch"
+        ))
+    }
+
     /// Builds [`Error::ShapeMismatch`].
     pub fn shape(what: impl Into<String>, expected: usize, found: usize) -> Self {
         Error::ShapeMismatch {

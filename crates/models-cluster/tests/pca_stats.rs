@@ -4,7 +4,7 @@
 
 use margin_cluster::{NComponents, Pca, SvdSolver};
 use margin_core::{DenseMatrix, Error, Fit, FitStats, Matrix, Records, Transform};
-use margin_testing::stats::merge_parts;
+use margin_testing::stats::{matrix_parts, merge_parts};
 use proptest::prelude::*;
 
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
@@ -13,8 +13,8 @@ fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
 }
 
 /// Rows with correlated columns and distinct variances (so the components are well separated),
-/// cut into parts of two batches each.
-fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<Vec<Matrix>>, u64)> {
+/// and the cuts of its parts (`matrix_parts`).
+fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<usize>, u64)> {
     (1usize..=5, 0usize..=30).prop_flat_map(|(d, extra)| {
         let n = d + 2 + extra;
         (
@@ -35,19 +35,7 @@ fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<Vec<Matrix>>, u64)> {
                 cuts.extend([0, n]);
                 cuts.sort_unstable();
                 cuts.dedup();
-                let parts = cuts
-                    .windows(2)
-                    .filter(|w| w[0] < w[1])
-                    .map(|w| {
-                        let mid = w[0] + (w[1] - w[0]).div_ceil(2);
-                        [w[0]..mid, mid..w[1]]
-                            .into_iter()
-                            .filter(|r| !r.is_empty())
-                            .map(|r| Matrix::from(x.select_rows(&r.collect::<Vec<_>>()).unwrap()))
-                            .collect()
-                    })
-                    .collect();
-                (x, parts, seed)
+                (x, cuts, seed)
             })
     })
 }
@@ -56,7 +44,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn statistics_in_parts_give_the_fit((x, parts, seed) in problem(), count in 1usize..=5, whiten in any::<bool>()) {
+    fn statistics_in_parts_give_the_fit((x, cuts, seed) in problem(), count in 1usize..=5, whiten in any::<bool>()) {
+        let parts = matrix_parts(&x, &cuts).unwrap();
         let d = x.n_features();
         for n_components in [NComponents::All, NComponents::Count(count.min(d)), NComponents::Fraction(0.9)] {
             let params = Pca::params().n_components(n_components).whiten(whiten).svd_solver(SvdSolver::Full);

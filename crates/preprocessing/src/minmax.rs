@@ -211,12 +211,10 @@ impl FitStats<Matrix> for MinMaxScalerParams {
 
     fn fit_stats(&self, stats: &MinMaxScalerStats) -> Result<MinMaxScaler> {
         self.check()?;
-        let (data_min, data_max) = stats.0.clone().ok_or_else(|| {
-            Error::EmptyDataset(
-                "the scaler's statistics have seen no rows: update them with at least one batch"
-                    .into(),
-            )
-        })?;
+        let (data_min, data_max) = stats
+            .0
+            .clone()
+            .ok_or_else(|| Error::no_rows_seen("MinMaxScaler"))?;
         Ok(MinMaxScaler {
             params: self.clone(),
             data_min,

@@ -235,12 +235,10 @@ impl FitStats<Matrix> for StandardScalerParams {
     }
 
     fn fit_stats(&self, stats: &StandardScalerStats) -> Result<StandardScaler> {
-        let mut scaler = stats.0.clone().ok_or_else(|| {
-            margin_core::Error::EmptyDataset(
-                "the scaler's statistics have seen no rows: update them with at least one batch"
-                    .into(),
-            )
-        })?;
+        let mut scaler = stats
+            .0
+            .clone()
+            .ok_or_else(|| margin_core::Error::no_rows_seen("StandardScaler"))?;
         scaler.params = self.clone();
         Ok(scaler)
     }

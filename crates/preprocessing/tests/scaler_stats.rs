@@ -4,7 +4,7 @@
 
 use margin_core::{DenseMatrix, Error, Fit, FitStats, Matrix};
 use margin_preprocessing::{MinMaxScaler, StandardScaler};
-use margin_testing::stats::merge_parts;
+use margin_testing::stats::{matrix_parts, merge_parts};
 use proptest::prelude::*;
 
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
@@ -14,8 +14,8 @@ fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
             .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
 }
 
-/// Random rows cut into parts of one or two batches.
-fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<Vec<Matrix>>, u64)> {
+/// Random rows and the cuts of their parts (`matrix_parts`).
+fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<usize>, u64)> {
     (1usize..=4, 1usize..=30).prop_flat_map(|(d, n)| {
         (
             proptest::collection::vec(-1e3f64..1e3, n * d),
@@ -27,19 +27,7 @@ fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<Vec<Matrix>>, u64)> {
                 cuts.extend([0, n]);
                 cuts.sort_unstable();
                 cuts.dedup();
-                let parts = cuts
-                    .windows(2)
-                    .filter(|w| w[0] < w[1])
-                    .map(|w| {
-                        let mid = w[0] + (w[1] - w[0]).div_ceil(2);
-                        [w[0]..mid, mid..w[1]]
-                            .into_iter()
-                            .filter(|r| !r.is_empty())
-                            .map(|r| Matrix::from(x.select_rows(&r.collect::<Vec<_>>()).unwrap()))
-                            .collect()
-                    })
-                    .collect();
-                (x, parts, seed)
+                (x, cuts, seed)
             })
     })
 }
@@ -48,7 +36,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn statistics_in_parts_give_the_fit((x, parts, seed) in problem()) {
+    fn statistics_in_parts_give_the_fit((x, cuts, seed) in problem()) {
+        let parts = matrix_parts(&x, &cuts).unwrap();
         let standard = StandardScaler::params().with_mean(false);
         let (merged, whole) = (merge_parts(&standard, &parts, seed).unwrap(), standard.fit(&x).unwrap());
         prop_assert_eq!(merged.n_samples_seen(), whole.n_samples_seen());

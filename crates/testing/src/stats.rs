@@ -1,32 +1,55 @@
 //! Fitting from statistics gathered in parts: what every [`FitStats`] test runs to show that
 //! any partitioning of the rows, merged in any order, gives the model one pass gives.
 
-use margin_core::{Dataset, FitStats, Merge, PartialFit, Result};
+use margin_core::{Dataset, DenseMatrix, FitStats, Matrix, Merge, PartialFit, Result};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Fits `params` from statistics gathered in parts ([`merge_parts`]): the rows cut at `cuts`
-/// (increasing row indices; empty ranges skipped), each part streaming two batches (the first
-/// half of its rows, then the rest).
+/// Fits `params` from statistics gathered in parts ([`merge_parts`]): the dataset's rows cut
+/// into parts of batches as [`part_rows`] cuts them.
 pub fn fit_in_parts<P: FitStats>(
     params: &P,
     data: &Dataset,
     cuts: &[usize],
     seed: u64,
 ) -> Result<P::Model> {
-    let mut parts = Vec::new();
-    for w in cuts.windows(2).filter(|w| w[0] < w[1]) {
-        let middle = w[0] + (w[1] - w[0]).div_ceil(2);
-        let mut batches = Vec::new();
-        for range in [w[0]..middle, middle..w[1]] {
-            if !range.is_empty() {
-                batches.push(data.select(&range.collect::<Vec<_>>())?);
-            }
-        }
-        parts.push(batches);
-    }
+    let parts = part_rows(cuts)
+        .iter()
+        .map(|batches| batches.iter().map(|rows| data.select(rows)).collect())
+        .collect::<Result<Vec<_>>>()?;
     merge_parts(params, &parts, seed)
+}
+
+/// A matrix's rows cut into parts of batches as [`part_rows`] cuts them: the parts
+/// [`merge_parts`] takes for a transformer.
+pub fn matrix_parts(x: &DenseMatrix, cuts: &[usize]) -> Result<Vec<Vec<Matrix>>> {
+    part_rows(cuts)
+        .iter()
+        .map(|batches| {
+            batches
+                .iter()
+                .map(|rows| x.select_rows(rows).map(Matrix::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// The rows of each part's batches: the rows cut at `cuts` (increasing row indices, the first
+/// and the end included; empty ranges skipped), each part streaming two batches (the first
+/// half of its rows, then the rest; one batch for a one-row part).
+pub fn part_rows(cuts: &[usize]) -> Vec<Vec<Vec<usize>>> {
+    cuts.windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| {
+            let middle = w[0] + (w[1] - w[0]).div_ceil(2);
+            [w[0]..middle, middle..w[1]]
+                .into_iter()
+                .filter(|range| !range.is_empty())
+                .map(|range| range.collect())
+                .collect()
+        })
+        .collect()
 }
 
 /// Fits `params` from statistics gathered on each part (a list of batches, streamed in order),

@@ -19,7 +19,7 @@ use faer::linalg::matmul::matmul;
 use faer::linalg::svd::{self, ComputeSvdVectors};
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 use margin_core::generate::fill_standard_normal;
-use margin_core::orthogonal::{orthonormal, qr_in_place};
+use margin_core::orthogonal::{self, orthonormal, split_rows_mut};
 use margin_core::{Error, Result, split::rng_from_seed};
 use rayon::prelude::*;
 
@@ -31,56 +31,21 @@ pub(crate) struct Spectrum {
 
 /// Row blocks for `n` rows of width `width`: at least `max(8 · width, 4096)` rows each (so a
 /// block's QR runs at speed and the stacked triangles stay small), at most 8 blocks (so
-/// per-block `d × d` partial sums stay bounded), sizes differing by at most one row.
+/// per-block `d × d` partial sums stay bounded).
+fn block_count(n: usize, width: usize) -> usize {
+    (n / (8 * width).max(4096)).clamp(1, 8)
+}
+
+/// [`block_count`] blocks of `n` rows, as `(start, length)`.
 fn row_blocks(n: usize, width: usize) -> Vec<(usize, usize)> {
-    let min_rows = (8 * width).max(4096);
-    let count = (n / min_rows).clamp(1, 8);
-    (0..count)
-        .map(|b| {
-            let start = b * n / count;
-            (start, (b + 1) * n / count - start)
-        })
-        .collect()
+    orthogonal::row_blocks(n, block_count(n, width))
 }
 
-/// The upper triangle (`min(n, m) × m`) left in `a` by [`qr_in_place`].
-fn upper(a: MatRef<'_, f64>) -> Mat<f64> {
-    let k = a.nrows().min(a.ncols());
-    Mat::from_fn(k, a.ncols(), |i, j| if i <= j { a[(i, j)] } else { 0.0 })
-}
-
-/// The `R` of `x = QR` for a tall `x` (overwritten), by tall-skinny QR over [`row_blocks`].
-fn tsqr(mut x: MatMut<'_, f64>) -> Mat<f64> {
-    let (n, d) = (x.nrows(), x.ncols());
-    let blocks = row_blocks(n, d);
-    if blocks.len() == 1 {
-        qr_in_place(x.as_mut());
-        return upper(x.as_ref());
-    }
-    let mut parts = Vec::with_capacity(blocks.len());
-    let mut rest = x;
-    for &(_, len) in &blocks[..blocks.len() - 1] {
-        let (top, bottom) = rest.split_at_row_mut(len);
-        parts.push(top);
-        rest = bottom;
-    }
-    parts.push(rest);
-    let triangles: Vec<Mat<f64>> = parts
-        .into_par_iter()
-        .map(|mut b| {
-            qr_in_place(b.as_mut());
-            upper(b.as_ref())
-        })
-        .collect();
-    let rows: usize = triangles.iter().map(|t| t.nrows()).sum();
-    let mut stacked = Mat::<f64>::zeros(rows, d);
-    let mut at = 0;
-    for t in &triangles {
-        stacked.as_mut().subrows_mut(at, t.nrows()).copy_from(t);
-        at += t.nrows();
-    }
-    qr_in_place(stacked.as_mut());
-    upper(stacked.as_ref())
+/// The `R` of `x = QR` (`d × d`; rows past the `n`-th zero) for `x` (overwritten), by
+/// tall-skinny QR over [`row_blocks`]: also what PCA's statistics keep of a batch.
+pub(crate) fn tsqr(x: MatMut<'_, f64>) -> Mat<f64> {
+    let count = block_count(x.nrows(), x.ncols());
+    orthogonal::tsqr(x, count)
 }
 
 /// Sequential SVD, right vectors only.
@@ -111,17 +76,6 @@ fn svd_seq(a: MatRef<'_, f64>) -> Result<Spectrum> {
         s: s.column_vector().iter().copied().collect(),
         v,
     })
-}
-
-/// The triangle `R` (`min(n, d) × d`) of `x = QR` (`x` overwritten), by the tall-skinny QR
-/// for tall `x`: what PCA's statistics keep of a batch.
-pub(crate) fn triangle(mut x: MatMut<'_, f64>) -> Mat<f64> {
-    if x.nrows() >= x.ncols() {
-        tsqr(x)
-    } else {
-        qr_in_place(x.as_mut());
-        upper(x.as_ref())
-    }
 }
 
 /// The spectrum of data whose triangle (from statistics) is `r`: its right vectors and
@@ -205,19 +159,13 @@ pub(crate) fn gram_eigh(x: MatRef<'_, f64>) -> Result<Spectrum> {
 fn tall_product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut out = Mat::<f64>::zeros(a.nrows(), b.ncols());
     let blocks = row_blocks(a.nrows(), a.ncols());
-    let mut parts = Vec::with_capacity(blocks.len());
-    let mut rest = out.as_mut();
-    for &(start, len) in &blocks[..blocks.len() - 1] {
-        let (top, bottom) = rest.split_at_row_mut(len);
-        parts.push((start, len, top));
-        rest = bottom;
-    }
-    if let Some(&(start, len)) = blocks.last() {
-        parts.push((start, len, rest));
-    }
-    parts.into_par_iter().for_each(|(start, len, dst)| {
-        matmul(dst, Accum::Replace, a.subrows(start, len), b, 1.0, Par::Seq);
-    });
+    let parts = split_rows_mut(out.as_mut(), &blocks);
+    parts
+        .into_par_iter()
+        .zip(blocks)
+        .for_each(|(dst, (start, len))| {
+            matmul(dst, Accum::Replace, a.subrows(start, len), b, 1.0, Par::Seq);
+        });
     out
 }
 

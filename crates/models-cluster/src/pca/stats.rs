@@ -51,7 +51,7 @@ impl<R: Records + ?Sized> PartialFit<R> for PcaStats {
             memory::DENSE_COPY,
         )?;
         let (mut centred, mean) = Centered::new(batch)?;
-        let r = factor::triangle(centred.view_mut());
+        let r = factor::tsqr(centred.view_mut());
         self.0
             .merge(&CentredQr::from_part(true, n, n as f64, mean, r.as_ref())?)
     }

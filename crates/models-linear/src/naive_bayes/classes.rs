@@ -6,7 +6,7 @@ use margin_core::params::Params;
 use std::cmp::Ordering;
 
 use margin_core::model_check::label_order;
-use margin_core::{Dataset, Error, Label, Result, validate};
+use margin_core::{Classes, Dataset, Error, Label, Result, validate};
 
 /// The classes `fit` learns, those present in the data (scikit-learn's `unique(y)`, sorted),
 /// and each sample's index among them.
@@ -17,14 +17,18 @@ use margin_core::{Dataset, Error, Label, Result, validate};
 /// streaming model is declared with at least two classes too, though a batch may hold one.
 pub(crate) fn fit_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
     validate::check_dataset(data)?;
-    validate::check_min_classes(&*data.targets.to_classes()?, 2)?;
-    present_classes(data)
+    let classes = data.targets.to_classes()?;
+    validate::check_min_classes(&classes, 2)?;
+    present_classes(data, &classes)
 }
 
 /// The classes present in a checked dataset (any number, one included: a batch or a partition
 /// may hold one), sorted, and each sample's index among them; all-zero weights are refused.
-pub(crate) fn present_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)> {
-    let classes = data.targets.to_classes()?;
+/// `classes` are the dataset's targets as classes.
+pub(crate) fn present_classes(
+    data: &Dataset,
+    classes: &Classes,
+) -> Result<(Vec<Label>, Vec<usize>)> {
     let counts = classes.counts();
     let mut model_class = vec![usize::MAX; classes.n_classes()];
     let mut labels = Vec::new();
@@ -45,6 +49,21 @@ pub(crate) fn present_classes(data: &Dataset) -> Result<(Vec<Label>, Vec<usize>)
     }
     let of_sample = classes.indices().iter().map(|&c| model_class[c]).collect();
     Ok((labels, of_sample))
+}
+
+/// The statistics a model can be made from: refused when they have seen no row (`None`), or
+/// fewer than two classes (a one-class model, as [`fit_classes`] says).
+pub(crate) fn trainable<'a, S>(
+    stats: &'a Option<S>,
+    labels: fn(&S) -> &[Label],
+    model: &str,
+) -> Result<&'a S> {
+    let stats = stats.as_ref().ok_or_else(|| Error::no_rows_seen(model))?;
+    let found = labels(stats).len();
+    if found < 2 {
+        return Err(Error::TooFewClasses { found, required: 2 });
+    }
+    Ok(stats)
 }
 
 /// The sorted union of two sorted label lists (statistics of two parts that saw different

@@ -8,7 +8,7 @@ use margin_core::{
 
 use serde::{Deserialize, Serialize};
 
-use super::classes::{present_classes, union_labels, weight};
+use super::classes::{present_classes, trainable, union_labels, weight};
 use super::rows_in_parallel;
 
 /// How a discrete model reads a sample's values.
@@ -199,7 +199,7 @@ impl CountsSoFar {
                 batch.n_features(),
             ));
         }
-        let (labels, class_of) = present_classes(batch)?;
+        let (labels, class_of) = present_classes(batch, &*batch.targets.to_classes()?)?;
         let mut part = Counts::new(labels, batch.n_features())?;
         part.absorb(batch, &class_of, reading);
         self.merge(&CountsSoFar(Some(part)))
@@ -226,19 +226,8 @@ impl CountsSoFar {
     /// The counts a model is made from: refused when no row was seen, or fewer than two
     /// classes.
     pub(crate) fn counts(&self) -> Result<Counts> {
-        let counts = self.0.as_ref().ok_or_else(|| {
-            Error::EmptyDataset(
-                "the naive Bayes statistics have seen no rows: update them with at least one batch"
-                    .into(),
-            )
-        })?;
+        let counts = trainable(&self.0, |c| &c.labels, "naive Bayes")?;
         counts.check_with(1)?;
-        if counts.labels.len() < 2 {
-            return Err(Error::TooFewClasses {
-                found: counts.labels.len(),
-                required: 2,
-            });
-        }
         Ok(counts.clone())
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classes::{
     batch_classes, check_for_classes, check_trained, declared_classes, fit_classes,
-    present_classes, union_labels, valid_priors, weight,
+    present_classes, trainable, union_labels, valid_priors, weight,
 };
 use super::discrete::table;
 use super::{JointLogLikelihood, rows_in_parallel};
@@ -529,7 +529,7 @@ impl PartialFit<Dataset> for GaussianNBStats {
                 d,
             ));
         }
-        let (labels, class_of) = present_classes(batch)?;
+        let (labels, class_of) = present_classes(batch, &*batch.targets.to_classes()?)?;
         let part = Moments::new(labels, d)?.absorb(batch, &class_of)?;
         self.merge(&GaussianNBStats(Some(part)))
     }
@@ -562,19 +562,8 @@ impl FitStats for GaussianNBParams {
 
     fn fit_stats(&self, stats: &GaussianNBStats) -> Result<GaussianNB> {
         self.check()?;
-        let moments = stats.0.as_ref().ok_or_else(|| {
-            Error::EmptyDataset(
-                "the GaussianNB statistics have seen no rows: update them with at least one batch"
-                    .into(),
-            )
-        })?;
+        let moments = trainable(&stats.0, |m| &m.labels, "GaussianNB")?;
         moments.check_with(1)?;
-        if moments.labels.len() < 2 {
-            return Err(Error::TooFewClasses {
-                found: moments.labels.len(),
-                required: 2,
-            });
-        }
         self.check_for(moments.labels.len())?;
         let model = GaussianNB::from_moments(self.clone(), moments.try_clone()?)?;
         model.check_variances()?;

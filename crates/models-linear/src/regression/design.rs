@@ -150,9 +150,7 @@ impl Design {
     /// SVD and Cholesky solvers give the rows' answer to rounding.
     pub(crate) fn from_summary(stats: &CentredQr) -> Result<Self> {
         if stats.n_rows() == 0 {
-            return Err(Error::EmptyDataset(
-                "the least-squares statistics have seen no rows: update them with at least one batch".into(),
-            ));
+            return Err(Error::no_rows_seen("least-squares"));
         }
         let m = stats.width();
         let d = m - 1;

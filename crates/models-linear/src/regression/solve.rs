@@ -14,7 +14,7 @@ use margin_core::faer::linalg::evd::{self, ComputeEigenvectors};
 use margin_core::faer::linalg::matmul::matmul;
 use margin_core::faer::linalg::svd::{self, ComputeSvdVectors};
 use margin_core::faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
-use margin_core::{Error, Result};
+use margin_core::{Error, Result, orthogonal};
 
 use rayon::prelude::*;
 
@@ -61,48 +61,18 @@ pub(crate) fn cholesky_solve_in_place(
     true
 }
 
-/// Rows per block of the tall-skinny QR: at least 16 times the width, so the final QR of the
-/// stacked triangles costs a small fraction of the blocks' QRs, and enough rows for the
-/// blocked Householder kernels to run at speed.
-fn tsqr_block_rows(width: usize) -> usize {
-    (16 * width).max(8192)
+/// Row blocks of the tall-skinny QR for `n × m`: at least 16 times the width (so the final QR
+/// of the stacked triangles costs a small fraction of the blocks' QRs) and 8192 rows (enough
+/// for the blocked Householder kernels to run at speed).
+fn block_count(n: usize, m: usize) -> usize {
+    (n / (16 * m).max(8192)).max(1)
 }
 
-/// The `m × m` upper-triangular factor `R` of `A = QR` for a tall `A` (`n ≥ m` rows),
-/// overwriting `A`.
-///
-/// Tall-skinny QR: the rows are cut into blocks whose size depends only on the shape, each
-/// block is factored on its own (in parallel, each sequentially), and the stacked triangles are
-/// factored once more. The same arithmetic runs whatever the number of threads, so the result
-/// is bit-for-bit the same on one thread or many, which faer's parallel QR does not promise.
+/// The `m × m` upper-triangular factor `R` of `A = QR` for a tall `A`, overwriting `A`:
+/// [`orthogonal::tsqr`] over [`block_count`] blocks, the same bits on any thread count.
 pub(crate) fn tsqr(a: MatMut<'_, f64>) -> Mat<f64> {
-    let (n, m) = (a.nrows(), a.ncols());
-    let rows = tsqr_block_rows(m);
-    let n_blocks = (n / rows).max(1);
-    let mut blocks = Vec::with_capacity(n_blocks);
-    let mut rest = a;
-    // Every block has `rows` rows except the last, which takes the remainder (≥ rows).
-    for _ in 1..n_blocks {
-        let (top, bottom) = rest.split_at_row_mut(rows);
-        blocks.push(top);
-        rest = bottom;
-    }
-    blocks.push(rest);
-    let triangles: Vec<Mat<f64>> = blocks.into_par_iter().map(qr_triangle).collect();
-    if triangles.len() == 1 {
-        return triangles
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Mat::zeros(m, m));
-    }
-    let mut stacked = Mat::<f64>::zeros(m * triangles.len(), m);
-    for (k, t) in triangles.iter().enumerate() {
-        stacked
-            .as_mut()
-            .get_mut(k * m..(k + 1) * m, ..)
-            .copy_from(t);
-    }
-    qr_triangle(stacked.as_mut())
+    let count = block_count(a.nrows(), a.ncols());
+    orthogonal::tsqr(a, count)
 }
 
 /// `AᵀA` for a tall `A`, summed over the same row blocks as [`tsqr`]: each block's product runs
@@ -111,13 +81,10 @@ pub(crate) fn tsqr(a: MatMut<'_, f64>) -> Mat<f64> {
 /// output and a long inner dimension, two threads took several times longer than one.)
 pub(crate) fn blocked_gram(a: MatRef<'_, f64>) -> Mat<f64> {
     let (n, m) = (a.nrows(), a.ncols());
-    let rows = tsqr_block_rows(m);
-    let n_blocks = (n / rows).max(1);
-    let partial: Vec<Mat<f64>> = (0..n_blocks)
+    let partial: Vec<Mat<f64>> = orthogonal::row_blocks(n, block_count(n, m))
         .into_par_iter()
-        .map(|k| {
-            let end = if k + 1 == n_blocks { n } else { (k + 1) * rows };
-            let block = a.get(k * rows..end, ..);
+        .map(|(start, len)| {
+            let block = a.subrows(start, len);
             let mut g = Mat::<f64>::zeros(m, m);
             matmul(
                 g.as_mut(),
@@ -135,14 +102,6 @@ pub(crate) fn blocked_gram(a: MatRef<'_, f64>) -> Mat<f64> {
         total += g;
     }
     total
-}
-
-/// Householder QR of a block (sequentially) and a copy of its `m × m` triangle.
-fn qr_triangle(mut a: MatMut<'_, f64>) -> Mat<f64> {
-    let (n, m) = (a.nrows(), a.ncols());
-    margin_core::orthogonal::qr_in_place(a.as_mut());
-    // Below the diagonal the block holds Householder vectors, not zeros.
-    Mat::from_fn(m, m, |i, j| if i <= j && i < n { a[(i, j)] } else { 0.0 })
 }
 
 /// `X = U diag(s) Vᵀ` restricted to what least squares and ridge need: the singular values
