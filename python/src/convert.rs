@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use margin_core::params::Value;
 use margin_core::{CsrMatrix, DenseMatrix, DenseView, Error, Label, Matrix, Records};
 
-use crate::native::{Attr, Attrs};
+use margin_any::{Attr, Attrs};
 
 /// Features as Python hands them over: a 2-D float64 array, or a CSR matrix's three arrays
 /// and its width (`(data, indices, indptr, n_columns)`, the indices as int64).

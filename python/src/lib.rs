@@ -16,21 +16,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use margin_core::{DenseMatrix, Error, Records};
-use margin_io::peek_kind;
 
 mod convert;
 mod libsvm;
-mod native;
 mod registry;
 
 use convert::{XArg, YArg, to_py};
-use native::{Native, Predicted};
+use margin_any::{self as any, AnyModel, Predicted};
 use registry::{Entry, Target, Training, by_class, python_name, registry};
 
 /// A fitted margin model and the estimator class it belongs to.
 #[pyclass(frozen, module = "margin._native")]
 struct Model {
-    inner: Box<dyn Native>,
+    inner: Box<dyn AnyModel>,
     entry: &'static Entry,
 }
 
@@ -41,7 +39,7 @@ impl Model {
         &self,
         py: Python<'py>,
         x: XArg<'py>,
-        method: fn(&dyn Native, &dyn Records) -> margin_core::Result<DenseMatrix>,
+        method: fn(&dyn AnyModel, &dyn Records) -> margin_core::Result<DenseMatrix>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let features = x.features()?;
         let records = features.records();
@@ -221,14 +219,14 @@ fn fit<'py>(
 /// A model from model-file bytes, with the estimator class it belongs to.
 #[pyfunction]
 fn loads(data: &[u8]) -> PyResult<Model> {
-    let kind = peek_kind(data).map_err(to_py)?;
+    let inner = any::load(data).map_err(to_py)?;
+    let kind = inner.kind();
     let candidates: Vec<&'static Entry> = registry().iter().filter(|e| e.kind == kind).collect();
     let Some(first) = candidates.first() else {
         return Err(to_py(Error::ModelFile {
             reason: format!("model kind `{kind}` has no Python estimator in this build"),
         }));
     };
-    let inner = first.load(data).map_err(to_py)?;
     let stored = inner.hyperparams();
     let entry = candidates
         .iter()

@@ -1,6 +1,6 @@
 //! The estimators the Python package offers: for each, scikit-learn's class name, its role
 //! (which mixins the Python class takes), the params constructor whose descriptors become the
-//! class's `__init__` parameters and defaults, and how to fit and load it.
+//! class's `__init__` parameters and defaults, and how to fit it.
 //!
 //! Parameter names are margin's, which are scikit-learn's, with two spellings changed for
 //! Python: `seed` is `random_state` (scikit-learn's name for it) and `lambda`, a Python
@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+use margin_any::{AnyModel, Capabilities};
 use margin_core::params::{ParamInfo, Params};
 use margin_core::{Classes, Dataset, Error, Fit, Records, Result, Targets};
 use margin_io::ModelFile;
@@ -28,7 +29,6 @@ use margin_tree::{
 };
 
 use crate::convert::Features;
-use crate::native::{Capabilities, Native};
 
 /// What an estimator is, for scikit-learn: which mixin its Python class takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +86,7 @@ trait Fitter: Send + Sync {
     /// The parameters described, with the constructor's values.
     fn describe(&self) -> Vec<ParamInfo>;
     /// Fits with `settings` applied to the constructor's parameters.
-    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>>;
+    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>>;
 }
 
 /// A family fitted on a [`Dataset`] (targets, weights, feature names).
@@ -115,13 +115,13 @@ fn configured<P: Params>(make: fn() -> P, settings: &Settings) -> Result<P> {
 impl<P> Fitter for OnDataset<P>
 where
     P: Params + Fit<Dataset> + Send + Sync,
-    P::Model: Native + 'static,
+    P::Model: AnyModel + 'static,
 {
     fn describe(&self) -> Vec<ParamInfo> {
         (self.0)().describe()
     }
 
-    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>> {
+    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>> {
         let params = configured(self.0, settings)?;
         let records = data.x.into_matrix()?;
         let targets = match data.y {
@@ -144,13 +144,13 @@ where
 impl<P> Fitter for OnRecords<P>
 where
     P: Params + for<'r> Fit<dyn Records + 'r> + Send + Sync,
-    for<'r> <P as Fit<dyn Records + 'r>>::Model: Native + 'static,
+    for<'r> <P as Fit<dyn Records + 'r>>::Model: AnyModel + 'static,
 {
     fn describe(&self) -> Vec<ParamInfo> {
         (self.0)().describe()
     }
 
-    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>> {
+    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>> {
         let params = configured(self.0, settings)?;
         if data.sample_weight.is_some() {
             return Err(Error::unsupported(
@@ -188,15 +188,10 @@ pub struct Entry {
     /// Parameters the class fixes and does not show (`l1_ratio` is 1 for `Lasso`).
     pub fixed: &'static [&'static str],
     fitter: Box<dyn Fitter>,
-    load: fn(&[u8]) -> Result<Box<dyn Native>>,
-}
-
-fn load<M: ModelFile + Native + 'static>(bytes: &[u8]) -> Result<Box<dyn Native>> {
-    Ok(Box::new(M::from_bytes(bytes)?))
 }
 
 impl Entry {
-    fn new<M: ModelFile + Native + Capabilities + 'static>(
+    fn new<M: ModelFile + AnyModel + Capabilities + 'static>(
         class: &'static str,
         summary: &'static str,
         role: Role,
@@ -214,7 +209,6 @@ impl Entry {
             one_to_one: false,
             fixed: &[],
             fitter,
-            load: load::<M>,
         }
     }
 
@@ -227,7 +221,7 @@ impl Entry {
     ) -> Self
     where
         P: Params + Fit<Dataset> + Send + Sync,
-        P::Model: Native + Capabilities + ModelFile + 'static,
+        P::Model: AnyModel + Capabilities + ModelFile + 'static,
     {
         Entry {
             sample_weight: true,
@@ -244,7 +238,7 @@ impl Entry {
     ) -> Self
     where
         P: Params + for<'r> Fit<dyn Records + 'r, Model = M> + Send + Sync,
-        M: Native + Capabilities + ModelFile + 'static,
+        M: AnyModel + Capabilities + ModelFile + 'static,
     {
         Entry::new::<M>(class, summary, role, Box::new(OnRecords(make)))
     }
@@ -291,7 +285,7 @@ impl Entry {
     }
 
     /// Fits; `settings` are `(Python name, text)` pairs.
-    pub fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn Native>> {
+    pub fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>> {
         let margin_names: Vec<(String, String)> = settings
             .iter()
             .map(|(name, text)| (margin_name(name).to_owned(), text.clone()))
@@ -307,11 +301,6 @@ impl Entry {
             ));
         }
         self.fitter.fit(&margin_names, data)
-    }
-
-    /// Loads a model file of this entry's kind.
-    pub fn load(&self, bytes: &[u8]) -> Result<Box<dyn Native>> {
-        (self.load)(bytes)
     }
 
     /// Whether a model of this entry's kind fitted with `stored` (its hyperparameters) is one

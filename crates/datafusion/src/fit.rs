@@ -3,16 +3,14 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Schema, UInt64Type};
-use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, UInt64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Signature, Volatility};
 use datafusion::physical_expr::expressions::Literal;
-use margin_io::table::dataset_from_batches;
-use margin_io::{LabelColumn, Nulls, TableColumns};
 
+use crate::columns::ArgColumns;
 use crate::external;
 use crate::gather::{Gather, gatherer};
 
@@ -103,20 +101,10 @@ impl AggregateUDFImpl for MarginFit {
                 sparse.name()
             );
         }
-        // The arguments' own names, so errors name the query's columns; one named twice gets
-        // its position appended.
-        let mut names: Vec<String> = Vec::with_capacity(columns.len());
-        for (i, field) in columns.iter().enumerate() {
-            let name = field.name().clone();
-            names.push(if names.contains(&name) {
-                format!("{name}#{}", i + 3)
-            } else {
-                name
-            });
-        }
+        let columns = ArgColumns::new(columns, 3, gather.supervised());
         Ok(Box::new(FitAccumulator {
             gather,
-            names,
+            columns,
             rows: 0,
         }))
     }
@@ -141,8 +129,8 @@ impl AggregateUDFImpl for MarginFit {
 #[derive(Debug)]
 struct FitAccumulator {
     gather: Box<dyn Gather>,
-    /// The label's (when supervised) and the features' column names.
-    names: Vec<String>,
+    /// The label's (when supervised) and the features' columns.
+    columns: ArgColumns,
     /// Rows gathered, here and in the states merged.
     rows: u64,
 }
@@ -154,25 +142,7 @@ impl Accumulator for FitAccumulator {
         if n == 0 {
             return Ok(());
         }
-        let schema = Arc::new(Schema::new(
-            self.names
-                .iter()
-                .zip(columns)
-                .map(|(name, c)| Field::new(name, c.data_type().clone(), true))
-                .collect::<Vec<_>>(),
-        ));
-        let batch = RecordBatch::try_new(schema.clone(), columns.to_vec())?;
-        let supervised = self.gather.supervised();
-        let table = TableColumns {
-            label: if supervised {
-                LabelColumn::Name(self.names[0].clone())
-            } else {
-                LabelColumn::None
-            },
-            features: Some(self.names[usize::from(supervised)..].to_vec()),
-            nulls: Nulls::Refuse,
-        };
-        let data = dataset_from_batches(&schema, [batch], &table).map_err(external)?;
+        let data = self.columns.dataset(self.columns.batch(columns)?)?;
         self.gather.update(&data).map_err(external)?;
         self.rows += n as u64;
         Ok(())
@@ -187,9 +157,8 @@ impl Accumulator for FitAccumulator {
     }
 
     fn size(&self) -> usize {
-        // The statistics are small (at most (d + 2)² numbers, or a table per class): their
-        // encoding's length measures them.
-        std::mem::size_of_val(self) + self.gather.encode().map_or(0, |b| b.len())
+        // The statistics are numbers and counts: their encoding's length measures them.
+        std::mem::size_of_val(self) + self.gather.encoded_len()
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {

@@ -22,6 +22,9 @@ pub(crate) trait Gather: Debug + Send + Sync {
     fn update(&mut self, batch: &Dataset) -> Result<()>;
     /// The statistics as bytes, for another partition's accumulator.
     fn encode(&self) -> Result<Vec<u8>>;
+    /// The length of [`encode`](Gather::encode)'s bytes, counted without writing them
+    /// (DataFusion asks for an accumulator's size after every batch).
+    fn encoded_len(&self) -> usize;
     /// Adds statistics another partition encoded.
     fn merge_encoded(&mut self, bytes: &[u8]) -> Result<()>;
     /// The fitted model's file bytes (what `Model::from_bytes` and `margin predict` read).
@@ -170,6 +173,16 @@ where
     fn encode(&self) -> Result<Vec<u8>> {
         encode(&self.stats)
     }
+    fn encoded_len(&self) -> usize {
+        let mut counter = bincode::enc::write::SizeWriter::default();
+        // Counting cannot fail where encoding succeeds; a failure counts what was written.
+        let _ = bincode::serde::encode_into_writer(
+            &self.stats,
+            &mut counter,
+            bincode::config::standard(),
+        );
+        counter.bytes_written
+    }
     fn merge_encoded(&mut self, bytes: &[u8]) -> Result<()> {
         self.stats.merge(&decode(bytes)?)
     }
@@ -179,23 +192,21 @@ where
 }
 
 /// Statistics as bytes: bincode, as model files encode their bodies.
-fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     bincode::serde::encode_to_vec(value, bincode::config::standard())
-        .map_err(|e| Error::Numerical(format!("the statistics could not be encoded: {e}")))
+        .map_err(|e| Error::Numerical(format!("a partition's state could not be encoded: {e}")))
 }
 
 /// Statistics from bytes; the merge that follows checks what it reads.
-fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     let (value, used) = bincode::serde::decode_from_slice(bytes, bincode::config::standard())
         .map_err(|e| {
             Error::model_file(format!(
-                "a partition's statistics could not be decoded ({e}): were they written by another margin version?"
+                "a partition's state could not be decoded ({e}): was it written by another margin version?"
             ))
         })?;
     if used != bytes.len() {
-        return Err(Error::model_file(
-            "a partition's statistics have trailing bytes",
-        ));
+        return Err(Error::model_file("a partition's state has trailing bytes"));
     }
     Ok(value)
 }

@@ -13,22 +13,39 @@
 //!   partitions' states merge exactly (counts) or to rounding (means, triangular factors), so
 //!   the model is the in-memory fit's. `GROUP BY` fits one model per group.
 //!
+//! - **`margin_predict(model, feature, …)`**, **`margin_predict_proba`**,
+//!   **`margin_decision_function`** and **`margin_transform`**, scalar functions applying a
+//!   fitted model of any kind ([`margin_any::kinds`]) to whole batches. The model is a literal:
+//!   a name registered in the [`Models`] that [`register`] returns, or the model file's bytes
+//!   (`X'…'` in SQL). `margin_predict` gives a classifier's class (`Float64` when every class
+//!   is a number, else `Utf8`), a regressor's value (`Float64`), a cluster or a one-class
+//!   SVM's ±1 (`Int64`); probabilities, transforms and multiclass decision values come as one
+//!   `FixedSizeList<Float64>` per row (a binary decision value as `Float64`). A row with a null
+//!   feature scores null.
+//!
+//! - **[`fit_logistic_regression`]**, a fit driven from the client as Spark drives its
+//!   iterative fits: one query for the classes and their counts, then one query per L-BFGS
+//!   step, whose aggregate `margin_loss_sums` sums the loss and its gradient over every
+//!   partition at the current weights. The model is the in-memory fit's to the solver's
+//!   tolerance (the tests find the same iteration count and coefficients within 1e-9).
+//!
 //! The parameters are `name=value` pairs separated by spaces, each as `margin train` takes it
 //! (`'alpha=0.5 fit_intercept=false'`); `''` keeps the defaults. Features are numeric columns
 //! of any integer or float type, or one `FixedSizeList<Float64>` column (as `margin_io::table`
-//! reads them). A null feature is refused, naming the column. Sparse `List<Struct<index,
-//! value>>` columns are not taken yet: a batch's width would be its own largest index.
+//! reads them, and as `margin_transform` gives them). `margin_fit` refuses a null feature,
+//! naming the column. Sparse `List<Struct<index, value>>` columns are not taken yet: a
+//! batch's width would be its own largest index.
 //!
 //! ```
 //! use datafusion::prelude::*;
-//! use margin_core::Fit;
+//! use margin_core::{Fit, Predict};
 //! use margin_io::ModelFile;
 //! use margin_linear::Ridge;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let ctx = SessionContext::new();
-//! margin_datafusion::register(&ctx);
+//! let models = margin_datafusion::register(&ctx);
 //! let fitted = ctx
 //!     .sql("SELECT margin_fit('ridge', 'alpha=0.5', y, x1, x2) FROM (VALUES
 //!             (1.0, 0.0, 1.0), (2.1, 1.0, 0.5), (4.9, 2.0, 2.0), (5.2, 3.0, 1.0), (8.8, 4.0, 3.5)
@@ -44,25 +61,65 @@
 //! let data = margin_core::Dataset::regression(x, vec![1.0, 2.1, 4.9, 5.2, 8.8])?;
 //! let same = Ridge::params().alpha(0.5).fit(&data)?;
 //! assert!((model.intercept()[0] - same.intercept()[0]).abs() < 1e-12);
+//!
+//! // Scoring by name: the model registered, then applied to a query's rows.
+//! models.insert("prices", bytes)?;
+//! let scored = ctx
+//!     .sql("SELECT margin_predict('prices', x1, x2) FROM (VALUES (1.0, 0.5), (5.0, 2.0)) AS t(x1, x2)")
+//!     .await?
+//!     .collect()
+//!     .await?;
+//! let predicted = scored[0].column(0).as_any()
+//!     .downcast_ref::<datafusion::arrow::array::Float64Array>().unwrap();
+//! let expected = same.predict(&[[1.0, 0.5], [5.0, 2.0]])?;
+//! assert_eq!(predicted.values().to_vec(), expected);
 //! # Ok(())
 //! # }
 //! ```
 
 #![forbid(unsafe_code)]
 
+mod columns;
 mod fit;
 mod gather;
+mod iterate;
+mod models;
+mod score;
 
 use datafusion::common::DataFusionError;
-use datafusion::logical_expr::AggregateUDF;
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 
 pub use fit::MarginFit;
 pub use gather::KINDS;
+pub use iterate::{MarginLossSums, fit_logistic_regression};
+pub use models::Models;
+pub use score::{MarginScore, Method};
 
-/// Registers margin's functions (`margin_fit`) with `ctx`.
-pub fn register(ctx: &SessionContext) {
+/// The scoring functions' methods, in the order [`register`] adds them.
+pub const METHODS: [Method; 4] = [
+    Method::Predict,
+    Method::PredictProba,
+    Method::DecisionFunction,
+    Method::Transform,
+];
+
+/// Registers margin's functions with `ctx`: `margin_fit` and the four scoring functions,
+/// which share the models returned (register a model there to call it by name).
+pub fn register(ctx: &SessionContext) -> Models {
+    let models = Models::default();
     ctx.register_udaf(margin_fit());
+    ctx.register_udaf(AggregateUDF::from(MarginLossSums::default()));
+    for method in METHODS {
+        ctx.register_udf(margin_score(method, &models));
+    }
+    models
+}
+
+/// A scoring function (`margin_predict`, …) knowing the models of `models` by name, for
+/// registries other than a [`SessionContext`]'s.
+pub fn margin_score(method: Method, models: &Models) -> ScalarUDF {
+    ScalarUDF::from(MarginScore::new(method, models.clone()))
 }
 
 /// The `margin_fit` aggregate function, for registries other than a [`SessionContext`]'s.

@@ -1,108 +1,14 @@
-//! `margin_fit` through DataFusion: real datasets written as several Parquet files, read by a
-//! session with four partitions, fitted by SQL, and compared with the in-memory fit on the same
-//! rows (least squares, ridge, Gaussian naive Bayes and PCA to 1e-10 relative; counts and
-//! ranges exactly); one model per group; and what the function refuses.
+//! `margin_fit` against the in-memory fits.
 
 use datafusion::arrow::array::{Array, BinaryArray};
-use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use margin_cluster::Pca;
-use margin_core::{Dataset, Fit, Matrix, Records};
+use margin_core::{Fit, Matrix};
 use margin_io::ModelFile;
-use margin_io::table::{batch_from_dataset, write_parquet};
 use margin_linear::naive_bayes::{BernoulliNB, GaussianNB};
 use margin_linear::{LinearRegression, Ridge};
 use margin_preprocessing::{MinMaxScaler, StandardScaler};
 
-/// A session with four partitions and margin's functions.
-fn session() -> SessionContext {
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(4));
-    margin_datafusion::register(&ctx);
-    ctx
-}
-
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
-/// `data` with dense records.
-fn dense(data: &Dataset) -> Dataset {
-    Dataset::new(data.records.to_dense().unwrap(), data.targets.clone()).unwrap()
-}
-
-/// A dataset written as Parquet files in a temporary directory, registered in a session as a
-/// table, with the columns `margin_fit` is given.
-struct Table {
-    ctx: SessionContext,
-    name: &'static str,
-    /// The feature columns, comma-separated.
-    features: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Table {
-    /// `data` (dense) as `files` Parquet files of consecutive rows, registered as table `name`
-    /// in a [`session`].
-    async fn new(name: &'static str, data: &Dataset, files: usize) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let n = data.n_samples();
-        let mut features = Vec::new();
-        for k in 0..files {
-            let rows: Vec<usize> = (k * n / files..(k + 1) * n / files).collect();
-            let batch = batch_from_dataset(&data.select(&rows).unwrap()).unwrap();
-            features = batch
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .filter(|f| f != "label")
-                .collect();
-            write_parquet(&dir.path().join(format!("part-{k}.parquet")), &batch).unwrap();
-        }
-        let ctx = session();
-        let path = dir.path().to_str().unwrap();
-        ctx.register_parquet(name, path, ParquetReadOptions::default())
-            .await
-            .unwrap();
-        Table {
-            ctx,
-            name,
-            features: features.join(", "),
-            _dir: dir,
-        }
-    }
-
-    /// The model file `margin_fit(kind, params, [label,] features…)` gives over the whole
-    /// table, the label first when `supervised`.
-    async fn fit(&self, kind: &str, params: &str, supervised: bool) -> Vec<u8> {
-        let label = if supervised { "label, " } else { "" };
-        let sql = format!(
-            "SELECT margin_fit('{kind}', '{params}', {label}{}) FROM {}",
-            self.features, self.name
-        );
-        fitted(&self.ctx, &sql).await.unwrap().unwrap()
-    }
-}
-
-/// The first row's first column of `sql`'s result, as model-file bytes (`None` for NULL).
-async fn fitted(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<Option<Vec<u8>>> {
-    let batches = ctx.sql(sql).await?.collect().await?;
-    let column = batches[0].column(0);
-    let bytes = column.as_any().downcast_ref::<BinaryArray>().unwrap();
-    Ok((!bytes.is_null(0)).then(|| bytes.value(0).to_vec()))
-}
-
-fn close(a: &[f64], b: &[f64], tol: f64) {
-    let scale = 1.0 + b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    assert_eq!(a.len(), b.len());
-    for (x, y) in a.iter().zip(b) {
-        assert!((x - y).abs() <= tol * scale, "{a:?}\nvs {b:?}");
-    }
-}
+use crate::{Table, block_on, close, dense, fitted, session};
 
 #[test]
 fn regression_models_match_the_in_memory_fit() {

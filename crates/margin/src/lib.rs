@@ -17,6 +17,7 @@
 //! | [`tree`] | `margin-tree` | trees and ensembles |
 //! | [`neighbors`] | `margin-neighbors` | nearest neighbours |
 //! | [`cluster`] | `margin-cluster` | k-means, PCA |
+//! | [`any`] | `margin-any` | any fitted model behind one trait; [`any::load`] reads any model file |
 //!
 //! ```
 //! use margin::prelude::*;
@@ -101,6 +102,7 @@
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub use margin_any as any;
 pub use margin_cluster as cluster;
 pub use margin_core as linalg;
 pub use margin_core::{

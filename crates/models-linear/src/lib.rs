@@ -39,7 +39,9 @@ pub use regression::{
 pub mod perceptron;
 pub use perceptron::{KernelPerceptron, KernelPerceptronParams, Perceptron, PerceptronParams};
 pub mod logistic;
-pub use logistic::{LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty};
+pub use logistic::{
+    LogisticParts, LogisticRegression, LogisticRegressionParams, LogisticSolver, Penalty,
+};
 pub mod elastic_net;
 pub use elastic_net::{ElasticNet, ElasticNetParams, alpha_grid};
 

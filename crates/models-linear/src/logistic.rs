@@ -22,6 +22,11 @@
 //!
 //! The parameters are also data ([`Params`]): `set("C", "0.5")`, `values()`, `check()`.
 //!
+//! Rows held in parts (a table's partitions, other machines) fit through [`LogisticParts`]:
+//! [`LogisticRegressionParams::parts`] from the classes' counts, then
+//! [`LogisticRegressionParams::fit_parts`] with every part's [`LogisticParts::loss_sums`]
+//! added at each step (margin-datafusion's `fit_logistic_regression` does it by query).
+//!
 //! Scores are computed without overflow: probabilities use the stable sigmoid and
 //! log-sum-exp, so `|w·x| = 10⁴` gives probabilities of exactly 0 and 1, never NaN.
 //!
@@ -44,7 +49,7 @@
 use margin_core::fit::{FitObserved, FitReport, Observer, Run};
 use margin_core::params::Params;
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, LinearClassifierCore, PredictProba,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, LinearClassifierCore, PredictProba,
     PresentClasses, Records, Result, memory, model_check, validate,
 };
 use margin_io::ModelFile;
@@ -55,6 +60,9 @@ use margin_optim::loss::{Loss, sigmoid};
 use margin_optim::newton::{NewtonOptions, newton};
 use margin_optim::risk::{LinearRisk, SoftmaxRisk};
 use serde::{Deserialize, Serialize};
+
+mod parts;
+pub use parts::LogisticParts;
 
 /// The penalty on the weights (never on the intercept).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -406,6 +414,37 @@ impl LogisticRegressionParams {
     }
 }
 
+impl LogisticRegressionParams {
+    /// The model whose weights the solver found: `labels.len()` weight vectors of `d`
+    /// features (one for two classes), each followed by its intercept when `fit_intercept`.
+    fn model_from(&self, labels: Vec<Label>, d: usize, r: GdResult) -> Result<LogisticRegression> {
+        let p = d + usize::from(self.fit_intercept);
+        let blocks = if labels.len() == 2 { 1 } else { labels.len() };
+        let mut coef = DenseMatrix::try_zeros(
+            blocks,
+            d,
+            "logistic regression's weights",
+            memory::FEWER_FEATURES,
+        )?;
+        let mut intercept = Vec::with_capacity(blocks);
+        for c in 0..blocks {
+            coef.row_mut(c).copy_from_slice(&r.w[c * p..c * p + d]);
+            intercept.push(if self.fit_intercept {
+                r.w[c * p + d]
+            } else {
+                0.0
+            });
+        }
+        Ok(LogisticRegression {
+            core: LinearClassifierCore::new(labels, coef, intercept),
+            iterations: r.iterations,
+            stop: r.stop,
+            objective: r.objective,
+            params: self.clone(),
+        })
+    }
+}
+
 /// The solvers' starting point `w = 0`: `k × (d + 1)` values, dense in the width as
 /// scikit-learn's and LIBLINEAR's weights are, asked for first.
 fn start(dim: usize) -> Result<Vec<f64>> {
@@ -563,7 +602,7 @@ impl FitObserved for LogisticRegressionParams {
             ),
             memory::FEWER_FEATURES,
         )?;
-        let (coef, intercept, result) = if labels.len() == 2 {
+        let result = if labels.len() == 2 {
             let signs: Vec<f64> = y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
             let risk = LinearRisk::new(
                 x,
@@ -573,7 +612,7 @@ impl FitObserved for LogisticRegressionParams {
                 l2,
                 self.fit_intercept,
             )?;
-            let r = if self.solver == SolverKind::Newton {
+            if self.solver == SolverKind::Newton {
                 newton(
                     &risk,
                     start(p)?,
@@ -585,42 +624,12 @@ impl FitObserved for LogisticRegressionParams {
                 )?
             } else {
                 self.minimize(&risk, l1, observer)?
-            };
-            let mut r = r;
-            let b = if self.fit_intercept { r.w[d] } else { 0.0 };
-            let mut w = std::mem::take(&mut r.w);
-            w.truncate(d);
-            (DenseMatrix::row_vector(w), vec![b], r)
+            }
         } else {
             let k = labels.len();
             let risk = SoftmaxRisk::new(x, &y, k, weights.as_deref(), l2, self.fit_intercept)?;
-            let r = self.minimize(&risk, l1, observer)?;
-            let mut coef = DenseMatrix::try_zeros(
-                k,
-                d,
-                "logistic regression's weights",
-                memory::FEWER_FEATURES,
-            )?;
-            for c in 0..k {
-                coef.row_mut(c).copy_from_slice(&r.w[c * p..c * p + d]);
-            }
-            let intercept = (0..k)
-                .map(|c| {
-                    if self.fit_intercept {
-                        r.w[c * p + d]
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            (coef, intercept, r)
+            self.minimize(&risk, l1, observer)?
         };
-        Ok(LogisticRegression {
-            core: LinearClassifierCore::new(labels, coef, intercept),
-            iterations: result.iterations,
-            stop: result.stop,
-            objective: result.objective,
-            params: self.clone(),
-        })
+        self.model_from(labels, d, result)
     }
 }

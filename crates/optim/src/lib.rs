@@ -18,7 +18,8 @@
 //! - [`cd`]: cyclic coordinate descent for the elastic net (lasso, ridge and between), with
 //!   scikit-learn's duality-gap stopping and warm starts.
 //! - [`loss`] and [`risk`]: the per-sample losses and the regularized empirical risk of a
-//!   linear model, the [`gd::FiniteSum`] the descent solvers minimize.
+//!   linear model, the [`gd::FiniteSum`] the descent solvers minimize; for rows held in
+//!   parts, [`risk::PartedRisk`] adds the parts' [`risk::LossSums`].
 //!
 //! Every solver takes an [`Observer`] as its last argument (`&mut ()` when nobody watches):
 //! one call shape, whether or not the caller wants progress.

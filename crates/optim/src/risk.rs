@@ -99,13 +99,12 @@ impl BlockSums {
         }
     }
 
-    /// Sums the blocks' `(loss, gradient)` in block order into `grad`, scaled by `1/n`, and
-    /// returns the summed loss with `1/n`.
-    fn gradient(
+    /// Sums the blocks' `(loss, gradient)` in block order into `grad` and returns the loss.
+    fn sum(
         &self,
         grad: &mut [f64],
         block: impl Fn(std::ops::Range<usize>, &mut [f64]) -> f64 + Sync,
-    ) -> (f64, f64) {
+    ) -> f64 {
         grad.fill(0.0);
         let mut loss = 0.0;
         self.run(block, |l, g| {
@@ -114,11 +113,109 @@ impl BlockSums {
                 *a += b;
             }
         });
-        let inv_n = 1.0 / self.n as f64;
-        for v in grad.iter_mut() {
-            *v *= inv_n;
+        loss
+    }
+}
+
+/// A risk's loss summed over its rows, without the `1/n` and the penalty: what one part of
+/// rows held elsewhere contributes to a [`PartedRisk`].
+pub trait LossSums {
+    /// `Σᵢ sᵢ ℓᵢ(w)`, writing `Σᵢ sᵢ ∇ℓᵢ(w)` into `grad`, summed in fixed blocks of rows.
+    fn loss_sums(&self, w: &[f64], grad: &mut [f64]) -> f64;
+}
+
+/// `(1/n) Σᵢ sᵢ ℓᵢ(w)` + the L2 penalty of rows held in parts elsewhere (partitions of a table,
+/// machines): `sums` gathers every part's [`LossSums`] at `w` and adds them. The penalty and
+/// the scaling are [`LinearRisk`]'s and [`SoftmaxRisk`]'s, so the solvers walk the in-memory
+/// path to rounding.
+///
+/// `sums` may fail (a query, a network); the first failure makes the value NaN, which stops
+/// the solver, and [`PartedRisk::failure`] returns it.
+pub struct PartedRisk<F> {
+    sums: F,
+    n: usize,
+    n_features: usize,
+    /// `k × p` parameters: one block per class for a softmax risk, one for a linear one.
+    blocks: usize,
+    l2: f64,
+    fit_intercept: bool,
+    failure: Mutex<Option<Error>>,
+}
+
+impl<F: Fn(&[f64], &mut [f64]) -> Result<f64>> PartedRisk<F> {
+    /// The risk of `n ≥ 1` rows of `n_features` features, with `blocks` weight vectors (1 for
+    /// [`LinearRisk`], `k` for [`SoftmaxRisk`]), L2 strength `l2` and intercepts when
+    /// `fit_intercept`, whose loss sums `sums` gathers.
+    pub fn new(
+        sums: F,
+        n: usize,
+        n_features: usize,
+        blocks: usize,
+        l2: f64,
+        fit_intercept: bool,
+    ) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::EmptyDataset(
+                "the risk needs at least one sample".into(),
+            ));
         }
-        (loss, inv_n)
+        checks::non_negative("l2", l2)?;
+        Ok(Self {
+            sums,
+            n,
+            n_features,
+            blocks,
+            l2,
+            fit_intercept,
+            failure: Mutex::new(None),
+        })
+    }
+
+    /// The first error `sums` returned, if any.
+    pub fn failure(self) -> Option<Error> {
+        self.failure
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn width(&self) -> usize {
+        self.n_features + usize::from(self.fit_intercept)
+    }
+}
+
+impl<F: Fn(&[f64], &mut [f64]) -> Result<f64>> Objective for PartedRisk<F> {
+    fn dim(&self) -> usize {
+        self.blocks * self.width()
+    }
+
+    fn is_penalized(&self, j: usize) -> bool {
+        !self.fit_intercept || j % self.width() != self.n_features
+    }
+
+    fn value(&self, w: &[f64]) -> f64 {
+        let mut grad = vec![0.0; w.len()];
+        self.value_and_gradient(w, &mut grad)
+    }
+
+    fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+        let loss = match (self.sums)(w, grad) {
+            Ok(loss) => loss,
+            Err(e) => {
+                let mut failure = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+                failure.get_or_insert(e);
+                return f64::NAN;
+            }
+        };
+        let inv_n = 1.0 / self.n as f64;
+        let mut penalty = 0.0;
+        for (j, (g, w)) in grad.iter_mut().zip(w).enumerate() {
+            *g *= inv_n;
+            if self.is_penalized(j) {
+                *g += self.l2 * w;
+                penalty += w * w;
+            }
+        }
+        loss * inv_n + 0.5 * self.l2 * penalty
     }
 }
 
@@ -221,7 +318,22 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
 
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
         let d = self.n_features();
-        let (loss, inv_n) = self.partials.gradient(grad, |rows, g| {
+        let loss = self.loss_sums(w, grad);
+        let inv_n = 1.0 / self.x.n_samples() as f64;
+        for v in grad.iter_mut() {
+            *v *= inv_n;
+        }
+        for (g, w) in grad[..d].iter_mut().zip(&w[..d]) {
+            *g += self.l2 * w;
+        }
+        loss * inv_n + self.penalty(w)
+    }
+}
+
+impl<R: Records + ?Sized> LossSums for LinearRisk<'_, R> {
+    fn loss_sums(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+        let d = self.n_features();
+        self.partials.sum(grad, |rows, g| {
             let mut loss = 0.0;
             for i in rows {
                 let (y, f, s) = (self.y[i], self.score(w, i), self.weight(i));
@@ -235,11 +347,7 @@ impl<R: Records + ?Sized> Objective for LinearRisk<'_, R> {
                 }
             }
             loss
-        });
-        for (g, w) in grad[..d].iter_mut().zip(&w[..d]) {
-            *g += self.l2 * w;
-        }
-        loss * inv_n + self.penalty(w)
+        })
     }
 }
 
@@ -472,17 +580,25 @@ impl<R: Records + ?Sized> Objective for SoftmaxRisk<'_, R> {
     }
 
     fn value_and_gradient(&self, w: &[f64], grad: &mut [f64]) -> f64 {
-        let (loss, inv_n) = self.partials.gradient(grad, |rows, g| {
-            let mut scores = vec![0.0; self.k];
-            rows.map(|i| self.add_sample(w, i, 1.0, &mut scores, g))
-                .sum()
-        });
+        let loss = self.loss_sums(w, grad);
+        let inv_n = 1.0 / self.x.n_samples() as f64;
         for (j, g) in grad.iter_mut().enumerate() {
+            *g *= inv_n;
             if self.is_penalized(j) {
                 *g += self.l2 * w[j];
             }
         }
         loss * inv_n + self.penalty(w)
+    }
+}
+
+impl<R: Records + ?Sized> LossSums for SoftmaxRisk<'_, R> {
+    fn loss_sums(&self, w: &[f64], grad: &mut [f64]) -> f64 {
+        self.partials.sum(grad, |rows, g| {
+            let mut scores = vec![0.0; self.k];
+            rows.map(|i| self.add_sample(w, i, 1.0, &mut scores, g))
+                .sum()
+        })
     }
 }
 
@@ -609,6 +725,118 @@ mod tests {
             w2[p..].copy_from_slice(&w[..p]);
             prop_assert!((two.value(&w2) - one.value(&w[..p])).abs() < 1e-12);
         }
+    }
+
+    /// The loss sums of the parts (rows `cuts[i]..cuts[i + 1]`), each part's risk made by
+    /// `risk(part, rows)`, added into `grad`.
+    fn summed<'a>(
+        w: &[f64],
+        grad: &mut [f64],
+        parts: &'a [DenseMatrix],
+        cuts: &[usize],
+        risk: impl Fn(&'a DenseMatrix, std::ops::Range<usize>) -> Result<Box<dyn LossSums + 'a>>,
+    ) -> Result<f64> {
+        grad.fill(0.0);
+        let mut loss = 0.0;
+        let mut g = vec![0.0; grad.len()];
+        for (part, c) in parts.iter().zip(cuts.windows(2)) {
+            loss += risk(part, c[0]..c[1])?.loss_sums(w, &mut g);
+            grad.iter_mut().zip(&g).for_each(|(a, b)| *a += b);
+        }
+        Ok(loss)
+    }
+
+    /// A risk whose rows sit in parts, each part's loss sums added, is the risk over all the
+    /// rows: the same value and gradient to rounding, the same penalized parameters.
+    #[test]
+    fn risks_in_parts_are_the_whole_risk() {
+        let (n, d) = (700, 5);
+        let x = rows(21, n, d);
+        let signs: Vec<f64> = (0..n)
+            .map(|i| if i % 4 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let classes: Vec<usize> = (0..n).map(|i| i % 3).collect();
+        let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 5) as f64 / 4.0).collect();
+        let cuts = [0, 100, 333, n];
+        let parts: Vec<DenseMatrix> = cuts
+            .windows(2)
+            .map(|c| x.select_rows(&(c[0]..c[1]).collect::<Vec<_>>()).unwrap())
+            .collect();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (1.0 + b.abs());
+        for intercept in [false, true] {
+            let whole = LinearRisk::new(&x, &signs, Some(&weights), Loss::Logistic, 0.3, intercept)
+                .unwrap();
+            let parted = PartedRisk::new(
+                |w: &[f64], grad: &mut [f64]| {
+                    summed(w, grad, &parts, &cuts, |part, r| {
+                        let risk = LinearRisk::new(
+                            part,
+                            &signs[r.clone()],
+                            Some(&weights[r]),
+                            Loss::Logistic,
+                            0.0,
+                            intercept,
+                        )?;
+                        Ok(Box::new(risk))
+                    })
+                },
+                n,
+                d,
+                1,
+                0.3,
+                intercept,
+            )
+            .unwrap();
+            let softmax = SoftmaxRisk::new(&x, &classes, 3, None, 0.2, intercept).unwrap();
+            let softmax_parted = PartedRisk::new(
+                |w: &[f64], grad: &mut [f64]| {
+                    summed(w, grad, &parts, &cuts, |part, r| {
+                        let risk = SoftmaxRisk::new(part, &classes[r], 3, None, 0.0, intercept)?;
+                        Ok(Box::new(risk))
+                    })
+                },
+                n,
+                d,
+                3,
+                0.2,
+                intercept,
+            )
+            .unwrap();
+            for (one, other) in [
+                (&whole as &dyn Objective, &parted as &dyn Objective),
+                (&softmax, &softmax_parted),
+            ] {
+                assert_eq!(one.dim(), other.dim());
+                let w = rows(22, 1, one.dim()).row(0).to_vec();
+                let (mut g1, mut g2) = (vec![0.0; one.dim()], vec![0.0; one.dim()]);
+                let (v1, v2) = (
+                    one.value_and_gradient(&w, &mut g1),
+                    other.value_and_gradient(&w, &mut g2),
+                );
+                assert!(close(v2, v1), "{v2} vs {v1}");
+                assert!(close(other.value(&w), one.value(&w)));
+                for j in 0..one.dim() {
+                    assert!(close(g2[j], g1[j]), "{j}: {} vs {}", g2[j], g1[j]);
+                    assert_eq!(one.is_penalized(j), other.is_penalized(j));
+                }
+            }
+        }
+    }
+
+    /// A part that fails makes the value NaN and is reported once the solver stops.
+    #[test]
+    fn a_failing_part_is_reported() {
+        let risk = PartedRisk::new(
+            |_: &[f64], _: &mut [f64]| Err(Error::Numerical("part 2 is gone".into())),
+            10,
+            2,
+            1,
+            0.1,
+            true,
+        )
+        .unwrap();
+        assert!(risk.value(&[0.0; 3]).is_nan());
+        assert!(matches!(risk.failure(), Some(Error::Numerical(m)) if m == "part 2 is gone"));
     }
 
     /// Wide weights make the per-block sums run in waves of one buffer per thread: the blocks

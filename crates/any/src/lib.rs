@@ -1,8 +1,31 @@
-//! The fitted model behind every Python estimator: one object-safe trait, [`Native`], over
-//! margin's model types, so the module moves any of them between Python and Rust without knowing
-//! which. Each model type states what it can do (`predict` as classes, values or clusters,
-//! `decision_function`, `predict_proba`, `transform`) and which fitted attributes it shows,
-//! under scikit-learn's names; nothing here touches Python.
+//! # margin-any: any fitted model behind one trait
+//!
+//! Any fitted model behind one object-safe trait, [`AnyModel`], and [`load`], which reads any
+//! model file into it: the one place code that handles every model kind (the Python package,
+//! margin-datafusion's scoring functions) asks what a model can do. Each model type states
+//! what `predict` gives (classes, values, clusters or ±1 outliers), whether it has
+//! `decision_function`, `predict_proba` and `transform`, and which fitted attributes it shows,
+//! under scikit-learn's names.
+//!
+//! ```
+//! use margin_any::Predicted;
+//! use margin_core::{Dataset, Fit};
+//! use margin_io::ModelFile;
+//! use margin_linear::naive_bayes::GaussianNB;
+//!
+//! let data = Dataset::classification(&[[0.0], [0.2], [1.0], [1.2]], ["low", "low", "high", "high"])?;
+//! let bytes = GaussianNB::params().fit(&data)?.to_bytes()?;
+//!
+//! let model = margin_any::load(&bytes)?; // whatever kind the file holds
+//! assert_eq!(model.kind(), "gaussian-nb");
+//! let Predicted::Classes(k) = model.predict(&data.records)? else { unreachable!() };
+//! assert_eq!(model.classes()[k[2] as usize], "high");
+//! assert_eq!(model.predict_proba(&data.records)?.ncols(), 2);
+//! assert!(model.transform(&data.records).is_err()); // naive Bayes has no transform
+//! # Ok::<(), margin_core::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 
@@ -11,7 +34,7 @@ use margin_core::{
     DecisionFunction, DenseMatrix, Error, Iterative, Label, Matrix, NFeatures, Predict,
     PredictProba, Records, Result, Transform,
 };
-use margin_io::ModelFile;
+use margin_io::{ModelFile, peek_kind};
 
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
 use margin_kernels::{Nystroem, RandomFourierFeatures};
@@ -30,7 +53,7 @@ use margin_tree::{
 
 /// What `predict` gives.
 pub enum Predicted {
-    /// Each sample's class, as an index into [`Native::classes`] (Python maps it through
+    /// Each sample's class, as an index into [`AnyModel::classes`] (Python maps it through
     /// `classes_`, so labels come back in the caller's own type).
     Classes(Vec<i64>),
     /// Continuous values.
@@ -56,16 +79,16 @@ pub enum Attr {
 /// Fitted attributes, under scikit-learn's names (`coef_`, `support_`, …).
 pub type Attrs = Vec<(&'static str, Attr)>;
 
-/// What a model type can do, as the names [`native!`] was given: `classes`, `values`,
-/// `clusters` or `outliers` (what `predict` gives), `decision`, `proba`, `transform`. The Python class offers
-/// the matching methods and no others.
+/// What a model type can do, as the names `any_model!` was given: `classes`, `values`,
+/// `clusters` or `outliers` (what `predict` gives), `decision`, `proba`, `transform`. The
+/// Python class offers the matching methods and no others.
 pub trait Capabilities {
     /// The capabilities.
     const METHODS: &'static [&'static str];
 }
 
 /// A fitted margin model, whatever its type.
-pub trait Native: Send + Sync {
+pub trait AnyModel: Send + Sync {
     /// The kind its model file carries.
     fn kind(&self) -> &'static str;
     /// The number of features it was fitted on.
@@ -177,16 +200,16 @@ fn runs(report: &margin_core::fit::FitReport) -> Attr {
     integers(report.runs().iter().map(|r| r.iterations))
 }
 
-/// Implements [`Native`] for a model type: the common four methods, then the capabilities
+/// Implements [`AnyModel`] for a model type: the common four methods, then the capabilities
 /// named (`classes`, `values`, `clusters`, `decision`, `proba`, `transform`), then the
 /// attributes block, if any.
-macro_rules! native {
+macro_rules! any_model {
     ($model:ty { $($cap:ident),* $(,)? } $(attributes($m:ident) $body:block)?) => {
         impl Capabilities for $model {
             const METHODS: &'static [&'static str] = &[$(stringify!($cap)),*];
         }
 
-        impl Native for $model {
+        impl AnyModel for $model {
             fn kind(&self) -> &'static str {
                 <$model as ModelFile>::KIND
             }
@@ -199,7 +222,7 @@ macro_rules! native {
             fn hyperparams(&self) -> Vec<ParamInfo> {
                 Hyperparams::describe_hyperparams(self)
             }
-            $(native!(@$cap $model);)*
+            $(any_model!(@$cap $model);)*
             $(
                 fn attributes(&self) -> Result<Attrs> {
                     let $m = self;
@@ -250,7 +273,7 @@ macro_rules! native {
     };
 }
 
-native!(Svc { classes, decision, proba } attributes(m) {
+any_model!(Svc { classes, decision, proba } attributes(m) {
     let mut a = vec![
         ("support_", integers(m.support_indices().iter().copied())),
         ("support_vectors_", Attr::Matrix(m.support_vectors().to_dense()?)),
@@ -265,7 +288,7 @@ native!(Svc { classes, decision, proba } attributes(m) {
     Ok(a)
 });
 
-native!(Svr { values } attributes(m) {
+any_model!(Svr { values } attributes(m) {
     let mut a = vec![
         ("support_", integers(m.support_indices().iter().copied())),
         ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(
@@ -279,7 +302,7 @@ native!(Svr { values } attributes(m) {
     Ok(a)
 });
 
-native!(OneClassSvm { outliers, decision } attributes(m) {
+any_model!(OneClassSvm { outliers, decision } attributes(m) {
     let mut a = vec![
         ("support_", integers(m.support_indices().iter().copied())),
         ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(
@@ -298,7 +321,7 @@ native!(OneClassSvm { outliers, decision } attributes(m) {
 /// `n_iter_`.
 macro_rules! linear_classifier {
     ($($model:ty { $($cap:ident),* }),+ $(,)?) => {$(
-        native!($model { classes, decision $(, $cap)* } attributes(m) {
+        any_model!($model { classes, decision $(, $cap)* } attributes(m) {
             Ok(vec![
                 ("coef_", Attr::Matrix(m.coef().clone())),
                 ("intercept_", Attr::Floats(m.intercept().to_vec())),
@@ -310,7 +333,7 @@ macro_rules! linear_classifier {
 
 linear_classifier!(LinearSvc {}, Perceptron {}, LogisticRegression { proba });
 
-native!(KernelPerceptron { classes, decision } attributes(m) {
+any_model!(KernelPerceptron { classes, decision } attributes(m) {
     Ok(vec![
         ("support_", integers(m.support().iter().copied())),
         ("support_vectors_", Attr::Matrix(m.support_vectors().to_dense()?)),
@@ -319,7 +342,7 @@ native!(KernelPerceptron { classes, decision } attributes(m) {
     ])
 });
 
-native!(LinearRegression { values } attributes(m) {
+any_model!(LinearRegression { values } attributes(m) {
     let mut a = vec![
         ("coef_", first_row(m.coef())),
         ("intercept_", single(m.intercept())),
@@ -332,11 +355,11 @@ native!(LinearRegression { values } attributes(m) {
     Ok(a)
 });
 
-native!(Ridge { values } attributes(m) {
+any_model!(Ridge { values } attributes(m) {
     Ok(vec![("coef_", first_row(m.coef())), ("intercept_", single(m.intercept()))])
 });
 
-native!(ElasticNet { values } attributes(m) {
+any_model!(ElasticNet { values } attributes(m) {
     Ok(vec![
         ("coef_", first_row(m.coef())),
         ("intercept_", single(m.intercept())),
@@ -345,14 +368,14 @@ native!(ElasticNet { values } attributes(m) {
     ])
 });
 
-native!(KernelRidge { values } attributes(m) {
+any_model!(KernelRidge { values } attributes(m) {
     Ok(vec![
         ("dual_coef_", Attr::Floats(m.dual_coef().to_vec())),
         ("X_fit_", Attr::Matrix(m.training_records().to_dense()?)),
     ])
 });
 
-native!(GaussianNB { classes, proba } attributes(m) {
+any_model!(GaussianNB { classes, proba } attributes(m) {
     Ok(vec![
         ("class_count_", Attr::Floats(m.class_count().to_vec())),
         ("class_prior_", Attr::Floats(m.class_prior().to_vec())),
@@ -365,7 +388,7 @@ native!(GaussianNB { classes, proba } attributes(m) {
 /// The attributes of the discrete naive Bayes models.
 macro_rules! discrete_bayes {
     ($($model:ty),+) => {$(
-        native!($model { classes, proba } attributes(m) {
+        any_model!($model { classes, proba } attributes(m) {
             Ok(vec![
                 ("class_count_", Attr::Floats(m.class_count().to_vec())),
                 ("feature_count_", Attr::Matrix(m.feature_count().clone())),
@@ -378,13 +401,13 @@ macro_rules! discrete_bayes {
 
 discrete_bayes!(MultinomialNB, BernoulliNB);
 
-native!(KNeighborsClassifier { classes, proba });
-native!(KNeighborsRegressor { values });
+any_model!(KNeighborsClassifier { classes, proba });
+any_model!(KNeighborsRegressor { values });
 
 /// Trees and their ensembles: `feature_importances_`.
 macro_rules! with_importances {
     ($($model:ty { $($cap:ident),* }),+ $(,)?) => {$(
-        native!($model { $($cap),* } attributes(m) {
+        any_model!($model { $($cap),* } attributes(m) {
             Ok(vec![("feature_importances_", Attr::Floats(m.feature_importances()))])
         });
     )+};
@@ -397,7 +420,7 @@ with_importances!(
     RandomForestRegressor { values },
 );
 
-native!(AdaBoostClassifier { classes, decision, proba } attributes(m) {
+any_model!(AdaBoostClassifier { classes, decision, proba } attributes(m) {
     Ok(vec![
         ("feature_importances_", Attr::Floats(m.feature_importances())),
         ("estimator_weights_", Attr::Floats(m.estimator_weights().to_vec())),
@@ -405,18 +428,18 @@ native!(AdaBoostClassifier { classes, decision, proba } attributes(m) {
     ])
 });
 
-native!(GradientBoostingClassifier { classes, decision, proba } attributes(m) {
+any_model!(GradientBoostingClassifier { classes, decision, proba } attributes(m) {
     Ok(vec![("n_iter_", Attr::Integer(m.n_iter() as i64))])
 });
 
-native!(GradientBoostingRegressor { values } attributes(m) {
+any_model!(GradientBoostingRegressor { values } attributes(m) {
     Ok(vec![("n_iter_", Attr::Integer(m.n_iter() as i64))])
 });
 
 /// k-means and mini-batch k-means: centres, training labels, inertia, iterations.
 macro_rules! clustering {
     ($($model:ty),+) => {$(
-        native!($model { clusters, transform } attributes(m) {
+        any_model!($model { clusters, transform } attributes(m) {
             Ok(vec![
                 ("cluster_centers_", Attr::Matrix(m.cluster_centers().clone())),
                 ("labels_", integers(m.labels().iter().copied())),
@@ -429,7 +452,7 @@ macro_rules! clustering {
 
 clustering!(KMeans, MiniBatchKMeans);
 
-native!(Pca { transform } attributes(m) {
+any_model!(Pca { transform } attributes(m) {
     let mut a = vec![
         ("components_", Attr::Matrix(m.components().clone())),
         ("explained_variance_", Attr::Floats(m.explained_variance().to_vec())),
@@ -442,7 +465,7 @@ native!(Pca { transform } attributes(m) {
     Ok(a)
 });
 
-native!(StandardScaler { transform } attributes(m) {
+any_model!(StandardScaler { transform } attributes(m) {
     Ok(vec![
         ("mean_", Attr::Floats(m.mean().to_vec())),
         ("var_", Attr::Floats(m.variance())),
@@ -451,7 +474,7 @@ native!(StandardScaler { transform } attributes(m) {
     ])
 });
 
-native!(MinMaxScaler { transform } attributes(m) {
+any_model!(MinMaxScaler { transform } attributes(m) {
     let (low, high) = m.range();
     let range: Vec<f64> = m.data_max().iter().zip(m.data_min()).map(|(a, b)| a - b).collect();
     // scikit-learn's form of the map: x * scale_ + min_.
@@ -469,7 +492,7 @@ native!(MinMaxScaler { transform } attributes(m) {
     ])
 });
 
-native!(PolynomialFeatures { transform } attributes(m) {
+any_model!(PolynomialFeatures { transform } attributes(m) {
     let powers = m.powers();
     let width = m.n_features();
     let flat: Vec<f64> = powers.iter().flat_map(|p| p.iter().map(|&e| f64::from(e))).collect();
@@ -479,8 +502,106 @@ native!(PolynomialFeatures { transform } attributes(m) {
     ])
 });
 
-native!(Nystroem { transform } attributes(m) {
+any_model!(Nystroem { transform } attributes(m) {
     Ok(vec![("components_", Attr::Matrix(m.landmarks().clone()))])
 });
 
-native!(RandomFourierFeatures { transform });
+any_model!(RandomFourierFeatures { transform });
+
+/// Reads a model file of type `M` into an [`AnyModel`].
+fn read<M: ModelFile + AnyModel + 'static>(bytes: &[u8]) -> Result<Box<dyn AnyModel>> {
+    Ok(Box::new(M::from_bytes(bytes)?))
+}
+
+/// A function reading one kind's model files.
+type Reader = fn(&[u8]) -> Result<Box<dyn AnyModel>>;
+
+/// Each model type's kind, with the function reading its files.
+macro_rules! loaders {
+    ($($model:ty),+ $(,)?) => {
+        &[$((<$model as ModelFile>::KIND, read::<$model> as Reader)),+]
+    };
+}
+
+/// The model kinds [`load`] reads, with their readers.
+const LOADERS: &[(&str, Reader)] = loaders!(
+    Svc,
+    Svr,
+    OneClassSvm,
+    LinearSvc,
+    Perceptron,
+    LogisticRegression,
+    KernelPerceptron,
+    LinearRegression,
+    Ridge,
+    ElasticNet,
+    KernelRidge,
+    GaussianNB,
+    MultinomialNB,
+    BernoulliNB,
+    KNeighborsClassifier,
+    KNeighborsRegressor,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+    AdaBoostClassifier,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    KMeans,
+    MiniBatchKMeans,
+    Pca,
+    StandardScaler,
+    MinMaxScaler,
+    PolynomialFeatures,
+    Nystroem,
+    RandomFourierFeatures,
+);
+
+/// The model-file kinds [`load`] reads (`"svc"`, `"ridge"`, `"pca"`, …).
+pub fn kinds() -> impl Iterator<Item = &'static str> {
+    LOADERS.iter().map(|(kind, _)| *kind)
+}
+
+/// Reads a model file of any kind [`kinds`] lists, as its header names it.
+///
+/// # Errors
+/// [`Error::ModelFile`] when the bytes are not a margin model file, hold a kind not listed
+/// (a pipeline, say: load it with its own type), or do not decode as that kind.
+pub fn load(bytes: &[u8]) -> Result<Box<dyn AnyModel>> {
+    let kind = peek_kind(bytes)?;
+    match LOADERS.iter().find(|(k, _)| *k == kind) {
+        Some((_, read)) => read(bytes),
+        None => Err(Error::model_file(format!(
+            "a `{kind}` model cannot be loaded as any model; the kinds are {}",
+            kinds().collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_listed_once() {
+        let mut seen: Vec<&str> = kinds().collect();
+        let n = seen.len();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), n);
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_listed_model() {
+        assert!(matches!(load(b"not a model"), Err(Error::ModelFile { .. })));
+        let other = margin_io::seal("no-such-kind", 1, b"").unwrap();
+        let Err(Error::ModelFile { reason }) = load(&other) else {
+            panic!("an unknown kind loaded");
+        };
+        assert!(
+            reason.contains("no-such-kind") && reason.contains("ridge"),
+            "{reason}"
+        );
+    }
+}
