@@ -655,6 +655,93 @@ impl ClassWeight {
     }
 }
 
+/// The classes of rows held in parts (the partitions of a table, other machines), from a
+/// first pass over their labels: sorted as a fitted classifier's classes, each with its
+/// weight, and the rows' count. Serializable, to travel to the parts, where
+/// [`PartClasses::of`] maps a part's labels to these classes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartClasses {
+    labels: Vec<Label>,
+    weights: Vec<f64>,
+    n: usize,
+}
+
+impl PartClasses {
+    /// The classes of `counts` (each label with its number of rows, in any order), weighted
+    /// by `class_weight`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a label listed twice, fewer than two classes, or
+    /// `class_weight`'s refusals ([`ClassWeight::per_class`]).
+    pub fn new(counts: &[(Label, usize)], class_weight: &ClassWeight) -> Result<Self> {
+        let seen: Vec<Label> = counts.iter().map(|(l, _)| l.clone()).collect();
+        let labels = Classes::from_labels(&seen)?.labels;
+        if labels.len() != seen.len() {
+            return Err(Error::invalid_parameter(
+                "counts",
+                "a label listed twice",
+                "each label once, with its number of rows",
+            ));
+        }
+        if labels.len() < 2 {
+            return Err(Error::invalid_parameter(
+                "classes",
+                labels.len(),
+                "at least two classes among the labels",
+            ));
+        }
+        let sorted: Vec<usize> = labels
+            .iter()
+            .map(|l| counts.iter().find(|(c, _)| c == l).map_or(0, |(_, k)| *k))
+            .collect();
+        let weights = class_weight.per_class(&labels, &sorted)?;
+        Ok(Self {
+            labels,
+            weights,
+            n: sorted.iter().sum(),
+        })
+    }
+
+    /// The classes, sorted.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// The rows counted by the first pass.
+    pub fn n_samples(&self) -> usize {
+        self.n
+    }
+
+    /// Each row's class among [`labels`](Self::labels), and each row's class weight (`None`
+    /// when every class weighs 1).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a label the first pass did not see.
+    pub fn of(&self, targets: &Targets) -> Result<(Vec<usize>, Option<Vec<f64>>)> {
+        let local = targets.to_classes()?;
+        let global: Vec<usize> = local
+            .labels()
+            .iter()
+            .map(|label| {
+                self.labels.iter().position(|l| l == label).ok_or_else(|| {
+                    Error::invalid_parameter(
+                        "label",
+                        label,
+                        "one of the classes the first pass over the labels saw",
+                    )
+                })
+            })
+            .collect::<Result<_>>()?;
+        let y: Vec<usize> = local.indices().iter().map(|&c| global[c]).collect();
+        let weights = self
+            .weights
+            .iter()
+            .any(|&w| w != 1.0)
+            .then(|| y.iter().map(|&c| self.weights[c]).collect());
+        Ok((y, weights))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,8 +84,8 @@ pub mod validate;
 mod view;
 
 pub use dataset::{
-    ClassWeight, Classes, Dataset, PresentClasses, SampleLabels, SampleLabelsIter, Targets,
-    classes_from_scores,
+    ClassWeight, Classes, Dataset, PartClasses, PresentClasses, SampleLabels, SampleLabelsIter,
+    Targets, classes_from_scores,
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};

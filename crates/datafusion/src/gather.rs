@@ -174,14 +174,7 @@ where
         encode(&self.stats)
     }
     fn encoded_len(&self) -> usize {
-        let mut counter = bincode::enc::write::SizeWriter::default();
-        // Counting cannot fail where encoding succeeds; a failure counts what was written.
-        let _ = bincode::serde::encode_into_writer(
-            &self.stats,
-            &mut counter,
-            bincode::config::standard(),
-        );
-        counter.bytes_written
+        encoded_len(&self.stats)
     }
     fn merge_encoded(&mut self, bytes: &[u8]) -> Result<()> {
         self.stats.merge(&decode(bytes)?)
@@ -195,6 +188,14 @@ where
 pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     bincode::serde::encode_to_vec(value, bincode::config::standard())
         .map_err(|e| Error::Numerical(format!("a partition's state could not be encoded: {e}")))
+}
+
+/// The length of [`encode`]'s bytes, counted without writing them.
+pub(crate) fn encoded_len<T: Serialize>(value: &T) -> usize {
+    let mut counter = bincode::enc::write::SizeWriter::default();
+    // Counting cannot fail where encoding succeeds; a failure counts what was written.
+    let _ = bincode::serde::encode_into_writer(value, &mut counter, bincode::config::standard());
+    counter.bytes_written
 }
 
 /// Statistics from bytes; the merge that follows checks what it reads.

@@ -23,11 +23,18 @@
 //!   `FixedSizeList<Float64>` per row (a binary decision value as `Float64`). A row with a null
 //!   feature scores null.
 //!
-//! - **[`fit_logistic_regression`]**, a fit driven from the client as Spark drives its
-//!   iterative fits: one query for the classes and their counts, then one query per L-BFGS
-//!   step, whose aggregate `margin_loss_sums` sums the loss and its gradient over every
-//!   partition at the current weights. The model is the in-memory fit's to the solver's
-//!   tolerance (the tests find the same iteration count and coefficients within 1e-9).
+//! - **[`fit_logistic_regression`]**, **[`fit_linear_svc`]** and **[`fit_kmeans`]**, fits
+//!   driven from the client as Spark drives its iterative fits, one query per solver step:
+//!   - logistic regression: one query for the classes and their counts, then one per L-BFGS
+//!     step, whose aggregate `margin_loss_sums` sums the loss and its gradient over every
+//!     partition at the current weights. The model is the in-memory fit's to the solver's
+//!     tolerance (the tests find the same iteration count and coefficients within 1e-9);
+//!   - the L2-loss linear SVM: the same first query, then L-BFGS on the primal of each binary
+//!     problem, one `margin_loss_sums` query per step; the primal is strongly convex, so it
+//!     reaches the in-memory (dual coordinate descent) optimum to the solvers' tolerances;
+//!   - k-means: one query for the count and variances, one for a uniform sample of rows to
+//!     start from (`margin_sample_rows`), then one per Lloyd step (`margin_lloyd_sums`: each
+//!     centre's count and sums). From the same centres it is the in-memory fit to rounding.
 //!
 //! The parameters are `name=value` pairs separated by spaces, each as `margin train` takes it
 //! (`'alpha=0.5 fit_intercept=false'`); `''` keeps the defaults. Features are numeric columns
@@ -82,9 +89,11 @@
 mod columns;
 mod fit;
 mod gather;
-mod iterate;
+mod kmeans;
+mod linear;
 mod models;
 mod score;
+mod steps;
 
 use datafusion::common::DataFusionError;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
@@ -92,7 +101,8 @@ use datafusion::prelude::SessionContext;
 
 pub use fit::MarginFit;
 pub use gather::KINDS;
-pub use iterate::{MarginLossSums, fit_logistic_regression};
+pub use kmeans::fit_kmeans;
+pub use linear::{fit_linear_svc, fit_logistic_regression};
 pub use models::Models;
 pub use score::{MarginScore, Method};
 
@@ -109,7 +119,9 @@ pub const METHODS: [Method; 4] = [
 pub fn register(ctx: &SessionContext) -> Models {
     let models = Models::default();
     ctx.register_udaf(margin_fit());
-    ctx.register_udaf(AggregateUDF::from(MarginLossSums::default()));
+    for step in margin_steps() {
+        ctx.register_udaf(step);
+    }
     for method in METHODS {
         ctx.register_udf(margin_score(method, &models));
     }
@@ -125,6 +137,19 @@ pub fn margin_score(method: Method, models: &Models) -> ScalarUDF {
 /// The `margin_fit` aggregate function, for registries other than a [`SessionContext`]'s.
 pub fn margin_fit() -> AggregateUDF {
     AggregateUDF::from(MarginFit::default())
+}
+
+/// The aggregates the client-driven fits query ([`fit_logistic_regression`],
+/// [`fit_linear_svc`], [`fit_kmeans`]):
+/// `margin_loss_sums`, `margin_lloyd_sums` and `margin_sample_rows`, for registries other than
+/// a [`SessionContext`]'s.
+pub fn margin_steps() -> [AggregateUDF; 3] {
+    use steps::StepSums;
+    [
+        AggregateUDF::from(StepSums::<linear::LossStep>::new()),
+        AggregateUDF::from(StepSums::<kmeans::LloydStep>::new()),
+        AggregateUDF::from(StepSums::<kmeans::SampleStep>::new()),
+    ]
 }
 
 /// A margin error as DataFusion's, its message kept.

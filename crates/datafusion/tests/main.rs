@@ -4,8 +4,8 @@
 //! - `fit`: `margin_fit` compared with the in-memory fit on the same rows (least squares,
 //!   ridge, Gaussian naive Bayes and PCA to 1e-10 relative; counts and ranges exactly); one
 //!   model per group; and what the function refuses.
-//! - `iterate`: the fits a client loop drives (logistic regression) against the in-memory fits,
-//!   to the solver's tolerance.
+//! - `iterate`: the fits a client loop drives (logistic regression, k-means) against the
+//!   in-memory fits, to the solver's tolerance or to rounding from the same start.
 //! - `score`: the scoring functions compared with the model's own methods on the same rows
 //!   (the same bits); null rows; models by name and by bytes; chained transforms; refusals.
 

@@ -63,6 +63,12 @@
 //! GEMM does, and its `8 n k` bytes of bounds are streamed every pass). Elkan pays on long runs
 //! whose centres settle; its memory grows with `k`.
 //!
+//! **Rows held in parts** (a table's partitions, other machines) fit by
+//! [`KMeansParams::fit_parts`], as Spark fits k-means: every Lloyd step asks each part for its
+//! [`LloydSums`] (per-cluster counts and sums, the inertia, the rows farthest from their
+//! centres), and the merged sums move the centres. From the same start it is the in-memory fit
+//! to rounding; k-means++ and random starts are chosen among rows sampled from the parts.
+//!
 //! ## MiniBatchKMeans (scikit-learn's `MiniBatchKMeans`)
 //!
 //! | parameter | default | meaning |
@@ -102,7 +108,8 @@ pub mod kmeans;
 pub mod pca;
 
 pub use kmeans::{
-    KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, MiniBatchKMeans, MiniBatchKMeansParams,
+    KMeans, KMeansAlgorithm, KMeansInit, KMeansParams, LloydSums, MiniBatchKMeans,
+    MiniBatchKMeansParams,
 };
 pub use pca::{NComponents, Pca, PcaParams, PcaStats, SvdSolver};
 

@@ -412,9 +412,7 @@ impl LogisticRegressionParams {
             ),
         }
     }
-}
 
-impl LogisticRegressionParams {
     /// The model whose weights the solver found: `labels.len()` weight vectors of `d`
     /// features (one for two classes), each followed by its intercept when `fit_intercept`.
     fn model_from(&self, labels: Vec<Label>, d: usize, r: GdResult) -> Result<LogisticRegression> {

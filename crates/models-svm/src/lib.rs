@@ -90,7 +90,8 @@ mod svr;
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{
-    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, Regularization, SvmLoss,
+    Iterate, LinearSolver, LinearSolverKind, LinearSvc, LinearSvcParams, LinearSvcParts,
+    Regularization, SvmLoss,
 };
 pub use margin_core::ClassWeight;
 pub use margin_core::fit::{Mark, Observer as SolverObserver};

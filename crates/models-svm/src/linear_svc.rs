@@ -14,6 +14,10 @@ pub use margin_optim::pegasos::Iterate;
 use margin_optim::pegasos::{self, PegasosOptions};
 use serde::{Deserialize, Serialize};
 
+mod parts;
+
+pub use parts::LinearSvcParts;
+
 /// How strongly `w` is regularized: the cost `C` or Pegasos's `λ`, two scalings of the same
 /// problem (not to be confused with logistic regression's `Penalty`, which chooses the
 /// regularizer itself).

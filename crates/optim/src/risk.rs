@@ -124,6 +124,29 @@ pub trait LossSums {
     fn loss_sums(&self, w: &[f64], grad: &mut [f64]) -> f64;
 }
 
+/// Checks one part before its [`LossSums`] are taken: its `features` against the fit's
+/// `n_features`, and the weights `w` and `grad` against the solver's `n_weights`.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] naming what differs.
+pub fn check_part(
+    features: usize,
+    n_features: usize,
+    w: &[f64],
+    grad: &[f64],
+    n_weights: usize,
+) -> Result<()> {
+    if features != n_features {
+        return Err(Error::shape("a part's features", n_features, features));
+    }
+    for (what, len) in [("weights", w.len()), ("gradient", grad.len())] {
+        if len != n_weights {
+            return Err(Error::shape(what, n_weights, len));
+        }
+    }
+    Ok(())
+}
+
 /// `(1/n) Σᵢ sᵢ ℓᵢ(w)` + the L2 penalty of rows held in parts elsewhere (partitions of a table,
 /// machines): `sums` gathers every part's [`LossSums`] at `w` and adds them. The penalty and
 /// the scaling are [`LinearRisk`]'s and [`SoftmaxRisk`]'s, so the solvers walk the in-memory

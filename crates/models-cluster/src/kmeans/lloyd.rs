@@ -56,12 +56,7 @@ pub(crate) fn iterate<R: Records + ?Sized>(
         n_iter = it + 1;
         let mut a = assign(&centers);
         let next = centers_from(x, &centers, &mut a);
-        let shift: f64 = next
-            .as_slice()
-            .iter()
-            .zip(centers.as_slice())
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum();
+        let shift = moved(&centers, &next);
         centers = next;
         let progress = Progress {
             violation: Some(shift),
@@ -95,6 +90,15 @@ pub(crate) fn iterate<R: Records + ?Sized>(
         n_iter,
         stop,
     }
+}
+
+/// How far the centres moved: the total squared distance from `old` to `new`.
+pub(crate) fn moved(old: &DenseMatrix, new: &DenseMatrix) -> f64 {
+    new.as_slice()
+        .iter()
+        .zip(old.as_slice())
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum()
 }
 
 /// The means of the assigned rows. A cluster left empty takes the row farthest from its own

@@ -5,8 +5,10 @@ mod elkan;
 mod init;
 mod lloyd;
 mod minibatch;
+mod parts;
 
 pub use minibatch::{MiniBatchKMeans, MiniBatchKMeansParams};
+pub use parts::LloydSums;
 
 use margin_core::fit::{FitObserved, FitReport, Observer, Run, Stop};
 use margin_core::params::Params;
@@ -350,7 +352,8 @@ impl KMeans {
         &self.centers
     }
 
-    /// The cluster of every training row.
+    /// The cluster of every training row; empty for a fit over parts
+    /// ([`KMeansParams::fit_parts`]), whose rows stay in their parts.
     pub fn labels(&self) -> &[usize] {
         &self.labels
     }

@@ -6,10 +6,10 @@
 
 use margin_core::fit::Observer;
 use margin_core::params::{ParamType, Params};
-use margin_core::{Classes, Dataset, Error, Label, Records, Result};
+use margin_core::{Dataset, Error, Label, PartClasses, Records, Result};
 use margin_optim::lbfgs::{LbfgsOptions, lbfgs};
 use margin_optim::loss::Loss;
-use margin_optim::risk::{LinearRisk, LossSums, PartedRisk, SoftmaxRisk};
+use margin_optim::risk::{LinearRisk, LossSums, PartedRisk, SoftmaxRisk, check_part};
 use serde::{Deserialize, Serialize};
 
 use super::{LogisticRegression, LogisticRegressionParams, Penalty, SolverKind, start};
@@ -18,9 +18,7 @@ use super::{LogisticRegression, LogisticRegressionParams, Penalty, SolverKind, s
 /// classes, their weights, the rows' count and width. Serializable, to travel to the parts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogisticParts {
-    labels: Vec<Label>,
-    class_weights: Vec<f64>,
-    n: usize,
+    classes: PartClasses,
     n_features: usize,
     fit_intercept: bool,
 }
@@ -28,7 +26,7 @@ pub struct LogisticParts {
 impl LogisticParts {
     /// The classes, sorted as a fitted model's `classes()`.
     pub fn labels(&self) -> &[Label] {
-        &self.labels
+        self.classes.labels()
     }
 
     /// The number of weights the solver moves (`k × (d + 1)`, or `d + 1` for two classes,
@@ -38,11 +36,8 @@ impl LogisticParts {
     }
 
     fn blocks(&self) -> usize {
-        if self.labels.len() == 2 {
-            1
-        } else {
-            self.labels.len()
-        }
+        let k = self.labels().len();
+        if k == 2 { 1 } else { k }
     }
 
     /// One part's loss sums at weights `w`: `Σᵢ sᵢ ℓᵢ(w)` over its rows, with `Σᵢ sᵢ ∇ℓᵢ(w)`
@@ -54,43 +49,13 @@ impl LogisticParts {
     /// [`Error::InvalidParameter`] for a label the first pass did not see.
     pub fn loss_sums(&self, part: &Dataset, w: &[f64], grad: &mut [f64]) -> Result<f64> {
         let x = &part.records;
-        if x.n_features() != self.n_features {
-            return Err(Error::shape(
-                "a part's features",
-                self.n_features,
-                x.n_features(),
-            ));
-        }
-        for (what, len) in [("weights", w.len()), ("gradient", grad.len())] {
-            if len != self.n_weights() {
-                return Err(Error::shape(what, self.n_weights(), len));
-            }
-        }
+        check_part(x.n_features(), self.n_features, w, grad, self.n_weights())?;
         if x.n_samples() == 0 {
             grad.fill(0.0);
             return Ok(0.0);
         }
-        let local = part.targets.to_classes()?;
-        let global: Vec<usize> = local
-            .labels()
-            .iter()
-            .map(|label| {
-                self.labels.iter().position(|l| l == label).ok_or_else(|| {
-                    Error::invalid_parameter(
-                        "label",
-                        label,
-                        "one of the classes the first pass over the labels saw",
-                    )
-                })
-            })
-            .collect::<Result<_>>()?;
-        let y: Vec<usize> = local.indices().iter().map(|&c| global[c]).collect();
-        let weights: Option<Vec<f64>> = self
-            .class_weights
-            .iter()
-            .any(|&c| c != 1.0)
-            .then(|| y.iter().map(|&c| self.class_weights[c]).collect());
-        Ok(if self.labels.len() == 2 {
+        let (y, weights) = self.classes.of(&part.targets)?;
+        Ok(if self.labels().len() == 2 {
             let signs: Vec<f64> = y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect();
             let risk = LinearRisk::new(
                 x,
@@ -105,7 +70,7 @@ impl LogisticParts {
             let risk = SoftmaxRisk::new(
                 x,
                 &y,
-                self.labels.len(),
+                self.labels().len(),
                 weights.as_deref(),
                 0.0,
                 self.fit_intercept,
@@ -139,33 +104,8 @@ impl LogisticRegressionParams {
                 "none or l2, for rows held in parts",
             ));
         }
-        let seen: Vec<Label> = counts.iter().map(|(l, _)| l.clone()).collect();
-        let classes = Classes::from_labels(&seen)?;
-        let labels = classes.labels().to_vec();
-        if labels.len() != seen.len() {
-            return Err(Error::invalid_parameter(
-                "counts",
-                "a label listed twice",
-                "each label once, with its number of rows",
-            ));
-        }
-        if labels.len() < 2 {
-            return Err(Error::invalid_parameter(
-                "classes",
-                labels.len(),
-                "at least two classes among the labels",
-            ));
-        }
-        let sorted: Vec<usize> = labels
-            .iter()
-            .map(|l| counts.iter().find(|(c, _)| c == l).map_or(0, |(_, k)| *k))
-            .collect();
-        let class_weights = self.class_weight.per_class(&labels, &sorted)?;
-        let n = sorted.iter().sum();
         Ok(LogisticParts {
-            labels,
-            class_weights,
-            n,
+            classes: PartClasses::new(counts, &self.class_weight)?,
             n_features,
             fit_intercept: self.fit_intercept,
         })
@@ -183,10 +123,11 @@ impl LogisticRegressionParams {
         sums: impl Fn(&[f64], &mut [f64]) -> Result<f64>,
         observer: &mut dyn Observer,
     ) -> Result<LogisticRegression> {
-        let (l2, _) = self.strengths(parts.n);
+        let n = parts.classes.n_samples();
+        let (l2, _) = self.strengths(n);
         let risk = PartedRisk::new(
             sums,
-            parts.n,
+            n,
             parts.n_features,
             parts.blocks(),
             l2,
@@ -201,7 +142,7 @@ impl LogisticRegressionParams {
         if let Some(failure) = risk.failure() {
             return Err(failure);
         }
-        self.model_from(parts.labels.clone(), parts.n_features, result?)
+        self.model_from(parts.labels().to_vec(), parts.n_features, result?)
     }
 }
 
