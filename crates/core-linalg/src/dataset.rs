@@ -663,6 +663,7 @@ impl ClassWeight {
 pub struct PartClasses {
     labels: Vec<Label>,
     weights: Vec<f64>,
+    counts: Vec<usize>,
     n: usize,
 }
 
@@ -699,6 +700,7 @@ impl PartClasses {
             labels,
             weights,
             n: sorted.iter().sum(),
+            counts: sorted,
         })
     }
 
@@ -710,6 +712,17 @@ impl PartClasses {
     /// The rows counted by the first pass.
     pub fn n_samples(&self) -> usize {
         self.n
+    }
+
+    /// Each class's weight, in the order of [`labels`](Self::labels).
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// Each class's rows, in the order of [`labels`](Self::labels), as the first pass counted
+    /// them.
+    pub fn counts(&self) -> &[usize] {
+        &self.counts
     }
 
     /// Each row's class among [`labels`](Self::labels), and each row's class weight (`None`

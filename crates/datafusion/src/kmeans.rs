@@ -145,19 +145,23 @@ pub async fn fit_kmeans(
         return plan_err!("{table} has no rows to fit");
     }
     let params = params.clone();
-    Solver::run(ctx, table, features, move |solver| {
-        let sample = |rows| {
-            let sample = solver.sums::<SampleStep>(&SampleStep { rows })?;
-            let rows: Vec<Vec<f64>> = sample.into_iter().map(|(_, row)| row).collect();
-            if rows.is_empty() {
-                return Err(Error::Numerical("the sample of rows is empty".into()));
-            }
-            DenseMatrix::from_rows(&rows)
-        };
+    Solver::run(ctx, table, None, features, move |solver| {
+        let sample = |rows| sample_rows(solver, rows);
         let sums = |centers: &DenseMatrix| solver.sums::<LloydStep>(&LloydStepRef { centers });
         params.fit_parts(n, mean_variance, sample, sums)
     })
     .await
+}
+
+/// `rows` of the table's rows (their features), drawn uniformly without replacement by
+/// `margin_sample_rows`: every row when `rows` is the row count.
+pub(crate) fn sample_rows(solver: &Solver, rows: usize) -> margin_core::Result<DenseMatrix> {
+    let sample = solver.sums::<SampleStep>(&SampleStep { rows })?;
+    let rows: Vec<Vec<f64>> = sample.into_iter().map(|(_, row)| row).collect();
+    if rows.is_empty() {
+        return Err(Error::Numerical("the sample of rows is empty".into()));
+    }
+    DenseMatrix::from_rows(&rows)
 }
 
 /// The rows' count and the mean of the features' population variances.

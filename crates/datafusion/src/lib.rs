@@ -23,8 +23,10 @@
 //!   `FixedSizeList<Float64>` per row (a binary decision value as `Float64`). A row with a null
 //!   feature scores null.
 //!
-//! - **[`fit_logistic_regression`]**, **[`fit_linear_svc`]** and **[`fit_kmeans`]**, fits
-//!   driven from the client as Spark drives its iterative fits, one query per solver step:
+//! - **[`fit_logistic_regression`]**, **[`fit_linear_svc`]**, **[`fit_kmeans`]**,
+//!   **[`fit_gradient_boosting_regressor`]** and **[`fit_gradient_boosting_classifier`]**,
+//!   fits driven from the client as Spark drives its iterative fits, one query per solver
+//!   step:
 //!   - logistic regression: one query for the classes and their counts, then one per L-BFGS
 //!     step, whose aggregate `margin_loss_sums` sums the loss and its gradient over every
 //!     partition at the current weights. The model is the in-memory fit's to the solver's
@@ -34,7 +36,15 @@
 //!     reaches the in-memory (dual coordinate descent) optimum to the solvers' tolerances;
 //!   - k-means: one query for the count and variances, one for a uniform sample of rows to
 //!     start from (`margin_sample_rows`), then one per Lloyd step (`margin_lloyd_sums`: each
-//!     centre's count and sums). From the same centres it is the in-memory fit to rounding.
+//!     centre's count and sums). From the same centres it is the in-memory fit to rounding;
+//!   - histogram gradient boosting: one query for the first pass (the rows and the labels'
+//!     sum, or the classes' counts), one for a uniform sample of at most 200 000 rows whose
+//!     quantiles give the bins, then for each tree one query for its root and one per level
+//!     grown (`margin_boosting_sums`: the gradient histograms of the nodes the trees wait
+//!     for). The trees are grown best-first on the client exactly as in memory, so the
+//!     model is the in-memory fit's up to the rounding of sums taken in another order (the
+//!     tests find the same bin edges and predictions within 1e-9). Early stopping is
+//!     refused (it holds rows out by position): set it off.
 //!
 //! The parameters are `name=value` pairs separated by spaces, each as `margin train` takes it
 //! (`'alpha=0.5 fit_intercept=false'`); `''` keeps the defaults. Features are numeric columns
@@ -86,6 +96,7 @@
 
 #![forbid(unsafe_code)]
 
+mod boosting;
 mod columns;
 mod fit;
 mod gather;
@@ -99,6 +110,7 @@ use datafusion::common::DataFusionError;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 
+pub use boosting::{fit_gradient_boosting_classifier, fit_gradient_boosting_regressor};
 pub use fit::MarginFit;
 pub use gather::KINDS;
 pub use kmeans::fit_kmeans;
@@ -140,13 +152,15 @@ pub fn margin_fit() -> AggregateUDF {
 }
 
 /// The aggregates the client-driven fits query ([`fit_logistic_regression`],
-/// [`fit_linear_svc`], [`fit_kmeans`]):
-/// `margin_loss_sums`, `margin_lloyd_sums` and `margin_sample_rows`, for registries other than
-/// a [`SessionContext`]'s.
-pub fn margin_steps() -> [AggregateUDF; 3] {
+/// [`fit_linear_svc`], [`fit_kmeans`], [`fit_gradient_boosting_regressor`],
+/// [`fit_gradient_boosting_classifier`]): `margin_loss_sums`, `margin_boosting_sums`,
+/// `margin_lloyd_sums` and `margin_sample_rows`, for registries other than a
+/// [`SessionContext`]'s.
+pub fn margin_steps() -> [AggregateUDF; 4] {
     use steps::StepSums;
     [
         AggregateUDF::from(StepSums::<linear::LossStep>::new()),
+        AggregateUDF::from(StepSums::<margin_tree::BoostingStep>::new()),
         AggregateUDF::from(StepSums::<kmeans::LloydStep>::new()),
         AggregateUDF::from(StepSums::<kmeans::SampleStep>::new()),
     ]

@@ -119,22 +119,18 @@ fn loss_sums(
     Ok(loss)
 }
 
-/// Each label of `table` with its count, and the columns a step's query passes: the label,
-/// then the features.
-async fn first_pass<'a>(
+/// Each label of `table` with its number of rows (the classifiers' first pass); a table
+/// without rows is refused.
+pub(crate) async fn first_pass(
     ctx: &SessionContext,
     table: &str,
-    label: &'a str,
-    features: &[&'a str],
-) -> Result<(Vec<(Label, usize)>, Vec<&'a str>)> {
+    label: &str,
+) -> Result<Vec<(Label, usize)>> {
     let counts = class_counts(ctx, table, label).await?;
     if counts.is_empty() {
         return plan_err!("{table} has no rows to fit");
     }
-    let columns = std::iter::once(label)
-        .chain(features.iter().copied())
-        .collect();
-    Ok((counts, columns))
+    Ok(counts)
 }
 
 /// Fits a logistic regression on the rows of `table` (a table name, or a parenthesized
@@ -158,10 +154,10 @@ pub async fn fit_logistic_regression(
     features: &[&str],
     params: &LogisticRegressionParams,
 ) -> Result<LogisticRegression> {
-    let (counts, columns) = first_pass(ctx, table, label, features).await?;
+    let counts = first_pass(ctx, table, label).await?;
     let parts = params.parts(&counts, features.len()).map_err(external)?;
     let params = params.clone();
-    Solver::run(ctx, table, &columns, move |solver| {
+    Solver::run(ctx, table, Some(label), features, move |solver| {
         let sums = |w: &[f64], grad: &mut [f64]| {
             loss_sums(solver, &LossStepRef::Logistic { parts: &parts, w }, grad)
         };
@@ -192,10 +188,10 @@ pub async fn fit_linear_svc(
     features: &[&str],
     params: &LinearSvcParams,
 ) -> Result<LinearSvc> {
-    let (counts, columns) = first_pass(ctx, table, label, features).await?;
+    let counts = first_pass(ctx, table, label).await?;
     let parts = params.parts(&counts, features.len()).map_err(external)?;
     let params = params.clone();
-    Solver::run(ctx, table, &columns, move |solver| {
+    Solver::run(ctx, table, Some(label), features, move |solver| {
         let sums = |problem: usize, w: &[f64], grad: &mut [f64]| {
             let step = LossStepRef::LinearSvc {
                 parts: &parts,

@@ -117,6 +117,7 @@ impl<S: Step> AggregateUDFImpl for StepSums<S> {
         let sums = step.zero().map_err(external)?;
         Ok(Box::new(StepAccumulator {
             columns: ArgColumns::new(&args.expr_fields[1..], 2, S::SUPERVISED),
+            step_len: bytes.len(),
             step,
             sums,
             received: Vec::new(),
@@ -136,6 +137,8 @@ impl<S: Step> AggregateUDFImpl for StepSums<S> {
 #[derive(Debug)]
 struct StepAccumulator<S: Step> {
     columns: ArgColumns,
+    /// The step's encoded length, which measures the decoded step (weights, centres, trees).
+    step_len: usize,
     step: S,
     sums: S::Sums,
     /// Other partitions' encoded sums, added only when the total is asked for: in the order
@@ -178,8 +181,9 @@ impl<S: Step> Accumulator for StepAccumulator<S> {
     }
 
     fn size(&self) -> usize {
-        // The sums are numbers: their encoding's length measures them.
+        // The step and the sums are numbers: their encodings' lengths measure them.
         std::mem::size_of_val(self)
+            + self.step_len
             + encoded_len(&self.sums)
             + self.received.iter().map(Vec::len).sum::<usize>()
     }
@@ -204,8 +208,10 @@ pub(crate) struct Solver {
     runtime: tokio::runtime::Handle,
     /// The table (a name, or a parenthesized query with an alias).
     table: String,
-    /// The aggregate's column arguments: the label (when supervised) and the features.
-    columns: String,
+    /// The label column, for the steps that read one.
+    label: Option<String>,
+    /// The feature columns, comma-separated.
+    features: String,
     /// The first query error, kept whole for the caller (the solver only sees that a step
     /// failed).
     failed: Mutex<Option<DataFusionError>>,
@@ -213,19 +219,22 @@ pub(crate) struct Solver {
 
 impl Solver {
     /// Runs `fit`, which asks for each step's sums with [`Solver::sums`], on a blocking thread
-    /// (the caller's runtime must be multi-threaded, DataFusion's own habit). A failed query's
-    /// error comes back as it was; otherwise `fit`'s error, if any.
+    /// (the caller's runtime must be multi-threaded, DataFusion's own habit). Supervised steps
+    /// read `label` then `features`, the others `features`. A failed query's error comes back
+    /// as it was; otherwise `fit`'s error, if any.
     pub(crate) async fn run<T: Send + 'static>(
         ctx: &SessionContext,
         table: &str,
-        columns: &[&str],
+        label: Option<&str>,
+        features: &[&str],
         fit: impl FnOnce(&Solver) -> margin_core::Result<T> + Send + 'static,
     ) -> Result<T> {
         let solver = Solver {
             ctx: ctx.clone(),
             runtime: tokio::runtime::Handle::current(),
             table: table.to_owned(),
-            columns: columns.join(", "),
+            label: label.map(str::to_owned),
+            features: features.join(", "),
             failed: Mutex::new(None),
         };
         tokio::task::spawn_blocking(move || {
@@ -249,12 +258,22 @@ impl Solver {
     /// A failed query, as a numerical error naming it (the query's own error is kept for
     /// [`Solver::run`]'s caller).
     pub(crate) fn sums<S: Step>(&self, step: &impl Serialize) -> margin_core::Result<S::Sums> {
+        let columns = match (&self.label, S::SUPERVISED) {
+            (Some(label), true) => format!("{label}, {}", self.features),
+            (None, true) => {
+                return Err(margin_core::Error::invalid_parameter(
+                    "label",
+                    "none",
+                    format!("a label column: {} reads one", S::NAME),
+                ));
+            }
+            (_, false) => self.features.clone(),
+        };
         let step = encode(step)?;
         let sql = format!(
-            "SELECT {}({}, {}) FROM {}",
+            "SELECT {}({}, {columns}) FROM {}",
             S::NAME,
             hex(&step),
-            self.columns,
             self.table
         );
         self.runtime

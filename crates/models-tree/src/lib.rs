@@ -176,8 +176,9 @@ pub use forest::{
     RandomForestRegressorParams,
 };
 pub use gradient_boosting::{
-    EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
-    GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
+    BoostingStep, BoostingSums, EarlyStopping, GradientBoostingClassifier,
+    GradientBoostingClassifierParams, GradientBoostingRegressor, GradientBoostingRegressorParams,
+    RegressionLoss,
 };
 pub use params::{Columns, MaxFeatures, MinSamples, SplitStrategy};
 pub use prune::PruningPath;

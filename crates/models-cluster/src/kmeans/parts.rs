@@ -28,13 +28,19 @@ impl Far {
     /// Farthest first; equal distances by the rows' bits, so which rows are kept never
     /// depends on how the rows were parted.
     fn order(&self, other: &Self) -> Ordering {
-        let bits = |row: &[f64]| row.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         other
             .dist
             .total_cmp(&self.dist)
-            .then_with(|| bits(&self.row).cmp(&bits(&other.row)))
+            .then_with(|| by_bits(&self.row, &other.row))
             .then(self.label.cmp(&other.label))
     }
+}
+
+/// Two rows ordered by their values' bits, lexicographically.
+fn by_bits(a: &[f64], b: &[f64]) -> Ordering {
+    a.iter()
+        .map(|v| v.to_bits())
+        .cmp(b.iter().map(|v| v.to_bits()))
 }
 
 /// One Lloyd step's sums over some rows, at given centres: each cluster's row count and
@@ -110,10 +116,14 @@ impl LloydSums {
         let mut order: Vec<usize> = (0..n).collect();
         if n > k {
             if k > 0 {
+                // Rows at equal distances are compared in these buffers, not copied.
+                let (mut ri, mut rj) = (vec![0.0; d], vec![0.0; d]);
                 order.select_nth_unstable_by(k - 1, |&i, &j| {
-                    dists[j]
-                        .total_cmp(&dists[i])
-                        .then_with(|| far(i).order(&far(j)))
+                    dists[j].total_cmp(&dists[i]).then_with(|| {
+                        part.row(i).to_dense_into(&mut ri);
+                        part.row(j).to_dense_into(&mut rj);
+                        by_bits(&ri, &rj).then(a.labels[i].cmp(&a.labels[j]))
+                    })
                 });
             }
             order.truncate(k);

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Rows used to find the edges when there are more (scikit-learn's `_BinMapper` default).
-const BINNING_SUBSAMPLE: usize = 200_000;
+pub(super) const BINNING_SUBSAMPLE: usize = 200_000;
 /// Thresholds are clipped to this so that a split never compares with infinity.
 const ALMOST_INF: f64 = 1e300;
 

@@ -23,7 +23,7 @@ use crate::params::check_leaf_can_split;
 const ROW_CHUNK: usize = 1 << 12;
 
 /// Training sets above this size get early stopping under [`EarlyStopping::Auto`].
-const AUTO_EARLY_STOPPING_ABOVE: usize = 10_000;
+pub(super) const AUTO_EARLY_STOPPING_ABOVE: usize = 10_000;
 
 /// A fitted ensemble: the bin edges, the baseline and the trees, iteration by iteration
 /// (`trees[it * K + k]` adds to raw prediction `k`).
@@ -117,7 +117,7 @@ fn split_off_validation(
 
 /// Which samples the trees are grown on, for a refusal: `n` after `held_out` went to early
 /// stopping's validation set, `n_sub` of them per iteration with `subsample`.
-fn grown_on(p: &Boosting, n: usize, held_out: usize, n_sub: usize) -> String {
+pub(super) fn grown_on(p: &Boosting, n: usize, held_out: usize, n_sub: usize) -> String {
     let mut text = if held_out > 0 {
         format!(
             "{n} samples to grow trees on ({} given, {held_out} held out for early stopping by \
@@ -215,13 +215,7 @@ impl Ensemble {
         };
         let binned = mapper.transform(x)?.with_rows()?;
         let bins = FeatureBins::new(&mapper, &binned);
-        let limits = TreeLimits {
-            max_leaf_nodes: p.max_leaf_nodes,
-            max_depth: p.max_depth,
-            min_samples_leaf: p.min_samples_leaf,
-            l2_regularization: p.l2_regularization,
-            shrinkage: p.learning_rate,
-        };
+        let limits = TreeLimits::of(p);
         let k_trees = loss.n_trees();
         let baseline = loss.baseline(y, w);
         let mut raw: Vec<f64> = baseline

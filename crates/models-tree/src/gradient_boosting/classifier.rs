@@ -3,8 +3,8 @@
 
 use margin_core::fit::{FitObserved, FitReport, Observer};
 use margin_core::{
-    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, Predict, PredictProba,
-    Records, Result, classes_from_scores, model_check, validate,
+    ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, PartClasses, Predict,
+    PredictProba, Records, Result, classes_from_scores, model_check, validate,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::booster::{Ensemble, checked_predict, checked_records};
 use super::loss::{Loss, sigmoid, softmax};
 use super::params::{Boosting, EarlyStopping, boosting_params, boosting_setters};
+use super::parts::{BoostingStep, BoostingSums};
 
 /// Parameters of [`GradientBoostingClassifier`] (scikit-learn's
 /// `HistGradientBoostingClassifier` names and defaults; see the [module](super) docs).
@@ -33,6 +34,67 @@ impl GradientBoostingClassifierParams {
     pub fn class_weight(mut self, v: ClassWeight) -> Self {
         self.class_weight = v;
         self
+    }
+
+    /// Fits on rows held in parts (files, partitions of a table, machines) that are never
+    /// gathered, as XGBoost and Spark distribute boosting:
+    /// - `counts` is a first pass over the labels: each label with its number of rows;
+    /// - `sample(m)` returns `m` of the rows' features drawn uniformly without replacement
+    ///   (every row when `m` is the row count); their quantiles give the bins. At most
+    ///   200 000 rows are asked for, as in memory, but drawn without replacement and
+    ///   without class weights;
+    /// - `sums(step)` returns `step.zero()` plus [`BoostingStep::add`] of every part (parts
+    ///   merged with [`BoostingSums::merge`]). Each tree takes one call for its root and one
+    ///   per level grown.
+    ///
+    /// Up to the rounding of sums taken in another order, the model is the in-memory fit's
+    /// on the same rows (for at most 200 000 rows; above, the bins come from another
+    /// sample): rows summed in the same order, as in one part, give the same trees bit for
+    /// bit. The training scores are empty; `observer` sees each iteration.
+    ///
+    /// # Errors
+    /// The parameters' refusals; early stopping (set it off: it holds rows out by position),
+    /// `subsample` below 1; fewer than two classes; the first error `sample` or `sums`
+    /// returned; sums not counting the first pass's rows.
+    pub fn fit_parts(
+        &self,
+        counts: &[(Label, usize)],
+        sample: impl FnOnce(usize) -> Result<DenseMatrix>,
+        sums: impl FnMut(&BoostingStep) -> Result<BoostingSums>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<GradientBoostingClassifier> {
+        margin_core::params::Params::check(self)?;
+        let classes = PartClasses::new(counts, &self.class_weight)?;
+        let k = classes.labels().len();
+        let loss = if k == 2 {
+            Loss::BinaryLog
+        } else {
+            Loss::MultinomialLog(k)
+        };
+        // The class frequencies, weighted: one entry per class stands for its rows.
+        let ids: Vec<f64> = (0..k).map(|c| c as f64).collect();
+        let mass: Vec<f64> = classes
+            .counts()
+            .iter()
+            .zip(classes.weights())
+            .map(|(&count, &w)| count as f64 * w)
+            .collect();
+        let baseline = loss.baseline(&ids, Some(&mass));
+        let n = classes.n_samples();
+        let labels = classes.labels().to_vec();
+        let ensemble = Ensemble::fit_parts(
+            &self.boosting,
+            (loss, Some(classes), baseline),
+            n,
+            sample,
+            sums,
+            observer,
+        )?;
+        Ok(GradientBoostingClassifier {
+            params: self.clone(),
+            labels,
+            ensemble,
+        })
     }
 }
 

@@ -7,11 +7,12 @@ use rayon::prelude::*;
 
 use super::binning::{BinMapper, BinnedData};
 use super::histogram::{Bin, Gradients, Histograms};
+use super::params::Boosting;
 use super::tree::{Node, Split, Tree};
 
 /// A split must leave at least this much hessian on each side (scikit-learn's
 /// `min_hessian_to_split`).
-const MIN_HESSIAN_TO_SPLIT: f64 = 1e-3;
+pub(super) const MIN_HESSIAN_TO_SPLIT: f64 = 1e-3;
 
 /// Element operations one bin of a split search counts for when deciding to go parallel
 /// (`margin_core::parallel`'s unit): both sides' sums, the gain (two divisions) and the
@@ -31,6 +32,19 @@ pub(crate) struct TreeLimits {
     pub(crate) l2_regularization: f64,
     /// Multiplies every leaf value (the learning rate).
     pub(crate) shrinkage: f64,
+}
+
+impl TreeLimits {
+    /// The limits the hyperparameters set.
+    pub(crate) fn of(p: &Boosting) -> Self {
+        Self {
+            max_leaf_nodes: p.max_leaf_nodes,
+            max_depth: p.max_depth,
+            min_samples_leaf: p.min_samples_leaf,
+            l2_regularization: p.l2_regularization,
+            shrinkage: p.learning_rate,
+        }
+    }
 }
 
 /// What the grower knows about each feature from the whole training set.
@@ -63,25 +77,25 @@ fn node_value(g: f64, h: f64, l2: f64) -> f64 {
 
 /// The best split of one node.
 #[derive(Clone, Copy, Debug)]
-struct Candidate {
+pub(super) struct Candidate {
     /// Gain as scikit-learn ranks it: `loss(node) − loss(left) − loss(right)` with
     /// `loss = value · G`, the root's value taken as 0.
-    gain: f64,
-    feature: usize,
-    bin: usize,
-    missing_left: bool,
+    pub(super) gain: f64,
+    pub(super) feature: usize,
+    pub(super) bin: usize,
+    pub(super) missing_left: bool,
     g_left: f64,
     h_left: f64,
-    n_left: u32,
+    pub(super) n_left: u32,
 }
 
 /// Sums of a node's samples.
 #[derive(Clone, Copy, Debug)]
-struct Sums {
-    g: f64,
-    h: f64,
-    n: u32,
-    value: f64,
+pub(super) struct Sums {
+    pub(super) g: f64,
+    pub(super) h: f64,
+    pub(super) n: u32,
+    pub(super) value: f64,
 }
 
 /// The best split of feature `j` from its histogram (`None` when none satisfies the limits).
@@ -165,7 +179,7 @@ fn best_split_of_feature(
 }
 
 /// The best split over all features; ties go to the lower feature index.
-fn best_split(
+pub(super) fn best_split(
     hist: &Histograms,
     bins: &FeatureBins,
     node: Sums,
@@ -188,6 +202,103 @@ fn best_split(
             Some(b) if c.gain <= b.gain => Some(b),
             _ => Some(c),
         })
+}
+
+/// Best-first: the index of the largest gain; ties go to the node opened first.
+pub(super) fn best_first(gains: impl Iterator<Item = f64>) -> usize {
+    let mut best = (0, f64::NEG_INFINITY);
+    for (k, gain) in gains.enumerate() {
+        if k == 0 || gain > best.1 {
+            best = (k, gain);
+        }
+    }
+    best.0
+}
+
+/// Records `node`'s split by `c` and appends its two children (leaf values not yet shrunk);
+/// returns the children's sums.
+pub(super) fn split_node(
+    nodes: &mut Vec<Node>,
+    node: usize,
+    sums: Sums,
+    c: &Candidate,
+    bins: &FeatureBins,
+    limits: &TreeLimits,
+    edges: &BinMapper,
+) -> (Sums, Sums) {
+    let l2 = limits.l2_regularization;
+    let (g_right, h_right) = (sums.g - c.g_left, sums.h - c.h_left);
+    let left_sums = Sums {
+        g: c.g_left,
+        h: c.h_left,
+        n: c.n_left,
+        value: node_value(c.g_left, c.h_left, l2),
+    };
+    let right_sums = Sums {
+        g: g_right,
+        h: h_right,
+        n: sums.n - c.n_left,
+        value: node_value(g_right, h_right, l2),
+    };
+    let missing_left = if bins.has_missing[c.feature] {
+        c.missing_left
+    } else {
+        // No missing value at fit time: at predict time they follow the larger child.
+        left_sums.n > right_sums.n
+    };
+    let threshold = if c.bin + 1 == bins.n_bins_non_missing[c.feature] {
+        f64::INFINITY
+    } else {
+        edges.edges[c.feature][c.bin]
+    };
+    let parent_loss = sums.g * node_value(sums.g, sums.h, l2);
+    let (left, right) = (nodes.len(), nodes.len() + 1);
+    nodes[node].split = Some(Split {
+        feature: c.feature as u32,
+        bin: c.bin as u8,
+        threshold,
+        missing_left,
+        // The loss reduction proper (the ranking gain takes the root's value as 0).
+        gain: parent_loss - left_sums.value * left_sums.g - right_sums.value * right_sums.g,
+        left: left as u32,
+        right: right as u32,
+    });
+    for s in [left_sums, right_sums] {
+        nodes.push(Node {
+            value: s.value,
+            count: s.n,
+            split: None,
+        });
+    }
+    (left_sums, right_sums)
+}
+
+/// What may happen after a split.
+pub(super) struct Next {
+    /// The tree has `max_leaf_nodes` leaves counting every open node: all become leaves.
+    pub(super) full: bool,
+    pub(super) split_left: bool,
+    pub(super) split_right: bool,
+}
+
+impl Next {
+    /// After a split that leaves `n_leaves` leaves and open nodes, children at `depth` with
+    /// `counts` samples.
+    pub(super) fn after_split(
+        limits: &TreeLimits,
+        n_leaves: usize,
+        depth: usize,
+        counts: (u32, u32),
+    ) -> Self {
+        let full = limits.max_leaf_nodes.is_some_and(|m| n_leaves >= m);
+        let deep = limits.max_depth.is_some_and(|m| depth >= m);
+        let splittable = |n: u32| !full && !deep && n as usize >= 2 * limits.min_samples_leaf;
+        Self {
+            full,
+            split_left: splittable(counts.0),
+            split_right: splittable(counts.1),
+        }
+    }
 }
 
 /// Stable partition of one block of samples: those going left are compacted at the front of
@@ -405,14 +516,7 @@ impl Grower<'_> {
     }
 
     fn split_next(&mut self, grads: &Gradients<'_>, ws: &mut Workspace) {
-        // Best-first: the largest gain; ties to the node opened first.
-        let pick = (1..self.open.len()).fold(0, |best, k| {
-            if self.open[k].split.gain > self.open[best].split.gain {
-                k
-            } else {
-                best
-            }
-        });
+        let pick = best_first(self.open.iter().map(|o| o.split.gain));
         let Open {
             node,
             start,
@@ -423,55 +527,23 @@ impl Grower<'_> {
             split: c,
         } = self.open.remove(pick);
         let mid = self.partition(start, stop, &c, ws);
-        let l2 = self.limits.l2_regularization;
-        let (g_right, h_right) = (sums.g - c.g_left, sums.h - c.h_left);
-        let left_sums = Sums {
-            g: c.g_left,
-            h: c.h_left,
-            n: c.n_left,
-            value: node_value(c.g_left, c.h_left, l2),
-        };
-        let right_sums = Sums {
-            g: g_right,
-            h: h_right,
-            n: sums.n - c.n_left,
-            value: node_value(g_right, h_right, l2),
-        };
-        let missing_left = if self.bins.has_missing[c.feature] {
-            c.missing_left
-        } else {
-            // No missing value at fit time: at predict time they follow the larger child.
-            left_sums.n > right_sums.n
-        };
-        let threshold = if c.bin + 1 == self.bins.n_bins_non_missing[c.feature] {
-            f64::INFINITY
-        } else {
-            self.edges.edges[c.feature][c.bin]
-        };
-        let parent_loss = sums.g * node_value(sums.g, sums.h, l2);
-        let (left, right) = (self.nodes.len(), self.nodes.len() + 1);
-        self.nodes[node].split = Some(Split {
-            feature: c.feature as u32,
-            bin: c.bin as u8,
-            threshold,
-            missing_left,
-            // The loss reduction proper (the ranking gain takes the root's value as 0).
-            gain: parent_loss - left_sums.value * left_sums.g - right_sums.value * right_sums.g,
-            left: left as u32,
-            right: right as u32,
-        });
-        for s in [left_sums, right_sums] {
-            self.nodes.push(Node {
-                value: s.value,
-                count: s.n,
-                split: None,
-            });
-        }
-        let depth = depth + 1;
-        let min_split = 2 * self.limits.min_samples_leaf;
-        let n_leaves = self.leaves.len() + self.open.len() + 2;
-        let full = self.limits.max_leaf_nodes.is_some_and(|m| n_leaves >= m);
-        if full {
+        let (left_sums, right_sums) = split_node(
+            &mut self.nodes,
+            node,
+            sums,
+            &c,
+            self.bins,
+            self.limits,
+            self.edges,
+        );
+        let (left, right) = (self.nodes.len() - 2, self.nodes.len() - 1);
+        let next = Next::after_split(
+            self.limits,
+            self.leaves.len() + self.open.len() + 2,
+            depth + 1,
+            (left_sums.n, right_sums.n),
+        );
+        if next.full {
             for o in std::mem::take(&mut self.open) {
                 self.leaves.push(Leaf {
                     node: o.node,
@@ -481,9 +553,8 @@ impl Grower<'_> {
                 ws.pool.push(o.hist);
             }
         }
-        let deep = self.limits.max_depth.is_some_and(|m| depth >= m);
-        let splittable = |n: u32| !full && !deep && n as usize >= min_split;
-        let (split_left, split_right) = (splittable(left_sums.n), splittable(right_sums.n));
+        let depth = depth + 1;
+        let (split_left, split_right) = (next.split_left, next.split_right);
         if !split_left {
             self.leaves.push(Leaf {
                 node: left,

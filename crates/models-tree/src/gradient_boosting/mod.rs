@@ -64,6 +64,12 @@
 //!   more iterations would likely help, as scikit-learn's `MLPClassifier` warns when its early
 //!   stopping never fires (its `HistGradientBoosting*` do not warn). With early stopping off
 //!   `max_iter` is the size of the ensemble and is never reported.
+//! - **Rows held in parts** (files, partitions, machines): `fit_parts` on either params
+//!   ([`GradientBoostingRegressorParams::fit_parts`]) grows the same trees from histograms
+//!   summed over the parts, one pass ([`BoostingStep`], [`BoostingSums`]) per tree level;
+//!   each part recomputes its rows' raw predictions from the ensemble so far. The bins come
+//!   from a uniform sample of at most 200 000 rows. `margin-datafusion` runs the passes as
+//!   queries.
 //!
 //! ## Hyperparameters
 //!
@@ -110,9 +116,11 @@ mod grower;
 mod histogram;
 mod loss;
 mod params;
+mod parts;
 mod regressor;
 mod tree;
 
 pub use classifier::{GradientBoostingClassifier, GradientBoostingClassifierParams};
 pub use params::EarlyStopping;
+pub use parts::{BoostingStep, BoostingSums};
 pub use regressor::{GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss};

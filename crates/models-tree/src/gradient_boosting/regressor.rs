@@ -1,13 +1,14 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
 use margin_core::fit::{FitObserved, FitReport, Observer};
-use margin_core::{Dataset, Error, Fit, Predict, Records, Result};
+use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, Records, Result};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
 use super::loss::Loss;
 use super::params::{Boosting, EarlyStopping, boosting_params, boosting_setters};
+use super::parts::{BoostingStep, BoostingSums};
 
 /// The loss [`GradientBoostingRegressor`] minimizes (scikit-learn's `loss`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +45,61 @@ impl GradientBoostingRegressorParams {
     pub fn loss(mut self, v: RegressionLoss) -> Self {
         self.loss = v;
         self
+    }
+
+    /// Fits on rows held in parts (files, partitions of a table, machines) that are never
+    /// gathered, as XGBoost and Spark distribute boosting:
+    /// - `n` and `target_sum` are a first pass: the rows and the sum of their targets (the
+    ///   baseline is their mean);
+    /// - `sample(m)` returns `m` of the rows' features drawn uniformly without replacement
+    ///   (every row when `m = n`); their quantiles give the bins. At most 200 000 rows are
+    ///   asked for, as in memory, but drawn without replacement;
+    /// - `sums(step)` returns `step.zero()` plus [`BoostingStep::add`] of every part (parts
+    ///   merged with [`BoostingSums::merge`]). Each tree takes one call for its root and one
+    ///   per level grown.
+    ///
+    /// Up to the rounding of sums taken in another order, the model is the in-memory fit's
+    /// on the same rows (for at most 200 000 rows; above, the bins come from another
+    /// sample): rows summed in the same order, as in one part, give the same trees bit for
+    /// bit. The training scores are empty; `observer` sees each iteration.
+    ///
+    /// # Errors
+    /// The parameters' refusals; the absolute error (its leaves are medians); early stopping
+    /// (set it off: it holds rows out by position), `subsample` below 1; a non-finite
+    /// `target_sum`; the first error `sample` or `sums` returned; sums not counting `n` rows.
+    pub fn fit_parts(
+        &self,
+        n: usize,
+        target_sum: f64,
+        sample: impl FnOnce(usize) -> Result<DenseMatrix>,
+        sums: impl FnMut(&BoostingStep) -> Result<BoostingSums>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<GradientBoostingRegressor> {
+        margin_core::params::Params::check(self)?;
+        if !target_sum.is_finite() {
+            return Err(Error::invalid_parameter(
+                "target_sum",
+                target_sum,
+                "the finite sum of finite targets",
+            ));
+        }
+        let loss = match self.loss {
+            RegressionLoss::SquaredError => Loss::SquaredError,
+            RegressionLoss::AbsoluteError => Loss::AbsoluteError,
+        };
+        let baseline = vec![target_sum / n as f64];
+        let ensemble = Ensemble::fit_parts(
+            &self.boosting,
+            (loss, None, baseline),
+            n,
+            sample,
+            sums,
+            observer,
+        )?;
+        Ok(GradientBoostingRegressor {
+            params: self.clone(),
+            ensemble,
+        })
     }
 }
 

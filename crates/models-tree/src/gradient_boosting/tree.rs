@@ -60,11 +60,16 @@ impl Tree {
     /// The leaf value for one binned sample (`bin_of(j)` is its bin for feature `j`).
     #[inline]
     pub(crate) fn predict_binned(&self, missing_bin: u8, bin_of: impl Fn(usize) -> u8) -> f64 {
+        self.nodes[self.leaf_binned(missing_bin, bin_of)].value
+    }
+
+    /// The leaf (a node without split) one binned sample reaches.
+    #[inline]
+    pub(crate) fn leaf_binned(&self, missing_bin: u8, bin_of: impl Fn(usize) -> u8) -> usize {
         let mut at = 0;
         loop {
-            let node = &self.nodes[at];
-            match &node.split {
-                None => return node.value,
+            match &self.nodes[at].split {
+                None => return at,
                 Some(s) => {
                     let b = bin_of(s.feature as usize);
                     let left = if b == missing_bin {
