@@ -23,7 +23,7 @@ use crate::params::check_leaf_can_split;
 const ROW_CHUNK: usize = 1 << 12;
 
 /// Training sets above this size get early stopping under [`EarlyStopping::Auto`].
-pub(super) const AUTO_EARLY_STOPPING_ABOVE: usize = 10_000;
+const AUTO_EARLY_STOPPING_ABOVE: usize = 10_000;
 
 /// A fitted ensemble: the bin edges, the baseline and the trees, iteration by iteration
 /// (`trees[it * K + k]` adds to raw prediction `k`).
@@ -137,6 +137,27 @@ pub(super) fn grown_on(p: &Boosting, n: usize, held_out: usize, n_sub: usize) ->
     text
 }
 
+/// Whether early stopping holds rows out of a fit on `n` rows.
+pub(super) fn early_stopping_on(p: &Boosting, n: usize) -> bool {
+    match p.early_stopping {
+        EarlyStopping::Auto => n > AUTO_EARLY_STOPPING_ABOVE,
+        EarlyStopping::On => true,
+        EarlyStopping::Off => false,
+    }
+}
+
+/// Refuses more rows than the trees' `u32` row indices and counts hold.
+pub(super) fn check_row_count(n: usize) -> Result<()> {
+    if n > u32::MAX as usize {
+        return Err(Error::invalid_parameter(
+            "records",
+            format!("{n} samples"),
+            "at most 2³² − 1 samples",
+        ));
+    }
+    Ok(())
+}
+
 /// `k` of the `n` rows, ascending, uniformly without replacement (selection sampling).
 fn sample_rows(n: usize, k: usize, rng: &mut impl Rng) -> Vec<u32> {
     let mut rows = Vec::with_capacity(k);
@@ -179,11 +200,7 @@ impl Ensemble {
     ) -> Result<Self> {
         let mut rng = rng_from_seed(p.seed);
         let (binning_seed, split_seed): (u64, u64) = (rng.random(), rng.random());
-        let early = match p.early_stopping {
-            EarlyStopping::Auto => x.nrows() > AUTO_EARLY_STOPPING_ABOVE,
-            EarlyStopping::On => true,
-            EarlyStopping::Off => false,
-        };
+        let early = early_stopping_on(p, x.nrows());
         let split = if early {
             Some(split_off_validation(p, x, y, w, stratify, split_seed)?)
         } else {
@@ -195,13 +212,7 @@ impl Ensemble {
         };
         let validation = split.as_ref().map(|(_, v)| v);
         let n = x.nrows();
-        if n > u32::MAX as usize {
-            return Err(Error::invalid_parameter(
-                "records",
-                format!("{n} samples"),
-                "at most 2³² − 1 samples",
-            ));
-        }
+        check_row_count(n)?;
         let n_sub = ((p.subsample * n as f64).round() as usize).clamp(1, n);
         check_leaf_can_split(
             p.min_samples_leaf,

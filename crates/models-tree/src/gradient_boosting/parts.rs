@@ -18,14 +18,14 @@ use margin_core::{
 use serde::{Deserialize, Serialize};
 
 use super::binning::{BINNING_SUBSAMPLE, BinMapper};
-use super::booster::{AUTO_EARLY_STOPPING_ABOVE, Ensemble, check_values, grown_on};
+use super::booster::{Ensemble, check_row_count, check_values, early_stopping_on, grown_on};
 use super::grower::{
     Candidate, FeatureBins, MIN_HESSIAN_TO_SPLIT, Next, Sums, TreeLimits, best_first, best_split,
     split_node,
 };
 use super::histogram::{Bin, Histograms};
 use super::loss::Loss;
-use super::params::{Boosting, EarlyStopping};
+use super::params::Boosting;
 use super::tree::{Node, Tree};
 use crate::params::check_leaf_can_split;
 
@@ -613,19 +613,8 @@ fn check_parts(p: &Boosting, loss: Loss, n: usize) -> Result<()> {
             "the first pass counted no rows: give rows to fit on".into(),
         ));
     }
-    if n > u32::MAX as usize {
-        return Err(Error::invalid_parameter(
-            "records",
-            format!("{n} samples"),
-            "at most 2³² − 1 samples",
-        ));
-    }
-    let early = match p.early_stopping {
-        EarlyStopping::Auto => n > AUTO_EARLY_STOPPING_ABOVE,
-        EarlyStopping::On => true,
-        EarlyStopping::Off => false,
-    };
-    if early {
+    check_row_count(n)?;
+    if early_stopping_on(p, n) {
         return Err(Error::invalid_parameter(
             "early_stopping",
             format!("{:?} with {n} samples", p.early_stopping),
@@ -665,7 +654,7 @@ mod tests {
 
     use super::*;
     use crate::{
-        GradientBoostingClassifier, GradientBoostingClassifierParams,
+        EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
         GradientBoostingRegressorParams,
     };
 
