@@ -16,7 +16,7 @@ use margin_tree::{
 
 use crate::kmeans::sample_rows;
 use crate::linear::first_pass;
-use crate::steps::{Solver, Step};
+use crate::steps::{Solver, Step, check_features};
 
 /// `margin_boosting_sums(step, label, feature, …)`: the gradient histograms a
 /// [`BoostingStep`] asks for.
@@ -61,6 +61,7 @@ pub async fn fit_gradient_boosting_regressor(
     features: &[&str],
     params: &GradientBoostingRegressorParams,
 ) -> Result<GradientBoostingRegressor> {
+    check_features(features)?;
     let (n, target_sum) = count_and_sum(ctx, table, label).await?;
     let params = params.clone();
     Solver::run(ctx, table, Some(label), features, move |solver| {
@@ -98,6 +99,7 @@ pub async fn fit_gradient_boosting_classifier(
     features: &[&str],
     params: &GradientBoostingClassifierParams,
 ) -> Result<GradientBoostingClassifier> {
+    check_features(features)?;
     let counts = first_pass(ctx, table, label).await?;
     let params = params.clone();
     Solver::run(ctx, table, Some(label), features, move |solver| {

@@ -68,7 +68,7 @@ pub(crate) fn gatherer(kind: &str, params: &str) -> Result<Box<dyn Gather>> {
 }
 
 /// `params` with every `name=value` pair of `text` set (and checked) in turn.
-fn configured<P: Params>(mut params: P, text: &str) -> Result<P> {
+pub(crate) fn configured<P: Params>(mut params: P, text: &str) -> Result<P> {
     for pair in text.split_whitespace() {
         let (name, value) = pair.split_once('=').ok_or_else(|| {
             Error::invalid_parameter(

@@ -10,7 +10,7 @@ use margin_cluster::{KMeans, KMeansParams, LloydSums};
 use margin_core::{Dataset, DenseMatrix, Error, Records};
 use serde::{Deserialize, Serialize};
 
-use crate::steps::{Solver, Step};
+use crate::steps::{Solver, Step, check_features};
 
 /// `margin_lloyd_sums(step, feature, …)`'s step: the current centres. The sums are a Lloyd
 /// step's ([`LloydSums`]).
@@ -140,6 +140,7 @@ pub async fn fit_kmeans(
     features: &[&str],
     params: &KMeansParams,
 ) -> Result<KMeans> {
+    check_features(features)?;
     let (n, mean_variance) = spread(ctx, table, features).await?;
     if n == 0 {
         return plan_err!("{table} has no rows to fit");
@@ -166,9 +167,6 @@ pub(crate) fn sample_rows(solver: &Solver, rows: usize) -> margin_core::Result<D
 
 /// The rows' count and the mean of the features' population variances.
 async fn spread(ctx: &SessionContext, table: &str, features: &[&str]) -> Result<(usize, f64)> {
-    if features.is_empty() {
-        return plan_err!("k-means takes at least one feature column");
-    }
     let variances: Vec<String> = features
         .iter()
         .map(|f| format!("VAR_POP(CAST({f} AS DOUBLE))"))

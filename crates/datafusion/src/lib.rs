@@ -46,6 +46,11 @@
 //!     tests find the same bin edges and predictions within 1e-9). Early stopping is
 //!     refused (it holds rows out by position): set it off.
 //!
+//! - **[`fit_distributed`]**, one entry for all of these: a model kind by name, its parameters
+//!   as text and a query whose columns are the label and the features; it returns the model
+//!   file. The session may be a Ballista cluster's (`margin-ballista`), whose executors then
+//!   run every query.
+//!
 //! The parameters are `name=value` pairs separated by spaces, each as `margin train` takes it
 //! (`'alpha=0.5 fit_intercept=false'`); `''` keeps the defaults. Features are numeric columns
 //! of any integer or float type, or one `FixedSizeList<Float64>` column (as `margin_io::table`
@@ -98,6 +103,7 @@
 
 mod boosting;
 mod columns;
+mod distributed;
 mod fit;
 mod gather;
 mod kmeans;
@@ -111,6 +117,7 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 
 pub use boosting::{fit_gradient_boosting_classifier, fit_gradient_boosting_regressor};
+pub use distributed::{STEPPED_KINDS, fit_distributed};
 pub use fit::MarginFit;
 pub use gather::KINDS;
 pub use kmeans::fit_kmeans;

@@ -13,7 +13,7 @@ use margin_svm::{LinearSvc, LinearSvcParams, LinearSvcParts};
 use serde::{Deserialize, Serialize};
 
 use crate::external;
-use crate::steps::{Solver, Step};
+use crate::steps::{Solver, Step, check_features};
 
 /// `margin_loss_sums(step, label, feature, …)`'s step: the first pass's classes and the
 /// current weights of a model's loss. The sums are the loss over the rows and its gradient.
@@ -154,6 +154,7 @@ pub async fn fit_logistic_regression(
     features: &[&str],
     params: &LogisticRegressionParams,
 ) -> Result<LogisticRegression> {
+    check_features(features)?;
     let counts = first_pass(ctx, table, label).await?;
     let parts = params.parts(&counts, features.len()).map_err(external)?;
     let params = params.clone();
@@ -188,6 +189,7 @@ pub async fn fit_linear_svc(
     features: &[&str],
     params: &LinearSvcParams,
 ) -> Result<LinearSvc> {
+    check_features(features)?;
     let counts = first_pass(ctx, table, label).await?;
     let parts = params.parts(&counts, features.len()).map_err(external)?;
     let params = params.clone();

@@ -289,6 +289,14 @@ impl Solver {
     }
 }
 
+/// Refuses a fit given no feature column (its queries would not parse).
+pub(crate) fn check_features(features: &[&str]) -> Result<()> {
+    if features.is_empty() {
+        return plan_err!("the fit takes at least one feature column: name them");
+    }
+    Ok(())
+}
+
 /// The sums one step's query returns.
 async fn sums_of<T: DeserializeOwned>(ctx: &SessionContext, sql: &str) -> Result<T> {
     let batches = ctx.sql(sql).await?.collect().await?;

@@ -145,5 +145,9 @@ fn boosting_refuses_what_it_cannot_fit() {
         .unwrap_err()
         .to_string();
         assert!(err.contains("no rows"), "{err}");
+        let params = GradientBoostingRegressor::params();
+        let err = fit_gradient_boosting_regressor(&table.ctx, table.name, "x0", &[], &params);
+        let err = err.await.unwrap_err().to_string();
+        assert!(err.contains("at least one feature column"), "{err}");
     });
 }

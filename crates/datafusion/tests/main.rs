@@ -6,12 +6,14 @@
 //!   model per group; and what the function refuses.
 //! - `boosting`: histogram gradient boosting driven from the client against the in-memory
 //!   fits (the same edges, predictions to 1e-9); what it refuses.
+//! - `distributed`: `fit_distributed` by kind on a query's rows; what it refuses.
 //! - `iterate`: the fits a client loop drives (logistic regression, k-means) against the
 //!   in-memory fits, to the solver's tolerance or to rounding from the same start.
 //! - `score`: the scoring functions compared with the model's own methods on the same rows
 //!   (the same bits); null rows; models by name and by bytes; chained transforms; refusals.
 
 mod boosting;
+mod distributed;
 mod fit;
 mod iterate;
 mod score;

@@ -1,0 +1,15 @@
+//! `margin-executor`: a Ballista executor that knows margin's functions.
+
+use clap::Parser;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let options = margin_ballista::ExecutorOptions::parse();
+    match margin_ballista::run_executor(&options).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("margin-executor: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
