@@ -1,5 +1,7 @@
 //! margin's fits on Ballista, against the in-memory fits on the same rows:
 //!
+//! - ridge, Gaussian naive Bayes, logistic regression, the kernel SVM (a cascade), k-means
+//!   and histogram boosting, each through `fit_distributed`;
 //! - a cluster of separate processes (one `margin-scheduler`, two `margin-executor`s) on free
 //!   ports of 127.0.0.1, each process killed by its id when the test ends;
 //! - the standalone cluster (a scheduler and an executor inside the test's process);
@@ -24,6 +26,7 @@ use margin_datafusion::fit_distributed;
 use margin_io::ModelFile;
 use margin_linear::naive_bayes::GaussianNB;
 use margin_linear::{LogisticRegression, Ridge};
+use margin_svm::Svc;
 use margin_tree::GradientBoostingClassifier;
 
 /// How long any one wait (a port to open, a fit to finish) may take before the test fails.
@@ -186,6 +189,21 @@ async fn fits_match_in_memory(ctx: &SessionContext, dir: &Path, rows: &Rows) {
         .unwrap();
     close(parted.coef().as_slice(), whole.coef().as_slice(), 1e-6);
     close(parted.intercept(), whole.intercept(), 1e-6);
+
+    // The kernel SVM, a cascade over the partitions: the whole problem's dual objective to
+    // the solver's tolerance, the same predictions but for points on the boundary.
+    let bytes = fit(SUPERVISED, "svc", "C=2 tol=1e-6", Some("class")).await;
+    let parted = Svc::from_bytes(&bytes).unwrap();
+    let whole = Svc::params()
+        .c(2.0)
+        .tol(1e-6)
+        .fit(&rows.classification())
+        .unwrap();
+    let (a, b) = (&parted.problems()[0], &whole.problems()[0]);
+    assert!((a.objective - b.objective).abs() <= 1e-5 * b.objective.abs());
+    let (ours, theirs) = (parted.predict(&x).unwrap(), whole.predict(&x).unwrap());
+    let differ = ours.iter().zip(&theirs).filter(|(a, b)| a != b).count();
+    assert!(differ <= 6, "{differ} of 600 predictions differ");
 
     // k-means from a sample of rows: a Lloyd fixed point, each centre the mean of its rows.
     let unlabelled = "SELECT x0, x1, x2, x3 FROM rows";

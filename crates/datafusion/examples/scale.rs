@@ -27,7 +27,7 @@ use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use margin_cluster::KMeans;
 use margin_core::{Dataset, Fit};
 use margin_io::table::dataset_from_batches;
-use margin_io::{LabelColumn, TableColumns};
+use margin_io::{AtomicFile, LabelColumn, TableColumns};
 use margin_linear::{LogisticRegression, Ridge};
 
 const FEATURES: usize = 20;
@@ -265,8 +265,9 @@ fn write_table(dir: &Path, rows: usize) -> Result<u64, Failure> {
         let schema = Arc::new(Schema::new(fields));
         let weights: Vec<f64> = (0..FEATURES).map(|j| normal(u64::MAX, j as u64)).collect();
         for (k, path) in paths.iter().enumerate() {
-            let tmp = path.with_extension("tmp");
-            let mut writer = ArrowWriter::try_new(File::create(&tmp)?, schema.clone(), None)?;
+            // Written beside its final name and renamed into place by `commit`: an interrupted
+            // run leaves no half file that a later run would take for the table.
+            let mut writer = ArrowWriter::try_new(AtomicFile::create(path)?, schema.clone(), None)?;
             let part = k * rows / FILES..(k + 1) * rows / FILES;
             // Batches of 100 000 rows: the writer's memory, not the file's, bounds the run.
             for start in part.clone().step_by(100_000) {
@@ -293,8 +294,7 @@ fn write_table(dir: &Path, rows: usize) -> Result<u64, Failure> {
                 );
                 writer.write(&RecordBatch::try_new(schema.clone(), columns)?)?;
             }
-            writer.close()?;
-            std::fs::rename(&tmp, path)?;
+            writer.into_inner()?.commit()?;
         }
     }
     Ok(paths

@@ -7,19 +7,20 @@ use datafusion::prelude::SessionContext;
 use margin_cluster::KMeans;
 use margin_io::ModelFile;
 use margin_linear::LogisticRegression;
-use margin_svm::LinearSvc;
+use margin_svm::{LinearSvc, Svc};
 use margin_tree::{GradientBoostingClassifier, GradientBoostingRegressor};
 
 use crate::gather::{KINDS, configured};
 use crate::{
     external, fit_gradient_boosting_classifier, fit_gradient_boosting_regressor, fit_kmeans,
-    fit_linear_svc, fit_logistic_regression,
+    fit_linear_svc, fit_logistic_regression, fit_svc,
 };
 
 /// The kinds fitted one query per solver step, with whether each takes a label.
-pub const STEPPED_KINDS: [(&str, bool); 5] = [
+pub const STEPPED_KINDS: [(&str, bool); 6] = [
     (LogisticRegression::KIND, true),
     (LinearSvc::KIND, true),
+    (Svc::KIND, true),
     (KMeans::KIND, false),
     (GradientBoostingRegressor::KIND, true),
     (GradientBoostingClassifier::KIND, true),
@@ -33,8 +34,8 @@ pub const STEPPED_KINDS: [(&str, bool); 5] = [
 ///   every other column is a feature, in the query's order.
 /// - `kind` is a model-file kind: those `margin_fit` fits in one pass ([`KINDS`]: least
 ///   squares, ridge, the naive Bayes models, PCA, the scalers) or those fitted one query per
-///   solver step ([`STEPPED_KINDS`]: logistic regression, the linear SVM, k-means, histogram
-///   gradient boosting).
+///   solver step ([`STEPPED_KINDS`]: logistic regression, the linear SVM, the kernel SVM (a
+///   cascade), k-means, histogram gradient boosting).
 /// - `params` are `name=value` pairs separated by spaces, as `margin train` takes them
 ///   (`"alpha=0.5"`, `""` for the defaults).
 ///
@@ -101,6 +102,11 @@ pub async fn fit_distributed(
             let params = configured(LinearSvc::params(), params).map_err(external)?;
             let model = fit_linear_svc(ctx, &table, needs_label(), &features, &params);
             model.await?.to_bytes().map_err(external)
+        }
+        k if k == Svc::KIND => {
+            let params = configured(Svc::params(), params).map_err(external)?;
+            let fit = fit_svc(ctx, &table, needs_label(), &features, &params);
+            fit.await?.model.to_bytes().map_err(external)
         }
         k if k == KMeans::KIND => {
             let params = configured(KMeans::params(), params).map_err(external)?;

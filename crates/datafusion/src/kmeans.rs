@@ -2,15 +2,13 @@
 //! one `margin_sample_rows` query for the rows the initial centres are chosen among (unless
 //! centres are given), then one `margin_lloyd_sums` query per Lloyd step.
 
-use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 use datafusion::common::{Result, plan_err};
 use datafusion::prelude::SessionContext;
 use margin_cluster::{KMeans, KMeansParams, LloydSums};
 use margin_core::{Dataset, DenseMatrix, Error, Records};
 use serde::{Deserialize, Serialize};
 
-use crate::steps::{Solver, Step, check_features};
+use crate::steps::{Solver, Step, check_features, count_and_aggregates};
 
 /// `margin_lloyd_sums(step, feature, …)`'s step: the current centres. The sums are a Lloyd
 /// step's ([`LloydSums`]).
@@ -171,19 +169,8 @@ async fn spread(ctx: &SessionContext, table: &str, features: &[&str]) -> Result<
         .iter()
         .map(|f| format!("VAR_POP(CAST({f} AS DOUBLE))"))
         .collect();
-    let sql = format!("SELECT COUNT(*), {} FROM {table}", variances.join(", "));
-    let batches = ctx.sql(&sql).await?.collect().await?;
-    let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) else {
-        return plan_err!("the count of {table}'s rows gave no answer");
-    };
-    let n = datafusion::arrow::compute::cast(batch.column(0), &DataType::Int64)?;
-    let n = usize::try_from(n.as_primitive::<Int64Type>().value(0)).unwrap_or(0);
-    let mut total = 0.0;
-    for column in &batch.columns()[1..] {
-        let v = column.as_primitive::<Float64Type>();
-        total += if v.is_null(0) { 0.0 } else { v.value(0) };
-    }
-    Ok((n, total / features.len() as f64))
+    let (n, variances) = count_and_aggregates(ctx, table, &variances).await?;
+    Ok((n, variances.iter().sum::<f64>() / features.len() as f64))
 }
 
 #[cfg(test)]

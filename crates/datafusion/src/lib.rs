@@ -23,10 +23,10 @@
 //!   `FixedSizeList<Float64>` per row (a binary decision value as `Float64`). A row with a null
 //!   feature scores null.
 //!
-//! - **[`fit_logistic_regression`]**, **[`fit_linear_svc`]**, **[`fit_kmeans`]**,
-//!   **[`fit_gradient_boosting_regressor`]** and **[`fit_gradient_boosting_classifier`]**,
-//!   fits driven from the client as Spark drives its iterative fits, one query per solver
-//!   step:
+//! - **[`fit_logistic_regression`]**, **[`fit_linear_svc`]**, **[`fit_svc`]**,
+//!   **[`fit_kmeans`]**, **[`fit_gradient_boosting_regressor`]** and
+//!   **[`fit_gradient_boosting_classifier`]**, fits driven from the client as Spark drives its
+//!   iterative fits, one query per solver step:
 //!   - logistic regression: one query for the classes and their counts, then one per L-BFGS
 //!     step, whose aggregate `margin_loss_sums` sums the loss and its gradient over every
 //!     partition at the current weights. The model is the in-memory fit's to the solver's
@@ -34,6 +34,13 @@
 //!   - the L2-loss linear SVM: the same first query, then L-BFGS on the primal of each binary
 //!     problem, one `margin_loss_sums` query per step; the primal is strongly convex, so it
 //!     reaches the in-memory (dual coordinate descent) optimum to the solvers' tolerances;
+//!   - the kernel SVM (C-SVC): a cascade SVM with feedback (Graf et al., 2004). One query per
+//!     pass over the table's distinct points: each partition runs SMO on its points and the
+//!     support vectors fed back from the last pass, and the partitions' support vectors merge
+//!     pairwise, solved again at each merge, up to a root (`margin_cascade_svs`). One more
+//!     query finds the points whose margin breaks the root model's optimality conditions
+//!     (`margin_svm_violations`); passes repeat until there are none, so the model is the
+//!     whole problem's to the solver's tolerance. Each partition holds its points in memory;
 //!   - k-means: one query for the count and variances, one for a uniform sample of rows to
 //!     start from (`margin_sample_rows`), then one per Lloyd step (`margin_lloyd_sums`: each
 //!     centre's count and sums). From the same centres it is the in-memory fit to rounding;
@@ -111,6 +118,7 @@ mod linear;
 mod models;
 mod score;
 mod steps;
+mod svm;
 
 use datafusion::common::DataFusionError;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
@@ -124,6 +132,7 @@ pub use kmeans::fit_kmeans;
 pub use linear::{fit_linear_svc, fit_logistic_regression};
 pub use models::Models;
 pub use score::{MarginScore, Method};
+pub use svm::fit_svc;
 
 /// The scoring functions' methods, in the order [`register`] adds them.
 pub const METHODS: [Method; 4] = [
@@ -160,16 +169,18 @@ pub fn margin_fit() -> AggregateUDF {
 
 /// The aggregates the client-driven fits query ([`fit_logistic_regression`],
 /// [`fit_linear_svc`], [`fit_kmeans`], [`fit_gradient_boosting_regressor`],
-/// [`fit_gradient_boosting_classifier`]): `margin_loss_sums`, `margin_boosting_sums`,
-/// `margin_lloyd_sums` and `margin_sample_rows`, for registries other than a
-/// [`SessionContext`]'s.
-pub fn margin_steps() -> [AggregateUDF; 4] {
+/// [`fit_gradient_boosting_classifier`], [`fit_svc`]): `margin_loss_sums`,
+/// `margin_boosting_sums`, `margin_lloyd_sums`, `margin_sample_rows`, `margin_cascade_svs`
+/// and `margin_svm_violations`, for registries other than a [`SessionContext`]'s.
+pub fn margin_steps() -> [AggregateUDF; 6] {
     use steps::StepSums;
     [
         AggregateUDF::from(StepSums::<linear::LossStep>::new()),
         AggregateUDF::from(StepSums::<margin_tree::BoostingStep>::new()),
         AggregateUDF::from(StepSums::<kmeans::LloydStep>::new()),
         AggregateUDF::from(StepSums::<kmeans::SampleStep>::new()),
+        AggregateUDF::from(StepSums::<margin_svm::CascadeStep>::new()),
+        AggregateUDF::from(StepSums::<margin_svm::ViolationStep>::new()),
     ]
 }
 

@@ -1,8 +1,8 @@
 //! Fits driven from the client, as Spark drives them: the solver runs on the client, and each
 //! of its steps is one query whose aggregate sums what the step asks of every partition (a
-//! loss and its gradient, a Lloyd step's per-cluster sums, a sample of rows). One generic
-//! aggregate, [`StepSums`], serves every kind of step; [`Solver`] runs the solver and its
-//! queries.
+//! loss and its gradient, a Lloyd step's per-cluster sums, a sample of rows, a cascade SVM's
+//! support vectors). One generic aggregate, [`StepSums`], serves every kind of step; [`Solver`]
+//! runs the solver and its queries.
 
 use std::fmt::Debug;
 use std::hash::{Hash, Hasher};
@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Int64Type};
 use datafusion::common::{DataFusionError, Result, ScalarValue, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
@@ -40,6 +40,11 @@ pub(crate) trait Step: DeserializeOwned + Debug + Send + Sync + 'static {
     fn add(&self, rows: &Dataset, sums: &mut Self::Sums) -> margin_core::Result<()>;
     /// Adds another partition's sums.
     fn merge(&self, sums: &mut Self::Sums, other: Self::Sums) -> margin_core::Result<()>;
+    /// Completes a partition's own sums once its rows are all added, before they are merged
+    /// or sent on (a cascade node solves its problem here); nothing for plain sums.
+    fn finish(&self, _sums: &mut Self::Sums) -> margin_core::Result<()> {
+        Ok(())
+    }
 }
 
 /// The aggregate `NAME(step, [label,] feature, …)`: the sums of step `S` over the rows
@@ -148,8 +153,12 @@ struct StepAccumulator<S: Step> {
 }
 
 impl<S: Step> StepAccumulator<S> {
-    /// This partition's sums and those received, added in a fixed order, as bytes.
-    fn total(&self) -> Result<Vec<u8>> {
+    /// This partition's sums, finished, and those received, merged in a fixed order, as
+    /// bytes: sorted by their bytes, so that the total does not depend on the order
+    /// partitions finish in (floating-point addition is not associative), then merged
+    /// pairwise up a binary tree (a cascade's shape, and pairwise summation's).
+    fn total(&mut self) -> Result<Vec<u8>> {
+        self.step.finish(&mut self.sums).map_err(external)?;
         let own = encode(&self.sums).map_err(external)?;
         if self.received.is_empty() {
             return Ok(own);
@@ -157,11 +166,25 @@ impl<S: Step> StepAccumulator<S> {
         let mut all: Vec<&[u8]> = self.received.iter().map(Vec::as_slice).collect();
         all.push(&own);
         all.sort_unstable();
-        let mut total = self.step.zero().map_err(external)?;
-        for bytes in all {
-            let sums = decode(bytes).map_err(external)?;
-            self.step.merge(&mut total, sums).map_err(external)?;
+        let mut layer = all
+            .into_iter()
+            .map(decode)
+            .collect::<margin_core::Result<Vec<S::Sums>>>()
+            .map_err(external)?;
+        while layer.len() > 1 {
+            let mut next = Vec::with_capacity(layer.len().div_ceil(2));
+            let mut sums = layer.into_iter();
+            while let Some(mut a) = sums.next() {
+                if let Some(b) = sums.next() {
+                    self.step.merge(&mut a, b).map_err(external)?;
+                }
+                next.push(a);
+            }
+            layer = next;
         }
+        let total = layer
+            .pop()
+            .ok_or_else(|| DataFusionError::Internal("no sums to total".into()))?;
         encode(&total).map_err(external)
     }
 }
@@ -295,6 +318,30 @@ pub(crate) fn check_features(features: &[&str]) -> Result<()> {
         return plan_err!("the fit takes at least one feature column: name them");
     }
     Ok(())
+}
+
+/// The rows' count and the `Float64` aggregates `aggregates` (SQL expressions) over `table`,
+/// in one query; a null aggregate (no rows) reads 0.
+pub(crate) async fn count_and_aggregates(
+    ctx: &SessionContext,
+    table: &str,
+    aggregates: &[String],
+) -> Result<(usize, Vec<f64>)> {
+    let sql = format!("SELECT COUNT(*), {} FROM {table}", aggregates.join(", "));
+    let batches = ctx.sql(&sql).await?.collect().await?;
+    let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) else {
+        return plan_err!("the count of {table}'s rows gave no answer");
+    };
+    let n = datafusion::arrow::compute::cast(batch.column(0), &DataType::Int64)?;
+    let n = usize::try_from(n.as_primitive::<Int64Type>().value(0)).unwrap_or(0);
+    let values = batch.columns()[1..]
+        .iter()
+        .map(|column| {
+            let v = column.as_primitive::<Float64Type>();
+            if v.is_null(0) { 0.0 } else { v.value(0) }
+        })
+        .collect();
+    Ok((n, values))
 }
 
 /// The sums one step's query returns.

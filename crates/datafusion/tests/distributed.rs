@@ -61,7 +61,7 @@ fn fit_distributed_refuses_what_it_cannot_fit() {
             let fitted = fit_distributed(&table.ctx, query, kind, params, label).await;
             fitted.unwrap_err().to_string()
         };
-        let err = refused(all, "svc", "", Some("label")).await;
+        let err = refused(all, "svr", "", Some("label")).await;
         assert!(
             err.contains("the kinds are") && err.contains("ridge"),
             "{err}"

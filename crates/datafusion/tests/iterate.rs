@@ -7,7 +7,7 @@ use margin_datafusion::{fit_kmeans, fit_linear_svc, fit_logistic_regression};
 use margin_linear::{LogisticRegression, LogisticRegressionParams};
 use margin_svm::LinearSvc;
 
-use crate::{Table, block_on, close, dense, session};
+use crate::{Table, block_on, close, dense, near_and_far, session};
 
 /// The logistic regression `params` fit over `table`'s Parquet files.
 async fn fitted(table: &Table, params: &LogisticRegressionParams) -> LogisticRegression {
@@ -48,22 +48,12 @@ fn logistic_regression_is_the_in_memory_fit() {
 fn logistic_regression_takes_text_labels_and_refuses_what_it_cannot_fit() {
     let ctx = session();
     block_on(async {
-        let rows = "(VALUES (0.0, 0.1, 'near'), (0.2, 0.0, 'near'), (0.1, 0.3, 'near'),
-                     (4.0, 4.1, 'far'), (4.2, 3.9, 'far'), (3.9, 4.4, 'far')) AS t(a, b, y)";
+        let (rows, data) = near_and_far(0);
+        let rows = rows.as_str();
         let params = LogisticRegression::params();
         let model = fit_logistic_regression(&ctx, rows, "y", &["a", "b"], &params)
             .await
             .unwrap();
-        let x = vec![
-            vec![0.0, 0.1],
-            vec![0.2, 0.0],
-            vec![0.1, 0.3],
-            vec![4.0, 4.1],
-            vec![4.2, 3.9],
-            vec![3.9, 4.4],
-        ];
-        let data =
-            Dataset::classification(x, ["near", "near", "near", "far", "far", "far"]).unwrap();
         assert_same(&model, &params.fit(&data).unwrap());
 
         let refused = |e: datafusion::error::DataFusionError, needle: &str| {

@@ -9,6 +9,8 @@
 //! - `distributed`: `fit_distributed` by kind on a query's rows; what it refuses.
 //! - `iterate`: the fits a client loop drives (logistic regression, k-means) against the
 //!   in-memory fits, to the solver's tolerance or to rounding from the same start.
+//! - `svm`: the kernel SVM as a cascade over the partitions against the in-memory fit (the
+//!   same dual objective to the solver's tolerance); what it refuses.
 //! - `score`: the scoring functions compared with the model's own methods on the same rows
 //!   (the same bits); null rows; models by name and by bytes; chained transforms; refusals.
 
@@ -17,6 +19,7 @@ mod distributed;
 mod fit;
 mod iterate;
 mod score;
+mod svm;
 
 use std::sync::Arc;
 
@@ -134,6 +137,30 @@ pub(crate) async fn fitted(
     let column = batches[0].column(0);
     let bytes = column.as_any().downcast_ref::<BinaryArray>().unwrap();
     Ok((!bytes.is_null(0)).then(|| bytes.value(0).to_vec()))
+}
+
+/// Two clusters of labelled points, the first point repeated `repeat` more times: as an SQL
+/// table `t(a, b, y)` and as the dataset of the same rows.
+pub(crate) fn near_and_far(repeat: usize) -> (String, Dataset) {
+    let points = [
+        (0.0, 0.1, "near"),
+        (0.2, 0.0, "near"),
+        (0.1, 0.3, "near"),
+        (4.0, 4.1, "far"),
+        (4.2, 3.9, "far"),
+        (3.9, 4.4, "far"),
+    ];
+    let rows: Vec<_> = std::iter::repeat_n(points[0], repeat)
+        .chain(points)
+        .collect();
+    let values: Vec<String> = rows
+        .iter()
+        .map(|(a, b, y)| format!("({a:?}, {b:?}, '{y}')"))
+        .collect();
+    let table = format!("(VALUES {}) AS t(a, b, y)", values.join(", "));
+    let x: Vec<Vec<f64>> = rows.iter().map(|&(a, b, _)| vec![a, b]).collect();
+    let data = Dataset::classification(x, rows.iter().map(|r| r.2)).unwrap();
+    (table, data)
 }
 
 pub(crate) fn close(a: &[f64], b: &[f64], tol: f64) {

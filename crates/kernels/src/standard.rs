@@ -31,7 +31,30 @@ impl From<f64> for Gamma {
 impl Gamma {
     /// The value of γ for these training records.
     pub fn resolve<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
-        let d = records.n_features();
+        let (mut sum, mut sum_sq) = (0.0, 0.0);
+        if matches!(self, Gamma::Scale) {
+            for i in 0..records.n_samples() {
+                records.row(i).for_each_stored(|_, v| {
+                    sum += v;
+                    sum_sq += v * v;
+                });
+            }
+        }
+        self.resolve_sums(records.n_samples(), records.n_features(), sum, sum_sq)
+    }
+
+    /// The value of γ for `n_samples` records of `n_features` features whose entries sum to
+    /// `sum` and their squares to `sum_sq` (only `"scale"` reads the sums): what
+    /// [`resolve`](Self::resolve) gives, from sums gathered elsewhere, as over a table's
+    /// partitions.
+    pub fn resolve_sums(
+        &self,
+        n_samples: usize,
+        n_features: usize,
+        sum: f64,
+        sum_sq: f64,
+    ) -> Result<f64> {
+        let d = n_features;
         match *self {
             Gamma::Value(g) if g.is_finite() && g > 0.0 => Ok(g),
             Gamma::Value(g) => Err(Error::invalid_parameter(
@@ -46,18 +69,11 @@ impl Gamma {
             Gamma::Scale => {
                 // In floating point: n · d can exceed usize (2³² − 1 features), and both
                 // factors are exact, so the one rounding is the same as the integer product's.
-                let total = records.n_samples() as f64 * d as f64;
+                let total = n_samples as f64 * d as f64;
                 if total == 0.0 {
                     return Err(Error::EmptyDataset(
                         "no samples: gamma cannot be derived".into(),
                     ));
-                }
-                let (mut sum, mut sum_sq) = (0.0, 0.0);
-                for i in 0..records.n_samples() {
-                    records.row(i).for_each_stored(|_, v| {
-                        sum += v;
-                        sum_sq += v * v;
-                    });
                 }
                 let mean = sum / total;
                 let var = (sum_sq / total - mean * mean).max(0.0);

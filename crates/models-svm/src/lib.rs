@@ -9,6 +9,11 @@
 //!   `LinearSVC`), fitted by dual coordinate descent ([`margin_optim::dcd`]) or by Pegasos
 //!   ([`margin_optim::pegasos`]); one-vs-rest for more classes. It scales to data where a kernel
 //!   SVM does not: its cost grows with the number of stored features, not with `n²`.
+//! - [`SvcParams::fit_cascade`]: C-SVC on a table held in parts (a query engine's
+//!   partitions), as a cascade SVM with feedback: SMO on each part, support vectors merged up a
+//!   binary tree, passes repeated until no row breaks the optimality conditions, so the model
+//!   is the whole problem's to the solver's tolerance (margin-datafusion runs it on DataFusion
+//!   and Ballista).
 //!
 //! All are solved by [`margin_optim::smo`], LIBSVM's SMO (second-order working sets, shrinking, an
 //! `f32` kernel-column cache of `cache_size` MB), so they reach LIBSVM's objective, support
@@ -73,6 +78,7 @@
 
 #![forbid(unsafe_code)]
 
+mod cascade;
 mod decision;
 mod expansion;
 mod glibc_rand;
@@ -87,6 +93,10 @@ mod svc;
 mod svm_train;
 mod svr;
 
+pub use cascade::{
+    CascadeFit, CascadeNode, CascadePass, CascadeRow, CascadeStep, MAX_CASCADE_PASSES,
+    ViolationStep,
+};
 pub use libsvm_format::{LibsvmModel, SingleClass};
 pub use libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 pub use linear_svc::{

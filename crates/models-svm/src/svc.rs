@@ -55,12 +55,12 @@ margin_core::param_choice!(LabelOrder {
 /// Parameters of [`Svc`], with scikit-learn's names and defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SvcParams {
-    settings: Settings,
+    pub(crate) settings: Settings,
     c: f64,
-    class_weight: ClassWeight,
+    pub(crate) class_weight: ClassWeight,
     multiclass: Multiclass,
-    label_order: LabelOrder,
-    probability: bool,
+    pub(crate) label_order: LabelOrder,
+    pub(crate) probability: bool,
     seed: u64,
 }
 
@@ -315,7 +315,7 @@ pub struct Svc {
     problems: Vec<BinaryModel>,
     /// The hyperparameters the model was fitted with (the multiclass strategy among them); ν-SVC's for a model trained as ν-SVC
     /// (LIBSVM model files say `nu_svc`).
-    params: SvcHyperparams,
+    pub(crate) params: SvcHyperparams,
     /// For the linear kernel: one weight vector per problem, so prediction is one dot product.
     weights: Option<Vec<Vec<f64>>>,
 }
