@@ -48,7 +48,8 @@ pub(crate) trait Step: DeserializeOwned + Debug + Send + Sync + 'static {
 }
 
 /// The aggregate `NAME(step, [label,] feature, …)`: the sums of step `S` over the rows
-/// aggregated, as `Binary`. `step` is a literal, the bytes the client's [`Solver`] writes.
+/// aggregated, as `Binary`. `step` is a literal, the bytes the client's [`Solver`] writes
+/// (`Binary`, or a one-value `Dictionary` of it, as the solver sends it).
 pub(crate) struct StepSums<S> {
     signature: Signature,
     step: PhantomData<fn() -> S>,
@@ -111,7 +112,10 @@ impl<S: Step> AggregateUDFImpl for StepSums<S> {
             .exprs
             .first()
             .and_then(|e| (e.as_ref() as &dyn std::any::Any).downcast_ref::<Literal>())
-            .map(Literal::value);
+            .map(|literal| match literal.value() {
+                ScalarValue::Dictionary(_, value) => value.as_ref(),
+                value => value,
+            });
         let Some(ScalarValue::Binary(Some(bytes))) = step else {
             return plan_err!(
                 "{}'s first argument must be the step's bytes, a literal",
@@ -293,8 +297,12 @@ impl Solver {
             (_, false) => self.features.clone(),
         };
         let step = encode(step)?;
+        // A dictionary of one value: DataFusion evaluates an aggregate's literal argument
+        // into an array as long as each batch, and a plain binary array would copy the step
+        // once per row (a cascade's megabytes of support vectors, times 8192 rows, overflow
+        // its 32-bit offsets); a dictionary repeats only its key.
         let sql = format!(
-            "SELECT {}({}, {columns}) FROM {}",
+            "SELECT {}(arrow_cast({}, 'Dictionary(Int32, Binary)'), {columns}) FROM {}",
             S::NAME,
             hex(&step),
             self.table
