@@ -40,8 +40,8 @@ fn the_cascade_reaches_the_in_memory_optimum() {
                 .unwrap();
             let whole = params.fit(&heart).unwrap();
             assert_same_optimum(&fit.model, &whole, &heart.records, 10.0 * tol);
-            assert!(!fit.passes.is_empty());
-            assert_eq!(fit.passes.last().unwrap().violating, 0);
+            let last = fit.passes.last().unwrap();
+            assert!(last.violating == 0 || last.fed == last.root, "{last:?}");
         }
         // Three classes, one-vs-one, through fit_distributed.
         let table = Table::new("dna", &dna, 4).await;
