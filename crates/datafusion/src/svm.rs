@@ -72,7 +72,7 @@ impl Step for ViolationStep {
 /// - and one query that finds the points outside the root's set whose margin breaks the
 ///   optimality conditions (`margin_svm_violations`). None: the model solves the whole
 ///   problem, to the solver's tolerance `tol`. Otherwise the root's set is fed back and
-///   another pass runs.
+///   another pass runs; a pass that gives back the root it was fed has converged too.
 ///
 /// Each partition holds its points in memory while it solves them (SMO needs them): give
 /// the session as many partitions as the table needs to fit in the executors' memory. A
