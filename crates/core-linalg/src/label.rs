@@ -67,7 +67,7 @@ impl Label {
 
 /// The order classes are numbered in: numbers by value (−0 and 0 are one label), then text
 /// lexicographically, as scikit-learn's sorted `classes_`.
-pub(crate) fn class_order(a: &Label, b: &Label) -> Ordering {
+pub fn class_order(a: &Label, b: &Label) -> Ordering {
     match (a, b) {
         (Label::Number(x), Label::Number(y)) => (x + 0.0).total_cmp(&(y + 0.0)),
         (Label::Number(_), Label::Text(_)) => Ordering::Less,

@@ -90,7 +90,7 @@ pub use dataset::{
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};
 pub use into_records::IntoRecords;
-pub use label::{Label, labels_to};
+pub use label::{Label, class_order, labels_to};
 pub use linear::{LinearClassifierCore, LinearRegressorCore};
 pub use params::Hyperparams;
 pub use records::{Matrix, Records, RowRange, RowView, dot, linear_scores};

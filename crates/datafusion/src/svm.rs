@@ -58,6 +58,11 @@ impl Step for ViolationStep {
         ViolationStep::merge(self, found, other);
         Ok(())
     }
+
+    fn finish(&self, found: &mut Vec<CascadeRow>) -> margin_core::Result<()> {
+        ViolationStep::finish(self, found);
+        Ok(())
+    }
 }
 
 /// Fits a kernel C-SVC (scikit-learn's `SVC`, LIBSVM's `-s 0`) on the rows of `table` (a

@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Classes, Dataset, DenseMatrix, Error, Fit, Label, PartClasses, Records, Result,
-    Targets,
+    Targets, class_order,
 };
 use margin_io::ModelFile;
 use margin_kernels::Gamma;
@@ -49,13 +49,7 @@ pub struct CascadeRow {
 /// are equal only bit for bit, as the rows fed back are the rows they came from (`-0.0` and
 /// `0.0` stay two points, each with its own count).
 fn order(a: &CascadeRow, b: &CascadeRow) -> Ordering {
-    let label = match (&a.label, &b.label) {
-        (Label::Number(u), Label::Number(v)) => u.total_cmp(v),
-        (Label::Text(u), Label::Text(v)) => u.cmp(v),
-        (Label::Number(_), Label::Text(_)) => Ordering::Less,
-        (Label::Text(_), Label::Number(_)) => Ordering::Greater,
-    };
-    label.then_with(|| {
+    class_order(&a.label, &b.label).then_with(|| {
         a.x.iter()
             .zip(&b.x)
             .map(|(u, v)| u.total_cmp(v))
@@ -218,9 +212,15 @@ impl CascadeStep {
             return Ok(rows);
         }
         let model = self.params.fit(&dataset(&rows)?)?;
-        let mut keep = model.support_indices().to_vec();
-        keep.sort_unstable();
-        Ok(keep.into_iter().map(|i| rows[i].clone()).collect())
+        let mut keep = vec![false; rows.len()];
+        for &i in model.support_indices() {
+            keep[i] = true;
+        }
+        Ok(rows
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(row, kept)| kept.then_some(row))
+            .collect())
     }
 }
 
@@ -294,8 +294,13 @@ impl ViolationStep {
                 violating.push(row);
             }
         }
-        violating.sort_by(order);
         Ok(())
+    }
+
+    /// Puts a part's violating rows in their order, once all are added: the part's state
+    /// then does not depend on the order its batches came in.
+    pub fn finish(&self, violating: &mut [CascadeRow]) {
+        violating.sort_by(order);
     }
 
     /// Adds another part's violating rows.
