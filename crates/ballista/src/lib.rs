@@ -21,6 +21,13 @@
 //! as its file's bytes (`X'…'`): a model registered by name is known to the client's session
 //! only.
 //!
+//! An executor lost in the middle of a query is Ballista's to recover from: the scheduler
+//! runs its tasks again elsewhere, or fails the query and the fit returns its error (a model
+//! is only built from queries that completed). Ballista 55 can also leave such a query
+//! waiting forever, when the lost executor's outputs roll back a stage running on the others
+//! (apache/datafusion-ballista#2418: the cancelled tasks' slots are not given back). The
+//! scheduler's log then shows "Roll back running job/stage"; restart the scheduler and the fit.
+//!
 //! ```
 //! # #[tokio::main]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -81,6 +88,18 @@ pub async fn standalone(tasks: usize) -> Result<SessionContext> {
     // The session handed back is rebuilt for the cluster: register on it too.
     let _models = margin_datafusion::register(&ctx);
     Ok(ctx)
+}
+
+/// Prints the process's log records (Ballista's and DataFusion's) to standard error,
+/// filtered by the `RUST_LOG` environment variable (`warn` when it is unset), for the two
+/// binaries. Calling it twice keeps the first subscriber.
+pub fn log_to_stderr() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _already_set = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 /// What `margin-scheduler` takes on its command line.

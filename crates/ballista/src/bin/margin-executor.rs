@@ -4,6 +4,7 @@ use clap::Parser;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    margin_ballista::log_to_stderr();
     let options = margin_ballista::ExecutorOptions::parse();
     match margin_ballista::run_executor(&options).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

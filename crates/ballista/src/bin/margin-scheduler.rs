@@ -4,6 +4,7 @@ use clap::Parser;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    margin_ballista::log_to_stderr();
     let options = margin_ballista::SchedulerOptions::parse();
     match margin_ballista::run_scheduler(&options).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
