@@ -397,8 +397,8 @@ fn fits_on_a_standalone_cluster_are_the_in_memory_fits() {
 /// can wait forever.
 const STALLING_ROLLBACK: &str = "Roll back running job/stage";
 
-/// How long the fit may take once the executor is gone: the lost executor is found within
-/// the scheduler's 6 s timeout, and the fit takes a few seconds on its own.
+/// How long the fit may take, counted from its start (the executor goes 1 s in): the lost
+/// executor is found within the scheduler's 6 s timeout, and the fit takes seconds on its own.
 const FIT_AFTER_KILL: Duration = Duration::from_secs(60);
 
 #[test]
