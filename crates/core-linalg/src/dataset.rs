@@ -569,14 +569,31 @@ impl Classes {
 pub fn classes_from_scores(scores: &crate::DenseMatrix, n_classes: usize) -> Vec<usize> {
     scores
         .rows()
-        .map(|s| {
-            if n_classes == 2 {
-                usize::from(s[0] > 0.0)
-            } else {
-                (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
-            }
-        })
+        .map(|s| class_of_scores(s, n_classes))
         .collect()
+}
+
+/// The labels [`classes_from_scores`] picks, `classes[k]` for each row, computed on every
+/// thread for many rows (a prediction's last step: a label per row is as much memory to write
+/// as the scores were).
+pub fn labels_from_scores(scores: &crate::DenseMatrix, classes: &[Label]) -> Vec<Label> {
+    use rayon::prelude::*;
+    let k = scores.ncols().max(1);
+    scores
+        .as_slice()
+        .par_chunks(k)
+        .with_min_len(crate::parallel::min_len(k))
+        .map(|s| classes[class_of_scores(s, classes.len())].clone())
+        .collect()
+}
+
+/// One row's class under [`classes_from_scores`]' rule.
+fn class_of_scores(s: &[f64], n_classes: usize) -> usize {
+    if n_classes == 2 {
+        usize::from(s[0] > 0.0)
+    } else {
+        (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
+    }
 }
 
 /// Per-class weights multiplying each sample's cost or loss (scikit-learn's `class_weight`,

@@ -85,7 +85,7 @@ mod view;
 
 pub use dataset::{
     ClassWeight, Classes, Dataset, PartClasses, PresentClasses, SampleLabels, SampleLabelsIter,
-    Targets, classes_from_scores,
+    Targets, classes_from_scores, labels_from_scores,
 };
 pub use dense::DenseMatrix;
 pub use error::{Error, Result};

@@ -16,7 +16,7 @@ use serde::de::Error as _;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::dataset::classes_from_scores;
+use crate::dataset::{classes_from_scores, labels_from_scores};
 use crate::dense::DenseMatrix;
 use crate::error::Result;
 use crate::label::Label;
@@ -97,8 +97,10 @@ impl LinearClassifierCore {
     /// `w·x + b` per row of [`coef`](Self::coef): one column for two classes (positive for
     /// `classes()[1]`), one per class otherwise. Refuses records of another width.
     pub fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        validate::check_predict(self.n_features(), records)?;
-        Ok(linear_scores(records, &self.coef, &self.intercept))
+        validate::check_n_features(self.n_features(), records)?;
+        let scores = linear_scores(records, &self.coef, &self.intercept);
+        validate::check_finite_through(records, scores.as_slice())?;
+        Ok(scores)
     }
 
     /// Predicted class indices into [`classes`](Self::classes): the sign of the one score
@@ -110,11 +112,8 @@ impl LinearClassifierCore {
 
     /// Predicted class labels.
     pub fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_classes(records)?
-            .into_iter()
-            .map(|k| self.classes[k].clone())
-            .collect())
+        let scores = self.decision_function(records)?;
+        Ok(labels_from_scores(&scores, &self.classes))
     }
 
     /// The load check of a model file: at least two distinct sorted classes, one row (two

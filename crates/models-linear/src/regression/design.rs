@@ -221,20 +221,23 @@ fn max_abs(m: MatRef<'_, f64>) -> f64 {
         .fold(0.0f64, |acc, v| acc.max(v.abs()))
 }
 
-/// `xᵢ·coef + intercept` for every row, after checking the records' width and values.
+/// `xᵢ·coef + intercept` for every row, after checking the records' width (and their values,
+/// through the products: see [`validate::check_finite_through`]).
 pub(crate) fn predict_linear<R: Records + ?Sized>(
     records: &R,
     coef: &[f64],
     intercept: f64,
 ) -> Result<Vec<f64>> {
-    validate::check_predict(coef.len(), records)?;
+    validate::check_n_features(coef.len(), records)?;
     // A row's dot product costs about its stored entries.
     let per_row = records.nnz().div_ceil(records.n_samples().max(1));
-    Ok((0..records.n_samples())
+    let predicted: Vec<f64> = (0..records.n_samples())
         .into_par_iter()
         .with_min_len(parallel::min_len(per_row))
         .map(|i| records.row_dot(i, coef) + intercept)
-        .collect())
+        .collect();
+    validate::check_finite_through(records, &predicted)?;
+    Ok(predicted)
 }
 
 /// The column vector `m[.., 0]` as a `Vec`.

@@ -16,7 +16,7 @@ use super::grower::{FeatureBins, Grown, TreeLimits, Workspace, grow};
 use super::histogram::Gradients;
 use super::loss::{Loss, weighted_median};
 use super::params::{Boosting, EarlyStopping};
-use super::tree::Tree;
+use super::tree::{LANES, Tree, Walk};
 use crate::params::check_leaf_can_split;
 
 /// Rows per parallel prediction task.
@@ -369,16 +369,28 @@ impl Ensemble {
     /// order training accumulated them, so training rows get the same numbers).
     pub(crate) fn raw_predict(&self, x: DenseView<'_>) -> DenseMatrix {
         let k = self.baseline.len();
+        let walk = Walk::new(&self.trees);
         let mut out = DenseMatrix::zeros(x.nrows(), k);
         out.as_mut_slice()
             .par_chunks_mut(k * ROW_CHUNK)
             .enumerate()
             .for_each(|(c, block)| {
-                for (r, o) in block.chunks_mut(k).enumerate() {
-                    let row = x.row(c * ROW_CHUNK + r);
-                    o.copy_from_slice(&self.baseline);
-                    for (t, tree) in self.trees.iter().enumerate() {
-                        o[t % k] += tree.predict_row(row);
+                let mut leaves = [0.0; LANES];
+                for (g, o) in block.chunks_mut(k * LANES).enumerate() {
+                    let first = c * ROW_CHUNK + g * LANES;
+                    let mut lanes = [x.row(first); LANES];
+                    for (lane, i) in lanes.iter_mut().zip(first..first + o.len() / k) {
+                        *lane = x.row(i);
+                    }
+                    let rows = &lanes[..o.len() / k];
+                    for row in o.chunks_mut(k) {
+                        row.copy_from_slice(&self.baseline);
+                    }
+                    for t in 0..walk.n_trees() {
+                        walk.leaf_values(t, rows, &mut leaves);
+                        for (row, v) in o.chunks_mut(k).zip(&leaves) {
+                            row[t % k] += v;
+                        }
                     }
                 }
             });

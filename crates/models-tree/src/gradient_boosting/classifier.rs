@@ -4,7 +4,7 @@
 use margin_core::fit::{FitObserved, FitReport, Observer};
 use margin_core::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, PartClasses, Predict,
-    PredictProba, Records, Result, classes_from_scores, model_check, validate,
+    PredictProba, Records, Result, labels_from_scores, model_check, validate,
 };
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
@@ -272,10 +272,7 @@ impl Predict for GradientBoostingClassifier {
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
         let raw = self.decision_function(records)?;
-        Ok(classes_from_scores(&raw, self.labels.len())
-            .into_iter()
-            .map(|c| self.labels[c].clone())
-            .collect())
+        Ok(labels_from_scores(&raw, &self.labels))
     }
 
     margin_core::class_scores_from!(decision_function, predict_proba);
