@@ -5,6 +5,9 @@
 //!   working-set selection, shrinking with gradient reconstruction, ρ from the free variables),
 //!   and its ν variant. The solver sees `Q` only through the [`smo::QMatrix`] trait, so the
 //!   model crate decides how columns are computed and cached.
+//! - [`batched`]: the same dual solved a working set of `q` variables at a time, `Q`'s rows for
+//!   the set asked for as one block ([`batched::QRows`]) and each subproblem solved by [`smo`]:
+//!   optimal to the same tolerance, with the kernel work in matrix products.
 //!
 //! - [`gd`]: (sub)gradient descent — batch, mini-batch, stochastic; constant, `1/t`, `1/√t`
 //!   and Armijo steps; stopping on the gradient norm, relative change or iterations; an
@@ -37,6 +40,7 @@
 //! # Ok::<(), margin_core::Error>(())
 //! ```
 
+pub mod batched;
 pub mod cd;
 mod checks;
 pub mod dcd;

@@ -173,7 +173,7 @@ impl Solution {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
+pub(crate) enum Bound {
     Lower,
     Upper,
     Free,
@@ -203,7 +203,11 @@ struct State<'q, Q: QMatrix> {
 }
 
 fn check_problem<Q: QMatrix>(q: &Q, pr: &Problem, opts: &SolverOptions) -> Result<()> {
-    let l = q.len();
+    check_problem_of(q.len(), pr, opts.tol)
+}
+
+/// The checks [`solve`] and [`solve_nu`] make, for a problem of `l` variables.
+pub(crate) fn check_problem_of(l: usize, pr: &Problem, tol: f64) -> Result<()> {
     for (name, len) in [
         ("p", pr.p.len()),
         ("y", pr.y.len()),
@@ -218,12 +222,8 @@ fn check_problem<Q: QMatrix>(q: &Q, pr: &Problem, opts: &SolverOptions) -> Resul
             ));
         }
     }
-    if !(opts.tol.is_finite() && opts.tol > 0.0) {
-        return Err(Error::invalid_parameter(
-            "tol",
-            opts.tol,
-            "a finite number > 0",
-        ));
+    if !(tol.is_finite() && tol > 0.0) {
+        return Err(Error::invalid_parameter("tol", tol, "a finite number > 0"));
     }
     for i in 0..l {
         if pr.y[i] != 1 && pr.y[i] != -1 {
@@ -680,24 +680,7 @@ impl<'q, Q: QMatrix> State<'q, Q> {
     }
 
     fn rho(&self) -> f64 {
-        let (mut ub, mut lb, mut sum_free, mut n_free) =
-            (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
-        for i in 0..self.active {
-            let yg = f64::from(self.y[i]) * self.g[i];
-            match (self.status[i], self.y[i] == 1) {
-                (Bound::Upper, false) | (Bound::Lower, true) => ub = ub.min(yg),
-                (Bound::Upper, true) | (Bound::Lower, false) => lb = lb.max(yg),
-                (Bound::Free, _) => {
-                    n_free += 1;
-                    sum_free += yg;
-                }
-            }
-        }
-        if n_free > 0 {
-            sum_free / n_free as f64
-        } else {
-            (ub + lb) / 2.0
-        }
+        rho_of((0..self.active).map(|i| (self.y[i], self.g[i], self.status[i])))
     }
 
     /// The ν solver's ρ and r: one offset per label, `ρ = (r₁ − r₂)/2`, `r = (r₁ + r₂)/2`.
@@ -806,11 +789,35 @@ impl<'q, Q: QMatrix> State<'q, Q> {
     }
 }
 
+/// LIBSVM's ρ for the single-constraint problem from each variable's `(y_i, G_i, bound)`: the
+/// mean of `y_i G_i` over free variables, or with none free the midpoint of the interval the
+/// bounded ones leave.
+pub(crate) fn rho_of(vars: impl Iterator<Item = (i8, f64, Bound)>) -> f64 {
+    let (mut ub, mut lb, mut sum_free, mut n_free) =
+        (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
+    for (y, g, status) in vars {
+        let yg = f64::from(y) * g;
+        match (status, y == 1) {
+            (Bound::Upper, false) | (Bound::Lower, true) => ub = ub.min(yg),
+            (Bound::Upper, true) | (Bound::Lower, false) => lb = lb.max(yg),
+            (Bound::Free, _) => {
+                n_free += 1;
+                sum_free += yg;
+            }
+        }
+    }
+    if n_free > 0 {
+        sum_free / n_free as f64
+    } else {
+        (ub + lb) / 2.0
+    }
+}
+
 fn positive_or_tau(quad: f64) -> f64 {
     if quad > 0.0 { quad } else { TAU }
 }
 
-fn bound_of(alpha: f64, c: f64) -> Bound {
+pub(crate) fn bound_of(alpha: f64, c: f64) -> Bound {
     if alpha >= c {
         Bound::Upper
     } else if alpha <= 0.0 {

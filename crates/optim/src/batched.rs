@@ -1,0 +1,494 @@
+//! A working-set solver for the dual [`smo::solve`] solves, for problems
+//! where fetching `Q`'s columns one or two at a time is the cost.
+//!
+//! The scheme is ThunderSVM's (Wen et al., JMLR 2018), run on a CPU: each round selects a
+//! working set of up to `q` violating variables, half of them new (the most violating from the
+//! top of `I_up` and the bottom of `I_low`, alternately) and half kept from the previous round;
+//! asks for the new members' rows of `Q` as one block ([`QRows::rows`], which a kernel computes
+//! as one matrix product); solves the `q`-variable subproblem with the exact
+//! [`smo::solve`] to a looser tolerance, `max(tol, gap / 10)`; and adds the
+//! block's rows, weighted by the changes of `α`, to the gradient of every variable. It stops on
+//! LIBSVM's rule, `m(α) − M(α) < tol` over all variables, so the answer is optimal to the same
+//! tolerance as SMO's (not the same bits: the path differs).
+//!
+//! Memory: the block of `q` rows of `Q` (`4·q·l` bytes), asked for before the first round.
+
+use margin_core::{Error, Result, parallel};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::smo::{self, DenseQ, Problem, QMatrix, Solution, SolverOptions, bound_of, rho_of};
+use crate::{Control, Observer, Progress, Stop};
+
+/// Rows of the dual's `Q` matrix, computed a block at a time.
+pub trait QRows {
+    /// Number of variables `l`.
+    fn len(&self) -> usize;
+    /// Whether there are no variables.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Rows `rows` of `Q`, each over all `len()` variables, into `out` one after another
+    /// (`rows.len() × len()` values).
+    fn rows(&mut self, rows: &[usize], out: &mut [f32]);
+}
+
+/// A dense `Q` gives its columns as rows (it is symmetric).
+impl QRows for DenseQ {
+    fn len(&self) -> usize {
+        QMatrix::len(self)
+    }
+    fn rows(&mut self, rows: &[usize], out: &mut [f32]) {
+        let l = QMatrix::len(self);
+        for (&i, o) in rows.iter().zip(out.chunks_mut(l.max(1))) {
+            o.copy_from_slice(self.column(i, l));
+        }
+    }
+}
+
+/// Settings of [`solve_batched`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchedOptions {
+    /// Stop when the maximal violation `m(α) − M(α)` is below this (LIBSVM's `-e`, default 1e-3).
+    pub tol: f64,
+    /// Variables per working set, `q` (at least 2; default 512).
+    pub working_set: usize,
+    /// Limit on the subproblems' pair updates, summed; `None` is LIBSVM's `max(10⁷, 100·l)`.
+    pub max_iter: Option<usize>,
+}
+
+impl Default for BatchedOptions {
+    fn default() -> Self {
+        Self {
+            tol: 1e-3,
+            working_set: 512,
+            max_iter: None,
+        }
+    }
+}
+
+/// Pair updates a subproblem may make per working-set variable before the round ends anyway.
+const LOCAL_ITER_PER_VARIABLE: usize = 50;
+
+/// Solves the dual with the single equality constraint `yᵀα = Δ` (C-SVC, ε-SVR, one-class) a
+/// working set at a time; each round is reported to `observer` with the violation it started
+/// from. [`Solution::iterations`] counts the subproblems' pair updates.
+pub fn solve_batched<Q: QRows>(
+    q: &mut Q,
+    problem: Problem,
+    opts: &BatchedOptions,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
+    let l = q.len();
+    smo::check_problem_of(l, &problem, opts.tol)?;
+    if opts.working_set < 2 {
+        return Err(Error::invalid_parameter(
+            "working_set",
+            opts.working_set,
+            "an integer ≥ 2 (two variables are the fewest a step can move)",
+        ));
+    }
+    let size = opts.working_set.min(l);
+    let max_iter = opts
+        .max_iter
+        .unwrap_or_else(|| 10_000_000usize.max(l.saturating_mul(100)));
+    let Problem { p, y, c, mut alpha } = problem;
+    let mut block = row_block(size, l)?;
+
+    // G = p + Qα; a warm start's non-zero α add their rows a block at a time.
+    let mut g = p.clone();
+    let nonzero: Vec<usize> = (0..l).filter(|&i| alpha[i] != 0.0).collect();
+    for chunk in nonzero.chunks(size.max(1)) {
+        let rows = &mut block[..chunk.len() * l];
+        q.rows(chunk, rows);
+        let weights: Vec<f64> = chunk.iter().map(|&i| alpha[i]).collect();
+        add_rows(&mut g, rows, &weights);
+    }
+
+    let mut ws: Vec<usize> = Vec::new();
+    let (mut iterations, mut rounds) = (0usize, 0usize);
+    let mut stop = Stop::CONVERGED;
+    let mut violation;
+    loop {
+        let ranked = Ranked::new(&y, &g, &alpha, &c);
+        violation = ranked.gap();
+        if violation < opts.tol {
+            break;
+        }
+        if iterations >= max_iter {
+            stop = Stop::MaxIterations;
+            break;
+        }
+        // Keep the newer half of the last working set, rows and all, and leave at least two
+        // places for new violators: the first two picked are the most violating pair, so
+        // every subproblem starts from the whole problem's violation.
+        let keep = ws.len().min(size / 2).min(size - 2);
+        let kept_from = ws.len() - keep;
+        block.copy_within(kept_from * l..ws.len() * l, 0);
+        ws.drain(..kept_from);
+        let fresh = ranked.pick(&ws, size - keep, l);
+        q.rows(&fresh, &mut block[keep * l..(keep + fresh.len()) * l]);
+        ws.extend_from_slice(&fresh);
+        let m = ws.len();
+        let rows = &block[..m * l];
+
+        // The subproblem over the working set: the other variables' part of the gradient
+        // becomes its linear term, G_B − Q_BB α_B.
+        let q_bb = |a: usize, b: usize| f64::from(rows[a * l + ws[b]]);
+        let alpha_b: Vec<f64> = ws.iter().map(|&i| alpha[i]).collect();
+        let p_b: Vec<f64> = (0..m)
+            .map(|a| g[ws[a]] - (0..m).map(|b| q_bb(a, b) * alpha_b[b]).sum::<f64>())
+            .collect();
+        let local = smo::solve(
+            &mut DenseQ::new(m, q_bb),
+            Problem {
+                p: p_b,
+                y: ws.iter().map(|&i| y[i]).collect(),
+                c: ws.iter().map(|&i| c[i]).collect(),
+                alpha: alpha_b.clone(),
+            },
+            &SolverOptions {
+                tol: opts.tol.max(violation / 10.0),
+                shrinking: false,
+                max_iter: Some(LOCAL_ITER_PER_VARIABLE * m),
+            },
+            &mut (),
+        )?;
+        if local.iterations == 0 {
+            // The most violating pair is in the set, so this happens only when its step is
+            // lost to rounding: no round can do better.
+            stop = Stop::StepTooSmall;
+            break;
+        }
+        iterations += local.iterations;
+        let delta: Vec<f64> = local
+            .alpha
+            .iter()
+            .zip(&alpha_b)
+            .map(|(a, b)| a - b)
+            .collect();
+        add_rows(&mut g, rows, &delta);
+        for (&i, &a) in ws.iter().zip(&local.alpha) {
+            alpha[i] = a;
+        }
+        rounds += 1;
+        let progress = Progress {
+            violation: Some(violation),
+            ..Progress::new("batched-smo", rounds)
+        };
+        if observer.observe(&progress) == Control::Stop {
+            stop = Stop::Observer;
+            break;
+        }
+    }
+    let rho = rho_of((0..l).map(|i| (y[i], g[i], bound_of(alpha[i], c[i]))));
+    let objective = (0..l).map(|i| alpha[i] * (g[i] + p[i])).sum::<f64>() / 2.0;
+    Ok(Solution {
+        alpha,
+        rho,
+        objective,
+        iterations,
+        stop,
+        violation,
+        r: 0.0,
+    })
+}
+
+/// The `size × l` block of rows of `Q`, asked for first.
+fn row_block(size: usize, l: usize) -> Result<Vec<f32>> {
+    let len = size.saturating_mul(l);
+    let mut block = Vec::new();
+    block.try_reserve_exact(len).map_err(|_| {
+        Error::out_of_memory(
+            format!("the working set's rows of Q ({size} × {l})"),
+            margin_core::memory::bytes_of_grid::<f32>(size, l),
+            "a smaller working_set",
+        )
+    })?;
+    block.resize(len, 0.0);
+    Ok(block)
+}
+
+/// `g += Σ_a w_a · row_a` over the rows with a non-zero weight; each `g_t` is summed by one
+/// thread in row order, so the result does not depend on the thread count.
+fn add_rows(g: &mut [f64], rows: &[f32], weights: &[f64]) {
+    let l = g.len();
+    let moved: Vec<(usize, f64)> = weights
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, w)| w != 0.0)
+        .collect();
+    let chunk = parallel::chunk_len(l, moved.len());
+    g.par_chunks_mut(chunk.max(1))
+        .enumerate()
+        .for_each(|(k, part)| {
+            let start = k * chunk;
+            for &(a, w) in &moved {
+                let row = &rows[a * l + start..a * l + start + part.len()];
+                for (gt, &qt) in part.iter_mut().zip(row) {
+                    *gt += w * f64::from(qt);
+                }
+            }
+        });
+}
+
+/// The variables that can move up (`I_up`) and down (`I_low`), each with its `−y_t G_t`.
+struct Ranked {
+    up: Vec<(f64, usize)>,
+    low: Vec<(f64, usize)>,
+}
+
+impl Ranked {
+    fn new(y: &[i8], g: &[f64], alpha: &[f64], c: &[f64]) -> Self {
+        let (mut up, mut low) = (Vec::new(), Vec::new());
+        for t in 0..y.len() {
+            let v = -f64::from(y[t]) * g[t];
+            let (below_c, above_0) = (alpha[t] < c[t], alpha[t] > 0.0);
+            if (y[t] == 1 && below_c) || (y[t] == -1 && above_0) {
+                up.push((v, t));
+            }
+            if (y[t] == -1 && below_c) || (y[t] == 1 && above_0) {
+                low.push((v, t));
+            }
+        }
+        Self { up, low }
+    }
+
+    /// `m(α) − M(α)`: the largest `−y G` that can rise less the smallest that can fall.
+    fn gap(&self) -> f64 {
+        let m = self
+            .up
+            .iter()
+            .map(|u| u.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let big_m = self.low.iter().map(|u| u.0).fold(f64::INFINITY, f64::min);
+        m - big_m
+    }
+
+    /// Up to `count` variables not in `taken`, alternately the most violating of `I_up`
+    /// (largest `−y G`) and of `I_low` (smallest), each only while it still violates against
+    /// the other side's extreme; ties go to the lower index.
+    fn pick(mut self, taken: &[usize], count: usize, l: usize) -> Vec<usize> {
+        let m = self
+            .up
+            .iter()
+            .map(|u| u.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let big_m = self.low.iter().map(|u| u.0).fold(f64::INFINITY, f64::min);
+        // Only the violators can help: up with −yG > M, low with −yG < m.
+        self.up.retain(|u| u.0 > big_m);
+        self.low.retain(|u| u.0 < m);
+        // No side can give more than `count + taken.len()` before `count` are chosen.
+        let reach = count + taken.len();
+        best_first(&mut self.up, reach, true);
+        best_first(&mut self.low, reach, false);
+        let mut member = vec![false; l];
+        for &t in taken {
+            member[t] = true;
+        }
+        let mut chosen = Vec::with_capacity(count);
+        let (mut up, mut low) = (self.up.iter(), self.low.iter());
+        let mut from_up = true;
+        while chosen.len() < count {
+            let next = |side: &mut std::slice::Iter<'_, (f64, usize)>| {
+                side.find(|e| !member[e.1]).map(|e| e.1)
+            };
+            let found = if from_up {
+                next(&mut up).or_else(|| next(&mut low))
+            } else {
+                next(&mut low).or_else(|| next(&mut up))
+            };
+            let Some(t) = found else { break };
+            member[t] = true;
+            chosen.push(t);
+            from_up = !from_up;
+        }
+        chosen
+    }
+}
+
+/// Keeps the first `reach` of `side` in order, largest `−y G` first when `descending`, ties to
+/// the lower index (a selection, then a sort of what is kept).
+fn best_first(side: &mut Vec<(f64, usize)>, reach: usize, descending: bool) {
+    let order = |a: &(f64, usize), b: &(f64, usize)| {
+        let by_value = if descending {
+            b.0.total_cmp(&a.0)
+        } else {
+            a.0.total_cmp(&b.0)
+        };
+        by_value.then(a.1.cmp(&b.1))
+    };
+    if side.len() > reach {
+        side.select_nth_unstable_by(reach, order);
+        side.truncate(reach);
+    }
+    side.sort_unstable_by(order);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::smo::{max_violation, solve};
+    use margin_core::split::rng_from_seed;
+    use rand::Rng;
+
+    /// An RBF problem on `n` random points in the plane, labelled by a noisy circle, as C-SVC
+    /// poses it: `Q_ij = y_i y_j exp(−γ‖x_i − x_j‖²)`, `p = −1`, bounds `C`.
+    fn rbf_problem(n: usize, c: f64, seed: u64) -> (Vec<Vec<f64>>, Problem) {
+        let mut rng = rng_from_seed(seed);
+        let x: Vec<[f64; 2]> = (0..n)
+            .map(|_| [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)])
+            .collect();
+        let y: Vec<i8> = x
+            .iter()
+            .map(|p| {
+                let r = p[0] * p[0] + p[1] * p[1] + rng.random_range(-0.15..0.15);
+                if r < 0.5 { 1 } else { -1 }
+            })
+            .collect();
+        let q = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        let d = (x[i][0] - x[j][0]).powi(2) + (x[i][1] - x[j][1]).powi(2);
+                        // Through f32, as the solvers store Q.
+                        f64::from((f64::from(y[i] * y[j]) * (-2.0 * d).exp()) as f32)
+                    })
+                    .collect()
+            })
+            .collect();
+        let problem = Problem {
+            p: vec![-1.0; n],
+            y,
+            c: vec![c; n],
+            alpha: vec![0.0; n],
+        };
+        (q, problem)
+    }
+
+    fn batched(q: &[Vec<f64>], problem: &Problem, tol: f64, working_set: usize) -> Solution {
+        let mut dense = DenseQ::new(q.len(), |i, j| q[i][j]);
+        let opts = BatchedOptions {
+            tol,
+            working_set,
+            max_iter: None,
+        };
+        solve_batched(&mut dense, problem.clone(), &opts, &mut ()).unwrap()
+    }
+
+    fn smo(q: &[Vec<f64>], problem: &Problem, tol: f64) -> Solution {
+        let mut dense = DenseQ::new(q.len(), |i, j| q[i][j]);
+        let opts = SolverOptions {
+            tol,
+            ..SolverOptions::default()
+        };
+        solve(&mut dense, problem.clone(), &opts, &mut ()).unwrap()
+    }
+
+    #[test]
+    fn reaches_smos_optimum_and_its_kkt_tolerance_for_every_working_set_size() {
+        for (n, c, seed) in [(40, 1.0, 1), (150, 10.0, 2), (300, 0.5, 3)] {
+            let (q, problem) = rbf_problem(n, c, seed);
+            let qf = |i: usize, j: usize| q[i][j];
+            let exact = smo(&q, &problem, 1e-9);
+            for working_set in [2, 3, 8, 64, 1024] {
+                for tol in [1e-3, 1e-9] {
+                    let sol = batched(&q, &problem, tol, working_set);
+                    assert_eq!(sol.stop, Stop::CONVERGED, "n {n} q {working_set} tol {tol}");
+                    // Optimal to `tol` on every variable, checked from a gradient rebuilt here.
+                    assert!(max_violation(&qf, &problem, &sol.alpha) < tol * 1.0001);
+                    assert!(sol.violation < tol);
+                    let dy: f64 = (0..n).map(|i| f64::from(problem.y[i]) * sol.alpha[i]).sum();
+                    assert!(dy.abs() < 1e-9, "yᵀα moved to {dy}");
+                    assert!(sol.alpha.iter().all(|&a| (0.0..=c).contains(&a)));
+                    let rel = (sol.objective - exact.objective).abs() / exact.objective.abs();
+                    let bound = if tol < 1e-6 { 1e-9 } else { 1e-3 };
+                    assert!(rel < bound, "n {n} q {working_set} tol {tol}: rel {rel:e}");
+                    if tol < 1e-6 {
+                        assert!(
+                            (sol.rho - exact.rho).abs() < 1e-5,
+                            "ρ {} vs {}",
+                            sol.rho,
+                            exact.rho
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn at_libsvms_tolerance_the_objective_is_smos_to_a_millionth() {
+        let (q, problem) = rbf_problem(400, 1.0, 7);
+        let (a, b) = (smo(&q, &problem, 1e-3), batched(&q, &problem, 1e-3, 64));
+        let rel = (a.objective - b.objective).abs() / a.objective.abs();
+        assert!(
+            rel < 1e-6,
+            "rel {rel:e}: {} vs {}",
+            a.objective,
+            b.objective
+        );
+    }
+
+    #[test]
+    fn a_warm_start_is_taken_from_where_it_stands() {
+        let (q, mut problem) = rbf_problem(120, 1.0, 4);
+        let cold = batched(&q, &problem, 1e-9, 16);
+        // A feasible start: one +1 and one −1 variable at 0.5 keeps yᵀα = 0.
+        let pos = problem.y.iter().position(|&v| v == 1).unwrap();
+        let neg = problem.y.iter().position(|&v| v == -1).unwrap();
+        problem.alpha[pos] = 0.5;
+        problem.alpha[neg] = 0.5;
+        let warm = batched(&q, &problem, 1e-9, 16);
+        let rel = (warm.objective - cold.objective).abs() / cold.objective.abs();
+        assert!(rel < 1e-9, "rel {rel:e}");
+        // From the optimum itself, nothing is left to do.
+        problem.alpha = cold.alpha.clone();
+        let done = batched(&q, &problem, 1e-6, 16);
+        assert_eq!(done.iterations, 0);
+    }
+
+    #[test]
+    fn the_answer_is_the_same_bits_on_one_thread_and_two() {
+        let (q, problem) = rbf_problem(500, 1.0, 5);
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| batched(&q, &problem, 1e-3, 32))
+        };
+        assert_eq!(run(1), run(2));
+    }
+
+    #[test]
+    fn refuses_a_working_set_below_two_and_a_bad_problem() {
+        let (q, problem) = rbf_problem(10, 1.0, 6);
+        let mut dense = DenseQ::new(10, |i, j| q[i][j]);
+        let opts = BatchedOptions {
+            working_set: 1,
+            ..BatchedOptions::default()
+        };
+        let err = solve_batched(&mut dense, problem.clone(), &opts, &mut ()).unwrap_err();
+        assert!(err.to_string().contains("working_set"), "{err}");
+        let mut short = problem;
+        short.y.pop();
+        let err = solve_batched(&mut dense, short, &BatchedOptions::default(), &mut ());
+        assert!(matches!(err, Err(Error::ShapeMismatch { .. })));
+    }
+
+    #[test]
+    fn reports_each_round_and_stops_when_asked() {
+        let (q, problem) = rbf_problem(200, 1.0, 8);
+        let mut dense = DenseQ::new(200, |i, j| q[i][j]);
+        let opts = BatchedOptions {
+            working_set: 8,
+            ..BatchedOptions::default()
+        };
+        let mut stop = crate::StopAfter::new(3);
+        let sol = solve_batched(&mut dense, problem, &opts, &mut stop).unwrap();
+        assert_eq!(sol.stop, Stop::Observer);
+        assert!(sol.violation >= opts.tol);
+    }
+}
