@@ -17,7 +17,8 @@
 //!   ones) for dot-product kernels, with vectorized exponentials; a rayon-parallel tiled loop for
 //!   the others; a memory budget that refuses a matrix too large to allocate.
 //! - [`ColumnCache`] + [`KernelSource`]: the LRU cache of `f32` kernel columns, with LIBSVM's
-//!   swap semantics, that an SMO solver reads through.
+//!   swap semantics, that an SMO solver reads through; [`GramRows`]: a block of rows at a time
+//!   as one matrix product, what a working-set solver reads.
 //! - [`Nystroem`] and [`RandomFourierFeatures`]: explicit approximate feature spaces.
 //! - [`polynomial_feature_map`]: the explicit map of the polynomial kernel (the kernel trick,
 //!   shown).
@@ -44,6 +45,7 @@ mod feature_map;
 mod gram;
 mod kernel;
 mod libsvm_order;
+mod rows;
 mod simd;
 mod spec;
 mod standard;
@@ -58,6 +60,7 @@ pub use choice::{KernelChoice, KernelKind, KernelParams};
 pub use feature_map::polynomial_feature_map;
 pub use gram::{GramMethod, GramOptions, cross_gram, cross_gram_with, gram, gram_with};
 pub use kernel::{DotForm, Kernel};
+pub use rows::GramRows;
 pub use simd::exp_nonpositive_in_place;
 pub use spec::{KernelSpec, MAX_KERNEL_DEPTH};
 pub use standard::{
