@@ -1,64 +1,115 @@
 //! Rows of a Gram matrix a block at a time: what a working-set solver asks for.
 
 use faer::{Accum, MatMut, Par};
-use margin_core::{DenseMatrix, Records, Result, memory, parallel};
+use margin_core::{DenseMatrix, Records, Result, RowView, SparseRow, memory, parallel};
 use rayon::prelude::*;
 
-use crate::gram::{apply_form, row_norms};
+use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
 
-/// Samples per parallel task of [`GramRows::rows`]: each task computes this many columns of
-/// the block (one GEMM of `COLUMNS × d` by `d × rows`) in its own scratch.
+/// Samples per parallel task of [`GramRows::rows`]: each task computes the block's entries for
+/// this many samples in its own scratch.
 const COLUMNS: usize = 2048;
+
+/// Stored entries over all entries below which samples are kept sparse (CSR): a sparse
+/// product then does a quarter of the dense one's multiply-adds or fewer, enough to pay for
+/// its gathers.
+const SPARSE_BELOW: f64 = 0.25;
 
 /// `k(x_a, x_t)` for a block of samples `a` against every sample `t` of a set, computed as one
 /// matrix product for a kernel with a [`DotForm`] (the form then applied entry by entry, RBF
 /// exponentials vectorized), pair by pair otherwise.
 ///
-/// The samples are held densely (`n × d` values, asked for first): this serves data whose
-/// dense copy fits, which is what a matrix product needs. Each entry depends only on its two
-/// samples and the block's split into tasks is fixed by `n`, so the values do not depend on
-/// the thread count. They are not LIBSVM's bits (the dot products are summed in GEMM's order).
+/// Dense samples (and sparse ones stored at a quarter or more) are held densely and the
+/// product is faer's GEMM; sparser samples are held in CSR and each sample's stored entries
+/// add its features' rows of the block, `q` values at a time. Memory: the samples' copy, asked
+/// for first. Each entry depends only on its two samples and the block's split into tasks is
+/// fixed by `n`, so the values do not depend on the thread count. They are not LIBSVM's bits
+/// (the dot products are summed in another order).
 pub struct GramRows<'a, K: ?Sized> {
     kernel: &'a K,
     form: Option<DotForm>,
-    x: DenseMatrix,
+    samples: Samples,
     sq_norms: Vec<f64>,
+}
+
+/// The samples as [`GramRows`] holds them.
+enum Samples {
+    Dense(DenseMatrix),
+    /// CSR with the features the samples use renumbered `0..n_features`, in order.
+    Sparse {
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f64>,
+        n_features: usize,
+    },
+}
+
+impl Samples {
+    fn len(&self) -> usize {
+        match self {
+            Samples::Dense(x) => x.nrows(),
+            Samples::Sparse { indptr, .. } => indptr.len() - 1,
+        }
+    }
+
+    fn row(&self, i: usize) -> RowView<'_> {
+        match self {
+            Samples::Dense(x) => RowView::Dense(x.row(i)),
+            Samples::Sparse {
+                indptr,
+                indices,
+                values,
+                ..
+            } => RowView::Sparse(SparseRow {
+                indices: &indices[indptr[i]..indptr[i + 1]],
+                values: &values[indptr[i]..indptr[i + 1]],
+            }),
+        }
+    }
 }
 
 impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
     /// The samples of `records` at `indices`, in that order (positions `0..indices.len()`).
     ///
-    /// Refuses with [`Error::OutOfMemory`](margin_core::Error) when their dense copy cannot be
-    /// had.
+    /// Refuses with [`Error::OutOfMemory`](margin_core::Error) when their copy cannot be had.
     pub fn new<R: Records + ?Sized>(kernel: &'a K, records: &R, indices: &[usize]) -> Result<Self> {
         let d = records.n_features();
-        let mut x = DenseMatrix::try_zeros(
-            indices.len(),
-            d,
-            "the dense copy of the samples a working-set solver reads",
-            memory::DENSE_COPY,
-        )?;
-        indices
-            .iter()
-            .zip(x.as_mut_slice().chunks_mut(d.max(1)))
-            .for_each(|(&i, row)| records.row(i).to_dense_into(row));
+        let stored: usize = indices.iter().map(|&i| n_stored(records.row(i))).sum();
+        let cells = (indices.len() as f64) * (d as f64);
+        let samples = if records.as_sparse().is_some() && (stored as f64) < SPARSE_BELOW * cells {
+            sparse_copy(records, indices, stored)?
+        } else {
+            let mut x = DenseMatrix::try_zeros(
+                indices.len(),
+                d,
+                "the dense copy of the samples a working-set solver reads",
+                memory::DENSE_COPY,
+            )?;
+            indices
+                .iter()
+                .zip(x.as_mut_slice().chunks_mut(d.max(1)))
+                .for_each(|(&i, row)| records.row(i).to_dense_into(row));
+            Samples::Dense(x)
+        };
         let form = kernel.dot_form();
         let sq_norms = match &form {
-            Some(f) if f.needs_norms() => row_norms(x.view()),
-            _ => vec![0.0; indices.len()],
+            Some(f) if f.needs_norms() => (0..samples.len())
+                .map(|i| samples.row(i).sq_norm())
+                .collect(),
+            _ => vec![0.0; samples.len()],
         };
         Ok(Self {
             kernel,
             form,
-            x,
+            samples,
             sq_norms,
         })
     }
 
     /// Number of samples.
     pub fn len(&self) -> usize {
-        self.x.nrows()
+        self.samples.len()
     }
 
     /// Whether there are no samples.
@@ -71,64 +122,304 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
         match &self.form {
             Some(f) => f.apply(self.sq_norms[p], self.sq_norms[p], self.sq_norms[p]),
             None => {
-                let row = margin_core::RowView::Dense(self.x.row(p));
+                let row = self.samples.row(p);
                 self.kernel.eval(row, row)
             }
         }
     }
 
-    /// Row `rows[r]` of the Gram matrix into `out[r·n .. (r+1)·n]`, as `f32`, for every `r`.
-    pub fn rows(&self, rows: &[usize], out: &mut [f32]) {
-        let (n, m, d) = (self.len(), rows.len(), self.x.ncols());
+    /// Row `rows[r]` of the Gram matrix into `out[r·n .. (r+1)·n]`, as `f32`, for every `r`;
+    /// with `signs` (one `±1` per sample), `s_a s_t k(x_a, x_t)`: an SVM dual's `Q` rows.
+    pub fn rows(&self, rows: &[usize], signs: Option<&[i8]>, out: &mut [f32]) {
+        let sign = |i: usize| signs.map_or(1.0, |s| f64::from(s[i]));
+        let n = self.len();
+        let m = rows.len();
         if n == 0 || m == 0 {
             return;
         }
-        // The block's own samples, gathered: the right-hand side of every task's product.
-        let mut xb = DenseMatrix::zeros(m, d);
-        for (o, &a) in xb.as_mut_slice().chunks_mut(d.max(1)).zip(rows) {
-            o.copy_from_slice(self.x.row(a));
-        }
+        let block = Block::of(&self.samples, rows);
         let starts: Vec<usize> = (0..n).step_by(COLUMNS).collect();
-        // Each task writes the entries of its columns in every row of `out`; rows are handed
-        // out as disjoint column ranges through this table of row slices.
+        // Each task writes the entries of its samples in every row of `out`, handed to it as
+        // disjoint slices.
         let outs: Vec<Vec<&mut [f32]>> = split_columns(out, n, &starts);
         outs.into_par_iter()
             .zip(starts.par_iter())
-            .with_min_len(parallel::min_len(m * d * COLUMNS))
-            .for_each(|(mut parts, &start)| {
-                let len = COLUMNS.min(n - start);
-                match &self.form {
-                    Some(form) => {
-                        // Column-major len × m: column r holds x_t · x_{rows[r]} for this task's t.
-                        let mut dots = vec![0.0f64; len * m];
-                        faer::linalg::matmul::matmul(
-                            MatMut::from_column_major_slice_mut(&mut dots, len, m),
-                            Accum::Replace,
-                            self.x.view().subrows(start, len).as_faer(),
-                            xb.as_faer().transpose(),
-                            1.0,
-                            Par::Seq,
-                        );
-                        let sq = &self.sq_norms[start..start + len];
-                        for ((col, part), &a) in dots.chunks_mut(len).zip(&mut parts).zip(rows) {
-                            apply_form(form, col, self.sq_norms[a], sq);
-                            for (o, &v) in part.iter_mut().zip(col.iter()) {
-                                *o = v as f32;
-                            }
-                        }
-                    }
-                    None => {
-                        for (part, &a) in parts.iter_mut().zip(rows) {
-                            let xa = margin_core::RowView::Dense(self.x.row(a));
-                            for (k, o) in part.iter_mut().enumerate() {
-                                let xt = margin_core::RowView::Dense(self.x.row(start + k));
-                                *o = self.kernel.eval(xa, xt) as f32;
-                            }
+            .with_min_len(parallel::min_len(
+                m * block.work_per_sample(&self.samples, n),
+            ))
+            .for_each(|(mut parts, &start)| match &self.form {
+                Some(form) => block.fill(
+                    &self.samples,
+                    form,
+                    &self.sq_norms,
+                    &sign,
+                    start,
+                    &mut parts,
+                ),
+                None => {
+                    for (part, &a) in parts.iter_mut().zip(rows) {
+                        let xa = self.samples.row(a);
+                        for (k, o) in part.iter_mut().enumerate() {
+                            let v = self.kernel.eval(xa, self.samples.row(start + k));
+                            *o = (sign(a) * sign(start + k) * v) as f32;
                         }
                     }
                 }
             });
     }
+}
+
+/// The block's own samples, laid out for the product: dense rows for GEMM, or for sparse
+/// samples each feature the block uses with its `m` values side by side.
+enum Block<'r> {
+    Dense {
+        x: DenseMatrix,
+        rows: &'r [usize],
+    },
+    Sparse {
+        /// Feature → its row in `values`, or `u32::MAX` when no block sample stores it.
+        slot: Vec<u32>,
+        /// `features × m`, row-major.
+        values: Vec<f64>,
+        rows: &'r [usize],
+    },
+}
+
+impl<'r> Block<'r> {
+    fn of(samples: &Samples, rows: &'r [usize]) -> Self {
+        let m = rows.len();
+        match samples {
+            Samples::Dense(x) => {
+                let d = x.ncols();
+                let mut xb = DenseMatrix::zeros(m, d);
+                for (o, &a) in xb.as_mut_slice().chunks_mut(d.max(1)).zip(rows) {
+                    o.copy_from_slice(x.row(a));
+                }
+                Block::Dense { x: xb, rows }
+            }
+            Samples::Sparse { n_features, .. } => {
+                let mut slot = vec![u32::MAX; *n_features];
+                let mut used = 0u32;
+                let mut values = Vec::new();
+                for (r, &a) in rows.iter().enumerate() {
+                    if let RowView::Sparse(x) = samples.row(a) {
+                        for (&j, &v) in x.indices.iter().zip(x.values) {
+                            let s = &mut slot[j as usize];
+                            if *s == u32::MAX {
+                                *s = used;
+                                used += 1;
+                                values.resize(used as usize * m, 0.0);
+                            }
+                            values[*s as usize * m + r] = v;
+                        }
+                    }
+                }
+                Block::Sparse { slot, values, rows }
+            }
+        }
+    }
+
+    /// Multiply-adds per sample of the set (what one column of the product costs).
+    fn work_per_sample(&self, samples: &Samples, n: usize) -> usize {
+        match (self, samples) {
+            (Block::Dense { x, .. }, _) => x.ncols(),
+            (_, Samples::Sparse { indptr, .. }) => indptr[n].div_ceil(n.max(1)),
+            _ => 1,
+        }
+    }
+
+    /// The block's entries for the samples `start..start + parts[r].len()`: `parts[r][k]` is
+    /// `f(x_{start+k} · x_{rows[r]}, ‖x_{start+k}‖², ‖x_{rows[r]}‖²)` for the kernel's form `f`,
+    /// times `sign(rows[r]) · sign(start + k)` (±1, so exact).
+    fn fill(
+        &self,
+        samples: &Samples,
+        form: &DotForm,
+        sq_norms: &[f64],
+        sign: &dyn Fn(usize) -> f64,
+        start: usize,
+        parts: &mut [&mut [f32]],
+    ) {
+        let len = parts.first().map_or(0, |p| p.len());
+        let sq = &sq_norms[start..start + len];
+        let s_t: Vec<f64> = (start..start + len).map(sign).collect();
+        match (self, samples) {
+            (Block::Dense { x: xb, rows }, Samples::Dense(x)) => {
+                let m = xb.nrows();
+                // Column-major len × m: column r holds x_t · x_{rows[r]}.
+                let mut dots = vec![0.0f64; len * m];
+                faer::linalg::matmul::matmul(
+                    MatMut::from_column_major_slice_mut(&mut dots, len, m),
+                    Accum::Replace,
+                    x.view().subrows(start, len).as_faer(),
+                    xb.as_faer().transpose(),
+                    1.0,
+                    Par::Seq,
+                );
+                for ((col, part), &a) in dots.chunks_mut(len).zip(parts.iter_mut()).zip(rows.iter())
+                {
+                    apply_form(form, col, sq_norms[a], sq);
+                    let s_a = sign(a);
+                    for ((o, &v), &s) in part.iter_mut().zip(col.iter()).zip(&s_t) {
+                        *o = (s_a * s * v) as f32;
+                    }
+                }
+            }
+            (Block::Sparse { slot, values, rows }, _) => {
+                // faer's sparse × dense product computes each entry as its own gathered dot
+                // product; here each stored entry of x_t adds one feature's m block values at
+                // once (a vectorized axpy). Samples go a tile at a time, so the tile's sums
+                // stay in cache while they are turned into kernel values and written out row
+                // by row.
+                const TILE: usize = 64;
+                let m = rows.len();
+                let sq_block: Vec<f64> = rows.iter().map(|&a| sq_norms[a]).collect();
+                let mut tile = vec![0.0f64; TILE * m];
+                for t0 in (0..len).step_by(TILE) {
+                    let count = TILE.min(len - t0);
+                    let tile = &mut tile[..count * m];
+                    tile.fill(0.0);
+                    add_stored(samples, start + t0, slot, values, tile, m);
+                    for (acc, &sq_t) in tile.chunks_mut(m).zip(&sq[t0..t0 + count]) {
+                        apply_form(form, acc, sq_t, &sq_block);
+                    }
+                    for ((r, part), &a) in parts.iter_mut().enumerate().zip(rows.iter()) {
+                        let s_a = sign(a);
+                        let outs = part[t0..t0 + count].iter_mut();
+                        for (k, (o, &s)) in outs.zip(&s_t[t0..t0 + count]).enumerate() {
+                            *o = (s_a * s * tile[k * m + r]) as f32;
+                        }
+                    }
+                }
+            }
+            // A block is built from the samples it is used with.
+            (Block::Dense { .. }, Samples::Sparse { .. }) => {
+                unreachable!("a dense block is built from dense samples")
+            }
+        }
+    }
+}
+
+/// `tile[k]` (a row of `m`) `+= v · values[slot[j]]` for every stored `(j, v)` of sample
+/// `first + k`: the sparse product's inner loop, compiled for AVX2 + FMA too and taken when the
+/// CPU has them (users build for the x86-64 baseline, where it would run two lanes wide).
+#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
+fn add_stored(
+    samples: &Samples,
+    first: usize,
+    slot: &[u32],
+    values: &[f64],
+    tile: &mut [f64],
+    m: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports the features the function was compiled for.
+            unsafe { add_stored_avx2_fma(samples, first, slot, values, tile, m) };
+            return;
+        }
+    }
+    add_stored_loop::<false>(samples, first, slot, values, tile, m);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn add_stored_avx2_fma(
+    samples: &Samples,
+    first: usize,
+    slot: &[u32],
+    values: &[f64],
+    tile: &mut [f64],
+    m: usize,
+) {
+    add_stored_loop::<true>(samples, first, slot, values, tile, m);
+}
+
+#[inline(always)]
+fn add_stored_loop<const FMA: bool>(
+    samples: &Samples,
+    first: usize,
+    slot: &[u32],
+    values: &[f64],
+    tile: &mut [f64],
+    m: usize,
+) {
+    for (k, acc) in tile.chunks_mut(m).enumerate() {
+        if let RowView::Sparse(x) = samples.row(first + k) {
+            for (&j, &v) in x.indices.iter().zip(x.values) {
+                let s = slot[j as usize];
+                if s != u32::MAX {
+                    let feature = &values[s as usize * m..(s as usize + 1) * m];
+                    for (a, &b) in acc.iter_mut().zip(feature) {
+                        *a = if FMA { v.mul_add(b, *a) } else { *a + v * b };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Entries a row stores (every column of a dense row).
+fn n_stored(row: RowView<'_>) -> usize {
+    match row {
+        RowView::Dense(x) => x.len(),
+        RowView::Sparse(r) => r.indices.len(),
+    }
+}
+
+/// The samples at `indices` in CSR, their `stored` entries asked for first, with the features
+/// they use renumbered `0..F` in increasing order (so dot products keep their terms' order and
+/// the block's feature table is sized by `F`, not by the records' width).
+fn sparse_copy<R: Records + ?Sized>(
+    records: &R,
+    indices: &[usize],
+    stored: usize,
+) -> Result<Samples> {
+    let ask = |what: &str, bytes: u64| {
+        margin_core::Error::out_of_memory(
+            format!("{what} of the samples a working-set solver reads ({stored} entries)"),
+            bytes,
+            memory::FEWER_SAMPLES,
+        )
+    };
+    let mut values: Vec<f64> = Vec::new();
+    values
+        .try_reserve_exact(stored)
+        .map_err(|_| ask("the values", memory::bytes_of_grid::<f64>(stored, 1)))?;
+    let mut raw: Vec<u32> = Vec::new();
+    raw.try_reserve_exact(stored).map_err(|_| {
+        ask(
+            "the feature indices",
+            memory::bytes_of_grid::<u32>(stored, 1),
+        )
+    })?;
+    let mut indptr = Vec::with_capacity(indices.len() + 1);
+    indptr.push(0);
+    for &i in indices {
+        records.row(i).for_each_stored(|j, v| {
+            raw.push(j as u32);
+            values.push(v);
+        });
+        indptr.push(values.len());
+    }
+    let mut used: Vec<u32> = Vec::new();
+    used.try_reserve_exact(stored)
+        .map_err(|_| ask("the features used", memory::bytes_of_grid::<u32>(stored, 1)))?;
+    used.extend_from_slice(&raw);
+    used.sort_unstable();
+    used.dedup();
+    let indices = raw
+        .iter()
+        .map(|j| used.binary_search(j).map_or(0, |k| k as u32))
+        .collect();
+    Ok(Samples::Sparse {
+        indptr,
+        indices,
+        values,
+        n_features: used.len(),
+    })
 }
 
 /// `out` (`m` rows of `n`) cut into one table per column range starting at `starts`: table
@@ -152,7 +443,7 @@ fn split_columns<'o>(out: &'o mut [f32], n: usize, starts: &[usize]) -> Vec<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Laplacian, Rbf, cross_gram};
+    use crate::{Laplacian, Rbf};
     use margin_core::CsrMatrix;
 
     fn points(n: usize, d: usize) -> DenseMatrix {
@@ -162,26 +453,59 @@ mod tests {
         DenseMatrix::from_row_major(v, n, d).unwrap()
     }
 
+    /// `n` sparse rows over a million features: a few stored each, drawn from 60 features
+    /// spread over the width (so most of the width is never used).
+    fn sparse_points(n: usize) -> CsrMatrix {
+        let width = 1_000_000;
+        let rows: Vec<Vec<(u32, f64)>> = (0..n)
+            .map(|i| {
+                let mut row: Vec<(u32, f64)> = (0..1 + i % 5)
+                    .map(|k| {
+                        let f = ((i * 31 + k * 17) % 60) as u32 * 16_661;
+                        (f, ((i * 13 + k * 7) % 11) as f64 / 5.0 - 1.0)
+                    })
+                    .collect();
+                row.sort_by_key(|e| e.0);
+                row.dedup_by_key(|e| e.0);
+                row
+            })
+            .collect();
+        let mut indptr = vec![0];
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        for row in &rows {
+            for &(j, v) in row {
+                indices.push(j);
+                values.push(v);
+            }
+            indptr.push(indices.len());
+        }
+        CsrMatrix::new(indptr, indices, values, width).unwrap()
+    }
+
     #[test]
-    fn rows_are_the_gram_matrix_rows_for_dot_and_pair_kernels() {
-        // More samples than one task's columns, so the block is cut.
-        let x = points(COLUMNS + 300, 5);
-        let sparse = CsrMatrix::from_dense(&x);
-        let indices: Vec<usize> = (0..x.nrows()).rev().collect();
+    fn rows_are_the_kernels_values_for_dense_and_sparse_samples() {
+        // More samples than one task's, so the block is cut; the samples in reverse order.
+        let n = COLUMNS + 300;
+        let dense = points(n, 5);
+        let from_dense = CsrMatrix::from_dense(&dense);
+        let sparse = sparse_points(n);
+        let indices: Vec<usize> = (0..n).rev().collect();
         let rbf = Rbf::with_gamma(0.3).unwrap();
         let lap = Laplacian::with_gamma(0.3).unwrap();
-        let picked = [0, 17, COLUMNS + 5, 4];
-        for (kernel, tol) in [(&rbf as &dyn Kernel, 1e-6), (&lap, 1e-7)] {
-            let reference = cross_gram(kernel, &x, &x).unwrap();
-            for source in [&x as &dyn Records, &sparse] {
-                let g = GramRows::new(kernel, source, &indices).unwrap();
-                let n = g.len();
+        let picked = [0, 17, COLUMNS + 5, 4, 17];
+        let signs: Vec<i8> = (0..n).map(|i| if i % 3 == 0 { -1 } else { 1 }).collect();
+        for records in [&dense as &dyn Records, &from_dense, &sparse] {
+            for (kernel, tol) in [(&rbf as &dyn Kernel, 1e-6), (&lap, 1e-7)] {
+                let g = GramRows::new(kernel, records, &indices).unwrap();
+                assert_eq!(g.len(), n);
                 let mut out = vec![0.0f32; picked.len() * n];
-                g.rows(&picked, &mut out);
+                g.rows(&picked, Some(&signs), &mut out);
                 for (r, &a) in picked.iter().enumerate() {
-                    assert!((g.diagonal(a) - 1.0).abs() < 1e-12);
+                    let xa = records.row(indices[a]);
+                    assert!((g.diagonal(a) - kernel.eval(xa, xa)).abs() < 1e-12);
                     for t in 0..n {
-                        let want = reference.get(indices[a], indices[t]);
+                        let s = f64::from(signs[a] * signs[t]);
+                        let want = s * kernel.eval(xa, records.row(indices[t]));
                         let got = f64::from(out[r * n + t]);
                         assert!((got - want).abs() < tol, "({a}, {t}): {got} vs {want}");
                     }
@@ -192,18 +516,21 @@ mod tests {
 
     #[test]
     fn the_block_is_the_same_bits_on_one_thread_and_two() {
-        let x = points(3 * COLUMNS, 7);
         let rbf = Rbf::with_gamma(0.1).unwrap();
-        let g = GramRows::new(&rbf, &x, &(0..x.nrows()).collect::<Vec<_>>()).unwrap();
-        let run = |threads| {
-            let mut out = vec![0.0f32; 3 * g.len()];
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| g.rows(&[5, 4000, 1], &mut out));
-            out
-        };
-        assert_eq!(run(1), run(2));
+        let (dense, sparse) = (points(3 * COLUMNS, 7), sparse_points(3 * COLUMNS));
+        for records in [&dense as &dyn Records, &sparse] {
+            let all: Vec<usize> = (0..records.n_samples()).collect();
+            let g = GramRows::new(&rbf, records, &all).unwrap();
+            let run = |threads| {
+                let mut out = vec![0.0f32; 3 * g.len()];
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| g.rows(&[5, 4000, 1], None, &mut out));
+                out
+            };
+            assert_eq!(run(1), run(2));
+        }
     }
 }
