@@ -275,11 +275,17 @@ impl<'r> Block<'r> {
                 let m = rows.len();
                 let sq_block: Vec<f64> = rows.iter().map(|&a| sq_norms[a]).collect();
                 let mut tile = vec![0.0f64; TILE * m];
+                let sparse = SparseBlock {
+                    samples,
+                    slot,
+                    values,
+                    m,
+                };
                 for t0 in (0..len).step_by(TILE) {
                     let count = TILE.min(len - t0);
                     let tile = &mut tile[..count * m];
                     tile.fill(0.0);
-                    add_stored(samples, start + t0, slot, values, tile, m);
+                    add_stored(&sparse, start + t0, tile);
                     for (acc, &sq_t) in tile.chunks_mut(m).zip(&sq[t0..t0 + count]) {
                         apply_form(form, acc, sq_t, &sq_block);
                     }
@@ -300,58 +306,47 @@ impl<'r> Block<'r> {
     }
 }
 
+/// What the sparse product's inner loop reads: the samples, and the block's feature table
+/// (`slot`) and values (`features × m`).
+struct SparseBlock<'s> {
+    samples: &'s Samples,
+    slot: &'s [u32],
+    values: &'s [f64],
+    m: usize,
+}
+
 /// `tile[k]` (a row of `m`) `+= v · values[slot[j]]` for every stored `(j, v)` of sample
 /// `first + k`: the sparse product's inner loop, compiled for AVX2 + FMA too and taken when the
 /// CPU has them (users build for the x86-64 baseline, where it would run two lanes wide).
 #[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-fn add_stored(
-    samples: &Samples,
-    first: usize,
-    slot: &[u32],
-    values: &[f64],
-    tile: &mut [f64],
-    m: usize,
-) {
+fn add_stored(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { add_stored_avx2_fma(samples, first, slot, values, tile, m) };
+            unsafe { add_stored_avx2_fma(block, first, tile) };
             return;
         }
     }
-    add_stored_loop::<false>(samples, first, slot, values, tile, m);
+    add_stored_loop::<false>(block, first, tile);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn add_stored_avx2_fma(
-    samples: &Samples,
-    first: usize,
-    slot: &[u32],
-    values: &[f64],
-    tile: &mut [f64],
-    m: usize,
-) {
-    add_stored_loop::<true>(samples, first, slot, values, tile, m);
+fn add_stored_avx2_fma(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
+    add_stored_loop::<true>(block, first, tile);
 }
 
 #[inline(always)]
-fn add_stored_loop<const FMA: bool>(
-    samples: &Samples,
-    first: usize,
-    slot: &[u32],
-    values: &[f64],
-    tile: &mut [f64],
-    m: usize,
-) {
+fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
+    let m = block.m;
     for (k, acc) in tile.chunks_mut(m).enumerate() {
-        if let RowView::Sparse(x) = samples.row(first + k) {
+        if let RowView::Sparse(x) = block.samples.row(first + k) {
             for (&j, &v) in x.indices.iter().zip(x.values) {
-                let s = slot[j as usize];
+                let s = block.slot[j as usize];
                 if s != u32::MAX {
-                    let feature = &values[s as usize * m..(s as usize + 1) * m];
+                    let feature = &block.values[s as usize * m..(s as usize + 1) * m];
                     for (a, &b) in acc.iter_mut().zip(feature) {
                         *a = if FMA { v.mul_add(b, *a) } else { *a + v * b };
                     }

@@ -122,7 +122,7 @@ pub fn solve_batched<Q: QRows>(
         // Keep the newer half of the last working set, rows and all, and leave at least two
         // places for new violators: the first two picked are the most violating pair, so
         // every subproblem starts from the whole problem's violation.
-        let keep = ws.len().min(size / 2).min(size - 2);
+        let keep = ws.len().min(size / 2).min(size.saturating_sub(2));
         let kept_from = ws.len() - keep;
         block.copy_within(kept_from * l..ws.len() * l, 0);
         ws.drain(..kept_from);
@@ -255,14 +255,20 @@ impl Ranked {
         Self { up, low }
     }
 
-    /// `m(α) − M(α)`: the largest `−y G` that can rise less the smallest that can fall.
-    fn gap(&self) -> f64 {
+    /// `m(α)` and `M(α)`: the largest `−y G` that can rise and the smallest that can fall.
+    fn extremes(&self) -> (f64, f64) {
         let m = self
             .up
             .iter()
             .map(|u| u.0)
             .fold(f64::NEG_INFINITY, f64::max);
         let big_m = self.low.iter().map(|u| u.0).fold(f64::INFINITY, f64::min);
+        (m, big_m)
+    }
+
+    /// `m(α) − M(α)`.
+    fn gap(&self) -> f64 {
+        let (m, big_m) = self.extremes();
         m - big_m
     }
 
@@ -270,12 +276,7 @@ impl Ranked {
     /// (largest `−y G`) and of `I_low` (smallest), each only while it still violates against
     /// the other side's extreme; ties go to the lower index.
     fn pick(mut self, taken: &[usize], count: usize, l: usize) -> Vec<usize> {
-        let m = self
-            .up
-            .iter()
-            .map(|u| u.0)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let big_m = self.low.iter().map(|u| u.0).fold(f64::INFINITY, f64::min);
+        let (m, big_m) = self.extremes();
         // Only the violators can help: up with −yG > M, low with −yG < m.
         self.up.retain(|u| u.0 > big_m);
         self.low.retain(|u| u.0 < m);
@@ -463,32 +464,51 @@ mod tests {
     }
 
     #[test]
-    fn refuses_a_working_set_below_two_and_a_bad_problem() {
-        let (q, problem) = rbf_problem(10, 1.0, 6);
-        let mut dense = DenseQ::new(10, |i, j| q[i][j]);
+    fn problems_of_one_to_three_variables_end_where_smo_does() {
+        for n in 1..=3 {
+            for seed in 0..6 {
+                let (q, problem) = rbf_problem(n, 1.0, seed);
+                let (a, b) = (smo(&q, &problem, 1e-9), batched(&q, &problem, 1e-9, 2));
+                assert!(
+                    (a.objective - b.objective).abs() < 1e-9,
+                    "n {n} seed {seed}"
+                );
+            }
+        }
+    }
+
+    /// `solve_batched` on `q` with `working_set` and default settings otherwise.
+    fn solve_on(
+        q: &[Vec<f64>],
+        problem: Problem,
+        working_set: usize,
+        observer: &mut dyn Observer,
+    ) -> Result<Solution> {
+        let mut dense = DenseQ::new(q.len(), |i, j| q[i][j]);
         let opts = BatchedOptions {
-            working_set: 1,
+            working_set,
             ..BatchedOptions::default()
         };
-        let err = solve_batched(&mut dense, problem.clone(), &opts, &mut ()).unwrap_err();
+        solve_batched(&mut dense, problem, &opts, observer)
+    }
+
+    #[test]
+    fn refuses_a_working_set_below_two_and_a_bad_problem() {
+        let (q, problem) = rbf_problem(10, 1.0, 6);
+        let err = solve_on(&q, problem.clone(), 1, &mut ()).unwrap_err();
         assert!(err.to_string().contains("working_set"), "{err}");
         let mut short = problem;
         short.y.pop();
-        let err = solve_batched(&mut dense, short, &BatchedOptions::default(), &mut ());
+        let err = solve_on(&q, short, 512, &mut ());
         assert!(matches!(err, Err(Error::ShapeMismatch { .. })));
     }
 
     #[test]
     fn reports_each_round_and_stops_when_asked() {
         let (q, problem) = rbf_problem(200, 1.0, 8);
-        let mut dense = DenseQ::new(200, |i, j| q[i][j]);
-        let opts = BatchedOptions {
-            working_set: 8,
-            ..BatchedOptions::default()
-        };
         let mut stop = crate::StopAfter::new(3);
-        let sol = solve_batched(&mut dense, problem, &opts, &mut stop).unwrap();
+        let sol = solve_on(&q, problem, 8, &mut stop).unwrap();
         assert_eq!(sol.stop, Stop::Observer);
-        assert!(sol.violation >= opts.tol);
+        assert!(sol.violation >= BatchedOptions::default().tol);
     }
 }
