@@ -53,30 +53,22 @@ pub fn linear_scores<R: Records + ?Sized>(
     // (a9a's 16,281 test rows of about 14 entries make a few tasks, not one per 256 rows).
     let per_row = records.nnz().div_ceil(n.max(1)) * k;
     let rows_per_task = crate::parallel::chunk_len(n, per_row);
+    let sparse = records.as_sparse();
     let mut out = crate::DenseMatrix::zeros(n, coef.nrows());
     out.as_mut_slice()
         .par_chunks_mut(k * rows_per_task)
         .enumerate()
         .for_each(|(block, rows)| {
             let first = block * rows_per_task;
-            match records.as_sparse() {
-                // CSR rows read straight from the matrix: short rows (a9a's 14 entries) spend as
-                // much on reaching the row through `Records::row` as on the product.
-                Some(csr) => {
-                    for (r, row) in rows.chunks_mut(k).enumerate() {
-                        let x = csr.row(first + r);
-                        for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
-                            *v = sparse_dot_dense(x, w) + b;
-                        }
-                    }
-                }
-                None => {
-                    for (r, row) in rows.chunks_mut(k).enumerate() {
-                        let x = records.row(first + r);
-                        for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
-                            *v = x.dot_dense(w) + b;
-                        }
-                    }
+            for (r, row) in rows.chunks_mut(k).enumerate() {
+                // CSR rows read straight from the matrix: short rows (a9a's 14 entries) spend
+                // as much on reaching the row through `Records::row` as on the product.
+                let x = match sparse {
+                    Some(csr) => RowView::Sparse(csr.row(first + r)),
+                    None => records.row(first + r),
+                };
+                for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
+                    *v = x.dot_dense(w) + b;
                 }
             }
         });

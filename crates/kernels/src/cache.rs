@@ -170,19 +170,39 @@ fn compact_features<R: Records + ?Sized>(
     let Some(csr) = records.as_sparse() else {
         return Ok(None);
     };
-    let stored: usize = indices.iter().map(|&i| csr.row(i).indices.len()).sum();
+    let stored = stored_in(csr, indices);
     if records.n_features() <= stored.saturating_add(indices.len()) {
         return Ok(None);
     }
-    let mut features: Vec<u32> = Vec::with_capacity(stored);
+    renumbered_subset(csr, indices).map(Some)
+}
+
+/// Entries the rows at `indices` store.
+pub(crate) fn stored_in(csr: &CsrMatrix, indices: &[usize]) -> usize {
+    indices.iter().map(|&i| csr.row(i).indices.len()).sum()
+}
+
+/// The rows at `indices`, in that order, with the features they store renumbered `0..F` in
+/// increasing order: each row keeps its terms' order, and anything sized by the width is sized
+/// by `F`. The copy's memory is asked for first.
+pub(crate) fn renumbered_subset(csr: &CsrMatrix, indices: &[usize]) -> Result<CsrMatrix> {
+    let stored = stored_in(csr, indices);
+    let what = format!(
+        "a compact copy of {} samples ({stored} entries)",
+        indices.len()
+    );
+    let mut features: Vec<u32> = Vec::new();
+    let mut renumbered: Vec<u32> = Vec::new();
+    let mut values: Vec<f64> = Vec::new();
+    memory::reserve(&mut features, stored, &what, memory::FEWER_SAMPLES)?;
+    memory::reserve(&mut renumbered, stored, &what, memory::FEWER_SAMPLES)?;
+    memory::reserve(&mut values, stored, &what, memory::FEWER_SAMPLES)?;
     for &i in indices {
         features.extend_from_slice(csr.row(i).indices);
     }
     features.sort_unstable();
     features.dedup();
     let mut indptr = Vec::with_capacity(indices.len() + 1);
-    let mut renumbered = Vec::with_capacity(stored);
-    let mut values = Vec::with_capacity(stored);
     indptr.push(0);
     for &i in indices {
         let row = csr.row(i);
@@ -195,7 +215,7 @@ fn compact_features<R: Records + ?Sized>(
         }
         indptr.push(renumbered.len());
     }
-    CsrMatrix::new(indptr, renumbered, values, features.len()).map(Some)
+    CsrMatrix::new(indptr, renumbered, values, features.len())
 }
 
 /// What a source's choices (a dense copy or not, columns by feature or by row) are made from:

@@ -1,9 +1,10 @@
 //! Rows of a Gram matrix a block at a time: what a working-set solver asks for.
 
 use faer::{Accum, MatMut, Par};
-use margin_core::{DenseMatrix, Records, Result, RowView, SparseRow, memory, parallel};
+use margin_core::{CsrMatrix, DenseMatrix, Records, Result, RowView, memory, parallel};
 use rayon::prelude::*;
 
+use crate::cache::{renumbered_subset, stored_in};
 use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
 
@@ -36,35 +37,22 @@ pub struct GramRows<'a, K: ?Sized> {
 /// The samples as [`GramRows`] holds them.
 enum Samples {
     Dense(DenseMatrix),
-    /// CSR with the features the samples use renumbered `0..n_features`, in order.
-    Sparse {
-        indptr: Vec<usize>,
-        indices: Vec<u32>,
-        values: Vec<f64>,
-        n_features: usize,
-    },
+    /// The features the samples use renumbered `0..F`, in order.
+    Sparse(CsrMatrix),
 }
 
 impl Samples {
     fn len(&self) -> usize {
         match self {
             Samples::Dense(x) => x.nrows(),
-            Samples::Sparse { indptr, .. } => indptr.len() - 1,
+            Samples::Sparse(x) => x.nrows(),
         }
     }
 
     fn row(&self, i: usize) -> RowView<'_> {
         match self {
             Samples::Dense(x) => RowView::Dense(x.row(i)),
-            Samples::Sparse {
-                indptr,
-                indices,
-                values,
-                ..
-            } => RowView::Sparse(SparseRow {
-                indices: &indices[indptr[i]..indptr[i + 1]],
-                values: &values[indptr[i]..indptr[i + 1]],
-            }),
+            Samples::Sparse(x) => RowView::Sparse(x.row(i)),
         }
     }
 }
@@ -75,22 +63,25 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
     /// Refuses with [`Error::OutOfMemory`](margin_core::Error) when their copy cannot be had.
     pub fn new<R: Records + ?Sized>(kernel: &'a K, records: &R, indices: &[usize]) -> Result<Self> {
         let d = records.n_features();
-        let stored: usize = indices.iter().map(|&i| n_stored(records.row(i))).sum();
         let cells = (indices.len() as f64) * (d as f64);
-        let samples = if records.as_sparse().is_some() && (stored as f64) < SPARSE_BELOW * cells {
-            sparse_copy(records, indices, stored)?
-        } else {
-            let mut x = DenseMatrix::try_zeros(
-                indices.len(),
-                d,
-                "the dense copy of the samples a working-set solver reads",
-                memory::DENSE_COPY,
-            )?;
-            indices
-                .iter()
-                .zip(x.as_mut_slice().chunks_mut(d.max(1)))
-                .for_each(|(&i, row)| records.row(i).to_dense_into(row));
-            Samples::Dense(x)
+        let sparse = records
+            .as_sparse()
+            .filter(|csr| (stored_in(csr, indices) as f64) < SPARSE_BELOW * cells);
+        let samples = match sparse {
+            Some(csr) => Samples::Sparse(renumbered_subset(csr, indices)?),
+            None => {
+                let mut x = DenseMatrix::try_zeros(
+                    indices.len(),
+                    d,
+                    "the dense copy of the samples a working-set solver reads",
+                    memory::DENSE_COPY,
+                )?;
+                indices
+                    .iter()
+                    .zip(x.as_mut_slice().chunks_mut(d.max(1)))
+                    .for_each(|(&i, row)| records.row(i).to_dense_into(row));
+                Samples::Dense(x)
+            }
         };
         let form = kernel.dot_form();
         let sq_norms = match &form {
@@ -144,18 +135,9 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
         let outs: Vec<Vec<&mut [f32]>> = split_columns(out, n, &starts);
         outs.into_par_iter()
             .zip(starts.par_iter())
-            .with_min_len(parallel::min_len(
-                m * block.work_per_sample(&self.samples, n),
-            ))
+            .with_min_len(parallel::min_len(m * block.work_per_sample()))
             .for_each(|(mut parts, &start)| match &self.form {
-                Some(form) => block.fill(
-                    &self.samples,
-                    form,
-                    &self.sq_norms,
-                    &sign,
-                    start,
-                    &mut parts,
-                ),
+                Some(form) => block.fill(form, &self.sq_norms, &sign, start, &mut parts),
                 None => {
                     for (part, &a) in parts.iter_mut().zip(rows) {
                         let xa = self.samples.row(a);
@@ -169,24 +151,30 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
     }
 }
 
-/// The block's own samples, laid out for the product: dense rows for GEMM, or for sparse
-/// samples each feature the block uses with its `m` values side by side.
-enum Block<'r> {
+/// The block's own samples beside the set they are multiplied with: dense rows for GEMM, or
+/// for sparse samples each feature the block uses with its `m` values side by side.
+enum Block<'s> {
     Dense {
+        samples: &'s DenseMatrix,
+        /// The block's rows, `m × d`.
         x: DenseMatrix,
-        rows: &'r [usize],
+        rows: &'s [usize],
     },
-    Sparse {
-        /// Feature → its row in `values`, or `u32::MAX` when no block sample stores it.
-        slot: Vec<u32>,
-        /// `features × m`, row-major.
-        values: Vec<f64>,
-        rows: &'r [usize],
-    },
+    Sparse(SparseBlock<'s>),
 }
 
-impl<'r> Block<'r> {
-    fn of(samples: &Samples, rows: &'r [usize]) -> Self {
+/// A block of sparse samples: what the sparse product's inner loop reads.
+struct SparseBlock<'s> {
+    samples: &'s CsrMatrix,
+    /// Feature → its row in `values`, or `u32::MAX` when no block sample stores it.
+    slot: Vec<u32>,
+    /// `features × m`, row-major.
+    values: Vec<f64>,
+    rows: &'s [usize],
+}
+
+impl<'s> Block<'s> {
+    fn of(samples: &'s Samples, rows: &'s [usize]) -> Self {
         let m = rows.len();
         match samples {
             Samples::Dense(x) => {
@@ -195,36 +183,43 @@ impl<'r> Block<'r> {
                 for (o, &a) in xb.as_mut_slice().chunks_mut(d.max(1)).zip(rows) {
                     o.copy_from_slice(x.row(a));
                 }
-                Block::Dense { x: xb, rows }
+                Block::Dense {
+                    samples: x,
+                    x: xb,
+                    rows,
+                }
             }
-            Samples::Sparse { n_features, .. } => {
-                let mut slot = vec![u32::MAX; *n_features];
+            Samples::Sparse(csr) => {
+                let mut slot = vec![u32::MAX; csr.ncols()];
                 let mut used = 0u32;
                 let mut values = Vec::new();
                 for (r, &a) in rows.iter().enumerate() {
-                    if let RowView::Sparse(x) = samples.row(a) {
-                        for (&j, &v) in x.indices.iter().zip(x.values) {
-                            let s = &mut slot[j as usize];
-                            if *s == u32::MAX {
-                                *s = used;
-                                used += 1;
-                                values.resize(used as usize * m, 0.0);
-                            }
-                            values[*s as usize * m + r] = v;
+                    let x = csr.row(a);
+                    for (&j, &v) in x.indices.iter().zip(x.values) {
+                        let s = &mut slot[j as usize];
+                        if *s == u32::MAX {
+                            *s = used;
+                            used += 1;
+                            values.resize(used as usize * m, 0.0);
                         }
+                        values[*s as usize * m + r] = v;
                     }
                 }
-                Block::Sparse { slot, values, rows }
+                Block::Sparse(SparseBlock {
+                    samples: csr,
+                    slot,
+                    values,
+                    rows,
+                })
             }
         }
     }
 
     /// Multiply-adds per sample of the set (what one column of the product costs).
-    fn work_per_sample(&self, samples: &Samples, n: usize) -> usize {
-        match (self, samples) {
-            (Block::Dense { x, .. }, _) => x.ncols(),
-            (_, Samples::Sparse { indptr, .. }) => indptr[n].div_ceil(n.max(1)),
-            _ => 1,
+    fn work_per_sample(&self) -> usize {
+        match self {
+            Block::Dense { x, .. } => x.ncols(),
+            Block::Sparse(b) => b.samples.nnz().div_ceil(b.samples.nrows().max(1)),
         }
     }
 
@@ -233,7 +228,6 @@ impl<'r> Block<'r> {
     /// times `sign(rows[r]) · sign(start + k)` (±1, so exact).
     fn fill(
         &self,
-        samples: &Samples,
         form: &DotForm,
         sq_norms: &[f64],
         sign: &dyn Fn(usize) -> f64,
@@ -243,15 +237,19 @@ impl<'r> Block<'r> {
         let len = parts.first().map_or(0, |p| p.len());
         let sq = &sq_norms[start..start + len];
         let s_t: Vec<f64> = (start..start + len).map(sign).collect();
-        match (self, samples) {
-            (Block::Dense { x: xb, rows }, Samples::Dense(x)) => {
+        match self {
+            Block::Dense {
+                samples,
+                x: xb,
+                rows,
+            } => {
                 let m = xb.nrows();
                 // Column-major len × m: column r holds x_t · x_{rows[r]}.
                 let mut dots = vec![0.0f64; len * m];
                 faer::linalg::matmul::matmul(
                     MatMut::from_column_major_slice_mut(&mut dots, len, m),
                     Accum::Replace,
-                    x.view().subrows(start, len).as_faer(),
+                    samples.view().subrows(start, len).as_faer(),
                     xb.as_faer().transpose(),
                     1.0,
                     Par::Seq,
@@ -265,31 +263,25 @@ impl<'r> Block<'r> {
                     }
                 }
             }
-            (Block::Sparse { slot, values, rows }, _) => {
+            Block::Sparse(block) => {
                 // faer's sparse × dense product computes each entry as its own gathered dot
                 // product; here each stored entry of x_t adds one feature's m block values at
                 // once (a vectorized axpy). Samples go a tile at a time, so the tile's sums
                 // stay in cache while they are turned into kernel values and written out row
                 // by row.
                 const TILE: usize = 64;
-                let m = rows.len();
-                let sq_block: Vec<f64> = rows.iter().map(|&a| sq_norms[a]).collect();
+                let m = block.rows.len();
+                let sq_block: Vec<f64> = block.rows.iter().map(|&a| sq_norms[a]).collect();
                 let mut tile = vec![0.0f64; TILE * m];
-                let sparse = SparseBlock {
-                    samples,
-                    slot,
-                    values,
-                    m,
-                };
                 for t0 in (0..len).step_by(TILE) {
                     let count = TILE.min(len - t0);
                     let tile = &mut tile[..count * m];
                     tile.fill(0.0);
-                    add_stored(&sparse, start + t0, tile);
+                    add_stored(block, start + t0, tile);
                     for (acc, &sq_t) in tile.chunks_mut(m).zip(&sq[t0..t0 + count]) {
                         apply_form(form, acc, sq_t, &sq_block);
                     }
-                    for ((r, part), &a) in parts.iter_mut().enumerate().zip(rows.iter()) {
+                    for ((r, part), &a) in parts.iter_mut().enumerate().zip(block.rows) {
                         let s_a = sign(a);
                         let outs = part[t0..t0 + count].iter_mut();
                         for (k, (o, &s)) in outs.zip(&s_t[t0..t0 + count]).enumerate() {
@@ -298,21 +290,8 @@ impl<'r> Block<'r> {
                     }
                 }
             }
-            // A block is built from the samples it is used with.
-            (Block::Dense { .. }, Samples::Sparse { .. }) => {
-                unreachable!("a dense block is built from dense samples")
-            }
         }
     }
-}
-
-/// What the sparse product's inner loop reads: the samples, and the block's feature table
-/// (`slot`) and values (`features × m`).
-struct SparseBlock<'s> {
-    samples: &'s Samples,
-    slot: &'s [u32],
-    values: &'s [f64],
-    m: usize,
 }
 
 /// `tile[k]` (a row of `m`) `+= v · values[slot[j]]` for every stored `(j, v)` of sample
@@ -340,81 +319,19 @@ fn add_stored_avx2_fma(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) 
 
 #[inline(always)]
 fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
-    let m = block.m;
+    let m = block.rows.len();
     for (k, acc) in tile.chunks_mut(m).enumerate() {
-        if let RowView::Sparse(x) = block.samples.row(first + k) {
-            for (&j, &v) in x.indices.iter().zip(x.values) {
-                let s = block.slot[j as usize];
-                if s != u32::MAX {
-                    let feature = &block.values[s as usize * m..(s as usize + 1) * m];
-                    for (a, &b) in acc.iter_mut().zip(feature) {
-                        *a = if FMA { v.mul_add(b, *a) } else { *a + v * b };
-                    }
+        let x = block.samples.row(first + k);
+        for (&j, &v) in x.indices.iter().zip(x.values) {
+            let s = block.slot[j as usize];
+            if s != u32::MAX {
+                let feature = &block.values[s as usize * m..(s as usize + 1) * m];
+                for (a, &b) in acc.iter_mut().zip(feature) {
+                    *a = if FMA { v.mul_add(b, *a) } else { *a + v * b };
                 }
             }
         }
     }
-}
-
-/// Entries a row stores (every column of a dense row).
-fn n_stored(row: RowView<'_>) -> usize {
-    match row {
-        RowView::Dense(x) => x.len(),
-        RowView::Sparse(r) => r.indices.len(),
-    }
-}
-
-/// The samples at `indices` in CSR, their `stored` entries asked for first, with the features
-/// they use renumbered `0..F` in increasing order (so dot products keep their terms' order and
-/// the block's feature table is sized by `F`, not by the records' width).
-fn sparse_copy<R: Records + ?Sized>(
-    records: &R,
-    indices: &[usize],
-    stored: usize,
-) -> Result<Samples> {
-    let ask = |what: &str, bytes: u64| {
-        margin_core::Error::out_of_memory(
-            format!("{what} of the samples a working-set solver reads ({stored} entries)"),
-            bytes,
-            memory::FEWER_SAMPLES,
-        )
-    };
-    let mut values: Vec<f64> = Vec::new();
-    values
-        .try_reserve_exact(stored)
-        .map_err(|_| ask("the values", memory::bytes_of_grid::<f64>(stored, 1)))?;
-    let mut raw: Vec<u32> = Vec::new();
-    raw.try_reserve_exact(stored).map_err(|_| {
-        ask(
-            "the feature indices",
-            memory::bytes_of_grid::<u32>(stored, 1),
-        )
-    })?;
-    let mut indptr = Vec::with_capacity(indices.len() + 1);
-    indptr.push(0);
-    for &i in indices {
-        records.row(i).for_each_stored(|j, v| {
-            raw.push(j as u32);
-            values.push(v);
-        });
-        indptr.push(values.len());
-    }
-    let mut used: Vec<u32> = Vec::new();
-    used.try_reserve_exact(stored)
-        .map_err(|_| ask("the features used", memory::bytes_of_grid::<u32>(stored, 1)))?;
-    used.extend_from_slice(&raw);
-    used.sort_unstable();
-    used.dedup();
-    let indices = raw
-        .iter()
-        .map(|j| used.binary_search(j).map_or(0, |k| k as u32))
-        .collect();
-    Ok(Samples::Sparse {
-        indptr,
-        indices,
-        values,
-        n_features: used.len(),
-    })
 }
 
 /// `out` (`m` rows of `n`) cut into one table per column range starting at `starts`: table
@@ -439,7 +356,6 @@ fn split_columns<'o>(out: &'o mut [f32], n: usize, starts: &[usize]) -> Vec<Vec<
 mod tests {
     use super::*;
     use crate::{Laplacian, Rbf};
-    use margin_core::CsrMatrix;
 
     fn points(n: usize, d: usize) -> DenseMatrix {
         let v: Vec<f64> = (0..n * d)

@@ -80,7 +80,7 @@ pub fn solve_batched<Q: QRows>(
     observer: &mut dyn Observer,
 ) -> Result<Solution> {
     let l = q.len();
-    smo::check_problem_of(l, &problem, opts.tol)?;
+    smo::check_problem(l, &problem, opts.tol)?;
     if opts.working_set < 2 {
         return Err(Error::invalid_parameter(
             "working_set",
@@ -93,7 +93,13 @@ pub fn solve_batched<Q: QRows>(
         .max_iter
         .unwrap_or_else(|| 10_000_000usize.max(l.saturating_mul(100)));
     let Problem { p, y, c, mut alpha } = problem;
-    let mut block = row_block(size, l)?;
+    let mut block = margin_core::memory::filled_grid(
+        size,
+        l,
+        0.0f32,
+        &format!("the working set's rows of Q ({size} × {l})"),
+        "a smaller working_set",
+    )?;
 
     // G = p + Qα; a warm start's non-zero α add their rows a block at a time.
     let mut g = p.clone();
@@ -192,21 +198,6 @@ pub fn solve_batched<Q: QRows>(
         violation,
         r: 0.0,
     })
-}
-
-/// The `size × l` block of rows of `Q`, asked for first.
-fn row_block(size: usize, l: usize) -> Result<Vec<f32>> {
-    let len = size.saturating_mul(l);
-    let mut block = Vec::new();
-    block.try_reserve_exact(len).map_err(|_| {
-        Error::out_of_memory(
-            format!("the working set's rows of Q ({size} × {l})"),
-            margin_core::memory::bytes_of_grid::<f32>(size, l),
-            "a smaller working_set",
-        )
-    })?;
-    block.resize(len, 0.0);
-    Ok(block)
 }
 
 /// `g += Σ_a w_a · row_a` over the rows with a non-zero weight; each `g_t` is summed by one

@@ -202,12 +202,8 @@ struct State<'q, Q: QMatrix> {
     violation: f64,
 }
 
-fn check_problem<Q: QMatrix>(q: &Q, pr: &Problem, opts: &SolverOptions) -> Result<()> {
-    check_problem_of(q.len(), pr, opts.tol)
-}
-
-/// The checks [`solve`] and [`solve_nu`] make, for a problem of `l` variables.
-pub(crate) fn check_problem_of(l: usize, pr: &Problem, tol: f64) -> Result<()> {
+/// The checks every solver of this dual makes, for a problem of `l` variables.
+pub(crate) fn check_problem(l: usize, pr: &Problem, tol: f64) -> Result<()> {
     for (name, len) in [
         ("p", pr.p.len()),
         ("y", pr.y.len()),
@@ -836,7 +832,7 @@ pub fn solve<Q: QMatrix>(
     opts: &SolverOptions,
     observer: &mut dyn Observer,
 ) -> Result<Solution> {
-    check_problem(q, &problem, opts)?;
+    check_problem(q.len(), &problem, opts.tol)?;
     Ok(State::new(q, observer, problem, opts.tol, false).run(opts))
 }
 
@@ -849,7 +845,7 @@ pub fn solve_nu<Q: QMatrix>(
     opts: &SolverOptions,
     observer: &mut dyn Observer,
 ) -> Result<Solution> {
-    check_problem(q, &problem, opts)?;
+    check_problem(q.len(), &problem, opts.tol)?;
     Ok(State::new(q, observer, problem, opts.tol, true).run(opts))
 }
 

@@ -115,7 +115,7 @@ impl Walk {
                 *a = if left { s.left } else { s.right };
             }
         }
-        for ((o, a), _) in out.iter_mut().zip(&at).zip(rows) {
+        for (o, a) in out.iter_mut().zip(&at).take(rows.len()) {
             *o = self.steps[*a as usize].value;
         }
     }
