@@ -17,8 +17,8 @@
 //!   ones) for dot-product kernels, with vectorized exponentials; a rayon-parallel tiled loop for
 //!   the others; a memory budget that refuses a matrix too large to allocate.
 //! - [`ColumnCache`] + [`KernelSource`]: the LRU cache of `f32` kernel columns, with LIBSVM's
-//!   swap semantics, that an SMO solver reads through; [`GramRows`]: a block of rows at a time
-//!   as one matrix product, what a working-set solver reads.
+//!   swap semantics, that an SMO solver reads through; [`GramRows`]: a working set's block and
+//!   its rows' weighted sums, tile by tile as matrix products, what a working-set solver reads.
 //! - [`Nystroem`] and [`RandomFourierFeatures`]: explicit approximate feature spaces.
 //! - [`polynomial_feature_map`]: the explicit map of the polynomial kernel (the kernel trick,
 //!   shown).

@@ -1,16 +1,21 @@
 //! Rows of a Gram matrix a block at a time: what a working-set solver asks for.
 
-use faer::{Accum, MatMut, Par};
+use faer::{Accum, MatMut, MatRef, Par};
 use margin_core::{CsrMatrix, DenseMatrix, Records, Result, RowView, memory, parallel};
 use rayon::prelude::*;
 
 use crate::cache::{renumbered_subset, stored_in};
 use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
+use crate::simd::rbf_into_f32;
 
 /// Samples per parallel task of [`GramRows::rows`]: each task computes the block's entries for
 /// this many samples in its own scratch.
 const COLUMNS: usize = 2048;
+
+/// Dot products per tile of [`Block::fill`] (64 KiB of `f64`): a tile's samples times the
+/// block's rows.
+const TILE_ENTRIES: usize = 8192;
 
 /// Stored entries over all entries below which samples are kept sparse (CSR): a sparse
 /// product then does a quarter of the dense one's multiply-adds or fewer, enough to pay for
@@ -119,35 +124,189 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
         }
     }
 
-    /// Row `rows[r]` of the Gram matrix into `out[r·n .. (r+1)·n]`, as `f32`, for every `r`;
-    /// with `signs` (one `±1` per sample), `s_a s_t k(x_a, x_t)`: an SVM dual's `Q` rows.
-    pub fn rows(&self, rows: &[usize], signs: Option<&[i8]>, out: &mut [f32]) {
-        let sign = |i: usize| signs.map_or(1.0, |s| f64::from(s[i]));
-        let n = self.len();
-        let m = rows.len();
-        if n == 0 || m == 0 {
+    /// `out[r·cols.len() + k] = s_a s_t k(x_a, x_t)` for `a = rows[r]`, `t = cols[k]`, as
+    /// `f32`, with `s` the `signs` (one `±1` per sample; all `+1` without them): a block of an
+    /// SVM dual's `Q`. Computed on the calling thread; meant for blocks of a working set's size.
+    pub fn block(&self, rows: &[usize], cols: &[usize], signs: Option<&[i8]>, out: &mut [f32]) {
+        let (m, n) = (rows.len(), cols.len());
+        if m == 0 || n == 0 {
             return;
         }
+        let sign = |i: usize| signs.map_or(1.0, |s| f32::from(s[i]));
         let block = Block::of(&self.samples, rows);
-        let starts: Vec<usize> = (0..n).step_by(COLUMNS).collect();
-        // Each task writes the entries of its samples in every row of `out`, handed to it as
-        // disjoint slices.
-        let outs: Vec<Vec<&mut [f32]>> = split_columns(out, n, &starts);
-        outs.into_par_iter()
-            .zip(starts.par_iter())
-            .with_min_len(parallel::min_len(m * block.work_per_sample()))
-            .for_each(|(mut parts, &start)| match &self.form {
-                Some(form) => block.fill(form, &self.sq_norms, &sign, start, &mut parts),
-                None => {
-                    for (part, &a) in parts.iter_mut().zip(rows) {
-                        let xa = self.samples.row(a);
-                        for (k, o) in part.iter_mut().enumerate() {
-                            let v = self.kernel.eval(xa, self.samples.row(start + k));
-                            *o = (sign(a) * sign(start + k) * v) as f32;
-                        }
-                    }
+        let mut scratch = Scratch::new(m, n);
+        let width = scratch.width;
+        for (k0, piece) in cols.chunks(width).enumerate() {
+            self.tile(&block, Cols::List(piece), &mut scratch, &mut |k, values| {
+                let (col, s_t) = (k0 * width + k, sign(piece[k]));
+                for ((r, &v), &a) in values.iter().enumerate().zip(rows) {
+                    out[r * n + col] = sign(a) * s_t * v;
                 }
             });
+        }
+    }
+
+    /// `g[t] += Σ_r weights[r] · s_a s_t k(x_a, x_t)` with `a = rows[r]`, for every sample `t`:
+    /// a working-set solver's gradient update, the rows computed tile by tile and never
+    /// stored (memory: the block's own samples and a tile per task). Each `g[t]` gets one sum
+    /// over `r`, in an order fixed by `rows.len()` alone, made by one task: the same bits on
+    /// any number of threads. Rows of weight 0 are skipped.
+    pub fn add_weighted_rows(
+        &self,
+        rows: &[usize],
+        weights: &[f64],
+        signs: Option<&[i8]>,
+        g: &mut [f64],
+    ) {
+        let sign = |i: usize| signs.map_or(1.0, |s| f64::from(s[i]));
+        // Each row's weight with its sign; the samples' signs are applied to the sums.
+        let (moved, signed): (Vec<usize>, Vec<f64>) = rows
+            .iter()
+            .zip(weights)
+            .filter(|e| *e.1 != 0.0)
+            .map(|(&a, &w)| (a, sign(a) * w))
+            .unzip();
+        let m = moved.len();
+        if m == 0 || self.is_empty() {
+            return;
+        }
+        let block = Block::of(&self.samples, &moved);
+        g.par_chunks_mut(COLUMNS)
+            .enumerate()
+            .with_min_len(parallel::min_len(m * block.work_per_sample() * COLUMNS))
+            .for_each(|(c, part)| {
+                let start = c * COLUMNS;
+                let mut scratch = Scratch::new(m, part.len());
+                let width = scratch.width;
+                for (k0, g_tile) in part.chunks_mut(width).enumerate() {
+                    let first = start + k0 * width;
+                    let cols = Cols::Range(first, g_tile.len());
+                    self.tile(&block, cols, &mut scratch, &mut |k, values| {
+                        g_tile[k] += sign(first + k) * weighted_sum(&signed, values);
+                    });
+                }
+            });
+    }
+
+    /// The block's kernel values against the samples of one tile: `emit(k, values)` for the
+    /// tile's `k`-th sample `t`, in order, with `values[r] = k(x_a, x_t)` for `a = rows[r]`.
+    fn tile(
+        &self,
+        block: &Block<'_>,
+        cols: Cols<'_>,
+        scratch: &mut Scratch,
+        emit: &mut dyn FnMut(usize, &[f32]),
+    ) {
+        let count = cols.len();
+        let rows = block.rows();
+        let Scratch {
+            values,
+            sq_rows,
+            dots,
+            gathered,
+            ..
+        } = scratch;
+        let Some(form) = &self.form else {
+            for k in 0..count {
+                let xt = self.samples.row(cols.at(k));
+                for (v, &a) in values.iter_mut().zip(rows) {
+                    *v = self.kernel.eval(self.samples.row(a), xt) as f32;
+                }
+                emit(k, values);
+            }
+            return;
+        };
+        if sq_rows.is_empty() {
+            sq_rows.extend(rows.iter().map(|&a| self.sq_norms[a]));
+        }
+        let m = rows.len();
+        let dots = &mut dots[..count * m];
+        block.dots(cols, gathered, dots);
+        for (k, dots) in dots.chunks_mut(m).enumerate() {
+            let sq_t = self.sq_norms[cols.at(k)];
+            match form {
+                DotForm::Rbf { gamma } => rbf_into_f32(*gamma, sq_t, dots, sq_rows, values),
+                _ => {
+                    apply_form(form, dots, sq_t, sq_rows);
+                    for (o, &v) in values.iter_mut().zip(dots.iter()) {
+                        *o = v as f32;
+                    }
+                }
+            }
+            emit(k, values);
+        }
+    }
+}
+
+/// `Σ_r w[r] · v[r]` in eight running sums, then those in a fixed order: vectorized, and the
+/// same bits wherever it runs.
+fn weighted_sum(w: &[f64], v: &[f32]) -> f64 {
+    const LANES: usize = 8;
+    let mut acc = [0.0f64; LANES];
+    let (w_body, v_body) = (w.chunks_exact(LANES), v.chunks_exact(LANES));
+    let (w_rest, v_rest) = (w_body.remainder(), v_body.remainder());
+    for (w8, v8) in w_body.zip(v_body) {
+        for l in 0..LANES {
+            acc[l] += w8[l] * f64::from(v8[l]);
+        }
+    }
+    for (l, (&w, &v)) in w_rest.iter().zip(v_rest).enumerate() {
+        acc[l] += w * f64::from(v);
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+}
+
+/// The samples of one tile: a run of consecutive samples, or a list.
+#[derive(Clone, Copy)]
+enum Cols<'c> {
+    /// Samples `first..first + count`.
+    Range(usize, usize),
+    List(&'c [usize]),
+}
+
+impl Cols<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Cols::Range(_, count) => *count,
+            Cols::List(list) => list.len(),
+        }
+    }
+
+    /// The tile's `k`-th sample.
+    fn at(&self, k: usize) -> usize {
+        match self {
+            Cols::Range(first, _) => first + k,
+            Cols::List(list) => list[k],
+        }
+    }
+}
+
+/// A task's working memory for [`GramRows`]'s tiles, sized once: `width` samples a tile.
+struct Scratch {
+    width: usize,
+    /// One sample's values against the block's rows.
+    values: Vec<f32>,
+    /// The block rows' squared norms (filled by the first tile).
+    sq_rows: Vec<f64>,
+    /// `dots[k·m + r]`: the tile's `k`-th sample times the block's `r`-th.
+    dots: Vec<f64>,
+    /// Dense samples of a listed tile, gathered for GEMM (`count × d`).
+    gathered: Vec<f64>,
+}
+
+impl Scratch {
+    /// For a block of `m` rows against tiles out of `n` samples: tiles of about
+    /// [`TILE_ENTRIES`] dot products, so that they stay in cache while they are turned into
+    /// kernel values.
+    fn new(m: usize, n: usize) -> Self {
+        let width = (TILE_ENTRIES / m.max(1)).clamp(8, n.max(8));
+        Self {
+            width,
+            values: vec![0.0; m],
+            sq_rows: Vec::with_capacity(m),
+            dots: vec![0.0; width * m],
+            gathered: Vec::new(),
+        }
     }
 }
 
@@ -215,6 +374,14 @@ impl<'s> Block<'s> {
         }
     }
 
+    /// The block's samples, in the order of its rows.
+    fn rows(&self) -> &'s [usize] {
+        match self {
+            Block::Dense { rows, .. } => rows,
+            Block::Sparse(block) => block.rows,
+        }
+    }
+
     /// Multiply-adds per sample of the set (what one column of the product costs).
     fn work_per_sample(&self) -> usize {
         match self {
@@ -223,133 +390,108 @@ impl<'s> Block<'s> {
         }
     }
 
-    /// The block's entries for the samples `start..start + parts[r].len()`: `parts[r][k]` is
-    /// `f(x_{start+k} · x_{rows[r]}, ‖x_{start+k}‖², ‖x_{rows[r]}‖²)` for the kernel's form `f`,
-    /// times `sign(rows[r]) · sign(start + k)` (±1, so exact).
-    fn fill(
-        &self,
-        form: &DotForm,
-        sq_norms: &[f64],
-        sign: &dyn Fn(usize) -> f64,
-        start: usize,
-        parts: &mut [&mut [f32]],
-    ) {
-        let len = parts.first().map_or(0, |p| p.len());
-        let sq = &sq_norms[start..start + len];
-        let s_t: Vec<f64> = (start..start + len).map(sign).collect();
+    /// `dots[k·m + r] = x_{cols[k]} · x_{rows[r]}` (sample-major); `gathered` is scratch.
+    fn dots(&self, cols: Cols<'_>, gathered: &mut Vec<f64>, dots: &mut [f64]) {
+        let count = cols.len();
         match self {
-            Block::Dense {
-                samples,
-                x: xb,
-                rows,
-            } => {
-                let m = xb.nrows();
-                // Column-major len × m: column r holds x_t · x_{rows[r]}.
-                let mut dots = vec![0.0f64; len * m];
+            Block::Dense { samples, x: xb, .. } => {
+                let d = samples.ncols();
+                let lhs = match cols {
+                    Cols::Range(first, _) => samples.view().subrows(first, count).as_faer(),
+                    Cols::List(list) => {
+                        gathered.resize(count * d, 0.0);
+                        for (o, &t) in gathered.chunks_mut(d.max(1)).zip(list) {
+                            o.copy_from_slice(DenseMatrix::row(samples, t));
+                        }
+                        MatRef::from_row_major_slice(gathered, count, d)
+                    }
+                };
+                // Row-major count × m is column-major m × count: X_B · X_tileᵀ.
                 faer::linalg::matmul::matmul(
-                    MatMut::from_column_major_slice_mut(&mut dots, len, m),
+                    MatMut::from_column_major_slice_mut(dots, xb.nrows(), count),
                     Accum::Replace,
-                    samples.view().subrows(start, len).as_faer(),
-                    xb.as_faer().transpose(),
+                    xb.as_faer(),
+                    lhs.transpose(),
                     1.0,
                     Par::Seq,
                 );
-                for ((col, part), &a) in dots.chunks_mut(len).zip(parts.iter_mut()).zip(rows.iter())
-                {
-                    apply_form(form, col, sq_norms[a], sq);
-                    let s_a = sign(a);
-                    for ((o, &v), &s) in part.iter_mut().zip(col.iter()).zip(&s_t) {
-                        *o = (s_a * s * v) as f32;
-                    }
-                }
             }
             Block::Sparse(block) => {
                 // faer's sparse × dense product computes each entry as its own gathered dot
-                // product; here each stored entry of x_t adds one feature's m block values at
-                // once (a vectorized axpy). Samples go a tile at a time, so the tile's sums
-                // stay in cache while they are turned into kernel values and written out row
-                // by row.
-                const TILE: usize = 64;
-                let m = block.rows.len();
-                let sq_block: Vec<f64> = block.rows.iter().map(|&a| sq_norms[a]).collect();
-                let mut tile = vec![0.0f64; TILE * m];
-                for t0 in (0..len).step_by(TILE) {
-                    let count = TILE.min(len - t0);
-                    let tile = &mut tile[..count * m];
-                    tile.fill(0.0);
-                    add_stored(block, start + t0, tile);
-                    for (acc, &sq_t) in tile.chunks_mut(m).zip(&sq[t0..t0 + count]) {
-                        apply_form(form, acc, sq_t, &sq_block);
-                    }
-                    for ((r, part), &a) in parts.iter_mut().enumerate().zip(block.rows) {
-                        let s_a = sign(a);
-                        let outs = part[t0..t0 + count].iter_mut();
-                        for (k, (o, &s)) in outs.zip(&s_t[t0..t0 + count]).enumerate() {
-                            *o = (s_a * s * tile[k * m + r]) as f32;
-                        }
-                    }
-                }
+                // product; here each stored entry of x_t adds one feature's block values, a
+                // vector at a time.
+                add_stored(block, cols, dots);
             }
         }
     }
 }
 
-/// `tile[k]` (a row of `m`) `+= v · values[slot[j]]` for every stored `(j, v)` of sample
-/// `first + k`: the sparse product's inner loop, compiled for AVX2 + FMA too and taken when the
-/// CPU has them (users build for the x86-64 baseline, where it would run two lanes wide).
+/// `tile[k]` (a row of `m`) `= Σ v · values[slot[j]]` over the stored `(j, v)` of the tile's
+/// `k`-th sample: the sparse product's inner loop, compiled for AVX2 + FMA too and taken when
+/// the CPU has them (users build for the x86-64 baseline, where it would run two lanes wide).
 #[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-fn add_stored(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
+fn add_stored(block: &SparseBlock<'_>, cols: Cols<'_>, tile: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { add_stored_avx2_fma(block, first, tile) };
+            unsafe { add_stored_avx2_fma(block, cols, tile) };
             return;
         }
     }
-    add_stored_loop::<false>(block, first, tile);
+    add_stored_loop::<false>(block, cols, tile);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn add_stored_avx2_fma(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
-    add_stored_loop::<true>(block, first, tile);
+fn add_stored_avx2_fma(block: &SparseBlock<'_>, cols: Cols<'_>, tile: &mut [f64]) {
+    add_stored_loop::<true>(block, cols, tile);
 }
 
 #[inline(always)]
-fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, first: usize, tile: &mut [f64]) {
+fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, cols: Cols<'_>, tile: &mut [f64]) {
+    // The sums are made LANES block rows at a time for every sample of the tile, so that the
+    // block values those rows read (LANES per feature) stay in L1; each sum is held in
+    // registers over the sample's stored entries (in stored order, from 0) and written once.
+    const LANES: usize = 16;
     let m = block.rows.len();
-    for (k, acc) in tile.chunks_mut(m).enumerate() {
-        let x = block.samples.row(first + k);
-        for (&j, &v) in x.indices.iter().zip(x.values) {
+    // Each tile sample's stored entries the block has, as (offset in `values`, value).
+    let mut hits: Vec<(usize, f64)> = Vec::new();
+    let mut ends = Vec::with_capacity(cols.len());
+    for k in 0..cols.len() {
+        let x = block.samples.row(cols.at(k));
+        hits.extend(x.indices.iter().zip(x.values).filter_map(|(&j, &v)| {
             let s = block.slot[j as usize];
-            if s != u32::MAX {
-                let feature = &block.values[s as usize * m..(s as usize + 1) * m];
-                for (a, &b) in acc.iter_mut().zip(feature) {
-                    *a = if FMA { v.mul_add(b, *a) } else { *a + v * b };
+            (s != u32::MAX).then_some((s as usize * m, v))
+        }));
+        ends.push(hits.len());
+    }
+    let madd = |v: f64, b: f64, a: f64| if FMA { v.mul_add(b, a) } else { a + v * b };
+    for r0 in (0..m).step_by(LANES) {
+        let lanes = LANES.min(m - r0);
+        let mut start = 0;
+        for (out, &end) in tile.chunks_mut(m).zip(&ends) {
+            let mut acc = [0.0f64; LANES];
+            if lanes == LANES {
+                for &(at, v) in &hits[start..end] {
+                    let feature = &block.values[at + r0..at + r0 + LANES];
+                    for (a, &b) in acc.iter_mut().zip(feature) {
+                        *a = madd(v, b, *a);
+                    }
+                }
+            } else {
+                for &(at, v) in &hits[start..end] {
+                    let feature = &block.values[at + r0..at + m];
+                    for (a, &b) in acc.iter_mut().zip(feature) {
+                        *a = madd(v, b, *a);
+                    }
                 }
             }
+            out[r0..r0 + lanes].copy_from_slice(&acc[..lanes]);
+            start = end;
         }
     }
-}
-
-/// `out` (`m` rows of `n`) cut into one table per column range starting at `starts`: table
-/// `k` holds every row's slice of range `k`.
-fn split_columns<'o>(out: &'o mut [f32], n: usize, starts: &[usize]) -> Vec<Vec<&'o mut [f32]>> {
-    let mut tables: Vec<Vec<&mut [f32]>> = starts.iter().map(|_| Vec::new()).collect();
-    for row in out.chunks_mut(n) {
-        let mut rest = row;
-        for (k, table) in tables.iter_mut().enumerate() {
-            let len = starts
-                .get(k + 1)
-                .map_or(rest.len(), |next| next - starts[k]);
-            let (head, tail) = rest.split_at_mut(len);
-            table.push(head);
-            rest = tail;
-        }
-    }
-    tables
 }
 
 #[cfg(test)]
@@ -393,9 +535,22 @@ mod tests {
         CsrMatrix::new(indptr, indices, values, width).unwrap()
     }
 
+    /// `s_a s_t k(x_a, x_t)` from the kernel's own `eval`, for the samples at `indices`.
+    fn want(
+        kernel: &dyn Kernel,
+        records: &dyn Records,
+        indices: &[usize],
+        signs: &[i8],
+        a: usize,
+        t: usize,
+    ) -> f64 {
+        let k = kernel.eval(records.row(indices[a]), records.row(indices[t]));
+        f64::from(signs[a] * signs[t]) * k
+    }
+
     #[test]
-    fn rows_are_the_kernels_values_for_dense_and_sparse_samples() {
-        // More samples than one task's, so the block is cut; the samples in reverse order.
+    fn blocks_and_weighted_rows_are_the_kernels_values_for_dense_and_sparse_samples() {
+        // More samples than one task's, so the sums are cut; the samples in reverse order.
         let n = COLUMNS + 300;
         let dense = points(n, 5);
         let from_dense = CsrMatrix::from_dense(&dense);
@@ -403,43 +558,59 @@ mod tests {
         let indices: Vec<usize> = (0..n).rev().collect();
         let rbf = Rbf::with_gamma(0.3).unwrap();
         let lap = Laplacian::with_gamma(0.3).unwrap();
-        let picked = [0, 17, COLUMNS + 5, 4, 17];
+        // A repeated row and one of weight 0 (skipped).
+        let picked = [0, 17, COLUMNS + 5, 4, 17, 9];
+        let weights = [0.5, -1.25, 2.0, 0.0, 0.75, 1e-3];
+        let cols: Vec<usize> = (0..n).step_by(7).chain([n - 1, 3]).collect();
         let signs: Vec<i8> = (0..n).map(|i| if i % 3 == 0 { -1 } else { 1 }).collect();
         for records in [&dense as &dyn Records, &from_dense, &sparse] {
-            for (kernel, tol) in [(&rbf as &dyn Kernel, 1e-6), (&lap, 1e-7)] {
+            for (kernel, tol) in [(&rbf as &dyn Kernel, 1e-6), (&lap, 1e-6)] {
                 let g = GramRows::new(kernel, records, &indices).unwrap();
                 assert_eq!(g.len(), n);
-                let mut out = vec![0.0f32; picked.len() * n];
-                g.rows(&picked, Some(&signs), &mut out);
+                let mut out = vec![0.0f32; picked.len() * cols.len()];
+                g.block(&picked, &cols, Some(&signs), &mut out);
                 for (r, &a) in picked.iter().enumerate() {
                     let xa = records.row(indices[a]);
                     assert!((g.diagonal(a) - kernel.eval(xa, xa)).abs() < 1e-12);
-                    for t in 0..n {
-                        let s = f64::from(signs[a] * signs[t]);
-                        let want = s * kernel.eval(xa, records.row(indices[t]));
-                        let got = f64::from(out[r * n + t]);
+                    for (k, &t) in cols.iter().enumerate() {
+                        let want = want(kernel, records, &indices, &signs, a, t);
+                        let got = f64::from(out[r * cols.len() + k]);
                         assert!((got - want).abs() < tol, "({a}, {t}): {got} vs {want}");
                     }
+                }
+                let start: Vec<f64> = (0..n).map(|t| t as f64 / 100.0).collect();
+                let mut sums = start.clone();
+                g.add_weighted_rows(&picked, &weights, Some(&signs), &mut sums);
+                for t in 0..n {
+                    let add: f64 = picked
+                        .iter()
+                        .zip(&weights)
+                        .map(|(&a, &w)| w * want(kernel, records, &indices, &signs, a, t))
+                        .sum();
+                    let got = sums[t] - start[t];
+                    assert!((got - add).abs() < 8.0 * tol, "t {t}: {got} vs {add}");
                 }
             }
         }
     }
 
     #[test]
-    fn the_block_is_the_same_bits_on_one_thread_and_two() {
+    fn the_sums_are_the_same_bits_on_one_thread_and_two() {
         let rbf = Rbf::with_gamma(0.1).unwrap();
         let (dense, sparse) = (points(3 * COLUMNS, 7), sparse_points(3 * COLUMNS));
         for records in [&dense as &dyn Records, &sparse] {
             let all: Vec<usize> = (0..records.n_samples()).collect();
             let g = GramRows::new(&rbf, records, &all).unwrap();
             let run = |threads| {
-                let mut out = vec![0.0f32; 3 * g.len()];
+                let mut sums = vec![1.0; g.len()];
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .unwrap()
-                    .install(|| g.rows(&[5, 4000, 1], None, &mut out));
-                out
+                    .install(|| {
+                        g.add_weighted_rows(&[5, 4000, 1], &[0.3, -0.7, 0.1], None, &mut sums)
+                    });
+                sums
             };
             assert_eq!(run(1), run(2));
         }

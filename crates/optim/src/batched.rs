@@ -4,23 +4,26 @@
 //! The scheme is ThunderSVM's (Wen et al., JMLR 2018), run on a CPU: each round selects a
 //! working set of up to `q` violating variables, half of them new (the most violating from the
 //! top of `I_up` and the bottom of `I_low`, alternately) and half kept from the previous round;
-//! asks for the new members' rows of `Q` as one block ([`QRows::rows`], which a kernel computes
-//! as one matrix product); solves the `q`-variable subproblem with the exact
-//! [`smo::solve`] to a looser tolerance, `max(tol, gap / 10)`; and adds the
-//! block's rows, weighted by the changes of `α`, to the gradient of every variable. It stops on
-//! LIBSVM's rule, `m(α) − M(α) < tol` over all variables, so the answer is optimal to the same
-//! tolerance as SMO's (not the same bits: the path differs).
+//! solves the `q`-variable subproblem on the set's own block of `Q` ([`QRows::block`]) with the
+//! exact [`smo::solve`] to a looser tolerance, `max(tol, gap / 10)`; and adds the set's rows of
+//! `Q`, weighted by the changes of `α`, to the gradient of every variable
+//! ([`QRows::add_rows`], which a kernel computes as matrix products, tile by tile, without
+//! storing the rows: where ThunderSVM keeps the rows on a GPU's fast memory, a CPU is faster
+//! computing them again than writing and re-reading them). It stops on LIBSVM's rule,
+//! `m(α) − M(α) < tol` over all variables, so the answer is optimal to the same tolerance as
+//! SMO's (not the same bits: the path differs).
 //!
-//! Memory: the block of `q` rows of `Q` (`4·q·l` bytes), asked for before the first round.
+//! Memory: the working set's block of `Q` (`4·q²` bytes), asked for before the first round.
 
-use margin_core::{Error, Result, parallel};
-use rayon::prelude::*;
+use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::smo::{self, DenseQ, Problem, QMatrix, Solution, SolverOptions, bound_of, rho_of};
 use crate::{Control, Observer, Progress, Stop};
 
-/// Rows of the dual's `Q` matrix, computed a block at a time.
+/// The dual's `Q` matrix as a working-set solver reads it: a working set's own block, and its
+/// rows' weighted sum over all variables (which a kernel computes tile by tile, without
+/// storing the rows).
 pub trait QRows {
     /// Number of variables `l`.
     fn len(&self) -> usize;
@@ -28,20 +31,33 @@ pub trait QRows {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Rows `rows` of `Q`, each over all `len()` variables, into `out` one after another
-    /// (`rows.len() × len()` values).
-    fn rows(&mut self, rows: &[usize], out: &mut [f32]);
+    /// `out[a·m + b] = Q[set[a]][set[b]]` for the `m` variables of `set`.
+    fn block(&mut self, set: &[usize], out: &mut [f32]);
+    /// `g[t] += Σ_a weights[a] · Q[rows[a]][t]` for every variable `t`; each `g[t]` the same
+    /// bits whatever the thread count.
+    fn add_rows(&mut self, rows: &[usize], weights: &[f64], g: &mut [f64]);
 }
 
-/// A dense `Q` gives its columns as rows (it is symmetric).
+/// A dense `Q` reads its (symmetric) columns as rows.
 impl QRows for DenseQ {
     fn len(&self) -> usize {
         QMatrix::len(self)
     }
-    fn rows(&mut self, rows: &[usize], out: &mut [f32]) {
+    fn block(&mut self, set: &[usize], out: &mut [f32]) {
         let l = QMatrix::len(self);
-        for (&i, o) in rows.iter().zip(out.chunks_mut(l.max(1))) {
-            o.copy_from_slice(self.column(i, l));
+        for (&i, o) in set.iter().zip(out.chunks_mut(set.len().max(1))) {
+            let column = self.column(i, l);
+            for (o, &j) in o.iter_mut().zip(set) {
+                *o = column[j];
+            }
+        }
+    }
+    fn add_rows(&mut self, rows: &[usize], weights: &[f64], g: &mut [f64]) {
+        let l = g.len();
+        for (&i, &w) in rows.iter().zip(weights) {
+            for (gt, &q) in g.iter_mut().zip(self.column(i, l)) {
+                *gt += w * f64::from(q);
+            }
         }
     }
 }
@@ -51,7 +67,7 @@ impl QRows for DenseQ {
 pub struct BatchedOptions {
     /// Stop when the maximal violation `m(α) − M(α)` is below this (LIBSVM's `-e`, default 1e-3).
     pub tol: f64,
-    /// Variables per working set, `q` (at least 2; default 512).
+    /// Variables per working set, `q` (at least 2; default 256).
     pub working_set: usize,
     /// Limit on the subproblems' pair updates, summed; `None` is LIBSVM's `max(10⁷, 100·l)`.
     pub max_iter: Option<usize>,
@@ -61,7 +77,7 @@ impl Default for BatchedOptions {
     fn default() -> Self {
         Self {
             tol: 1e-3,
-            working_set: 512,
+            working_set: 256,
             max_iter: None,
         }
     }
@@ -93,22 +109,20 @@ pub fn solve_batched<Q: QRows>(
         .max_iter
         .unwrap_or_else(|| 10_000_000usize.max(l.saturating_mul(100)));
     let Problem { p, y, c, mut alpha } = problem;
-    let mut block = margin_core::memory::filled_grid(
+    let mut q_bb = margin_core::memory::filled_grid(
         size,
-        l,
+        size,
         0.0f32,
-        &format!("the working set's rows of Q ({size} × {l})"),
+        &format!("the working set's block of Q ({size} × {size})"),
         "a smaller working_set",
     )?;
 
-    // G = p + Qα; a warm start's non-zero α add their rows a block at a time.
+    // G = p + Qα; a warm start's non-zero α add their rows a working set's worth at a time.
     let mut g = p.clone();
     let nonzero: Vec<usize> = (0..l).filter(|&i| alpha[i] != 0.0).collect();
     for chunk in nonzero.chunks(size.max(1)) {
-        let rows = &mut block[..chunk.len() * l];
-        q.rows(chunk, rows);
         let weights: Vec<f64> = chunk.iter().map(|&i| alpha[i]).collect();
-        add_rows(&mut g, rows, &weights);
+        q.add_rows(chunk, &weights, &mut g);
     }
 
     let mut ws: Vec<usize> = Vec::new();
@@ -125,22 +139,19 @@ pub fn solve_batched<Q: QRows>(
             stop = Stop::MaxIterations;
             break;
         }
-        // Keep the newer half of the last working set, rows and all, and leave at least two
-        // places for new violators: the first two picked are the most violating pair, so
-        // every subproblem starts from the whole problem's violation.
+        // Keep the newer half of the last working set and leave at least two places for new
+        // violators: the first two picked are the most violating pair, so every subproblem
+        // starts from the whole problem's violation.
         let keep = ws.len().min(size / 2).min(size.saturating_sub(2));
-        let kept_from = ws.len() - keep;
-        block.copy_within(kept_from * l..ws.len() * l, 0);
-        ws.drain(..kept_from);
+        ws.drain(..ws.len() - keep);
         let fresh = ranked.pick(&ws, size - keep, l);
-        q.rows(&fresh, &mut block[keep * l..(keep + fresh.len()) * l]);
         ws.extend_from_slice(&fresh);
         let m = ws.len();
-        let rows = &block[..m * l];
+        q.block(&ws, &mut q_bb[..m * m]);
 
         // The subproblem over the working set: the other variables' part of the gradient
         // becomes its linear term, G_B − Q_BB α_B.
-        let q_bb = |a: usize, b: usize| f64::from(rows[a * l + ws[b]]);
+        let q_bb = |a: usize, b: usize| f64::from(q_bb[a * m + b]);
         let alpha_b: Vec<f64> = ws.iter().map(|&i| alpha[i]).collect();
         let p_b: Vec<f64> = (0..m)
             .map(|a| g[ws[a]] - (0..m).map(|b| q_bb(a, b) * alpha_b[b]).sum::<f64>())
@@ -173,7 +184,7 @@ pub fn solve_batched<Q: QRows>(
             .zip(&alpha_b)
             .map(|(a, b)| a - b)
             .collect();
-        add_rows(&mut g, rows, &delta);
+        q.add_rows(&ws, &delta, &mut g);
         for (&i, &a) in ws.iter().zip(&local.alpha) {
             alpha[i] = a;
         }
@@ -198,30 +209,6 @@ pub fn solve_batched<Q: QRows>(
         violation,
         r: 0.0,
     })
-}
-
-/// `g += Σ_a w_a · row_a` over the rows with a non-zero weight; each `g_t` is summed by one
-/// thread in row order, so the result does not depend on the thread count.
-fn add_rows(g: &mut [f64], rows: &[f32], weights: &[f64]) {
-    let l = g.len();
-    let moved: Vec<(usize, f64)> = weights
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|&(_, w)| w != 0.0)
-        .collect();
-    let chunk = parallel::chunk_len(l, moved.len());
-    g.par_chunks_mut(chunk.max(1))
-        .enumerate()
-        .for_each(|(k, part)| {
-            let start = k * chunk;
-            for &(a, w) in &moved {
-                let row = &rows[a * l + start..a * l + start + part.len()];
-                for (gt, &qt) in part.iter_mut().zip(row) {
-                    *gt += w * f64::from(qt);
-                }
-            }
-        });
 }
 
 /// The variables that can move up (`I_up`) and down (`I_low`), each with its `−y_t G_t`.

@@ -5,9 +5,10 @@
 //!   working-set selection, shrinking with gradient reconstruction, ρ from the free variables),
 //!   and its ν variant. The solver sees `Q` only through the [`smo::QMatrix`] trait, so the
 //!   model crate decides how columns are computed and cached.
-//! - [`batched`]: the same dual solved a working set of `q` variables at a time, `Q`'s rows for
-//!   the set asked for as one block ([`batched::QRows`]) and each subproblem solved by [`smo`]:
-//!   optimal to the same tolerance, with the kernel work in matrix products.
+//! - [`batched`]: the same dual solved a working set of `q` variables at a time: each
+//!   subproblem solved by [`smo`] on the set's block of `Q`, the gradient updated by the set's
+//!   rows weighted by the steps ([`batched::QRows`], which a kernel computes as matrix
+//!   products): optimal to the same tolerance.
 //!
 //! - [`gd`]: (sub)gradient descent — batch, mini-batch, stochastic; constant, `1/t`, `1/√t`
 //!   and Armijo steps; stopping on the gradient norm, relative change or iterations; an
