@@ -48,7 +48,9 @@ options:
 -b probability_estimates : whether to train a SVC or SVR model for probability estimates, 0 or 1 (default 0)
 -wi weight : set the parameter C of class i to weight*C, for C-SVC (default 1)
 -v n: n-fold cross validation mode
--q : quiet mode (no outputs)";
+-q : quiet mode (no outputs)
+--solver smo|batched : margin's own option, not LIBSVM's (default smo: LIBSVM's SMO, step for step);
+	batched: margin's working-set solver, the same optimum to within -e, faster on large data (-s 0, 2, 3)";
 
 /// Arguments of `margin svm-train` (LIBSVM's flags; see `margin svm-train --help`).
 #[derive(Args, Debug)]

@@ -588,3 +588,44 @@ fn repeated_class_weights_multiply_as_in_libsvm() {
     stdout(&margin(&["svm-train", "-q", heart, b.to_str().unwrap()]));
     assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
 }
+
+#[test]
+fn svm_train_with_the_batched_solver_predicts_as_libsvm_s_model() {
+    // heart_scale with LIBSVM's defaults: LIBSVM's model predicts 234 of 270 right
+    // (`svm_predict_reads_libsvm_model_files`); the batched solver's model, at the same
+    // optimum to within -e, predicts the same labels.
+    let dir = tempfile::tempdir().unwrap();
+    let (model, pred) = (dir.path().join("m"), dir.path().join("p"));
+    let printed = stdout(&margin(&[
+        "svm-train",
+        "--solver",
+        "batched",
+        "-c",
+        "1",
+        "-g",
+        "0.0769230769230769",
+        "datasets/heart_scale",
+        model.to_str().unwrap(),
+    ]));
+    assert!(
+        printed.contains("optimization finished, #iter = "),
+        "{printed}"
+    );
+    let printed = stdout(&margin(&[
+        "svm-predict",
+        "datasets/heart_scale",
+        model.to_str().unwrap(),
+        pred.to_str().unwrap(),
+    ]));
+    assert_eq!(printed, "Accuracy = 86.6667% (234/270) (classification)\n");
+    let (code, _, err) = run(&[
+        "svm-train",
+        "-s",
+        "1",
+        "--solver",
+        "batched",
+        "datasets/heart_scale",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the ν formulations need smo"), "{err}");
+}

@@ -8,13 +8,13 @@ use margin_core::{
 };
 use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
-use margin_optim::smo::{self, Problem};
+use margin_optim::smo::Problem;
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport};
 use crate::probability::{NR_MARKS, one_class_marks, one_class_probability};
-use crate::q::SignedQ;
+use crate::q::solve_signed;
 use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
 
 /// Parameters of [`OneClassSvm`] (scikit-learn's names and defaults).
@@ -178,14 +178,15 @@ impl OneClassSvmParams {
             c: vec![1.0; l],
             alpha,
         };
-        let mut q = SignedQ::new(
+        let all: Vec<usize> = (0..l).collect();
+        let sol = solve_signed(
+            &self.settings,
             &kernel,
             &data.records,
-            (0..l).collect(),
-            vec![1; l],
-            self.settings.cache_bytes(),
+            &all,
+            problem,
+            run.marks(),
         )?;
-        let sol = smo::solve(&mut q, problem, &self.settings.solver(), run.marks())?;
         run.observer().solved(&RunReport {
             iterations: sol.iterations,
             line: None,
@@ -259,8 +260,8 @@ impl PredictProba for OneClassSvm {
 impl ModelFile for OneClassSvm {
     const KIND: &'static str = "one-class-svm";
     // 2: the probability model (`density_marks`).
-    // 3: the hyperparameters the model was fitted with.
-    const SCHEMA: u32 = 3;
+    // 3: the hyperparameters the model was fitted with; 4: the `solver` setting in them.
+    const SCHEMA: u32 = 4;
 
     fn check_consistent(&self) -> Result<()> {
         margin_core::model_check::within("params", self.params.check())?;

@@ -1,9 +1,13 @@
-//! The dual's `Q` matrices, built on the kernels crate's column cache, as the SMO solver sees
-//! them.
+//! The dual's `Q` matrices as the solvers see them: built on the kernels crate's column cache
+//! for SMO, on its blocks of Gram rows for the working-set solver.
 
+use margin_core::fit::Observer;
 use margin_core::{Records, Result};
-use margin_kernels::{ColumnCache, ColumnSource, Kernel, KernelSource};
-use margin_optim::smo::QMatrix;
+use margin_kernels::{ColumnCache, ColumnSource, GramRows, Kernel, KernelSource};
+use margin_optim::batched::{QRows, solve_batched};
+use margin_optim::smo::{self, Problem, QMatrix, Solution};
+
+use crate::settings::{Settings, SvmSolver};
 
 /// `Q_ij = y_i y_j K(x_i, x_j)` (C-SVC; with every `y = +1`, the one-class SVM's `Q = K`).
 pub(crate) struct SignedSource<'a, K: ?Sized, R: ?Sized> {
@@ -135,5 +139,118 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> QMatrix for SvrQ<'_, K, R> {
         self.sign.swap(i, j);
         self.index.swap(i, j);
         self.diag.swap(i, j);
+    }
+}
+
+/// `Q_ij = y_i y_j K(x_i, x_j)` over a subset of the records, a working set at a time: what
+/// [`solve_batched`](margin_optim::batched::solve_batched) reads for C-SVC (and, with every
+/// `y = +1`, the one-class SVM).
+pub(crate) struct SignedRows<'a, K: ?Sized> {
+    gram: GramRows<'a, K>,
+    y: Vec<i8>,
+}
+
+impl<'a, K: Kernel + ?Sized> SignedRows<'a, K> {
+    /// `Q` for the samples at `indices` with labels `y`.
+    pub(crate) fn new<R: Records + ?Sized>(
+        kernel: &'a K,
+        records: &R,
+        indices: &[usize],
+        y: Vec<i8>,
+    ) -> Result<Self> {
+        Ok(Self {
+            gram: GramRows::new(kernel, records, indices)?,
+            y,
+        })
+    }
+}
+
+impl<K: Kernel + ?Sized> QRows for SignedRows<'_, K> {
+    fn len(&self) -> usize {
+        self.y.len()
+    }
+    fn block(&mut self, set: &[usize], out: &mut [f32]) {
+        self.gram.block(set, set, Some(&self.y), out);
+    }
+    fn add_rows(&mut self, rows: &[usize], weights: &[f64], g: &mut [f64]) {
+        self.gram.add_weighted_rows(rows, weights, Some(&self.y), g);
+    }
+}
+
+/// ε-SVR's `Q` over `2l` variables (as [`SvrQ`]: variable `p` is sample `p mod l`, with sign
+/// `+1` below `l` and `−1` from `l`), a working set at a time.
+pub(crate) struct SvrRows<'a, K: ?Sized> {
+    gram: GramRows<'a, K>,
+}
+
+impl<'a, K: Kernel + ?Sized> SvrRows<'a, K> {
+    pub(crate) fn new<R: Records + ?Sized>(kernel: &'a K, records: &R) -> Result<Self> {
+        let all: Vec<usize> = (0..records.n_samples()).collect();
+        Ok(Self {
+            gram: GramRows::new(kernel, records, &all)?,
+        })
+    }
+
+    fn sample(&self, p: usize) -> usize {
+        p % self.gram.len()
+    }
+
+    fn sign(&self, p: usize) -> f64 {
+        if p < self.gram.len() { 1.0 } else { -1.0 }
+    }
+}
+
+impl<K: Kernel + ?Sized> QRows for SvrRows<'_, K> {
+    fn len(&self) -> usize {
+        2 * self.gram.len()
+    }
+    fn block(&mut self, set: &[usize], out: &mut [f32]) {
+        let samples: Vec<usize> = set.iter().map(|&p| self.sample(p)).collect();
+        self.gram.block(&samples, &samples, None, out);
+        let m = set.len();
+        for (a, row) in out.chunks_mut(m.max(1)).take(m).enumerate() {
+            for (b, v) in row.iter_mut().enumerate() {
+                *v *= (self.sign(set[a]) * self.sign(set[b])) as f32;
+            }
+        }
+    }
+    fn add_rows(&mut self, rows: &[usize], weights: &[f64], g: &mut [f64]) {
+        // The kernel rows' weighted sum over the samples, then each variable's sign.
+        let samples: Vec<usize> = rows.iter().map(|&p| self.sample(p)).collect();
+        let signed: Vec<f64> = rows
+            .iter()
+            .zip(weights)
+            .map(|(&p, &w)| self.sign(p) * w)
+            .collect();
+        let mut sums = vec![0.0; self.gram.len()];
+        self.gram
+            .add_weighted_rows(&samples, &signed, None, &mut sums);
+        for (p, gp) in g.iter_mut().enumerate() {
+            *gp += self.sign(p) * sums[self.sample(p)];
+        }
+    }
+}
+
+/// Solves a dual with one equality constraint over `Q_ij = y_i y_j K(x_i, x_j)` for the
+/// samples at `indices` (with `y` the problem's) by the solver `settings` name.
+pub(crate) fn solve_signed<K: Kernel + ?Sized, R: Records + ?Sized>(
+    settings: &Settings,
+    kernel: &K,
+    records: &R,
+    indices: &[usize],
+    problem: Problem,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
+    let y = problem.y.clone();
+    match settings.solver {
+        SvmSolver::Smo => {
+            let cache = settings.cache_bytes();
+            let mut q = SignedQ::new(kernel, records, indices.to_vec(), y, cache)?;
+            smo::solve(&mut q, problem, &settings.solver(), observer)
+        }
+        SvmSolver::Batched => {
+            let mut q = SignedRows::new(kernel, records, indices, y)?;
+            solve_batched(&mut q, problem, &settings.batched(), observer)
+        }
     }
 }

@@ -16,7 +16,7 @@ use crate::decision::{Width, coef_matrix, kernel_rows, libsvm_kernel, linear_wei
 use crate::expansion::check_linear_weights;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
-use crate::q::SignedQ;
+use crate::q::{SignedQ, solve_signed};
 use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
 
 /// How more than two classes are handled.
@@ -182,7 +182,7 @@ classifier_params! {
             valid: ("a number in (0, 1]", nu_in_range),
         },
     } {}
-    together: |_| Ok(())
+    together: |p| p.settings.check_single_constraint("ν-SVC")
 }
 
 /// Probabilities need one-vs-one problems: pairwise coupling uses every pair of classes.
@@ -716,8 +716,9 @@ impl PredictProba for Svc {
 impl ModelFile for Svc {
     const KIND: &'static str = "svc";
     // 2: each problem's `probability_folds`; 3: each problem's `equivalent_c`; 4: the
-    // hyperparameters (in place of the ν-SVC flag); 5: the multiclass strategy only inside them.
-    const SCHEMA: u32 = 5;
+    // hyperparameters (in place of the ν-SVC flag); 5: the multiclass strategy only inside them; 6: the `solver`
+    // setting in them.
+    const SCHEMA: u32 = 6;
 
     /// Distinct labels; finite support vectors of the model's width with a class each; a valid
     /// kernel; the binary problems `fit` sets up for the strategy and class count, each with
@@ -917,14 +918,7 @@ fn platt(
         let tr_idx: Vec<usize> = train.iter().map(|&t| idx[t]).collect();
         let tr_y: Vec<i8> = train.iter().map(|&t| ys[t]).collect();
         let tr_b: Vec<f64> = train.iter().map(|&t| bounds[t]).collect();
-        let mut q = SignedQ::new(
-            kernel,
-            records,
-            tr_idx.clone(),
-            tr_y.clone(),
-            spec.settings.cache_bytes(),
-        )?;
-        let (sol, upper) = solve_binary(spec, &mut q, &tr_y, tr_b.clone(), run)?;
+        let (sol, upper) = solve_binary(spec, kernel, records, &tr_idx, &tr_y, tr_b.clone(), run)?;
         let report = binary_report(&spec.formulation, &sol, &tr_b, &upper);
         run.observer().solved(&report);
         run.observer().classifier_trained(report.n_sv);
@@ -989,7 +983,9 @@ fn binary_report(
 /// bound each α is compared with to count bounded support vectors.
 fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
     spec: &ClassifierSpec<'_>,
-    q: &mut SignedQ<'_, K, R>,
+    kernel: &K,
+    records: &R,
+    idx: &[usize],
     ys: &[i8],
     bounds: Vec<f64>,
     run: &mut LibsvmRun<'_>,
@@ -1003,7 +999,7 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: bounds.clone(),
                 alpha: vec![0.0; l],
             };
-            let sol = smo::solve(q, problem, &spec.settings.solver(), run.marks())?;
+            let sol = solve_signed(spec.settings, kernel, records, idx, problem, run.marks())?;
             Ok((sol, bounds))
         }
         Formulation::Nu { nu } => {
@@ -1024,7 +1020,9 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: vec![1.0; l],
                 alpha,
             };
-            let mut sol = smo::solve_nu(q, problem, &spec.settings.solver(), run.marks())?;
+            let cache = spec.settings.cache_bytes();
+            let mut q = SignedQ::new(kernel, records, idx.to_vec(), ys.to_vec(), cache)?;
+            let mut sol = smo::solve_nu(&mut q, problem, &spec.settings.solver(), run.marks())?;
             let r = sol.r;
             // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
             // is not positive semi-definite, gives a negative C and coefficients of the
@@ -1161,14 +1159,15 @@ fn fit_classifier(
         } else {
             (None, Convergence::default())
         };
-        let mut q = SignedQ::new(
+        let (sol, upper) = solve_binary(
+            spec,
             &kernel,
             &data.records,
-            idx.clone(),
-            ys.clone(),
-            spec.settings.cache_bytes(),
+            &idx,
+            &ys,
+            pair_bounds.clone(),
+            run,
         )?;
-        let (sol, upper) = solve_binary(spec, &mut q, &ys, pair_bounds.clone(), run)?;
         if matches!(spec.formulation, Formulation::Nu { .. }) && !run.fold_training() {
             refuse_degenerate(&sol)?;
         }

@@ -25,13 +25,14 @@ use std::borrow::Cow;
 use std::fmt;
 
 use margin_core::format::format_g;
+use margin_core::params::ParamType;
 use margin_core::{Dataset, Label, Records, Result, Targets};
 use margin_kernels::{Linear, Polynomial, Rbf, Sigmoid};
 
 use crate::libsvm_run::{FitObserver, LibsvmRun, RunReport, SummaryLine, training_part};
 use crate::{
     ClassWeight, KernelChoice, LabelOrder, LibsvmModel, Mark, OneClassSvm, SigmoidEnd, SingleClass,
-    SolverObserver, Svc, SvcParams, Svr,
+    SolverObserver, Svc, SvcParams, SvmSolver, Svr,
 };
 
 /// LIBSVM's warning (`svm.cpp`, `Solver::Solve`) for an SMO run that stopped at its iteration
@@ -98,6 +99,8 @@ pub struct TrainOptions {
     weights: Vec<(i32, f64)>,
     folds: Option<usize>,
     quiet: bool,
+    /// margin's `--solver` (not a LIBSVM option): SMO unless asked.
+    solver: SvmSolver,
 }
 
 impl Default for TrainOptions {
@@ -119,6 +122,7 @@ impl Default for TrainOptions {
             weights: Vec::new(),
             folds: None,
             quiet: false,
+            solver: SvmSolver::Smo,
         }
     }
 }
@@ -148,7 +152,10 @@ impl TrainOptions {
         let mut o = Self::default();
         let mut i = 0;
         while let Some(flag) = words.get(i).map(AsRef::as_ref) {
-            if !flag.starts_with('-') || flag.len() < 2 || flag.starts_with("--") {
+            if !flag.starts_with('-')
+                || flag.len() < 2
+                || (flag.starts_with("--") && flag != "--solver")
+            {
                 break;
             }
             if flag == "-q" {
@@ -181,6 +188,10 @@ impl TrainOptions {
             "-m" => self.cache_mb = real_value(flag, value, "cachesize")?,
             "-e" => self.tol = real_value(flag, value, "epsilon")?,
             "-h" => self.shrinking = int_value(flag, value, "shrinking")?,
+            "--solver" => {
+                self.solver = SvmSolver::parse(value)
+                    .map_err(|e| OptionError::new(format!("--solver: {e} (smo or batched)")))?
+            }
             "-b" => self.probability = int_value(flag, value, "probability_estimates")?,
             "-v" => {
                 let n = int_value(flag, value, "n")?;
@@ -288,6 +299,13 @@ impl TrainOptions {
         if !matches!(self.shrinking, 0 | 1) {
             return refuse("shrinking != 0 and shrinking != 1", "-h", &self.shrinking);
         }
+        if self.solver == SvmSolver::Batched && matches!(self.svm_type, 1 | 4) {
+            return refuse(
+                "the batched solver handles -s 0, 2 and 3 (the ν formulations need smo)",
+                "-s",
+                &self.svm_type,
+            );
+        }
         if !matches!(self.probability, 0 | 1) {
             return refuse(
                 "probability != 0 and probability != 1",
@@ -386,6 +404,7 @@ impl LibsvmTrainer<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
+                    .solver(o.solver)
                     .class_weight(weights)
                     .label_order(LabelOrder::FirstSeen)
                     .probability(probability);
@@ -399,6 +418,7 @@ impl LibsvmTrainer<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
+                    .solver(o.solver)
                     .label_order(LabelOrder::FirstSeen)
                     .fit_in(data, run)?,
             ),
@@ -410,6 +430,7 @@ impl LibsvmTrainer<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
+                    .solver(o.solver)
                     .fit_in(data, run)?,
             ),
             3 => LibsvmModel::Svr(
@@ -421,6 +442,7 @@ impl LibsvmTrainer<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
+                    .solver(o.solver)
                     .fit_in(data, run)?,
             ),
             // 4; `check` refused anything above.
@@ -433,6 +455,7 @@ impl LibsvmTrainer<'_> {
                     .tol(o.tol)
                     .shrinking(shrinking)
                     .cache_size_mb(o.cache_mb)
+                    .solver(o.solver)
                     .fit_in(data, run)?,
             ),
         };
@@ -784,8 +807,14 @@ mod tests {
         assert!(o.quiet() && o.is_regression());
         // Weights given twice for a class multiply, as LIBSVM's.
         assert_eq!(o.weights, vec![(1, 6.0)]);
-        let (_, used) = TrainOptions::parse(&["-c", "2", "--solver", "x"]).unwrap();
-        assert_eq!(used, 2);
+        // margin's `--solver` is read with the letters; any other long option is the caller's.
+        let (o, used) = TrainOptions::parse(&["-c", "2", "--solver", "batched", "--help"]).unwrap();
+        assert_eq!((used, o.solver), (4, SvmSolver::Batched));
+        let e = TrainOptions::parse(&["--solver", "x"]).unwrap_err();
+        assert!(e.to_string().contains("smo or batched"), "{e}");
+        let (o, _) = TrainOptions::parse(&["-s", "1", "--solver", "batched"]).unwrap();
+        let e = o.trainer(10).map(|_| ()).unwrap_err();
+        assert!(e.to_string().contains("ν formulations need smo"), "{e}");
     }
 
     #[test]

@@ -5,13 +5,16 @@ use margin_core::params::Params;
 use margin_core::{Convergence, Dataset, DenseMatrix, Error, Predict, Records, Result, validate};
 use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
+use margin_optim::batched::solve_batched;
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine, training_part};
-use crate::q::SvrQ;
-use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
+use crate::q::{SvrQ, SvrRows};
+use crate::settings::{
+    Settings, SvmSolver, kept_params, nu_in_range, settings_builders, svm_params,
+};
 
 /// Builder methods both regressors' params share (fields `probability`, `seed`).
 macro_rules! regressor_builders {
@@ -57,7 +60,7 @@ macro_rules! regressor_builders {
 /// The parameters both regressors' params share after the kernel and solver ones (fields
 /// `probability`, `seed`), with `$head` before the kernel.
 macro_rules! regressor_params {
-    ($t:ty { $($head:tt)* }) => {
+    ($t:ty { $($head:tt)* } together: $together:expr) => {
         svm_params! {
             $t {
                 c as "C": f64 {
@@ -74,7 +77,7 @@ macro_rules! regressor_params {
                     applies: ("with probability true", |p| p.probability),
                 },
             }
-            together: |_| Ok(())
+            together: $together
         }
     };
 }
@@ -86,6 +89,7 @@ regressor_params! {
             valid: ("a finite number ≥ 0", |e| e.is_finite() && *e >= 0.0),
         },
     }
+    together: |_| Ok(())
 }
 
 regressor_params! {
@@ -95,6 +99,7 @@ regressor_params! {
             valid: ("a number in (0, 1]", nu_in_range),
         },
     }
+    together: |p| p.settings.check_single_constraint("ν-SVR")
 }
 
 /// Parameters of [`Svr`] (scikit-learn's names and defaults).
@@ -339,7 +344,6 @@ fn fit_regressor(
     };
     let bounds: Vec<f64> = (0..2 * l).map(|p| bound(p % l)).collect();
     let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
-    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
     let (sol, nu) = match formulation {
         Formulation::Epsilon(eps) => {
             let p = (0..2 * l)
@@ -351,7 +355,16 @@ fn fit_regressor(
                 c: bounds,
                 alpha: vec![0.0; 2 * l],
             };
-            let sol = smo::solve(&mut q, problem, &settings.solver(), run.marks())?;
+            let sol = match settings.solver {
+                SvmSolver::Smo => {
+                    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
+                    smo::solve(&mut q, problem, &settings.solver(), run.marks())?
+                }
+                SvmSolver::Batched => {
+                    let mut q = SvrRows::new(&kernel, &data.records)?;
+                    solve_batched(&mut q, problem, &settings.batched(), run.marks())?
+                }
+            };
             (sol, false)
         }
         Formulation::Nu(nu) => {
@@ -373,6 +386,7 @@ fn fit_regressor(
                 c: bounds,
                 alpha,
             };
+            let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
             let sol = smo::solve_nu(&mut q, problem, &settings.solver(), run.marks())?;
             (sol, true)
         }
@@ -481,8 +495,8 @@ impl Predict for Svr {
 impl ModelFile for Svr {
     const KIND: &'static str = "svr";
     // 2: the probability model (`laplace_scale`); 3: `probability_folds`; 4: the
-    // hyperparameters (in place of the ν-SVR flag).
-    const SCHEMA: u32 = 4;
+    // hyperparameters (in place of the ν-SVR flag); 5: the `solver` setting in them.
+    const SCHEMA: u32 = 5;
 
     fn check_consistent(&self) -> Result<()> {
         margin_core::model_check::within("params", self.params.check())?;

@@ -10,16 +10,18 @@ use margin_io::datasets;
 use margin_kernels::{Gamma, Polynomial};
 use margin_svm::{ClassWeight, KernelChoice, LabelOrder, OneClassSvm, Svc, Svr};
 
-const HEART_GAMMA: f64 = 0.0769230769230769;
+pub(crate) const HEART_GAMMA: f64 = 0.0769230769230769;
 
-struct Fixture {
-    problems: Vec<(usize, f64, f64, usize, usize)>,
-    labels: Vec<f64>,
-    sv_indices: BTreeSet<usize>,
-    predictions: Vec<f64>,
+/// What gen_libsvm.py recorded of one LIBSVM run.
+pub(crate) struct Fixture {
+    /// Per binary problem: iterations, objective, ρ, nSV, nBSV.
+    pub(crate) problems: Vec<(usize, f64, f64, usize, usize)>,
+    pub(crate) labels: Vec<f64>,
+    pub(crate) sv_indices: BTreeSet<usize>,
+    pub(crate) predictions: Vec<f64>,
 }
 
-fn fixture(name: &str) -> Fixture {
+pub(crate) fn fixture(name: &str) -> Fixture {
     let path = format!("{}/tests/fixtures/{name}.txt", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
     let mut f = Fixture {
@@ -55,7 +57,7 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1.0)
 }
 
-fn number(l: &Label) -> f64 {
+pub(crate) fn number(l: &Label) -> f64 {
     match l {
         Label::Number(x) => *x,
         Label::Text(t) => panic!("text label {t}"),

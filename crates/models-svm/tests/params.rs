@@ -103,6 +103,7 @@ fn every_linear_svc_params_passes_the_battery_in_every_configuration() {
 ///   reshapes the output); margin's default `ovo` is that training, `ovr` is margin's.
 /// - `seed`: scikit-learn's `random_state=None` draws from the global generator; margin is
 ///   deterministic (0: LIBSVM's unseeded `rand()` sequence).
+/// - `solver`: margin's choice of SMO (LIBSVM's, the default) or its working-set solver.
 /// - `label_order`, and LinearSVC's Pegasos parameters (`lambda`, `solver`, `epochs`,
 ///   `batch_size`, `projection`, `iterate`): margin only.
 #[test]
@@ -117,7 +118,7 @@ fn defaults_are_scikit_learns() {
         ("cache_size", "200"),
     ];
     let with = |own: &[(&'static str, &'static str)]| [&kernel[..], own].concat();
-    let classifier_only = ["max_iter", "multiclass", "label_order", "seed"];
+    let classifier_only = ["max_iter", "solver", "multiclass", "label_order", "seed"];
     check_defaults::<SvcParams>(
         &with(&[
             ("C", "1.0"),
@@ -132,13 +133,16 @@ fn defaults_are_scikit_learns() {
     );
     check_defaults::<SvrParams>(
         &with(&[("C", "1.0"), ("epsilon", "0.1")]),
-        &["max_iter", "probability", "seed"],
+        &["max_iter", "solver", "probability", "seed"],
     );
     check_defaults::<NuSvrParams>(
         &with(&[("C", "1.0"), ("nu", "0.5")]),
-        &["max_iter", "probability", "seed"],
+        &["max_iter", "solver", "probability", "seed"],
     );
-    check_defaults::<OneClassSvmParams>(&with(&[("nu", "0.5")]), &["max_iter", "probability"]);
+    check_defaults::<OneClassSvmParams>(
+        &with(&[("nu", "0.5")]),
+        &["max_iter", "solver", "probability"],
+    );
     check_defaults::<LinearSvcParams>(
         &[
             ("tol", "0.0001"),

@@ -14,7 +14,7 @@ use margin_linear::{
 use margin_metrics::{accuracy, r2_score, roc_auc};
 use margin_neighbors::{Algorithm, KNeighborsClassifier, KNeighborsRegressor};
 use margin_svm::{
-    KernelChoice, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmLoss,
+    KernelChoice, LabelOrder, LinearSolver, LinearSvc, LinearSvcParams, Svc, SvmLoss, SvmSolver,
 };
 use margin_tree::{AdaBoostClassifier, DecisionTreeClassifier, RandomForestClassifier};
 use margin_tree::{EarlyStopping, GradientBoostingClassifier};
@@ -61,6 +61,7 @@ pub struct Outcome {
 }
 
 const SVC: &str = "Svc RBF, C = 1, γ = 1/d, 200 MB cache, LIBSVM's label order";
+const SVC_BATCHED: &str = "Svc RBF, C = 1, γ = 1/d, solver batched (margin's working-set solver)";
 const LIBSVM: &str = "LIBSVM svm_train -c 1 -g 1/d -m 200 (libsvm-official, OpenMP)";
 
 pub const CASES: &[Case] = &[
@@ -128,6 +129,45 @@ pub const CASES: &[Case] = &[
         peer: LIBSVM,
         full_only: true,
         run: svc_rbf,
+    },
+    Case {
+        name: "svc-batched-a9a",
+        dataset: "a9a",
+        data: Data::Files {
+            train: "a9a.gz",
+            test: "a9a.t.gz",
+            n_features: 123,
+        },
+        margin: SVC_BATCHED,
+        peer: LIBSVM,
+        full_only: true,
+        run: svc_rbf_batched,
+    },
+    Case {
+        name: "svc-batched-w8a",
+        dataset: "w8a",
+        data: Data::Files {
+            train: "w8a",
+            test: "w8a.t",
+            n_features: 300,
+        },
+        margin: SVC_BATCHED,
+        peer: LIBSVM,
+        full_only: true,
+        run: svc_rbf_batched,
+    },
+    Case {
+        name: "svc-batched-ijcnn1",
+        dataset: "ijcnn1",
+        data: Data::Files {
+            train: "ijcnn1.trn.bz2",
+            test: "ijcnn1.tst.bz2",
+            n_features: 22,
+        },
+        margin: SVC_BATCHED,
+        peer: LIBSVM,
+        full_only: true,
+        run: svc_rbf_batched,
     },
     Case {
         name: "linsvc-l2-a9a",
@@ -490,8 +530,17 @@ fn classify<M: Predict<Output = Vec<Label>>>(
 }
 
 fn svc_rbf(args: &DataArgs) -> Res<Outcome> {
+    svc_rbf_with(args, SvmSolver::Smo)
+}
+
+fn svc_rbf_batched(args: &DataArgs) -> Res<Outcome> {
+    svc_rbf_with(args, SvmSolver::Batched)
+}
+
+fn svc_rbf_with(args: &DataArgs, solver: SvmSolver) -> Res<Outcome> {
     let (train, test) = data::split(args)?;
     let params = Svc::params()
+        .solver(solver)
         .kernel(KernelChoice::Rbf {
             gamma: Gamma::Value(1.0 / train.n_features() as f64),
         })
