@@ -50,7 +50,7 @@ options:
 -v n: n-fold cross validation mode
 -q : quiet mode (no outputs)
 --solver smo|batched : margin's own option, not LIBSVM's (default smo: LIBSVM's SMO, step for step);
-	batched: margin's working-set solver, the same optimum to within -e, faster on large data (-s 0, 2, 3)";
+	batched: margin's working-set solver, the same optimum to within -e, faster on large data";
 
 /// Arguments of `margin svm-train` (LIBSVM's flags; see `margin svm-train --help`).
 #[derive(Args, Debug)]

@@ -17,8 +17,7 @@
 //!
 //! All are solved by default by [`margin_optim::smo`], LIBSVM's SMO (second-order working sets,
 //! shrinking, an `f32` kernel-column cache of `cache_size` MB), so they reach LIBSVM's objective,
-//! support vectors and predictions. C-SVC, ε-SVR and the one-class SVM also take
-//! `solver(SvmSolver::Batched)`, [`margin_optim::batched`]: working sets of 256 variables whose
+//! support vectors and predictions. Every one also takes `solver(SvmSolver::Batched)`, [`margin_optim::batched`]: working sets of 256 variables whose
 //! kernel rows are computed as matrix products (`margin_kernels::GramRows`), the same optimum to
 //! within `tol` in a fraction of SMO's time on tens of thousands of samples. Parameters keep scikit-learn's names and defaults, and every params
 //! type describes them through [`margin_core::params::Params`] (`set`/`get` by name; the kernel
@@ -32,7 +31,7 @@
 //! | all | `shrinking` | true | LIBSVM's shrinking heuristic |
 //! | all | `cache_size` | 200 | kernel cache budget in MB (builder `cache_size_mb`) |
 //! | all | `max_iter` | `max(10⁷, 100·l)` | per binary problem; reaching it is reported by `convergence()` ([`margin_core::Iterative`]) |
-//! | all | `solver` | smo | [`SvmSolver`]: LIBSVM's SMO, or `batched` (not for the ν formulations; `shrinking` and `cache_size` then do not apply) |
+//! | all | `solver` | smo | [`SvmSolver`]: LIBSVM's SMO, or `batched` (`shrinking` and `cache_size` then do not apply) |
 //! | `Svc`, `Svr` | `C` | 1 | regularization (`∞`: hard margin) |
 //! | `Svc` | `class_weight` | uniform | [`ClassWeight`] |
 //! | `Svc` | `multiclass` | one-vs-one | [`Multiclass`] |

@@ -185,6 +185,7 @@ impl OneClassSvmParams {
             &data.records,
             &all,
             problem,
+            false,
             run.marks(),
         )?;
         run.observer().solved(&RunReport {

@@ -4,7 +4,7 @@
 use margin_core::fit::Observer;
 use margin_core::{Records, Result};
 use margin_kernels::{ColumnCache, ColumnSource, GramRows, Kernel, KernelSource};
-use margin_optim::batched::{QRows, solve_batched};
+use margin_optim::batched::{QRows, solve_batched, solve_batched_nu};
 use margin_optim::smo::{self, Problem, QMatrix, Solution};
 
 use crate::settings::{Settings, SvmSolver};
@@ -231,14 +231,16 @@ impl<K: Kernel + ?Sized> QRows for SvrRows<'_, K> {
     }
 }
 
-/// Solves a dual with one equality constraint over `Q_ij = y_i y_j K(x_i, x_j)` for the
-/// samples at `indices` (with `y` the problem's) by the solver `settings` name.
+/// Solves a dual over `Q_ij = y_i y_j K(x_i, x_j)` for the samples at `indices` (with `y` the
+/// problem's) by the solver `settings` name: with one equality constraint, or with `nu` the ν
+/// dual's one per label.
 pub(crate) fn solve_signed<K: Kernel + ?Sized, R: Records + ?Sized>(
     settings: &Settings,
     kernel: &K,
     records: &R,
     indices: &[usize],
     problem: Problem,
+    nu: bool,
     observer: &mut dyn Observer,
 ) -> Result<Solution> {
     let y = problem.y.clone();
@@ -246,11 +248,13 @@ pub(crate) fn solve_signed<K: Kernel + ?Sized, R: Records + ?Sized>(
         SvmSolver::Smo => {
             let cache = settings.cache_bytes();
             let mut q = SignedQ::new(kernel, records, indices.to_vec(), y, cache)?;
-            smo::solve(&mut q, problem, &settings.solver(), observer)
+            let solve = if nu { smo::solve_nu } else { smo::solve };
+            solve(&mut q, problem, &settings.solver(), observer)
         }
         SvmSolver::Batched => {
             let mut q = SignedRows::new(kernel, records, indices, y)?;
-            solve_batched(&mut q, problem, &settings.batched(), observer)
+            let solve = if nu { solve_batched_nu } else { solve_batched };
+            solve(&mut q, problem, &settings.batched(), observer)
         }
     }
 }

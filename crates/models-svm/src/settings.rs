@@ -1,6 +1,5 @@
 //! Settings every SVM shares: the kernel, the solver and its knobs.
 
-use margin_core::{Error, Result};
 use margin_kernels::{KernelChoice, KernelParams, KernelSpec};
 use margin_optim::batched::BatchedOptions;
 use margin_optim::smo::SolverOptions;
@@ -17,9 +16,8 @@ pub enum SvmSolver {
     /// margin's working-set solver (ThunderSVM's scheme, `margin_optim::batched`): 256
     /// variables a round, their kernel rows computed as matrix products. It stops on the same
     /// rule and tolerance as SMO, so it reaches the same optimum to within `tol`, not the same
-    /// bits; on tens of thousands of samples it takes a fraction of SMO's time. C-SVC, ε-SVR
-    /// and the one-class SVM (not the ν formulations); `cache_size` and `shrinking` do not
-    /// apply.
+    /// bits; on tens of thousands of samples it takes a fraction of SMO's time. Every SVM
+    /// formulation; `cache_size` and `shrinking` do not apply.
     Batched,
 }
 
@@ -69,21 +67,6 @@ impl Settings {
             max_iter: self.max_iter,
             ..BatchedOptions::default()
         }
-    }
-
-    /// Refuses the working-set solver for a ν formulation (its two equality constraints need
-    /// a selection of their own, which only SMO has).
-    pub(crate) fn check_single_constraint(&self, model: &str) -> Result<()> {
-        if self.solver == SvmSolver::Batched {
-            return Err(Error::invalid_parameter(
-                "solver",
-                "batched",
-                format!(
-                    "smo for {model}: the batched solver handles C-SVC, ε-SVR and the one-class SVM"
-                ),
-            ));
-        }
-        Ok(())
     }
 
     pub(crate) fn cache_bytes(&self) -> usize {
@@ -192,7 +175,7 @@ macro_rules! svm_params {
                 },
                 solver: $crate::SvmSolver {
                     at: settings.solver,
-                    help: "the dual's solver: smo (LIBSVM's, step for step) or batched (margin's working-set solver: the same optimum to within tol, faster on large data; not for the ν formulations)",
+                    help: "the dual's solver: smo (LIBSVM's, step for step) or batched (margin's working-set solver: the same optimum to within tol, faster on large data)",
                 },
                 $($tail)*
             }

@@ -16,7 +16,7 @@ use crate::decision::{Width, coef_matrix, kernel_rows, libsvm_kernel, linear_wei
 use crate::expansion::check_linear_weights;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
-use crate::q::{SignedQ, solve_signed};
+use crate::q::solve_signed;
 use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
 
 /// How more than two classes are handled.
@@ -182,7 +182,7 @@ classifier_params! {
             valid: ("a number in (0, 1]", nu_in_range),
         },
     } {}
-    together: |p| p.settings.check_single_constraint("ν-SVC")
+    together: |_| Ok(())
 }
 
 /// Probabilities need one-vs-one problems: pairwise coupling uses every pair of classes.
@@ -999,7 +999,15 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: bounds.clone(),
                 alpha: vec![0.0; l],
             };
-            let sol = solve_signed(spec.settings, kernel, records, idx, problem, run.marks())?;
+            let sol = solve_signed(
+                spec.settings,
+                kernel,
+                records,
+                idx,
+                problem,
+                false,
+                run.marks(),
+            )?;
             Ok((sol, bounds))
         }
         Formulation::Nu { nu } => {
@@ -1020,9 +1028,15 @@ fn solve_binary<K: Kernel + ?Sized, R: Records + ?Sized>(
                 c: vec![1.0; l],
                 alpha,
             };
-            let cache = spec.settings.cache_bytes();
-            let mut q = SignedQ::new(kernel, records, idx.to_vec(), ys.to_vec(), cache)?;
-            let mut sol = smo::solve_nu(&mut q, problem, &spec.settings.solver(), run.marks())?;
+            let mut sol = solve_signed(
+                spec.settings,
+                kernel,
+                records,
+                idx,
+                problem,
+                true,
+                run.marks(),
+            )?;
             let r = sol.r;
             // LIBSVM divides by r whatever its sign (a negative r, possible with a kernel that
             // is not positive semi-definite, gives a negative C and coefficients of the

@@ -299,13 +299,6 @@ impl TrainOptions {
         if !matches!(self.shrinking, 0 | 1) {
             return refuse("shrinking != 0 and shrinking != 1", "-h", &self.shrinking);
         }
-        if self.solver == SvmSolver::Batched && matches!(self.svm_type, 1 | 4) {
-            return refuse(
-                "the batched solver handles -s 0, 2 and 3 (the ν formulations need smo)",
-                "-s",
-                &self.svm_type,
-            );
-        }
         if !matches!(self.probability, 0 | 1) {
             return refuse(
                 "probability != 0 and probability != 1",
@@ -812,9 +805,6 @@ mod tests {
         assert_eq!((used, o.solver), (4, SvmSolver::Batched));
         let e = TrainOptions::parse(&["--solver", "x"]).unwrap_err();
         assert!(e.to_string().contains("smo or batched"), "{e}");
-        let (o, _) = TrainOptions::parse(&["-s", "1", "--solver", "batched"]).unwrap();
-        let e = o.trainer(10).map(|_| ()).unwrap_err();
-        assert!(e.to_string().contains("ν formulations need smo"), "{e}");
     }
 
     #[test]

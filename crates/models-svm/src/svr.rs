@@ -5,7 +5,7 @@ use margin_core::params::Params;
 use margin_core::{Convergence, Dataset, DenseMatrix, Error, Predict, Records, Result, validate};
 use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
-use margin_optim::batched::solve_batched;
+use margin_optim::batched::{solve_batched, solve_batched_nu};
 use margin_optim::smo::{self, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +99,7 @@ regressor_params! {
             valid: ("a number in (0, 1]", nu_in_range),
         },
     }
-    together: |p| p.settings.check_single_constraint("ν-SVR")
+    together: |_| Ok(())
 }
 
 /// Parameters of [`Svr`] (scikit-learn's names and defaults).
@@ -386,8 +386,16 @@ fn fit_regressor(
                 c: bounds,
                 alpha,
             };
-            let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
-            let sol = smo::solve_nu(&mut q, problem, &settings.solver(), run.marks())?;
+            let sol = match settings.solver {
+                SvmSolver::Smo => {
+                    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
+                    smo::solve_nu(&mut q, problem, &settings.solver(), run.marks())?
+                }
+                SvmSolver::Batched => {
+                    let mut q = SvrRows::new(&kernel, &data.records)?;
+                    solve_batched_nu(&mut q, problem, &settings.batched(), run.marks())?
+                }
+            };
             (sol, true)
         }
     };

@@ -1,4 +1,4 @@
-//! A working-set solver for the dual [`smo::solve`] solves, for problems
+//! A working-set solver for the duals [`smo::solve`] and [`smo::solve_nu`] solve, for problems
 //! where fetching `Q`'s columns one or two at a time is the cost.
 //!
 //! The scheme is ThunderSVM's (Wen et al., JMLR 2018), run on a CPU: each round selects a
@@ -11,14 +11,17 @@
 //! storing the rows: where ThunderSVM keeps the rows on a GPU's fast memory, a CPU is faster
 //! computing them again than writing and re-reading them). It stops on LIBSVM's rule,
 //! `m(α) − M(α) < tol` over all variables, so the answer is optimal to the same tolerance as
-//! SMO's (not the same bits: the path differs).
+//! SMO's (not the same bits: the path differs). The ν dual ([`solve_batched_nu`]) selects within
+//! each label, as LIBSVM's ν solver does.
 //!
 //! Memory: the working set's block of `Q` (`4·q²` bytes), asked for before the first round.
 
 use margin_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::smo::{self, DenseQ, Problem, QMatrix, Solution, SolverOptions, bound_of, rho_of};
+use crate::smo::{
+    self, DenseQ, Problem, QMatrix, Solution, SolverOptions, bound_of, rho_nu_of, rho_of,
+};
 use crate::{Control, Observer, Progress, Stop};
 
 /// The dual's `Q` matrix as a working-set solver reads it: a working set's own block, and its
@@ -95,6 +98,29 @@ pub fn solve_batched<Q: QRows>(
     opts: &BatchedOptions,
     observer: &mut dyn Observer,
 ) -> Result<Solution> {
+    run(q, problem, opts, observer, false)
+}
+
+/// Solves the ν dual (one equality constraint per label, as [`smo::solve_nu`]: ν-SVC, ν-SVR)
+/// a working set at a time: each label's most violating pair joins every set (the more
+/// violated label first), each subproblem is solved by [`smo::solve_nu`], and the rule is
+/// LIBSVM's ν rule, the larger of the two labels' `m − M` below `tol`. [`Solution::r`] is set.
+pub fn solve_batched_nu<Q: QRows>(
+    q: &mut Q,
+    problem: Problem,
+    opts: &BatchedOptions,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
+    run(q, problem, opts, observer, true)
+}
+
+fn run<Q: QRows>(
+    q: &mut Q,
+    problem: Problem,
+    opts: &BatchedOptions,
+    observer: &mut dyn Observer,
+    nu: bool,
+) -> Result<Solution> {
     let l = q.len();
     smo::check_problem(l, &problem, opts.tol)?;
     if opts.working_set < 2 {
@@ -130,7 +156,7 @@ pub fn solve_batched<Q: QRows>(
     let mut stop = Stop::CONVERGED;
     let mut violation;
     loop {
-        let ranked = Ranked::new(&y, &g, &alpha, &c);
+        let ranked = Ranked::new(&y, &g, &alpha, &c, nu);
         violation = ranked.gap();
         if violation < opts.tol {
             break;
@@ -139,10 +165,11 @@ pub fn solve_batched<Q: QRows>(
             stop = Stop::MaxIterations;
             break;
         }
-        // Keep the newer half of the last working set and leave at least two places for new
-        // violators: the first two picked are the most violating pair, so every subproblem
-        // starts from the whole problem's violation.
-        let keep = ws.len().min(size / 2).min(size.saturating_sub(2));
+        // Keep the newer half of the last working set and leave at least two places per
+        // constraint for new violators: the first picked are each constraint's most violating
+        // pair, so every subproblem starts from the whole problem's violation.
+        let reserved = if nu { 4 } else { 2 };
+        let keep = ws.len().min(size / 2).min(size.saturating_sub(reserved));
         ws.drain(..ws.len() - keep);
         let fresh = ranked.pick(&ws, size - keep, l);
         ws.extend_from_slice(&fresh);
@@ -156,7 +183,8 @@ pub fn solve_batched<Q: QRows>(
         let p_b: Vec<f64> = (0..m)
             .map(|a| g[ws[a]] - (0..m).map(|b| q_bb(a, b) * alpha_b[b]).sum::<f64>())
             .collect();
-        let local = smo::solve(
+        let local_solve = if nu { smo::solve_nu } else { smo::solve };
+        let local = local_solve(
             &mut DenseQ::new(m, q_bb),
             Problem {
                 p: p_b,
@@ -198,7 +226,12 @@ pub fn solve_batched<Q: QRows>(
             break;
         }
     }
-    let rho = rho_of((0..l).map(|i| (y[i], g[i], bound_of(alpha[i], c[i]))));
+    let vars = (0..l).map(|i| (y[i], g[i], bound_of(alpha[i], c[i])));
+    let (rho, r) = if nu {
+        rho_nu_of(vars)
+    } else {
+        (rho_of(vars), 0.0)
+    };
     let objective = (0..l).map(|i| alpha[i] * (g[i] + p[i])).sum::<f64>() / 2.0;
     Ok(Solution {
         alpha,
@@ -207,32 +240,19 @@ pub fn solve_batched<Q: QRows>(
         iterations,
         stop,
         violation,
-        r: 0.0,
+        r,
     })
 }
 
-/// The variables that can move up (`I_up`) and down (`I_low`), each with its `−y_t G_t`.
-struct Ranked {
+/// The variables that can move up (`I_up`) and down (`I_low`) under one equality constraint,
+/// each with its `−y_t G_t`.
+#[derive(Default)]
+struct Sides {
     up: Vec<(f64, usize)>,
     low: Vec<(f64, usize)>,
 }
 
-impl Ranked {
-    fn new(y: &[i8], g: &[f64], alpha: &[f64], c: &[f64]) -> Self {
-        let (mut up, mut low) = (Vec::new(), Vec::new());
-        for t in 0..y.len() {
-            let v = -f64::from(y[t]) * g[t];
-            let (below_c, above_0) = (alpha[t] < c[t], alpha[t] > 0.0);
-            if (y[t] == 1 && below_c) || (y[t] == -1 && above_0) {
-                up.push((v, t));
-            }
-            if (y[t] == -1 && below_c) || (y[t] == 1 && above_0) {
-                low.push((v, t));
-            }
-        }
-        Self { up, low }
-    }
-
+impl Sides {
     /// `m(α)` and `M(α)`: the largest `−y G` that can rise and the smallest that can fall.
     fn extremes(&self) -> (f64, f64) {
         let m = self
@@ -244,44 +264,104 @@ impl Ranked {
         (m, big_m)
     }
 
-    /// `m(α) − M(α)`.
+    /// `m(α) − M(α)` (−∞ when a side is empty).
     fn gap(&self) -> f64 {
         let (m, big_m) = self.extremes();
         m - big_m
     }
 
-    /// Up to `count` variables not in `taken`, alternately the most violating of `I_up`
-    /// (largest `−y G`) and of `I_low` (smallest), each only while it still violates against
-    /// the other side's extreme; ties go to the lower index.
-    fn pick(mut self, taken: &[usize], count: usize, l: usize) -> Vec<usize> {
+    /// Keeps the violators only (up with `−yG > M`, low with `−yG < m`: no other can help),
+    /// the `reach` most violating of each side, most violating first, ties to the lower index.
+    fn violators(mut self, reach: usize) -> Self {
         let (m, big_m) = self.extremes();
-        // Only the violators can help: up with −yG > M, low with −yG < m.
         self.up.retain(|u| u.0 > big_m);
         self.low.retain(|u| u.0 < m);
-        // No side can give more than `count + taken.len()` before `count` are chosen.
-        let reach = count + taken.len();
         best_first(&mut self.up, reach, true);
         best_first(&mut self.low, reach, false);
+        self
+    }
+}
+
+/// [`Sides`] for each equality constraint: one over every variable, or with `nu` one per label
+/// (the ν dual keeps each label's sum of `α`).
+struct Ranked {
+    constraints: Vec<Sides>,
+}
+
+impl Ranked {
+    fn new(y: &[i8], g: &[f64], alpha: &[f64], c: &[f64], nu: bool) -> Self {
+        let mut constraints: Vec<Sides> = (0..if nu { 2 } else { 1 })
+            .map(|_| Sides::default())
+            .collect();
+        for t in 0..y.len() {
+            let sides = &mut constraints[usize::from(nu && y[t] != 1)];
+            let v = -f64::from(y[t]) * g[t];
+            let (below_c, above_0) = (alpha[t] < c[t], alpha[t] > 0.0);
+            if (y[t] == 1 && below_c) || (y[t] == -1 && above_0) {
+                sides.up.push((v, t));
+            }
+            if (y[t] == -1 && below_c) || (y[t] == 1 && above_0) {
+                sides.low.push((v, t));
+            }
+        }
+        Self { constraints }
+    }
+
+    /// The largest `m(α) − M(α)` over the constraints (LIBSVM's stopping measure, also for ν).
+    fn gap(&self) -> f64 {
+        self.constraints
+            .iter()
+            .map(Sides::gap)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Up to `count` variables not in `taken`: from each constraint, most violated first,
+    /// alternately the most violating of `I_up` (largest `−y G`) and of `I_low` (smallest),
+    /// each only while it still violates against the other side's extreme; ties go to the
+    /// lower index.
+    fn pick(self, taken: &[usize], count: usize, l: usize) -> Vec<usize> {
+        // No side can give more than `count + taken.len()` before `count` are chosen.
+        let reach = count + taken.len();
+        let mut constraints: Vec<Sides> = self.constraints;
+        constraints.sort_by(|a, b| b.gap().total_cmp(&a.gap()));
+        let constraints: Vec<Sides> = constraints
+            .into_iter()
+            .map(|s| s.violators(reach))
+            .collect();
         let mut member = vec![false; l];
         for &t in taken {
             member[t] = true;
         }
+        let mut cursors: Vec<_> = constraints
+            .iter()
+            .map(|s| (s.up.iter(), s.low.iter()))
+            .collect();
+        let mut open = vec![true; cursors.len()];
         let mut chosen = Vec::with_capacity(count);
-        let (mut up, mut low) = (self.up.iter(), self.low.iter());
-        let mut from_up = true;
-        while chosen.len() < count {
+        // Slots in turn: each open constraint's up side, then its low side.
+        let mut slot = 0;
+        while chosen.len() < count && open.iter().any(|&o| o) {
+            let (k, from_up) = (slot / 2 % cursors.len(), slot % 2 == 0);
+            slot += 1;
+            if !open[k] {
+                continue;
+            }
             let next = |side: &mut std::slice::Iter<'_, (f64, usize)>| {
                 side.find(|e| !member[e.1]).map(|e| e.1)
             };
+            let (up, low) = &mut cursors[k];
             let found = if from_up {
-                next(&mut up).or_else(|| next(&mut low))
+                next(up).or_else(|| next(low))
             } else {
-                next(&mut low).or_else(|| next(&mut up))
+                next(low).or_else(|| next(up))
             };
-            let Some(t) = found else { break };
-            member[t] = true;
-            chosen.push(t);
-            from_up = !from_up;
+            match found {
+                Some(t) => {
+                    member[t] = true;
+                    chosen.push(t);
+                }
+                None => open[k] = false,
+            }
         }
         chosen
     }
@@ -439,6 +519,80 @@ mod tests {
                 .install(|| batched(&q, &problem, 1e-3, 32))
         };
         assert_eq!(run(1), run(2));
+    }
+
+    /// [`rbf_problem`] as ν-SVC poses it: `p = 0`, bounds 1, and LIBSVM's feasible start,
+    /// `ν·l/2` of weight on each label.
+    fn nu_problem(n: usize, nu: f64, seed: u64) -> (Vec<Vec<f64>>, Problem) {
+        let (q, mut problem) = rbf_problem(n, 1.0, seed);
+        let (mut left_pos, mut left_neg) = (nu * n as f64 / 2.0, nu * n as f64 / 2.0);
+        problem.p = vec![0.0; n];
+        problem.alpha = problem
+            .y
+            .iter()
+            .map(|&y| {
+                let left = if y == 1 { &mut left_pos } else { &mut left_neg };
+                let a = left.min(1.0);
+                *left -= a;
+                a
+            })
+            .collect();
+        (q, problem)
+    }
+
+    #[test]
+    fn the_nu_dual_reaches_smos_optimum_and_keeps_each_labels_sum() {
+        let label_sums = |p: &Problem, alpha: &[f64]| {
+            let sum = |label| {
+                (0..alpha.len())
+                    .filter(|&i| p.y[i] == label)
+                    .map(|i| alpha[i])
+                    .sum::<f64>()
+            };
+            (sum(1), sum(-1))
+        };
+        for (n, nu, seed) in [(60, 0.3, 11), (200, 0.5, 12)] {
+            let (q, problem) = nu_problem(n, nu, seed);
+            let mut dense = DenseQ::new(n, |i, j| q[i][j]);
+            let tight = SolverOptions {
+                tol: 1e-9,
+                ..SolverOptions::default()
+            };
+            let exact = smo::solve_nu(&mut dense, problem.clone(), &tight, &mut ()).unwrap();
+            for working_set in [2, 3, 4, 8, 64, 1024] {
+                let opts = BatchedOptions {
+                    tol: 1e-9,
+                    working_set,
+                    max_iter: None,
+                };
+                let mut dense = DenseQ::new(n, |i, j| q[i][j]);
+                let sol = solve_batched_nu(&mut dense, problem.clone(), &opts, &mut ()).unwrap();
+                let what = format!("n {n} q {working_set}");
+                assert_eq!(sol.stop, Stop::CONVERGED, "{what}");
+                let (before, after) = (
+                    label_sums(&problem, &problem.alpha),
+                    label_sums(&problem, &sol.alpha),
+                );
+                assert!(
+                    (before.0 - after.0).abs() < 1e-9 && (before.1 - after.1).abs() < 1e-9,
+                    "{what}"
+                );
+                let rel = (sol.objective - exact.objective).abs() / exact.objective.abs();
+                assert!(rel < 1e-8, "{what}: rel {rel:e}");
+                assert!(
+                    (sol.r - exact.r).abs() < 1e-5,
+                    "{what}: r {} vs {}",
+                    sol.r,
+                    exact.r
+                );
+                assert!(
+                    (sol.rho - exact.rho).abs() < 1e-5,
+                    "{what}: ρ {} vs {}",
+                    sol.rho,
+                    exact.rho
+                );
+            }
+        }
     }
 
     #[test]

@@ -679,29 +679,8 @@ impl<'q, Q: QMatrix> State<'q, Q> {
         rho_of((0..self.active).map(|i| (self.y[i], self.g[i], self.status[i])))
     }
 
-    /// The ν solver's ρ and r: one offset per label, `ρ = (r₁ − r₂)/2`, `r = (r₁ + r₂)/2`.
     fn rho_nu(&self) -> (f64, f64) {
-        let mut side = [(f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize); 2];
-        for i in 0..self.active {
-            let s = &mut side[usize::from(self.y[i] != 1)];
-            match self.status[i] {
-                Bound::Upper => s.1 = s.1.max(self.g[i]),
-                Bound::Lower => s.0 = s.0.min(self.g[i]),
-                Bound::Free => {
-                    s.2 += self.g[i];
-                    s.3 += 1;
-                }
-            }
-        }
-        let r = |(ub, lb, sum, n): (f64, f64, f64, usize)| {
-            if n > 0 {
-                sum / n as f64
-            } else {
-                (ub + lb) / 2.0
-            }
-        };
-        let (r1, r2) = (r(side[0]), r(side[1]));
-        ((r1 - r2) / 2.0, (r1 + r2) / 2.0)
+        rho_nu_of((0..self.active).map(|i| (self.y[i], self.g[i], self.status[i])))
     }
 
     fn run(mut self, opts: &SolverOptions) -> Solution {
@@ -807,6 +786,33 @@ pub(crate) fn rho_of(vars: impl Iterator<Item = (i8, f64, Bound)>) -> f64 {
     } else {
         (ub + lb) / 2.0
     }
+}
+
+/// The ν solver's ρ and r from each variable's `(y_i, G_i, bound)`: one offset per label (the
+/// mean `G` of its free variables, or with none free the midpoint its bounded ones leave),
+/// `ρ = (r₁ − r₂)/2`, `r = (r₁ + r₂)/2`.
+pub(crate) fn rho_nu_of(vars: impl Iterator<Item = (i8, f64, Bound)>) -> (f64, f64) {
+    let mut side = [(f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize); 2];
+    for (y, g, status) in vars {
+        let s = &mut side[usize::from(y != 1)];
+        match status {
+            Bound::Upper => s.1 = s.1.max(g),
+            Bound::Lower => s.0 = s.0.min(g),
+            Bound::Free => {
+                s.2 += g;
+                s.3 += 1;
+            }
+        }
+    }
+    let r = |(ub, lb, sum, n): (f64, f64, f64, usize)| {
+        if n > 0 {
+            sum / n as f64
+        } else {
+            (ub + lb) / 2.0
+        }
+    };
+    let (r1, r2) = (r(side[0]), r(side[1]));
+    ((r1 - r2) / 2.0, (r1 + r2) / 2.0)
 }
 
 fn positive_or_tau(quad: f64) -> f64 {
