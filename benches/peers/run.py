@@ -107,7 +107,13 @@ def read_svmlight(path, n_features):
 
 
 def load_split(args):
-    """(X_train, y_train, X_test, y_test) as scipy CSR matrices and float arrays."""
+    """(X_train, y_train, X_test, y_test) as scipy CSR matrices and float arrays; with
+    --generate regression, the generated problem as a binary one (class 1 where y > 0), as
+    margin's side reads it (the scaling runs size a classifier's data so)."""
+    if args.generate == "regression":
+        x, y, x_test, y_test = regression(args)
+        labels = lambda t: (t > 0).astype(np.float64)
+        return sparse.csr_matrix(x), labels(y), sparse.csr_matrix(x_test), labels(y_test)
     x, y = read_svmlight(args.train, args.n_features)
     if args.test is not None:
         x_test, y_test = read_svmlight(args.test, args.n_features)

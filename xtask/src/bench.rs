@@ -22,7 +22,14 @@ pub const USAGE: &str =
                          workspace, target/rust-peers; minutes the first time) and adds their
                          columns; if that build fails, says so and runs without them
       --criterion        also run `cargo bench -p margin-benches --bench '*'` (slow; shortened
-                         with --quick)";
+                         with --quick)
+      --scaling          instead of the table, fit time against n (10^3 .. 10^6, generated data)
+                         for each family, margin and its peer, one chart each with the fitted
+                         slope: target/bench-report/scaling/ (scaling.md, FAMILY.svg); --only
+                         names families (svc, svc-batched, linear-svc, logistic, tree, forest,
+                         boosting, knn, kmeans, pca); --quick stops at n = 31,623
+      --budget S         with --scaling: seconds one fit may take (default 60); a side stops
+                         before a size predicted to take longer";
 
 /// The peer packages (PyPI names) and the import that proves they are there.
 const PEER_PACKAGES: [&str; 3] = ["scikit-learn", "libsvm-official", "liblinear-official"];
@@ -38,6 +45,8 @@ struct Options {
     no_peers: bool,
     rust_peers: bool,
     criterion: bool,
+    scaling: bool,
+    budget: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -51,6 +60,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         no_peers: false,
         rust_peers: false,
         criterion: false,
+        scaling: false,
+        budget: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -69,6 +80,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--no-peers" => o.no_peers = true,
             "--rust-peers" => o.rust_peers = true,
             "--criterion" => o.criterion = true,
+            "--scaling" => o.scaling = true,
+            "--budget" => o.budget = Some(value("--budget")?),
             other => return Err(format!("bench: unknown option `{other}`")),
         }
     }
@@ -78,6 +91,17 @@ fn parse(args: &[String]) -> Result<Options, String> {
         {
             return Err(format!("{name} takes a whole number ≥ 1, not `{v}`"));
         }
+    }
+    if let Some(b) = &o.budget
+        && !b.parse::<f64>().is_ok_and(|s| s > 0.0 && s.is_finite())
+    {
+        return Err(format!("--budget takes a number of seconds > 0, not `{b}`"));
+    }
+    if o.scaling && (o.repeats.is_some() || o.rust_peers || o.criterion) {
+        return Err("--scaling runs one fit per size: it takes neither --repeats, --rust-peers nor --criterion".into());
+    }
+    if o.budget.is_some() && !o.scaling {
+        return Err("--budget applies to --scaling only".into());
     }
     if o.no_peers && (o.install_peers || o.python.is_some()) {
         return Err("--no-peers cannot be combined with --install-peers or --python".into());
@@ -183,7 +207,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         &["build", "--release", "-p", "margin-benches", "--bin", "e2e"],
         &[],
     )?;
-    let mut e2e_args: Vec<String> = vec!["run".into()];
+    let mut e2e_args: Vec<String> = vec![if o.scaling { "scaling" } else { "run" }.into()];
     if o.rust_peers {
         match build_rust_peers(&root, &target) {
             Ok(exe) => e2e_args.extend(["--rust-peers".into(), exe.display().to_string()]),
@@ -198,19 +222,26 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         // `--flag=value`: a value may itself start with `--`.
         Err(why) => e2e_args.push(format!("--no-peers-reason={why}")),
     }
-    if o.quick {
-        e2e_args.push("--quick".into());
+    match (o.quick, o.scaling) {
+        (true, true) => e2e_args.extend(["--max-n".into(), "31623".into()]),
+        (true, false) => e2e_args.push("--quick".into()),
+        _ => {}
     }
     for (flag, value) in [
         ("--repeats", &o.repeats),
         ("--threads", &o.threads),
         ("--only", &o.only),
+        ("--budget", &o.budget),
     ] {
         if let Some(v) = value {
             e2e_args.extend([flag.into(), v.clone()]);
         }
     }
-    let report = target.join("bench-report");
+    let report = if o.scaling {
+        target.join("bench-report/scaling")
+    } else {
+        target.join("bench-report")
+    };
     e2e_args.extend(["--out".into(), report.display().to_string()]);
     let mut invocation = vec!["cargo xtask bench".to_string()];
     invocation.extend(args.iter().cloned());
@@ -254,5 +285,17 @@ mod tests {
         assert!(parse(&args(&["--rust-peer"])).is_err());
         assert!(parse(&args(&["--repeats", "0"])).is_err());
         assert!(parse(&args(&["--no-peers", "--install-peers"])).is_err());
+        assert!(parse(&args(&["--scaling", "--repeats", "3"])).is_err());
+        assert!(parse(&args(&["--budget", "10"])).is_err());
+        assert!(parse(&args(&["--scaling", "--budget", "0"])).is_err());
+        let o = parse(&args(&[
+            "--scaling",
+            "--budget",
+            "30",
+            "--only",
+            "svc,boosting",
+        ]))
+        .unwrap();
+        assert!(o.scaling && o.budget.as_deref() == Some("30"));
     }
 }

@@ -709,21 +709,12 @@ fn knn_kd_tree(args: &DataArgs) -> Res<Outcome> {
     regress(args, |t| params.fit(t))
 }
 
-/// The generated regression problem as a binary one: class 1 where the target is positive
-/// (`run.py` thresholds the same numbers).
-fn positive_targets(data: Dataset) -> Res<Dataset> {
-    let y = data
-        .targets
-        .values()?
-        .iter()
-        .map(|&v| f64::from(u8::from(v > 0.0)))
-        .collect();
-    Ok(Dataset::new(data.records, margin_core::Targets::Values(y))?)
-}
-
 fn gradient_boosting(args: &DataArgs) -> Res<Outcome> {
     let (train, test) = data::regression(args)?;
-    let (train, test) = (positive_targets(train)?, positive_targets(test)?);
+    let (train, test) = (
+        data::positive_targets(train)?,
+        data::positive_targets(test)?,
+    );
     let params = GradientBoostingClassifier::params()
         .max_iter(100)
         .early_stopping(EarlyStopping::Off);

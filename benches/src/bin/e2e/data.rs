@@ -147,8 +147,14 @@ fn required<T: Copy>(value: Option<T>, flag: &str) -> Res<T> {
     value.ok_or_else(|| format!("this case needs {flag}").into())
 }
 
-/// Training and test sets from `--train` with `--test` or `--split`.
+/// Training and test sets from `--train` with `--test` or `--split`; with `--generate
+/// regression` instead, the generated problem as a binary one ([`positive_targets`]), which is
+/// how `cargo xtask bench --scaling` sizes a classifier's data.
 pub fn split(args: &DataArgs) -> Res<(Dataset, Dataset)> {
+    if args.generate == Some(Generated::Regression) {
+        let (train, test) = regression(args)?;
+        return Ok((positive_targets(train)?, positive_targets(test)?));
+    }
     let train_path = args.train.as_deref().ok_or("this case needs --train")?;
     let options = LibsvmOptions {
         n_features: args.n_features,
@@ -215,6 +221,18 @@ pub fn regression(args: &DataArgs) -> Res<(Dataset, Dataset)> {
         Ok(Dataset::new(records, Targets::Values(y))?)
     };
     Ok((make(0..n)?, make(n..n + m)?))
+}
+
+/// The generated regression problem as a binary one: class 1 where the target is positive
+/// (`run.py` thresholds the same numbers).
+pub fn positive_targets(data: Dataset) -> Res<Dataset> {
+    let y = data
+        .targets
+        .values()?
+        .iter()
+        .map(|&v| f64::from(u8::from(v > 0.0)))
+        .collect();
+    Ok(Dataset::new(data.records, Targets::Values(y))?)
 }
 
 /// The generated scores and whether each sample is positive.

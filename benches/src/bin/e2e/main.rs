@@ -8,6 +8,9 @@
 //!   `--python`, margin runs alone; `--rust-peers` adds linfa and smartcore (`rust_peers.rs`).
 //! - `e2e run-one --case NAME <data flags>`: margin's side of one case (the runner's child);
 //!   prints one JSON line.
+//! - `e2e scaling [--python PY] [--threads N] [--only families] [--budget S] [--max-n N]
+//!   [--out DIR]`: each family's fit time against n on generated data, both sides, charted
+//!   (`scaling.rs`).
 //! - `e2e list`: the cases.
 
 mod cases;
@@ -15,6 +18,7 @@ mod data;
 mod report;
 mod runner;
 mod rust_peers;
+mod scaling;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,8 +52,39 @@ enum Cmd {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Fit time against n for each family, margin and its peer, charted.
+    Scaling(ScalingArgs),
     /// List the cases.
     List,
+}
+
+#[derive(clap::Args)]
+struct ScalingArgs {
+    /// Python interpreter with the peers; without it margin runs alone.
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Why the peers are not run (shown in the report when --python is absent).
+    #[arg(long, value_name = "TEXT")]
+    no_peers_reason: Option<String>,
+    /// Threads per side.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Only these families (comma-separated; `svc`, `svc-batched`, `linear-svc`, `logistic`,
+    /// `tree`, `forest`, `boosting`, `knn`, `kmeans`, `pca`).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Seconds one fit may take: a side stops before a size predicted to take longer.
+    #[arg(long, default_value_t = 60.0)]
+    budget: f64,
+    /// The largest training size.
+    #[arg(long, default_value_t = 1_000_000)]
+    max_n: usize,
+    /// Report directory (default: `<repo>/target/bench-report/scaling`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The command that started the run, for the report.
+    #[arg(long)]
+    invocation: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -142,6 +177,43 @@ fn list() {
     for (entry, why) in NOT_BENCHED {
         println!("  {entry:<28} {why}");
     }
+}
+
+/// Runs the scaling families (`scaling.rs`).
+fn scaling(args: ScalingArgs) -> Res<()> {
+    if args.threads == 0 || args.budget <= 0.0 {
+        return Err("--threads and --budget must be positive".into());
+    }
+    let root = repo_root();
+    let families = scaling::families(&args.only)?;
+    let plan = Plan {
+        margin_exe: std::env::current_exe()
+            .map_err(|e| format!("cannot find this executable to re-run it: {e}"))?,
+        python: args.python,
+        peer_script: root.join("benches/peers/run.py"),
+        repeats: 1,
+        quick: false,
+        threads: args.threads,
+        only: Vec::new(),
+        bundled: root.join("datasets"),
+        shared: margin_benches::shared_data_dir(),
+        rust_peers: None,
+    };
+    let out = args
+        .out
+        .unwrap_or_else(|| root.join("target/bench-report/scaling"));
+    let invocation = args
+        .invocation
+        .unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" "));
+    let mut about = format!("`{invocation}`");
+    if plan.python.is_none() {
+        let why = args
+            .no_peers_reason
+            .as_deref()
+            .unwrap_or("no --python given");
+        about.push_str(&format!(" (peers not run: {why}; margin alone)"));
+    }
+    scaling::run(&plan, &families, (args.budget, args.max_n), &out, &about)
 }
 
 /// Runs the plan; `Ok(false)` when a case failed (after the report is written).
@@ -254,6 +326,7 @@ fn main() -> ExitCode {
             }
         }),
         Cmd::RunOne { case, data } => run_one(&case, &data).map(|()| true),
+        Cmd::Scaling(args) => scaling(args).map(|()| true),
         Cmd::List => {
             list();
             Ok(true)

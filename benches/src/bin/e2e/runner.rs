@@ -259,6 +259,22 @@ impl Plan {
         }
     }
 
+    /// One fit of `case` on `data_args` by margin, or by the peer when `peer` (which needs
+    /// `python`), in its own child process.
+    pub fn measure_once(
+        &self,
+        case: &Case,
+        peer: bool,
+        data_args: &[String],
+    ) -> Result<Measure, String> {
+        let who = match (peer, self.python.as_deref()) {
+            (false, _) => Who::Margin,
+            (true, Some(python)) => Who::Peer(python),
+            (true, None) => return Err("no Python peers".into()),
+        };
+        run_child(&mut self.child(case, who, data_args))
+    }
+
     fn child(&self, case: &Case, who: Who<'_>, data_args: &[String]) -> Command {
         let mut command = match who {
             Who::Margin => {
