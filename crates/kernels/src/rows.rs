@@ -72,8 +72,12 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
         let sparse = records
             .as_sparse()
             .filter(|csr| (stored_in(csr, indices) as f64) < SPARSE_BELOW * cells);
+        let form = kernel.dot_form();
         let samples = match sparse {
-            Some(csr) => Samples::Sparse(renumbered_subset(csr, indices)?),
+            Some(csr) if form.is_some() => Samples::Sparse(renumbered_subset(csr, indices)?),
+            // Other kernels may read a feature by its index (a precomputed kernel's serial
+            // numbers name columns): their samples keep the records' numbering.
+            Some(csr) => Samples::Sparse(csr.select_rows(indices)?),
             None => {
                 let mut x = DenseMatrix::try_zeros(
                     indices.len(),
@@ -88,7 +92,6 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
                 Samples::Dense(x)
             }
         };
-        let form = kernel.dot_form();
         let sq_norms = match &form {
             Some(f) if f.needs_norms() => (0..samples.len())
                 .map(|i| samples.row(i).sq_norm())
@@ -133,7 +136,7 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
             return;
         }
         let sign = |i: usize| signs.map_or(1.0, |s| f32::from(s[i]));
-        let block = Block::of(&self.samples, rows);
+        let block = Block::of(&self.samples, rows, self.form.is_some());
         let mut scratch = Scratch::new(m, n);
         let width = scratch.width;
         for (k0, piece) in cols.chunks(width).enumerate() {
@@ -170,10 +173,10 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
         if m == 0 || self.is_empty() {
             return;
         }
-        let block = Block::of(&self.samples, &moved);
+        let block = Block::of(&self.samples, &moved, self.form.is_some());
         g.par_chunks_mut(COLUMNS)
             .enumerate()
-            .with_min_len(parallel::min_len(m * block.work_per_sample() * COLUMNS))
+            .with_min_len(parallel::min_len(block.work_per_sample() * COLUMNS))
             .for_each(|(c, part)| {
                 let start = c * COLUMNS;
                 let mut scratch = Scratch::new(m, part.len());
@@ -206,7 +209,7 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
             gathered,
             ..
         } = scratch;
-        let Some(form) = &self.form else {
+        let (Block::Products(products), Some(form)) = (block, &self.form) else {
             for k in 0..count {
                 let xt = self.samples.row(cols.at(k));
                 for (v, &a) in values.iter_mut().zip(rows) {
@@ -221,7 +224,7 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
         }
         let m = rows.len();
         let dots = &mut dots[..count * m];
-        block.dots(cols, gathered, dots);
+        products.dots(cols, gathered, dots);
         for (k, dots) in dots.chunks_mut(m).enumerate() {
             let sq_t = self.sq_norms[cols.at(k)];
             match form {
@@ -310,9 +313,44 @@ impl Scratch {
     }
 }
 
+/// A block's rows: for a kernel with a dot form, its samples ready for products; for one
+/// evaluated pair by pair, only which samples they are.
+enum Block<'s> {
+    PerPair(&'s [usize]),
+    Products(Products<'s>),
+}
+
+impl<'s> Block<'s> {
+    /// The block of `rows`, ready for products when `products` (a kernel with a dot form).
+    fn of(samples: &'s Samples, rows: &'s [usize], products: bool) -> Self {
+        if products {
+            Block::Products(Products::of(samples, rows))
+        } else {
+            Block::PerPair(rows)
+        }
+    }
+
+    /// The block's samples, in the order of its rows.
+    fn rows(&self) -> &'s [usize] {
+        match self {
+            Block::PerPair(rows) => rows,
+            Block::Products(p) => p.rows(),
+        }
+    }
+
+    /// Operations per sample of the set (what one column of the block costs).
+    fn work_per_sample(&self) -> usize {
+        match self {
+            // Counted as a short dot product per row.
+            Block::PerPair(rows) => 64 * rows.len(),
+            Block::Products(p) => p.rows().len() * p.work_per_sample(),
+        }
+    }
+}
+
 /// The block's own samples beside the set they are multiplied with: dense rows for GEMM, or
 /// for sparse samples each feature the block uses with its `m` values side by side.
-enum Block<'s> {
+enum Products<'s> {
     Dense {
         samples: &'s DenseMatrix,
         /// The block's rows, `m × d`.
@@ -332,7 +370,7 @@ struct SparseBlock<'s> {
     rows: &'s [usize],
 }
 
-impl<'s> Block<'s> {
+impl<'s> Products<'s> {
     fn of(samples: &'s Samples, rows: &'s [usize]) -> Self {
         let m = rows.len();
         match samples {
@@ -342,7 +380,7 @@ impl<'s> Block<'s> {
                 for (o, &a) in xb.as_mut_slice().chunks_mut(d.max(1)).zip(rows) {
                     o.copy_from_slice(x.row(a));
                 }
-                Block::Dense {
+                Products::Dense {
                     samples: x,
                     x: xb,
                     rows,
@@ -364,7 +402,7 @@ impl<'s> Block<'s> {
                         values[*s as usize * m + r] = v;
                     }
                 }
-                Block::Sparse(SparseBlock {
+                Products::Sparse(SparseBlock {
                     samples: csr,
                     slot,
                     values,
@@ -377,16 +415,16 @@ impl<'s> Block<'s> {
     /// The block's samples, in the order of its rows.
     fn rows(&self) -> &'s [usize] {
         match self {
-            Block::Dense { rows, .. } => rows,
-            Block::Sparse(block) => block.rows,
+            Products::Dense { rows, .. } => rows,
+            Products::Sparse(block) => block.rows,
         }
     }
 
     /// Multiply-adds per sample of the set (what one column of the product costs).
     fn work_per_sample(&self) -> usize {
         match self {
-            Block::Dense { x, .. } => x.ncols(),
-            Block::Sparse(b) => b.samples.nnz().div_ceil(b.samples.nrows().max(1)),
+            Products::Dense { x, .. } => x.ncols(),
+            Products::Sparse(b) => b.samples.nnz().div_ceil(b.samples.nrows().max(1)),
         }
     }
 
@@ -394,7 +432,7 @@ impl<'s> Block<'s> {
     fn dots(&self, cols: Cols<'_>, gathered: &mut Vec<f64>, dots: &mut [f64]) {
         let count = cols.len();
         match self {
-            Block::Dense { samples, x: xb, .. } => {
+            Products::Dense { samples, x: xb, .. } => {
                 let d = samples.ncols();
                 let lhs = match cols {
                     Cols::Range(first, _) => samples.view().subrows(first, count).as_faer(),
@@ -416,7 +454,7 @@ impl<'s> Block<'s> {
                     Par::Seq,
                 );
             }
-            Block::Sparse(block) => {
+            Products::Sparse(block) => {
                 // faer's sparse × dense product computes each entry as its own gathered dot
                 // product; here each stored entry of x_t adds one feature's block values, a
                 // vector at a time.
@@ -497,7 +535,7 @@ fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, cols: Cols<'_>, til
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Laplacian, Rbf};
+    use crate::{Laplacian, Precomputed, Rbf};
 
     fn points(n: usize, d: usize) -> DenseMatrix {
         let v: Vec<f64> = (0..n * d)
@@ -590,6 +628,48 @@ mod tests {
                     let got = sums[t] - start[t];
                     assert!((got - add).abs() < 8.0 * tol, "t {t}: {got} vs {add}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_precomputed_kernel_reads_its_serial_numbers_in_sparse_records() {
+        // Rows `[serial | K(i, ·)]` of a banded Gram matrix where odd samples have no
+        // similarities: sparse enough for the sparse copy (at most 4 of 41 columns stored),
+        // and no row stores an even column, so renumbering the stored columns would shift the
+        // ones the serial numbers name.
+        let n: usize = 40;
+        let rows: Vec<Vec<(u32, f64)>> = (0..n)
+            .map(|i| {
+                let mut row = vec![(0u32, (i + 1) as f64)];
+                if i % 2 == 0 {
+                    for j in (i.saturating_sub(2)..(i + 3).min(n)).step_by(2) {
+                        row.push(((j + 1) as u32, 1.0 / (1.0 + i.abs_diff(j) as f64)));
+                    }
+                }
+                row
+            })
+            .collect();
+        let mut indptr = vec![0];
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        for row in &rows {
+            for &(j, v) in row {
+                indices.push(j);
+                values.push(v);
+            }
+            indptr.push(indices.len());
+        }
+        let gram = CsrMatrix::new(indptr, indices, values, n + 1).unwrap();
+        let all: Vec<usize> = (0..n).collect();
+        let g = GramRows::new(&Precomputed, &gram, &all).unwrap();
+        let picked = [0, 7, 8, 39];
+        let mut out = vec![0.0f32; picked.len() * n];
+        g.block(&picked, &all, None, &mut out);
+        for (r, &a) in picked.iter().enumerate() {
+            for t in 0..n {
+                let want =
+                    Precomputed.eval(RowView::Sparse(gram.row(a)), RowView::Sparse(gram.row(t)));
+                assert_eq!(out[r * n + t], want as f32, "({a}, {t})");
             }
         }
     }

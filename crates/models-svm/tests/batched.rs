@@ -3,7 +3,7 @@
 //! 1e-6 relative, ρ within 1e-4), support-vector counts within 0.5 % and the same predictions
 //! but for points within 1e-3 of the decision boundary, and the same bits on any thread count.
 
-use margin_core::{Dataset, DecisionFunction, Fit, Predict};
+use margin_core::{Dataset, DecisionFunction, Fit, Predict, Records};
 use margin_io::{ModelFile, datasets};
 use margin_kernels::{Gamma, Polynomial};
 use margin_svm::{ClassWeight, KernelChoice, LabelOrder, OneClassSvm, Svc, SvmSolver, Svr};
@@ -126,6 +126,30 @@ fn c_svc_reaches_libsvms_optimum_with_every_kernel() {
         &heart,
         &heart,
     );
+}
+
+#[test]
+fn a_precomputed_gram_matrix_gives_the_rbf_kernels_optimum() {
+    // heart's RBF Gram matrix in LIBSVM's -t 4 layout, `[serial | K(i, ·)]`: the batched
+    // solver must reach the optimum LIBSVM reached with the kernel itself.
+    let heart = datasets::heart_scale().unwrap();
+    let n = heart.n_samples();
+    let rbf = margin_kernels::Rbf::with_gamma(HEART_GAMMA).unwrap();
+    let mut gram = Vec::with_capacity(n * (n + 1));
+    for i in 0..n {
+        gram.push((i + 1) as f64);
+        for j in 0..n {
+            gram.push(margin_kernels::Kernel::eval(
+                &rbf,
+                heart.records.row(i),
+                heart.records.row(j),
+            ));
+        }
+    }
+    let records = margin_core::DenseMatrix::from_row_major(gram, n, n + 1).unwrap();
+    let data = Dataset::new(records, heart.targets.clone()).unwrap();
+    let params = Svc::params().c(1.0).kernel(KernelChoice::Precomputed);
+    check_svc("heart_rbf", params, &data, &data);
 }
 
 #[test]
