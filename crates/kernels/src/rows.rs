@@ -9,12 +9,11 @@ use crate::gram::apply_form;
 use crate::kernel::{DotForm, Kernel};
 use crate::simd::rbf_into_f32;
 
-/// Samples per parallel task of [`GramRows::rows`]: each task computes the block's entries for
+/// Samples per parallel task of [`GramRows::add_weighted_rows`]: each task sums the rows over
 /// this many samples in its own scratch.
 const COLUMNS: usize = 2048;
 
-/// Dot products per tile of [`Block::fill`] (64 KiB of `f64`): a tile's samples times the
-/// block's rows.
+/// Dot products per tile (64 KiB of `f64`): a tile's samples times the block's rows.
 const TILE_ENTRIES: usize = 8192;
 
 /// Stored entries over all entries below which samples are kept sparse (CSR): a sparse
@@ -22,16 +21,19 @@ const TILE_ENTRIES: usize = 8192;
 /// its gathers.
 const SPARSE_BELOW: f64 = 0.25;
 
-/// `k(x_a, x_t)` for a block of samples `a` against every sample `t` of a set, computed as one
-/// matrix product for a kernel with a [`DotForm`] (the form then applied entry by entry, RBF
-/// exponentials vectorized), pair by pair otherwise.
+/// `k(x_a, x_t)` for a block of samples `a` against samples `t`: a working set's own block
+/// ([`block`](Self::block)) and its rows' weighted sums over every sample
+/// ([`add_weighted_rows`](Self::add_weighted_rows)), computed a tile of samples at a time as
+/// matrix products for a kernel with a [`DotForm`] (the form then applied entry by entry, RBF
+/// exponentials in `f32`), pair by pair otherwise.
 ///
 /// Dense samples (and sparse ones stored at a quarter or more) are held densely and the
-/// product is faer's GEMM; sparser samples are held in CSR and each sample's stored entries
-/// add its features' rows of the block, `q` values at a time. Memory: the samples' copy, asked
-/// for first. Each entry depends only on its two samples and the block's split into tasks is
-/// fixed by `n`, so the values do not depend on the thread count. They are not LIBSVM's bits
-/// (the dot products are summed in another order).
+/// product is faer's GEMM; sparser samples are held in CSR (their features renumbered for a
+/// dot form) and each sample's stored entries add its features' values of the block, 16 rows
+/// at a time. Memory: the samples' copy, asked for first, and a 64 KiB tile per task. Each
+/// value depends only on its two samples and the tasks are cut by `n` alone, so the results
+/// do not depend on the thread count. They are not LIBSVM's bits (the dot products are summed
+/// in another order).
 pub struct GramRows<'a, K: ?Sized> {
     kernel: &'a K,
     form: Option<DotForm>,
