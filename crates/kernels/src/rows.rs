@@ -546,6 +546,20 @@ mod tests {
         DenseMatrix::from_row_major(v, n, d).unwrap()
     }
 
+    /// The CSR matrix of `rows`, each its `(feature, value)` pairs in increasing feature order.
+    fn csr_of(rows: &[Vec<(u32, f64)>], width: usize) -> CsrMatrix {
+        let mut indptr = vec![0];
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        for row in rows {
+            for &(j, v) in row {
+                indices.push(j);
+                values.push(v);
+            }
+            indptr.push(indices.len());
+        }
+        CsrMatrix::new(indptr, indices, values, width).unwrap()
+    }
+
     /// `n` sparse rows over a million features: a few stored each, drawn from 60 features
     /// spread over the width (so most of the width is never used).
     fn sparse_points(n: usize) -> CsrMatrix {
@@ -563,16 +577,7 @@ mod tests {
                 row
             })
             .collect();
-        let mut indptr = vec![0];
-        let (mut indices, mut values) = (Vec::new(), Vec::new());
-        for row in &rows {
-            for &(j, v) in row {
-                indices.push(j);
-                values.push(v);
-            }
-            indptr.push(indices.len());
-        }
-        CsrMatrix::new(indptr, indices, values, width).unwrap()
+        csr_of(&rows, width)
     }
 
     /// `s_a s_t k(x_a, x_t)` from the kernel's own `eval`, for the samples at `indices`.
@@ -652,16 +657,7 @@ mod tests {
                 row
             })
             .collect();
-        let mut indptr = vec![0];
-        let (mut indices, mut values) = (Vec::new(), Vec::new());
-        for row in &rows {
-            for &(j, v) in row {
-                indices.push(j);
-                values.push(v);
-            }
-            indptr.push(indices.len());
-        }
-        let gram = CsrMatrix::new(indptr, indices, values, n + 1).unwrap();
+        let gram = csr_of(&rows, n + 1);
         let all: Vec<usize> = (0..n).collect();
         let g = GramRows::new(&Precomputed, &gram, &all).unwrap();
         let picked = [0, 7, 8, 39];

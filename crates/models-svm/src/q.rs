@@ -258,3 +258,27 @@ pub(crate) fn solve_signed<K: Kernel + ?Sized, R: Records + ?Sized>(
         }
     }
 }
+
+/// Solves ε-SVR's dual (with `nu`, ν-SVR's) over the `2l` variables of [`SvrQ`] by the solver
+/// `settings` name.
+pub(crate) fn solve_svr<K: Kernel + ?Sized, R: Records + ?Sized>(
+    settings: &Settings,
+    kernel: &K,
+    records: &R,
+    problem: Problem,
+    nu: bool,
+    observer: &mut dyn Observer,
+) -> Result<Solution> {
+    match settings.solver {
+        SvmSolver::Smo => {
+            let mut q = SvrQ::new(kernel, records, settings.cache_bytes())?;
+            let solve = if nu { smo::solve_nu } else { smo::solve };
+            solve(&mut q, problem, &settings.solver(), observer)
+        }
+        SvmSolver::Batched => {
+            let mut q = SvrRows::new(kernel, records)?;
+            let solve = if nu { solve_batched_nu } else { solve_batched };
+            solve(&mut q, problem, &settings.batched(), observer)
+        }
+    }
+}

@@ -5,16 +5,13 @@ use margin_core::params::Params;
 use margin_core::{Convergence, Dataset, DenseMatrix, Error, Predict, Records, Result, validate};
 use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
-use margin_optim::batched::{solve_batched, solve_batched_nu};
-use margin_optim::smo::{self, Problem};
+use margin_optim::smo::Problem;
 use serde::{Deserialize, Serialize};
 
 use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine, training_part};
-use crate::q::{SvrQ, SvrRows};
-use crate::settings::{
-    Settings, SvmSolver, kept_params, nu_in_range, settings_builders, svm_params,
-};
+use crate::q::solve_svr;
+use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
 
 /// Builder methods both regressors' params share (fields `probability`, `seed`).
 macro_rules! regressor_builders {
@@ -344,7 +341,7 @@ fn fit_regressor(
     };
     let bounds: Vec<f64> = (0..2 * l).map(|p| bound(p % l)).collect();
     let signs: Vec<i8> = (0..2 * l).map(|p| if p < l { 1 } else { -1 }).collect();
-    let (sol, nu) = match formulation {
+    let (problem, nu) = match formulation {
         Formulation::Epsilon(eps) => {
             let p = (0..2 * l)
                 .map(|p| if p < l { eps - y[p] } else { eps + y[p - l] })
@@ -355,17 +352,7 @@ fn fit_regressor(
                 c: bounds,
                 alpha: vec![0.0; 2 * l],
             };
-            let sol = match settings.solver {
-                SvmSolver::Smo => {
-                    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
-                    smo::solve(&mut q, problem, &settings.solver(), run.marks())?
-                }
-                SvmSolver::Batched => {
-                    let mut q = SvrRows::new(&kernel, &data.records)?;
-                    solve_batched(&mut q, problem, &settings.batched(), run.marks())?
-                }
-            };
-            (sol, false)
+            (problem, false)
         }
         Formulation::Nu(nu) => {
             // LIBSVM's feasible start: C·ν·l/2 spread over the first samples, equally on α and α*.
@@ -386,19 +373,10 @@ fn fit_regressor(
                 c: bounds,
                 alpha,
             };
-            let sol = match settings.solver {
-                SvmSolver::Smo => {
-                    let mut q = SvrQ::new(&kernel, &data.records, settings.cache_bytes())?;
-                    smo::solve_nu(&mut q, problem, &settings.solver(), run.marks())?
-                }
-                SvmSolver::Batched => {
-                    let mut q = SvrRows::new(&kernel, &data.records)?;
-                    solve_batched_nu(&mut q, problem, &settings.batched(), run.marks())?
-                }
-            };
-            (sol, true)
+            (problem, true)
         }
     };
+    let sol = solve_svr(settings, &kernel, &data.records, problem, nu, run.marks())?;
     let coef: Vec<f64> = (0..l).map(|i| sol.alpha[i] - sol.alpha[i + l]).collect();
     let line = if nu {
         SummaryLine::Epsilon(-sol.r)
