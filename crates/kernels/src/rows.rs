@@ -295,8 +295,8 @@ struct Scratch {
     sq_rows: Vec<f64>,
     /// `dots[k·m + r]`: the tile's `k`-th sample times the block's `r`-th.
     dots: Vec<f64>,
-    /// Dense samples of a listed tile, gathered for GEMM (`count × d`).
-    gathered: Vec<f64>,
+    /// What a tile gathers from its samples.
+    gathered: Gathered,
 }
 
 impl Scratch {
@@ -310,7 +310,7 @@ impl Scratch {
             values: vec![0.0; m],
             sq_rows: Vec::with_capacity(m),
             dots: vec![0.0; width * m],
-            gathered: Vec::new(),
+            gathered: Gathered::default(),
         }
     }
 }
@@ -348,6 +348,18 @@ impl<'s> Block<'s> {
             Block::Products(p) => p.rows().len() * p.work_per_sample(),
         }
     }
+}
+
+/// What a tile gathers from its samples, kept from tile to tile (no allocation per tile): a
+/// listed tile's dense rows for GEMM, or each sparse sample's stored entries the block has.
+#[derive(Default)]
+struct Gathered {
+    /// `count × d`, row-major.
+    rows: Vec<f64>,
+    /// `(offset in the block's values, value)` of the tile's samples, one after another.
+    hits: Vec<(usize, f64)>,
+    /// Where each sample's hits end.
+    ends: Vec<usize>,
 }
 
 /// The block's own samples beside the set they are multiplied with: dense rows for GEMM, or
@@ -431,7 +443,7 @@ impl<'s> Products<'s> {
     }
 
     /// `dots[k·m + r] = x_{cols[k]} · x_{rows[r]}` (sample-major); `gathered` is scratch.
-    fn dots(&self, cols: Cols<'_>, gathered: &mut Vec<f64>, dots: &mut [f64]) {
+    fn dots(&self, cols: Cols<'_>, gathered: &mut Gathered, dots: &mut [f64]) {
         let count = cols.len();
         match self {
             Products::Dense { samples, x: xb, .. } => {
@@ -439,11 +451,12 @@ impl<'s> Products<'s> {
                 let lhs = match cols {
                     Cols::Range(first, _) => samples.view().subrows(first, count).as_faer(),
                     Cols::List(list) => {
-                        gathered.resize(count * d, 0.0);
-                        for (o, &t) in gathered.chunks_mut(d.max(1)).zip(list) {
+                        let rows = &mut gathered.rows;
+                        rows.resize(count * d, 0.0);
+                        for (o, &t) in rows.chunks_mut(d.max(1)).zip(list) {
                             o.copy_from_slice(DenseMatrix::row(samples, t));
                         }
-                        MatRef::from_row_major_slice(gathered, count, d)
+                        MatRef::from_row_major_slice(rows, count, d)
                     }
                 };
                 // Row-major count × m is column-major m × count: X_B · X_tileᵀ.
@@ -460,7 +473,7 @@ impl<'s> Products<'s> {
                 // faer's sparse × dense product computes each entry as its own gathered dot
                 // product; here each stored entry of x_t adds one feature's block values, a
                 // vector at a time.
-                add_stored(block, cols, dots);
+                add_stored(block, cols, gathered, dots);
             }
         }
     }
@@ -470,35 +483,45 @@ impl<'s> Products<'s> {
 /// `k`-th sample: the sparse product's inner loop, compiled for AVX2 + FMA too and taken when
 /// the CPU has them (users build for the x86-64 baseline, where it would run two lanes wide).
 #[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-fn add_stored(block: &SparseBlock<'_>, cols: Cols<'_>, tile: &mut [f64]) {
+fn add_stored(block: &SparseBlock<'_>, cols: Cols<'_>, gathered: &mut Gathered, tile: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { add_stored_avx2_fma(block, cols, tile) };
+            unsafe { add_stored_avx2_fma(block, cols, gathered, tile) };
             return;
         }
     }
-    add_stored_loop::<false>(block, cols, tile);
+    add_stored_loop::<false>(block, cols, gathered, tile);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn add_stored_avx2_fma(block: &SparseBlock<'_>, cols: Cols<'_>, tile: &mut [f64]) {
-    add_stored_loop::<true>(block, cols, tile);
+fn add_stored_avx2_fma(
+    block: &SparseBlock<'_>,
+    cols: Cols<'_>,
+    gathered: &mut Gathered,
+    tile: &mut [f64],
+) {
+    add_stored_loop::<true>(block, cols, gathered, tile);
 }
 
 #[inline(always)]
-fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, cols: Cols<'_>, tile: &mut [f64]) {
+fn add_stored_loop<const FMA: bool>(
+    block: &SparseBlock<'_>,
+    cols: Cols<'_>,
+    gathered: &mut Gathered,
+    tile: &mut [f64],
+) {
     // The sums are made LANES block rows at a time for every sample of the tile, so that the
     // block values those rows read (LANES per feature) stay in L1; each sum is held in
     // registers over the sample's stored entries (in stored order, from 0) and written once.
     const LANES: usize = 16;
     let m = block.rows.len();
-    // Each tile sample's stored entries the block has, as (offset in `values`, value).
-    let mut hits: Vec<(usize, f64)> = Vec::new();
-    let mut ends = Vec::with_capacity(cols.len());
+    let Gathered { hits, ends, .. } = gathered;
+    hits.clear();
+    ends.clear();
     for k in 0..cols.len() {
         let x = block.samples.row(cols.at(k));
         hits.extend(x.indices.iter().zip(x.values).filter_map(|(&j, &v)| {
@@ -511,7 +534,7 @@ fn add_stored_loop<const FMA: bool>(block: &SparseBlock<'_>, cols: Cols<'_>, til
     for r0 in (0..m).step_by(LANES) {
         let lanes = LANES.min(m - r0);
         let mut start = 0;
-        for (out, &end) in tile.chunks_mut(m).zip(&ends) {
+        for (out, &end) in tile.chunks_mut(m).zip(ends.iter()) {
             let mut acc = [0.0f64; LANES];
             if lanes == LANES {
                 for &(at, v) in &hits[start..end] {

@@ -322,11 +322,13 @@ impl Ranked {
     fn pick(self, taken: &[usize], count: usize, l: usize) -> Vec<usize> {
         // No side can give more than `count + taken.len()` before `count` are chosen.
         let reach = count + taken.len();
-        let mut constraints: Vec<Sides> = self.constraints;
-        constraints.sort_by(|a, b| b.gap().total_cmp(&a.gap()));
-        let constraints: Vec<Sides> = constraints
+        // Each constraint's gap once, most violated first (a stable sort: ties keep their order).
+        let mut by_gap: Vec<(f64, Sides)> =
+            self.constraints.into_iter().map(|s| (s.gap(), s)).collect();
+        by_gap.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let constraints: Vec<Sides> = by_gap
             .into_iter()
-            .map(|s| s.violators(reach))
+            .map(|(_, s)| s.violators(reach))
             .collect();
         let mut member = vec![false; l];
         for &t in taken {

@@ -11,6 +11,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use margin_metrics::plot::{Series, line_chart};
+
 use crate::cases::{CASES, Case};
 use crate::data::{Data, Res};
 use crate::runner::Plan;
@@ -274,114 +276,37 @@ pub fn markdown(measured: &[Measured], about: &str) -> String {
     s
 }
 
-/// One family's chart: fit time against n, both axes logarithmic (decades), a line and dots
-/// per side, the slopes in the legend.
+/// One family's chart: fit time against n on log–log axes (margin-metrics' line chart over
+/// `log₁₀` of both), a line per side with its slope in the legend.
 pub fn svg(m: &Measured) -> String {
-    const W: f64 = 560.0;
-    const H: f64 = 400.0;
-    const LEFT: f64 = 70.0;
-    const RIGHT: f64 = 30.0;
-    const TOP: f64 = 50.0;
-    const BOTTOM: f64 = 50.0;
-    let curves: Vec<(&str, &str, &Curve)> = [
-        ("margin", "#1f77b4", Some(&m.margin)),
-        (m.family.peer, "#ff7f0e", m.peer.as_ref()),
-    ]
-    .into_iter()
-    .filter_map(|(who, colour, c)| c.map(|c| (who, colour, c)))
-    .collect();
-    let all: Vec<(usize, f64)> = curves
-        .iter()
-        .flat_map(|c| c.2.points.iter().copied())
+    let sides = [
+        ("margin", Some(&m.margin)),
+        (m.family.peer, m.peer.as_ref()),
+    ];
+    let named: Vec<(String, &Curve)> = sides
+        .into_iter()
+        .filter_map(|(who, c)| c.map(|c| (format!("{who} (slope {})", slope_text(&c.points)), c)))
         .collect();
-    let (x_lo, x_hi) = (3.0, 6.0);
-    let y_lo = all
+    let series: Vec<Series<'_>> = named
         .iter()
-        .map(|p| p.1)
-        .fold(f64::INFINITY, f64::min)
-        .max(1e-4)
-        .log10()
-        .floor();
-    let y_hi = all
-        .iter()
-        .map(|p| p.1)
-        .fold(0.0f64, f64::max)
-        .max(1e-3)
-        .log10()
-        .ceil()
-        .max(y_lo + 1.0);
-    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let x = |n: f64| LEFT + (n.log10() - x_lo) / (x_hi - x_lo) * pw;
-    let y = |t: f64| TOP + ph - (t.log10() - y_lo) / (y_hi - y_lo) * ph;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12"><rect width="100%" height="100%" fill="#ffffff"/><text x="{}" y="22" text-anchor="middle" font-size="14">{}: fit time against n (log–log)</text>"##,
-        W / 2.0,
-        m.family.name
-    );
-    for e in 3..=6 {
-        let px = x(10f64.powi(e));
-        let _ = writeln!(
-            s,
-            r##"<line x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{:.1}" stroke="#dddddd"/><text x="{px:.1}" y="{:.1}" text-anchor="middle">10^{e}</text>"##,
-            TOP + ph,
-            TOP + ph + 16.0
-        );
-    }
-    for e in (y_lo as i32)..=(y_hi as i32) {
-        let py = y(10f64.powi(e));
-        let label = if e >= 0 {
-            format!("{} s", 10f64.powi(e))
-        } else {
-            format!("1e{e} s")
-        };
-        let _ = writeln!(
-            s,
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#dddddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{label}</text>"##,
-            LEFT + pw,
-            LEFT - 6.0,
-            py + 4.0
-        );
-    }
-    let _ = writeln!(
-        s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle">training rows n</text>"##,
-        LEFT + pw / 2.0,
-        H - 10.0
-    );
-    for (k, (who, colour, curve)) in curves.iter().enumerate() {
-        let pts: Vec<String> = curve
-            .points
-            .iter()
-            .map(|&(n, t)| format!("{:.1},{:.1}", x(n as f64), y(t)))
-            .collect();
-        let _ = writeln!(
-            s,
-            r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
-            pts.join(" ")
-        );
-        for &(n, t) in &curve.points {
-            let _ = writeln!(
-                s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"/>"#,
-                x(n as f64),
-                y(t)
-            );
-        }
-        let ly = TOP + 14.0 + 16.0 * k as f64;
-        let _ = writeln!(
-            s,
-            r#"<rect x="{:.1}" y="{:.1}" width="12" height="3" fill="{colour}"/><text x="{:.1}" y="{:.1}">{who} (slope {})</text>"#,
-            LEFT + 10.0,
-            ly - 4.0,
-            LEFT + 28.0,
-            ly,
-            slope_text(&curve.points)
-        );
-    }
-    s.push_str("</svg>\n");
-    s
+        .map(|(name, c)| Series {
+            name,
+            points: c
+                .points
+                .iter()
+                .map(|&(n, t)| ((n as f64).log10(), t.log10()))
+                .collect(),
+            dashed: false,
+        })
+        .collect();
+    line_chart(
+        &format!("{}: fit time against n", m.family.name),
+        "log₁₀ training rows",
+        "log₁₀ fit seconds",
+        &series,
+        Some((3.0, 6.0)),
+        None,
+    )
 }
 
 /// Runs the families (each fit within `budget` seconds, up to `max_n` rows) and writes
