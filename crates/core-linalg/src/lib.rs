@@ -55,7 +55,8 @@
 //! ```
 
 // Denied, not forbidden: `DenseView::from_faer` turns a checked row-major faer view into a
-// slice (one `unsafe` line with its SAFETY comment); nothing else in the crate may.
+// slice, and `hint::prefetch` calls the prefetch intrinsic (one `unsafe` line each, with its
+// SAFETY comment); nothing else in the crate may.
 #![deny(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -67,6 +68,7 @@ mod error;
 pub mod fit;
 pub mod format;
 pub mod generate;
+pub mod hint;
 mod into_records;
 mod label;
 pub mod linear;

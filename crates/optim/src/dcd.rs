@@ -12,6 +12,7 @@
 //! The primal solved is `½‖w‖² + Σᵢ Cᵢ ℓ(yᵢ w·xᵢ)` with `ℓ` the hinge or squared hinge; an
 //! intercept is LIBLINEAR's bias feature (a constant feature `B`, regularized with `w`).
 
+use margin_core::hint::prefetch;
 use margin_core::split::rng_from_seed;
 use margin_core::{CsrMatrix, DenseView, Error, Records, Result, RowView, SparseRow, validate};
 use rand::seq::SliceRandom;
@@ -232,21 +233,6 @@ impl Rows for DenseRows<'_> {
     fn prefetch(&self, c: &Coordinate) {
         prefetch(self.data.as_ptr().wrapping_add(c.start));
     }
-}
-
-/// A hint to load the line holding `p`; it never faults, whatever `p` points to.
-#[inline(always)]
-#[allow(unsafe_code)] // `_mm_prefetch` is an unsafe intrinsic
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is only a hint: it reads
-        // nothing and cannot fault, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// The coordinate descent itself, over validated inputs, from `w = 0` (`d` weights, then the

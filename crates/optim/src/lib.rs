@@ -40,6 +40,7 @@
 //! assert!((sol.alpha[0] - 0.5).abs() < 1e-9 && sol.rho.abs() < 1e-9);
 //! # Ok::<(), margin_core::Error>(())
 //! ```
+#![forbid(unsafe_code)]
 
 pub mod batched;
 pub mod cd;

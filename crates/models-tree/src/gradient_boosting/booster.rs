@@ -259,12 +259,11 @@ impl Ensemble {
         if early {
             record_scores(&mut model, &raw, val_raw.as_deref());
         }
-        let mut g = vec![0f32; n * k_trees];
-        let mut h = vec![0f32; n * k_trees];
-        let with_h = !(loss.constant_hessian() && w.is_none());
+        let mut gh = vec![[0f32; 2]; n * k_trees];
+        let unit_hessian = loss.constant_hessian() && w.is_none();
         let mut ws = Workspace::default();
         for round in 1..=p.max_iter {
-            loss.gradients(y, &raw, w, &mut g, &mut h);
+            loss.gradients(y, &raw, w, &mut gh);
             let rows: Vec<u32> = if n_sub < n {
                 sample_rows(n, n_sub, &mut rng)
             } else {
@@ -272,8 +271,8 @@ impl Ensemble {
             };
             for k in 0..k_trees {
                 let grads = Gradients {
-                    g: &g[k * n..(k + 1) * n],
-                    h: with_h.then(|| &h[k * n..(k + 1) * n]),
+                    pairs: &gh[k * n..(k + 1) * n],
+                    unit_hessian,
                 };
                 let mut grown = grow(
                     &binned,
@@ -289,12 +288,7 @@ impl Ensemble {
                     set_leaves_to_median_residuals(&mut grown, y, raw_k, w, p.learning_rate);
                 }
                 if n_sub == n {
-                    for leaf in &grown.leaves {
-                        let v = grown.tree.nodes[leaf.node].value;
-                        for &i in &grown.partition[leaf.start..leaf.stop] {
-                            raw_k[i as usize] += v;
-                        }
-                    }
+                    add_leaf_values(&grown, raw_k);
                 } else {
                     add_binned(&grown.tree, &binned, model.mapper.missing_bin, raw_k);
                 }
@@ -450,6 +444,26 @@ fn set_leaves_to_median_residuals(
         grown.tree.nodes[leaf.node].value =
             shrinkage * weighted_median(&residuals, weights.as_deref());
     }
+}
+
+/// Adds each leaf's value to the raw predictions of the training rows it holds (every row is
+/// in one leaf). Blocks of rows in parallel: a leaf's rows are ascending, so the ones in a
+/// block are found by two binary searches.
+fn add_leaf_values(grown: &Grown, raw: &mut [f64]) {
+    // One add a row; the binary searches, two a leaf, are few beside a block's rows.
+    let block = margin_core::parallel::chunk_len(raw.len(), 1);
+    raw.par_chunks_mut(block).enumerate().for_each(|(c, part)| {
+        let (first, end) = (c * block, c * block + part.len());
+        for leaf in &grown.leaves {
+            let v = grown.tree.nodes[leaf.node].value;
+            let rows = &grown.partition[leaf.start..leaf.stop];
+            let from = rows.partition_point(|&i| (i as usize) < first);
+            let to = rows.partition_point(|&i| (i as usize) < end);
+            for &i in &rows[from..to] {
+                part[i as usize - first] += v;
+            }
+        }
+    });
 }
 
 /// Adds a tree's leaf value to `raw` for every row of binned data (rows in parallel).

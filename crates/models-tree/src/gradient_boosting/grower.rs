@@ -6,7 +6,7 @@ use margin_core::parallel;
 use rayon::prelude::*;
 
 use super::binning::{BinMapper, BinnedData};
-use super::histogram::{Bin, Gradients, Histograms};
+use super::histogram::{Bin, Gradients, Histograms, Tile};
 use super::params::Boosting;
 use super::tree::{Node, Split, Tree};
 
@@ -323,6 +323,15 @@ fn partition_block(
     n_left
 }
 
+/// The first `len` places of `buf`, grown (never shrunk) to hold them; their values are
+/// whatever the last use left.
+fn room(buf: &mut Vec<u32>, len: usize) -> &mut [u32] {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+    &mut buf[..len]
+}
+
 /// A node that may still be split.
 struct Open {
     node: usize,
@@ -353,7 +362,7 @@ pub(crate) struct Grown {
 #[derive(Default)]
 pub(crate) struct Workspace {
     pool: Vec<Histograms>,
-    ordered: (Vec<f32>, Vec<f32>),
+    tile: Tile,
     scratch: Vec<u32>,
     merged: Vec<u32>,
 }
@@ -389,12 +398,13 @@ pub(crate) fn grow(
     };
     let n = grower.partition.len();
     let mut hist = ws.histograms(n_features);
-    hist.build(data, grads, &grower.partition, &mut ws.ordered);
+    hist.build(data, grads, &grower.partition, &mut ws.tile);
     // Any feature's histogram sums to the node's totals.
     let g: f64 = hist.feature(0).iter().map(|b| b.g).sum();
-    let h: f64 = match grads.h {
-        None => n as f64,
-        Some(_) => hist.feature(0).iter().map(|b| b.h).sum(),
+    let h: f64 = if grads.unit_hessian {
+        n as f64
+    } else {
+        hist.feature(0).iter().map(|b| b.h).sum()
     };
     // scikit-learn gives the root the value 0 when ranking its splits, and keeps it if the
     // root cannot be split: such a tree adds nothing to the baseline.
@@ -477,16 +487,14 @@ impl Grower<'_> {
 
     /// Stable partition of `partition[start..stop]`: samples going left first, then right.
     /// Returns where the right child starts. Large nodes are cut into fixed blocks partitioned
-    /// in parallel, then the blocks' left parts and right parts are concatenated in order, so
-    /// the result does not depend on the thread count.
+    /// in parallel, then every block's left part and right part are copied, in parallel, to
+    /// where the blocks before it end, so the result does not depend on the thread count.
     fn partition(&mut self, start: usize, stop: usize, c: &Candidate, ws: &mut Workspace) -> usize {
         let col = self.data.column(c.feature);
         let (missing, bin, missing_left) = (self.bins.missing_bin, c.bin as u8, c.missing_left);
         let goes_left = |b: u8| (b <= bin) | (missing_left & (b == missing));
         let rows = &mut self.partition[start..stop];
-        let scratch = &mut ws.scratch;
-        scratch.clear();
-        scratch.resize(rows.len(), 0);
+        let scratch = room(&mut ws.scratch, rows.len());
         // Blocks of a fixed length (not one per thread): each is partitioned stably and the
         // blocks are merged in order, which gives the same rows whatever the length.
         let block = parallel::min_len(PARTITION_ROW_WORK);
@@ -501,17 +509,31 @@ impl Grower<'_> {
             .zip(scratch.par_chunks_mut(block))
             .map(|(r, s)| partition_block(r, s, col, goes_left))
             .collect();
-        let merged = &mut ws.merged;
-        merged.clear();
-        let blocks = || rows.chunks(block).zip(scratch.chunks(block));
-        for ((r, _), &n_left) in blocks().zip(&lefts) {
-            merged.extend_from_slice(&r[..n_left]);
-        }
-        let n_left = merged.len();
-        for ((r, s), &n_left) in blocks().zip(&lefts) {
-            merged.extend_from_slice(&s[..r.len() - n_left]);
-        }
-        rows.copy_from_slice(merged);
+        let n_left: usize = lefts.iter().sum();
+        let merged = room(&mut ws.merged, rows.len());
+        // Each block's two destinations, cut in block order from the left and right parts.
+        let (mut to_left, mut to_right) = merged.split_at_mut(n_left);
+        let targets: Vec<(&mut [u32], &mut [u32])> = rows
+            .chunks(block)
+            .zip(&lefts)
+            .map(|(r, &k)| {
+                let (left, rest) = std::mem::take(&mut to_left).split_at_mut(k);
+                to_left = rest;
+                let (right, rest) = std::mem::take(&mut to_right).split_at_mut(r.len() - k);
+                to_right = rest;
+                (left, right)
+            })
+            .collect();
+        rows.par_chunks(block)
+            .zip(scratch.par_chunks(block))
+            .zip(targets)
+            .for_each(|((r, s), (left, right))| {
+                left.copy_from_slice(&r[..left.len()]);
+                right.copy_from_slice(&s[..right.len()]);
+            });
+        rows.par_chunks_mut(block)
+            .zip(merged.par_chunks(block))
+            .for_each(|(r, m)| r.copy_from_slice(m));
         start + n_left
     }
 
@@ -581,12 +603,7 @@ impl Grower<'_> {
             (mid..stop, self.bins.n_bins_non_missing.len())
         };
         let mut small = ws.histograms(n_features);
-        small.build(
-            self.data,
-            grads,
-            &self.partition[small_range],
-            &mut ws.ordered,
-        );
+        small.build(self.data, grads, &self.partition[small_range], &mut ws.tile);
         hist.subtract(&small);
         let (left_hist, right_hist) = if left_smaller {
             (small, hist)
@@ -610,6 +627,11 @@ impl Grower<'_> {
 mod tests {
     use super::*;
 
+    /// Gradients with unit hessians.
+    fn unit(g: &[f32]) -> Vec<[f32; 2]> {
+        g.iter().map(|&g| [g, 1.0]).collect()
+    }
+
     fn limits(min_samples_leaf: usize) -> TreeLimits {
         TreeLimits {
             max_leaf_nodes: Some(31),
@@ -628,9 +650,14 @@ mod tests {
             edges: vec![vec![0.5, 1.5, 2.5]],
             missing_bin: 255,
         };
-        let data = BinnedData::from_columns(8, vec![0, 0, 1, 1, 2, 2, 3, 3]);
-        let g = [1.0f32, 1.0, 1.0, 1.0, -3.0, -3.0, -3.0, -3.0];
-        let grads = Gradients { g: &g, h: None };
+        let data = BinnedData::from_columns(8, vec![0, 0, 1, 1, 2, 2, 3, 3])
+            .with_rows()
+            .unwrap();
+        let g = unit(&[1.0, 1.0, 1.0, 1.0, -3.0, -3.0, -3.0, -3.0]);
+        let grads = Gradients {
+            pairs: &g,
+            unit_hessian: true,
+        };
         let bins = FeatureBins::new(&mapper, &data);
         let grown = grow(
             &data,
@@ -664,9 +691,15 @@ mod tests {
             edges: vec![(0..n - 1).map(|k| k as f64 + 0.5).collect()],
             missing_bin: 255,
         };
-        let data = BinnedData::from_columns(n, (0..n as u8).collect());
+        let data = BinnedData::from_columns(n, (0..n as u8).collect())
+            .with_rows()
+            .unwrap();
         let g: Vec<f32> = (0..n).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
-        let grads = Gradients { g: &g, h: None };
+        let g = unit(&g);
+        let grads = Gradients {
+            pairs: &g,
+            unit_hessian: true,
+        };
         let bins = FeatureBins::new(&mapper, &data);
         for (min_leaf, max_leaves) in [(1, 31), (5, 4), (10, 31), (20, 31)] {
             let limits = TreeLimits {
@@ -711,6 +744,7 @@ mod tests {
                 f32::from(u8::from(a < 90)) - f32::from(u8::from(b > 150)) + (i % 5) as f32 * 0.1
             })
             .collect();
+        let g = unit(&g);
         let bins = FeatureBins::new(&mapper, &data);
         let run = |threads: usize| {
             rayon::ThreadPoolBuilder::new()
@@ -720,7 +754,10 @@ mod tests {
                 .install(|| {
                     grow(
                         &data,
-                        &Gradients { g: &g, h: None },
+                        &Gradients {
+                            pairs: &g,
+                            unit_hessian: true,
+                        },
                         (0..n as u32).collect(),
                         &bins,
                         &limits(20),

@@ -31,14 +31,13 @@ fn softplus(x: f64) -> f64 {
     }
 }
 
-/// The logistic function.
+/// The logistic function: `1 / (1 + e^−x)` for `x ≥ 0`, `e^x / (1 + e^x)` below (neither
+/// overflows). Both forms share `e^−|x|` and the choice is a select, not a branch: the signs of
+/// raw predictions are unpredictable, and a mispredicted branch cost as much as the `exp`.
 pub(crate) fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
+    let e = (-x.abs()).exp();
+    let numerator = if x >= 0.0 { 1.0 } else { e };
+    numerator / (1.0 + e)
 }
 
 /// `softmax(raw)` into `out`; returns `log Σ e^raw`.
@@ -51,6 +50,44 @@ pub(crate) fn softmax(raw: &[f64], out: &mut [f64]) -> f64 {
     }
     out.iter_mut().for_each(|o| *o /= sum);
     max + sum.ln()
+}
+
+/// `[g, h]` of every sample of a one-output loss whose pointwise gradient and hessian `point`
+/// gives (times the sample weights; hessians left alone unless `with_h`), in parallel chunks.
+fn single_gradients(
+    y: &[f64],
+    raw: &[f64],
+    w: Option<&[f64]>,
+    gh: &mut [[f32; 2]],
+    with_h: bool,
+    point: impl Fn(f64, f64) -> (f64, f64) + Sync,
+) {
+    gh.par_chunks_mut(CHUNK)
+        .zip(y.par_chunks(CHUNK).zip(raw.par_chunks(CHUNK)))
+        .enumerate()
+        .for_each(|(c, (out, (y, raw)))| {
+            let samples = out.iter_mut().zip(y.iter().zip(raw));
+            match w {
+                None => {
+                    for (pair, (&y, &r)) in samples {
+                        let (g, h) = point(y, r);
+                        pair[0] = g as f32;
+                        if with_h {
+                            pair[1] = h as f32;
+                        }
+                    }
+                }
+                Some(w) => {
+                    for ((pair, (&y, &r)), &wi) in samples.zip(&w[c * CHUNK..]) {
+                        let (g, h) = point(y, r);
+                        pair[0] = (wi * g) as f32;
+                        if with_h {
+                            pair[1] = (wi * h) as f32;
+                        }
+                    }
+                }
+            }
+        });
 }
 
 /// The weighted median (scikit-learn's `_weighted_percentile(…, 50)` rule: the smallest value
@@ -121,18 +158,31 @@ impl Loss {
         mut out: impl FnMut(usize, f64, f64),
     ) {
         match self {
-            Loss::SquaredError => out(0, raw[0] - y, 1.0),
-            Loss::AbsoluteError => out(0, if raw[0] > y { 1.0 } else { -1.0 }, 1.0),
-            Loss::BinaryLog => {
-                let q = sigmoid(raw[0]);
-                out(0, q - y, q * (1.0 - q));
-            }
             Loss::MultinomialLog(_) => {
                 softmax(raw, p);
                 for (k, &q) in p.iter().enumerate() {
                     let target = if y as usize == k { 1.0 } else { 0.0 };
                     out(k, q - target, q * (1.0 - q));
                 }
+            }
+            single => {
+                let (g, h) = single.single_gradient(y, raw[0]);
+                out(0, g, h);
+            }
+        }
+    }
+
+    /// Gradient and hessian of one sample's loss with one raw prediction `r`. The multinomial's
+    /// classes are coupled (the softmax in [`Loss::point_gradient`]) and never come here; its
+    /// arm is the binary form, a class against the rest.
+    #[inline(always)]
+    fn single_gradient(self, y: f64, r: f64) -> (f64, f64) {
+        match self {
+            Loss::SquaredError => (r - y, 1.0),
+            Loss::AbsoluteError => (if r > y { 1.0 } else { -1.0 }, 1.0),
+            Loss::BinaryLog | Loss::MultinomialLog(_) => {
+                let q = sigmoid(r);
+                (q - y, q * (1.0 - q))
             }
         }
     }
@@ -170,47 +220,36 @@ impl Loss {
         }
     }
 
-    /// Gradients and hessians (times the sample weights) of every sample, tree `k`'s in
-    /// `g[k * n..(k + 1) * n]`; `raw` is laid out the same way. Hessians are left alone when
-    /// they are constant and there are no weights.
-    pub(crate) fn gradients(
-        self,
-        y: &[f64],
-        raw: &[f64],
-        w: Option<&[f64]>,
-        g: &mut [f32],
-        h: &mut [f32],
-    ) {
+    /// Gradients and hessians (times the sample weights) of every sample as `[g, h]` pairs,
+    /// tree `k`'s in `gh[k * n..(k + 1) * n]`; `raw` is laid out the same way. Hessians are
+    /// left alone when they are constant and there are no weights.
+    pub(crate) fn gradients(self, y: &[f64], raw: &[f64], w: Option<&[f64]>, gh: &mut [[f32; 2]]) {
         let n = y.len();
         let k_trees = self.n_trees();
         if k_trees == 1 {
             let with_h = !(self.constant_hessian() && w.is_none());
-            g.par_chunks_mut(CHUNK)
-                .zip(h.par_chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(|(c, (gc, hc))| {
-                    let base = c * CHUNK;
-                    let mut p = [0.0];
-                    for (i, (gi, hi)) in gc.iter_mut().zip(hc.iter_mut()).enumerate() {
-                        let row = base + i;
-                        let wi = w.map_or(1.0, |w| w[row]);
-                        self.point_gradient(y[row], &raw[row..=row], &mut p, |_, gv, hv| {
-                            *gi = (wi * gv) as f32;
-                            if with_h {
-                                *hi = (wi * hv) as f32;
-                            }
-                        });
-                    }
-                });
+            // One loop per loss (the loss a constant inside it), not a match per sample.
+            match self {
+                Loss::SquaredError => single_gradients(y, raw, w, gh, with_h, |y, r| {
+                    Loss::SquaredError.single_gradient(y, r)
+                }),
+                Loss::AbsoluteError => single_gradients(y, raw, w, gh, with_h, |y, r| {
+                    Loss::AbsoluteError.single_gradient(y, r)
+                }),
+                // The binary log loss: the only other loss with one tree per iteration.
+                _ => single_gradients(y, raw, w, gh, with_h, |y, r| {
+                    Loss::BinaryLog.single_gradient(y, r)
+                }),
+            }
             return;
         }
         // Multiclass: gather a sample's K raw predictions, scatter its K gradients.
-        let chunks: Vec<(Vec<f32>, Vec<f32>)> = (0..n.div_ceil(CHUNK))
+        let chunks: Vec<Vec<[f32; 2]>> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {
                 let rows = c * CHUNK..((c + 1) * CHUNK).min(n);
                 let len = rows.len();
-                let (mut gc, mut hc) = (vec![0f32; len * k_trees], vec![0f32; len * k_trees]);
+                let mut out = vec![[0f32; 2]; len * k_trees];
                 let (mut r, mut p) = (vec![0.0; k_trees], vec![0.0; k_trees]);
                 for (i, row) in rows.enumerate() {
                     for (k, rk) in r.iter_mut().enumerate() {
@@ -218,19 +257,18 @@ impl Loss {
                     }
                     let wi = w.map_or(1.0, |w| w[row]);
                     self.point_gradient(y[row], &r, &mut p, |k, gv, hv| {
-                        gc[k * len + i] = (wi * gv) as f32;
-                        hc[k * len + i] = (wi * hv) as f32;
+                        out[k * len + i] = [(wi * gv) as f32, (wi * hv) as f32];
                     });
                 }
-                (gc, hc)
+                out
             })
             .collect();
-        for (c, (gc, hc)) in chunks.iter().enumerate() {
+        for (c, out) in chunks.iter().enumerate() {
             let start = c * CHUNK;
-            let len = gc.len() / k_trees;
+            let len = out.len() / k_trees;
             for k in 0..k_trees {
-                g[k * n + start..k * n + start + len].copy_from_slice(&gc[k * len..(k + 1) * len]);
-                h[k * n + start..k * n + start + len].copy_from_slice(&hc[k * len..(k + 1) * len]);
+                gh[k * n + start..k * n + start + len]
+                    .copy_from_slice(&out[k * len..(k + 1) * len]);
             }
         }
     }
@@ -305,6 +343,21 @@ mod tests {
             check(Loss::BinaryLog, (class % 2) as f64, &raw[..1], true);
             check(Loss::MultinomialLog(3), class as f64, &raw, true);
         }
+    }
+
+    /// Both forms of the logistic function, with no overflow at either end.
+    #[test]
+    fn sigmoid_is_finite_and_symmetric() {
+        for x in [
+            -1e308, -800.0, -30.0, -1.5, -1e-300, 0.0, 1e-300, 0.25, 30.0, 800.0, 1e308,
+        ] {
+            let p = sigmoid(x);
+            assert!((0.0..=1.0).contains(&p), "{x}: {p}");
+            assert!((p + sigmoid(-x) - 1.0).abs() <= f64::EPSILON, "{x}");
+        }
+        assert_eq!(sigmoid(0.0), 0.5);
+        assert_eq!(sigmoid(2.0), 1.0 / (1.0 + (-2.0f64).exp()));
+        assert_eq!(sigmoid(-2.0), (-2.0f64).exp() / (1.0 + (-2.0f64).exp()));
     }
 
     #[test]

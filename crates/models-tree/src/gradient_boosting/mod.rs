@@ -37,12 +37,15 @@
 //!   also sample by sample (row-major: a node whose samples are scattered fetches one cache
 //!   line per sample for all its features instead of one per feature).
 //! - **Histograms.** `(Σ gradient, Σ hessian, count)` per bin, gradients and hessians kept in
-//!   `f32` and summed in `f64`. Of two siblings, the smaller is built from its samples and
-//!   the larger is the parent minus it. Small nodes are filled feature by feature in
-//!   parallel (rayon), each feature by one thread in sample order; nodes over 16 384 samples
-//!   row by row in chunks whose boundaries depend only on the sample count, added in chunk
-//!   order. Partitions of large nodes are likewise cut into fixed blocks. Results are
-//!   therefore bit-identical whatever the thread count.
+//!   `f32` side by side and summed in `f64`. Of two siblings, the smaller is built from its
+//!   samples and the larger is the parent minus it. A root reads each feature's bins column
+//!   by column, features in groups on both cores, a tile of rows at a time so the tile's
+//!   gradients stay cached across its group; any other node gathers its samples' rows of
+//!   bins a tile at a time (asking for the lines of samples ahead) and adds four features per
+//!   pass, in chunks of at least 16 384 samples on both cores whose boundaries depend only on
+//!   the sample count, added in chunk order. Every bin's sums are thus added in sample order
+//!   within fixed chunks, and partitions of large nodes are likewise cut into fixed blocks:
+//!   results are bit-identical whatever the thread count.
 //! - **Trees**, best-first: the open node with the largest gain
 //!   `G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)` is split next until `max_leaf_nodes` leaves;
 //!   `max_depth`, `min_samples_leaf` (and a hessian of at least 10⁻³ per side) limit it;
