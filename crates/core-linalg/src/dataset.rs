@@ -569,7 +569,7 @@ impl Classes {
 pub fn classes_from_scores(scores: &crate::DenseMatrix, n_classes: usize) -> Vec<usize> {
     scores
         .rows()
-        .map(|s| class_of_scores(s, n_classes))
+        .map(|s| class_of_scores(s.iter().copied(), n_classes))
         .collect()
 }
 
@@ -579,21 +579,35 @@ pub fn classes_from_scores(scores: &crate::DenseMatrix, n_classes: usize) -> Vec
 pub fn labels_from_scores(scores: &crate::DenseMatrix, classes: &[Label]) -> Vec<Label> {
     use rayon::prelude::*;
     let k = scores.ncols().max(1);
-    scores
-        .as_slice()
-        .par_chunks(k)
-        .with_min_len(crate::parallel::min_len(k))
-        .map(|s| classes[class_of_scores(s, classes.len())].clone())
-        .collect()
+    let label = |s: &[f64]| classes[class_of_scores(s.iter().copied(), classes.len())].clone();
+    // A label is a comparison per score and a 32-byte write: below the parallel rule's work
+    // the calling thread writes them, without waking the pool.
+    let rows = scores.as_slice();
+    if crate::parallel::should_split(rows.len(), crate::parallel::Overhead::Loop) {
+        rows.par_chunks(k)
+            .with_min_len(crate::parallel::min_len(k))
+            .map(label)
+            .collect()
+    } else {
+        rows.chunks(k).map(label).collect()
+    }
 }
 
-/// One row's class under [`classes_from_scores`]' rule.
-fn class_of_scores(s: &[f64], n_classes: usize) -> usize {
+/// One row's class under [`classes_from_scores`]' rule, from its scores in column order.
+pub(crate) fn class_of_scores(scores: impl IntoIterator<Item = f64>, n_classes: usize) -> usize {
+    let mut scores = scores.into_iter();
     if n_classes == 2 {
-        usize::from(s[0] > 0.0)
-    } else {
-        (0..s.len()).fold(0, |best, k| if s[k] > s[best] { k } else { best })
+        return usize::from(scores.next().is_some_and(|s| s > 0.0));
     }
+    let first = scores.next().unwrap_or(f64::NAN);
+    let (best, _) =
+        scores.enumerate().fold(
+            (0, first),
+            |(best, top), (k, s)| {
+                if s > top { (k + 1, s) } else { (best, top) }
+            },
+        );
+    best
 }
 
 /// Per-class weights multiplying each sample's cost or loss (scikit-learn's `class_weight`,

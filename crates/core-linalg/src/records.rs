@@ -38,9 +38,9 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
-/// `w_p·x_i + b_p` for every sample `i` and weight row `p`: an `n × rows` matrix, rows of
-/// samples computed in parallel (each entry by one thread, so the result does not depend on the
-/// thread count). The caller checks the feature count first, and the values through the
+/// `w_p·x_i + b_p` for every sample `i` and weight row `p`: an `n × rows` matrix, computed in
+/// parallel over blocks of samples (each entry by one thread, so the result does not depend on
+/// the thread count). The caller checks the feature count first, and the values through the
 /// scores ([`check_finite_through`](crate::validate::check_finite_through)).
 pub fn linear_scores<R: Records + ?Sized>(
     records: &R,
@@ -49,30 +49,50 @@ pub fn linear_scores<R: Records + ?Sized>(
 ) -> crate::DenseMatrix {
     use rayon::prelude::*;
     let (n, k) = (records.n_samples(), coef.nrows().max(1));
-    // A row costs its stored entries once per weight row; tasks are cut by the parallel rule
-    // (a9a's 16,281 test rows of about 14 entries make a few tasks, not one per 256 rows).
-    let per_row = records.nnz().div_ceil(n.max(1)) * k;
-    let rows_per_task = crate::parallel::chunk_len(n, per_row);
-    let sparse = records.as_sparse();
+    let rows_per_task = crate::parallel::chunk_len(n, linear_work(records, k));
+    let csr = records.as_sparse();
     let mut out = crate::DenseMatrix::zeros(n, coef.nrows());
+    // Tasks of whole blocks of rows, each a plain loop: a rayon item per row cost as much as
+    // a short row's product.
     out.as_mut_slice()
         .par_chunks_mut(k * rows_per_task)
         .enumerate()
-        .for_each(|(block, rows)| {
+        .for_each(|(block, scores)| {
             let first = block * rows_per_task;
-            for (r, row) in rows.chunks_mut(k).enumerate() {
-                // CSR rows read straight from the matrix: short rows (a9a's 14 entries) spend
-                // as much on reaching the row through `Records::row` as on the product.
-                let x = match sparse {
-                    Some(csr) => RowView::Sparse(csr.row(first + r)),
-                    None => records.row(first + r),
-                };
-                for ((v, w), b) in row.iter_mut().zip(coef.rows()).zip(intercept) {
-                    *v = x.dot_dense(w) + b;
+            // One weight row at a time over the block: with one row (two classes) the loop
+            // is a pass over the samples.
+            for (p, (w, &b)) in coef.rows().zip(intercept).enumerate() {
+                let outputs = scores.chunks_exact_mut(k).map(|row| &mut row[p]);
+                match csr {
+                    // CSR rows cut straight from the matrix's arrays: short rows (a9a's 14
+                    // entries) spent as much on reaching the row through `Records::row` as
+                    // on the product.
+                    Some(csr) => {
+                        let (starts, indices, values) = (csr.indptr(), csr.indices(), csr.values());
+                        for (v, ends) in outputs.zip(starts[first..].windows(2)) {
+                            let x = SparseRow {
+                                indices: &indices[ends[0]..ends[1]],
+                                values: &values[ends[0]..ends[1]],
+                            };
+                            *v = sparse_dot_dense(x, w) + b;
+                        }
+                    }
+                    None => {
+                        for (r, v) in outputs.enumerate() {
+                            *v = records.row(first + r).dot_dense(w) + b;
+                        }
+                    }
                 }
             }
         });
     out
+}
+
+/// Element operations (`margin_core::parallel`'s unit) one sample costs a linear model with
+/// `k` weight rows: a stored entry is an index load, a gather and a multiply-add per row (so
+/// a9a's 16,281 test rows of about 14 entries make seven tasks).
+fn linear_work<R: Records + ?Sized>(records: &R, k: usize) -> usize {
+    2 * records.nnz().div_ceil(records.n_samples().max(1)) * k.max(1)
 }
 
 /// `f(x_j, z_j)` over every column of a dense row `x` and a sparse row `z`.

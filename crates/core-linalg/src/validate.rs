@@ -51,8 +51,10 @@ pub fn check_finite_through<R: Records + ?Sized>(records: &R, outputs: &[f64]) -
     }
 }
 
-/// Whether every value is finite.
-fn all_finite(values: &[f64]) -> bool {
+/// Whether every value is finite: eight branch-free running sums, on several threads for many
+/// values (what [`check_finite_through`] asks of the outputs, for callers that check outputs
+/// in a pass of their own).
+pub fn all_finite(values: &[f64]) -> bool {
     use rayon::prelude::*;
     // `x·0` is ±0 for a finite `x` and NaN for a NaN or an infinity; eight running sums of it
     // vectorize, where a short-circuiting test would branch on every value.

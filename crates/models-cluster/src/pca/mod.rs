@@ -350,6 +350,22 @@ fn par_for(rows: usize, inner: usize, cols: usize) -> Par {
     )
 }
 
+/// `row += offset` for every row of `m` (blocks of rows in parallel); whether every result is
+/// finite, checked block by block while the block is in cache.
+fn add_to_rows(m: &mut DenseMatrix, offset: &[f64]) -> bool {
+    let c = offset.len().max(1);
+    let rows_per_task = parallel::chunk_len(m.nrows(), 2 * c);
+    m.as_mut_slice()
+        .par_chunks_mut(c * rows_per_task)
+        .map(|block| {
+            for row in block.chunks_exact_mut(c) {
+                row.iter_mut().zip(offset).for_each(|(v, o)| *v += o);
+            }
+            validate::all_finite(block)
+        })
+        .reduce(|| true, |a, b| a && b)
+}
+
 /// The records minus their column means, stored column by column (the layout faer's
 /// factorizations work in).
 struct Centered {
@@ -522,8 +538,8 @@ impl Transform for Pca {
         validate::check_n_features(self.mean.len(), records)?;
         let c = self.n_components();
         let n = records.n_samples();
-        // x·Cᵀ − mean·Cᵀ: every row starts at −mean·Cᵀ and the product is added to it; sparse
-        // rows are never densified.
+        // x·Cᵀ − mean·Cᵀ: the product, then −mean·Cᵀ added to every row in the pass that
+        // checks the outputs; sparse rows are never densified.
         let offset: Vec<f64> = self
             .components
             .rows()
@@ -535,16 +551,13 @@ impl Transform for Pca {
             "the projections",
             "transform fewer rows at a time, or keep fewer components",
         )?;
-        out.as_mut_slice()
-            .par_chunks_mut(c.max(1))
-            .for_each(|row| row.copy_from_slice(&offset));
         match records.as_dense() {
             // The row-major n × c output is faer's column-major c × n, C · Xᵀ: written in
             // place, in the layout faer's kernels write fastest (a third faster than X · Cᵀ
             // into a column-major n × c and a copy, 2,000 × 500 by 500).
             Some(d) => matmul(
                 MatMut::from_column_major_slice_mut(out.as_mut_slice(), c, n),
-                Accum::Add,
+                Accum::Replace,
                 self.components.as_faer(),
                 d.as_faer().transpose(),
                 1.0,
@@ -557,11 +570,15 @@ impl Transform for Pca {
                 .for_each(|(i, row)| {
                     let xi = records.row(i);
                     for (o, w) in row.iter_mut().zip(self.components.rows()) {
-                        *o += xi.dot_dense(w);
+                        *o = xi.dot_dense(w);
                     }
                 }),
         }
-        validate::check_finite_through(records, out.as_slice())?;
+        if !add_to_rows(&mut out, &offset) {
+            // A non-finite projection comes from a NaN or an infinity in the records (named
+            // here) or from finite records that overflow, which pass.
+            validate::check_finite(records)?;
+        }
         if self.params.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
             scale_columns(&mut out, &scale, true);
