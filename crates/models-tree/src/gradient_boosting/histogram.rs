@@ -172,13 +172,7 @@ impl Histograms {
             self.features = first.features;
         }
         for part in parts {
-            for (pf, sf) in self.features.iter_mut().zip(&part.features) {
-                for (p, s) in pf.iter_mut().zip(sf) {
-                    p.g += s.g;
-                    p.h += s.h;
-                    p.n += s.n;
-                }
-            }
+            self.merge(&part);
         }
     }
 
@@ -205,6 +199,17 @@ impl Histograms {
                     tile.add_features(one, first, d, grads.unit_hessian);
                     first += 1;
                 }
+            }
+        }
+    }
+
+    /// `self = self + other`, bin by bin (a chunk's sums added to the chunks' before it).
+    fn merge(&mut self, other: &Histograms) {
+        for (pf, sf) in self.features.iter_mut().zip(&other.features) {
+            for (p, s) in pf.iter_mut().zip(sf) {
+                p.g += s.g;
+                p.h += s.h;
+                p.n += s.n;
             }
         }
     }
@@ -266,7 +271,7 @@ impl Tile {
             if let Some(a) = ahead.next() {
                 let line = data.by_row.as_ptr().wrapping_add(a * d);
                 hint::prefetch(line);
-                hint::prefetch(line.wrapping_add(d - 1));
+                hint::prefetch(line.wrapping_add(d.saturating_sub(1)));
                 hint::prefetch(grads.pairs.as_ptr().wrapping_add(a));
             }
             let r = r as usize;
