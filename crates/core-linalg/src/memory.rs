@@ -10,6 +10,10 @@
 //! - the allocator cannot provide it (`try_reserve`, so an address-space limit such as
 //!   `ulimit -v` or `prlimit --as` gives an error, not an abort).
 //!
+//! faer's matrix products also keep a fixed scratch on every thread that runs one, which no
+//! caller can catch running out: a model asks for it with [`check_products`] before its first
+//! product.
+//!
 //! ```
 //! use margin_core::{memory, Error};
 //!
@@ -60,13 +64,109 @@ pub fn check(bytes: u64, what: &str, way_out: &str) -> Result<()> {
     if bytes > physical_memory() || bytes > isize::MAX as u64 {
         return Err(Error::out_of_memory(what, bytes, way_out));
     }
-    if bytes >= PROBE_BYTES {
-        let mut probe: Vec<u8> = Vec::new();
-        probe
-            .try_reserve_exact(bytes as usize)
-            .map_err(|_| Error::out_of_memory(what, bytes, way_out))?;
+    if bytes >= PROBE_BYTES && !can_reserve(bytes) {
+        return Err(Error::out_of_memory(what, bytes, way_out));
     }
     Ok(())
+}
+
+/// The way out for the scratch of faer's matrix products.
+pub const PRODUCT_SCRATCH: &str = "raise the address-space limit (ulimit -v, prlimit --as) by this much, or run fewer threads (RAYON_NUM_THREADS)";
+
+/// Refuses, before any of faer's matrix products (or the decompositions built on them) runs,
+/// when their scratch does not fit: faer's x86-64 kernel (private-gemm-x86) gives every thread
+/// that runs a product a buffer of twice the last-level cache it reads from sysfs, on the
+/// thread's first product and with no way to report failure, so under an address-space limit
+/// the process would abort. Virtual machines report large caches (480 MiB seen here), so the
+/// buffers can exceed a limit set for the data: [`product_scratch_bytes`] for the calling
+/// thread and every pool thread is reserved and released once per process. A model calls this
+/// with the checks of the buffers it asks for, before its first product.
+pub fn check_products() -> Result<()> {
+    static MET: OnceLock<()> = OnceLock::new();
+    if MET.get().is_some() {
+        return Ok(());
+    }
+    let bytes = product_scratch_bytes();
+    if !can_reserve(bytes) {
+        let threads = rayon::current_num_threads().max(1) + 1;
+        return Err(Error::out_of_memory(
+            format!(
+                "the scratch of faer's matrix products (twice the last-level cache on each of {threads} threads)"
+            ),
+            bytes,
+            PRODUCT_SCRATCH,
+        ));
+    }
+    let _ = MET.set(());
+    Ok(())
+}
+
+/// The bytes faer's matrix products reserve on the calling thread and every thread of the
+/// current rayon pool: twice the last-level cache each, as private-gemm-x86 reckons it (the
+/// sum of the machine's distinct L3 caches, at least 2 MiB and four L2s). Zero off x86-64,
+/// where faer's products size their scratch by the product instead.
+pub fn product_scratch_bytes() -> u64 {
+    if !cfg!(target_arch = "x86_64") {
+        return 0;
+    }
+    let threads = rayon::current_num_threads().max(1) as u64 + 1;
+    threads.saturating_mul(2 * last_level_cache())
+}
+
+/// The last-level cache as private-gemm-x86 sizes its buffers by: the sum of the distinct L3
+/// caches sysfs lists, at least 2 MiB and four times the L2 (its defaults and floors).
+fn last_level_cache() -> u64 {
+    static BYTES: OnceLock<u64> = OnceLock::new();
+    *BYTES.get_or_init(|| {
+        let mut l2 = 256 << 10;
+        let mut l3 = std::collections::BTreeMap::new();
+        let cpus = std::fs::read_dir("/sys/devices/system/cpu")
+            .into_iter()
+            .flatten();
+        for index in cpus
+            .flatten()
+            .filter_map(|cpu| std::fs::read_dir(cpu.path().join("cache")).ok())
+            .flatten()
+            .flatten()
+        {
+            let read = |name: &str| std::fs::read_to_string(index.path().join(name)).ok();
+            let (Some(level), Some(size)) =
+                (read("level"), read("size").and_then(|s| cache_size(&s)))
+            else {
+                continue;
+            };
+            if matches!(read("type").as_deref().map(str::trim), Some("Instruction")) {
+                continue;
+            }
+            match level.trim() {
+                "2" => l2 = l2.max(size),
+                "3" => {
+                    l3.insert(read("shared_cpu_list").unwrap_or_default(), size);
+                }
+                _ => {}
+            }
+        }
+        l3.values().sum::<u64>().max(2 << 20).max(4 * l2)
+    })
+}
+
+/// A sysfs cache size (`491520K`, `2M`, `32768`) in bytes.
+fn cache_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, unit) = match text.as_bytes().last()? {
+        b'K' => (&text[..text.len() - 1], 1 << 10),
+        b'M' => (&text[..text.len() - 1], 1 << 20),
+        b'G' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(unit)
+}
+
+/// Whether the allocator can provide `bytes` now: reserved and released at once, which
+/// touches no page.
+fn can_reserve(bytes: u64) -> bool {
+    let mut probe: Vec<u8> = Vec::new();
+    usize::try_from(bytes).is_ok_and(|b| probe.try_reserve_exact(b).is_ok())
 }
 
 /// A vector of `len` copies of `value`, asked for first.
@@ -187,6 +287,29 @@ mod tests {
             filled_grid(3, 4, 7u32, "a grid", FEWER_FEATURES).unwrap(),
             vec![7; 12]
         );
+    }
+
+    #[test]
+    fn cache_sizes_read_as_sysfs_writes_them() {
+        assert_eq!(cache_size("491520K\n"), Some(480 << 20));
+        assert_eq!(cache_size("2M"), Some(2 << 20));
+        assert_eq!(cache_size("1G"), Some(1 << 30));
+        assert_eq!(cache_size("32768"), Some(32768));
+        assert_eq!(cache_size("big"), None);
+        assert_eq!(cache_size(""), None);
+    }
+
+    #[test]
+    fn the_product_scratch_is_twice_the_cache_per_thread_and_met_here() {
+        let threads = rayon::current_num_threads() as u64 + 1;
+        let bytes = product_scratch_bytes();
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(bytes % (2 * threads), 0);
+            assert!(bytes >= threads * 2 * (2 << 20), "{bytes}");
+        }
+        // No limit in the test process: the products' scratch fits, and a met check stays met.
+        check_products().unwrap();
+        check_products().unwrap();
     }
 
     #[test]

@@ -164,6 +164,7 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
         self.check()?;
         validate::check_non_empty(x)?;
         validate::check_finite(x)?;
+        memory::check_products()?;
         let n = x.n_samples();
         if self.n_components > n {
             return Err(Error::invalid_parameter(
@@ -227,7 +228,9 @@ impl Transform for Nystroem {
     fn transform<R: Records + ?Sized>(&self, x: &R) -> Result<Matrix> {
         validate::check_predict(self.landmarks.ncols(), x)?;
         let m = self.landmarks.nrows();
-        // The kernel values and the features, n × m each (faer allocates the second).
+        // The kernel values and the features, n × m each (faer allocates the second), and the
+        // scratch of faer's products.
+        memory::check_products()?;
         memory::check(
             memory::bytes_of_grid::<f64>(x.n_samples(), m.saturating_mul(3)),
             &format!("the Nyström features of {} samples", x.n_samples()),

@@ -137,6 +137,7 @@ pub fn gram_with<K: Kernel + ?Sized, R: Records + ?Sized>(
         .and_then(|f| dense_for_gemm(x, opts.max_densify_bytes).map(|d| (f, d)))
     {
         Some((form, xd)) => {
+            memory::check_products()?;
             let xf = xd.view().as_faer();
             // Lower triangle of the column-major view = upper triangle of the row-major buffer.
             let dst = MatMut::from_column_major_slice_mut(&mut buf, n, n);
@@ -214,6 +215,7 @@ where
     });
     match dense {
         Some((form, xd, zd)) => {
+            memory::check_products()?;
             // Row-major n × m = column-major view of shape m × n holding Z Xᵀ.
             let dst = MatMut::from_column_major_slice_mut(&mut buf, m, n);
             faer::linalg::matmul::matmul(

@@ -81,6 +81,8 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
             // numbers name columns): their samples keep the records' numbering.
             Some(csr) => Samples::Sparse(csr.select_rows(indices)?),
             None => {
+                // Dense samples meet through faer's products.
+                memory::check_products()?;
                 let mut x = DenseMatrix::try_zeros(
                     indices.len(),
                     d,

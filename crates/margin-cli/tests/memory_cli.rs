@@ -2,6 +2,11 @@
 //! (`prlimit --as=1000000000`, 1 GB), ends with exit code 0 or 2, never an abort (134), a
 //! panic (101) or a signal. A refusal for memory names the size and the way out.
 //!
+//! faer's matrix products keep a scratch of twice the last-level cache on every thread (960
+//! MiB a thread on a VM that reports a 480 MiB L3): where that alone exceeds the limit, a
+//! model that runs them (kernel ridge's Cholesky factorization) refuses, naming it, rather
+//! than aborts; elsewhere it trains.
+//!
 //! The files: two-class files whose largest feature index is 2³¹ − 1 and u32::MAX (the largest
 //! legal one-based index), and a file of 1,000 rows whose largest index is 10⁷, on which the
 //! models that read sparse data as it is (the SVMs, kNN, kernel ridge, the kernel perceptron,
@@ -18,7 +23,7 @@ use std::time::{Duration, Instant};
 use common::{fails_with, margin, root, stdout};
 
 /// The address-space limit every command runs under.
-const LIMIT: &str = "--as=1000000000";
+const LIMIT: u64 = 1_000_000_000;
 /// The longest a single command may take (a debug build on a loaded 2-core machine).
 const TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -82,7 +87,7 @@ impl Run {
 /// [`TIMEOUT`].
 fn limited(args: &[&str]) -> Run {
     let mut child = Command::new("prlimit")
-        .arg(LIMIT)
+        .arg(format!("--as={LIMIT}"))
         .arg(env!("CARGO_BIN_EXE_margin"))
         .args(args)
         .current_dir(root())
@@ -256,8 +261,14 @@ const SPARSE_MODELS: &[&str] = &[
     "kernel-perceptron",
 ];
 
+/// Sparse models whose fit runs faer's matrix products.
+const PRODUCT_MODELS: &[&str] = &["kernel-ridge"];
+
 fn assert_sparse_models_ran(trained: &[String], models: &[String], data: &str) {
     for m in SPARSE_MODELS {
+        if PRODUCT_MODELS.contains(m) && !products_fit() {
+            continue;
+        }
         if models.iter().any(|x| x == m) {
             assert!(
                 trained.iter().any(|t| t == m),
@@ -336,6 +347,56 @@ fn many_rows_with_an_index_of_ten_million_run_sparse_and_refuse_dense() {
         assert!(
             run.status.code() == Some(2) && run.is_memory_refusal(),
             "{m} must refuse the wide file for memory: {}",
+            run.stderr
+        );
+    }
+}
+
+/// Whether the scratch of faer's products leaves room under [`LIMIT`] (on this machine, with
+/// this many threads).
+fn products_fit() -> bool {
+    margin_core::memory::product_scratch_bytes() <= LIMIT / 2
+}
+
+/// Under the limit, kernel ridge (a Cholesky factorization, so faer's products) trains where
+/// the products' scratch leaves room for the data, and otherwise refuses naming the scratch,
+/// its size and the way out: never the allocator's abort.
+#[test]
+fn products_whose_scratch_exceeds_the_limit_are_refused_not_aborted() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("small.txt");
+    let mut text = String::new();
+    for i in 0..300u32 {
+        let x = f64::from(i % 17) / 17.0;
+        writeln!(text, "{} 1:{x} 2:{} 3:{}", 2.0 * x, f64::from(i % 5), x * x).unwrap();
+    }
+    std::fs::write(&data, text).unwrap();
+    let out = dir.path().join("kr.margin");
+    let args = [
+        "train",
+        "kernel-ridge",
+        data.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let run = limited(&args);
+    run.check();
+    let scratch = margin_core::memory::product_scratch_bytes();
+    if scratch >= LIMIT {
+        assert!(
+            run.status.code() == Some(2)
+                && run.stderr.contains("the scratch of faer's matrix products")
+                && run.stderr.contains("RAYON_NUM_THREADS"),
+            "a scratch of {scratch} bytes cannot fit in {LIMIT}: {}",
+            run.stderr
+        );
+    } else if products_fit() {
+        assert!(
+            run.ok(),
+            "a scratch of {scratch} bytes fits: {}",
             run.stderr
         );
     }

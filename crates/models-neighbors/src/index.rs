@@ -380,6 +380,10 @@ impl SearchIndex {
         match &self.tree {
             Some(tree) => tree.search(self.kind, queries, k, &mut distances, &mut indices),
             None => {
+                if self.kind.uses_dot_products() && matches!(space, Matrix::Dense(_)) {
+                    // Dense training rows meet the queries through faer's products.
+                    memory::check_products()?;
+                }
                 let q_sq = if self.kind.uses_dot_products() {
                     checked_sq_norms(self.kind, queries, "query")?
                 } else {

@@ -57,6 +57,7 @@ pub fn newton<F: Hessian + ?Sized>(
     // The Hessian, its damped copy and their factor are `n × n` each: asked for up front (with
     // two more for the Hessian's partial sums), as they grow with the square of the width.
     checks::vectors(5 * n, n, "Newton's Hessian")?;
+    margin_core::memory::check_products()?;
     let mut w = w0;
     let mut grad = checks::parameters(n, "Newton's gradient")?;
     let mut value = f.value_and_gradient(&w, &mut grad);

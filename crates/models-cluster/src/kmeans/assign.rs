@@ -21,7 +21,7 @@ use std::ops::Range;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
-use margin_core::{DenseMatrix, Records, RowView};
+use margin_core::{DenseMatrix, Records, Result, RowView, memory};
 use rayon::prelude::*;
 
 /// Rows per GEMM block (scikit-learn uses the same chunk size).
@@ -194,6 +194,14 @@ pub(crate) fn sq_norms<R: Records + ?Sized>(x: &R) -> Vec<f64> {
         .into_par_iter()
         .map(|i| x.row_sq_norm(i))
         .collect()
+}
+
+/// Dense records meet the centres through faer's products: their scratch is asked for first.
+pub(crate) fn check_products<R: Records + ?Sized>(x: &R) -> Result<()> {
+    match x.as_dense() {
+        Some(_) => memory::check_products(),
+        None => Ok(()),
+    }
 }
 
 /// Nearest centres and squared distances for every row.

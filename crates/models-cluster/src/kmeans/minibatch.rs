@@ -246,6 +246,7 @@ impl MiniBatchKMeans {
     /// The opposite of the inertia of `records` (higher is better).
     pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
         validate::check_predict(self.centers.ncols(), records)?;
+        assign::check_products(records)?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(-assign::inertia(records, &self.centers, &labels))
     }
@@ -468,6 +469,7 @@ impl Predict for MiniBatchKMeans {
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         validate::check_predict(self.centers.ncols(), records)?;
+        assign::check_products(records)?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(labels.into_iter().map(|l| l as usize).collect())
     }

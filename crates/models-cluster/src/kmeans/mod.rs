@@ -243,7 +243,7 @@ fn check_common<R: Records + ?Sized>(k: usize, init: &KMeansInit, x: &R) -> Resu
         &format!("k-means's {k} centres of {d} features, with their partial sums"),
         memory::FEWER_FEATURES,
     )?;
-    Ok(())
+    assign::check_products(x)
 }
 
 /// Mean over features of each feature's population variance (unstored sparse entries are
@@ -382,6 +382,7 @@ impl KMeans {
     /// scikit-learn's `score`.
     pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
         validate::check_predict(self.centers.ncols(), records)?;
+        assign::check_products(records)?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(-assign::inertia(records, &self.centers, &labels))
     }
@@ -457,6 +458,7 @@ impl Predict for KMeans {
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         validate::check_predict(self.centers.ncols(), records)?;
+        assign::check_products(records)?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(labels.into_iter().map(|l| l as usize).collect())
     }

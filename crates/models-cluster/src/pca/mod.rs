@@ -306,6 +306,7 @@ impl Pca {
     /// whitening first. Exact (up to rounding) when all components are kept.
     pub fn inverse_transform<R: Records + ?Sized>(&self, z: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_components(), z)?;
+        memory::check_products()?;
         let mut zd = z.to_dense()?;
         if self.params.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
@@ -446,7 +447,9 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
         self.check_for(n, d, solver)?;
         let m = n.min(d);
         // The dense records, their centred copy, and the factorization's own (faer's) factors
-        // and workspace, a few more `n × d` or `d × d`: asked for up front.
+        // and workspace, a few more `n × d` or `d × d`, and the scratch of faer's products:
+        // asked for up front.
+        memory::check_products()?;
         memory::check(
             memory::bytes_of_grid::<f64>(4usize.saturating_mul(n).saturating_add(3 * m), d),
             &format!("the principal components of {n} × {d} records"),
@@ -536,6 +539,7 @@ impl Transform for Pca {
     /// per sample, one column per component.
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_n_features(self.mean.len(), records)?;
+        memory::check_products()?;
         let c = self.n_components();
         let n = records.n_samples();
         // x·Cᵀ − mean·Cᵀ: the product, then −mean·Cᵀ added to every row in the pass that

@@ -147,7 +147,8 @@ impl Fit for KernelRidgeParams {
         let sqrt_w: Option<Vec<f64>> = w.map(|w| w.iter().map(|v| v.sqrt()).collect());
         let weight = |i: usize| sqrt_w.as_ref().map_or(1.0, |s| s[i]);
         // The Gram matrix (n × n) and, should Cholesky fail, a second one with the least-squares
-        // solver's workspace (faer's): asked for first.
+        // solver's workspace (faer's), and the scratch of faer's products: asked for first.
+        memory::check_products()?;
         memory::check(
             memory::bytes_of_grid::<f64>(n, n.saturating_mul(3)),
             &format!("kernel ridge's {n} × {n} Gram matrices"),
