@@ -168,11 +168,12 @@ pub(crate) fn over_leaves<R: Records + ?Sized>(
     const BLOCK: usize = 2048;
     let width = width.max(1);
     let mut out = DenseMatrix::zeros(records.n_samples(), width);
+    let steps: Vec<_> = trees.iter().map(Tree::steps).collect();
     out.as_mut_slice()
         .par_chunks_mut(BLOCK * width)
         .enumerate()
         .for_each(|(b, chunk)| {
-            for (t, tree) in trees.iter().enumerate() {
+            for (t, tree) in steps.iter().enumerate() {
                 for (r, o) in chunk.chunks_mut(width).enumerate() {
                     f(t, tree.leaf_of(&records.row(b * BLOCK + r)), o);
                 }

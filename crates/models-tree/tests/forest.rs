@@ -204,6 +204,57 @@ fn ensembles_accept_missing_values_when_allowed() {
     assert!(RandomForestClassifier::params().fit(&data).is_err());
 }
 
+/// A forest's probabilities are the mean, over its trees, of the class frequencies in the leaf
+/// each row reaches: walked here node by node through the public node view (the threshold,
+/// and where missing values go), rows with NaN among them.
+#[test]
+fn probabilities_are_mean_leaf_frequencies_walked_by_hand() {
+    let data = bundled("heart_scale");
+    let mut x = data.records.to_dense().unwrap();
+    for i in (0..x.nrows()).step_by(2) {
+        x.row_mut(i)[(i / 2) % 13] = f64::NAN;
+    }
+    let data = Dataset {
+        records: x.clone().into(),
+        ..data
+    };
+    let forest = RandomForestClassifier::params()
+        .n_estimators(12)
+        .missing_values(true)
+        .fit(&data)
+        .unwrap();
+    let p = forest.predict_proba(&data.records).unwrap();
+    let mut went_left_missing = false;
+    for i in 0..x.nrows() {
+        let row = x.row(i);
+        let mut want = vec![0.0; forest.classes().len()];
+        for tree in forest.trees() {
+            let mut node = tree.node(0);
+            while let Some((l, r)) = node.children() {
+                let v = row[node.feature().unwrap()];
+                let left = if v.is_nan() {
+                    went_left_missing |= node.missing_goes_left().unwrap();
+                    node.missing_goes_left().unwrap()
+                } else {
+                    v <= node.threshold().unwrap()
+                };
+                node = tree.node(if left { l } else { r });
+            }
+            let total: f64 = node.value().iter().sum();
+            want.iter_mut()
+                .zip(node.value())
+                .for_each(|(w, c)| *w += c / total / forest.trees().len() as f64);
+        }
+        for (got, want) in p.row(i).iter().zip(&want) {
+            assert!((got - want).abs() < 1e-12, "row {i}: {got} vs {want}");
+        }
+    }
+    assert!(
+        went_left_missing,
+        "no missing value went left: the walk is not tested"
+    );
+}
+
 #[test]
 fn bad_ensemble_parameters_are_refused() {
     let d = bundled("heart_scale");
