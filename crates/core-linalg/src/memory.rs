@@ -77,7 +77,7 @@ pub const PRODUCT_SCRATCH: &str = "raise the address-space limit (ulimit -v, prl
 /// when their scratch does not fit: faer's x86-64 kernel (private-gemm-x86) gives every thread
 /// that runs a product a buffer of twice the last-level cache it reads from sysfs, on the
 /// thread's first product and with no way to report failure, so under an address-space limit
-/// the process would abort. Virtual machines report large caches (480 MiB seen here), so the
+/// the process would abort. Virtual machines report large caches (480 MiB on CI's), so the
 /// buffers can exceed a limit set for the data: [`product_scratch_bytes`] for the calling
 /// thread and every pool thread is reserved and released once per process. A model calls this
 /// with the checks of the buffers it asks for, before its first product.
@@ -88,10 +88,10 @@ pub fn check_products() -> Result<()> {
     }
     let bytes = product_scratch_bytes();
     if !can_reserve(bytes) {
-        let threads = rayon::current_num_threads().max(1) + 1;
         return Err(Error::out_of_memory(
             format!(
-                "the scratch of faer's matrix products (twice the last-level cache on each of {threads} threads)"
+                "the scratch of faer's matrix products (twice the last-level cache on each of {} threads)",
+                product_threads()
             ),
             bytes,
             PRODUCT_SCRATCH,
@@ -109,8 +109,12 @@ pub fn product_scratch_bytes() -> u64 {
     if !cfg!(target_arch = "x86_64") {
         return 0;
     }
-    let threads = rayon::current_num_threads().max(1) as u64 + 1;
-    threads.saturating_mul(2 * last_level_cache())
+    (product_threads() as u64).saturating_mul(2 * last_level_cache())
+}
+
+/// The threads that may run a product: the calling one and every thread of the current pool.
+fn product_threads() -> usize {
+    rayon::current_num_threads().max(1) + 1
 }
 
 /// The last-level cache as private-gemm-x86 sizes its buffers by: the sum of the distinct L3
@@ -301,7 +305,7 @@ mod tests {
 
     #[test]
     fn the_product_scratch_is_twice_the_cache_per_thread_and_met_here() {
-        let threads = rayon::current_num_threads() as u64 + 1;
+        let threads = product_threads() as u64;
         let bytes = product_scratch_bytes();
         if cfg!(target_arch = "x86_64") {
             assert_eq!(bytes % (2 * threads), 0);

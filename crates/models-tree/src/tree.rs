@@ -82,7 +82,7 @@ pub(crate) struct Step {
 }
 
 /// How a [`Step`] sends a sample on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 enum Rule {
     /// `x <= threshold`; missing values go right.
     Threshold,
@@ -109,10 +109,7 @@ impl Steps<'_> {
             if s.left == 0 {
                 return i;
             }
-            let x = match row {
-                RowView::Dense(x) => x[s.feature as usize],
-                RowView::Sparse(_) => row.get(s.feature as usize),
-            };
+            let x = value_at(row, s.feature);
             let left = match s.rule {
                 Rule::Threshold => x <= s.threshold,
                 Rule::ThresholdMissingLeft => x <= s.threshold || x.is_nan(),
@@ -120,6 +117,15 @@ impl Steps<'_> {
             };
             i = if left { s.left } else { s.right } as usize;
         }
+    }
+}
+
+/// A row's value of `feature`, indexed directly when the row is dense.
+#[inline]
+fn value_at(row: &RowView<'_>, feature: u32) -> f64 {
+    match row {
+        RowView::Dense(x) => x[feature as usize],
+        RowView::Sparse(_) => row.get(feature as usize),
     }
 }
 
@@ -301,10 +307,7 @@ impl Tree {
             if n.left == 0 {
                 return i;
             }
-            let x = match row {
-                RowView::Dense(x) => x[n.feature as usize],
-                RowView::Sparse(_) => row.get(n.feature as usize),
-            };
+            let x = value_at(row, n.feature);
             i = if n.goes_left(x) { n.left } else { n.right } as usize;
         }
     }

@@ -233,8 +233,9 @@ fn probabilities_are_mean_leaf_frequencies_walked_by_hand() {
             while let Some((l, r)) = node.children() {
                 let v = row[node.feature().unwrap()];
                 let left = if v.is_nan() {
-                    went_left_missing |= node.missing_goes_left().unwrap();
-                    node.missing_goes_left().unwrap()
+                    let missing_left = node.missing_goes_left().unwrap();
+                    went_left_missing |= missing_left;
+                    missing_left
                 } else {
                     v <= node.threshold().unwrap()
                 };
