@@ -192,6 +192,14 @@ proptest! {
         discrete_properties(&params, |l, d| BernoulliNB::empty(params.clone(), l, d).unwrap(), &data, &cuts, seed);
     }
 
+    /// A negative threshold reads negative stored values below it as 0 and every unstored zero
+    /// as 1: sparse rows, walked column by column, must read as their dense copies do.
+    #[test]
+    fn bernoulli_reads_real_values_under_a_negative_threshold((data, cuts, seed) in problem(reals()), threshold in -2.0f64..0.0) {
+        let params = BernoulliNB::params().binarize(Some(threshold)).fit_prior(false);
+        discrete_properties(&params, |l, d| BernoulliNB::empty(params.clone(), l, d).unwrap(), &data, &cuts, seed);
+    }
+
     /// Statistics gathered in parts (each may see one class) and merged in any order give
     /// the fit: the counts exactly (integer counts and weights), the moments to rounding.
     #[test]

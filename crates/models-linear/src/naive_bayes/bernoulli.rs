@@ -277,7 +277,8 @@ impl BernoulliNB {
             None => x,
         };
         let term = |weight: f64, log_p: f64| if weight == 0.0 { 0.0 } else { weight * log_p };
-        rows_in_parallel(records, k, |row, out, scratch| {
+        // Two terms per feature and class, each a comparison and a multiply-add.
+        rows_in_parallel(records, k, 2 * d * k, |row, out, scratch| {
             scratch.resize(d, 0.0);
             row.to_dense_into(scratch);
             for (c, o) in out.iter_mut().enumerate() {

@@ -592,24 +592,22 @@ impl JointLogLikelihood for GaussianNB {
         check_trained(&self.moments.class_count)?;
         self.check_variances()?;
         let d = self.n_features();
-        Ok(rows_in_parallel(
-            records,
-            self.classes().len(),
-            |row, out, x| {
-                x.resize(d, 0.0);
-                row.to_dense_into(x);
-                for (c, o) in out.iter_mut().enumerate() {
-                    *o = if self.class_prior[c] == 0.0 {
-                        // An impossible class; its variances may be unusable, so skip them.
-                        f64::NEG_INFINITY
-                    } else {
-                        let (theta, var) = (self.moments.theta.row(c), self.var.row(c));
-                        let dist: f64 = (0..d).map(|j| (x[j] - theta[j]).powi(2) / var[j]).sum();
-                        self.class_log_prior[c] + (self.log_norm[c] - 0.5 * dist)
-                    };
-                }
-            },
-        ))
+        let k = self.classes().len();
+        // A difference, a square and a division per feature and class.
+        Ok(rows_in_parallel(records, k, d * k, |row, out, x| {
+            x.resize(d, 0.0);
+            row.to_dense_into(x);
+            for (c, o) in out.iter_mut().enumerate() {
+                *o = if self.class_prior[c] == 0.0 {
+                    // An impossible class; its variances may be unusable, so skip them.
+                    f64::NEG_INFINITY
+                } else {
+                    let (theta, var) = (self.moments.theta.row(c), self.var.row(c));
+                    let dist: f64 = (0..d).map(|j| (x[j] - theta[j]).powi(2) / var[j]).sum();
+                    self.class_log_prior[c] + (self.log_norm[c] - 0.5 * dist)
+                };
+            }
+        }))
     }
 }
 

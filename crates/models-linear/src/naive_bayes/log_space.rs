@@ -4,11 +4,6 @@
 
 use margin_core::{DenseMatrix, Error, Result};
 
-/// Rows of joint log-likelihoods handed to one rayon task. Rows are independent, so the answer
-/// does not depend on how many threads run them; 256 rows amortise the task overhead even
-/// for two classes and a handful of features.
-pub(crate) const ROWS_PER_TASK: usize = 256;
-
 /// The error for a sample no class can explain (every joint log-likelihood is −∞).
 fn impossible(row: usize) -> Error {
     Error::Numerical(format!(

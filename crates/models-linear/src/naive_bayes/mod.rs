@@ -83,27 +83,39 @@ pub use bernoulli::{BernoulliNB, BernoulliNBParams, BernoulliNBStats};
 pub use gaussian::{GaussianNB, GaussianNBParams, GaussianNBStats};
 pub use multinomial::{MultinomialNB, MultinomialNBParams, MultinomialNBStats};
 
-use margin_core::{DenseMatrix, Label, Records, Result, RowView};
+use margin_core::{DenseMatrix, Label, Records, Result, RowView, parallel};
 use rayon::prelude::*;
 
-/// One row of `n × k` output per sample, computed by `f(sample, out_row, scratch)` on rayon
-/// tasks of [`log_space::ROWS_PER_TASK`] rows (each task owns a scratch buffer).
+/// One row of `n × k` output per sample, computed by `f(sample, out_row, scratch)`, where a
+/// sample costs about `row_work` element operations (`margin_core::parallel`'s unit): on the
+/// calling thread below the parallel rule's work, else on rayon tasks of whole blocks of rows
+/// (each task owns a scratch buffer). Rows are independent, so the answer does not depend on
+/// the thread count.
 pub(crate) fn rows_in_parallel<R: Records + ?Sized>(
     records: &R,
     k: usize,
+    row_work: usize,
     f: impl Fn(RowView<'_>, &mut [f64], &mut Vec<f64>) + Sync,
 ) -> DenseMatrix {
-    let mut out = DenseMatrix::zeros(records.n_samples(), k);
-    let rows = log_space::ROWS_PER_TASK;
-    out.as_mut_slice()
-        .par_chunks_mut(rows * k)
-        .enumerate()
-        .for_each(|(task, chunk)| {
-            let mut scratch = Vec::new();
-            for (r, dst) in chunk.chunks_exact_mut(k).enumerate() {
-                f(records.row(task * rows + r), dst, &mut scratch);
-            }
-        });
+    let n = records.n_samples();
+    let mut out = DenseMatrix::zeros(n, k);
+    let block = |first: usize, chunk: &mut [f64]| {
+        let mut scratch = Vec::new();
+        for (r, dst) in chunk.chunks_exact_mut(k.max(1)).enumerate() {
+            f(records.row(first + r), dst, &mut scratch);
+        }
+    };
+    if parallel::should_split(n.saturating_mul(row_work), parallel::Overhead::Loop) {
+        let rows = parallel::chunk_len(n, row_work);
+        out.as_mut_slice()
+            .par_chunks_mut(rows * k)
+            .enumerate()
+            .for_each(|(task, chunk)| block(task * rows, chunk));
+    } else {
+        // A small prediction (dna's 1,186 test rows) spent longer handing tasks to the pool
+        // than computing them.
+        block(0, out.as_mut_slice());
+    }
     out
 }
 
