@@ -91,6 +91,30 @@ pub fn chunk_len(items: usize, work_per_item: usize) -> usize {
         .max(min_len(work_per_item))
 }
 
+/// Calls `block(first_row, rows)` over `out`, a row-major buffer of rows of `row_len` values
+/// that cost about `row_work` operations each, cut into blocks of whole rows: all of it in one
+/// block on the calling thread below the rule's work (handing even one task to the pool wakes a
+/// worker and puts the caller to sleep), else rayon tasks of [`chunk_len`] rows. Each row is
+/// in one block, so what the blocks write does not depend on the thread count.
+pub fn for_row_blocks<T: Send>(
+    out: &mut [T],
+    row_len: usize,
+    row_work: usize,
+    block: impl Fn(usize, &mut [T]) + Sync,
+) {
+    use rayon::prelude::*;
+    let row_len = row_len.max(1);
+    let n = out.len() / row_len;
+    if should_split(n.saturating_mul(row_work), Overhead::Loop) {
+        let rows = chunk_len(n, row_work);
+        out.par_chunks_mut(rows * row_len)
+            .enumerate()
+            .for_each(|(task, chunk)| block(task * rows, chunk));
+    } else {
+        block(0, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +166,38 @@ mod tests {
             assert_eq!(chunk_len(80_000, TASK_WORK), 10_000);
             assert_eq!(chunk_len(1_000, 256), 256);
         });
+    }
+
+    /// Writes each row's index into its 3 values; returns the buffer and the blocks' first rows.
+    fn blocks_of(threads: usize, n: usize, row_work: usize) -> (Vec<usize>, Vec<usize>) {
+        in_pool(threads, || {
+            let firsts = std::sync::Mutex::new(Vec::new());
+            let mut out = vec![0; 3 * n];
+            for_row_blocks(&mut out, 3, row_work, |first, rows| {
+                firsts.lock().unwrap().push(first);
+                for (r, row) in rows.chunks_exact_mut(3).enumerate() {
+                    row.fill(first + r);
+                }
+            });
+            let mut firsts = firsts.into_inner().unwrap();
+            firsts.sort_unstable();
+            (out, firsts)
+        })
+    }
+
+    #[test]
+    fn row_blocks_are_one_block_below_the_rule_and_tasks_of_chunk_len_rows_above() {
+        let rows = |n: usize| (0..n).flat_map(|i| [i; 3]).collect::<Vec<_>>();
+        // Below the rule's work: one block from row 0, whatever the pool.
+        assert_eq!(blocks_of(2, 1000, 1), (rows(1000), vec![0]));
+        assert_eq!(blocks_of(2, 0, 1), (vec![], vec![0]));
+        // Above it: tasks of `chunk_len` rows on two threads, one block on one, same rows.
+        let (n, work) = (40_000, 16);
+        let (split, firsts) = blocks_of(2, n, work);
+        let len = in_pool(2, || chunk_len(n, work));
+        assert_eq!(firsts, (0..n).step_by(len).collect::<Vec<_>>());
+        assert!(firsts.len() > 1);
+        assert_eq!(split, rows(n));
+        assert_eq!(blocks_of(1, n, work), (rows(n), vec![0]));
     }
 }

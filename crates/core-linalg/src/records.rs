@@ -47,7 +47,6 @@ pub fn linear_scores<R: Records + ?Sized>(
     coef: &crate::DenseMatrix,
     intercept: &[f64],
 ) -> crate::DenseMatrix {
-    use rayon::prelude::*;
     let (n, k) = (records.n_samples(), coef.nrows().max(1));
     let row_work = linear_work(records, k);
     let csr = records.as_sparse();
@@ -79,20 +78,10 @@ pub fn linear_scores<R: Records + ?Sized>(
             }
         }
     };
-    if crate::parallel::should_split(n * row_work, crate::parallel::Overhead::Loop) {
-        // Tasks of whole blocks of rows, each a plain loop: a rayon item per row cost as much
-        // as a short row's product.
-        let rows_per_task = crate::parallel::chunk_len(n, row_work);
-        out.as_mut_slice()
-            .par_chunks_mut(k * rows_per_task)
-            .enumerate()
-            .for_each(|(task, scores)| block(task * rows_per_task, scores));
-    } else {
-        // Below the parallel rule's work the calling thread computes the scores: handing even
-        // one task to the pool wakes a worker and puts this thread to sleep (a9a's test set
-        // predicted in about half the time this way on the 2-core machines).
-        block(0, out.as_mut_slice());
-    }
+    // Blocks of rows, each a plain loop: a rayon item per row cost as much as a short row's
+    // product, and below the parallel rule's work (a9a's test set) the calling thread runs
+    // them all, in about half the time two threads took.
+    crate::parallel::for_row_blocks(out.as_mut_slice(), k, row_work, block);
     out
 }
 

@@ -84,7 +84,6 @@ pub use gaussian::{GaussianNB, GaussianNBParams, GaussianNBStats};
 pub use multinomial::{MultinomialNB, MultinomialNBParams, MultinomialNBStats};
 
 use margin_core::{DenseMatrix, Label, Records, Result, RowView, parallel};
-use rayon::prelude::*;
 
 /// One row of `n × k` output per sample, computed by `f(sample, out_row, scratch)`, where a
 /// sample costs about `row_work` element operations (`margin_core::parallel`'s unit): on the
@@ -105,17 +104,9 @@ pub(crate) fn rows_in_parallel<R: Records + ?Sized>(
             f(records.row(first + r), dst, &mut scratch);
         }
     };
-    if parallel::should_split(n.saturating_mul(row_work), parallel::Overhead::Loop) {
-        let rows = parallel::chunk_len(n, row_work);
-        out.as_mut_slice()
-            .par_chunks_mut(rows * k)
-            .enumerate()
-            .for_each(|(task, chunk)| block(task * rows, chunk));
-    } else {
-        // A small prediction (dna's 1,186 test rows) spent longer handing tasks to the pool
-        // than computing them.
-        block(0, out.as_mut_slice());
-    }
+    // A small prediction (dna's 1,186 test rows) spent longer handing fixed 256-row tasks to
+    // the pool than computing them.
+    parallel::for_row_blocks(out.as_mut_slice(), k, row_work, block);
     out
 }
 
