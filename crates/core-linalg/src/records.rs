@@ -729,9 +729,9 @@ mod tests {
         }
     }
 
-    /// Rows of 4 entries (5 features, one left out per row) with values from `i` and `j`:
-    /// `n` rows are one calling-thread block below 65,536 (the parallel rule's work at one
-    /// operation per row) and several tasks above it.
+    /// Rows of 4 entries (5 features, one left out per row) with values from `i` and `j`. At
+    /// 1–4 of the parallel rule's operations a row (layout and weight rows), 37 rows stay on
+    /// the calling thread and 200,000 split into tasks.
     fn sparse_rows(n: usize) -> CsrMatrix {
         let rows: Vec<Vec<f64>> = (0..n)
             .map(|i| {

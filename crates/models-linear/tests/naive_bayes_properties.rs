@@ -193,7 +193,7 @@ proptest! {
     }
 
     /// A negative threshold reads negative stored values below it as 0 and every unstored zero
-    /// as 1: sparse rows, walked column by column, must read as their dense copies do.
+    /// as 1: sparse rows, expanded under it, must read as their dense copies do.
     #[test]
     fn bernoulli_reads_real_values_under_a_negative_threshold((data, cuts, seed) in problem(reals()), threshold in -2.0f64..0.0) {
         let params = BernoulliNB::params().binarize(Some(threshold)).fit_prior(false);
