@@ -1,6 +1,7 @@
 //! k-means clustering: [`KMeans`] (Lloyd's or Elkan's algorithm) and [`MiniBatchKMeans`].
 
 mod assign;
+mod dots;
 mod elkan;
 mod init;
 mod lloyd;
