@@ -11,10 +11,10 @@
 //! group order. Every floating-point sum therefore happens in the same order on 1 thread or 32.
 //!
 //! **The assignment rule.** A row's label is the centre with the smallest *direct* squared
-//! distance [`sq_dist_to`] (`Σ (x_j − c_j)²`), the lowest index on exact ties. The GEMM form
+//! distance [`sq_dist_to`] (`Σ (x_j − c_j)²`), the lowest index on exact ties. The product form
 //! only decides when it is safe: its rounding error, and that of the direct form, are below
 //! `tie × (‖x‖ + ‖c‖)²` with `tie = 4 (d + 4) ε` (dot products of length `d` err by at most
-//! `d u ‖x‖‖c‖`), so when the runner-up's GEMM value is within the two centres' error bounds of
+//! `d u ‖x‖‖c‖`), so when the runner-up's product value is within the two centres' error bounds of
 //! the best, the close centres are compared again by [`sq_dist_to`]. Every assignment (Lloyd,
 //! Elkan, `predict`) therefore gives the same labels, whatever arithmetic found them.
 
@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use super::dots::{self, PackedCenters};
 
-/// Rows per GEMM block (scikit-learn uses the same chunk size).
+/// Rows per product block (scikit-learn uses the same chunk size).
 pub(crate) const BLOCK: usize = 256;
 /// At most this many groups, so the per-group `k × d` sums stay bounded.
 const MAX_GROUPS: usize = 64;

@@ -70,8 +70,8 @@ margin_core::param_choice!(KMeansAlgorithm { Lloyd => "lloyd", Elkan => "elkan" 
 /// shared; see the crate documentation). Only the time differs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KMeansAlgorithm {
-    /// Lloyd's algorithm (`"lloyd"`, the default): every row against every centre, one GEMM
-    /// per block of rows.
+    /// Lloyd's algorithm (`"lloyd"`, the default): every row against every centre, one
+    /// product per block of rows.
     #[default]
     Lloyd,
     /// Elkan's algorithm (`"elkan"`): triangle-inequality bounds skip most distances once the
@@ -317,8 +317,8 @@ fn initial<R: Records + ?Sized>(
 /// k-means clustering by Lloyd's or Elkan's algorithm, as scikit-learn's `KMeans`.
 ///
 /// Fitted on records (dense or sparse): `KMeans::params().n_clusters(3).fit(&records)`.
-/// Dense records are centred first (on a copy); Lloyd's assignment step is one GEMM per block
-/// of 256 rows, Elkan's ([`KMeansAlgorithm::Elkan`], dense or sparse) skips the distances its
+/// Dense records are centred first (on a copy); Lloyd's assignment step is one product per
+/// block of 256 rows, Elkan's ([`KMeansAlgorithm::Elkan`], dense or sparse) skips the distances its
 /// bounds rule out. Both give the same model; Lloyd is the default (the crate documentation
 /// has the measurements).
 ///
