@@ -14,9 +14,10 @@
 //! distance [`sq_dist_to`] (`Σ (x_j − c_j)²`), the lowest index on exact ties. The product form
 //! only decides when it is safe: its rounding error, and that of the direct form, are below
 //! `tie × (‖x‖ + ‖c‖)²` with `tie = 4 (d + 4) ε` (dot products of length `d` err by at most
-//! `d u ‖x‖‖c‖`), so when the runner-up's product value is within the two centres' error bounds of
-//! the best, the close centres are compared again by [`sq_dist_to`]. Every assignment (Lloyd,
-//! Elkan, `predict`) therefore gives the same labels, whatever arithmetic found them.
+//! `d u ‖x‖‖c‖`, fused multiply-adds or not), so when the runner-up's product value is within
+//! the two centres' error bounds of the best, the close centres are compared again by
+//! [`sq_dist_to`]. Every assignment (Lloyd, Elkan, `predict`) therefore gives the same labels,
+//! whatever arithmetic found them.
 
 use std::ops::Range;
 
