@@ -75,7 +75,9 @@ pub(crate) fn sq_dist_dense(a: &[f64], b: &[f64]) -> f64 {
 /// Centres with their norms, ready for distance computations.
 pub(crate) struct CenterTable<'a> {
     pub(crate) centers: &'a DenseMatrix,
-    /// The centres packed for [`dots::products`], when there are at most [`FEW_CENTRES`].
+    /// The centres packed for [`dots::products`], for dense records and at most
+    /// [`FEW_CENTRES`] centres (sparse rows never read them: a sparse data set's `d` can be
+    /// large enough that a packed copy would be the largest allocation of the pass).
     packed: Option<PackedCenters>,
     sq_norms: Vec<f64>,
     norms: Vec<f64>,
@@ -85,12 +87,13 @@ pub(crate) struct CenterTable<'a> {
 }
 
 impl<'a> CenterTable<'a> {
-    pub(crate) fn new(centers: &'a DenseMatrix) -> Self {
+    /// The table for records that are `dense` or not.
+    pub(crate) fn new(centers: &'a DenseMatrix, dense: bool) -> Self {
         let sq_norms: Vec<f64> = centers.rows().map(|c| margin_core::dot(c, c)).collect();
         let norms: Vec<f64> = sq_norms.iter().map(|s| s.sqrt()).collect();
         let max_norm = norms.iter().copied().fold(0.0, f64::max);
         let tie = 4.0 * (centers.ncols() as f64 + 4.0) * f64::EPSILON;
-        let packed = (centers.nrows() <= FEW_CENTRES).then(|| PackedCenters::new(centers));
+        let packed = (dense && centers.nrows() <= FEW_CENTRES).then(|| PackedCenters::new(centers));
         Self {
             centers,
             packed,
@@ -218,7 +221,7 @@ pub(crate) fn check_products<R: Records + ?Sized>(x: &R) -> Result<()> {
 /// Nearest centres and squared distances for every row.
 pub(crate) fn nearest<R: Records + ?Sized>(x: &R, centers: &DenseMatrix) -> (Vec<u32>, Vec<f64>) {
     let n = x.n_samples();
-    let table = CenterTable::new(centers);
+    let table = CenterTable::new(centers, x.as_dense().is_some());
     let mut labels = vec![0u32; n];
     let mut dists = vec![0.0; n];
     labels
@@ -285,7 +288,7 @@ pub(crate) fn assign_and_sum<R: Records + ?Sized>(
     centers: &DenseMatrix,
 ) -> Assignment {
     let (n, d, k) = (x.n_samples(), x.n_features(), centers.nrows());
-    let table = CenterTable::new(centers);
+    let table = CenterTable::new(centers, x.as_dense().is_some());
     let ranges = groups(n);
     let mut labels = vec![0u32; n];
     let group_rows = ranges.first().map_or(1, |r| r.len().max(1));

@@ -34,16 +34,23 @@ const AHEAD: usize = 4;
 /// `f64` values per cache line.
 const LINE: usize = 8;
 
-/// Centres packed for [`products`]: panels of `d` rows of `width` vectors, feature-major.
+/// Centres packed for [`products`]: panels of `d` rows of vectors, feature-major.
 pub(crate) struct PackedCenters {
     k: usize,
     d: usize,
-    /// The panels one after the other, `LANES` centres to a vector (zero-padded).
+    /// The [`panels`] one after the other, `LANES` centres to a vector (zero-padded).
     values: Vec<[f64; LANES]>,
-    /// Each panel's number of vectors (1 ..= [`PANEL`]).
-    widths: Vec<usize>,
     /// A row of zeros, read in place of the rows a last, shorter group lacks.
     zeros: Vec<f64>,
+}
+
+/// The panels of `k` centres: each one's first centre and its number of centres, `LANES ·
+/// PANEL` but for the last. A panel is `cols.div_ceil(LANES)` vectors wide, and every panel
+/// before it is full, so it starts at vector `first / LANES · d` of the packed values.
+fn panels(k: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..k)
+        .step_by(LANES * PANEL)
+        .map(move |first| (first, (k - first).min(LANES * PANEL)))
 }
 
 impl PackedCenters {
@@ -52,24 +59,20 @@ impl PackedCenters {
     pub(crate) fn new(centers: &DenseMatrix) -> Self {
         let (k, d) = (centers.nrows(), centers.ncols());
         let mut values = Vec::with_capacity(k.div_ceil(LANES) * d);
-        let mut widths = Vec::new();
-        for first in (0..k).step_by(LANES * PANEL) {
-            let width = (k - first).min(LANES * PANEL).div_ceil(LANES);
+        for (first, cols) in panels(k) {
             for f in 0..d {
-                values.extend((0..width).map(|v| {
+                values.extend((0..cols.div_ceil(LANES)).map(|v| {
                     std::array::from_fn(|l| {
                         let j = first + v * LANES + l;
                         if j < k { centers.row(j)[f] } else { 0.0 }
                     })
                 }));
             }
-            widths.push(width);
         }
         Self {
             k,
             d,
             values,
-            widths,
             zeros: vec![0.0; d],
         }
     }
@@ -125,21 +128,16 @@ fn products_loop<const FMA: bool>(
         }
         let rows: [&[f64]; ROWS] =
             std::array::from_fn(|r| group.get(r * d..(r + 1) * d).unwrap_or(&packed.zeros));
-        let (mut start, mut first) = (0, 0);
-        for &width in &packed.widths {
+        for (first, cols) in panels(k) {
+            let width = cols.div_ceil(LANES);
+            let start = first / LANES * d;
             let panel = &packed.values[start..start + d * width];
-            let at = Outputs {
-                k,
-                first,
-                cols: (k - first).min(width * LANES),
-            };
+            let at = Outputs { k, first, cols };
+            // A panel is 1 ..= PANEL (2) vectors wide.
             match width {
                 1 => write(&tile::<1, FMA>(rows, panel), out, at),
-                2 => write(&tile::<2, FMA>(rows, panel), out, at),
                 _ => write(&tile::<PANEL, FMA>(rows, panel), out, at),
             }
-            start += panel.len();
-            first += at.cols;
         }
     }
 }
