@@ -3,6 +3,7 @@
 use margin_core::{ClassWeight, Dataset, DenseMatrix, Error, Label, Records, Result, validate};
 use rayon::prelude::*;
 
+use crate::steps::Steps;
 use crate::tree::Tree;
 
 /// A validated classification problem.
@@ -157,7 +158,9 @@ fn check_some_weight(weights: &[f64]) -> Result<()> {
 ///
 /// Rows go in parallel blocks and, within a block, tree by tree, so a tree's nodes stay in
 /// cache across the block's rows (row by row, a forest's trees would all be fetched again for
-/// every row: 3× slower on ijcnn1). Each row still visits its trees in order, so sums do not
+/// every row: 3× slower on ijcnn1). Dense rows walk a tree several at a time
+/// ([`Steps::leaves_of_dense`]: 0.21 → 0.17 s for a 100-tree forest on ijcnn1's 91,701 test
+/// rows); sparse ones one by one. Each row still visits its trees in order, so sums do not
 /// depend on threads.
 pub(crate) fn over_leaves<R: Records + ?Sized>(
     records: &R,
@@ -168,14 +171,27 @@ pub(crate) fn over_leaves<R: Records + ?Sized>(
     const BLOCK: usize = 2048;
     let width = width.max(1);
     let mut out = DenseMatrix::zeros(records.n_samples(), width);
-    let steps: Vec<_> = trees.iter().map(Tree::steps).collect();
+    let steps: Vec<_> = trees.iter().map(Steps::new).collect();
+    let dense = records.as_dense();
     out.as_mut_slice()
         .par_chunks_mut(BLOCK * width)
         .enumerate()
         .for_each(|(b, chunk)| {
+            let rows = b * BLOCK..b * BLOCK + chunk.len() / width;
+            let mut leaves = vec![0u32; rows.len()];
             for (t, tree) in steps.iter().enumerate() {
-                for (r, o) in chunk.chunks_mut(width).enumerate() {
-                    f(t, tree.leaf_of(&records.row(b * BLOCK + r)), o);
+                match dense {
+                    Some(x) => {
+                        let d = x.ncols();
+                        let x = &x.as_slice()[rows.start * d..rows.end * d];
+                        tree.leaves_of_dense(x, d, &mut leaves);
+                    }
+                    None => rows.clone().zip(leaves.iter_mut()).for_each(|(i, leaf)| {
+                        *leaf = tree.leaf_of(&records.row(i)) as u32;
+                    }),
+                }
+                for (&leaf, o) in leaves.iter().zip(chunk.chunks_mut(width)) {
+                    f(t, leaf as usize, o);
                 }
             }
         });

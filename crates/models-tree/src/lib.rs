@@ -165,6 +165,7 @@ mod params;
 mod prune;
 mod regressor;
 mod splitter;
+mod steps;
 mod tree;
 
 pub use adaboost::{AdaBoostClassifier, AdaBoostClassifierParams};

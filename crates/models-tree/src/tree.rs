@@ -50,7 +50,7 @@ impl NodeRecord {
 
     /// Whether a sample whose split value is `x` goes left.
     #[inline]
-    fn goes_left(&self, x: f64) -> bool {
+    pub(crate) fn goes_left(&self, x: f64) -> bool {
         if self.seen_categories == 0 {
             return x <= self.threshold || (self.missing_left && x.is_nan());
         }
@@ -69,60 +69,9 @@ impl NodeRecord {
     }
 }
 
-/// A node as prediction reads it: 24 bytes against the stored record's 72, so that the paths
-/// of a tree stay in the first-level caches while a block of rows walks them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Step {
-    threshold: f64,
-    /// 0 for a leaf.
-    left: u32,
-    right: u32,
-    feature: u32,
-    rule: Rule,
-}
-
-/// How a [`Step`] sends a sample on.
-#[derive(Clone, Copy, Debug)]
-enum Rule {
-    /// `x <= threshold`; missing values go right.
-    Threshold,
-    /// `x <= threshold`; missing values go left.
-    ThresholdMissingLeft,
-    /// A category set: the stored record decides.
-    Categories,
-}
-
-/// The [`Step`]s of a tree, in node order, built once per prediction call (a pass over the
-/// nodes, small beside walking every row through them).
-pub(crate) struct Steps<'a> {
-    tree: &'a Tree,
-    steps: Vec<Step>,
-}
-
-impl Steps<'_> {
-    /// The leaf a sample falls into (as [`Tree::leaf_of`]).
-    #[inline]
-    pub(crate) fn leaf_of(&self, row: &RowView<'_>) -> usize {
-        let mut i = 0;
-        loop {
-            let s = self.steps[i];
-            if s.left == 0 {
-                return i;
-            }
-            let x = value_at(row, s.feature);
-            let left = match s.rule {
-                Rule::Threshold => x <= s.threshold,
-                Rule::ThresholdMissingLeft => x <= s.threshold || x.is_nan(),
-                Rule::Categories => self.tree.nodes[i].goes_left(x),
-            };
-            i = if left { s.left } else { s.right } as usize;
-        }
-    }
-}
-
 /// A row's value of `feature`, indexed directly when the row is dense.
 #[inline]
-fn value_at(row: &RowView<'_>, feature: u32) -> f64 {
+pub(crate) fn value_at(row: &RowView<'_>, feature: u32) -> f64 {
     match row {
         RowView::Dense(x) => x[feature as usize],
         RowView::Sparse(_) => row.get(feature as usize),
@@ -275,26 +224,6 @@ impl Tree {
     #[inline]
     pub(crate) fn leaf_of(&self, row: &RowView<'_>) -> usize {
         self.walk(row, |_| {})
-    }
-
-    /// The nodes as prediction reads them.
-    pub(crate) fn steps(&self) -> Steps<'_> {
-        let steps = self
-            .nodes
-            .iter()
-            .map(|n| Step {
-                threshold: n.threshold,
-                left: n.left,
-                right: n.right,
-                feature: n.feature,
-                rule: match (n.seen_categories != 0, n.missing_left) {
-                    (true, _) => Rule::Categories,
-                    (false, true) => Rule::ThresholdMissingLeft,
-                    (false, false) => Rule::Threshold,
-                },
-            })
-            .collect();
-        Steps { tree: self, steps }
     }
 
     /// `visit(node)` for every node on a sample's path, root first; returns its leaf.

@@ -12,6 +12,7 @@ mod leaf_size;
 mod model_files;
 mod observed;
 mod params;
+mod prediction_walk;
 mod tree_categorical;
 mod tree_errors;
 mod tree_fixtures;
