@@ -157,6 +157,16 @@ fn ci() -> Result<(), String> {
         &["doc", "--workspace", "--no-deps"],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
+    // The private items' docs too: their links resolve only in this mode.
+    cargo(
+        &[
+            "doc",
+            "--workspace",
+            "--no-deps",
+            "--document-private-items",
+        ],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
     lean_dependencies()?;
     publish_check()?;
     python::test(&[])

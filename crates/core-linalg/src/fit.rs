@@ -392,7 +392,7 @@ pub trait FitObserved<Input: ?Sized = Dataset>: Fit<Input> {
     fn fit_observed(&self, input: &Input, observer: &mut dyn Observer) -> Result<Self::Model>;
 }
 
-/// Implements [`Fit`](crate::Fit) and [`FitObserved`] on a [`Dataset`] for params types whose
+/// Implements [`Fit`] and [`FitObserved`] on a [`Dataset`] for params types whose
 /// inherent `fit_watched(&self, data, Option<&mut dyn Observer>)` does the fit: without an
 /// observer (a plain `fit`) it may solve its binary problems in parallel, with one it solves
 /// them in turn (see [`solve_each`]). `margin_core::impl_fit_watched!(PerceptronParams =>

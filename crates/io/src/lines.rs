@@ -18,7 +18,7 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Returns `false` at the end of the input.
 ///
 /// A line longer than [`MAX_LINE_BYTES`] is a parse error at `line_no` (the one-based number of
-/// the line being read); the buffer grows through [`memory`](margin_core::memory).
+/// the line being read); the buffer grows through [`memory`].
 pub fn read_line<R: BufRead + ?Sized>(
     reader: &mut R,
     buf: &mut Vec<u8>,

@@ -70,7 +70,7 @@ impl DenseByFeature {
         });
     }
 
-    /// `out[k] = sample(rows.start + k) · x` for the probe `x` given by [`Self::probe`].
+    /// `out[k] = sample(rows.start + k) · x` for the probe `x` given by [`Self::probe_into`].
     #[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
     pub(crate) fn dots(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
         debug_assert_eq!(rows.len(), out.len());

@@ -13,7 +13,7 @@
 //! - Kernel algebra that keeps a kernel a kernel: [`Scaled`], [`Sum`], [`Product`],
 //!   [`Mapped`] (`k(ψ(x), ψ(z))`), [`RankOne`] (`f(x) f(z)`), and [`KernelExt`] to chain them.
 //!   [`KernelSpec`] holds any standard kernel or combination as plain, serializable data.
-//! - [`gram`] and [`cross_gram`]: Gram matrices through faer's GEMM (triangular for symmetric
+//! - [`gram`](fn@gram) and [`cross_gram`]: Gram matrices through faer's GEMM (triangular for symmetric
 //!   ones) for dot-product kernels, with vectorized exponentials; a rayon-parallel tiled loop for
 //!   the others; a memory budget that refuses a matrix too large to allocate.
 //! - [`ColumnCache`] + [`KernelSource`]: the LRU cache of `f32` kernel columns, with LIBSVM's

@@ -14,7 +14,7 @@
 //! - Clustering: [`adjusted_rand_index`], [`silhouette`].
 //!
 //! - Model selection: [`cross_validate`] and [`cross_val_predict`] (folds fitted in parallel),
-//!   [`search`] over a [`Grid`] of named parameter values (all of them, or a seeded random
+//!   [`search`](fn@search) over a [`Grid`] of named parameter values (all of them, or a seeded random
 //!   sample), refitting the best, and the data of [`learning_curve`] and [`validation_curve`];
 //!   each scores with a [`Scorer`]: a [`Scoring`] by name (`"f1_macro"`, `"roc_auc"`,
 //!   `"neg_mean_squared_error"`, scikit-learn's names) or a closure.

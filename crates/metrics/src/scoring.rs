@@ -16,7 +16,7 @@ use crate::{
 /// scikit-learn's `neg_…` scorers).
 ///
 /// Three kinds of scorer are accepted wherever model selection takes one
-/// ([`cross_validate`](crate::cross_validate), [`search`](crate::search),
+/// ([`cross_validate`](crate::cross_validate), [`search`](fn@crate::search),
 /// [`learning_curve`](crate::learning_curve), [`validation_curve`](crate::validation_curve)):
 /// a [`Scoring`], its name as text (`"balanced_accuracy"`), or a closure over the held-out data
 /// and the model's predictions, `|test: &Dataset, predicted: &Vec<Label>| … -> Result<f64>`.

@@ -125,7 +125,7 @@ impl OneClassSvm {
         vec![-self.expansion.rho]
     }
     /// For a linear kernel, `w = Σ_s α_s sv_s` as one row (scikit-learn's `coef_`).
-    /// [`Error::Unsupported`](margin_core::Error::Unsupported) naming the kernel for any other
+    /// [`Error::Unsupported`] naming the kernel for any other
     /// kernel.
     pub fn coef(&self) -> Result<DenseMatrix> {
         self.expansion.coef()

@@ -143,7 +143,7 @@ impl<K: Kernel + ?Sized, R: Records + ?Sized> QMatrix for SvrQ<'_, K, R> {
 }
 
 /// `Q_ij = y_i y_j K(x_i, x_j)` over a subset of the records, a working set at a time: what
-/// [`solve_batched`](margin_optim::batched::solve_batched) reads for C-SVC (and, with every
+/// [`solve_batched`] reads for C-SVC (and, with every
 /// `y = +1`, the one-class SVM).
 pub(crate) struct SignedRows<'a, K: ?Sized> {
     gram: GramRows<'a, K>,

@@ -458,7 +458,7 @@ impl Svc {
     /// the weights kept for predictions, or from the support vectors where the model keeps
     /// none (a sparse file with a huge feature index).
     ///
-    /// [`Error::Unsupported`](margin_core::Error::Unsupported) naming the kernel for any other
+    /// [`Error::Unsupported`] naming the kernel for any other
     /// kernel (scikit-learn raises `AttributeError`).
     pub fn coef(&self) -> Result<DenseMatrix> {
         coef_matrix(

@@ -228,7 +228,7 @@ impl Svr {
         FitReport::new(vec![self.expansion.run()]).with_folds(self.probability_folds)
     }
     /// For a linear kernel, `w` as one row (scikit-learn's `coef_`): `w·x + b` is the
-    /// prediction. [`Error::Unsupported`](margin_core::Error::Unsupported) naming the kernel for
+    /// prediction. [`Error::Unsupported`] naming the kernel for
     /// any other kernel.
     pub fn coef(&self) -> Result<DenseMatrix> {
         self.expansion.coef()

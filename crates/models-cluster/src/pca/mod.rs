@@ -377,7 +377,7 @@ struct Centered {
 
 impl Centered {
     /// Centres `x` and returns it with the column means. Columns are handled in parallel in
-    /// groups of [`COLUMNS`]: each task reads every row's slice of its columns (one cache line)
+    /// groups of `COLUMNS` (64): each task reads every row's slice of its columns (one cache line)
     /// and writes its columns contiguously, so the transposition is cache-friendly; each mean
     /// is summed by one task in row order.
     fn new<R: Records + ?Sized>(x: &R) -> Result<(Self, Vec<f64>)> {
