@@ -22,6 +22,8 @@
 //!   (name, type, default, allowed values, help) once, for the CLI, searches and files.
 //! - **Validation** ([`validate`]), **splitting** ([`split`]), **memory** asked for before it
 //!   is used ([`memory`]) and the shortest round-tripping number text ([`format`](mod@format)).
+//! - **Hot loops** ([`parallel`]: when work goes to both cores; [`simd`]: loops compiled for
+//!   AVX2 + FMA too, chosen at run time; [`hint`]: prefetches).
 //! - **Data generators** ([`generate`]): scikit-learn's `make_blobs`, `make_circles`,
 //!   `make_moons`, `make_classification` and `make_regression`, seeded, for teaching and tests.
 //!
@@ -55,7 +57,8 @@
 //! ```
 
 // Denied, not forbidden: `DenseView::from_faer` turns a checked row-major faer view into a
-// slice, and `hint::prefetch` calls the prefetch intrinsic (one `unsafe` line each, with its
+// slice, `hint::prefetch` calls the prefetch intrinsic, and `simd_dispatch!` writes the call
+// to a loop's AVX2 + FMA copy into the crates that use it (one `unsafe` line each, with its
 // SAFETY comment); nothing else in the crate may.
 #![deny(unsafe_code)]
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
@@ -78,6 +81,7 @@ pub mod orthogonal;
 pub mod parallel;
 pub mod params;
 mod records;
+pub mod simd;
 mod sparse;
 pub mod split;
 pub mod stored;

@@ -71,37 +71,42 @@ impl DenseByFeature {
     }
 
     /// `out[k] = sample(rows.start + k) · x` for the probe `x` given by [`Self::probe_into`].
-    #[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
     pub(crate) fn dots(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
         debug_assert_eq!(rows.len(), out.len());
         debug_assert!(rows.end <= self.n && probe.iter().all(|&(f, _)| f < self.d));
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports the feature the function was compiled for.
-                unsafe { self.dots_avx2(rows, probe, out) };
-                return;
-            }
-        }
-        self.dots_loop(rows, probe, out);
+        dots_by_feature(&self.data, self.n, rows.start, probe, out);
     }
+}
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn dots_avx2(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
-        self.dots_loop(rows, probe, out);
-    }
+margin_core::simd_dispatch! {
+    /// `out[k] = Σ p_f · data[f · n + start + k]` over the probe's `(f, p_f)`: the loop of
+    /// [`DenseByFeature::dots`], whose wide copy only widens the loads and adds.
+    fn dots_by_feature(
+        data: &[f64],
+        n: usize,
+        start: usize,
+        probe: &[(usize, f64)],
+        out: &mut [f64],
+    ) => dots_loop;
+}
 
-    #[inline(always)]
-    fn dots_loop(&self, rows: Range<usize>, probe: &[(usize, f64)], out: &mut [f64]) {
-        out.fill(0.0);
-        for (b, sums) in out.chunks_mut(BLOCK).enumerate() {
-            let start = rows.start + b * BLOCK;
-            for &(f, p) in probe {
-                let run = &self.data[f * self.n + start..][..sums.len()];
-                for (s, &v) in sums.iter_mut().zip(run) {
-                    *s += v * p;
-                }
+/// [`dots_by_feature`]'s loop, block by block of rows. It never reads `FMA`: each product is
+/// rounded before it is added (LIBSVM's dot product), in both copies.
+#[inline(always)]
+fn dots_loop<const FMA: bool>(
+    data: &[f64],
+    n: usize,
+    start: usize,
+    probe: &[(usize, f64)],
+    out: &mut [f64],
+) {
+    out.fill(0.0);
+    for (b, sums) in out.chunks_mut(BLOCK).enumerate() {
+        let first = start + b * BLOCK;
+        for &(f, p) in probe {
+            let run = &data[f * n + first..][..sums.len()];
+            for (s, &v) in sums.iter_mut().zip(run) {
+                *s += v * p;
             }
         }
     }

@@ -481,32 +481,17 @@ impl<'s> Products<'s> {
     }
 }
 
-/// `tile[k]` (a row of `m`) `= Σ v · values[slot[j]]` over the stored `(j, v)` of the tile's
-/// `k`-th sample: the sparse product's inner loop, compiled for AVX2 + FMA too and taken when
-/// the CPU has them (users build for the x86-64 baseline, where it would run two lanes wide).
-#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-fn add_stored(block: &SparseBlock<'_>, cols: Cols<'_>, gathered: &mut Gathered, tile: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { add_stored_avx2_fma(block, cols, gathered, tile) };
-            return;
-        }
-    }
-    add_stored_loop::<false>(block, cols, gathered, tile);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn add_stored_avx2_fma(
-    block: &SparseBlock<'_>,
-    cols: Cols<'_>,
-    gathered: &mut Gathered,
-    tile: &mut [f64],
-) {
-    add_stored_loop::<true>(block, cols, gathered, tile);
+margin_core::simd_dispatch! {
+    /// `tile[k]` (a row of `m`) `= Σ v · values[slot[j]]` over the stored `(j, v)` of the
+    /// tile's `k`-th sample: the sparse product's inner loop, compiled for AVX2 + FMA too and
+    /// taken when the CPU has them (users build for the x86-64 baseline, where it would run two
+    /// lanes wide).
+    fn add_stored(
+        block: &SparseBlock<'_>,
+        cols: Cols<'_>,
+        gathered: &mut Gathered,
+        tile: &mut [f64],
+    ) => add_stored_loop;
 }
 
 #[inline(always)]

@@ -3,61 +3,36 @@
 //! Users build with default flags (x86-64 baseline, SSE2), where `f64::exp` in a loop is a
 //! scalar libm call per entry: the exponentials then cost three times the GEMM of an RBF Gram
 //! matrix. Here the same branch-free polynomial is compiled twice — once for the baseline and
-//! once with AVX2 + FMA — and the fast copy is taken when the CPU has those features.
+//! once with AVX2 + FMA — and the fast copy is taken when the CPU has those features
+//! ([`margin_core::simd_dispatch!`]).
 
 /// Arguments below this underflow: `exp(-708.39)` is the smallest normal double.
 const MIN_ARG: f64 = -708.0;
 
-/// `v[i] ← exp(v[i])` for arguments `≤ 0` (kernel exponents), to within 2 ulp of `f64::exp`;
-/// arguments below −708 give exactly 0 (the true value is below 3.3e-308), positive arguments
-/// are treated as 0, NaN stays NaN.
-#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-pub fn exp_nonpositive_in_place(v: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { exp_avx2_fma(v) };
-            return;
-        }
-    }
-    exp_loop::<false>(v);
+margin_core::simd_dispatch! {
+    /// `v[i] ← exp(v[i])` for arguments `≤ 0` (kernel exponents), to within 2 ulp of
+    /// `f64::exp`; arguments below −708 give exactly 0 (the true value is below 3.3e-308),
+    /// positive arguments are treated as 0, NaN stays NaN.
+    pub fn exp_nonpositive_in_place(v: &mut [f64]) => exp_loop;
 }
 
-/// `out[i] = exp(args[i]) as f32`, bit for bit what libm's `exp` rounded to `f32` gives (the
-/// value LIBSVM's kernel cache stores), for any argument, at the speed of
-/// [`exp_nonpositive_in_place`].
-///
-/// The fast exponential is within 2 ulp of libm's, so both round to the same `f32` unless the
-/// value lies within a few ulp of a midpoint between two `f32` (about one value in 10⁷), falls
-/// in the `f32` subnormal range, or the argument is positive (a cancelled RBF exponent): only
-/// those are recomputed with libm.
-#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-pub(crate) fn exp_into_f32_as_libm(args: &[f64], out: &mut [f32]) {
-    debug_assert_eq!(args.len(), out.len());
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { exp_f32_avx2_fma(args, out) };
-            return;
-        }
-    }
-    exp_f32_loop::<false>(args, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn exp_f32_avx2_fma(args: &[f64], out: &mut [f32]) {
-    exp_f32_loop::<true>(args, out);
+margin_core::simd_dispatch! {
+    /// `out[i] = exp(args[i]) as f32`, bit for bit what libm's `exp` rounded to `f32` gives
+    /// (the value LIBSVM's kernel cache stores), for any argument, at the speed of
+    /// [`exp_nonpositive_in_place`].
+    ///
+    /// The fast exponential is within 2 ulp of libm's, so both round to the same `f32` unless
+    /// the value lies within a few ulp of a midpoint between two `f32` (about one value in
+    /// 10⁷), falls in the `f32` subnormal range, or the argument is positive (a cancelled RBF
+    /// exponent): only those are recomputed with libm.
+    pub(crate) fn exp_into_f32_as_libm(args: &[f64], out: &mut [f32]) => exp_f32_loop;
 }
 
 /// The fast exponential rounded to `f32`, with a flag per chunk (branch-free, so the loop
 /// stays vectorized); only a flagged chunk, rare on any data, is revisited for libm's value.
 #[inline(always)]
 fn exp_f32_loop<const FMA: bool>(args: &[f64], out: &mut [f32]) {
+    debug_assert_eq!(args.len(), out.len());
     const CHUNK: usize = 64;
     for (a, o) in args.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
         let mut suspect = false;
@@ -96,36 +71,27 @@ fn rounds_apart(x: f64, y: f64) -> bool {
 /// smallest normal (`1.18e-38`).
 const F32_MIN_ARG: f64 = -87.0;
 
-/// `out[t] = exp(−γ · max(sq_a + sq[t] − 2 dots[t], 0))` in `f32`: a row of an RBF Gram matrix
-/// from its dot products and squared norms, within 2 `f32` ulp of libm's `exp` rounded to
-/// `f32`; values below `exp(−87)` (next to `f32`'s smallest normal) are 0.
-///
-/// The argument and its reduction stay in `f64` (the cancellation in `‖x‖² + ‖z‖² − 2x·z`
-/// needs it); only the polynomial runs in `f32`, eight lanes at a time: a working-set solver
-/// stores its rows as `f32`, so a `f64` exponential would compute digits it throws away.
-#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-pub(crate) fn rbf_into_f32(gamma: f64, sq_a: f64, dots: &[f64], sq: &[f64], out: &mut [f32]) {
-    debug_assert!(dots.len() == out.len() && sq.len() == out.len());
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { rbf_f32_avx2_fma(gamma, sq_a, dots, sq, out) };
-            return;
-        }
-    }
-    rbf_f32_loop::<false>(gamma, sq_a, dots, sq, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn rbf_f32_avx2_fma(gamma: f64, sq_a: f64, dots: &[f64], sq: &[f64], out: &mut [f32]) {
-    rbf_f32_loop::<true>(gamma, sq_a, dots, sq, out);
+margin_core::simd_dispatch! {
+    /// `out[t] = exp(−γ · max(sq_a + sq[t] − 2 dots[t], 0))` in `f32`: a row of an RBF Gram
+    /// matrix from its dot products and squared norms, within 2 `f32` ulp of libm's `exp`
+    /// rounded to `f32`; values below `exp(−87)` (next to `f32`'s smallest normal) are 0.
+    ///
+    /// The argument and its reduction stay in `f64` (the cancellation in `‖x‖² + ‖z‖² − 2x·z`
+    /// needs it); only the polynomial runs in `f32`, eight lanes at a time: a working-set
+    /// solver stores its rows as `f32`, so a `f64` exponential would compute digits it throws
+    /// away.
+    pub(crate) fn rbf_into_f32(
+        gamma: f64,
+        sq_a: f64,
+        dots: &[f64],
+        sq: &[f64],
+        out: &mut [f32],
+    ) => rbf_f32_loop;
 }
 
 #[inline(always)]
 fn rbf_f32_loop<const FMA: bool>(gamma: f64, sq_a: f64, dots: &[f64], sq: &[f64], out: &mut [f32]) {
+    debug_assert!(dots.len() == out.len() && sq.len() == out.len());
     for ((o, &dot), &sq_t) in out.iter_mut().zip(dots).zip(sq) {
         let x = -gamma * (sq_a + sq_t - 2.0 * dot).max(0.0);
         *o = exp1_f32::<FMA>(x);
@@ -161,12 +127,6 @@ fn exp1_f32<const FMA: bool>(x: f64) -> f32 {
     } else {
         y
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn exp_avx2_fma(v: &mut [f64]) {
-    exp_loop::<true>(v);
 }
 
 #[inline(always)]

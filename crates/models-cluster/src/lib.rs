@@ -105,7 +105,8 @@
 //! transforming sparse records does not densify them. When whitening, a direction with zero
 //! variance is left unscaled instead of divided by zero.
 // Denied, not forbidden: k-means' products with a few centres call their AVX2 copy after the
-// run-time feature check (`kmeans::dots`, one `unsafe` line with its SAFETY comment).
+// run-time feature check (`kmeans::dots`, through `margin_core::simd_dispatch!`, whose one
+// `unsafe` line carries its SAFETY comment).
 #![deny(unsafe_code)]
 
 pub mod kmeans;

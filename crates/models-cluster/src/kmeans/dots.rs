@@ -13,7 +13,7 @@
 //! [`super::assign::FEW_CENTRES`] centres faer's wider tiles win again.
 //!
 //! The same loop is compiled for the x86-64 baseline and with AVX2 + FMA, and the fast copy is
-//! taken when the CPU has those features (as the kernels crate's exponential does). The two
+//! taken when the CPU has those features ([`margin_core::simd_dispatch!`]). The two
 //! round differently (fused multiply-adds): the assignment rule (see [`super::assign`]) never
 //! lets the products' rounding decide a label.
 
@@ -78,30 +78,19 @@ impl PackedCenters {
     }
 }
 
-/// `out[r·k + j] = x_i · c_j` for the `n` rows `i = rows.start + r` of `x` (row-major, `d`
-/// values each) and the packed centres `c_j`, into the first `n · k` values of `out` (each
-/// row's `k` products together).
-///
-/// Rows a few groups ahead are prefetched, past `rows` too (the caller's next block): the
-/// hardware prefetchers left a product streaming from memory at half its in-cache speed.
-#[allow(unsafe_code)] // the call to the AVX2 copy, after the run-time check
-pub(crate) fn products(x: &[f64], rows: Range<usize>, packed: &PackedCenters, out: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports the features the function was compiled for.
-            unsafe { products_avx2_fma(x, rows, packed, out) };
-            return;
-        }
-    }
-    products_loop::<false>(x, rows, packed, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn products_avx2_fma(x: &[f64], rows: Range<usize>, packed: &PackedCenters, out: &mut [f64]) {
-    products_loop::<true>(x, rows, packed, out);
+margin_core::simd_dispatch! {
+    /// `out[r·k + j] = x_i · c_j` for the `n` rows `i = rows.start + r` of `x` (row-major, `d`
+    /// values each) and the packed centres `c_j`, into the first `n · k` values of `out` (each
+    /// row's `k` products together).
+    ///
+    /// Rows a few groups ahead are prefetched, past `rows` too (the caller's next block): the
+    /// hardware prefetchers left a product streaming from memory at half its in-cache speed.
+    pub(crate) fn products(
+        x: &[f64],
+        rows: Range<usize>,
+        packed: &PackedCenters,
+        out: &mut [f64],
+    ) => products_loop;
 }
 
 /// Each group of [`ROWS`] rows against every panel in turn (the group stays in L1 across the
