@@ -577,19 +577,45 @@ pub fn classes_from_scores(scores: &crate::DenseMatrix, n_classes: usize) -> Vec
 /// thread for many rows (a prediction's last step: a label per row is as much memory to write
 /// as the scores were).
 pub fn labels_from_scores(scores: &crate::DenseMatrix, classes: &[Label]) -> Vec<Label> {
+    let numbers: Option<Vec<f64>> = classes
+        .iter()
+        .map(|c| match c {
+            Label::Number(x) => Some(*x),
+            Label::Text(_) => None,
+        })
+        .collect();
+    // Numeric classes (every LIBSVM file's) are written from their values: cloning each row's
+    // label matches on its variant, which kept the loop from vectorizing (w8a's 14,951 test
+    // labels: 24 µs cloned, 15 µs written).
+    match numbers {
+        Some(values) => labels_by(scores, classes.len(), |c| Label::Number(values[c])),
+        None => labels_by(scores, classes.len(), |c| classes[c].clone()),
+    }
+}
+
+/// `label(class)` for each row's class under [`classes_from_scores`]' rule.
+fn labels_by(
+    scores: &crate::DenseMatrix,
+    n_classes: usize,
+    label: impl Fn(usize) -> Label + Sync,
+) -> Vec<Label> {
     use rayon::prelude::*;
     let k = scores.ncols().max(1);
-    let label = |s: &[f64]| classes[class_of_scores(s.iter().copied(), classes.len())].clone();
-    // A label is a comparison per score and a 32-byte write: below the parallel rule's work
-    // the calling thread writes them, without waking the pool.
     let rows = scores.as_slice();
+    // A label is a comparison per score and a 24-byte write: below the parallel rule's work
+    // the calling thread writes them, without waking the pool.
     if crate::parallel::should_split(rows.len(), crate::parallel::Overhead::Loop) {
-        rows.par_chunks(k)
+        rows.par_chunks_exact(k)
             .with_min_len(crate::parallel::min_len(k))
-            .map(label)
+            .map(|s| label(class_of_scores(s.iter().copied(), n_classes)))
             .collect()
+    } else if n_classes == 2 && k == 1 {
+        // Two classes, one score a row: a pass over the scores, which the compiler vectorizes.
+        rows.iter().map(|&s| label(usize::from(s > 0.0))).collect()
     } else {
-        rows.chunks(k).map(label).collect()
+        rows.chunks_exact(k)
+            .map(|s| label(class_of_scores(s.iter().copied(), n_classes)))
+            .collect()
     }
 }
 
@@ -790,6 +816,36 @@ impl PartClasses {
 mod tests {
     use super::*;
     use crate::{CsrMatrix, DenseMatrix, DenseView};
+
+    /// Every path of `labels_from_scores` (numeric and text classes, one score a row or one
+    /// per class, few rows and enough for both threads) gives `classes[classes_from_scores]`,
+    /// NaN scores and ties included.
+    #[test]
+    fn labels_from_scores_are_the_classes_of_the_scores() {
+        let score = |i: usize| match i % 7 {
+            0 => f64::NAN,
+            1 => 0.0,
+            2 => -0.0,
+            t => (t as f64 - 4.5) * (i as f64).sin(),
+        };
+        let numeric = [Label::Number(-1.0), Label::Number(1.0), Label::Number(2.5)];
+        let text = [Label::from("a"), Label::from("b"), Label::from("c")];
+        for n in [0, 1, 9, 70_000] {
+            for n_classes in [2, 3] {
+                let k = if n_classes == 2 { 1 } else { n_classes };
+                let scores =
+                    DenseMatrix::from_row_major((0..n * k).map(score).collect(), n, k).unwrap();
+                let want = classes_from_scores(&scores, n_classes);
+                for classes in [&numeric[..n_classes], &text[..n_classes]] {
+                    let got = labels_from_scores(&scores, classes);
+                    assert_eq!(got.len(), n);
+                    for (g, &c) in got.iter().zip(&want) {
+                        assert_eq!(*g, classes[c], "n {n}, {n_classes} classes");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn classification_reads_every_row_shape_and_label_type() {
