@@ -5,7 +5,7 @@
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Accum, Mat, Par, Side};
-use margin_core::{DenseMatrix, Error, Records, Result, memory};
+use margin_core::{DenseMatrix, Error, Records, Result, memory, parallel};
 use rayon::prelude::*;
 
 use crate::metric::Covariance;
@@ -14,8 +14,10 @@ use crate::metric::Covariance;
 /// (its Cholesky pivot² over its variance) makes `Σ` numerically singular.
 const SINGULAR_FRACTION: f64 = 1e-10;
 
-/// Rows whitened per rayon task.
-const ROWS_PER_TASK: usize = 1024;
+/// Rows whitened per block. Fixed, not cut by the parallel rule's chunk length: faer's
+/// triangular solve of a block may take another path for another block width, and a sample's
+/// whitened values must not depend on the thread count.
+const ROWS_PER_BLOCK: usize = 1024;
 
 /// The lower Cholesky factor `L` of a Mahalanobis covariance.
 #[derive(Clone, Debug)]
@@ -119,21 +121,32 @@ impl Whitening {
     pub(crate) fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let (n, d) = (records.n_samples(), records.n_features());
         let mut out = DenseMatrix::try_zeros(n, d, "the whitened records", memory::DENSE_COPY)?;
-        out.as_mut_slice()
-            .par_chunks_mut(ROWS_PER_TASK * d.max(1))
-            .enumerate()
-            .for_each(|(task, chunk)| {
-                let rows = chunk.len() / d.max(1);
-                for r in 0..rows {
-                    records
-                        .row(task * ROWS_PER_TASK + r)
-                        .to_dense_into(&mut chunk[r * d..(r + 1) * d]);
-                }
-                // A row-major `rows × d` block is a column-major `d × rows` one: each column is
-                // a sample, solved in place.
-                let block = faer::MatMut::from_column_major_slice_mut(chunk, d, rows);
-                solve_lower_triangular_in_place(self.l.as_ref(), block, Par::Seq);
-            });
+        let solve = |(index, chunk): (usize, &mut [f64])| {
+            let rows = chunk.len() / d.max(1);
+            for r in 0..rows {
+                records
+                    .row(index * ROWS_PER_BLOCK + r)
+                    .to_dense_into(&mut chunk[r * d..(r + 1) * d]);
+            }
+            // A row-major `rows × d` block is a column-major `d × rows` one: each column is a
+            // sample, solved in place.
+            let block = faer::MatMut::from_column_major_slice_mut(chunk, d, rows);
+            solve_lower_triangular_in_place(self.l.as_ref(), block, Par::Seq);
+        };
+        // A row costs its copy and the solve's d²/2 multiply-adds.
+        let work = n.saturating_mul(d + d * d / 2);
+        let blocks = ROWS_PER_BLOCK * d.max(1);
+        if parallel::should_split(work, parallel::Overhead::Loop) {
+            out.as_mut_slice()
+                .par_chunks_mut(blocks)
+                .enumerate()
+                .for_each(solve);
+        } else {
+            out.as_mut_slice()
+                .chunks_mut(blocks)
+                .enumerate()
+                .for_each(solve);
+        }
         Ok(out)
     }
 }
