@@ -14,12 +14,13 @@
 
 use margin_core::hint::prefetch;
 use margin_core::split::rng_from_seed;
-use margin_core::{CsrMatrix, DenseView, Error, Records, Result, RowView, SparseRow, validate};
+use margin_core::{Error, Records, Result, validate};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::checks;
 use crate::loss::Loss;
+use crate::sample_rows::{CsrRows, DenseRows, Layout, Rows};
 use crate::{Control, Observer, Progress, Run, Stop};
 
 /// The SVM loss DCD minimizes.
@@ -137,43 +138,14 @@ pub fn dcd<R: Records + ?Sized>(
         return Err(Error::invalid_parameter("bias", b, "a finite number > 0"));
     }
 
-    let owned;
-    let layout = match (x.as_sparse(), x.as_dense()) {
-        (Some(csr), _) => Layout::Sparse(csr),
-        (None, Some(dense)) => Layout::Dense(dense),
-        (None, None) => {
-            owned = x.to_sparse();
-            Layout::Sparse(&owned)
-        }
-    };
     let w = checks::parameters(
         x.n_features() + usize::from(options.bias.is_some()),
         "the weight vector of a linear SVM",
     )?;
-    Ok(match layout {
-        Layout::Sparse(csr) => {
-            let rows = CsrRows {
-                indices: csr.indices(),
-                values: csr.values(),
-            };
-            let ranges = csr.indptr().windows(2).map(|p| (p[0], p[1]));
-            solve(&rows, ranges, w, y, c, options, observer)
-        }
-        Layout::Dense(dense) => {
-            let d = dense.ncols();
-            let rows = DenseRows {
-                data: dense.as_slice(),
-            };
-            let ranges = (0..dense.nrows()).map(|i| (i * d, (i + 1) * d));
-            solve(&rows, ranges, w, y, c, options, observer)
-        }
+    Ok(match Layout::of(x) {
+        Layout::Sparse(csr) => solve(&CsrRows::new(&csr), w, y, c, options, observer),
+        Layout::Dense(dense) => solve(&DenseRows::new(dense), w, y, c, options, observer),
     })
-}
-
-/// The records as the solver reads them.
-enum Layout<'a> {
-    Sparse(&'a CsrMatrix),
-    Dense(DenseView<'a>),
 }
 
 /// Everything one coordinate step reads about sample `i`, in one cache line: the steps visit
@@ -192,54 +164,10 @@ struct Coordinate {
     end: usize,
 }
 
-/// Row access specialised per layout, so the inner loop is a plain slice loop.
-trait Rows {
-    fn view(&self, c: &Coordinate) -> RowView<'_>;
-    /// Asks the cache for the row's first lines ahead of its step.
-    fn prefetch(&self, c: &Coordinate);
-}
-
-struct CsrRows<'a> {
-    indices: &'a [u32],
-    values: &'a [f64],
-}
-
-impl Rows for CsrRows<'_> {
-    #[inline(always)]
-    fn view(&self, c: &Coordinate) -> RowView<'_> {
-        RowView::Sparse(SparseRow {
-            indices: &self.indices[c.start..c.end],
-            values: &self.values[c.start..c.end],
-        })
-    }
-    #[inline(always)]
-    fn prefetch(&self, c: &Coordinate) {
-        prefetch(self.indices.as_ptr().wrapping_add(c.start));
-        prefetch(self.values.as_ptr().wrapping_add(c.start));
-        prefetch(self.values.as_ptr().wrapping_add(c.start + 8));
-    }
-}
-
-struct DenseRows<'a> {
-    data: &'a [f64],
-}
-
-impl Rows for DenseRows<'_> {
-    #[inline(always)]
-    fn view(&self, c: &Coordinate) -> RowView<'_> {
-        RowView::Dense(&self.data[c.start..c.end])
-    }
-    #[inline(always)]
-    fn prefetch(&self, c: &Coordinate) {
-        prefetch(self.data.as_ptr().wrapping_add(c.start));
-    }
-}
-
 /// The coordinate descent itself, over validated inputs, from `w = 0` (`d` weights, then the
 /// bias weight when there is one).
 fn solve<X: Rows>(
     rows: &X,
-    ranges: impl Iterator<Item = (usize, usize)>,
     mut w: Vec<f64>,
     y: &[f64],
     c: &[f64],
@@ -249,7 +177,8 @@ fn solve<X: Rows>(
     let bias = options.bias.unwrap_or(0.0);
     let has_bias = options.bias.is_some();
     let d = w.len() - usize::from(has_bias);
-    let mut coords: Vec<Coordinate> = ranges
+    let mut coords: Vec<Coordinate> = (0..y.len())
+        .map(|i| rows.range(i))
         .zip(y.iter().zip(c))
         .map(|((start, end), (&y, &c))| {
             let (diag, upper) = match options.loss {
@@ -266,7 +195,7 @@ fn solve<X: Rows>(
                 start,
                 end,
             };
-            coord.qd = diag + rows.view(&coord).sq_norm() + bias * bias;
+            coord.qd = diag + rows.view(coord.start, coord.end).sq_norm() + bias * bias;
             coord
         })
         .collect();
@@ -290,14 +219,14 @@ fn solve<X: Rows>(
             // Samples come in random order: ask for the next one's row and the one after's
             // coordinate now, so their loads overlap this step's arithmetic.
             if let Some(&next) = index.get(s + 1) {
-                rows.prefetch(&coords[next]);
+                rows.prefetch(coords[next].start);
             }
             if let Some(&after) = index.get(s + 2) {
                 prefetch(&coords[after]);
             }
             let i = index[s];
             let coord = &mut coords[i];
-            let row = rows.view(coord);
+            let row = rows.view(coord.start, coord.end);
             let mut score = row.dot_dense(&w[..d]);
             if has_bias {
                 score += w[d] * bias;

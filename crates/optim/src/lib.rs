@@ -52,6 +52,7 @@ pub mod loss;
 pub mod newton;
 pub mod pegasos;
 pub mod risk;
+mod sample_rows;
 pub mod smo;
 
 /// The termination type, run record, fit report and observer every solver shares, defined in

@@ -15,12 +15,13 @@
 //! to every sample, regularized like the other weights.
 
 use margin_core::split::rng_from_seed;
-use margin_core::{Error, Records, Result};
+use margin_core::{Error, Records, Result, RowView};
 use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::checks;
+use crate::sample_rows::{CsrRows, DenseRows, Layout, Rows};
 use crate::{Control, Observer, Progress, Run, Stop};
 
 /// Which iterate Pegasos returns.
@@ -124,36 +125,29 @@ struct ScaledWeights {
 }
 
 impl ScaledWeights {
-    fn dot<R: Records + ?Sized>(&self, x: &R, i: usize, bias: Option<f64>) -> f64 {
-        let d = x.n_features();
-        let mut s = x.row(i).dot_dense(&self.v[..d]);
+    /// `v·x` for a sample `x` of `d` features (and the bias feature's value last).
+    #[inline(always)]
+    fn dot(&self, x: RowView<'_>, d: usize, bias: Option<f64>) -> f64 {
+        let mut s = x.dot_dense(&self.v[..d]);
         if let Some(b) = bias {
             s += self.v[d] * b;
         }
         s
     }
 
-    /// `v += c·xᵢ`, keeping `‖v‖²` and the averaging vector in step.
-    fn add<R: Records + ?Sized>(
-        &mut self,
-        x: &R,
-        i: usize,
-        bias: Option<f64>,
-        c: f64,
-        track_norm: bool,
-    ) {
-        let d = x.n_features();
+    /// `v += c·x`, keeping `‖v‖²` and the averaging vector in step.
+    #[inline(always)]
+    fn add(&mut self, x: RowView<'_>, d: usize, bias: Option<f64>, c: f64, track_norm: bool) {
         if track_norm {
-            let row = x.row(i);
-            let x_sq = row.sq_norm() + bias.map_or(0.0, |b| b * b);
-            self.v_sq += 2.0 * c * self.dot(x, i, bias) + c * c * x_sq;
+            let x_sq = x.sq_norm() + bias.map_or(0.0, |b| b * b);
+            self.v_sq += 2.0 * c * self.dot(x, d, bias) + c * c * x_sq;
         }
-        x.row(i).axpy(c, &mut self.v[..d]);
+        x.axpy(c, &mut self.v[..d]);
         if let Some(b) = bias {
             self.v[d] += c * b;
         }
         if self.scale_sum != 0.0 {
-            x.row(i).axpy(self.scale_sum * c, &mut self.u[..d]);
+            x.axpy(self.scale_sum * c, &mut self.u[..d]);
             if let Some(b) = bias {
                 self.u[d] += self.scale_sum * c * b;
             }
@@ -211,9 +205,26 @@ pub fn pegasos<R: Records + ?Sized>(
         return Err(Error::invalid_parameter("bias", b, "a finite number > 0"));
     }
     checks::sample_weights(weights, n)?;
+    let d = x.n_features();
+    match Layout::of(x) {
+        Layout::Sparse(csr) => run(&CsrRows::new(&csr), d, y, weights, options, observer),
+        Layout::Dense(dense) => run(&DenseRows::new(dense), d, y, weights, options, observer),
+    }
+}
+
+/// The steps themselves, over validated inputs: `n = y.len()` samples of `d` features.
+fn run<X: Rows>(
+    rows: &X,
+    d: usize,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    options: &PegasosOptions,
+    observer: &mut dyn Observer,
+) -> Result<PegasosSolution> {
+    let n = y.len();
     let lambda = options.lambda;
     let k = options.batch_size.min(n);
-    let dim = x.n_features() + usize::from(options.bias.is_some());
+    let dim = d + usize::from(options.bias.is_some());
     let steps_per_epoch = n.div_ceil(k);
     let total = options.epochs * steps_per_epoch;
     let average_from = match options.iterate {
@@ -240,16 +251,23 @@ pub fn pegasos<R: Records + ?Sized>(
     let (mut epochs, mut stop) = (0, Stop::CONVERGED);
     while epochs < options.epochs {
         order.shuffle(&mut rng);
-        for batch in order.chunks(k) {
+        for (b, batch) in order.chunks(k).enumerate() {
             t += 1;
+            // Samples come in a shuffled order: ask for the next batch's rows now, so their
+            // loads overlap this step's arithmetic.
+            for &i in order.get((b + 1) * k..).unwrap_or(&[]).iter().take(k) {
+                rows.prefetch(rows.range(i).0);
+            }
+            for &i in order.get((b + 2) * k..).unwrap_or(&[]).iter().take(k) {
+                rows.prefetch_range(i);
+            }
             let eta = 1.0 / (lambda * t as f64);
             violators.clear();
-            violators.extend(
-                batch
-                    .iter()
-                    .copied()
-                    .filter(|&i| y[i] * w.a * w.dot(x, i, options.bias) < 1.0),
-            );
+            violators.extend(batch.iter().filter_map(|&i| {
+                let (start, end) = rows.range(i);
+                let score = w.a * w.dot(rows.view(start, end), d, options.bias);
+                (y[i] * score < 1.0).then_some((i, start, end))
+            }));
             // w ← (1 − ηλ) w = (1 − 1/t) w: zero at t = 1, where v restarts from 0.
             if t == 1 {
                 w.v.fill(0.0);
@@ -259,13 +277,14 @@ pub fn pegasos<R: Records + ?Sized>(
                 w.a *= 1.0 - 1.0 / t as f64;
             }
             let step = eta / batch.len() as f64;
-            for &i in &violators {
+            for &(i, start, end) in &violators {
                 let s = weights.map_or(1.0, |s| s[i]);
+                let c = step * s * y[i] / w.a;
                 w.add(
-                    x,
-                    i,
+                    rows.view(start, end),
+                    d,
                     options.bias,
-                    step * s * y[i] / w.a,
+                    c,
                     options.projection,
                 );
             }
