@@ -26,15 +26,21 @@ pub fn check_non_empty<R: Records + ?Sized>(records: &R) -> Result<()> {
 /// every thread when large); only records that hold a bad value are walked row by row to name
 /// it.
 pub fn check_finite<R: Records + ?Sized>(records: &R) -> Result<()> {
-    let stored = match (records.as_dense(), records.as_sparse()) {
-        (Some(d), _) => Some(d.as_slice()),
-        (None, Some(s)) => Some(s.values()),
-        (None, None) => None,
-    };
-    if stored.is_some_and(all_finite) {
+    if stored_values(records).is_some_and(all_finite) {
         return Ok(());
     }
     first_non_finite(records)
+}
+
+/// Every stored value of `records` in one slice, when they are: a dense block's values or a
+/// CSR matrix's stored entries, for checks that read each value once in one pass (other
+/// records are walked row by row).
+pub fn stored_values<R: Records + ?Sized>(records: &R) -> Option<&[f64]> {
+    match (records.as_dense(), records.as_sparse()) {
+        (Some(d), _) => Some(d.as_slice()),
+        (None, Some(s)) => Some(s.values()),
+        (None, None) => None,
+    }
 }
 
 /// [`check_finite`] for records whose every stored value has just gone through a linear map

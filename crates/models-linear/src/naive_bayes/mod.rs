@@ -125,10 +125,13 @@ pub(crate) fn predict_labels<M: JointLogLikelihood, R: Records + ?Sized>(
     records: &R,
 ) -> Result<Vec<Label>> {
     let jll = model.joint_log_likelihood(records)?;
-    jll.rows()
-        .enumerate()
-        .map(|(i, row)| log_space::argmax(row, i).map(|k| model.class_labels()[k].clone()))
-        .collect()
+    // Pushed into a vector of the final length: collecting into a `Result` cannot know the
+    // length, and grew the vector by copies.
+    let mut labels = Vec::with_capacity(jll.nrows());
+    for (i, row) in jll.rows().enumerate() {
+        labels.push(model.class_labels()[log_space::argmax(row, i)?].clone());
+    }
+    Ok(labels)
 }
 
 /// `ln P(c | x)`: the joint log-likelihoods normalised row by row.
