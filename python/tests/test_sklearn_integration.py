@@ -207,6 +207,27 @@ def test_sparse_input_predicts_as_dense(iris):
             np.testing.assert_array_equal(sparse.predict(fmt(X)), dense.predict(X))
 
 
+def test_csr_input_of_either_index_width_predicts_as_dense(iris):
+    # CSR float64 input skips scikit-learn's validation and reaches Rust with its own index
+    # arrays (int32 or int64); the answers and the refusal of bad values are those of the dense
+    # path.
+    X, y = iris
+    model = margin.LogisticRegression().fit(X, y)
+    want = model.predict(X)
+    for fmt in (sp.csr_matrix, sp.csr_array):
+        for dtype in (np.int32, np.int64):
+            m = fmt(X)
+            m.indices, m.indptr = m.indices.astype(dtype), m.indptr.astype(dtype)
+            np.testing.assert_array_equal(model.predict(m), want)
+            np.testing.assert_array_equal(model.predict_proba(m), model.predict_proba(X))
+    bad = sp.csr_matrix(X)
+    bad.data[5] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(sp.csr_matrix(X[:, :3]))
+
+
 def test_a_csr_matrix_out_of_order_is_read_as_it_means_and_left_as_it_is(iris):
     X, y = iris
     # Row 0 with its entries in reverse column order and its first entry split in two.
