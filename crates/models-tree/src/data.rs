@@ -179,13 +179,17 @@ pub(crate) fn over_leaves<R: Records + ?Sized>(
         .for_each(|(b, chunk)| {
             let rows = b * BLOCK..b * BLOCK + chunk.len() / width;
             let mut leaves = vec![0u32; rows.len()];
+            // The block's dense rows, and whether any value is missing (a step through rows
+            // without NaN is one comparison).
+            let block = dense.map(|x| {
+                let d = x.ncols();
+                let x = &x.as_slice()[rows.start * d..rows.end * d];
+                (x, d, x.iter().fold(false, |nan, v| nan | v.is_nan()))
+            });
             for (t, tree) in steps.iter().enumerate() {
-                match dense {
-                    Some(x) => {
-                        let d = x.ncols();
-                        let x = &x.as_slice()[rows.start * d..rows.end * d];
-                        tree.leaves_of_dense(x, d, &mut leaves);
-                    }
+                match block {
+                    Some((x, d, true)) => tree.leaves_of_dense::<true>(x, d, &mut leaves),
+                    Some((x, d, false)) => tree.leaves_of_dense::<false>(x, d, &mut leaves),
                     None => rows.clone().zip(leaves.iter_mut()).for_each(|(i, leaf)| {
                         *leaf = tree.leaf_of(&records.row(i)) as u32;
                     }),

@@ -67,13 +67,14 @@ impl<'a> Steps<'a> {
     /// The leaf a sample falls into (as [`Tree::leaf_of`]).
     #[inline]
     pub(crate) fn leaf_of(&self, row: &RowView<'_>) -> usize {
-        self.descend(0, |f| value_at(row, f))
+        self.descend::<true>(0, |f| value_at(row, f))
     }
 
     /// The leaf of each of the `leaves.len()` dense rows in `x` (row-major, `d` values each),
     /// [`LANES`] rows at a time: a lane that reaches its leaf takes the next row, and the last
-    /// rows finish one by one.
-    pub(crate) fn leaves_of_dense(&self, x: &[f64], d: usize, leaves: &mut [u32]) {
+    /// rows finish one by one. Rows without a NaN (the caller says so with `NAN = false`)
+    /// take a step with one comparison: where a missing value goes does not arise.
+    pub(crate) fn leaves_of_dense<const NAN: bool>(&self, x: &[f64], d: usize, leaves: &mut [u32]) {
         let n = leaves.len();
         let mut node = [0usize; LANES];
         let mut row: [usize; LANES] = std::array::from_fn(|l| l);
@@ -83,7 +84,8 @@ impl<'a> Steps<'a> {
                 for l in 0..LANES {
                     let s = self.steps[node[l]];
                     if s.rule != Rule::Leaf {
-                        node[l] = self.child(node[l], s, x[row[l] * d + s.feature as usize]);
+                        let v = x[row[l] * d + s.feature as usize];
+                        node[l] = self.child::<NAN>(node[l], s, v);
                         continue;
                     }
                     leaves[row[l]] = node[l] as u32;
@@ -106,30 +108,33 @@ impl<'a> Steps<'a> {
             .chain((taken..n).map(|r| (r, 0)));
         for (r, start) in rest {
             let x = &x[r * d..(r + 1) * d];
-            leaves[r] = self.descend(start, |f| x[f as usize]) as u32;
+            leaves[r] = self.descend::<NAN>(start, |f| x[f as usize]) as u32;
         }
     }
 
     /// The leaf reached from node `i` by a sample whose value of feature `f` is `value(f)`.
     #[inline]
-    fn descend(&self, mut i: usize, value: impl Fn(u32) -> f64) -> usize {
+    fn descend<const NAN: bool>(&self, mut i: usize, value: impl Fn(u32) -> f64) -> usize {
         loop {
             let s = self.steps[i];
             if s.rule == Rule::Leaf {
                 return i;
             }
-            i = self.child(i, s, value(s.feature));
+            i = self.child::<NAN>(i, s, value(s.feature));
         }
     }
 
-    /// Where split node `i` (whose step is `s`) sends a sample whose split value is `x`.
+    /// Where split node `i` (whose step is `s`) sends a sample whose split value is `x`, which
+    /// is not NaN unless `NAN`.
     #[inline]
-    fn child(&self, i: usize, s: Step, x: f64) -> usize {
+    fn child<const NAN: bool>(&self, i: usize, s: Step, x: f64) -> usize {
         let right = if s.rule == Rule::Categories {
             !self.tree.nodes[i].goes_left(x)
-        } else {
+        } else if NAN {
             // NaN compares false: it goes left unless the node sends missing values right.
             (x > s.threshold) | (x.is_nan() & (s.rule == Rule::MissingRight))
+        } else {
+            x > s.threshold
         };
         s.next[usize::from(right)] as usize
     }

@@ -1,7 +1,8 @@
 //! The block walk that predictions take through a tree (dense rows several at a time, lanes
 //! refilled as rows reach their leaves) against the one-row record walk of `apply`, on trees
 //! with threshold, categorical and missing-value splits and row counts below, at and above
-//! the lane count.
+//! the lane count, with and without missing values among the rows (a block without NaN takes
+//! the one-comparison step).
 
 use margin_core::{Dataset, DenseMatrix, Fit, Predict, Targets};
 use margin_tree::DecisionTreeRegressor;
@@ -51,6 +52,7 @@ proptest! {
         seed in any::<u64>(),
         n_test in 1usize..70,
         max_depth in 1usize..12,
+        nan_free in any::<bool>(),
     ) {
         let (x, y) = rows(seed, 300, 7);
         let data = Dataset::new(DenseMatrix::from_rows(&x).unwrap(), Targets::Values(y)).unwrap();
@@ -60,7 +62,12 @@ proptest! {
             .max_depth(Some(max_depth))
             .fit(&data)
             .unwrap();
-        let (test, _) = rows(seed ^ 0x9e37_79b9_7f4a_7c15, n_test, 9);
+        let (mut test, _) = rows(seed ^ 0x9e37_79b9_7f4a_7c15, n_test, 9);
+        if nan_free {
+            // Present values in place of the missing ones, through nodes that send missing
+            // values right.
+            test.iter_mut().flatten().filter(|v| v.is_nan()).for_each(|v| *v = 2.0);
+        }
         let test = DenseMatrix::from_rows(&test).unwrap();
         let by_row: Vec<f64> = model
             .apply(&test)
