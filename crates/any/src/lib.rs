@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use margin_core::params::{Hyperparams, ParamInfo};
 use margin_core::{
     DecisionFunction, DenseMatrix, Error, Iterative, Label, Matrix, NFeatures, Predict,
-    PredictProba, Records, Result, Transform, class_order,
+    PredictProba, Records, Result, Transform, class_order, labels_to,
 };
 use margin_io::{ModelFile, peek_kind};
 
@@ -157,21 +157,15 @@ fn class_indices(classes: &[Label], predicted: &[Label]) -> Result<Predicted> {
             format!("the model predicted {label}, which is not one of its classes"),
         )
     };
-    let numbers: Option<Vec<f64>> = classes
-        .iter()
-        .map(|c| match c {
-            Label::Number(x) => Some(x + 0.0),
-            Label::Text(_) => None,
-        })
-        .collect();
+    let numbers = labels_to::<f64>(classes).ok();
     let sorted = classes.is_sorted_by(|a, b| class_order(a, b) == Ordering::Less);
     let mut indices = Vec::with_capacity(predicted.len());
     if let Some(values) = numbers.filter(|v| sorted && v.len() <= FEW) {
         for label in predicted {
-            let x = match label {
-                Label::Number(x) => x + 0.0,
-                Label::Text(_) => return Err(missing(label)),
+            let Label::Number(x) = *label else {
+                return Err(missing(label));
             };
+            // −0 and 0 are one class: neither is below the other, and they compare equal.
             let k = values.iter().filter(|&&c| c < x).count();
             if values.get(k) != Some(&x) {
                 return Err(missing(label));

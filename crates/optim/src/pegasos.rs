@@ -255,10 +255,10 @@ fn run<X: Rows>(
             t += 1;
             // Samples come in a shuffled order: ask for the next batch's rows now, so their
             // loads overlap this step's arithmetic.
-            for &i in order.get((b + 1) * k..).unwrap_or(&[]).iter().take(k) {
+            for &i in order.iter().skip((b + 1) * k).take(k) {
                 rows.prefetch(rows.range(i).0);
             }
-            for &i in order.get((b + 2) * k..).unwrap_or(&[]).iter().take(k) {
+            for &i in order.iter().skip((b + 2) * k).take(k) {
                 rows.prefetch_range(i);
             }
             let eta = 1.0 / (lambda * t as f64);
