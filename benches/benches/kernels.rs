@@ -107,7 +107,8 @@ fn cache_columns(c: &mut Criterion) {
                 p.install(|| {
                     // A zero budget keeps two columns: every request recomputes.
                     let mut cache =
-                        ColumnCache::new(KernelSource::new(&rbf, &x).expect("memory"), 0);
+                        ColumnCache::new(KernelSource::new(&rbf, &x).expect("memory"), 0)
+                            .expect("memory");
                     for i in 0..8 {
                         black_box(cache.column(i * 997 % x.n_samples(), x.n_samples()));
                     }

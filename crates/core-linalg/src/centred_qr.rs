@@ -189,9 +189,10 @@ impl Merge for CentredQr {
         qr_in_place(stacked.as_mut());
         let r = Mat::from_fn(m, m, |i, j| if i <= j { stacked[(i, j)] } else { 0.0 });
         if !(r.as_ref().norm_max().is_finite() && mean.iter().all(|v| v.is_finite())) {
-            return Err(Error::Numerical(
-                "merging two summaries overflowed f64: scale the columns".into(),
-            ));
+            return Err(Error::OutOfRange {
+                what: "the columns".into(),
+                reason: "merging two summaries overflowed f64: scale the columns".into(),
+            });
         }
         self.n_rows += other.n_rows;
         self.weight_sum = w;

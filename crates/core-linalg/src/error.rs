@@ -48,9 +48,7 @@ pub enum Error {
         way_out: String,
     },
     /// A NaN or infinite value was found in the input.
-    #[error(
-        "non-finite value (NaN or ±inf) at row {row}, column {col}: remove or impute it before fitting"
-    )]
+    #[error("non-finite value (NaN or ±inf) at row {row}, column {col}: remove or impute it")]
     NonFinite {
         /// Zero-based row (sample) index.
         row: usize,
@@ -137,6 +135,15 @@ pub enum Error {
         bytes: u64,
         /// What the user can change to make it fit.
         way_out: String,
+    },
+    /// Input values so large in magnitude that the model's arithmetic (squares, sums) would
+    /// overflow `f64`: the fit could only give infinities, so it is refused before it starts.
+    #[error("{what} are out of range: {reason}")]
+    OutOfRange {
+        /// Which values (for example "the regression targets").
+        what: String,
+        /// What overflows, the value at fault, and what to do (rescale).
+        reason: String,
     },
     /// A numerical routine failed on valid-looking input (for example a matrix that should be
     /// positive definite is not).

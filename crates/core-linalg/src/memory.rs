@@ -10,9 +10,10 @@
 //! - the allocator cannot provide it (`try_reserve`, so an address-space limit such as
 //!   `ulimit -v` or `prlimit --as` gives an error, not an abort).
 //!
-//! faer's matrix products also keep a fixed scratch on every thread that runs one, which no
-//! caller can catch running out: a model asks for it with [`check_products`] before its first
-//! product.
+//! faer's matrix products above 16³ multiply-adds also keep a fixed scratch on every thread
+//! that runs one, which no caller can catch running out: a model asks for it with
+//! [`check_products`] (sized by its largest product: small ones need none) before its first
+//! product, or takes another path where [`products_fit`] says it cannot be had.
 //!
 //! ```
 //! use margin_core::{memory, Error};
@@ -73,32 +74,58 @@ pub fn check(bytes: u64, what: &str, way_out: &str) -> Result<()> {
 /// The way out for the scratch of faer's matrix products.
 pub const PRODUCT_SCRATCH: &str = "raise the address-space limit (ulimit -v, prlimit --as) by this much, or run fewer threads (RAYON_NUM_THREADS)";
 
-/// Refuses, before any of faer's matrix products (or the decompositions built on them) runs,
-/// when their scratch does not fit: faer's x86-64 kernel (private-gemm-x86) gives every thread
-/// that runs a product a buffer of twice the last-level cache it reads from sysfs, on the
-/// thread's first product and with no way to report failure, so under an address-space limit
-/// the process would abort. Virtual machines report large caches (480 MiB on CI's), so the
-/// buffers can exceed a limit set for the data: [`product_scratch_bytes`] for the calling
-/// thread and every pool thread is reserved and released once per process. A model calls this
-/// with the checks of the buffers it asks for, before its first product.
-pub fn check_products() -> Result<()> {
-    static MET: OnceLock<()> = OnceLock::new();
-    if MET.get().is_some() {
+/// The largest product (`m · n · k` multiply-adds) faer hands to its small-product kernel
+/// (nano-gemm, `NANO_GEMM_THRESHOLD` in faer 0.24), which keeps no scratch.
+const SMALL_PRODUCT: u128 = 16 * 16 * 16;
+
+/// Whether a product of an `m × k` by a `k × n` matrix stays within faer's small-product
+/// kernel, which needs no scratch.
+fn is_small(m: usize, n: usize, k: usize) -> bool {
+    (m as u128)
+        .checked_mul(n as u128)
+        .and_then(|mn| mn.checked_mul(k as u128))
+        .is_some_and(|mnk| mnk <= SMALL_PRODUCT)
+}
+
+/// Refuses, before faer's matrix products run, when their scratch does not fit; the largest
+/// product the caller runs multiplies an `m × k` by a `k × n` matrix (for a decomposition of
+/// an `r × c` matrix, pass `r, c, min(r, c)`: its blocked updates are no larger).
+///
+/// Products of at most 16³ multiply-adds run in faer's small-product kernel and need nothing,
+/// so small problems (a four-row CSV, a handful of centres) are never refused. Larger ones
+/// run in faer's x86-64 kernel (private-gemm-x86), which gives every thread that runs one a
+/// buffer of twice the last-level cache it reads from sysfs, on the thread's first product and
+/// with no way to report failure: under an address-space limit the process would abort, and
+/// virtual machines report large caches (480 MiB on CI's). So [`product_scratch_bytes`] for
+/// the calling thread and every pool thread is reserved and released once per process.
+/// Callers that have another way to the same numbers (a per-pair loop) ask [`products_fit`]
+/// instead and take it.
+pub fn check_products(m: usize, n: usize, k: usize) -> Result<()> {
+    if products_fit(m, n, k) {
         return Ok(());
     }
-    let bytes = product_scratch_bytes();
-    if !can_reserve(bytes) {
-        return Err(Error::out_of_memory(
-            format!(
-                "the scratch of faer's matrix products (twice the last-level cache on each of {} threads)",
-                product_threads()
-            ),
-            bytes,
-            PRODUCT_SCRATCH,
-        ));
+    Err(Error::out_of_memory(
+        format!(
+            "the scratch of faer's matrix products (twice the last-level cache on each of {} threads)",
+            product_threads()
+        ),
+        product_scratch_bytes(),
+        PRODUCT_SCRATCH,
+    ))
+}
+
+/// Whether faer can run a product of an `m × k` by a `k × n` matrix here: it is small enough
+/// to need no scratch, or the scratch of [`check_products`] can be had.
+pub fn products_fit(m: usize, n: usize, k: usize) -> bool {
+    static MET: OnceLock<()> = OnceLock::new();
+    if is_small(m, n, k) || MET.get().is_some() {
+        return true;
+    }
+    if !can_reserve(product_scratch_bytes()) {
+        return false;
     }
     let _ = MET.set(());
-    Ok(())
+    true
 }
 
 /// The bytes faer's matrix products reserve on the calling thread and every thread of the
@@ -227,6 +254,43 @@ pub fn grow<T>(v: &mut Vec<T>, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The address space this process may still map: its address-space limit (`ulimit -v`,
+/// `prlimit --as`, `RLIMIT_AS`) less what it maps now. `None` where no limit is set or where it
+/// cannot be read (outside Linux).
+pub fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    // "Max address space   <soft>   <hard>   bytes": the soft limit is the one enforced.
+    let limit: u64 = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let mapped_kib: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmSize:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(limit.saturating_sub(mapped_kib.saturating_mul(1024)))
+}
+
+/// A cache's budget of `requested` bytes, cut to half of the address space left under a limit
+/// ([`address_space_left`]). A cache that grows into whatever the allocator still grants would
+/// leave nothing for the rest of the process, whose next small allocation would then abort; a
+/// cache is an optimization, so a smaller one computes the same answers.
+pub fn cache_budget(requested: u64) -> u64 {
+    match address_space_left() {
+        Some(left) => requested.min(left / 2),
+        None => requested,
+    }
+}
+
 /// The machine's physical memory in bytes (`u64::MAX` where it cannot be read).
 pub fn physical_memory() -> u64 {
     static TOTAL: OnceLock<u64> = OnceLock::new();
@@ -312,8 +376,24 @@ mod tests {
             assert!(bytes >= threads * 2 * (2 << 20), "{bytes}");
         }
         // No limit in the test process: the products' scratch fits, and a met check stays met.
-        check_products().unwrap();
-        check_products().unwrap();
+        check_products(1000, 1000, 1000).unwrap();
+        check_products(1000, 1000, 1000).unwrap();
+    }
+
+    #[test]
+    fn products_within_the_small_kernel_need_no_scratch() {
+        assert!(is_small(16, 16, 16) && is_small(4, 1000, 1) && is_small(0, usize::MAX, 7));
+        assert!(!is_small(17, 16, 16) && !is_small(usize::MAX, usize::MAX, usize::MAX));
+    }
+
+    #[test]
+    fn caches_leave_half_the_address_space_left() {
+        // The test process has no limit unless the machine sets one: then the budget is cut.
+        match address_space_left() {
+            None => assert_eq!(cache_budget(u64::MAX), u64::MAX),
+            Some(left) => assert_eq!(cache_budget(u64::MAX), left / 2),
+        }
+        assert_eq!(cache_budget(1 << 20), 1 << 20);
     }
 
     #[test]

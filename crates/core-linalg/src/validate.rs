@@ -108,6 +108,37 @@ pub fn check_finite_slice(values: &[f64]) -> Result<()> {
     }
 }
 
+/// Refuses values whose (weighted) squares sum past `f64`'s largest value, with room for the
+/// differences between them: models that sum squared errors or distances (a regression tree's
+/// variance, k-means' inertia) could only give infinities, and a model holding them would be
+/// refused when its file is read. `what` names the values ("the regression targets").
+pub fn check_sum_of_squares(
+    what: &str,
+    values: impl Iterator<Item = f64> + Clone,
+    weights: Option<&[f64]>,
+) -> Result<()> {
+    // A difference of two values is at most twice the larger: (2v)² bounds every square the
+    // models form.
+    let total: f64 = match weights {
+        Some(w) => values
+            .clone()
+            .zip(w)
+            .map(|(v, w)| w * (2.0 * v) * (2.0 * v))
+            .sum(),
+        None => values.clone().map(|v| (2.0 * v) * (2.0 * v)).sum(),
+    };
+    if total.is_finite() {
+        return Ok(());
+    }
+    let largest = values.fold(0.0f64, |m, v| m.max(v.abs()));
+    Err(Error::OutOfRange {
+        what: what.to_string(),
+        reason: format!(
+            "the sum of their squares overflows f64 (the largest magnitude is {largest:e}); rescale them, for example divide by a power of ten"
+        ),
+    })
+}
+
 /// Refuses records whose feature count differs from the one the model was fitted on.
 pub fn check_n_features<R: Records + ?Sized>(fitted: usize, records: &R) -> Result<()> {
     if records.n_features() != fitted {

@@ -164,7 +164,6 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
         self.check()?;
         validate::check_non_empty(x)?;
         validate::check_finite(x)?;
-        memory::check_products()?;
         let n = x.n_samples();
         if self.n_components > n {
             return Err(Error::invalid_parameter(
@@ -181,7 +180,9 @@ impl<R: Records + ?Sized> Fit<R> for NystroemParams {
             ));
         }
         let kernel = self.kernel.resolve(x)?;
+        // The landmarks' Gram matrix, its eigendecomposition and W^{-1/2}: m × m × m, m × m × d.
         let m = self.n_components;
+        memory::check_products(m, m, m.max(x.n_features()))?;
         let mut idx = match self.landmarks {
             Landmarks::Uniform => sample(&mut rng_from_seed(self.seed), n, m).into_vec(),
             Landmarks::KMeansPlusPlus => kmeans_pp(x, m, self.seed),
@@ -229,8 +230,8 @@ impl Transform for Nystroem {
         validate::check_predict(self.landmarks.ncols(), x)?;
         let m = self.landmarks.nrows();
         // The kernel values and the features, n × m each (faer allocates the second), and the
-        // scratch of faer's products.
-        memory::check_products()?;
+        // scratch of faer's products (n × m × m; the kernel values' n × m × d).
+        memory::check_products(x.n_samples(), m, m.max(x.n_features()))?;
         memory::check(
             memory::bytes_of_grid::<f64>(x.n_samples(), m.saturating_mul(3)),
             &format!("the Nyström features of {} samples", x.n_samples()),
@@ -365,8 +366,11 @@ impl<R: Records + ?Sized> Fit<R> for RandomFourierFeaturesParams {
             self.n_components,
             d,
             0.0,
-            "the random Fourier projection",
-            memory::FEWER_FEATURES,
+            &format!(
+                "the random Fourier projection (n_components = {} by {d} features)",
+                self.n_components
+            ),
+            "lower n_components, or use fewer features",
         )?;
         w.iter_mut().for_each(|v| *v = sd * normal());
         let offsets = (0..self.n_components)

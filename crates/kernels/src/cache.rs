@@ -639,28 +639,39 @@ pub struct ColumnCache<S> {
 impl<S: ColumnSource> ColumnCache<S> {
     /// A cache over `source` holding at most `budget_bytes` of column data (at least two full
     /// columns, as LIBSVM guarantees, so a solver's pair of columns always fits).
-    pub fn new(source: S, budget_bytes: usize) -> Self {
+    ///
+    /// Under an address-space limit the budget is cut to half of what is left
+    /// ([`memory::cache_budget`]): the columns grow while the solver runs, and a cache that
+    /// took all the allocator grants would leave the solver's next small allocation to abort.
+    /// The cache's own bookkeeping (a head per position, the log of swaps) is asked for here,
+    /// so that only the columns grow later, each within the budget.
+    pub fn new(source: S, budget_bytes: usize) -> Result<Self> {
         let l = source.len();
-        let floats = (budget_bytes / std::mem::size_of::<f32>()).max(2 * l);
-        let heads = (0..l)
-            .map(|_| Head {
-                data: Vec::new(),
-                synced: 0,
-                prev: NIL,
-                next: NIL,
-            })
-            .collect();
-        Self {
+        let budget = memory::cache_budget(budget_bytes as u64);
+        let floats = usize::try_from(budget / std::mem::size_of::<f32>() as u64)
+            .unwrap_or(usize::MAX)
+            .max(2 * l);
+        let what = "the kernel cache's table of columns";
+        let mut heads = memory::vec_with_capacity(l, what, memory::FEWER_SAMPLES)?;
+        heads.extend((0..l).map(|_| Head {
+            data: Vec::new(),
+            synced: 0,
+            prev: NIL,
+            next: NIL,
+        }));
+        // The log is replayed and emptied when it reaches one swap per position.
+        let swaps = memory::vec_with_capacity(l, what, memory::FEWER_SAMPLES)?;
+        Ok(Self {
             source,
             heads,
             newest: NIL,
             oldest: NIL,
             free: floats,
-            swaps: Vec::new(),
+            swaps,
             swaps_before: 0,
             hits: 0,
             misses: 0,
-        }
+        })
     }
 
     /// The source (for solver-side data that follows the same permutation).
@@ -867,7 +878,7 @@ mod tests {
     }
 
     fn check_against_kernel<K: Kernel, R: Records>(k: &K, x: &R, budget: usize) {
-        let mut cache = ColumnCache::new(KernelSource::new(k, x).unwrap(), budget);
+        let mut cache = ColumnCache::new(KernelSource::new(k, x).unwrap(), budget).unwrap();
         let mut perm: Vec<usize> = (0..50).collect();
         let swaps = [(3, 40), (0, 49), (10, 11), (20, 5), (7, 7)];
         for step in 0..60 {
@@ -981,7 +992,7 @@ mod tests {
                     let want = libsvm_cached(&form, x.row(p), x.row(p), x.n_features());
                     assert_eq!(source.diagonal(p) as f32, want, "diagonal {p}");
                 }
-                let mut cache = ColumnCache::new(source, 1 << 20);
+                let mut cache = ColumnCache::new(source, 1 << 20).unwrap();
                 for i in [0, 17, 49] {
                     for (len, col) in [
                         (50, cache.column(i, 50).to_vec()),
@@ -1044,7 +1055,10 @@ mod tests {
                 // Only the features the subset stores: at most the 40 of the narrow records.
                 assert!(matches!(&compact.samples, Samples::Compact(c) if c.ncols() <= 40));
                 let m = idx.len();
-                let (mut a, mut b) = (ColumnCache::new(narrow, 0), ColumnCache::new(compact, 0));
+                let (mut a, mut b) = (
+                    ColumnCache::new(narrow, 0).unwrap(),
+                    ColumnCache::new(compact, 0).unwrap(),
+                );
                 for step in 0..3 * m {
                     let (i, len) = ((step * 7) % m, 1 + (step * 5) % m);
                     let (ca, cb) = (a.column(i, len).to_vec(), b.column(i, len).to_vec());
@@ -1069,12 +1083,12 @@ mod tests {
     fn check_scratch_reuse<R: Records>(x: &R) {
         let rbf = Rbf::with_gamma(0.7).unwrap();
         let n = x.n_samples();
-        let mut reused = ColumnCache::new(KernelSource::new(&rbf, x).unwrap(), 0);
+        let mut reused = ColumnCache::new(KernelSource::new(&rbf, x).unwrap(), 0).unwrap();
         for step in 0..24 {
             let i = (step * 151) % n;
             let len = 1 + (step * 1237) % n;
             let got = reused.column(i, len).to_vec();
-            let mut fresh = ColumnCache::new(KernelSource::new(&rbf, x).unwrap(), 0);
+            let mut fresh = ColumnCache::new(KernelSource::new(&rbf, x).unwrap(), 0).unwrap();
             let want = fresh.column(i, len);
             let bits = |c: &[f32]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(want), "step {step}: column {i} over {len}");

@@ -2,8 +2,9 @@
 //!
 //! Kernels with a [`DotForm`] (linear, polynomial, sigmoid, RBF and their sums, products and
 //! multiples) get every `x_i·z_j` from one faer GEMM — a triangular one for a symmetric Gram —
-//! then the form is applied elementwise (RBF exponentials vectorized). Other kernels use a
-//! rayon-parallel tiled loop over pairs. Every entry is computed independently of how work is
+//! then the form is applied elementwise (RBF exponentials vectorized). Other kernels, and every
+//! kernel where the scratch of faer's products cannot be had (an address-space limit below it:
+//! [`memory::products_fit`]), use a rayon-parallel tiled loop over pairs. Every entry is computed independently of how work is
 //! split, so results are identical whatever the number of threads.
 
 use faer::linalg::matmul::triangular::BlockStructure;
@@ -129,15 +130,17 @@ pub fn gram_with<K: Kernel + ?Sized, R: Records + ?Sized>(
     let n = x.n_samples();
     check_budget(n, n, opts)?;
     let mut buf = gram_buffer(n, n)?;
+    // Where faer's product scratch cannot be had (a tight address-space limit), the per-pair
+    // path gives the same matrix up to rounding.
     let form = kernel
         .dot_form()
-        .filter(|_| opts.method == GramMethod::Auto);
+        .filter(|_| opts.method == GramMethod::Auto)
+        .filter(|_| memory::products_fit(n, n, x.n_features()));
     match form
         .as_ref()
         .and_then(|f| dense_for_gemm(x, opts.max_densify_bytes).map(|d| (f, d)))
     {
         Some((form, xd)) => {
-            memory::check_products()?;
             let xf = xd.view().as_faer();
             // Lower triangle of the column-major view = upper triangle of the row-major buffer.
             let dst = MatMut::from_column_major_slice_mut(&mut buf, n, n);
@@ -207,7 +210,8 @@ where
     let mut buf = gram_buffer(n, m)?;
     let form = kernel
         .dot_form()
-        .filter(|_| opts.method == GramMethod::Auto);
+        .filter(|_| opts.method == GramMethod::Auto)
+        .filter(|_| memory::products_fit(n, m, x.n_features()));
     let dense = form.as_ref().and_then(|f| {
         let xd = dense_for_gemm(x, opts.max_densify_bytes)?;
         let zd = dense_for_gemm(z, opts.max_densify_bytes)?;
@@ -215,7 +219,6 @@ where
     });
     match dense {
         Some((form, xd, zd)) => {
-            memory::check_products()?;
             // Row-major n × m = column-major view of shape m × n holding Z Xᵀ.
             let dst = MatMut::from_column_major_slice_mut(&mut buf, m, n);
             faer::linalg::matmul::matmul(

@@ -81,8 +81,6 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
             // numbers name columns): their samples keep the records' numbering.
             Some(csr) => Samples::Sparse(csr.select_rows(indices)?),
             None => {
-                // Dense samples meet through faer's products.
-                memory::check_products()?;
                 let mut x = DenseMatrix::try_zeros(
                     indices.len(),
                     d,
@@ -96,6 +94,11 @@ impl<'a, K: Kernel + ?Sized> GramRows<'a, K> {
                 Samples::Dense(x)
             }
         };
+        // Dense samples meet through faer's products; where their scratch cannot be had (an
+        // address-space limit below it), pair by pair, the same values up to rounding.
+        let n = indices.len();
+        let form =
+            form.filter(|_| matches!(samples, Samples::Sparse(_)) || memory::products_fit(n, n, d));
         let sq_norms = match &form {
             Some(f) if f.needs_norms() => (0..samples.len())
                 .map(|i| samples.row(i).sq_norm())

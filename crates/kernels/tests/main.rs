@@ -2,5 +2,6 @@
 //! library's generic code is then compiled and linked once, not once per file. proptest keeps
 //! the seeds of past failures of `tests/NAME.rs` in `proptest-regressions/NAME.txt`.
 
+mod cache_limit;
 mod model_files;
 mod properties;

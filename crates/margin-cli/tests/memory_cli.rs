@@ -86,8 +86,13 @@ impl Run {
 /// `margin ARGS` under the address-space limit, killed (and the test failed) after
 /// [`TIMEOUT`].
 fn limited(args: &[&str]) -> Run {
+    limited_to(LIMIT, args)
+}
+
+/// `margin ARGS` under an address-space limit of `limit` bytes, as [`limited`].
+fn limited_to(limit: u64, args: &[&str]) -> Run {
     let mut child = Command::new("prlimit")
-        .arg(format!("--as={LIMIT}"))
+        .arg(format!("--as={limit}"))
         .arg(env!("CARGO_BIN_EXE_margin"))
         .args(args)
         .current_dir(root())
@@ -400,4 +405,47 @@ fn products_whose_scratch_exceeds_the_limit_are_refused_not_aborted() {
             run.stderr
         );
     }
+}
+
+/// Products small enough for faer's small-product kernel need none of its scratch: k-means and
+/// PCA on a four-row CSV, and an SVM's predictions on heart_scale (whose kernel values then
+/// come pair by pair, the same predictions), run under a limit the scratch alone would fill.
+#[test]
+fn small_problems_run_where_the_products_scratch_cannot_fit() {
+    if !have_prlimit() {
+        return;
+    }
+    let limit = LIMIT.min(margin_core::memory::product_scratch_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("four.csv");
+    std::fs::write(&csv, "a,b,c,y\n1,2,3,0\n2,3,1,1\n5,1,0,0\n3,3,3,1\n").unwrap();
+    let heart = root().join("datasets/heart_scale");
+    let (csv, heart) = (csv.to_str().unwrap(), heart.to_str().unwrap());
+    let model = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (kmeans, pca, svc) = (model("k.margin"), model("p.margin"), model("s.margin"));
+    let free = dir.path().join("free.txt");
+    let tight = dir.path().join("tight.txt");
+    for args in [
+        vec!["train", "kmeans", "--n-clusters", "2", csv, "-o", &kmeans],
+        vec!["predict", &kmeans, csv],
+        vec!["train", "pca", csv, "-o", &pca],
+        vec!["transform", &pca, csv],
+        vec!["train", "svc", heart, "-o", &svc],
+        vec!["predict", &svc, heart, "-o", tight.to_str().unwrap()],
+    ] {
+        let run = limited_to(limit, &args);
+        assert!(run.ok(), "{args:?} under {limit} bytes: {}", run.stderr);
+    }
+    stdout(&margin(&[
+        "predict",
+        &svc,
+        heart,
+        "-o",
+        free.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        std::fs::read(&tight).unwrap(),
+        std::fs::read(&free).unwrap(),
+        "predictions without faer's products differ"
+    );
 }

@@ -235,7 +235,7 @@ impl Design {
     fn products(&self) -> Result<(Vec<f64>, Vec<f64>, f64)> {
         let (n, d) = (self.n, self.d);
         let x = faer::MatRef::from_column_major_slice(&self.columns, n, d);
-        memory::check_products()?;
+        memory::check_products(d, d, n)?;
         let mut gram = memory::filled_grid(
             d,
             d,

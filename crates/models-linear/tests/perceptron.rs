@@ -364,11 +364,11 @@ fn bad_input_is_a_typed_error() {
     let huge = dataset(&[vec![1e300, 1e300], vec![-1e300, 1e300]], &[1.0, -1.0]);
     assert!(matches!(
         KernelPerceptron::params().fit(&huge),
-        Err(Error::Numerical(_))
+        Err(Error::OutOfRange { .. })
     ));
     assert!(matches!(
         KernelPerceptron::params().gram_budget_mb(0.0).fit(&huge),
-        Err(Error::Numerical(_))
+        Err(Error::OutOfRange { .. })
     ));
 
     let model = Perceptron::params().fit(&data).unwrap();

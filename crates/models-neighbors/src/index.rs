@@ -382,7 +382,11 @@ impl SearchIndex {
             None => {
                 if self.kind.uses_dot_products() && matches!(space, Matrix::Dense(_)) {
                     // Dense training rows meet the queries through faer's products.
-                    memory::check_products()?;
+                    memory::check_products(
+                        brute::QUERY_BLOCK.min(m),
+                        brute::TRAIN_BLOCK.min(space.n_samples()),
+                        space.n_features(),
+                    )?;
                 }
                 let q_sq = if self.kind.uses_dot_products() {
                     checked_sq_norms(self.kind, queries, "query")?
@@ -403,10 +407,13 @@ impl SearchIndex {
             }
         }
         if let Some(p) = distances.iter().position(|v| !v.is_finite()) {
-            return Err(Error::Numerical(format!(
-                "the distance from query {} to a neighbour overflows f64: scale the features",
-                p / k
-            )));
+            return Err(Error::OutOfRange {
+                what: "the features".into(),
+                reason: format!(
+                    "the distance from query {} to a neighbour overflows f64: scale the features",
+                    p / k
+                ),
+            });
         }
         Ok(Neighbors {
             k,

@@ -297,10 +297,13 @@ pub(crate) fn checked_sq_norms<R: Records + ?Sized>(
     for (i, &s) in norms.iter().enumerate() {
         if !s.is_finite() {
             validate::check_finite(records)?;
-            return Err(Error::Numerical(format!(
-                "the squared norm of row {i} of the {which} records overflows f64: scale the \
-                 features (their squares must stay below 1e308)"
-            )));
+            return Err(Error::OutOfRange {
+                what: "the features".into(),
+                reason: format!(
+                    "the squared norm of row {i} of the {which} records overflows f64: scale the \
+                     features (their squares must stay below 1e308)"
+                ),
+            });
         }
         if kind == Kind::Cosine && s == 0.0 {
             return Err(Error::invalid_parameter(

@@ -114,6 +114,8 @@ impl Fit for KNeighborsRegressorParams {
         refuse_sample_weights(data)?;
         let y = data.targets.values()?.into_owned();
         validate::check_finite_slice(&y)?;
+        // Predictions sum (weighted) neighbours' targets.
+        validate::check_sum_of_squares("the regression targets", y.iter().copied(), None)?;
         check_k(self.n_neighbors, data.n_samples())?;
         let index = SearchIndex::build(
             &self.search,

@@ -40,7 +40,7 @@ fn sample_covariance<R: Records + ?Sized>(records: &R) -> Result<Mat<f64>> {
     }
     // The centred copy and the covariance, both dense: asked for first (faer allocates them),
     // with the scratch of faer's products.
-    memory::check_products()?;
+    memory::check_products(d, d, n)?;
     memory::check(
         memory::bytes_of_grid::<f64>(n.saturating_add(d), d),
         &format!("the Mahalanobis covariance of {n} × {d} records"),

@@ -4,7 +4,6 @@ use margin_core::fit::FitReport;
 use margin_core::params::Params;
 use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Error, Label, Predict, PredictProba, Records, Result,
-    validate,
 };
 use margin_io::ModelFile;
 use margin_kernels::KernelSpec;
@@ -158,7 +157,7 @@ impl OneClassSvmParams {
     /// SVM draws nothing at random).
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<OneClassSvm> {
         Params::check(self)?;
-        validate::check_dataset(data)?;
+        crate::settings::check_training(data)?;
         let kernel = self.settings.kernel.resolve(&data.records)?;
         Expansion::check_kernel(&kernel, data)?;
         let l = data.n_samples();

@@ -53,7 +53,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> SignedQ<'a, K, R> {
         let source = KernelSource::subset(kernel, records, indices)?;
         let diag = (0..y.len()).map(|p| source.diagonal(p)).collect();
         Ok(Self {
-            cache: ColumnCache::new(SignedSource { kernel: source, y }, cache_bytes),
+            cache: ColumnCache::new(SignedSource { kernel: source, y }, cache_bytes)?,
             diag,
         })
     }
@@ -98,7 +98,7 @@ impl<'a, K: Kernel + ?Sized, R: Records + ?Sized> SvrQ<'a, K, R> {
         let index = (0..2 * l).map(|p| p % l).collect();
         let diag = (0..2 * l).map(|p| kd[p % l]).collect();
         Ok(Self {
-            cache: ColumnCache::new(source, cache_bytes),
+            cache: ColumnCache::new(source, cache_bytes)?,
             sign,
             index,
             diag,

@@ -1,5 +1,6 @@
 //! Settings every SVM shares: the kernel, the solver and its knobs.
 
+use margin_core::{Dataset, Result, validate};
 use margin_kernels::{KernelChoice, KernelParams, KernelSpec};
 use margin_optim::batched::BatchedOptions;
 use margin_optim::smo::SolverOptions;
@@ -186,6 +187,17 @@ macro_rules! svm_params {
 pub(crate) use svm_params;
 
 /// ν's range in every ν formulation, (0, 1].
+/// Checks the training data of a kernel SVM: [`validate::check_dataset`], and values whose
+/// squares, summed, stay within `f64` (kernels read squared norms and dot products; beyond,
+/// the solver's answers would be NaN and its model file refused on load).
+pub(crate) fn check_training(data: &Dataset) -> Result<()> {
+    validate::check_dataset(data)?;
+    if let Some(values) = validate::stored_values(&data.records) {
+        validate::check_sum_of_squares("the records' values", values.iter().copied(), None)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn nu_in_range(nu: &f64) -> bool {
     *nu > 0.0 && *nu <= 1.0
 }

@@ -1099,7 +1099,7 @@ fn fit_classifier(
     data: &Dataset,
     run: &mut LibsvmRun<'_>,
 ) -> Result<Svc> {
-    validate::check_dataset(data)?;
+    crate::settings::check_training(data)?;
     let classes = data.targets.to_classes()?;
     validate::check_min_classes(&classes, 2)?;
     let kernel = spec.settings.kernel.resolve(&data.records)?;

@@ -143,6 +143,16 @@ fn real_value(flag: &str, value: &str, what: &str) -> std::result::Result<f64, O
         .ok_or_else(|| OptionError::new(format!("{flag} {what}: `{value}` is not a number")))
 }
 
+/// `-c`'s value: a real number or `inf` (LIBSVM's `atof` reads `inf` and `infinity`, and a
+/// hard margin is what it asks for); NaN is refused.
+fn cost_value(flag: &str, value: &str) -> std::result::Result<f64, OptionError> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| !v.is_nan())
+        .ok_or_else(|| OptionError::new(format!("{flag} cost: `{value}` is not a number")))
+}
+
 impl TrainOptions {
     /// Reads svm-train's flags from the start of `words` up to the first word that is not
     /// one (a file name, or a long option `--…`, which is the caller's), and says how many
@@ -182,7 +192,8 @@ impl TrainOptions {
             // LIBSVM replaces γ = 0 by its default.
             "-g" => self.gamma = Some(real_value(flag, value, "gamma")?).filter(|&g| g != 0.0),
             "-r" => self.coef0 = real_value(flag, value, "coef0")?,
-            "-c" => self.c = real_value(flag, value, "cost")?,
+            // `-c inf` is a hard margin, as LIBSVM's `atof` reads it.
+            "-c" => self.c = cost_value(flag, value)?,
             "-n" => self.nu = real_value(flag, value, "nu")?,
             "-p" => self.p = real_value(flag, value, "epsilon")?,
             "-m" => self.cache_mb = real_value(flag, value, "cachesize")?,
@@ -825,6 +836,16 @@ mod tests {
         assert_eq!(
             refused(&["-c", "abc"]).unwrap_err().to_string(),
             "-c cost: `abc` is not a number"
+        );
+        assert!(refused(&["-c", "nan"]).is_err());
+        for hard in ["inf", "infinity", "INF"] {
+            let (o, _) = TrainOptions::parse(&["-c", hard]).unwrap();
+            assert_eq!(o.c, f64::INFINITY);
+            assert!(o.trainer(10).is_ok(), "-c {hard}");
+        }
+        assert_eq!(
+            refused(&["-c", "-inf"]).unwrap_err().to_string(),
+            "C <= 0: -c -inf"
         );
         assert_eq!(
             refused(&["-v", "1"]).unwrap_err().to_string(),

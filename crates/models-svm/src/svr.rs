@@ -327,7 +327,7 @@ fn fit_regressor(
     data: &Dataset,
     run: &mut LibsvmRun<'_>,
 ) -> Result<Svr> {
-    validate::check_dataset(data)?;
+    crate::settings::check_training(data)?;
     let y = data.targets.values()?;
     validate::check_finite_slice(&y)?;
     let kernel = settings.kernel.resolve(&data.records)?;

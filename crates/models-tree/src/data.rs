@@ -134,6 +134,8 @@ pub(crate) fn regression_problem(data: &Dataset, missing: bool) -> Result<(Vec<f
     validate::check_finite_slice(&y)?;
     let weights: Vec<f64> = (0..y.len()).map(|i| sample_weight(data, i)).collect();
     check_some_weight(&weights)?;
+    // The nodes' variances sum weighted squares of the targets.
+    validate::check_sum_of_squares("the regression targets", y.iter().copied(), Some(&weights))?;
     Ok((y, weights))
 }
 

@@ -2,7 +2,7 @@
 
 use margin_core::{
     ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
-    model_check,
+    memory, model_check,
 };
 
 use margin_io::ModelFile;
@@ -100,10 +100,17 @@ fn grow_trees(
     settings: &Settings,
     ensemble: &Ensemble,
 ) -> Result<Vec<(Tree, Option<InBag>)>> {
+    // The seeds and the grown trees' handles are held at once: asked for together, so that a
+    // forest of 10^12 trees is refused naming its size instead of aborting.
+    let count = ensemble.n_estimators;
+    memory::check(
+        memory::bytes_of::<u64>(count)
+            .saturating_add(memory::bytes_of::<(Tree, Option<InBag>)>(count)),
+        &format!("the forest's {count} trees"),
+        "grow fewer trees (n_estimators)",
+    )?;
     let mut master = margin_core::split::rng_from_seed(ensemble.seed);
-    let seeds: Vec<u64> = (0..ensemble.n_estimators)
-        .map(|_| master.next_u64())
-        .collect();
+    let seeds: Vec<u64> = (0..count).map(|_| master.next_u64()).collect();
     let n = weights.len();
     seeds
         .par_iter()

@@ -276,3 +276,23 @@ fn bad_ensemble_parameters_are_refused() {
         ));
     }
 }
+
+#[test]
+fn a_forest_too_large_to_hold_is_refused_before_any_tree_grows() {
+    let data = Dataset::classification([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]).unwrap();
+    let e = RandomForestClassifier::params()
+        .n_estimators(1_000_000_000_000)
+        .fit(&data)
+        .unwrap_err();
+    assert!(matches!(e, margin_core::Error::OutOfMemory { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("n_estimators") && text.contains("trees"),
+        "{text}"
+    );
+    let e = RandomForestRegressor::params()
+        .n_estimators(1_000_000_000_000)
+        .fit(&Dataset::regression([[0.0], [1.0]], [0.0, 1.0]).unwrap())
+        .unwrap_err();
+    assert!(matches!(e, margin_core::Error::OutOfMemory { .. }), "{e}");
+}

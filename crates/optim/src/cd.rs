@@ -129,12 +129,11 @@ pub fn elastic_net(
     let l1 = alpha * l1_ratio * n as f64;
     let l2 = alpha * (1.0 - l1_ratio) * n as f64;
     let sq_norms: Vec<f64> = (0..d).map(|j| dot(x.col(j), x.col(j))).collect();
-    let overflow = || {
-        Error::Numerical(
-            "squared norms overflow at this scale: rescale the features and targets \
-             (e.g. StandardScaler)"
-                .into(),
-        )
+    let overflow = || Error::OutOfRange {
+        what: "the features and targets".into(),
+        reason: "squared norms overflow at this scale: rescale the features and targets \
+                     (e.g. StandardScaler)"
+            .into(),
     };
     if !sq_norms.iter().all(|v| v.is_finite()) || !dot(y, y).is_finite() {
         return Err(overflow());
@@ -236,9 +235,11 @@ pub fn elastic_net_gram(
     }
     check_problem(d, alpha, l1_ratio, &w0, options)?;
     if !gram.iter().chain(xty).all(|v| v.is_finite()) || !y_sq.is_finite() {
-        return Err(Error::Numerical(
-            "XᵀX or Xᵀy overflowed: rescale the features and targets (e.g. StandardScaler)".into(),
-        ));
+        return Err(Error::OutOfRange {
+            what: "the features and targets".into(),
+            reason: "XᵀX or Xᵀy overflowed: rescale the features and targets (e.g. StandardScaler)"
+                .into(),
+        });
     }
     let l1 = alpha * l1_ratio * n as f64;
     let l2 = alpha * (1.0 - l1_ratio) * n as f64;
@@ -287,9 +288,10 @@ pub fn elastic_net_gram(
         }
     };
     if !w.iter().all(|v| v.is_finite()) {
-        return Err(Error::Numerical(
-            "the weights overflowed: rescale the features and targets".into(),
-        ));
+        return Err(Error::OutOfRange {
+            what: "the features and targets".into(),
+            reason: "the weights overflowed: rescale the features and targets".into(),
+        });
     }
     Ok(CdSolution {
         w,

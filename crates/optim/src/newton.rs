@@ -57,7 +57,7 @@ pub fn newton<F: Hessian + ?Sized>(
     // The Hessian, its damped copy and their factor are `n × n` each: asked for up front (with
     // two more for the Hessian's partial sums), as they grow with the square of the width.
     checks::vectors(5 * n, n, "Newton's Hessian")?;
-    margin_core::memory::check_products()?;
+    margin_core::memory::check_products(n, n, n)?;
     let mut w = w0;
     let mut grad = checks::parameters(n, "Newton's gradient")?;
     let mut value = f.value_and_gradient(&w, &mut grad);
@@ -74,9 +74,10 @@ pub fn newton<F: Hessian + ?Sized>(
         f.hessian(&w, &mut h)?;
         let rhs = Mat::<f64>::from_fn(n, 1, |i, _| -grad[i]);
         if (0..n).any(|j| (0..n).any(|k| !h[(j, k)].is_finite())) {
-            return Err(Error::Numerical(
-                "the Hessian overflowed: rescale the features (e.g. StandardScaler)".into(),
-            ));
+            return Err(Error::OutOfRange {
+                what: "the features".into(),
+                reason: "the Hessian overflowed: rescale the features (e.g. StandardScaler)".into(),
+            });
         }
         let scale = (0..n)
             .fold(0.0f64, |m, i| m.max(h[(i, i)].abs()))

@@ -324,6 +324,16 @@ fn run<X: Rows>(
         v.iter_mut().for_each(|v| *v *= a);
         v
     };
+    // A step of `η·y·x` with features near f64's largest value overflows the weights: a
+    // model of them could only answer NaN, so the fit is refused rather than saved.
+    if let Some(j) = result.iter().position(|v| !v.is_finite()) {
+        return Err(Error::OutOfRange {
+            what: "the features".into(),
+            reason: format!(
+                "Pegasos's weight {j} overflowed f64 after {t} steps; rescale the features (margin scale, StandardScaler) or use the dual coordinate descent solver"
+            ),
+        });
+    }
     Ok(PegasosSolution {
         w: result,
         steps: t,

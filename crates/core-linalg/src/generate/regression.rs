@@ -165,7 +165,7 @@ fn fill_low_rank(
     // The bases, their draws and their QR factors, on top of the records already held.
     let bytes = memory::bytes_of_grid::<f64>(n.saturating_add(d), k.saturating_mul(3));
     memory::check(bytes, "low-rank bases", super::FEWER)?;
-    memory::check_products()?;
+    memory::check_products(n, d, k)?;
     let mut basis = |rows: usize| {
         let mut g = vec![0.0; rows * k];
         fill_standard_normal(rng, &mut g);

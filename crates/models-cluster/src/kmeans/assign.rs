@@ -210,11 +210,14 @@ pub(crate) fn sq_norms<R: Records + ?Sized>(x: &R) -> Vec<f64> {
         .collect()
 }
 
-/// Dense records meet the centres through faer's products: their scratch is asked for first.
-pub(crate) fn check_products<R: Records + ?Sized>(x: &R) -> Result<()> {
+/// Dense records meet more than [`FEW_CENTRES`] centres through faer's products (`k` centres
+/// by a block of rows): their scratch is asked for first.
+pub(crate) fn check_products<R: Records + ?Sized>(x: &R, k: usize) -> Result<()> {
     match x.as_dense() {
-        Some(_) => memory::check_products(),
-        None => Ok(()),
+        Some(_) if k > FEW_CENTRES => {
+            memory::check_products(k, BLOCK.min(x.n_samples()), x.n_features())
+        }
+        _ => Ok(()),
     }
 }
 

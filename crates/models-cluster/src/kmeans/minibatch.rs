@@ -246,7 +246,7 @@ impl MiniBatchKMeans {
     /// The opposite of the inertia of `records` (higher is better).
     pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
         validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records)?;
+        assign::check_products(records, self.centers.nrows())?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(-assign::inertia(records, &self.centers, &labels))
     }
@@ -469,7 +469,7 @@ impl Predict for MiniBatchKMeans {
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records)?;
+        assign::check_products(records, self.centers.nrows())?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(labels.into_iter().map(|l| l as usize).collect())
     }

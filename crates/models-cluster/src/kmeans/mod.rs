@@ -205,6 +205,10 @@ impl KMeansParams {
 /// (the parameters' own ranges are [`Params::check`]'s).
 fn check_common<R: Records + ?Sized>(k: usize, init: &KMeansInit, x: &R) -> Result<()> {
     let n = x.n_samples();
+    // The inertia sums squared distances between rows and centres.
+    if let Some(values) = validate::stored_values(x) {
+        validate::check_sum_of_squares("the records' values", values.iter().copied(), None)?;
+    }
     if k == 0 || k > n {
         return Err(Error::invalid_parameter(
             "n_clusters",
@@ -244,7 +248,7 @@ fn check_common<R: Records + ?Sized>(k: usize, init: &KMeansInit, x: &R) -> Resu
         &format!("k-means's {k} centres of {d} features, with their partial sums"),
         memory::FEWER_FEATURES,
     )?;
-    assign::check_products(x)
+    assign::check_products(x, k)
 }
 
 /// Mean over features of each feature's population variance (unstored sparse entries are
@@ -383,7 +387,7 @@ impl KMeans {
     /// scikit-learn's `score`.
     pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
         validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records)?;
+        assign::check_products(records, self.centers.nrows())?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(-assign::inertia(records, &self.centers, &labels))
     }
@@ -459,7 +463,7 @@ impl Predict for KMeans {
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
         validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records)?;
+        assign::check_products(records, self.centers.nrows())?;
         let (labels, _) = assign::nearest(records, &self.centers);
         Ok(labels.into_iter().map(|l| l as usize).collect())
     }

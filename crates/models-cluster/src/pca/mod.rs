@@ -306,7 +306,7 @@ impl Pca {
     /// whitening first. Exact (up to rounding) when all components are kept.
     pub fn inverse_transform<R: Records + ?Sized>(&self, z: &R) -> Result<DenseMatrix> {
         validate::check_predict(self.n_components(), z)?;
-        memory::check_products()?;
+        memory::check_products(z.n_samples(), self.mean.len(), self.n_components())?;
         let mut zd = z.to_dense()?;
         if self.params.whiten {
             let scale: Vec<f64> = self.explained_variance.iter().map(|v| v.sqrt()).collect();
@@ -443,13 +443,18 @@ impl<R: Records + ?Sized> Fit<R> for PcaParams {
                 "PCA needs at least two samples to estimate variances (n_samples = {n})"
             )));
         }
+        // Variances sum squared deviations from the mean.
+        if let Some(values) = validate::stored_values(records) {
+            validate::check_sum_of_squares("the records' values", values.iter().copied(), None)?;
+        }
         let solver = self.solver_for(n, d);
         self.check_for(n, d, solver)?;
         let m = n.min(d);
         // The dense records, their centred copy, and the factorization's own (faer's) factors
         // and workspace, a few more `n × d` or `d × d`, and the scratch of faer's products:
         // asked for up front.
-        memory::check_products()?;
+        // The covariance's product (d · d · n multiply-adds) bounds every solver's.
+        memory::check_products(d, d, n)?;
         memory::check(
             memory::bytes_of_grid::<f64>(4usize.saturating_mul(n).saturating_add(3 * m), d),
             &format!("the principal components of {n} × {d} records"),
@@ -539,9 +544,9 @@ impl Transform for Pca {
     /// per sample, one column per component.
     fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
         validate::check_n_features(self.mean.len(), records)?;
-        memory::check_products()?;
         let c = self.n_components();
         let n = records.n_samples();
+        memory::check_products(n, c, self.mean.len())?;
         // x·Cᵀ − mean·Cᵀ: the product, then −mean·Cᵀ added to every row in the pass that
         // checks the outputs; sparse rows are never densified.
         let offset: Vec<f64> = self

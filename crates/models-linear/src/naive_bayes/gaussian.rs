@@ -277,9 +277,12 @@ impl Moments {
             .or(overflow(self.theta.as_slice()))
             .or(overflow(self.sigma.as_slice()))
         {
-            return Err(Error::Numerical(format!(
-                "the mean or variance of feature {j} overflows f64: scale the features (their squares must stay below 1e308)"
-            )));
+            return Err(Error::OutOfRange {
+                what: "the features".into(),
+                reason: format!(
+                    "the mean or variance of feature {j} overflows f64: scale the features (their squares must stay below 1e308)"
+                ),
+            });
         }
         Ok(())
     }

@@ -288,10 +288,13 @@ impl ModelFile for KernelPerceptron {
 }
 
 fn overflow(kernel: &KernelSpec) -> Error {
-    Error::Numerical(format!(
-        "the {} kernel overflowed on these records: rescale the features",
-        kernel.name()
-    ))
+    Error::OutOfRange {
+        what: "the features".into(),
+        reason: format!(
+            "the {} kernel overflowed on these records: rescale the features",
+            kernel.name()
+        ),
+    }
 }
 
 /// Where training reads the kernel column `k(·, xᵢ)` of a mistaken sample.

@@ -166,10 +166,13 @@ fn train<L: Learner>(
         for &i in &order {
             let score = learner.score(i);
             if !score.is_finite() {
-                return Err(Error::Numerical(format!(
-                    "the perceptron's score of sample {i} overflowed after {} updates: rescale the features",
-                    mistakes + epoch_mistakes
-                )));
+                return Err(Error::OutOfRange {
+                    what: "the features".into(),
+                    reason: format!(
+                        "the perceptron's score of sample {i} overflowed after {} updates: rescale the features",
+                        mistakes + epoch_mistakes
+                    ),
+                });
             }
             if signs[i] * score <= 0.0 {
                 learner.update(i, signs[i], weight(i))?;
@@ -193,9 +196,10 @@ fn train<L: Learner>(
     }
     // Scores are checked before each update; the last update may still overflow.
     if !learner.is_finite() {
-        return Err(Error::Numerical(
-            "the perceptron's weights overflowed: rescale the features".into(),
-        ));
+        return Err(Error::OutOfRange {
+            what: "the features".into(),
+            reason: "the perceptron's weights overflowed: rescale the features".into(),
+        });
     }
     Ok(Run {
         n_iter: stop.0,

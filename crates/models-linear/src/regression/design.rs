@@ -88,7 +88,7 @@ impl Design {
         // from it with faer (a factor and a square of the smaller side, `m · max(n, d)` and
         // `m²` with `m = min(n, d)`): asked for before any of it.
         let (m, big) = (n.min(d), n.max(d));
-        memory::check_products()?;
+        memory::check_products(big, m, m)?;
         memory::check(
             memory::bytes_of_grid::<f64>(n, d.saturating_mul(2).saturating_add(1))
                 .saturating_add(memory::bytes_of_grid::<f64>(m, big.saturating_add(m))),

@@ -129,10 +129,13 @@ fn regularize(mut k: MatMut<'_, f64>, sqrt_w: Option<&[f64]>, alpha: f64) {
 fn gram_matrix(kernel: &KernelSpec, records: &Matrix) -> Result<Vec<f64>> {
     let k = margin_kernels::gram(kernel, records)?.into_vec();
     if k.iter().any(|v| !v.is_finite()) {
-        return Err(Error::Numerical(format!(
-            "the {} kernel overflowed on these records: rescale the features",
-            margin_kernels::Kernel::name(kernel)
-        )));
+        return Err(Error::OutOfRange {
+            what: "the features".into(),
+            reason: format!(
+                "the {} kernel overflowed on these records: rescale the features",
+                margin_kernels::Kernel::name(kernel)
+            ),
+        });
     }
     Ok(k)
 }
@@ -148,7 +151,7 @@ impl Fit for KernelRidgeParams {
         let weight = |i: usize| sqrt_w.as_ref().map_or(1.0, |s| s[i]);
         // The Gram matrix (n × n) and, should Cholesky fail, a second one with the least-squares
         // solver's workspace (faer's), and the scratch of faer's products: asked for first.
-        memory::check_products()?;
+        memory::check_products(n, n, n.max(data.n_features()))?;
         memory::check(
             memory::bytes_of_grid::<f64>(n, n.saturating_mul(3)),
             &format!("kernel ridge's {n} × {n} Gram matrices"),

@@ -585,11 +585,20 @@ impl LinearRegressionParams {
         };
         let (coef, intercept) = design.unscale(&solution.coef);
         if !(coef.iter().all(|c| c.is_finite()) && intercept.is_finite()) {
-            return Err(Error::Numerical(
-                "least squares produced non-finite weights: the data's range is too wide for f64; rescale the features or targets".into(),
-            ));
+            return Err(Error::OutOfRange {
+                what: "the features and targets".into(),
+                reason: "least squares produced non-finite weights: the data's range is too wide for f64; rescale the features or targets".into(),
+            });
         }
         let y_scale2 = design.y_scale * design.y_scale;
+        // The model reports its residual sum of squares (and inference built on it): a fit
+        // whose residuals' squares overflow could only store infinity.
+        if !(solution.rss * y_scale2).is_finite() {
+            return Err(Error::OutOfRange {
+                what: "the targets".into(),
+                reason: "the residual sum of squares overflows f64 (residuals beyond about 1e154); rescale the targets, for example divide by a power of ten".into(),
+            });
+        }
         Ok(LinearRegression {
             params: self.clone(),
             core: LinearRegressorCore::new(coef, intercept),

@@ -160,9 +160,10 @@ impl Ridge {
     ) -> Result<Self> {
         let (coef, intercept) = design.unscale(scaled_coef);
         if !(coef.iter().all(|c| c.is_finite()) && intercept.is_finite()) {
-            return Err(Error::Numerical(
-                "ridge produced non-finite weights: the data's range is too wide for f64; rescale the features or targets".into(),
-            ));
+            return Err(Error::OutOfRange {
+                what: "the features and targets".into(),
+                reason: "ridge produced non-finite weights: the data's range is too wide for f64; rescale the features or targets".into(),
+            });
         }
         Ok(Self {
             core: LinearRegressorCore::new(coef, intercept),

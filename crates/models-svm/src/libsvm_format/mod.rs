@@ -160,8 +160,7 @@ impl LibsvmModel {
     /// [`Self::load`] with feature index `j` read as column `j` for [`IndexBase::Zero`] (as
     /// LIBSVM's tools read them, index 0 included); see [`Self::from_text_indexed`].
     pub fn load_indexed(path: &Path, base: IndexBase) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Self::from_bytes_indexed(&bytes, base)
+        Self::from_bytes_indexed(&read::model_bytes(path)?, base)
     }
 
     /// Parses the bytes of a LIBSVM model file: refuses a margin model file (naming the command

@@ -173,6 +173,59 @@ impl SvmType {
     }
 }
 
+/// The bytes of the LIBSVM model file at `path` (a file, a pipe or a FIFO: opened once, read in
+/// order).
+///
+/// The first word must be a key of LIBSVM's header (or margin's magic bytes, which
+/// [`LibsvmModel::from_bytes`] refuses naming the command that reads them): it is checked on
+/// the first block read, so `/dev/zero`, a data file or any binary file is refused at once
+/// instead of being read whole; the rest grows through [`margin_core::memory`].
+pub(super) fn model_bytes(path: &std::path::Path) -> Result<Vec<u8>> {
+    use std::io::{BufRead, BufReader};
+    let io = |e| Error::io(path, e);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut bytes: Vec<u8> = Vec::new();
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        if chunk.is_empty() {
+            return Ok(bytes);
+        }
+        if bytes.is_empty() && !chunk.starts_with(b"MARGINMF") {
+            let word = chunk
+                .split(u8::is_ascii_whitespace)
+                .next()
+                .unwrap_or_default();
+            if !HEADER_KEYS.iter().any(|k| k.as_bytes() == word) {
+                let shown = String::from_utf8_lossy(&word[..word.len().min(24)])
+                    .escape_debug()
+                    .to_string();
+                return Err(Error::model_file(format!(
+                    "{}: not a LIBSVM model file: it begins with `{shown}`, where a LIBSVM model begins with `svm_type`",
+                    path.display()
+                )));
+            }
+        }
+        let n = chunk.len();
+        if bytes.len() + n > bytes.capacity() {
+            // Doubling keeps the copies linear in the file's length.
+            let more = bytes.len().max(n);
+            margin_core::memory::reserve(
+                &mut bytes,
+                more,
+                "the LIBSVM model file",
+                margin_core::memory::SMALLER_INPUT,
+            )?;
+        }
+        bytes.extend_from_slice(chunk);
+        reader.consume(n);
+    }
+}
+
 /// Every key LIBSVM's model reader knows.
 const HEADER_KEYS: [&str; 13] = [
     "svm_type",
@@ -682,6 +735,35 @@ SV
             Err(Error::Parse { line, message, .. }) => (line, message),
             other => panic!("expected a parse error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn model_files_are_read_once_and_refused_by_their_first_word() {
+        let e = LibsvmModel::load(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("not a LIBSVM model file"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::write(&data, "+1 1:0.5\n").unwrap();
+        let e = LibsvmModel::load(&data).unwrap_err();
+        assert!(e.to_string().contains("begins with `+1`"), "{e}");
+        // A FIFO is read once, in order.
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, THREE))
+        };
+        assert!(matches!(
+            LibsvmModel::load(&fifo).unwrap(),
+            LibsvmModel::Svc(_)
+        ));
+        writer.join().unwrap().unwrap();
     }
 
     #[test]

@@ -124,8 +124,10 @@ fn feature_edges(mut pairs: Vec<(f64, f64)>, max_bins: usize) -> Vec<f64> {
             })
             .collect()
     };
-    edges.dedup();
+    // Clamped first: values beyond ALMOST_INF share the last bin (as scikit-learn's), and
+    // edges clamped together must become one, or the edges would not increase.
     edges.iter_mut().for_each(|e| *e = e.min(ALMOST_INF));
+    edges.dedup();
     edges
 }
 

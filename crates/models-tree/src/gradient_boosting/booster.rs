@@ -101,12 +101,15 @@ fn split_off_validation(
     let mut data = Dataset::new(copy, Targets::Values(y.to_vec()))?;
     data.sample_weights = w.map(<[f64]>::to_vec);
     let (train, val) =
-        train_test_split(&data, p.validation_fraction, stratify, seed).map_err(|e| {
-            Error::invalid_parameter(
+        train_test_split(&data, p.validation_fraction, stratify, seed).map_err(|e| match e {
+            // Only a split that leaves a side empty is the fraction's fault; running out of
+            // memory for the parts is said as it is.
+            Error::InvalidParameter { .. } => Error::invalid_parameter(
                 "validation_fraction",
                 p.validation_fraction,
                 format!("a share that leaves samples on both sides of the split ({e})"),
-            )
+            ),
+            other => other,
         })?;
     let unpack = |d: Dataset| -> Result<Parts> {
         let y = d.targets.values()?.into_owned();

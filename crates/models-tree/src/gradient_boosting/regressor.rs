@@ -179,6 +179,12 @@ impl FitObserved for GradientBoostingRegressorParams {
         let x = checked_records(data, &self.boosting)?;
         let y = data.targets.values()?;
         margin_core::validate::check_finite_slice(&y)?;
+        // Gradients and leaf values are differences of targets and predictions, summed.
+        margin_core::validate::check_sum_of_squares(
+            "the regression targets",
+            y.iter().copied(),
+            data.sample_weights.as_deref(),
+        )?;
         let loss = match self.loss {
             RegressionLoss::SquaredError => Loss::SquaredError,
             RegressionLoss::AbsoluteError => Loss::AbsoluteError,
