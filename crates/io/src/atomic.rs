@@ -17,7 +17,10 @@ use margin_core::{Error, Result};
 /// Dropped without a commit, it removes its temporary file and the target is untouched.
 ///
 /// A target that exists and is not a regular file (`/dev/stdout`, a named pipe) cannot be
-/// replaced, and holds nothing to lose: it is written directly.
+/// replaced, and holds nothing to lose: it is written directly. A symbolic link is written
+/// through: the file it points to is replaced (beside it), and the link stays a link.
+/// Temporary files of this target that a killed process left behind (their process no longer
+/// runs) are removed when the target is next written.
 ///
 /// ```
 /// use std::io::Write;
@@ -51,7 +54,7 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Starts writing `path`: creates a new temporary file in the same directory.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
-        let target = path.as_ref().to_path_buf();
+        let target = through_links(path.as_ref())?;
         if let Ok(meta) = std::fs::metadata(&target) {
             if meta.is_dir() {
                 return Err(Error::io(
@@ -74,6 +77,7 @@ impl AtomicFile {
                 });
             }
         }
+        remove_stale_temporaries(&target);
         let (tmp, file) = create_temporary(&target)?;
         if let Ok(meta) = std::fs::metadata(&target) {
             // A replaced file keeps its permissions.
@@ -164,11 +168,33 @@ fn parent_dir(path: &Path) -> Option<&Path> {
     }
 }
 
-/// A new file `.NAME.PID.N.tmp` beside `target`, created exclusively so that concurrent
-/// writers never share one.
-fn create_temporary(target: &Path) -> Result<(PathBuf, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = target
+/// The file `path` names once every symbolic link on the way is followed (a link to a file
+/// not yet there gives that file's path), so that a save replaces the link's target rather
+/// than the link. The links are followed one at a time, as the system would, up to its limit
+/// of 40.
+fn through_links(path: &Path) -> Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&at).map_err(|e| Error::io(&at, e))?;
+                at = match parent_dir(&at) {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(Error::io(
+        path,
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+/// `target`'s file name, for its temporary files.
+fn file_name(target: &Path) -> Result<String> {
+    Ok(target
         .file_name()
         .ok_or_else(|| {
             Error::io(
@@ -177,7 +203,51 @@ fn create_temporary(target: &Path) -> Result<(PathBuf, File)> {
             )
         })?
         .to_string_lossy()
-        .into_owned();
+        .into_owned())
+}
+
+/// Removes the temporary files `.NAME.PID.N.tmp` of `target` whose process no longer runs
+/// (killed while writing: a failed write removes its own). Files of running processes,
+/// this one included, may be being written and stay. Best effort: where processes cannot be
+/// looked up (no `/proc`), nothing is removed.
+fn remove_stale_temporaries(target: &Path) {
+    let (Ok(name), Some(dir)) = (file_name(target), parent_dir(target)) else {
+        return;
+    };
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some((pid, n)) = rest.split_once('.') else {
+            continue;
+        };
+        let (Ok(pid), true) = (pid.parse::<u32>(), n.bytes().all(|b| b.is_ascii_digit())) else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A new file `.NAME.PID.N.tmp` beside `target`, created exclusively so that concurrent
+/// writers never share one.
+fn create_temporary(target: &Path) -> Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = file_name(target)?;
     let dir = parent_dir(target).unwrap_or(Path::new("."));
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -278,6 +348,57 @@ mod tests {
         assert_eq!(got.len(), 100_000);
         assert!(got.iter().all(|&b| b == got[0]));
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn symbolic_links_are_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.margin");
+        std::fs::write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink("real.margin", dir.path().join("link.margin")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("link.margin"), dir.path().join("chain"))
+            .unwrap();
+        write_atomically(dir.path().join("chain"), |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        for link in ["link.margin", "chain"] {
+            let meta = std::fs::symlink_metadata(dir.path().join(link)).unwrap();
+            assert!(meta.file_type().is_symlink(), "{link} was replaced");
+        }
+        // A link to a file not yet there creates that file.
+        std::os::unix::fs::symlink("later.txt", dir.path().join("dangling")).unwrap();
+        write_atomically(dir.path().join("dangling"), |w| w.write_all(b"made")).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("later.txt")).unwrap(),
+            b"made"
+        );
+        // A loop is an error, not a hang.
+        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+        let e = write_atomically(dir.path().join("loop"), |w| w.write_all(b"x")).unwrap_err();
+        assert!(e.to_string().contains("symbolic links"), "{e}");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn temporaries_of_dead_processes_are_removed_on_the_next_save() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.margin");
+        // A process that has ended: its id is not running any more (a reused id only keeps
+        // the file).
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let stale = format!(".model.margin.{dead}.0.tmp");
+        let ours = format!(".model.margin.{}.999.tmp", std::process::id());
+        let other_target = format!(".other.margin.{dead}.0.tmp");
+        for name in [&stale, &ours, &other_target] {
+            std::fs::write(dir.path().join(name), b"half").unwrap();
+        }
+        write_atomically(&path, |w| w.write_all(b"whole")).unwrap();
+        let mut left = leftovers(dir.path());
+        left.sort();
+        let mut expected = vec![ours, other_target];
+        expected.sort();
+        assert_eq!(left, expected);
     }
 
     #[test]

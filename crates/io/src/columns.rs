@@ -25,3 +25,14 @@ pub struct TableColumns {
     /// Nulls in a table's feature columns (CSV refuses empty fields whatever this says).
     pub nulls: Nulls,
 }
+
+/// A column of a table left out of the features because it holds no numbers (text, dates,
+/// structs, …): reported so that a reader can say which columns it skipped and why, since the
+/// features were chosen by default rather than named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedColumn {
+    /// The column's name.
+    pub name: String,
+    /// What it holds: its Arrow type, as Arrow prints it (`Utf8`, `Date32`, `Struct(…)`).
+    pub holds: String,
+}

@@ -97,6 +97,7 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
             if header {
                 let mut h = memory::vec_with_capacity(len, "the CSV header", TOO_LARGE)?;
                 h.extend((0..len).map(|k| records.field(k).to_owned()));
+                refuse_duplicate_names(&h, line)?;
                 names = Some(h);
                 continue;
             }
@@ -291,6 +292,18 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
                             format!("label `{}` is not finite", table.field(k, l)),
                         ));
                     }
+                    if let Some(k) = (0..n).find(|&k| !integer_is_exact(table.field(k, l), v[k])) {
+                        return Err(Error::parse(
+                            table.lines[k],
+                            l + 1,
+                            format!(
+                                "label `{}` has no exact f64 (labels are read as numbers, which hold integers exactly only up to 2^53 = 9007199254740992): it would be read as {:.0}, so distinct labels could merge; write such labels as text (a letter prefix, `id{}`) to keep them as classes",
+                                table.field(k, l),
+                                v[k],
+                                table.field(k, l).trim_start_matches(['+', '-'])
+                            ),
+                        ));
+                    }
                     Targets::Values(v)
                 }
                 None => {
@@ -318,6 +331,45 @@ pub fn read_csv_from<R: Read>(reader: R, opts: &CsvOptions) -> Result<Dataset> {
         ds = ds.with_feature_names(feature_names)?;
     }
     Ok(ds)
+}
+
+/// Refuses a header that names two columns alike: columns are chosen by name (`--label`,
+/// `--features`, a model's feature names), so a name must say which column it is.
+fn refuse_duplicate_names(header: &[String], line: usize) -> Result<()> {
+    let mut sorted: Vec<(&str, usize)> =
+        memory::vec_with_capacity(header.len(), "the CSV header's names", TOO_LARGE)?;
+    sorted.extend(header.iter().enumerate().map(|(k, h)| (h.as_str(), k)));
+    sorted.sort_unstable();
+    match sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+        Some(pair) => Err(Error::parse(
+            line,
+            pair[1].1 + 1,
+            format!(
+                "the header names two columns `{}` (fields {} and {}): rename one, since columns are chosen by name",
+                pair[0].0,
+                pair[0].1 + 1,
+                pair[1].1 + 1
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether `text`, read as the number `value`, is that number exactly when it is an integer
+/// written out (`9007199254740993` reads as 9007199254740992: not exact). Anything else (a
+/// decimal fraction, an exponent) is taken as the approximate number it is.
+fn integer_is_exact(text: &str, value: f64) -> bool {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    let digits = digits.trim_start_matches('0');
+    // Below 10^15 < 2^53 every integer is exact.
+    if digits.len() < 16 {
+        return true;
+    }
+    // `{:.0}` writes an f64's exact integer value, every digit.
+    format!("{:.0}", value.abs()) == digits
 }
 
 /// Column names as "`a`, `b`, `c`", for messages.
@@ -350,11 +402,22 @@ pub fn write_csv(path: &Path, data: &Dataset, opts: &CsvOptions) -> Result<()> {
 }
 
 /// Writes CSV to any writer, with `opts.delimiter` as separator: a header row when the dataset
-/// has feature names (the label column is named `label`), then one row per sample with every
-/// feature (dense, in shortest exact form) and the label last. Reading the output back with
-/// [`read_csv_from`] gives the same records and targets.
+/// has feature names (the label column is named `label`, so no feature may be), then one row
+/// per sample with every feature (dense, in shortest exact form) and the label last. Reading
+/// the output back with [`read_csv_from`] gives the same records and targets.
 pub fn write_csv_to<W: Write>(w: &mut W, data: &Dataset, opts: &CsvOptions) -> Result<()> {
     data.check_consistent()?;
+    // The header names the label column `label`: a feature of that name would make the header
+    // name two columns alike, which reading refuses.
+    if let Some(names) = &data.feature_names
+        && names.iter().any(|n| n == "label")
+    {
+        return Err(Error::column(
+            "label",
+            None,
+            "a feature has the label column's name: rename the feature",
+        ));
+    }
     let io = |e: csv::Error| Error::io("<output>", e.into());
     let mut out = csv::WriterBuilder::new()
         .delimiter(opts.delimiter)
@@ -597,6 +660,65 @@ mod tests {
                 .n_samples(),
             2
         );
+    }
+
+    #[test]
+    fn integer_labels_are_exact_or_refused() {
+        // 2^53 + 1 has no f64: read as a number it would become 2^53, merging two labels.
+        match read(
+            "x,y\n1,9007199254740992\n2,9007199254740993\n",
+            &CsvOptions::default(),
+        ) {
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => {
+                assert_eq!((line, column), (3, 2), "{message}");
+                assert!(
+                    message.contains("`9007199254740993`")
+                        && message.contains("9007199254740992")
+                        && message.contains("as text"),
+                    "{message}"
+                );
+            }
+            other => panic!("an inexact label was accepted: {other:?}"),
+        }
+        // Integers an f64 holds exactly (however large) and decimals read as they are.
+        let d = read(
+            "x,y\n1,9007199254740992\n2,-0018446744073709551616\n3,0.1\n4,1e300\n",
+            &CsvOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            d.targets,
+            Targets::Values(vec![
+                9007199254740992.0,
+                -18446744073709551616.0,
+                0.1,
+                1e300
+            ])
+        );
+        assert!(!integer_is_exact(&format!("1{}", "0".repeat(300)), 1e300));
+        assert!(integer_is_exact("-0", 0.0));
+    }
+
+    #[test]
+    fn a_header_naming_two_columns_alike_is_refused() {
+        match read("a,x,x,y\n1,2,3,0\n", &CsvOptions::default()) {
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => {
+                assert_eq!((line, column), (1, 3), "{message}");
+                assert!(
+                    message.contains("`x`") && message.contains("fields 2 and 3"),
+                    "{message}"
+                );
+            }
+            other => panic!("a duplicate header was accepted: {other:?}"),
+        }
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //! - **Data files**: LIBSVM/svmlight text ([`read_libsvm`], [`write_libsvm`]) and CSV
 //!   ([`read_csv`], [`write_csv`]), plain or compressed; [`read_data`] picks the reader from
 //!   the file. `.gz` and `.bz2` files are recognised by their first bytes, not their names, and
-//!   decompressed while reading.
+//!   decompressed while reading. Every input is opened and read once ([`DataInput`]), so pipes,
+//!   FIFOs and `<(…)` work: the bytes read to decide the format are handed to the reader.
 //! - **Tables** ([`table`], cargo feature `parquet`): Arrow record batches, Parquet and Arrow
-//!   IPC files, their columns named as features and label.
+//!   IPC files, their columns named as features and label. A corrupt or forged file is refused
+//!   with an error naming it: every length it claims is checked before arrow or parquet
+//!   allocates by it, and what panics inside them is caught.
 //! - **Model files**: the [`ModelFile`] trait every fitted model implements (a checksummed,
 //!   versioned header around a serde body), and the checks of [`model_check`](margin_core::model_check) every kind runs
 //!   on load.
@@ -20,7 +23,7 @@
 //! Input is untrusted and may be endless (`/dev/zero`, a gzip bomb): every line is read through
 //! [`read_line`], which refuses a line longer than [`MAX_LINE_BYTES`], and every buffer that grows
 //! with the input grows through [`memory`](margin_core::memory), so running out of memory is an
-//! [`Error::OutOfMemory`], not an abort.
+//! [`Error::OutOfMemory`](margin_core::Error::OutOfMemory), not an abort.
 //!
 //! ```
 //! use margin_core::Records;
@@ -42,61 +45,45 @@ mod csv;
 mod csv_records;
 #[cfg(feature = "datasets")]
 pub mod datasets;
+mod input;
 mod libsvm;
 mod lines;
 mod model_file;
 #[cfg(feature = "parquet")]
 pub mod table;
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 pub use self::csv::{
     CategoricalColumns, CsvOptions, LabelColumn, read_csv, read_csv_from, write_csv, write_csv_to,
 };
 pub use atomic::{AtomicFile, same_file, write_atomically};
-pub use columns::{Nulls, TableColumns};
+pub use columns::{Nulls, SkippedColumn, TableColumns};
+pub use input::{DataInput, DataRead};
 pub use libsvm::{
     IndexBase, LibsvmOptions, read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to,
 };
 use lines::explain_binary;
 pub use lines::{MAX_LINE_BYTES, read_line};
-pub use model_file::{FORMAT_VERSION, ModelFile, body_of, is_model_file, peek_kind, seal};
+pub use model_file::{
+    FORMAT_VERSION, ModelFile, body_of, feature_names, is_model_file, peek_kind, read_model_file,
+    seal, with_feature_names,
+};
 
-use margin_core::{Dataset, Error, Result};
+use margin_core::{Dataset, Result};
 
-/// Opens a file for buffered reading, decompressing gzip or bzip2 content transparently.
+/// Opens a file for buffered reading, decompressing gzip or bzip2 content transparently. The
+/// file is opened once, so a pipe or FIFO works.
 pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let head = reader.fill_buf().map_err(|e| Error::io(path, e))?;
-    Ok(if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(
-            1 << 16,
-            Decompressed {
-                inner: flate2::read::MultiGzDecoder::new(reader),
-                format: "gzip",
-            },
-        ))
-    } else if head.starts_with(b"BZh") {
-        Box::new(BufReader::with_capacity(
-            1 << 16,
-            Decompressed {
-                inner: bzip2::read::MultiBzDecoder::new(reader),
-                format: "bzip2",
-            },
-        ))
-    } else {
-        Box::new(reader)
-    })
+    DataInput::open(path)?.into_text_reader()
 }
 
 /// A decompressing reader whose errors say that the compressed file is damaged (the decoders'
 /// own messages, such as "incomplete deflate stream", do not).
-struct Decompressed<R> {
-    inner: R,
-    format: &'static str,
+pub(crate) struct Decompressed<R> {
+    pub(crate) inner: R,
+    pub(crate) format: &'static str,
 }
 
 impl<R: Read> Read for Decompressed<R> {
@@ -153,110 +140,25 @@ pub fn read_data(path: &Path, format: DataFormat) -> Result<Dataset> {
 
 /// Reads a data file in the given (or detected) format, its label and feature columns named by
 /// `columns` (CSV files name them in a header; LIBSVM files have no names and refuse any choice
-/// but the default).
+/// but the default). The file is opened and read once, so a pipe or FIFO works (see
+/// [`DataInput`], which also says which columns of a table were skipped).
 pub fn read_data_with(path: &Path, format: DataFormat, columns: &TableColumns) -> Result<Dataset> {
-    match resolve_format(path, format)? {
-        DataFormat::Csv => {
-            let mut opts = CsvOptions {
-                label: columns.label.clone(),
-                features: columns.features.clone(),
-                ..CsvOptions::default()
-            };
-            if has_extension(path, "tsv") {
-                opts.delimiter = b'\t';
-            }
-            read_csv(path, &opts)
-        }
-        table @ (DataFormat::Parquet | DataFormat::ArrowIpc) => read_table(path, table, columns),
-        _ => {
-            if columns.label != LabelColumn::Last || columns.features.is_some() {
-                return Err(Error::unsupported(
-                    "naming the label or feature columns of a LIBSVM file",
-                    format!(
-                        "{}'s label is each line's first token and its features are numbered, not named: leave the columns unnamed",
-                        path.display()
-                    ),
-                ));
-            }
-            read_libsvm(path, &LibsvmOptions::default())
-        }
-    }
+    Ok(DataInput::open(path)?.read(format, columns)?.data)
 }
 
-#[cfg(feature = "parquet")]
-fn read_table(path: &Path, format: DataFormat, columns: &TableColumns) -> Result<Dataset> {
-    match format {
-        DataFormat::Parquet => table::read_parquet(path, columns),
-        _ => table::read_arrow_ipc(path, columns),
-    }
-}
-
-#[cfg(not(feature = "parquet"))]
-fn read_table(path: &Path, _format: DataFormat, _columns: &TableColumns) -> Result<Dataset> {
-    Err(Error::unsupported(
-        "reading Parquet and Arrow files",
-        format!(
-            "{} is a table file and margin-io was built without its `parquet` feature: enable it",
-            path.display()
-        ),
-    ))
-}
-
-/// Parquet's or Arrow IPC's format from the file's first bytes (`PAR1`, `ARROW1`).
-fn magic(path: &Path) -> Result<Option<DataFormat>> {
-    let mut head = [0u8; 6];
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut filled = 0;
-    while filled < head.len() {
-        match file.read(&mut head[filled..]) {
-            Ok(0) => break,
-            Ok(k) => filled += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    }
-    Ok(if head[..filled].starts_with(b"PAR1") {
-        Some(DataFormat::Parquet)
-    } else if head[..filled].starts_with(b"ARROW1") {
-        Some(DataFormat::ArrowIpc)
-    } else {
-        None
-    })
-}
-
-/// Picks the format: the given one, or by extension, or by the first non-comment line
-/// (`index:value` tokens mean LIBSVM; commas mean CSV).
+/// Picks the format: the given one, or by Parquet's or Arrow's magic number, or by extension,
+/// or by the first non-comment line (`index:value` tokens mean LIBSVM; commas mean CSV).
+///
+/// This opens the file and reads its start: on a pipe those bytes are then gone. To decide the
+/// format of an input and read it too, use [`DataInput::format`] and [`DataInput::read`].
 pub fn resolve_format(path: &Path, format: DataFormat) -> Result<DataFormat> {
     if format != DataFormat::Auto {
         return Ok(format);
     }
-    if let Some(table) = magic(path)? {
-        return Ok(table);
-    }
-    if has_extension(path, "csv") || has_extension(path, "tsv") {
-        return Ok(DataFormat::Csv);
-    }
-    let mut reader = open_text(path)?;
-    let mut line = Vec::new();
-    let mut line_no = 0;
-    loop {
-        line_no += 1;
-        if !read_line(&mut reader, &mut line, line_no).map_err(|e| e.at_path(path))? {
-            return Ok(DataFormat::Libsvm);
-        }
-        let text = line.split(|&b| b == b'#').next().unwrap_or_default();
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        return Ok(if text.contains(&b':') || !text.contains(&b',') {
-            DataFormat::Libsvm
-        } else {
-            DataFormat::Csv
-        });
-    }
+    DataInput::open(path)?.format(format)
 }
 
-fn has_extension(path: &Path, ext: &str) -> bool {
+pub(crate) fn has_extension(path: &Path, ext: &str) -> bool {
     let name = path
         .file_name()
         .and_then(|n| n.to_str())

@@ -5,13 +5,20 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `MARGINMF` |
-//! | 4 | format version (currently 2) |
+//! | 4 | format version (currently 3) |
 //! | 2 | length `k` of the model kind |
 //! | k | model kind, UTF-8 (for example `svc`) |
 //! | 4 | schema version of that kind's body ([`ModelFile::SCHEMA`]) |
+//! | 8 | length `f` of the feature names (0 when the model has none) |
 //! | 8 | body length `n` |
 //! | 4 | CRC-32 of everything from the version up to the end of the body |
+//! | f | feature names: their count (4 bytes), then each name's length (4 bytes) and UTF-8 text |
 //! | n | body: the model, serde-encoded with bincode |
+//!
+//! The feature names are the columns the model was fitted on, as a table (CSV header, Parquet
+//! or Arrow schema) named them: [`with_feature_names`] writes them, [`feature_names`] reads
+//! them, and `margin predict` matches a table's columns to them by name. Format 2 (the same
+//! without the names' length and section) is still read, as a file without names.
 //!
 //! The body codec appears only in this module, so it can be replaced without touching models.
 //! It allocates a `String`'s claimed length before reading it, so text stored in a model is
@@ -37,8 +44,10 @@ use serde::de::DeserializeOwned;
 use margin_core::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"MARGINMF";
-/// The model-file format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+/// The model-file format version this build writes (it also reads the previous one, 2).
+pub const FORMAT_VERSION: u32 = 3;
+/// The previous format, without feature names: still read.
+const UNNAMED_VERSION: u32 = 2;
 
 fn codec() -> impl bincode::config::Config {
     bincode::config::standard()
@@ -107,12 +116,125 @@ pub trait ModelFile: Serialize + DeserializeOwned {
         crate::write_atomically(path, |w| w.write_all(&bytes))
     }
 
-    /// Reads a model from `path`.
+    /// Reads a model from `path` (through [`read_model_file`]: its first bytes are checked
+    /// before the rest is read).
     fn load(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes(&read_model_file(path.as_ref())?)
     }
+}
+
+/// The header's fixed part before the kind: magic, format version, kind length.
+const HEAD_BYTES: usize = 8 + 4 + 2;
+/// The header's fixed part after the kind in format 3: schema version, names' length, body
+/// length, checksum (format 2 has no names' length).
+const TAIL_BYTES: usize = 4 + 8 + 8 + 4;
+
+/// Reads the bytes of the margin model file at `path` (a file, a pipe or a FIFO: it is opened
+/// once and read in order), for [`ModelFile::from_bytes`] or [`peek_kind`].
+///
+/// The magic bytes and the format version are checked before anything else is read, and what
+/// follows the header is read only up to the lengths it claims, asked for first through
+/// [`margin_core::memory`]: `/dev/zero`, a data file or a forged length is refused after a few
+/// bytes with [`Error::ModelFile`] (or [`Error::OutOfMemory`] for a claim this machine cannot
+/// hold), never read whole.
+pub fn read_model_file(path: &Path) -> Result<Vec<u8>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    // A regular file says how long it is, so a claimed body longer than what follows the
+    // header is refused before the body is allocated.
+    let size = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    read_model_from(file, size, path)
+}
+
+/// [`read_model_file`] over any reader, `size` its total length when known, `path` for errors.
+pub(crate) fn read_model_from(
+    mut input: impl std::io::Read,
+    size: Option<u64>,
+    path: &Path,
+) -> Result<Vec<u8>> {
+    let io = |e| Error::io(path, e);
+    let mut bytes = vec![0u8; HEAD_BYTES];
+    let got = read_up_to(&mut input, &mut bytes).map_err(io)?;
+    if got < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC[..] {
+        return Err(Error::model_file(
+            "not a margin model file (wrong magic bytes)",
+        ));
+    }
+    if got < HEAD_BYTES {
+        return Err(truncated_header());
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap_or_default());
+    let tail = match version {
+        FORMAT_VERSION => TAIL_BYTES,
+        UNNAMED_VERSION => TAIL_BYTES - 8,
+        other => return Err(version_refusal(other)),
+    };
+    let kind_len = usize::from(u16::from_le_bytes(
+        bytes[12..14].try_into().unwrap_or_default(),
+    ));
+    let header = HEAD_BYTES + kind_len + tail;
+    bytes.resize(header, 0);
+    if read_up_to(&mut input, &mut bytes[HEAD_BYTES..]).map_err(io)? < kind_len + tail {
+        return Err(truncated_header());
+    }
+    // The lengths of the names and of the body, just before the checksum.
+    let lengths = &bytes[HEAD_BYTES + kind_len + 4..header - 4];
+    let claimed = lengths
+        .chunks_exact(8)
+        .map(|l| u64::from_le_bytes(l.try_into().unwrap_or_default()))
+        .fold(0u64, u64::saturating_add);
+    if let Some(size) = size {
+        let available = size.saturating_sub(header as u64);
+        if claimed > available {
+            return Err(Error::model_file(format!(
+                "file is truncated: body has {available} of {claimed} bytes"
+            )));
+        }
+    }
+    let rest = usize::try_from(claimed)
+        .map_err(|_| Error::model_file(format!("body length {claimed} is not addressable")))?;
+    margin_core::memory::reserve(
+        &mut bytes,
+        rest,
+        "the model file's body",
+        "the header claims a body this machine cannot hold: the file is corrupt, or was written on a larger machine",
+    )?;
+    bytes.resize(header + rest, 0);
+    let got = read_up_to(&mut input, &mut bytes[header..]).map_err(io)?;
+    if got < rest {
+        return Err(Error::model_file(format!(
+            "file is truncated: body has {got} of {claimed} bytes"
+        )));
+    }
+    // One byte more tells a file with trailing bytes (refused by the header's parse) from an
+    // exact one, without reading an endless input on.
+    let mut extra = [0u8; 1];
+    if read_up_to(&mut input, &mut extra).map_err(io)? > 0 {
+        bytes.push(extra[0]);
+    }
+    Ok(bytes)
+}
+
+fn truncated_header() -> Error {
+    Error::model_file("file is truncated (header incomplete)")
+}
+
+/// Fills `buf` from `input` as far as it goes, returning how many bytes were read (fewer only
+/// at the end of the input).
+fn read_up_to(input: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// Whether `bytes` start as a margin model file does (its magic bytes), whatever follows: for
@@ -125,6 +247,23 @@ pub fn is_model_file(bytes: &[u8]) -> bool {
 /// on it, such as `margin predict`).
 pub fn peek_kind(bytes: &[u8]) -> Result<String> {
     Header::parse(bytes).map(|h| h.kind.to_owned())
+}
+
+/// The feature names an intact model file carries (the columns its model was fitted on), or
+/// `None` when it was fitted on unnamed columns (a LIBSVM file, a headerless CSV, a matrix).
+pub fn feature_names(bytes: &[u8]) -> Result<Option<Vec<String>>> {
+    let header = Header::parse(bytes)?;
+    if header.names.is_empty() {
+        return Ok(None);
+    }
+    decode_names(header.names).map(Some)
+}
+
+/// The model file `bytes` with `names` as its feature names (see [`feature_names`]): one name
+/// per feature the model reads, as the columns of the table it was fitted on.
+pub fn with_feature_names(bytes: &[u8], names: &[String]) -> Result<Vec<u8>> {
+    let header = Header::parse(bytes)?;
+    seal_with(header.kind, header.schema, Some(names), header.body)
 }
 
 fn encode<T: Serialize + ?Sized>(kind: &str, schema: u32, model: &T) -> Result<Vec<u8>> {
@@ -151,16 +290,22 @@ fn encode<T: Serialize + ?Sized>(kind: &str, schema: u32, model: &T) -> Result<V
     seal(kind, schema, &body)
 }
 
-/// Wraps an encoded body in a current header with a valid checksum.
+/// Wraps an encoded body in a current header with a valid checksum (and no feature names).
 ///
 /// Models are saved with [`ModelFile::to_bytes`]; this is for tests and fuzzers that forge
 /// files whose checksum is right but whose contents are not (what
 /// [`ModelFile::check_consistent`] must catch).
 pub fn seal(kind: &str, schema: u32, body: &[u8]) -> Result<Vec<u8>> {
+    seal_with(kind, schema, None, body)
+}
+
+/// [`seal`] with feature names.
+fn seal_with(kind: &str, schema: u32, names: Option<&[String]>, body: &[u8]) -> Result<Vec<u8>> {
     let kind_len =
         u16::try_from(kind.len()).map_err(|_| Error::model_file("model kind name too long"))?;
+    let names = encode_names(names.unwrap_or_default())?;
     let mut out = margin_core::memory::vec_with_capacity(
-        30 + kind.len() + body.len(),
+        HEAD_BYTES + kind.len() + TAIL_BYTES + names.len() + body.len(),
         "the model file",
         margin_core::memory::FEWER_FEATURES,
     )?;
@@ -169,13 +314,82 @@ pub fn seal(kind: &str, schema: u32, body: &[u8]) -> Result<Vec<u8>> {
     out.extend_from_slice(&kind_len.to_le_bytes());
     out.extend_from_slice(kind.as_bytes());
     out.extend_from_slice(&schema.to_le_bytes());
+    out.extend_from_slice(&(names.len() as u64).to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     let mut crc = crc32fast::Hasher::new();
     crc.update(&out[8..]);
+    crc.update(&names);
     crc.update(body);
     out.extend_from_slice(&crc.finalize().to_le_bytes());
+    out.extend_from_slice(&names);
     out.extend_from_slice(body);
     Ok(out)
+}
+
+/// The names section: empty for no names, else the count and each length-prefixed name.
+fn encode_names(names: &[String]) -> Result<Vec<u8>> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let too_many = || Error::model_file("too many or too long feature names for a model file");
+    let bytes = names
+        .iter()
+        .try_fold(4usize, |n, s| n.checked_add(4)?.checked_add(s.len()))
+        .ok_or_else(too_many)?;
+    let mut out = margin_core::memory::vec_with_capacity(
+        bytes,
+        "the model's feature names",
+        margin_core::memory::FEWER_FEATURES,
+    )?;
+    out.extend_from_slice(
+        &u32::try_from(names.len())
+            .map_err(|_| too_many())?
+            .to_le_bytes(),
+    );
+    for name in names {
+        out.extend_from_slice(
+            &u32::try_from(name.len())
+                .map_err(|_| too_many())?
+                .to_le_bytes(),
+        );
+        out.extend_from_slice(name.as_bytes());
+    }
+    Ok(out)
+}
+
+/// Reads a names section, every length checked against what the section holds.
+fn decode_names(section: &[u8]) -> Result<Vec<String>> {
+    let bad = |what: &str| Error::model_file(format!("the feature names are corrupt: {what}"));
+    let mut at = 0;
+    let next_u32 = |at: &mut usize| -> Result<usize> {
+        let bytes = take(section, at, 4).ok_or_else(|| bad("a length runs past the section"))?;
+        Ok(u32::from_le_bytes(bytes.try_into().unwrap_or_default()) as usize)
+    };
+    let count = next_u32(&mut at)?;
+    // Every name takes at least its 4-byte length: a count the section cannot hold is refused
+    // before anything is allocated for it.
+    if count == 0 || count > (section.len() - at) / 4 {
+        return Err(bad("the count does not match the section"));
+    }
+    let mut names = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = next_u32(&mut at)?;
+        let text =
+            take(section, &mut at, len).ok_or_else(|| bad("a name runs past the section"))?;
+        let text = std::str::from_utf8(text).map_err(|_| bad("a name is not UTF-8"))?;
+        names.push(text.to_owned());
+    }
+    if at != section.len() {
+        return Err(bad("bytes left over after the last name"));
+    }
+    Ok(names)
+}
+
+/// The `n` bytes of `bytes` at `*at`, moving `at` past them; `None` past the end.
+fn take<'a>(bytes: &'a [u8], at: &mut usize, n: usize) -> Option<&'a [u8]> {
+    let part = bytes.get(*at..at.checked_add(n)?)?;
+    *at += n;
+    Some(part)
 }
 
 /// The encoded body of an intact model file (header and checksum verified), for tools that
@@ -187,6 +401,8 @@ pub fn body_of(bytes: &[u8]) -> Result<&[u8]> {
 struct Header<'a> {
     kind: &'a str,
     schema: u32,
+    /// The names section (empty when the file has none).
+    names: &'a [u8],
     body: &'a [u8],
 }
 
@@ -199,39 +415,44 @@ impl<'a> Header<'a> {
         }
         let mut at = 8;
         let mut take = |n: usize| -> Result<&'a [u8]> {
-            let s = bytes
-                .get(at..at + n)
-                .ok_or_else(|| Error::model_file("file is truncated (header incomplete)"))?;
+            let s = bytes.get(at..at + n).ok_or_else(truncated_header)?;
             at += n;
             Ok(s)
         };
+        let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
         let version = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default());
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != UNNAMED_VERSION {
             // Older and newer layouts differ after this field: say so before reading on.
             return Err(version_refusal(version));
         }
         let kind_len = u16::from_le_bytes(take(2)?.try_into().unwrap_or_default()) as usize;
         let kind_bytes = take(kind_len)?;
         let schema = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default());
-        let body_len = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
+        let names_len = if version == FORMAT_VERSION {
+            u64_at(take(8)?)
+        } else {
+            0
+        };
+        let body_len = u64_at(take(8)?);
         let stored_crc = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default());
-        let header_end = 8 + 4 + 2 + kind_len + 4 + 8;
-        let body_start = header_end + 4;
-        let available = (bytes.len() - body_start) as u64;
-        if body_len > available {
+        let checked_end = at - 4;
+        let available = (bytes.len() - at) as u64;
+        let claimed = names_len.saturating_add(body_len);
+        if claimed > available {
             return Err(Error::model_file(format!(
-                "file is truncated: body has {available} of {body_len} bytes"
+                "file is truncated: body has {available} of {claimed} bytes"
             )));
         }
-        if body_len < available {
+        if claimed < available {
             return Err(Error::model_file(format!(
                 "file has {} unexpected trailing bytes",
-                available - body_len
+                available - claimed
             )));
         }
-        let body = &bytes[body_start..];
+        let (names, body) = bytes[at..].split_at(names_len as usize);
         let mut crc = crc32fast::Hasher::new();
-        crc.update(&bytes[8..header_end]);
+        crc.update(&bytes[8..checked_end]);
+        crc.update(names);
         crc.update(body);
         if crc.finalize() != stored_crc {
             return Err(Error::model_file(
@@ -240,7 +461,12 @@ impl<'a> Header<'a> {
         }
         let kind = std::str::from_utf8(kind_bytes)
             .map_err(|_| Error::model_file("model kind is not UTF-8"))?;
-        Ok(Self { kind, schema, body })
+        Ok(Self {
+            kind,
+            schema,
+            names,
+            body,
+        })
     }
 }
 
@@ -251,7 +477,7 @@ fn version_refusal(version: u32) -> Error {
         ))
     } else {
         Error::model_file(format!(
-            "format version {version} is no longer supported (this margin reads {FORMAT_VERSION}): train the model again"
+            "format version {version} is no longer supported (this margin reads {UNNAMED_VERSION} and {FORMAT_VERSION}): train the model again"
         ))
     }
 }
@@ -435,7 +661,7 @@ mod tests {
         assert!(refusal(b"PK\x03\x04 a zip file").contains("magic"));
         assert!(refusal(&Other.to_bytes().unwrap()).contains("`other` model"));
         let mut newer = toy().to_bytes().unwrap();
-        newer[8..12].copy_from_slice(&3u32.to_le_bytes());
+        newer[8..12].copy_from_slice(&4u32.to_le_bytes());
         assert!(refusal(&newer).contains("newer"));
         let mut older = toy().to_bytes().unwrap();
         older[8..12].copy_from_slice(&1u32.to_le_bytes());
@@ -548,6 +774,160 @@ mod tests {
             Toy::load("/nonexistent/dir/m.margin"),
             Err(Error::Io { .. })
         ));
+    }
+
+    /// An input that never ends: every read fills the buffer, and the bytes handed out are
+    /// counted, so a reader that reads on is caught.
+    struct Endless {
+        byte: u8,
+        handed_out: usize,
+    }
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            buf.fill(self.byte);
+            self.handed_out += buf.len();
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn endless_inputs_are_refused_after_their_first_bytes() {
+        let mut zeros = Endless {
+            byte: 0,
+            handed_out: 0,
+        };
+        let e = read_model_from(&mut zeros, None, Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("wrong magic bytes"), "{e}");
+        assert!(zeros.handed_out <= HEAD_BYTES, "{}", zeros.handed_out);
+        // A real header followed by a body without end: read up to the claimed length, plus
+        // the one byte that tells trailing bytes, then refused by the header's parse.
+        let file = toy().to_bytes().unwrap();
+        let header = HEAD_BYTES + 3 + TAIL_BYTES;
+        let mut endless = std::io::Read::chain(
+            &file[..header],
+            Endless {
+                byte: 7,
+                handed_out: 0,
+            },
+        );
+        let bytes = read_model_from(&mut endless, None, Path::new("pipe")).unwrap();
+        assert_eq!(bytes.len(), file.len() + 1);
+        assert!(refusal(&bytes).contains("trailing"));
+    }
+
+    #[test]
+    fn claimed_bodies_are_checked_before_they_are_allocated() {
+        let file = toy().to_bytes().unwrap();
+        let header = HEAD_BYTES + 3 + TAIL_BYTES;
+        let mut forged = file.clone();
+        forged[header - 12..header - 4].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+        // Known length (a regular file): the claim is compared with what follows the header.
+        let e =
+            read_model_from(&forged[..], Some(forged.len() as u64), Path::new("m")).unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+        // Unknown length (a pipe): the claim is asked of the memory module first.
+        let e = read_model_from(&forged[..], None, Path::new("m")).unwrap_err();
+        assert!(matches!(e, Error::OutOfMemory { .. }), "{e}");
+        for cut in 0..file.len() {
+            let e = read_model_from(&file[..cut], None, Path::new("m")).unwrap_err();
+            assert!(matches!(e, Error::ModelFile { .. }), "{cut}: {e}");
+        }
+        assert_eq!(
+            read_model_from(&file[..], None, Path::new("m")).unwrap(),
+            file
+        );
+    }
+
+    #[test]
+    fn feature_names_round_trip_and_leave_the_model_alone() {
+        let plain = toy().to_bytes().unwrap();
+        assert_eq!(feature_names(&plain).unwrap(), None);
+        let names: Vec<String> = ["age", "", "größe"].iter().map(|s| s.to_string()).collect();
+        let named = with_feature_names(&plain, &names).unwrap();
+        assert_eq!(feature_names(&named).unwrap(), Some(names.clone()));
+        assert_eq!(body_of(&named).unwrap(), body_of(&plain).unwrap());
+        assert!(Toy::from_bytes(&named).is_ok());
+        // Read from a file as from memory, and every truncation refused.
+        assert_eq!(
+            read_model_from(&named[..], None, Path::new("m")).unwrap(),
+            named
+        );
+        for cut in 0..named.len() {
+            assert!(Toy::from_bytes(&named[..cut]).is_err(), "{cut}");
+        }
+    }
+
+    #[test]
+    fn forged_names_sections_are_refused_not_allocated() {
+        let header = HEAD_BYTES + 3 + TAIL_BYTES;
+        let body = body_of(&toy().to_bytes().unwrap()).unwrap().to_vec();
+        for section in [
+            // A count of four billion names in nine bytes.
+            [&u32::MAX.to_le_bytes()[..], &1u32.to_le_bytes(), b"a"].concat(),
+            // A name's length past the section.
+            [&1u32.to_le_bytes()[..], &u32::MAX.to_le_bytes(), b"a"].concat(),
+            // Not UTF-8, and bytes after the last name.
+            [&1u32.to_le_bytes()[..], &1u32.to_le_bytes(), &[0xff]].concat(),
+            [&1u32.to_le_bytes()[..], &1u32.to_le_bytes(), b"ab"].concat(),
+            vec![0, 0, 0, 0],
+        ] {
+            let mut forged = seal("toy", 1, &body).unwrap();
+            // Magic, version, kind and schema; then the lengths, checksum, names and body.
+            forged.truncate(header - 20);
+            let mut crc = crc32fast::Hasher::new();
+            let lengths = [
+                (section.len() as u64).to_le_bytes(),
+                (body.len() as u64).to_le_bytes(),
+            ]
+            .concat();
+            crc.update(&forged[8..]);
+            crc.update(&lengths);
+            crc.update(&section);
+            crc.update(&body);
+            forged.extend_from_slice(&lengths);
+            forged.extend_from_slice(&crc.finalize().to_le_bytes());
+            forged.extend_from_slice(&section);
+            forged.extend_from_slice(&body);
+            let e = feature_names(&forged).unwrap_err();
+            assert!(e.to_string().contains("feature names are corrupt"), "{e}");
+        }
+    }
+
+    #[test]
+    fn format_2_files_are_read_as_files_without_names() {
+        let current = toy().to_bytes().unwrap();
+        let body = body_of(&current).unwrap();
+        let mut old = Vec::new();
+        old.extend_from_slice(MAGIC);
+        old.extend_from_slice(&2u32.to_le_bytes());
+        old.extend_from_slice(&3u16.to_le_bytes());
+        old.extend_from_slice(b"toy");
+        old.extend_from_slice(&1u32.to_le_bytes());
+        old.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&old[8..]);
+        crc.update(body);
+        old.extend_from_slice(&crc.finalize().to_le_bytes());
+        old.extend_from_slice(body);
+        assert!(Toy::from_bytes(&old).is_ok());
+        assert_eq!(feature_names(&old).unwrap(), None);
+        assert_eq!(
+            read_model_from(&old[..], Some(old.len() as u64), Path::new("m")).unwrap(),
+            old
+        );
+    }
+
+    #[test]
+    fn model_files_are_read_from_pipes() {
+        let file = toy().to_bytes().unwrap();
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let sent = file.clone();
+        let writing = std::thread::spawn(move || std::io::Write::write_all(&mut writer, &sent));
+        let bytes = read_model_from(reader, None, Path::new("pipe")).unwrap();
+        writing.join().unwrap().unwrap();
+        assert_eq!(bytes, file);
+        assert!(Toy::from_bytes(&bytes).is_ok());
     }
 
     proptest! {

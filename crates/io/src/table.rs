@@ -2,19 +2,31 @@
 //! `parquet`).
 //!
 //! A table becomes a [`Dataset`] by naming its columns ([`TableColumns`]):
-//! - **features**: numeric columns (any integer, float or decimal type, read as `f64`), one
-//!   per feature and named after it; or one `FixedSizeList` of numbers holding each row's
-//!   features; or one sparse column, a `List` of `Struct<index, value>` (zero-based column
-//!   indices, any integer type; values any number type), each row's non-zeros. By default
-//!   every numeric column but the label;
-//! - **the label**: a numeric column (targets as numbers) or a text column (class labels), the
-//!   last column by default, as in CSV files; or none.
+//! - **features**: numeric columns (any integer, float or decimal type, dictionary-encoded or
+//!   not, read as `f64`), one per feature and named after it; or one `FixedSizeList` of
+//!   numbers holding each row's features; or one sparse column, a `List` of `Struct<index,
+//!   value>` (zero-based column indices, any integer type; values any number type), each row's
+//!   non-zeros. By default every numeric column but the label; the columns that hold no numbers
+//!   (text, dates, structs) are then skipped, and a reader through
+//!   [`DataInput`] says which ([`SkippedColumn`]);
+//! - **the label**: a numeric column (targets as numbers) or a text column (class labels),
+//!   either dictionary-encoded or not, the last column by default, as in CSV files; or none.
+//!   Labels are exact: a 64-bit integer label that an `f64` cannot hold (above 2^53) is
+//!   refused, naming the column, the row and the value (cast such a column to string: text
+//!   labels are kept as they are).
 //!
-//! Nulls in the label are refused. Nulls in features are refused by default, naming the
-//! column and the row ([`Error::Column`]), or read as NaN ([`Nulls::AsNan`]) for the models
-//! that take missing values (trees, forests, boosting). Record batches are read one after
-//! another, and the file's other columns are never decoded (Parquet projection), so memory
-//! holds the dataset and one batch.
+//! Columns are chosen by name, so a table that names two columns alike is refused. Nulls in
+//! the label are refused. Nulls in features are refused by default, naming the column and the
+//! row ([`Error::Column`]), or read as NaN ([`Nulls::AsNan`]) for the models that take missing
+//! values (trees, forests, boosting). Record batches are read one after another, and the
+//! file's other columns are never decoded (Parquet projection), so memory holds the dataset and
+//! one batch.
+//!
+//! Files are untrusted: a Parquet or Arrow IPC file's every claimed length (footer, row groups,
+//! pages, dictionary counts, blocks, compressed buffers) is checked against the file and
+//! against its codec's limits before the parquet or arrow crate allocates by it, and a panic
+//! inside those crates is caught; either way the file is refused with an error naming it. A
+//! table that is not a regular file (a pipe) is read into memory first.
 //!
 //! The other way, [`batch_from_dataset`] turns a dataset into a batch that reads back the same,
 //! and [`write_parquet`] and [`write_arrow_ipc`] write a batch to a file atomically.
@@ -36,29 +48,82 @@
 //! ```
 
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
 use arrow_array::{
     Array, ArrayRef, Float64Array, LargeListArray, RecordBatch, StringArray, StructArray,
     UInt32Array,
 };
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
+use bytes::Bytes;
 use margin_core::{
     Classes, CsrMatrix, Dataset, DenseMatrix, Error, Label, Matrix, Records, Result, Targets,
     memory,
 };
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::ChunkReader;
 
 use crate::AtomicFile;
 use crate::csv::quoted_list;
-use crate::{LabelColumn, Nulls, TableColumns};
+use crate::{DataFormat, DataInput, LabelColumn, Nulls, SkippedColumn, TableColumns};
+
+use guard::{guarded, unreadable};
+
+mod guard;
+mod ipc;
+mod parquet_check;
+
+/// Where a table's bytes are: a regular file, read in place, or bytes in memory (a table that
+/// came through a pipe). Either way its length is known, and every range is read into a
+/// buffer asked for through [`memory`].
+pub(crate) enum Source {
+    /// A regular file and its length.
+    File(File, u64),
+    /// The whole table.
+    Memory(Bytes),
+}
+
+impl Source {
+    fn len(&self) -> u64 {
+        match self {
+            Source::File(_, len) => *len,
+            Source::Memory(bytes) => bytes.len() as u64,
+        }
+    }
+
+    /// The `len` bytes at `offset` (the caller has checked that they are in the file).
+    fn bytes_at(&self, path: &Path, offset: u64, len: u64) -> Result<Vec<u8>> {
+        let end = offset.checked_add(len).filter(|&e| e <= self.len());
+        let Some(end) = end else {
+            return Err(unreadable(
+                path,
+                "table",
+                format!("a read of {len} bytes at byte {offset} runs past its end"),
+            ));
+        };
+        let n = usize::try_from(len)
+            .map_err(|_| Error::out_of_memory("a part of a table file", len, TOO_LARGE))?;
+        let mut buf = memory::filled_vec(n, 0u8, "a part of a table file", TOO_LARGE)?;
+        match self {
+            Source::File(file, _) => {
+                let mut file = file;
+                file.seek(SeekFrom::Start(offset))
+                    .and_then(|_| file.read_exact(&mut buf))
+                    .map_err(|e| Error::io(path, e))?;
+            }
+            Source::Memory(bytes) => buf.copy_from_slice(&bytes[offset as usize..end as usize]),
+        }
+        Ok(buf)
+    }
+}
 
 /// How the features are laid out in the table.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,11 +142,16 @@ struct Plan {
     layout: Layout,
     label: Option<usize>,
     nulls: Nulls,
+    /// The columns left out of default features because they hold no numbers.
+    skipped: Vec<SkippedColumn>,
 }
 
-/// Whether a column's type reads as numbers.
+/// Whether a column's type reads as numbers (dictionary-encoded numbers too).
 fn is_number(t: &DataType) -> bool {
-    t.is_numeric() || matches!(t, DataType::Boolean)
+    match t {
+        DataType::Dictionary(_, values) => is_number(values),
+        t => t.is_numeric() || matches!(t, DataType::Boolean),
+    }
 }
 
 /// Whether a column's type reads as text.
@@ -124,6 +194,24 @@ fn fixed_width(t: &DataType) -> Option<usize> {
 impl Plan {
     fn new(schema: &Schema, columns: &TableColumns) -> Result<Self> {
         let fields = schema.fields();
+        // Columns are chosen by name, so a name must say which column it is.
+        let mut names: Vec<(&str, usize)> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name().as_str(), i))
+            .collect();
+        names.sort_unstable();
+        if let Some(pair) = names.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::column(
+                pair[0].0,
+                None,
+                format!(
+                    "is the name of two columns (columns {} and {}, counted from 1): rename one, since columns are chosen by name",
+                    pair[0].1 + 1,
+                    pair[1].1 + 1
+                ),
+            ));
+        }
         let index_of = |name: &str| {
             schema.index_of(name).map_err(|_| {
                 Error::column(
@@ -212,6 +300,19 @@ impl Plan {
                 "is both the label and a feature: leave it out of the features",
             ));
         }
+        // Named features leave nothing unread that the user asked for; default ones skip
+        // what holds no numbers, and the reader says so.
+        let skipped = if columns.features.is_some() {
+            Vec::new()
+        } else {
+            (0..fields.len())
+                .filter(|i| Some(*i) != label && !chosen.contains(i))
+                .map(|i| SkippedColumn {
+                    name: fields[i].name().clone(),
+                    holds: fields[i].data_type().to_string(),
+                })
+                .collect()
+        };
         let layout = match chosen[..] {
             [one] if fixed_width(fields[one].data_type()).is_some() => Layout::Fixed {
                 column: one,
@@ -238,6 +339,7 @@ impl Plan {
             layout,
             label,
             nulls: columns.nulls,
+            skipped,
         })
     }
 
@@ -259,6 +361,54 @@ fn as_f64(array: &ArrayRef, name: &str) -> Result<Float64Array> {
     let cast = arrow_cast::cast(array, &DataType::Float64)
         .map_err(|e| Error::column(name, None, format!("cannot be read as numbers: {e}")))?;
     Ok(cast.as_primitive::<Float64Type>().clone())
+}
+
+/// Refuses a label of a 64-bit integer column (dictionary-encoded too) that an `f64` cannot
+/// hold exactly: labels are read as numbers, and above 2^53 an integer would silently become
+/// its neighbour (two classes one). `first_row` is the batch's first row in the table.
+fn check_exact_integers(column: &ArrayRef, name: &str, first_row: usize) -> Result<()> {
+    let values = match column.data_type() {
+        DataType::Dictionary(_, values) => values.as_ref(),
+        t => t,
+    };
+    let inexact = |row: usize, value: String, read: f64| {
+        Error::column(
+            name,
+            Some(first_row + row),
+            format!(
+                "label {value} has no exact f64 (labels are read as numbers, which hold integers exactly only up to 2^53 = 9007199254740992): it would be read as {read:.0}, so distinct labels could merge; cast the label column to string to keep its labels exactly (text labels are classes)"
+            ),
+        )
+    };
+    let cast = |to: &DataType| {
+        arrow_cast::cast(column, to)
+            .map_err(|e| Error::column(name, None, format!("cannot be read as integers: {e}")))
+    };
+    match values {
+        DataType::Int64 => {
+            let ints = cast(&DataType::Int64)?;
+            for (i, v) in ints.as_primitive::<Int64Type>().iter().enumerate() {
+                if let Some(v) = v
+                    && (v as f64) as i128 != i128::from(v)
+                {
+                    return Err(inexact(i, v.to_string(), v as f64));
+                }
+            }
+        }
+        DataType::UInt64 => {
+            let ints = cast(&DataType::UInt64)?;
+            for (i, v) in ints.as_primitive::<UInt64Type>().iter().enumerate() {
+                if let Some(v) = v
+                    && (v as f64) as u128 != u128::from(v)
+                {
+                    return Err(inexact(i, v.to_string(), v as f64));
+                }
+            }
+        }
+        // Narrower integers, floats, decimals and booleans are read as they are.
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The dataset being assembled, batch after batch.
@@ -402,16 +552,21 @@ impl Assembly {
                 if index.is_null(k) || value.is_null(k) {
                     return Err(Error::column(name, Some(row), "has a null index or value"));
                 }
-                let j = u32::try_from(index.value(k)).map_err(|_| {
-                    Error::column(
-                        name,
-                        Some(row),
-                        format!(
-                            "index {} is negative or above 4294967295, the largest margin stores",
-                            index.value(k)
-                        ),
-                    )
-                })?;
+                // Indices are zero-based: index u32::MAX would need 2^32 columns, one more
+                // than a sparse matrix holds.
+                let j = u32::try_from(index.value(k))
+                    .ok()
+                    .filter(|&j| j < u32::MAX)
+                    .ok_or_else(|| {
+                        Error::column(
+                            name,
+                            Some(row),
+                            format!(
+                                "index {} is negative or above 4294967294, the largest zero-based index margin stores (4294967295 columns)",
+                                index.value(k)
+                            ),
+                        )
+                    })?;
                 if previous.is_some_and(|p| p >= j) {
                     return Err(Error::column(
                         name,
@@ -457,6 +612,7 @@ impl Assembly {
                 self.texts.push(text.value(i).to_owned());
             }
         } else {
+            check_exact_integers(column, &name, self.rows)?;
             let numbers = as_f64(column, &name)?;
             for i in 0..numbers.len() {
                 if numbers.is_null(i) {
@@ -501,7 +657,7 @@ impl Assembly {
     }
 }
 
-/// A Parquet or Arrow reader's failure on `path` (a corrupt or truncated file, a read error).
+/// A Parquet or Arrow writer's failure on `path` (a full disk, a batch it cannot write).
 fn arrow_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::io(
         path,
@@ -526,39 +682,10 @@ where
     assembly.finish()
 }
 
-/// A dataset from an iterator of batches that may fail (what file readers give).
-fn from_reader<I>(
-    path: &Path,
-    schema: &SchemaRef,
-    batches: I,
-    columns: &TableColumns,
-) -> Result<Dataset>
-where
-    I: Iterator<Item = std::result::Result<RecordBatch, ArrowError>>,
-{
-    let mut assembly = Assembly::new(schema, columns)?;
-    for batch in batches {
-        assembly.push(&batch.map_err(|e| arrow_error(path, e))?)?;
-    }
-    assembly.finish()
-}
-
-/// Reads a Parquet file: only the columns named (or chosen by default) are decoded.
-pub fn read_parquet(path: &Path, columns: &TableColumns) -> Result<Dataset> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| arrow_error(path, e))?;
-    let full = builder.schema().clone();
-    let plan = Plan::new(&full, columns)?;
-    let needed = plan.needed();
-    let mask = ProjectionMask::roots(builder.parquet_schema(), needed.iter().copied());
-    let reader = builder
-        .with_projection(mask)
-        .build()
-        .map_err(|e| arrow_error(path, e))?;
-    // The projected schema keeps the needed columns in file order: name them by name there.
-    let projected: SchemaRef = Arc::new(full.project(&needed).map_err(|e| arrow_error(path, e))?);
-    let columns = TableColumns {
+/// The columns of `plan` by name, for a reader that decodes only them (a projection keeps
+/// the needed columns in file order, so their positions change but their names do not).
+fn by_name(full: &Schema, plan: &Plan, nulls: Nulls) -> TableColumns {
+    TableColumns {
         label: match plan.label {
             Some(l) => LabelColumn::Name(full.field(l).name().clone()),
             None => LabelColumn::None,
@@ -569,18 +696,131 @@ pub fn read_parquet(path: &Path, columns: &TableColumns) -> Result<Dataset> {
                 vec![full.field(*column).name().clone()]
             }
         }),
-        nulls: columns.nulls,
-    };
-    from_reader(path, &projected, reader, &columns)
+        nulls,
+    }
 }
 
-/// Reads an Arrow IPC file (the "file" format, also Feather v2).
+/// Reads a table from `source` as `format` says (Parquet or Arrow IPC); returns the dataset
+/// and the columns skipped because they hold no numbers.
+pub(crate) fn read_source(
+    path: &Path,
+    source: Source,
+    format: DataFormat,
+    columns: &TableColumns,
+) -> Result<(Dataset, Vec<SkippedColumn>)> {
+    match format {
+        DataFormat::ArrowIpc => ipc::read(path, &source, columns),
+        _ => {
+            let data_end = parquet_check::check_footer(path, &source)?;
+            match &source {
+                Source::File(file, _) => {
+                    let file = file.try_clone().map_err(|e| Error::io(path, e))?;
+                    read_parquet_with(path, file, &source, data_end, columns)
+                }
+                Source::Memory(bytes) => {
+                    read_parquet_with(path, bytes.clone(), &source, data_end, columns)
+                }
+            }
+        }
+    }
+}
+
+const PARQUET: &str = "Parquet";
+
+/// Reads a Parquet file through `reader` (the same bytes as `source`, whose footer has been
+/// checked: its data ends at `data_end`). Only the needed columns are decoded, and their pages
+/// are checked first.
+fn read_parquet_with<R: ChunkReader + 'static>(
+    path: &Path,
+    reader: R,
+    source: &Source,
+    data_end: u64,
+    columns: &TableColumns,
+) -> Result<(Dataset, Vec<SkippedColumn>)> {
+    let builder = guarded(path, PARQUET, || {
+        ParquetRecordBatchReaderBuilder::try_new_with_options(reader, ArrowReaderOptions::new())
+            .map_err(|e| unreadable(path, PARQUET, e))
+    })?;
+    let full = builder.schema().clone();
+    let plan = Plan::new(&full, columns)?;
+    let needed = plan.needed();
+    parquet_check::check_pages(
+        path,
+        source,
+        data_end,
+        builder.metadata(),
+        builder.parquet_schema(),
+        &needed,
+    )?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), needed.iter().copied());
+    let mut reader = guarded(path, PARQUET, || {
+        builder
+            .with_projection(mask)
+            .build()
+            .map_err(|e| unreadable(path, PARQUET, e))
+    })?;
+    let projected: SchemaRef = Arc::new(
+        full.project(&needed)
+            .map_err(|e| unreadable(path, PARQUET, e))?,
+    );
+    let mut assembly = Assembly::new(&projected, &by_name(&full, &plan, columns.nulls))?;
+    loop {
+        let next = guarded(path, PARQUET, || {
+            reader
+                .next()
+                .transpose()
+                .map_err(|e: ArrowError| unreadable(path, PARQUET, e))
+        })?;
+        match next {
+            Some(batch) => assembly.push(&batch)?,
+            None => break,
+        }
+    }
+    Ok((assembly.finish()?, plan.skipped))
+}
+
+/// Reads a Parquet file (a regular file, or a pipe or FIFO, read once): only the columns named
+/// (or chosen by default) are decoded. A corrupt file is refused with an error naming it, never
+/// a crash: the footer and the pages to be read are checked before the parquet crate sizes
+/// anything by them, and what still panics inside it is caught.
+pub fn read_parquet(path: &Path, columns: &TableColumns) -> Result<Dataset> {
+    Ok(DataInput::open(path)?
+        .read(DataFormat::Parquet, columns)?
+        .data)
+}
+
+/// Reads an Arrow IPC file (the "file" format, also Feather v2), as [`read_parquet`] reads
+/// Parquet: checked first, only the needed columns decoded.
 pub fn read_arrow_ipc(path: &Path, columns: &TableColumns) -> Result<Dataset> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let reader =
-        arrow_ipc::reader::FileReader::try_new(file, None).map_err(|e| arrow_error(path, e))?;
-    let schema = reader.schema();
-    from_reader(path, &schema, reader, columns)
+    Ok(DataInput::open(path)?
+        .read(DataFormat::ArrowIpc, columns)?
+        .data)
+}
+
+/// Reads a Parquet file held in memory, as [`read_parquet`] reads one on disk (errors name it
+/// `<memory>`).
+pub fn read_parquet_bytes(bytes: Vec<u8>, columns: &TableColumns) -> Result<Dataset> {
+    let path = Path::new("<memory>");
+    Ok(read_source(
+        path,
+        Source::Memory(bytes.into()),
+        DataFormat::Parquet,
+        columns,
+    )?
+    .0)
+}
+
+/// Reads an Arrow IPC file held in memory, as [`read_arrow_ipc`] reads one on disk (errors
+/// name it `<memory>`).
+pub fn read_arrow_ipc_bytes(bytes: Vec<u8>, columns: &TableColumns) -> Result<Dataset> {
+    let path = Path::new("<memory>");
+    Ok(read_source(
+        path,
+        Source::Memory(bytes.into()),
+        DataFormat::ArrowIpc,
+        columns,
+    )?
+    .0)
 }
 
 /// The name of the label column [`batch_from_dataset`] writes (as CSV files name it).

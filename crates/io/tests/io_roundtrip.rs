@@ -82,7 +82,15 @@ fn dense_dataset() -> impl Strategy<Value = (Dataset, u8)> {
                     vec(value(), n).prop_map(Targets::Values),
                     vec(text_label(), n).prop_map(|t| Targets::Classes(Classes::from_text(&t))),
                 ],
-                prop::option::of(vec(name(), d)),
+                // Distinct, and none is `label`, the name the writer gives the label column:
+                // columns are chosen by name, so a header naming two alike is refused.
+                prop::option::of(
+                    prop::collection::hash_set(
+                        name().prop_filter("the label column's name", |n| n != "label"),
+                        d,
+                    )
+                    .prop_map(|names| names.into_iter().collect::<Vec<_>>()),
+                ),
                 prop::sample::select(vec![b',', b'\t', b';']),
             )
         })

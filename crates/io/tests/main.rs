@@ -4,5 +4,8 @@
 
 mod compressed;
 mod io_roundtrip;
+mod pipes;
 mod table;
+mod table_corruption;
+mod table_labels;
 mod unbounded_input;

@@ -6,10 +6,11 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use clap::{Args, ValueEnum};
 use margin_core::Dataset;
-use margin_io::{DataFormat, LabelColumn, Nulls, TableColumns, read_data_with, table};
+use margin_io::{DataFormat, DataInput, LabelColumn, Nulls, SkippedColumn, TableColumns, table};
 
 use crate::Failure;
 use crate::models::ModelEntry;
+use crate::output::warn;
 
 /// `--format`: how to read a data file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -88,14 +89,53 @@ pub fn nulls_for(entry: &ModelEntry) -> Nulls {
 }
 
 /// Reads `path` as `args` says, nulls as `nulls` says, prefixing any error with the file name.
+/// The file is opened once (a pipe or FIFO works); a note on stderr names the columns of a table
+/// that were skipped because they hold no numbers.
 pub fn load(path: &Path, args: &DataArgs, nulls: Nulls) -> Result<Dataset, Failure> {
-    read_data_with(path, args.format.into(), &args.columns(nulls))
-        .map_err(|e| Failure::in_file(path, e))
+    Ok(load_from(open(path)?, args, nulls)?.0)
 }
 
-/// The format the file will be read in.
-pub fn resolved(path: &Path, format: FormatArg) -> Result<DataFormat, Failure> {
-    margin_io::resolve_format(path, format.into()).map_err(|e| Failure::in_file(path, e))
+/// Opens `path` for reading once: its format is then decided from the bytes it starts with,
+/// which the reader reads again from memory (see [`DataInput`]).
+pub fn open(path: &Path) -> Result<DataInput, Failure> {
+    DataInput::open(path).map_err(|e| Failure::in_file(path, e))
+}
+
+/// Reads an opened input as `args` says (see [`load`]); returns the dataset and the format it
+/// was read in.
+pub fn load_from(
+    input: DataInput,
+    args: &DataArgs,
+    nulls: Nulls,
+) -> Result<(Dataset, DataFormat), Failure> {
+    let path = input.path().to_path_buf();
+    let read = input
+        .read(args.format.into(), &args.columns(nulls))
+        .map_err(|e| Failure::in_file(&path, e))?;
+    note_skipped(&path, &read.skipped);
+    Ok((read.data, read.format))
+}
+
+/// Says on stderr, once per read, which columns of a table were left out of the features
+/// because they hold no numbers, so that a column meant as a feature is not dropped unseen.
+fn note_skipped(path: &Path, skipped: &[SkippedColumn]) {
+    if skipped.is_empty() {
+        return;
+    }
+    let list: Vec<String> = skipped
+        .iter()
+        .map(|c| format!("`{}` ({})", c.name, c.holds))
+        .collect();
+    warn(format_args!(
+        "note: {}: {} skipped, holding no numbers: {}; features are the numeric columns (name them with --features to choose)",
+        path.display(),
+        if skipped.len() == 1 {
+            "1 column"
+        } else {
+            "columns"
+        },
+        list.join(", ")
+    ));
 }
 
 /// The table format an output file's extension asks for: `.parquet`, or `.arrow` / `.feather`

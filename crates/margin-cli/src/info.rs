@@ -4,19 +4,18 @@
 //! [`column_ranges`], which keeps only the features some row stores, so a LIBSVM file whose one
 //! feature index is 2,147,483,647 costs two ranges, not two billion.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use margin_core::format::format_g;
 use margin_core::params::ParamInfo;
 use margin_core::{Hyperparams, Records, Targets};
-use margin_io::Nulls;
+use margin_io::{DataFormat, DataInput, Nulls};
 use margin_preprocessing::column_ranges;
 use margin_svm::LibsvmModel;
 
 use crate::Failure;
-use crate::data::{DataArgs, FormatArg, load, resolved};
+use crate::data::{DataArgs, FormatArg, load_from, open};
 use crate::model_params::params_json;
 use crate::models::entry_of;
 use crate::output::{Out, outln};
@@ -42,7 +41,8 @@ pub struct InfoArgs {
     no_label: bool,
     /// List each feature's value range (by default only the overall range): one line
     /// `  FEATURE: [MIN, MAX]` per feature that some row stores, in increasing order (FEATURE is
-    /// the one-based LIBSVM index, or the column name), then, when some features are stored
+    /// the column name; else the one-based LIBSVM index or CSV column, or the zero-based index
+    /// of a Parquet or Arrow list column), then, when some features are stored
     /// in no row (sparse files), one line `  never stored: N features, all 0` instead of
     /// listing them. `--features=A,B,C` reads only those columns of a Parquet, Arrow or CSV
     /// file (as `--features A,B,C` does in `train` and `predict`) and lists them.
@@ -62,7 +62,13 @@ pub struct InfoArgs {
 
 /// Prints the summary.
 pub fn run(args: &InfoArgs) -> Result<(), Failure> {
-    let head = file_head(&args.data)?;
+    // Opened once: whether it is a model file is read from the same bytes the reader then
+    // reads, so a pipe works.
+    let mut input = open(&args.data)?;
+    let head = input
+        .head(LIBSVM_MODEL.len())
+        .map_err(|e| Failure::in_file(&args.data, e))?
+        .to_vec();
     let margin_model = margin_io::is_model_file(&head);
     if margin_model || head.starts_with(LIBSVM_MODEL) {
         if args.features.is_some() {
@@ -70,7 +76,7 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
                 "--features describes a data file; this is a model file",
             ));
         }
-        return model_info(&args.data, margin_model, args.params_json);
+        return model_info(input, margin_model, args.params_json);
     }
     if args.params_json {
         return Err(Failure::usage(format!(
@@ -78,7 +84,6 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
             args.data.display()
         )));
     }
-    let format = resolved(&args.data, args.format)?;
     let read = DataArgs {
         format: args.format,
         label: args.label.clone(),
@@ -86,7 +91,7 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
         features: args.features.clone().filter(|names| !names.is_empty()),
     };
     // Nulls are described (counted as missing values), not refused.
-    let data = load(&args.data, &read, Nulls::AsNan)?;
+    let (data, format) = load_from(input, &read, Nulls::AsNan)?;
     let (n, d) = (data.n_samples(), data.n_features());
     let mut out = Out::stdout();
     outln!(out, "file: {}", args.data.display())?;
@@ -164,11 +169,22 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
         )?;
         if args.features.is_some() {
             let names = data.feature_names.as_deref();
+            // Features without names are numbered as the file numbers them: LIBSVM's indices
+            // and CSV's columns from 1, a table's list column (sparse indices, fixed-size list
+            // positions) from 0.
+            let table = matches!(format, DataFormat::Parquet | DataFormat::ArrowIpc);
+            if names.is_none() && table {
+                outln!(
+                    out,
+                    "  (features by their zero-based index in the table's list column)"
+                )?;
+            }
+            let first = usize::from(!table);
             for (j, lo, hi) in ranges.iter() {
                 let lo_hi = format!("[{}, {}]", format_g(lo, 6), format_g(hi, 6));
                 match names.and_then(|h| h.get(j)) {
                     Some(name) => outln!(out, "  {name}: {lo_hi}")?,
-                    None => outln!(out, "  {}: {lo_hi}", j + 1)?,
+                    None => outln!(out, "  {}: {lo_hi}", j + first)?,
                 }
             }
             if never_stored > 0 {
@@ -181,16 +197,6 @@ pub fn run(args: &InfoArgs) -> Result<(), Failure> {
 
 /// How a LIBSVM model file (`svm-train`'s) begins.
 const LIBSVM_MODEL: &[u8] = b"svm_type ";
-
-/// The first bytes of the file at `path`, enough to tell a model file (margin's magic bytes,
-/// LIBSVM's first key) from a data file, read alone so a large data file is not read twice.
-fn file_head(path: &Path) -> Result<Vec<u8>, Failure> {
-    let mut head = Vec::with_capacity(LIBSVM_MODEL.len());
-    std::fs::File::open(path)
-        .and_then(|f| f.take(LIBSVM_MODEL.len() as u64).read_to_end(&mut head))
-        .map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
-    Ok(head)
-}
 
 /// `  name = value` lines of described parameters, in their order.
 pub fn param_lines(infos: &[ParamInfo]) -> String {
@@ -212,14 +218,27 @@ pub fn stored_params(path: &Path, bytes: &[u8]) -> Result<(&'static str, Vec<Par
 /// `margin info MODEL_FILE`: the kind and the stored hyperparameters, or with `json` those
 /// alone as a parameter file. A LIBSVM model file (not `margin`'s) has the parameters its
 /// header implies, the others at their defaults (see `margin_svm::SvcHyperparams`).
-fn model_info(path: &Path, margin_model: bool, json: bool) -> Result<(), Failure> {
+fn model_info(input: DataInput, margin_model: bool, json: bool) -> Result<(), Failure> {
+    let path = input.path().to_path_buf();
+    let path = path.as_path();
     let (model, infos) = if margin_model {
-        let bytes =
-            std::fs::read(path).map_err(|e| Failure::from(margin_core::Error::io(path, e)))?;
+        // The header's claims are checked before the body is read, from a pipe too.
+        let bytes = input
+            .into_model_file()
+            .map_err(|e| Failure::in_file(path, e))?;
         let (kind, infos) = stored_params(path, &bytes)?;
         (format!("{kind} (margin model file)"), infos)
     } else {
-        let model = LibsvmModel::load(path).map_err(|e| Failure::in_file(path, e))?;
+        // As for margin's: a regular file to LIBSVM's model reader, a pipe read whole here.
+        let model = if input.is_regular_file() {
+            drop(input);
+            LibsvmModel::load(path)
+        } else {
+            input
+                .into_bytes()
+                .and_then(|bytes| LibsvmModel::from_bytes(&bytes))
+        }
+        .map_err(|e| Failure::in_file(path, e))?;
         let infos = model.describe_hyperparams();
         let kind = match model {
             LibsvmModel::Svc(m) if m.is_nu() => "nu_svc",

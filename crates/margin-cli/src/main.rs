@@ -18,6 +18,7 @@
 
 mod boosting_models;
 mod cluster_models;
+mod columns;
 mod convergence;
 mod data;
 mod evaluate;

@@ -571,11 +571,53 @@ pub fn train(args: &TrainArgs) -> Result<(), Failure> {
     let entry = find(&cmd.model)?;
     check_outputs(&[&cmd.data], &[&output])?;
     let data = load(&cmd.data, &cmd.read, nulls_for(entry))?;
-    let fitted = (entry.train)(&data, cmd.params)?;
+    let fitted =
+        (entry.train)(&data, cmd.params).map_err(|f| with_missing_hint(f, entry, &data))?;
     crate::convergence::warn_after_train(entry, fitted.convergence);
+    let bytes = crate::columns::named_model(fitted.bytes, &data)?;
     let mut out = Out::file(&output)?;
-    out.write_all(&fitted.bytes)?;
+    out.write_all(&bytes)?;
     out.finish()
+}
+
+/// A failed fit of a model that takes missing values, on data holding one (a null read as
+/// NaN), with the missing value named (its row and column, by name where the file has names)
+/// and the flag that takes it: the model's own refusal counts positions only.
+fn with_missing_hint(failure: Failure, entry: &ModelEntry, data: &Dataset) -> Failure {
+    let flag = (entry.params)()
+        .into_iter()
+        .find(|p| matches!(p.name, "missing_values" | "allow_missing"))
+        .map(|p| flag_of(p.name));
+    let (Some(flag), Some((row, col))) = (flag, first_missing(&data.records)) else {
+        return failure;
+    };
+    let column = match data.feature_names.as_deref().and_then(|n| n.get(col)) {
+        Some(name) => format!("column `{name}` (feature {col})"),
+        None => format!("feature {col}"),
+    };
+    Failure {
+        message: format!(
+            "{}\n  row {row}, {column} is missing (NaN, or a null in the file): fit with --{flag} true to use missing values, or impute them first",
+            failure.message
+        ),
+        ..failure
+    }
+}
+
+/// The row and column of the first NaN in `x`, if any.
+fn first_missing(x: &Matrix) -> Option<(usize, usize)> {
+    if margin_core::validate::stored_values(x).is_some_and(|v| !v.iter().any(|x| x.is_nan())) {
+        return None;
+    }
+    (0..x.n_samples()).find_map(|i| {
+        let mut nan = None;
+        x.row(i).for_each_stored(|j, v| {
+            if nan.is_none() && v.is_nan() {
+                nan = Some(j);
+            }
+        });
+        nan.map(|j| (i, j))
+    })
 }
 
 /// Arguments of `margin predict`.
@@ -615,7 +657,8 @@ pub fn entry_of(path: &Path, bytes: &[u8]) -> Result<&'static ModelEntry, Failur
 
 /// Runs `margin predict`.
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
-    let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
+    let bytes =
+        margin_io::read_model_file(&args.model).map_err(|e| Failure::in_file(&args.model, e))?;
     let entry = entry_of(&args.model, &bytes)?;
     if args.show_params {
         let (_, infos) = crate::info::stored_params(&args.model, &bytes)?;
@@ -627,9 +670,11 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     if let Some(output) = &args.output {
         check_outputs(&[&args.model, &args.data], &[output])?;
     }
+    let data = load(&args.data, &args.read, nulls_for(entry))?;
+    let names = crate::columns::of_model(&args.model, &bytes)?;
     let Dataset {
         records, targets, ..
-    } = load(&args.data, &args.read, nulls_for(entry))?;
+    } = crate::columns::in_model_order(&args.data, data, names.as_deref())?;
     let predictions = (entry.predict)(&bytes, Cow::Owned(records), args.proba)?;
     // Data read without a label has all-zero targets: nothing to score against.
     let scores = if args.read.no_label {
@@ -644,7 +689,10 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
         }
         _ => {
             let mut out = Out::file_or_stdout(args.output.as_deref())?;
-            write_predictions(&mut out, &predictions)?;
+            match delimited_output(args.output.as_deref()) {
+                Some(delimiter) => write_delimited(&mut out, &predictions, delimiter)?,
+                None => write_predictions(&mut out, &predictions)?,
+            }
             out
         }
     };
@@ -671,6 +719,7 @@ pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f
                 Targets::Values(v) => v.iter().map(|&x| Label::Number(x)).collect(),
                 Targets::Classes(c) => c.indices().iter().map(|&k| c.labels()[k].clone()).collect(),
             };
+            refuse_other_label_kind(&truth, labels)?;
             vec![("accuracy", margin_metrics::accuracy(&truth, labels)?)]
         }
         Predictions::Values(v) => {
@@ -683,6 +732,33 @@ pub fn scores(targets: &Targets, p: &Predictions) -> Result<Vec<(&'static str, f
         }
         Predictions::Clusters(c) => vec![("adjusted-rand", adjusted_rand(targets, c)?)],
     })
+}
+
+/// Refuses to score text labels against a model that predicts numbers, or numbers against
+/// one that predicts text: no label could ever match, and an accuracy of 0 would hide that the
+/// file's label column is not the one the model learned.
+fn refuse_other_label_kind(truth: &[Label], predicted: &[Label]) -> Result<(), Failure> {
+    let is_text = |l: &&Label| matches!(l, Label::Text(_));
+    let Some(model) = predicted.first() else {
+        return Ok(());
+    };
+    let model_text = predicted.iter().any(|l| is_text(&l));
+    let model_numbers = predicted.iter().any(|l| !is_text(&l));
+    let odd = if model_text && !model_numbers {
+        truth.iter().find(|l| !is_text(l))
+    } else if model_numbers && !model_text {
+        truth.iter().find(is_text)
+    } else {
+        None
+    };
+    match odd {
+        Some(label) => Err(Failure::usage(format!(
+            "the data's labels are {} (`{label}`) and the model predicts {} (`{model}`): no label can match; give the label column the model was trained on (--label NAME), or predict without scoring (--no-label)",
+            if is_text(&label) { "text" } else { "numbers" },
+            if model_text { "text" } else { "numbers" },
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The adjusted Rand index of predicted clusters against the data's labels.
@@ -724,6 +800,60 @@ fn predictions_batch(p: &Predictions) -> Result<RecordBatch, Failure> {
         }
     }
     RecordBatch::try_from_iter(columns).map_err(|e| Failure::usage(e.to_string()))
+}
+
+/// The delimiter an output file's extension asks for: `,` for `.csv`, a tab for `.tsv`;
+/// `None` for plain text (one prediction a line, LIBSVM's layout with probabilities).
+fn delimited_output(path: Option<&Path>) -> Option<char> {
+    let ext = path?.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "csv" => Some(','),
+        "tsv" => Some('\t'),
+        _ => None,
+    }
+}
+
+/// Predictions as CSV (or TSV): a header naming the columns as the table output does
+/// (`prediction`, then `probability_<class>` per class), then one row per sample; a cell
+/// holding the delimiter, a quote or a line break is quoted.
+fn write_delimited(out: &mut Out, p: &Predictions, delimiter: char) -> Result<(), Failure> {
+    let cell = |text: String| {
+        if text.contains([delimiter, '"', '\n', '\r']) {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text
+        }
+    };
+    let sep = delimiter.to_string();
+    match p {
+        Predictions::Probabilities {
+            labels,
+            classes,
+            probs,
+        } => {
+            let head: Vec<String> = std::iter::once("prediction".to_string())
+                .chain(classes.iter().map(|c| cell(format!("probability_{c}"))))
+                .collect();
+            outln!(out, "{}", head.join(&sep))?;
+            for (l, row) in labels.iter().zip(probs.rows()) {
+                let cells: Vec<String> = std::iter::once(cell(l.to_string()))
+                    .chain(row.iter().map(|p| margin_core::format::format_g(*p, 17)))
+                    .collect();
+                outln!(out, "{}", cells.join(&sep))?;
+            }
+        }
+        Predictions::Labels(labels) => {
+            outln!(out, "prediction")?;
+            for l in labels {
+                outln!(out, "{}", cell(l.to_string()))?;
+            }
+        }
+        Predictions::Values(_) | Predictions::Clusters(_) => {
+            outln!(out, "prediction")?;
+            write_predictions(out, p)?;
+        }
+    }
+    Ok(())
 }
 
 fn write_predictions(out: &mut Out, p: &Predictions) -> Result<(), Failure> {

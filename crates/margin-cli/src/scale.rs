@@ -37,11 +37,11 @@ use clap::Args;
 use margin_core::format::{format_g, format_shortest};
 use margin_core::memory::{self, FEWER_FEATURES};
 use margin_core::{Dataset, Error, Matrix, Records, Targets};
-use margin_io::{DataFormat, IndexBase, LibsvmOptions, Nulls, open_text, read_libsvm, read_line};
+use margin_io::{DataFormat, IndexBase, LibsvmOptions, Nulls, open_text, read_line};
 use margin_preprocessing::column_ranges;
 
 use crate::Failure;
-use crate::data::{DataArgs, FormatArg, load, resolved};
+use crate::data::{DataArgs, FormatArg, load_from, open};
 use crate::output::{Out, check_outputs, outln, warn};
 
 /// Arguments of `margin scale` (svm-scale's flags).
@@ -124,7 +124,11 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
         inputs.extend(args.restore.as_deref());
         check_outputs(&inputs, &[save.as_path()])?;
     }
-    let format = resolved(&args.data, args.format)?;
+    // Opened once, its format decided from the bytes the reader then reads: a pipe works.
+    let mut input = open(&args.data)?;
+    let format = input
+        .format(args.format.into())
+        .map_err(|e| Failure::in_file(&args.data, e))?;
     // CSV and tables have named dense columns, written back as CSV.
     let csv = format != DataFormat::Libsvm;
     let data = if csv {
@@ -132,14 +136,16 @@ pub fn run(args: &ScaleArgs) -> Result<(), Failure> {
             format: args.format,
             ..DataArgs::default()
         };
-        load(&args.data, &read, Nulls::Refuse)?
+        load_from(input, &read, Nulls::Refuse)?.0
     } else {
         // Column j is index j, so index 0 (which svm-scale accepts) is a column like the rest.
         let opts = LibsvmOptions {
             index_base: IndexBase::Zero,
             ..Default::default()
         };
-        read_libsvm(&args.data, &opts).map_err(|e| Failure::in_file(&args.data, e))?
+        input
+            .read_libsvm(&opts)
+            .map_err(|e| Failure::in_file(&args.data, e))?
     };
     let index_zero = if csv {
         None

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
-use margin_core::{Dataset, Error, Matrix, NFeatures, Transform};
+use margin_core::{Dataset, Matrix, NFeatures, Transform};
 use margin_io::table::batch_from_dataset;
 use margin_io::{CsvOptions, DataFormat, ModelFile, Nulls, write_csv_to, write_libsvm_to};
 
 use crate::Failure;
-use crate::data::{DataArgs, load, resolved, table_output, write_table};
+use crate::data::{DataArgs, load_from, open, table_output, write_table};
 use crate::models::at_width;
 use crate::output::{Out, check_outputs};
 
@@ -83,15 +83,18 @@ fn apply(
 
 /// Runs `margin transform`.
 pub fn run(args: &TransformArgs) -> Result<(), Failure> {
-    let bytes = std::fs::read(&args.model).map_err(|e| Failure::from(Error::io(&args.model, e)))?;
+    let bytes =
+        margin_io::read_model_file(&args.model).map_err(|e| Failure::in_file(&args.model, e))?;
     let kind = margin_io::peek_kind(&bytes).map_err(|e| Failure::in_file(&args.model, e))?;
     if let Some(output) = &args.output {
         check_outputs(&[&args.model, &args.data], &[output])?;
     }
-    let format = resolved(&args.data, args.read.format)?;
+    // Opened and read once: a pipe gives its bytes only once.
+    let (data, format) = load_from(open(&args.data)?, &args.read, Nulls::Refuse)?;
+    let model_names = crate::columns::of_model(&args.model, &bytes)?;
     let Dataset {
         records, targets, ..
-    } = load(&args.data, &args.read, Nulls::Refuse)?;
+    } = crate::columns::in_model_order(&args.data, data, model_names.as_deref())?;
     let (z, names) = apply(&kind, &args.model, &bytes, Cow::Owned(records))?;
     let transformed = Dataset::new(z, targets)?.with_feature_names(names)?;
     if let (Some(path), Some(table)) = (&args.output, table_output(args.output.as_deref())) {

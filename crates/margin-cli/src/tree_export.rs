@@ -43,8 +43,7 @@ fn pick(trees: &[Tree], i: usize) -> Result<&Tree, Failure> {
 /// Prints the chosen tree of the model file.
 pub fn run(args: &TreeExportArgs) -> Result<(), Failure> {
     let path = &args.model;
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::in_file(path, margin_core::Error::io(path, e)))?;
+    let bytes = margin_io::read_model_file(path).map_err(|e| Failure::in_file(path, e))?;
     let kind = margin_io::peek_kind(&bytes).map_err(|e| Failure::in_file(path, e))?;
     let load = |e| Failure::in_file(path, e);
     let render = |tree: &Tree, opts: ExportOptions<'_>| {
