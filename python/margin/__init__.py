@@ -12,6 +12,11 @@ parameter names and defaults are scikit-learn's; SVMs give LIBSVM's answers.
 >>> float((clf.predict(X) == y).mean()) > 0.95
 True
 
+Labels come back as given (``classes_`` and ``predict`` in the caller's own values and dtype,
+integers beyond float64's 2**53 included), Ctrl-C stops a fit with ``KeyboardInterrupt`` (the
+estimator keeps what it had), and a fit replaces an estimator's fitted attributes in one step,
+so threads sharing an estimator see one fit whole.
+
 ``margin.load(path)`` reads a model file written by ``estimator.save(path)``, by the Rust
 crates (``model.save(path)``) or by the ``margin`` command, as the matching estimator.
 

@@ -9,6 +9,7 @@ C-contiguous float64 array reaches Rust without a copy; in ``predict`` and the o
 skips scikit-learn's validation too, since margin checks the values itself.
 """
 
+import copy
 import inspect
 import numbers
 import types
@@ -28,7 +29,12 @@ from sklearn.base import (
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    check_non_negative,
+    validate_data,
+)
 
 from . import _native
 
@@ -97,16 +103,63 @@ def _features(X):
     return X
 
 
+# Every integer of at most this magnitude is exactly a float64 (margin's numeric labels are
+# float64); above it, neighbours such as 2**53 and 2**53 + 1 become one number.
+_EXACT_IN_F64 = 2**53
+
+
+def _exact_in_f64(y):
+    """Whether every numeric label survives the trip through float64 unchanged: integers of
+    magnitude at most 2**53 (so uint64 labels of 2**63 and above, and int64 labels apart by less
+    than their spacing in float64, do not), floats of at most double precision (a long double
+    label is checked value by value)."""
+    if y.size == 0:
+        return True
+    if y.dtype.kind in "biu":
+        # min and max in the labels' own dtype: no wrap-around, no rounding on the way.
+        return -_EXACT_IN_F64 <= int(y.min()) and int(y.max()) <= _EXACT_IN_F64
+    if y.dtype.itemsize <= 8:
+        return True
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(y.astype(np.float64).astype(y.dtype) == y))
+
+
 def _labels(y):
     """Class labels as _native reads them: numbers and text go to the model (and its file) as
-    they are; for other objects the caller passes their index in ``classes_`` instead (None)."""
-    if y.dtype.kind in "biu":
+    they are; for other objects, and for numbers that float64 cannot hold exactly, the caller
+    passes their index in ``classes_`` instead (None). Labels thus always come back as the
+    caller's own values (``classes_[index]``), never merged or wrapped around."""
+    if y.dtype.kind in "biuf":
+        if not _exact_in_f64(y):
+            return None
+        if y.dtype.kind == "f":
+            return np.ascontiguousarray(y, dtype=np.float64)
         return np.ascontiguousarray(y, dtype=np.int64)
-    if y.dtype.kind == "f":
-        return np.ascontiguousarray(y, dtype=np.float64)
     if y.dtype.kind in "US" or all(isinstance(v, str) for v in y):
         return [str(v) for v in y]
     return None
+
+
+def _fitted_name(name, params):
+    """Whether attribute ``name`` belongs to a fit (scikit-learn's trailing underscore, or one
+    of margin's private fitted attributes) rather than to the parameters or to scikit-learn's
+    own bookkeeping (``_sklearn_output_config``…)."""
+    if name in params:
+        return False
+    return name in ("_model", "_n_features_out") or (
+        name.endswith("_") and not name.startswith("__")
+    )
+
+
+def _fitted_attributes(model, entry):
+    """A native model's fitted attributes by scikit-learn's names, with ``_model`` itself and,
+    for a transformer, its output width (``_n_features_out``, for get_feature_names_out)."""
+    fitted = dict(model.attributes())
+    fitted["_model"] = model
+    if "transform" in entry["methods"]:
+        probe = np.zeros((1, model.n_features))
+        fitted["_n_features_out"] = model.transform(probe).shape[1]
+    return fitted
 
 
 class MarginEstimator(BaseEstimator):
@@ -163,32 +216,40 @@ class MarginEstimator(BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         role = self._entry["role"]
-        X, y = self._validate(X, y)
+        # Validated on a shallow copy: validate_data records n_features_in_ and
+        # feature_names_in_ on the estimator it is given, and this one changes only in the one
+        # assignment at the end, so that two threads fitting it leave one fit's attributes
+        # whole, never one fit's classes_ beside the other's model.
+        probe = copy.copy(self)
+        X, y = probe._validate(X, y)
         if role in ("classifier", "regressor") and y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
+        fitted = {"n_features_in_": probe.n_features_in_}
+        names = getattr(probe, "feature_names_in_", None)
+        if names is not None:
+            fitted["feature_names_in_"] = names
         targets = None
         if role == "classifier":
             check_classification_targets(y)
             targets = _labels(y)
             if targets is None:
-                self.classes_, encoded = np.unique(y, return_inverse=True)
+                classes, encoded = np.unique(y, return_inverse=True)
                 targets = np.ascontiguousarray(encoded, dtype=np.int64)
             else:
                 # Numbers and text go to Rust as they are: only the classes are needed here
                 # (the inverse is an argsort, 6.5 ms of 11 on ijcnn1's 49,990 labels).
-                self.classes_ = np.unique(y)
+                classes = np.unique(y)
+            fitted["classes_"] = classes
         elif role == "regressor":
             targets = np.ascontiguousarray(y, dtype=np.float64)
         if sample_weight is not None:
-            sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-            if sample_weight.shape != (X.shape[0],):
-                raise ValueError(
-                    f"sample_weight has shape {sample_weight.shape}, expected ({X.shape[0]},)"
-                )
-        names = getattr(self, "feature_names_in_", None)
-        self._model = _native.fit(
+            # scikit-learn's own check, so that a bad weight is named as one ("Input
+            # sample_weight contains NaN."), not as a value of X.
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            sample_weight = np.ascontiguousarray(sample_weight)
+        model = _native.fit(
             type(self).__name__,
             self._settings(),
             _features(X),
@@ -196,16 +257,21 @@ class MarginEstimator(BaseEstimator):
             sample_weight,
             None if names is None else [str(n) for n in names],
         )
-        self._read_attributes()
+        fitted.update(_fitted_attributes(model, self._entry))
+        self._install(fitted)
         return self
 
+    def _install(self, fitted):
+        """Replaces the attributes of any earlier fit with ``fitted``, in one assignment (a
+        thread reading the estimator meanwhile sees the old fit or the new one, whole)."""
+        params = {name for name, *_ in self._entry["params"]}
+        state = {k: v for k, v in vars(self).items() if not _fitted_name(k, params)}
+        state.update(fitted)
+        self.__dict__ = state
+
     def _read_attributes(self):
-        for name, value in self._model.attributes().items():
+        for name, value in _fitted_attributes(self._model, self._entry).items():
             setattr(self, name, value)
-        if "transform" in self._entry["methods"]:
-            # The output width, for get_feature_names_out (scikit-learn's prefixed names).
-            probe = np.zeros((1, self._model.n_features))
-            self._n_features_out = self._model.transform(probe).shape[1]
 
     def _input(self, X):
         check_is_fitted(self)

@@ -15,10 +15,12 @@ def _estimator(model):
     estimator = cls(**model.params())
     estimator._model = model
     estimator.n_features_in_ = model.n_features
+    import numpy as np
+
+    if model.feature_names is not None:
+        estimator.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
     classes = model.classes()
     if classes:
-        import numpy as np
-
         estimator.classes_ = np.asarray(classes)
     estimator._read_attributes()
     return estimator

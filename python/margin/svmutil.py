@@ -30,6 +30,7 @@ returns only the first); ``svm_problem``/``svm_parameter`` objects are not taken
 ([1.0, 1.0, -1.0, -1.0], 100.0)
 """
 
+import operator
 import sys
 import warnings
 
@@ -64,6 +65,32 @@ def _labels(y):
     if not isinstance(y, (list, tuple, np.ndarray)):
         raise TypeError(f"type of y: {type(y)} is not supported!")
     return np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
+
+
+def _training_labels(y):
+    """Labels to train on, refused when one is NaN or infinite, as ``margin svm-train`` refuses
+    such a label in a data file. LIBSVM's module trains on it: a classifier casts it to int, so
+    NaN becomes a class -2147483648 of its own, and a regressor's objective turns NaN."""
+    labels = _labels(y)
+    bad = np.flatnonzero(~np.isfinite(labels))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"label {labels[i]!r} of instance {i} is not finite: NaN and infinities are refused"
+        )
+    return labels
+
+
+def _index(j, row):
+    """A ``{index: value}`` key as a feature index: an integer (Python's, numpy's or a bool, as
+    LIBSVM's module takes), never a number rounded down. LIBSVM's module refuses ``1.7`` with
+    a ``TypeError``; so does this one, naming the instance."""
+    try:
+        return operator.index(j)
+    except TypeError:
+        raise TypeError(
+            f"feature index {j!r} of instance {row} is not an integer"
+        ) from None
 
 
 def _csr(x, precomputed):
@@ -103,9 +130,9 @@ def _rows(rows, shift):
     """A list of rows (dicts of LIBSVM indices, or sequences of values) as CSR parts."""
     data, indices, indptr = [], [], [0]
     width = shift
-    for row in rows:
+    for i, row in enumerate(rows):
         if isinstance(row, dict):
-            items = sorted((int(j), float(v)) for j, v in row.items())
+            items = sorted((_index(j, i), float(v)) for j, v in row.items())
         else:
             items = [(j + shift, float(v)) for j, v in enumerate(row)]
             if shift == 0:
@@ -141,7 +168,7 @@ def svm_train(y, x, options=""):
     error (regression), as LIBSVM's does.
     """
     opts = _native.SvmOptions(_words(options))
-    labels = _labels(y)
+    labels = _training_labels(y)
     parts = _csr(x, opts.precomputed)
     if len(labels) != len(parts[2]) - 1:
         raise ValueError("len(y) != len(x)")

@@ -173,6 +173,18 @@ pub fn to_py(e: Error) -> PyErr {
     }
 }
 
+/// A margin error from a fitted model reading new rows (predict, transform…), as [`to_py`]
+/// gives it, except that a non-finite value is named as scikit-learn names it, in the input
+/// `X`: margin's own message for it speaks of fitting, which this is not.
+pub fn to_py_on_input(e: Error) -> PyErr {
+    match e.root() {
+        Error::NonFinite { row, col } => PyValueError::new_err(format!(
+            "Input X contains NaN or infinity (row {row}, column {col}): remove or impute it before predicting or transforming"
+        )),
+        _ => to_py(e),
+    }
+}
+
 /// A matrix as a 2-D float64 array (its buffer moved, not copied).
 pub fn matrix<'py>(py: Python<'py>, m: DenseMatrix) -> PyResult<Bound<'py, PyAny>> {
     let (rows, cols) = (m.nrows(), m.ncols());

@@ -6,7 +6,8 @@
 //! parameter descriptors. This module fits them (`fit`), predicts, and moves fitted models as
 //! margin model files (pickling stores the file's bytes; `load` and `Model.save` read and write
 //! the same files as the Rust crates and the `margin` command). The interpreter lock is released
-//! while margin computes, so Python threads and joblib run fits side by side. LIBSVM's own
+//! while margin computes, so Python threads and joblib run fits side by side, and a fit on the
+//! main thread answers Ctrl-C with `KeyboardInterrupt` (`interrupt`). LIBSVM's own
 //! Python functions (`svm_train`, `svm_predict`, …) are in `libsvm`.
 
 use std::path::PathBuf;
@@ -18,10 +19,11 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use margin_core::{DenseMatrix, Error, Records};
 
 mod convert;
+mod interrupt;
 mod libsvm;
 mod registry;
 
-use convert::{XArg, YArg, to_py};
+use convert::{XArg, YArg, to_py, to_py_on_input};
 use margin_any::{self as any, AnyModel, Predicted};
 use registry::{Entry, Target, Training, by_class, python_name, registry};
 
@@ -30,9 +32,22 @@ use registry::{Entry, Target, Training, by_class, python_name, registry};
 struct Model {
     inner: Box<dyn AnyModel>,
     entry: &'static Entry,
+    /// The columns of the DataFrame it was fitted on (`feature_names_in_`), written into its
+    /// model file's header and read back from it.
+    names: Option<Vec<String>>,
 }
 
 impl Model {
+    /// The model file, with the feature names it was fitted on in its header (so that
+    /// `margin predict` matches a table's columns by name).
+    fn file(&self) -> margin_core::Result<Vec<u8>> {
+        let bytes = self.inner.to_bytes()?;
+        match &self.names {
+            Some(names) => margin_io::with_feature_names(&bytes, names),
+            None => Ok(bytes),
+        }
+    }
+
     /// Runs `method` on the features with the interpreter lock released and returns its
     /// matrix as a 2-D array.
     fn matrix<'py>(
@@ -43,7 +58,9 @@ impl Model {
     ) -> PyResult<Bound<'py, PyAny>> {
         let features = x.features()?;
         let records = features.records();
-        let m = py.detach(|| method(&*self.inner, records)).map_err(to_py)?;
+        let m = py
+            .detach(|| method(&*self.inner, records))
+            .map_err(to_py_on_input)?;
         convert::matrix(py, m)
     }
 }
@@ -84,7 +101,9 @@ impl Model {
     fn predict<'py>(&self, py: Python<'py>, x: XArg<'py>) -> PyResult<(String, Bound<'py, PyAny>)> {
         let features = x.features()?;
         let records = features.records();
-        let predicted = py.detach(|| self.inner.predict(records)).map_err(to_py)?;
+        let predicted = py
+            .detach(|| self.inner.predict(records))
+            .map_err(to_py_on_input)?;
         Ok(match predicted {
             Predicted::Classes(k) => ("classes".into(), PyArray1::from_vec(py, k).into_any()),
             Predicted::Values(v) => ("values".into(), PyArray1::from_vec(py, v).into_any()),
@@ -126,7 +145,7 @@ impl Model {
 
     /// The model file's bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py.detach(|| self.inner.to_bytes()).map_err(to_py)?;
+        let bytes = py.detach(|| self.file()).map_err(to_py)?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -134,10 +153,16 @@ impl Model {
     /// renamed into place).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| {
-            let bytes = self.inner.to_bytes()?;
+            let bytes = self.file()?;
             margin_io::write_atomically(&path, |w| w.write_all(&bytes))
         })
         .map_err(to_py)
+    }
+
+    /// The feature names its model file carries (`feature_names_in_`), or None.
+    #[getter]
+    fn feature_names(&self) -> Option<Vec<String>> {
+        self.names.clone()
     }
 
     /// Pickles as the model file's bytes: never the training data, never a refit.
@@ -208,18 +233,26 @@ fn fit<'py>(
         x: x.features()?,
         y,
         sample_weight: sample_weight.map(|w| w.to_vec()).transpose()?,
-        feature_names,
+        feature_names: feature_names.clone(),
     };
-    let inner = py
-        .detach(|| entry.fit(&settings, training))
+    // Prepared (the data copied into margin's dataset) without the interpreter lock, then
+    // fitted so that Ctrl-C stops it (see `interrupt`).
+    let job = py
+        .detach(|| entry.prepare(&settings, training))
         .map_err(to_py)?;
-    Ok(Model { inner, entry })
+    let inner = interrupt::run(py, job)?;
+    Ok(Model {
+        inner,
+        entry,
+        names: feature_names,
+    })
 }
 
 /// A model from model-file bytes, with the estimator class it belongs to.
 #[pyfunction]
 fn loads(data: &[u8]) -> PyResult<Model> {
     let inner = any::load(data).map_err(to_py)?;
+    let names = margin_io::feature_names(data).map_err(to_py)?;
     let kind = inner.kind();
     let candidates: Vec<&'static Entry> = registry().iter().filter(|e| e.kind == kind).collect();
     let Some(first) = candidates.first() else {
@@ -233,15 +266,21 @@ fn loads(data: &[u8]) -> PyResult<Model> {
         .find(|e| e.describes(&stored))
         .copied()
         .unwrap_or(first);
-    Ok(Model { inner, entry })
+    Ok(Model {
+        inner,
+        entry,
+        names,
+    })
 }
 
 /// A model from a model file written by margin (Python, the Rust crates or the `margin`
-/// command).
+/// command). Read as the Rust crates read one (`margin_io::read_model_file`): the header is
+/// checked first and the body read only up to the length it claims, so `/dev/zero` or a data
+/// file is refused after a few bytes instead of being read until memory runs out.
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Model> {
     let bytes = py
-        .detach(|| std::fs::read(&path).map_err(|e| Error::io(&path, e)))
+        .detach(|| margin_io::read_model_file(&path))
         .map_err(to_py)?;
     loads(&bytes)
 }

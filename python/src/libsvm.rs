@@ -13,12 +13,17 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use margin_core::fit::{Control, Mark, Observer, Progress};
 use margin_core::{Dataset, Error, Targets};
 use margin_io::IndexBase;
 use margin_kernels::KernelSpec;
-use margin_svm::{LibsvmModel, LibsvmRun, OptionError, TrainLog, TrainOptions, TrainText};
+use margin_svm::{
+    FitObserver, LibsvmModel, LibsvmRun, OptionError, RunReport, SigmoidEnd, TrainLog,
+    TrainOptions, TrainText,
+};
 
 use crate::convert::{self, XArg, to_py};
+use crate::interrupt::SignalWatch;
 
 /// How LIBSVM's files number features: index `j` is column `j` (as `margin svm-train`).
 const INDEXING: IndexBase = IndexBase::Zero;
@@ -175,6 +180,58 @@ impl SvmModel {
     }
 }
 
+/// svm-train's log, watched for Ctrl-C: every report goes to the log as svm-train prints it,
+/// and each solver iteration also to a [`SignalWatch`], which stops the solver runs once a
+/// signal handler raised (see [`crate::interrupt`]).
+struct Interruptible<'a, 'o> {
+    log: &'a mut TrainLog<'o>,
+    watch: SignalWatch,
+}
+
+impl Observer for Interruptible<'_, '_> {
+    fn observe(&mut self, progress: &Progress<'_>) -> Control {
+        let log = self.log.observe(progress);
+        match self.watch.observe(progress) {
+            Control::Stop => Control::Stop,
+            Control::Continue => log,
+        }
+    }
+
+    fn mark(&mut self, mark: Mark) {
+        self.log.mark(mark);
+    }
+
+    fn wants_objective(&self) -> bool {
+        self.log.wants_objective()
+    }
+}
+
+impl FitObserver for Interruptible<'_, '_> {
+    fn solved(&mut self, run: &RunReport) {
+        self.log.solved(run);
+    }
+
+    fn classifier_trained(&mut self, total_sv: usize) {
+        self.log.classifier_trained(total_sv);
+    }
+
+    fn single_class(&mut self) {
+        self.log.single_class();
+    }
+
+    fn laplace_scale(&mut self, sigma: f64) {
+        self.log.laplace_scale(sigma);
+    }
+
+    fn sigmoid_fitted(&mut self, end: SigmoidEnd) {
+        self.log.sigmoid_fitted(end);
+    }
+
+    fn warning(&mut self, line: &str) {
+        self.log.warning(line);
+    }
+}
+
 /// What one svm-train run gives Python: the model (None under `-v`), the cross-validation
 /// predictions (only under `-v`), the text svm-train printed, and its warnings.
 type Trained<'py> = (
@@ -200,18 +257,28 @@ pub fn svm_train<'py>(
         .trainer(data.n_features().saturating_sub(1))
         .map_err(option_error)?;
     let mut out = TrainText::default();
-    let (model, predicted) = py
-        .detach(|| {
-            let mut log = TrainLog::new(&mut out, o.quiet());
-            // One unseeded rand() per call, as a fresh svm-train.
-            let mut run = LibsvmRun::new(&mut log);
-            if o.folds().is_some() {
-                Ok((None, Some(trainer.cross_validate(&data, &mut run)?)))
-            } else {
-                Ok::<_, Error>((Some(trainer.fit_in(&data, &mut run)?), None))
-            }
-        })
-        .map_err(to_py)?;
+    let (trained, raised) = py.detach(|| {
+        let mut log = TrainLog::new(&mut out, o.quiet());
+        let mut watched = Interruptible {
+            log: &mut log,
+            watch: SignalWatch::new(),
+        };
+        // One unseeded rand() per call, as a fresh svm-train.
+        let mut run = LibsvmRun::new(&mut watched);
+        let trained = if o.folds().is_some() {
+            trainer
+                .cross_validate(&data, &mut run)
+                .map(|p| (None, Some(p)))
+        } else {
+            trainer.fit_in(&data, &mut run).map(|m| (Some(m), None))
+        };
+        (trained, watched.watch.raised())
+    });
+    if let Some(e) = raised {
+        // Interrupted: the solver runs stopped early, so the model is not the one asked for.
+        return Err(e);
+    }
+    let (model, predicted) = trained.map_err(to_py)?;
     Ok((
         model.map(|inner| SvmModel { inner }),
         predicted.map(|p| PyArray1::from_vec(py, p).into_any()),

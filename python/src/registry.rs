@@ -9,6 +9,7 @@
 use std::sync::OnceLock;
 
 use margin_any::{AnyModel, Capabilities};
+use margin_core::fit::{FitObserved, Observer};
 use margin_core::params::{ParamInfo, Params};
 use margin_core::{Classes, Dataset, Error, Fit, Records, Result, Targets};
 use margin_io::ModelFile;
@@ -29,6 +30,7 @@ use margin_tree::{
 };
 
 use crate::convert::Features;
+use crate::interrupt::Job;
 
 /// What an estimator is, for scikit-learn: which mixin its Python class takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,15 +87,62 @@ pub type Settings = [(String, String)];
 trait Fitter: Send + Sync {
     /// The parameters described, with the constructor's values.
     fn describe(&self) -> Vec<ParamInfo>;
-    /// Fits with `settings` applied to the constructor's parameters.
-    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>>;
+    /// The fit, ready to run ([`crate::interrupt::run`]): `settings` applied to the
+    /// constructor's parameters and checked, the data in the form the family reads.
+    fn prepare<'a>(&self, settings: &Settings, data: Training<'a>) -> Result<Job<'a>>;
 }
 
+/// How a family fitted on a dataset runs: plainly, or watched by an observer that stops its
+/// solver when the caller is interrupted (see [`crate::interrupt`]).
+type FitDataset<P, M> = fn(&P, &Dataset, &mut dyn Observer) -> Result<M>;
+
+/// How a family fitted on records alone runs (see [`FitDataset`]).
+type FitRecords<P, M> = fn(&P, &dyn Records, &mut dyn Observer) -> Result<M>;
+
 /// A family fitted on a [`Dataset`] (targets, weights, feature names).
-struct OnDataset<P>(fn() -> P);
+struct OnDataset<P: Fit<Dataset>> {
+    make: fn() -> P,
+    fit: FitDataset<P, P::Model>,
+    /// Whether the fit runs on rayon's pool, to be left there when the caller is interrupted
+    /// ([`Job::Pool`]), rather than on the calling thread ([`Job::Here`]).
+    pool: bool,
+}
 
 /// A family fitted on the records alone (clustering, decomposition, scaling).
-struct OnRecords<P>(fn() -> P);
+struct OnRecords<P, M> {
+    make: fn() -> P,
+    fit: FitRecords<P, M>,
+}
+
+/// A fit with no solver loop to observe: it runs to its end.
+fn plain<P: Fit<Dataset>>(params: &P, data: &Dataset, _: &mut dyn Observer) -> Result<P::Model> {
+    params.fit(data)
+}
+
+/// A fit whose solver reports each iteration to `observer`, which may stop it.
+fn stoppable<P: FitObserved>(
+    params: &P,
+    data: &Dataset,
+    observer: &mut dyn Observer,
+) -> Result<P::Model> {
+    params.fit_observed(data, observer)
+}
+
+/// [`plain`] on records.
+fn plain_records<P, M>(params: &P, x: &dyn Records, _: &mut dyn Observer) -> Result<M>
+where
+    P: for<'r> Fit<dyn Records + 'r, Model = M>,
+{
+    params.fit(x)
+}
+
+/// [`stoppable`] on records.
+fn stoppable_records<P, M>(params: &P, x: &dyn Records, observer: &mut dyn Observer) -> Result<M>
+where
+    P: for<'r> FitObserved<dyn Records + 'r> + for<'r> Fit<dyn Records + 'r, Model = M>,
+{
+    params.fit_observed(x, observer)
+}
 
 /// `make()` with every setting applied, in the order the parameters are declared (a parameter
 /// comes after those that decide whether it is used), then checked as a whole.
@@ -114,15 +163,16 @@ fn configured<P: Params>(make: fn() -> P, settings: &Settings) -> Result<P> {
 
 impl<P> Fitter for OnDataset<P>
 where
-    P: Params + Fit<Dataset> + Send + Sync,
+    P: Params + Fit<Dataset> + Send + Sync + 'static,
     P::Model: AnyModel + 'static,
 {
     fn describe(&self) -> Vec<ParamInfo> {
-        (self.0)().describe()
+        (self.make)().describe()
     }
 
-    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>> {
-        let params = configured(self.0, settings)?;
+    fn prepare<'a>(&self, settings: &Settings, data: Training<'a>) -> Result<Job<'a>> {
+        let params = configured(self.make, settings)?;
+        // The dataset is margin's copy of the caller's data, so the fit owns all it reads.
         let records = data.x.into_matrix()?;
         let targets = match data.y {
             Some(Target::Labels(labels)) => Targets::Classes(Classes::from_labels(&labels)?),
@@ -137,28 +187,41 @@ where
         if let Some(names) = data.feature_names {
             dataset = dataset.with_feature_names(names)?;
         }
-        Ok(Box::new(params.fit(&dataset)?))
+        let fit = self.fit;
+        Ok(if self.pool {
+            Job::Pool(Box::new(move || {
+                Ok(Box::new(fit(&params, &dataset, &mut ())?) as Box<dyn AnyModel>)
+            }))
+        } else {
+            Job::Here(Box::new(move |observer| {
+                Ok(Box::new(fit(&params, &dataset, observer)?) as Box<dyn AnyModel>)
+            }))
+        })
     }
 }
 
-impl<P> Fitter for OnRecords<P>
+impl<P, M> Fitter for OnRecords<P, M>
 where
-    P: Params + for<'r> Fit<dyn Records + 'r> + Send + Sync,
-    for<'r> <P as Fit<dyn Records + 'r>>::Model: AnyModel + 'static,
+    P: Params + for<'r> Fit<dyn Records + 'r, Model = M> + Send + Sync + 'static,
+    M: AnyModel + 'static,
 {
     fn describe(&self) -> Vec<ParamInfo> {
-        (self.0)().describe()
+        (self.make)().describe()
     }
 
-    fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>> {
-        let params = configured(self.0, settings)?;
+    fn prepare<'a>(&self, settings: &Settings, data: Training<'a>) -> Result<Job<'a>> {
+        let params = configured(self.make, settings)?;
         if data.sample_weight.is_some() {
             return Err(Error::unsupported(
                 "fit with sample_weight",
                 "this estimator does not weight samples; leave sample_weight out",
             ));
         }
-        Ok(Box::new(params.fit(data.x.records())?))
+        // The caller's records, borrowed (no copy).
+        let (x, fit) = (data.x, self.fit);
+        Ok(Job::Here(Box::new(move |observer| {
+            Ok(Box::new(fit(&params, x.records(), observer)?) as Box<dyn AnyModel>)
+        })))
     }
 }
 
@@ -212,7 +275,8 @@ impl Entry {
         }
     }
 
-    /// An estimator fitted on a dataset; it takes sample weights unless [`Entry::unweighted`].
+    /// An estimator fitted on a dataset, with no solver loop an interrupt can stop (its fit
+    /// runs to its end); it takes sample weights unless [`Entry::unweighted`].
     fn on_dataset<P>(
         class: &'static str,
         summary: &'static str,
@@ -220,12 +284,72 @@ impl Entry {
         make: fn() -> P,
     ) -> Self
     where
-        P: Params + Fit<Dataset> + Send + Sync,
+        P: Params + Fit<Dataset> + Send + Sync + 'static,
+        P::Model: AnyModel + Capabilities + ModelFile + 'static,
+    {
+        Self::weighted(
+            class,
+            summary,
+            role,
+            OnDataset {
+                make,
+                fit: plain::<P>,
+                pool: false,
+            },
+        )
+    }
+
+    /// An estimator fitted on a dataset by an iterative solver, which an interrupt stops at its
+    /// next iteration. Only for families whose observed fit solves its problems as the plain
+    /// fit does: those that solve one binary problem per class in parallel solve them in turn
+    /// under an observer ([`margin_core::fit::solve_each`]), so they stay [`Entry::on_dataset`].
+    fn stoppable<P>(class: &'static str, summary: &'static str, role: Role, make: fn() -> P) -> Self
+    where
+        P: Params + FitObserved + Send + Sync + 'static,
+        P::Model: AnyModel + Capabilities + ModelFile + 'static,
+    {
+        let fitter = OnDataset {
+            make,
+            fit: stoppable::<P>,
+            pool: false,
+        };
+        Self::weighted(class, summary, role, fitter)
+    }
+
+    /// An estimator fitted on a dataset with no solver loop to observe, whose fit can run for
+    /// long (the forests): on rayon's pool, so that an interrupted caller returns at once and
+    /// leaves it to finish there (see [`crate::interrupt`]).
+    fn on_pool<P>(class: &'static str, summary: &'static str, role: Role, make: fn() -> P) -> Self
+    where
+        P: Params + Fit<Dataset> + Send + Sync + 'static,
+        P::Model: AnyModel + Capabilities + ModelFile + 'static,
+    {
+        Self::weighted(
+            class,
+            summary,
+            role,
+            OnDataset {
+                make,
+                fit: plain::<P>,
+                pool: true,
+            },
+        )
+    }
+
+    /// An estimator fitted on a dataset by `fitter`, which takes `sample_weight`.
+    fn weighted<P>(
+        class: &'static str,
+        summary: &'static str,
+        role: Role,
+        fitter: OnDataset<P>,
+    ) -> Self
+    where
+        P: Params + Fit<Dataset> + Send + Sync + 'static,
         P::Model: AnyModel + Capabilities + ModelFile + 'static,
     {
         Entry {
             sample_weight: true,
-            ..Entry::new::<P::Model>(class, summary, role, Box::new(OnDataset(make)))
+            ..Entry::new::<P::Model>(class, summary, role, Box::new(fitter))
         }
     }
 
@@ -237,10 +361,37 @@ impl Entry {
         make: fn() -> P,
     ) -> Self
     where
-        P: Params + for<'r> Fit<dyn Records + 'r, Model = M> + Send + Sync,
+        P: Params + for<'r> Fit<dyn Records + 'r, Model = M> + Send + Sync + 'static,
         M: AnyModel + Capabilities + ModelFile + 'static,
     {
-        Entry::new::<M>(class, summary, role, Box::new(OnRecords(make)))
+        let fitter = OnRecords {
+            make,
+            fit: plain_records::<P, M>,
+        };
+        Entry::new::<M>(class, summary, role, Box::new(fitter))
+    }
+
+    /// An estimator fitted on records alone by an iterative solver that an interrupt stops.
+    fn stoppable_records<P, M>(
+        class: &'static str,
+        summary: &'static str,
+        role: Role,
+        make: fn() -> P,
+    ) -> Self
+    where
+        P: Params
+            + for<'r> FitObserved<dyn Records + 'r>
+            + for<'r> Fit<dyn Records + 'r, Model = M>
+            + Send
+            + Sync
+            + 'static,
+        M: AnyModel + Capabilities + ModelFile + 'static,
+    {
+        let fitter = OnRecords {
+            make,
+            fit: stoppable_records::<P, M>,
+        };
+        Entry::new::<M>(class, summary, role, Box::new(fitter))
     }
 
     fn unweighted(self) -> Self {
@@ -284,8 +435,9 @@ impl Entry {
             .collect()
     }
 
-    /// Fits; `settings` are `(Python name, text)` pairs.
-    pub fn fit(&self, settings: &Settings, data: Training<'_>) -> Result<Box<dyn AnyModel>> {
+    /// The fit, ready to run ([`crate::interrupt::run`]); `settings` are `(Python name,
+    /// text)` pairs.
+    pub fn prepare<'a>(&self, settings: &Settings, data: Training<'a>) -> Result<Job<'a>> {
         let margin_names: Vec<(String, String)> = settings
             .iter()
             .map(|(name, text)| (margin_name(name).to_owned(), text.clone()))
@@ -300,7 +452,7 @@ impl Entry {
                 format!("a parameter of {} (it fixes {name})", self.class),
             ));
         }
-        self.fitter.fit(&margin_names, data)
+        self.fitter.prepare(&margin_names, data)
     }
 
     /// Whether a model of this entry's kind fitted with `stored` (its hyperparameters) is one
@@ -338,32 +490,32 @@ pub fn registry() -> &'static [Entry] {
     REGISTRY.get_or_init(|| {
         use Role::*;
         vec![
-            Entry::on_dataset(
+            Entry::stoppable(
                 "SVC",
                 "C-support vector classification (LIBSVM's C-SVC, iteration for iteration).",
                 Classifier,
                 Svc::params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "NuSVC",
                 "nu-support vector classification (LIBSVM's nu-SVC).",
                 Classifier,
                 Svc::nu_params,
             )
             .unweighted(),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "SVR",
                 "epsilon-support vector regression (LIBSVM's epsilon-SVR).",
                 Regressor,
                 Svr::params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "NuSVR",
                 "nu-support vector regression (LIBSVM's nu-SVR).",
                 Regressor,
                 Svr::nu_params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "OneClassSVM",
                 "One-class SVM for novelty detection (LIBSVM's one-class SVM).",
                 Outlier,
@@ -376,7 +528,7 @@ pub fn registry() -> &'static [Entry] {
                 Classifier,
                 LinearSvc::params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "LogisticRegression",
                 "Logistic regression, binary or multinomial.",
                 Classifier,
@@ -394,7 +546,7 @@ pub fn registry() -> &'static [Entry] {
                 Classifier,
                 KernelPerceptron::params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "LinearRegression",
                 "Ordinary least squares.",
                 Regressor,
@@ -406,14 +558,14 @@ pub fn registry() -> &'static [Entry] {
                 Regressor,
                 Ridge::params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "Lasso",
                 "Least squares with an L1 penalty, by coordinate descent.",
                 Regressor,
                 ElasticNet::lasso_params,
             )
             .fixing(&["l1_ratio"]),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "ElasticNet",
                 "Least squares with L1 and L2 penalties, by coordinate descent.",
                 Regressor,
@@ -472,14 +624,14 @@ pub fn registry() -> &'static [Entry] {
                 DecisionTreeRegressor::params,
             )
             .missing_values("missing_values"),
-            Entry::on_dataset(
+            Entry::on_pool(
                 "RandomForestClassifier",
                 "Random forest classifier.",
                 Classifier,
                 RandomForestClassifier::params,
             )
             .missing_values("missing_values"),
-            Entry::on_dataset(
+            Entry::on_pool(
                 "RandomForestRegressor",
                 "Random forest regressor.",
                 Regressor,
@@ -492,27 +644,27 @@ pub fn registry() -> &'static [Entry] {
                 Classifier,
                 AdaBoostClassifier::params,
             ),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "HistGradientBoostingClassifier",
                 "Histogram gradient boosting for classification (log loss).",
                 Classifier,
                 GradientBoostingClassifier::params,
             )
             .missing_values("allow_missing"),
-            Entry::on_dataset(
+            Entry::stoppable(
                 "HistGradientBoostingRegressor",
                 "Histogram gradient boosting for regression.",
                 Regressor,
                 GradientBoostingRegressor::params,
             )
             .missing_values("allow_missing"),
-            Entry::on_records(
+            Entry::stoppable_records(
                 "KMeans",
                 "k-means clustering (Lloyd's or Elkan's algorithm).",
                 Clusterer,
                 KMeans::params,
             ),
-            Entry::on_records(
+            Entry::stoppable_records(
                 "MiniBatchKMeans",
                 "Mini-batch k-means.",
                 Clusterer,

@@ -162,6 +162,40 @@ def test_models_cross_between_python_and_the_margin_command(tmp_path):
     np.testing.assert_array_equal(predicted, python_svc.predict(X))
 
 
+def test_feature_names_travel_in_the_model_file(tmp_path):
+    """A model fitted on a DataFrame saves its columns' names in the file: margin.load gives
+    them back as feature_names_in_, and the margin command takes a CSV's columns by name."""
+    pytest.importorskip("pandas")
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = margin.Ridge(alpha=0.1).fit(X, y)
+    model.save(tmp_path / "ridge.margin")
+    loaded = margin.load(tmp_path / "ridge.margin")
+    np.testing.assert_array_equal(loaded.feature_names_in_, X.columns.to_numpy())
+    loaded_plain = margin.load(_saved(margin.Ridge(alpha=0.1).fit(X.to_numpy(), y), tmp_path))
+    assert not hasattr(loaded_plain, "feature_names_in_")
+    binary = os.environ.get("MARGIN_BIN")
+    if binary is None:
+        return
+    # The columns in reverse order, the target last: matched by name, the same predictions.
+    shuffled = X[X.columns[::-1]].assign(target=y)
+    shuffled.to_csv(tmp_path / "shuffled.csv", index=False)
+    out = subprocess.run(
+        [binary, "predict", str(tmp_path / "ridge.margin"), str(tmp_path / "shuffled.csv")],
+        check=True,
+        timeout=120,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\n")
+    predicted = np.array([float(line) for line in out[: len(y)]])
+    np.testing.assert_allclose(predicted, model.predict(X), rtol=1e-12)
+
+
+def _saved(model, tmp_path):
+    path = tmp_path / "plain.margin"
+    model.save(path)
+    return path
+
+
 def test_pandas_frames_give_feature_names_and_are_checked():
     pd = pytest.importorskip("pandas")
     X, y = load_diabetes(return_X_y=True, as_frame=True)

@@ -287,3 +287,33 @@ def test_evaluations_are_libsvm_s():
     theirs = libsvm.evaluations([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 5.0, 3.0])
     ours = svmutil.evaluations([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 5.0, 3.0])
     np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("options", ["-q", "-q -s 3"])
+def test_a_non_finite_label_is_refused(bad, options):
+    """A NaN label used to train a class -2147483648 of its own (C's (int) cast, as LIBSVM's
+    module still does); ``margin svm-train`` refuses such a label in a file, and so does this."""
+    y = [1.0, bad, -1.0, -1.0]
+    x = [{1: 1.0}, {1: 0.5}, {1: -1.0}, {1: -0.5}]
+    with pytest.raises(ValueError, match=r"label .* of instance 1 is not finite"):
+        svmutil.svm_train(y, x, options)
+    with pytest.raises(ValueError, match="instance 1 is not finite"):
+        svmutil.svm_train(np.array(y), np.array([[1.0], [0.5], [-1.0], [-0.5]]), options)
+
+
+def test_a_fractional_feature_index_is_refused_as_libsvm_refuses_it():
+    """``{1.7: v}`` was read as index 1; LIBSVM's module raises TypeError on it, as this does
+    (naming the instance), in training and in prediction. Integers of any type are indices."""
+    y = [1, -1]
+    with pytest.raises(TypeError):
+        libsvm.svm_train(y, [{1: 1.0}, {1.7: -1.0}], "-q")
+    with pytest.raises(TypeError, match=r"feature index 1\.7 of instance 1 is not an integer"):
+        svmutil.svm_train(y, [{1: 1.0}, {1.7: -1.0}], "-q")
+    with pytest.raises(TypeError, match="not an integer"):
+        svmutil.svm_train(y, [{1: 1.0}, {np.float64(2.0): -1.0}], "-q")
+    with pytest.raises(TypeError, match="not an integer"):
+        svmutil.svm_train(y, [{1: 1.0}, {"2": -1.0}], "-q")
+    model = svmutil.svm_train(y, [{1: 1.0}, {np.int64(1): -1.0, np.int32(2): 0.5}], "-q")
+    with pytest.raises(TypeError, match="instance 0 is not an integer"):
+        svmutil.svm_predict([], [{1.5: 1.0}], model, "-q")
