@@ -5,7 +5,8 @@
 //! - `lean-deps`: fails when a library crate pulls in the PNG renderer, ndarray or the bundled
 //!   datasets (optional features that only the umbrella, the CLI and tests ask for).
 //! - `publish-check`: `cargo publish --dry-run --workspace`: every published crate packaged and
-//!   built from its packaged sources alone, as crates.io would take it.
+//!   built from its packaged sources alone, as crates.io would take it (the distributed two
+//!   packaged, not built a second time).
 //! - `python`: the Python package (`python/`) built in release mode into `target/python-venv`
 //!   (created on first use) and its pytest suite run there (`python.rs`).
 //! - `bench`: margin against scikit-learn, LIBSVM and LIBLINEAR, end to end, and with
@@ -174,7 +175,8 @@ fn ci() -> Result<(), String> {
 
 /// `cargo publish --dry-run --workspace`: packages every published crate (unpublished xtask
 /// and benches are skipped) and builds each from its packaged sources alone, the workspace's
-/// unpublished crates resolved from the packages just made; no upload, no token.
+/// unpublished crates resolved from the packages just made; no upload, no token. The
+/// distributed crates ([`UNBUILT_PACKAGES`]) are packaged (`--no-verify`), not built again.
 /// `--allow-dirty`: the check is about manifests and sources, not the state of git.
 ///
 /// Cargo serves those packages from a temporary local registry and treats registry crates as
@@ -218,20 +220,39 @@ fn publish_check() -> Result<(), String> {
         clean.extend(["--package", name]);
     }
     cargo(&clean, &[])?;
+    // No debug info: these builds only have to compile, and the default profile's full debug
+    // info makes every object file and link larger (and CI's disk is shared).
+    let env = [
+        ("CARGO_HOME", home.as_str()),
+        ("CARGO_PROFILE_DEV_DEBUG", "0"),
+    ];
+    let mut publish = vec!["publish", "--dry-run", "--workspace", "--allow-dirty"];
+    publish.extend(["--target-dir", &dir]);
+    for name in UNBUILT_PACKAGES {
+        publish.extend(["--exclude", name]);
+    }
+    cargo(&publish, &env)?;
+    // Every published crate packages, the distributed two included: their manifests resolve
+    // against the packages of the others (unpublished crates are skipped, as above).
     cargo(
         &[
             "publish",
             "--dry-run",
             "--workspace",
+            "--no-verify",
             "--allow-dirty",
             "--target-dir",
             &dir,
         ],
-        // No debug info: these builds only have to compile, and the default profile's full
-        // debug info makes every object file and link larger (and CI's disk is shared).
-        &[("CARGO_HOME", &home), ("CARGO_PROFILE_DEV_DEBUG", "0")],
+        &env,
     )
 }
+
+/// Published crates that the publish check packages without building them from the package:
+/// they are built and tested from the workspace by `cargo test`, and building them again from
+/// their packaged sources would compile DataFusion and Ballista a second time (half an hour on
+/// two cores).
+const UNBUILT_PACKAGES: [&str; 2] = ["margin-datafusion", "margin-ballista"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
