@@ -152,7 +152,7 @@ fn configured<P: Params>(make: fn() -> P, settings: &Settings) -> Result<P> {
     for (name, _) in settings {
         P::param(name)?;
     }
-    for param in P::PARAMS {
+    for param in P::params() {
         if let Some((_, text)) = settings.iter().find(|(n, _)| n == param.name) {
             params.set(param.name, text)?;
         }

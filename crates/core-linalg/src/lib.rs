@@ -64,6 +64,9 @@
 // docs.rs builds with `--cfg docsrs` on nightly: mark feature-gated items as such.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// `#[derive(Params)]` writes `::margin_core::…` paths; this crate's own params structs use it too.
+extern crate self as margin_core;
+
 pub mod centred_qr;
 mod dataset;
 mod dense;

@@ -1,46 +1,60 @@
 //! Hyperparameters as data: every params struct describes its parameters once, through
-//! [`Params`], and the command line, grid search, parameter files and model files read those
-//! descriptions instead of retyping the list (linfa's checked params and scikit-learn's
-//! `get_params`/`set_params`, done once).
+//! [`Params`](trait@Params), and the command line, grid search, parameter files, model files
+//! and the Python classes read those descriptions instead of retyping the list (linfa's checked
+//! params and scikit-learn's `get_params`/`set_params`, done once).
 //!
-//! A struct declares its parameters with [`params!`](crate::params!): for each one its name
-//! (scikit-learn's), its type (any [`ParamType`]), a one-line help, and optionally the values it
-//! allows and the configurations it applies to. The default is never written twice: it is the
-//! value [`Default`] gives.
+//! A struct declares its parameters with `#[derive(Params)]`, one `#[param(...)]` attribute per
+//! field: the parameter's name (scikit-learn's; the field's by default), a one-line help, its
+//! default, and optionally the values it allows and the configurations it applies to. The
+//! derive writes the descriptors, `Default`, a builder method per field (documented with the
+//! field's doc comment) and the checks; a new parameter is one field and its attribute.
+//!
+//! | attribute | meaning |
+//! |---|---|
+//! | `help = "…"` | one line of help (required) |
+//! | `name = "C"` | the parameter's name, when not the field's |
+//! | `default = EXPR` | the default (else `Default::default()`) |
+//! | `valid = ("phrase", \|v\| …)` | the values allowed: a phrase, and a test of `&T` |
+//! | `applies = ("phrase", \|p\| …)` | when the parameter is used: a phrase, and a test of the struct |
+//! | `ty = T, get = …, set = …` | text type and accessors, for a field stored in another form |
+//! | `setter(into)`, `setter(strip_option)`, `setter(skip)`, `setter(via = …, arg = T)` | how the builder takes its value |
+//! | `flatten`, with `help_for(…)`, `valid_for(…)` | a settings block whose parameters become this struct's |
+//! | `skip` | a field that is not a parameter |
+//!
+//! On the struct, `#[params(check = …)]` adds the rules that tie parameters together,
+//! `#[params(order(…))]` gives the listing order when it is not the fields' (model files fix
+//! the field order), and `#[params(block)]` marks a settings block other structs flatten (see
+//! `margin_kernels::KernelParams` for one, with an example).
 //!
 //! ```
 //! use margin_core::params::{Params, Value};
 //! use margin_core::{Error, Result};
 //!
-//! #[derive(Clone, Debug, PartialEq)]
+//! #[derive(Clone, Debug, PartialEq, Params)]
 //! struct RidgeLike {
+//!     /// Penalty strength on the weights (default 1).
+//!     #[param(
+//!         help = "penalty strength on the weights",
+//!         default = 1.0,
+//!         valid = ("a finite number ≥ 0", |a| a.is_finite() && *a >= 0.0)
+//!     )]
 //!     alpha: f64,
+//!     /// Fit an unpenalized intercept (default true).
+//!     #[param(help = "fit an unpenalized intercept", default = true)]
 //!     fit_intercept: bool,
+//!     /// Iteration limit (default none: no limit).
+//!     #[param(help = "iteration limit (none: no limit)", setter(strip_option))]
 //!     max_iter: Option<usize>,
 //! }
-//! impl Default for RidgeLike {
-//!     fn default() -> Self {
-//!         Self { alpha: 1.0, fit_intercept: true, max_iter: None }
-//!     }
-//! }
-//! margin_core::params! {
-//!     RidgeLike {
-//!         alpha: f64 {
-//!             help: "penalty strength on the weights",
-//!             valid: ("a finite number ≥ 0", |a| a.is_finite() && *a >= 0.0),
-//!         },
-//!         fit_intercept: bool { help: "fit an unpenalized intercept" },
-//!         max_iter: Option<usize> { help: "iteration limit (none: no limit)" },
-//!     }
-//! }
 //!
-//! let mut p = RidgeLike::default();
+//! let mut p = RidgeLike::default().max_iter(50);
 //! p.set("alpha", "0.5")?;
 //! p.set("max_iter", "none")?;
 //! assert_eq!(p.get("alpha"), Some(Value::Float(0.5)));
 //! assert!(matches!(p.set("alpha", "-1"), Err(Error::InvalidParameter { .. })));
 //! assert_eq!(p.alpha, 0.5); // a refused value leaves the parameter as it was
 //! assert_eq!(RidgeLike::defaults()[0], ("alpha", Value::Float(1.0)));
+//! assert!(RidgeLike::default().alpha(-1.0).check().is_err());
 //! # Ok::<(), Error>(())
 //! ```
 
@@ -50,6 +64,10 @@ use std::fmt;
 use crate::dataset::ClassWeight;
 use crate::error::{Error, Result};
 use crate::label::Label;
+
+/// Derives [`Params`](trait@Params), `Default` and the builder methods of a struct of
+/// hyperparameters from one `#[param(...)]` attribute per field (see the module documentation).
+pub use margin_derive::Params;
 
 /// A parameter's value as text sources and reports see it. Its [`Display`](fmt::Display) is
 /// text that [`Params::set`] reads back to the same value.
@@ -310,8 +328,18 @@ macro_rules! param_choice {
     };
 }
 
-/// One parameter of a params struct `P`: what [`params!`](crate::params!) generates for each
-/// entry.
+/// Reads a parameter's value from params `P`.
+pub type Getter<P> = Box<dyn Fn(&P) -> Value + Send + Sync>;
+/// Parses text and stores it in params `P`.
+pub type Storer<P> = Box<dyn Fn(&mut P, &str) -> Result<()> + Send + Sync>;
+/// Checks a parameter's value in params `P`.
+pub type Checker<P> = Box<dyn Fn(&P) -> Result<()> + Send + Sync>;
+/// Tells whether a parameter is used by the configuration params `P` hold.
+pub type Usage<P> = Box<dyn Fn(&P) -> bool + Send + Sync>;
+/// A phrase and the test it describes (the values allowed, or when a parameter is used).
+pub type Rule<T> = (&'static str, Option<fn(&T) -> bool>);
+
+/// One parameter of a params struct `P`: what `#[derive(Params)]` generates for each field.
 pub struct Param<P> {
     /// The name, scikit-learn's where it has the parameter (`C`, `alpha`, `max_iter`).
     pub name: &'static str,
@@ -326,14 +354,134 @@ pub struct Param<P> {
     /// when always.
     pub applies: &'static str,
     /// Reads the parameter.
-    pub get: fn(&P) -> Value,
+    pub get: Getter<P>,
     /// Parses `text` and stores it (without the range check).
-    pub store: fn(&mut P, &str) -> Result<()>,
+    pub store: Storer<P>,
     /// Checks the stored value against [`Param::allowed`].
-    pub check: fn(&P) -> Result<()>,
+    pub check: Checker<P>,
     /// Whether the parameter is used by the configuration `P` holds (see
     /// [`Param::applies`]).
-    pub used: fn(&P) -> bool,
+    pub used: Usage<P>,
+}
+
+/// What a parameter of type `T` on params `P` is made of: how it is read and stored, the
+/// values allowed and when it is used (see [`Param::new`]).
+pub struct ParamParts<P, T> {
+    /// The name.
+    pub name: &'static str,
+    /// One line of help.
+    pub help: &'static str,
+    /// The phrase for the values allowed ("" for any) and the test, if any.
+    pub valid: Rule<T>,
+    /// The phrase for when the parameter is used ("" for always) and the test, if any.
+    pub applies: Rule<P>,
+    /// Reads the value.
+    pub get: fn(&P) -> T,
+    /// Stores a value.
+    pub set: fn(&mut P, T),
+}
+
+impl<P: 'static> Param<P> {
+    /// The parameter `parts` describes, its text read and written as `T`.
+    pub fn new<T: ParamType + 'static>(parts: ParamParts<P, T>) -> Self {
+        let ParamParts {
+            name,
+            help,
+            valid: (allowed, valid),
+            applies: (applies, used),
+            get,
+            set,
+        } = parts;
+        Param {
+            name,
+            help,
+            kind: T::kind,
+            allowed,
+            applies,
+            get: Box::new(move |p| get(p).to_value()),
+            store: Box::new(move |p, text| {
+                let v = T::parse(text)
+                    .map_err(|expected| Error::invalid_parameter(name, text, expected))?;
+                set(p, v);
+                Ok(())
+            }),
+            check: Box::new(move |p| match valid {
+                Some(valid) => {
+                    let v = get(p);
+                    if valid(&v) {
+                        Ok(())
+                    } else {
+                        Err(Error::invalid_parameter(name, v.to_value(), allowed))
+                    }
+                }
+                None => Ok(()),
+            }),
+            used: Box::new(move |p| used.is_none_or(|used| used(p))),
+        }
+    }
+
+    /// The parameters of a settings block `B` held by `P` (a `#[param(flatten)]` field), as
+    /// parameters of `P`: `part` and `part_mut` reach the block; `help` replaces the help line
+    /// of the parameters it names (a shared block described in the words of the model that
+    /// holds it).
+    pub fn nested<B: Params>(
+        part: fn(&P) -> &B,
+        part_mut: fn(&mut P) -> &mut B,
+        help: &[(&str, &'static str)],
+    ) -> Vec<Param<P>> {
+        B::params()
+            .iter()
+            .map(|inner| Param {
+                name: inner.name,
+                help: help
+                    .iter()
+                    .find(|(name, _)| *name == inner.name)
+                    .map_or(inner.help, |(_, help)| help),
+                kind: inner.kind,
+                allowed: inner.allowed,
+                applies: inner.applies,
+                get: Box::new(move |p| (inner.get)(part(p))),
+                store: Box::new(move |p, text| (inner.store)(part_mut(p), text)),
+                check: Box::new(move |p| (inner.check)(part(p))),
+                used: Box::new(move |p| (inner.used)(part(p))),
+            })
+            .collect()
+    }
+
+    /// Gives the parameter `name` of `params` (a flattened block's, as [`Param::nested`]
+    /// returns them) the allowed values of the struct that holds the block: `allowed` as the
+    /// phrase, `valid` as the test (of the whole struct). A block shared by several models
+    /// whose ranges differ (a tree's `criterion` for classifiers and regressors) states each
+    /// model's range this way.
+    ///
+    /// # Panics
+    /// If `params` has no parameter `name`: a declaration error the params' own tests meet.
+    pub fn revalidate(
+        params: &mut [Param<P>],
+        name: &str,
+        allowed: &'static str,
+        valid: fn(&P) -> bool,
+    ) {
+        let param = params
+            .iter_mut()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("valid_for names {name}, which the block does not have"));
+        let get: std::sync::Arc<dyn Fn(&P) -> Value + Send + Sync> =
+            std::mem::replace(&mut param.get, Box::new(|_| Value::None)).into();
+        let name = param.name;
+        param.allowed = allowed;
+        param.get = Box::new({
+            let get = std::sync::Arc::clone(&get);
+            move |p| get(p)
+        });
+        param.check = Box::new(move |p| {
+            if valid(p) {
+                Ok(())
+            } else {
+                Err(Error::invalid_parameter(name, get(p), allowed))
+            }
+        });
+    }
 }
 
 /// The command-line spelling of a parameter name: lower case, `-` for `_` (`C` is `--c`,
@@ -370,10 +518,10 @@ pub struct ParamInfo {
 }
 
 /// A struct of hyperparameters that describes itself (implemented with
-/// [`params!`](crate::params!)).
+/// [`#[derive(Params)]`](derive@Params)).
 pub trait Params: Clone + 'static {
-    /// The parameters, in the order help texts list them.
-    const PARAMS: &'static [Param<Self>];
+    /// The parameters, in the order help texts list them (built once, on first use).
+    fn params() -> &'static [Param<Self>];
 
     /// Rules that tie parameters together (beyond each one's own range); none by default.
     fn check_together(&self) -> Result<()> {
@@ -383,7 +531,7 @@ pub trait Params: Clone + 'static {
     /// Checks every parameter's range, then the rules that tie them together: what `fit` calls
     /// first, and what [`Params::set`] calls for the parameter it sets.
     fn check(&self) -> Result<()> {
-        for p in Self::PARAMS {
+        for p in Self::params() {
             (p.check)(self)?;
         }
         self.check_together()
@@ -391,7 +539,7 @@ pub trait Params: Clone + 'static {
 
     /// The parameter called `name` (its scikit-learn name or its command-line spelling).
     fn param(name: &str) -> Result<&'static Param<Self>> {
-        Self::PARAMS
+        Self::params()
             .iter()
             .find(|p| p.name == name || p.flag() == name)
             .ok_or_else(|| {
@@ -400,7 +548,7 @@ pub trait Params: Clone + 'static {
                     name,
                     format!(
                         "one of {}",
-                        Self::PARAMS
+                        Self::params()
                             .iter()
                             .map(|p| p.name)
                             .collect::<Vec<_>>()
@@ -437,9 +585,9 @@ pub trait Params: Clone + 'static {
         Self::param(name).ok().map(|p| (p.get)(self))
     }
 
-    /// Every parameter with its value, in [`Params::PARAMS`] order.
+    /// Every parameter with its value, in [`Params::params`] order.
     fn values(&self) -> Vec<(&'static str, Value)> {
-        Self::PARAMS
+        Self::params()
             .iter()
             .map(|p| (p.name, (p.get)(self)))
             .collect()
@@ -448,7 +596,7 @@ pub trait Params: Clone + 'static {
     /// Every parameter described, with the value `self` holds (for a default params value:
     /// the defaults).
     fn describe(&self) -> Vec<ParamInfo> {
-        Self::PARAMS
+        Self::params()
             .iter()
             .map(|p| ParamInfo {
                 name: p.name,
@@ -514,7 +662,7 @@ impl<P: Params> ParamsByName for P {
 /// [`NFeatures`](crate::NFeatures).
 pub trait Hyperparams {
     /// The parameters the model was fitted with, described and with their values, in the
-    /// order of the params type's [`Params::PARAMS`] (what [`Params::describe`] gives).
+    /// order of the params type's [`Params::params`] (what [`Params::describe`] gives).
     fn describe_hyperparams(&self) -> Vec<ParamInfo>;
 }
 
@@ -537,204 +685,72 @@ macro_rules! impl_hyperparams {
     };
 }
 
-/// Implements [`Params`] for a struct, one entry per parameter:
-///
-/// ```text
-/// field: Type { help: "..." },                               // the field `field`, named "field"
-/// field as "C": Type { help: "..." },                        // another name (scikit-learn's)
-/// field: Type { at: settings.tol, help: "..." },             // a nested field
-/// field: Type { get: |p| .., set: |p, v| .., help: "..." }, // computed from other fields
-/// ```
-///
-/// then optionally `valid: ("phrase", |v: &Type| -> bool)` (the values allowed) and
-/// `applies: ("phrase", |p: &Struct| -> bool)` (when the parameter is used), in that order,
-/// and after the entries an optional `together: |p: &Struct| -> Result<()>` for rules that tie
-/// parameters together. See the [module documentation](mod@crate::params) for an example.
-#[macro_export]
-macro_rules! params {
-    (
-        $ty:ty { $($body:tt)* }
-        $(together: $together:expr $(,)?)?
-    ) => {
-        impl $crate::params::Params for $ty {
-            const PARAMS: &'static [$crate::params::Param<Self>] =
-                $crate::params!(@entries $ty; []; $($body)*);
-            $(
-                fn check_together(&self) -> $crate::Result<()> {
-                    let rule: fn(&$ty) -> $crate::Result<()> = $together;
-                    rule(self)
-                }
-            )?
-        }
-    };
-
-    (@entries $ty:ty; [$($done:expr,)*];) => { &[$($done,)*] };
-
-    // A plain or nested field.
-    (@entries $ty:ty; [$($done:expr,)*];
-        $field:ident $(as $name:literal)? : $t:ty {
-            $(at: $($path:ident).+ ,)?
-            help: $help:literal
-            $(, valid: ($allowed:literal, $valid:expr))?
-            $(, applies: ($applies:literal, $used:expr))?
-            $(,)?
-        },
-        $($rest:tt)*
-    ) => {
-        $crate::params!(@entries $ty; [$($done,)* $crate::params!(@computed $ty, $t,
-            $crate::params!(@name $field $($name)?), $help,
-            [$($allowed, $valid)?], [$($applies, $used)?],
-            $crate::params!(@read $ty, $t, $field $(, $($path).+)?),
-            $crate::params!(@write $ty, $t, $field $(, $($path).+)?)
-        ),]; $($rest)*)
-    };
-
-    // A parameter computed from other fields.
-    (@entries $ty:ty; [$($done:expr,)*];
-        $field:ident $(as $name:literal)? : $t:ty {
-            get: $get:expr,
-            set: $set:expr,
-            help: $help:literal
-            $(, valid: ($allowed:literal, $valid:expr))?
-            $(, applies: ($applies:literal, $used:expr))?
-            $(,)?
-        },
-        $($rest:tt)*
-    ) => {
-        $crate::params!(@entries $ty; [$($done,)* $crate::params!(@computed $ty, $t,
-            $crate::params!(@name $field $($name)?), $help,
-            [$($allowed, $valid)?], [$($applies, $used)?], $get, $set
-        ),]; $($rest)*)
-    };
-
-    (@name $field:ident) => { stringify!($field) };
-    (@name $field:ident $name:literal) => { $name };
-    (@read $ty:ty, $t:ty, $field:ident) => {
-        |p: &$ty| -> $t { ::std::clone::Clone::clone(&p.$field) }
-    };
-    (@read $ty:ty, $t:ty, $field:ident, $($path:ident).+) => {
-        |p: &$ty| -> $t { ::std::clone::Clone::clone(&p.$($path).+) }
-    };
-    (@write $ty:ty, $t:ty, $field:ident) => { |p: &mut $ty, v: $t| p.$field = v };
-    (@write $ty:ty, $t:ty, $field:ident, $($path:ident).+) => {
-        |p: &mut $ty, v: $t| p.$($path).+ = v
-    };
-
-    (@computed $ty:ty, $t:ty, $name:expr, $help:literal, [$($allowed:literal, $valid:expr)?],
-        [$($applies:literal, $used:expr)?], $get:expr, $set:expr) => {
-        $crate::params::Param::<$ty> {
-            name: $name,
-            help: $help,
-            kind: <$t as $crate::params::ParamType>::kind,
-            allowed: $crate::params!(@or "" $($allowed)?),
-            applies: $crate::params!(@or "" $($applies)?),
-            get: |p: &$ty| {
-                let get: fn(&$ty) -> $t = $get;
-                $crate::params::ParamType::to_value(&get(p))
-            },
-            store: |p: &mut $ty, text: &str| {
-                let set: fn(&mut $ty, $t) = $set;
-                let v = <$t as $crate::params::ParamType>::parse(text)
-                    .map_err(|expected| $crate::Error::invalid_parameter($name, text, expected))?;
-                set(p, v);
-                Ok(())
-            },
-            check: |_p: &$ty| {
-                $(
-                    let get: fn(&$ty) -> $t = $get;
-                    let valid: fn(&$t) -> bool = $valid;
-                    let v = get(_p);
-                    if !valid(&v) {
-                        return Err($crate::Error::invalid_parameter(
-                            $name,
-                            $crate::params::ParamType::to_value(&v),
-                            $allowed,
-                        ));
-                    }
-                )?
-                Ok(())
-            },
-            used: $crate::params!(@used $ty $(, $used)?),
-        }
-    };
-
-    (@used $ty:ty) => { |_: &$ty| true };
-    (@used $ty:ty, $used:expr) => { $used };
-    (@or $default:literal) => { $default };
-    (@or $default:literal $given:literal) => { $given };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[derive(Clone, Copy, Debug, PartialEq)]
-    enum Solver {
+    pub(super) enum Solver {
         Exact,
         Sgd,
     }
     param_choice!(Solver { Exact => "exact", Sgd => "sgd" | "stochastic" });
 
-    #[derive(Clone, Debug, PartialEq)]
+    /// A block of one parameter, flattened into `Example`.
+    #[derive(Clone, Debug, PartialEq, Params)]
+    #[params(block)]
     struct Inner {
+        #[param(
+            help = "tolerance",
+            default = 1e-3,
+            valid = ("a finite number > 0", |t| t.is_finite() && *t > 0.0)
+        )]
         tol: f64,
     }
 
-    #[derive(Clone, Debug, PartialEq)]
+    #[derive(Clone, Debug, PartialEq, Params)]
+    #[params(check = |p| {
+        if p.eta0.is_some() && p.solver != Solver::Sgd {
+            return Err(Error::invalid_parameter("eta0", p.eta0.unwrap_or(0.0), "only with solver sgd"));
+        }
+        Ok(())
+    })]
     struct Example {
+        #[param(name = "C", help = "regularization", default = 1.0, valid = ("a number > 0", |c| *c > 0.0))]
         c: f64,
+        #[param(flatten)]
         inner: Inner,
+        #[param(help = "solver", default = Solver::Exact)]
         solver: Solver,
         /// Stored only for the SGD solver, as the solver enum's payload would be.
+        #[param(
+            help = "initial step",
+            ty = f64,
+            get = |p| p.eta0.unwrap_or(0.1),
+            set = |p, v| p.eta0 = Some(v),
+            valid = ("a number > 0", |e| *e > 0.0),
+            applies = ("with solver sgd", |p| p.solver == Solver::Sgd),
+            setter(skip)
+        )]
         eta0: Option<f64>,
+        #[param(help = "depth limit", setter(skip))]
         max_depth: Option<usize>,
+        #[param(help = "class weights", setter(skip))]
         class_weight: ClassWeight,
+        #[param(help = "seed", setter(skip))]
         seed: u64,
     }
 
-    impl Default for Example {
-        fn default() -> Self {
-            Self {
-                c: 1.0,
-                inner: Inner { tol: 1e-3 },
-                solver: Solver::Exact,
-                eta0: None,
-                max_depth: None,
-                class_weight: ClassWeight::Uniform,
-                seed: 0,
-            }
-        }
-    }
-
-    params! {
-        Example {
-            c as "C": f64 {
-                help: "regularization",
-                valid: ("a number > 0", |c| *c > 0.0),
-            },
-            tol: f64 {
-                at: inner.tol,
-                help: "tolerance",
-                valid: ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
-            },
-            solver: Solver { help: "solver" },
-            eta0: f64 {
-                get: |p| p.eta0.unwrap_or(0.1),
-                set: |p, v| p.eta0 = Some(v),
-                help: "initial step",
-                valid: ("a number > 0", |e| *e > 0.0),
-                applies: ("with solver sgd", |p| p.solver == Solver::Sgd),
-            },
-            max_depth: Option<usize> { help: "depth limit" },
-            class_weight: ClassWeight { help: "class weights" },
-            seed: u64 { help: "seed" },
-        }
-        together: |p| {
-            if p.eta0.is_some() && p.solver != Solver::Sgd {
-                return Err(Error::invalid_parameter("eta0", p.eta0.unwrap_or(0.0), "only with solver sgd"));
-            }
-            Ok(())
-        }
+    #[test]
+    fn builders_store_what_text_stores() {
+        let mut by_text = Example::default();
+        by_text.set("C", "3").unwrap();
+        by_text.set("tol", "1e-6").unwrap();
+        by_text.set("solver", "sgd").unwrap();
+        assert_eq!(
+            Example::default().c(3.0).tol(1e-6).solver(Solver::Sgd),
+            by_text
+        );
     }
 
     #[test]
@@ -851,7 +867,7 @@ mod tests {
         p.set("solver", "sgd").unwrap();
         assert!((eta0.used)(&p));
         assert!((Example::param("C").unwrap().used)(&p));
-        let kinds: Vec<_> = Example::PARAMS.iter().map(|p| (p.kind)()).collect();
+        let kinds: Vec<_> = Example::params().iter().map(|p| (p.kind)()).collect();
         assert_eq!(
             kinds,
             [
@@ -866,6 +882,197 @@ mod tests {
         );
         assert_eq!(Example::param("max_depth").unwrap().flag(), "max-depth");
         assert_eq!(Example::param("C").unwrap().flag(), "c");
+    }
+
+    /// The same parameters as `Example`, declared with the derive: a block flattened in, its
+    /// builder methods forwarded, the listing order apart from the field order.
+    mod derived {
+        use super::{ClassWeight, Error, Solver, Value};
+        use crate::params::{ParamType, Params};
+
+        /// A settings block, as an SVM's solver settings.
+        #[derive(Clone, Debug, PartialEq, Params)]
+        #[params(block, check = |b| if b.tol > 1.0 && b.solver == crate::params::tests::Solver::Sgd {
+            Err(Error::invalid_parameter("tol", b.tol, "at most 1 with solver sgd"))
+        } else {
+            Ok(())
+        })]
+        pub struct Tolerance {
+            /// Stopping tolerance.
+            #[param(
+                help = "tolerance",
+                default = 1e-3,
+                valid = ("a finite number > 0", |t| t.is_finite() && *t > 0.0)
+            )]
+            tol: f64,
+            /// Iteration limit (none: no limit).
+            #[param(help = "iteration limit", setter(strip_option))]
+            max_iter: Option<usize>,
+            #[param(help = "solver", default = crate::params::tests::Solver::Exact)]
+            solver: crate::params::tests::Solver,
+        }
+
+        #[derive(Clone, Debug, PartialEq, Params)]
+        #[params(order(c, inner, class_weight, eta0, seed))]
+        struct Model {
+            #[param(flatten, help_for(tol = "tolerance of the model's solver"))]
+            inner: Tolerance,
+            /// Regularization.
+            #[param(name = "C", help = "regularization", default = 1.0,
+                valid = ("a number > 0", |c| *c > 0.0))]
+            c: f64,
+            #[param(help = "class weights", setter(into))]
+            class_weight: ClassWeight,
+            #[param(
+                help = "initial step",
+                ty = f64,
+                get = |p| p.eta0.unwrap_or(0.1),
+                set = |p, v| p.eta0 = Some(v),
+                valid = ("a number > 0", |e| *e > 0.0),
+                applies = ("with solver sgd", |p| p.inner.solver == Solver::Sgd),
+                setter(strip_option)
+            )]
+            eta0: Option<f64>,
+            #[param(help = "seed", default = 7)]
+            seed: u64,
+            #[param(skip, default = vec![1])]
+            scratch: Vec<u8>,
+        }
+
+        /// A block's parameter listed apart, and a block parameter's range given per struct.
+        #[derive(Clone, Debug, PartialEq, Params)]
+        #[params(order(inner::solver, seed, inner))]
+        struct Split {
+            #[param(
+                flatten,
+                valid_for(tol = ("at most 0.5 here", |p| p.inner.tol <= 0.5))
+            )]
+            inner: Tolerance,
+            #[param(help = "seed")]
+            seed: u64,
+        }
+
+        #[test]
+        fn order_lists_a_block_parameter_apart_and_valid_for_narrows_its_range() {
+            let names: Vec<_> = Split::params().iter().map(|p| p.name).collect();
+            assert_eq!(names, ["solver", "seed", "tol", "max_iter"]);
+            let tol = Split::param("tol").unwrap();
+            assert_eq!(tol.allowed, "at most 0.5 here");
+            let mut p = Split::default();
+            let e = p.set("tol", "0.75").unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                Error::invalid_parameter("tol", "0.75", "at most 0.5 here").to_string()
+            );
+            assert_eq!(p, Split::default());
+            p.set("tol", "0.25").unwrap();
+            assert_eq!(p.get("tol"), Some(Value::Float(0.25)));
+            assert!(p.check().is_ok());
+            let built = Split::default().tol(0.25).max_iter(3).solver(Solver::Exact);
+            assert_eq!(
+                built.inner,
+                Tolerance {
+                    tol: 0.25,
+                    max_iter: Some(3),
+                    solver: Solver::Exact
+                }
+            );
+        }
+
+        #[test]
+        fn the_derive_lists_defaults_in_order_and_flattens_blocks() {
+            let names: Vec<_> = Model::params().iter().map(|p| p.name).collect();
+            assert_eq!(
+                names,
+                [
+                    "C",
+                    "tol",
+                    "max_iter",
+                    "solver",
+                    "class_weight",
+                    "eta0",
+                    "seed"
+                ]
+            );
+            assert_eq!(
+                Model::param("tol").unwrap().help,
+                "tolerance of the model's solver"
+            );
+            assert_eq!(Model::param("max_iter").unwrap().help, "iteration limit");
+            let d = Model::default();
+            assert_eq!(
+                (d.c, d.inner.tol, d.seed, d.scratch.clone()),
+                (1.0, 1e-3, 7, vec![1])
+            );
+            assert_eq!(d.get("eta0"), Some(Value::Float(0.1)));
+            assert_eq!(d.get("max_iter"), Some(Value::None));
+            assert_eq!(Model::param("C").unwrap().flag(), "c");
+            assert_eq!(
+                Model::params()
+                    .iter()
+                    .map(|p| (p.kind)())
+                    .collect::<Vec<_>>()[..3],
+                ["<number>", "<number>", "<int>|none"]
+            );
+            assert_eq!(Solver::kind(), "exact|sgd");
+        }
+
+        #[test]
+        fn builders_forward_into_blocks_and_checks_reach_them() {
+            let p = Model::default()
+                .c(2.0)
+                .tol(1e-6)
+                .max_iter(50)
+                .solver(Solver::Sgd)
+                .class_weight(ClassWeight::Balanced)
+                .eta0(0.5)
+                .seed(3);
+            assert_eq!(p.c, 2.0);
+            assert_eq!(
+                p.inner,
+                Tolerance {
+                    tol: 1e-6,
+                    max_iter: Some(50),
+                    solver: Solver::Sgd
+                }
+            );
+            assert_eq!(p.eta0, Some(0.5));
+            assert!(p.check().is_ok());
+            assert!((Model::param("eta0").unwrap().used)(&p));
+            assert!(!(Model::param("eta0").unwrap().used)(&Model::default()));
+
+            let mut q = p.clone();
+            assert!(matches!(
+                q.set("tol", "-1"),
+                Err(Error::InvalidParameter { .. })
+            ));
+            assert_eq!(q, p, "a refused value leaves the block as it was");
+            q.set("tol", "2").unwrap();
+            assert!(
+                q.check().is_err(),
+                "the block's own rule (tol ≤ 1 with sgd) is checked"
+            );
+            q.set("max-iter", "none").unwrap();
+            assert_eq!(q.inner.max_iter, None);
+            assert!(Model::default().c(-1.0).check().is_err());
+        }
+
+        proptest::proptest! {
+            /// Every value the derived struct reports, written as text, sets it to itself.
+            #[test]
+            fn derived_values_read_back(c in 1e-300f64..1e300, tol in 1e-12f64..1.0,
+                    seed in proptest::prelude::any::<u64>(), sgd in proptest::prelude::any::<bool>()) {
+                let mut p = Model::default().c(c).tol(tol).seed(seed);
+                if sgd {
+                    p = p.solver(Solver::Sgd).eta0(c);
+                }
+                let mut q = Model::default();
+                for param in Model::params().iter().filter(|param| (param.used)(&p)) {
+                    q.set(param.name, &(param.get)(&p).to_string()).unwrap();
+                }
+                proptest::prop_assert_eq!(q, p);
+            }
+        }
     }
 
     mod round_trip {
@@ -907,7 +1114,7 @@ mod tests {
                 if sgd {
                     q.set("solver", "sgd").unwrap();
                 }
-                for param in Example::PARAMS.iter().filter(|param| (param.used)(&p)) {
+                for param in Example::params().iter().filter(|param| (param.used)(&p)) {
                     q.set(param.name, &(param.get)(&p).to_string()).unwrap();
                 }
                 prop_assert_eq!(q, p);

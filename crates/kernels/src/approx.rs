@@ -13,7 +13,7 @@ use rand::Rng;
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 
-use crate::choice::{KernelChoice, KernelKind, KernelParams};
+use crate::choice::{KernelKind, KernelParams};
 use crate::gram::{cross_gram, gram, par};
 use crate::spec::KernelSpec;
 use crate::standard::Gamma;
@@ -31,11 +31,29 @@ pub enum Landmarks {
 /// Parameters of [`Nystroem`] (scikit-learn's names and defaults: the RBF kernel with
 /// `gamma=None`, which is `auto`, `γ = 1 / n_features`; degree 3; coef0 1; 100 components).
 /// The kernel is given by its parameters or whole, as any [`KernelSpec`] (sums, products, …).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct NystroemParams {
+    #[param(
+        flatten,
+        default = DEFAULT_KERNEL,
+        help_for(kernel = "kernel the features approximate")
+    )]
     kernel: KernelParams,
+    /// Number of landmarks (output dimension, default 100), at most the number of samples.
+    #[param(
+        help = "landmarks (output dimension), at most the number of samples",
+        default = 100,
+        valid = ("at least 1", |m| *m >= 1)
+    )]
     n_components: usize,
+    /// Landmark choice (default uniform rows).
+    #[param(
+        help = "landmark choice: uniform rows or k-means++ seeding",
+        default = Landmarks::Uniform
+    )]
     landmarks: Landmarks,
+    /// Seed for the landmark choice (default 0).
+    #[param(help = "seed of the landmark choice")]
     seed: u64,
 }
 
@@ -43,57 +61,6 @@ margin_core::param_choice!(Landmarks { Uniform => "uniform", KMeansPlusPlus => "
 
 /// scikit-learn's `Nystroem` kernel defaults.
 const DEFAULT_KERNEL: KernelParams = KernelParams::named(KernelKind::Rbf, Gamma::Auto, 3, 1.0);
-
-crate::kernel_params! {
-    NystroemParams [kernel] {} {
-        kernel: { help: "kernel the features approximate" }
-    } {
-        n_components: usize {
-            help: "landmarks (output dimension), at most the number of samples",
-            valid: ("at least 1", |m| *m >= 1),
-        },
-        landmarks: Landmarks { help: "landmark choice: uniform rows or k-means++ seeding" },
-        seed: u64 { help: "seed of the landmark choice" },
-    }
-}
-
-/// 100 landmarks chosen uniformly with seed 0, for the RBF kernel with γ = 1 / n_features.
-impl Default for NystroemParams {
-    fn default() -> Self {
-        Self {
-            kernel: DEFAULT_KERNEL,
-            n_components: 100,
-            landmarks: Landmarks::Uniform,
-            seed: 0,
-        }
-    }
-}
-
-impl NystroemParams {
-    /// The kernel to approximate (default RBF with `gamma = "auto"`): a [`KernelChoice`] (γ may
-    /// be `scale` or `auto`, resolved on the training records) or any [`KernelSpec`]. It sets
-    /// the parameters `kernel`, `gamma`, `degree` and `coef0` (those the kernel does not use to
-    /// their defaults).
-    pub fn kernel(mut self, kernel: impl Into<KernelChoice>) -> Self {
-        self.kernel = KernelParams::chosen(kernel.into(), &DEFAULT_KERNEL);
-        self
-    }
-    /// Number of landmarks (output dimension).
-    pub fn n_components(mut self, m: usize) -> Self {
-        self.n_components = m;
-        self
-    }
-    /// Landmark choice.
-    pub fn landmarks(mut self, l: Landmarks) -> Self {
-        self.landmarks = l;
-        self
-    }
-    /// Seed for the landmark choice.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-}
 
 /// The Nyström feature map `φ(x) = W^{-1/2} k(L, x)` for landmarks `L` with `W = K(L, L)`, so
 /// that `φ(x)·φ(z) ≈ k(x, z)`, exact when `x` or `z` is a landmark. Eigenvalues of `W` below
@@ -269,11 +236,22 @@ impl ModelFile for Nystroem {
     }
 }
 
-/// Parameters of [`RandomFourierFeatures`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Parameters of [`RandomFourierFeatures`] (scikit-learn's `RBFSampler` defaults: γ = 1, 100
+/// features; seed 0).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct RandomFourierFeaturesParams {
+    /// γ of the RBF kernel the features approximate (default 1, as scikit-learn's).
+    #[param(
+        help = "γ of the RBF kernel exp(−γ‖x − z‖²)",
+        default = 1.0,
+        valid = ("a finite number > 0", |g| g.is_finite() && *g > 0.0)
+    )]
     gamma: f64,
+    /// Output dimension `D` (default 100).
+    #[param(help = "output dimension D", default = 100, valid = ("at least 1", |d| *d >= 1))]
     n_components: usize,
+    /// Seed for the random projection.
+    #[param(help = "seed of the random projection")]
     seed: u64,
 }
 
@@ -301,49 +279,6 @@ impl RandomFourierFeatures {
     /// The default parameters, to adjust with the builder methods.
     pub fn params() -> RandomFourierFeaturesParams {
         RandomFourierFeaturesParams::default()
-    }
-}
-
-/// scikit-learn's `RBFSampler` defaults: γ = 1, 100 features; seed 0.
-impl Default for RandomFourierFeaturesParams {
-    fn default() -> Self {
-        Self {
-            gamma: 1.0,
-            n_components: 100,
-            seed: 0,
-        }
-    }
-}
-
-margin_core::params! {
-    RandomFourierFeaturesParams {
-        gamma: f64 {
-            help: "γ of the RBF kernel exp(−γ‖x − z‖²)",
-            valid: ("a finite number > 0", |g| g.is_finite() && *g > 0.0),
-        },
-        n_components: usize {
-            help: "output dimension D",
-            valid: ("at least 1", |d| *d >= 1),
-        },
-        seed: u64 { help: "seed of the random projection" },
-    }
-}
-
-impl RandomFourierFeaturesParams {
-    /// γ of the RBF kernel the features approximate (default 1, as scikit-learn's).
-    pub fn gamma(mut self, gamma: f64) -> Self {
-        self.gamma = gamma;
-        self
-    }
-    /// Output dimension `D` (default 100).
-    pub fn n_components(mut self, d: usize) -> Self {
-        self.n_components = d;
-        self
-    }
-    /// Seed for the random projection.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
     }
 }
 

@@ -44,29 +44,95 @@ margin_core::param_choice!(KernelKind {
 
 /// A [`KernelChoice`] as scikit-learn's four flat parameters (`kernel`, `gamma`, `degree`,
 /// `coef0`), with the kernel given whole when those cannot describe it: how params store their
-/// kernel, so that setting the parameters by name does not depend on their order. Each model
-/// has its own defaults (an SVM's RBF with γ = scale, kernel ridge's linear kernel with
-/// coef0 = 1, the kernel perceptron's `(x·z + 1)²`); [`kernel_params!`](crate::kernel_params!)
-/// declares the four parameters on a model's params.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// kernel, so that setting the parameters by name does not depend on their order. A settings
+/// block: a model's params hold it as a `#[param(flatten)]` field, with the model's own
+/// defaults as the field's `default` (an SVM's RBF with γ = scale, kernel ridge's linear kernel
+/// with coef0 = 1, the kernel perceptron's `(x·z + 1)²`), and gain its four parameters and the
+/// builder methods `kernel`, `gamma`, `degree` and `coef0`. Alone, it holds scikit-learn's SVM
+/// defaults: RBF with γ = scale, degree 3, coef0 0.
+///
+/// ```
+/// use margin_core::params::Params;
+/// use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams};
+///
+/// #[derive(Clone, Debug, PartialEq, Params)]
+/// struct Smoother {
+///     /// Regularization strength.
+///     #[param(help = "regularization strength", default = 1.0)]
+///     alpha: f64,
+///     #[param(flatten, default = KernelParams::named(KernelKind::Linear, Gamma::Auto, 3, 1.0))]
+///     kernel: KernelParams,
+/// }
+///
+/// let names: Vec<_> = Smoother::params().iter().map(|p| p.name).collect();
+/// assert_eq!(names, ["alpha", "kernel", "degree", "gamma", "coef0"]);
+/// let mut p = Smoother::default().gamma(0.5);
+/// assert_eq!(p.kernel.gamma, Gamma::Value(0.5));
+/// p.set("kernel", "poly")?;
+/// // A custom kernel is given whole to the `kernel` builder; text alone cannot make one.
+/// p.set("kernel", "custom")?;
+/// assert!(p.check().is_err());
+/// // `kernel(…)` leaves what the kernel does not use at the model's defaults (coef0 1 here).
+/// let rbf = Smoother::default().kernel(KernelChoice::Rbf { gamma: Gamma::Scale });
+/// assert_eq!(rbf.kernel, KernelParams::named(KernelKind::Rbf, Gamma::Scale, 3, 1.0));
+/// # Ok::<(), margin_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, margin_core::params::Params)]
+#[params(block, order(kernel, degree, gamma, coef0), check = |k| k.check_named())]
 pub struct KernelParams {
-    /// Which kernel.
-    pub kernel: KernelKind,
-    /// γ of the RBF, polynomial and sigmoid kernels.
-    pub gamma: Gamma,
-    /// Degree of the polynomial kernel.
+    /// The kernel: a named choice (`KernelChoice`: γ may be `scale` or `auto`, resolved on the
+    /// training records) or any kernel of margin-kernels given whole (`KernelSpec`: sums,
+    /// products, a Laplacian…). It sets the parameters `kernel`, `gamma`, `degree` and `coef0`,
+    /// those the kernel does not use to the model's defaults.
+    #[param(
+        help = "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting",
+        default = crate::KernelKind::Rbf,
+        set = |k, v| k.set_kind(v),
+        setter(
+            via = |k, choice, defaults| *k = crate::KernelParams::chosen(choice, defaults),
+            arg = crate::KernelChoice
+        )
+    )]
+    pub kernel: crate::KernelKind,
+    /// γ of the RBF, polynomial and sigmoid kernels: a number, `Gamma::Scale`
+    /// (`1 / (d · Var X)`, scikit-learn's default) or `Gamma::Auto` (`1 / d`, LIBSVM's). A
+    /// kernel given whole to `kernel` keeps its own γ.
+    #[param(
+        help = "kernel γ; scale: 1 / (d · Var X), auto: 1 / d",
+        default = crate::Gamma::Scale,
+        valid = ("a finite number > 0, \"scale\" or \"auto\"", |g| match g {
+            crate::Gamma::Value(g) => g.is_finite() && *g > 0.0,
+            _ => true,
+        }),
+        applies = ("with kernel rbf, poly or sigmoid", |k| matches!(
+            k.kernel,
+            crate::KernelKind::Rbf | crate::KernelKind::Poly | crate::KernelKind::Sigmoid
+        )),
+        setter(into)
+    )]
+    pub gamma: crate::Gamma,
+    /// Degree of the polynomial kernel (≥ 1).
+    #[param(
+        help = "degree of the polynomial kernel",
+        default = 3,
+        valid = ("an integer ≥ 1", |d| *d >= 1),
+        applies = ("with kernel poly", |k| k.kernel == crate::KernelKind::Poly)
+    )]
     pub degree: u32,
-    /// Constant term of the polynomial and sigmoid kernels.
+    /// Constant term of the polynomial (≥ 0) and sigmoid kernels.
+    #[param(
+        help = "constant term of the polynomial and sigmoid kernels",
+        default = 0.0,
+        valid = ("a finite number", |c| c.is_finite()),
+        applies = ("with kernel poly or sigmoid", |k| matches!(
+            k.kernel,
+            crate::KernelKind::Poly | crate::KernelKind::Sigmoid
+        ))
+    )]
     pub coef0: f64,
     /// The kernel of [`KernelKind::Custom`] (`None` for every other kind).
+    #[param(skip)]
     custom: Option<KernelSpec>,
-}
-
-/// scikit-learn's SVM defaults: RBF with γ = scale, degree 3, coef0 0.
-impl Default for KernelParams {
-    fn default() -> Self {
-        Self::named(KernelKind::Rbf, Gamma::Scale, 3, 0.0)
-    }
 }
 
 impl KernelParams {
@@ -131,7 +197,7 @@ impl KernelParams {
     }
 
     /// The kernel the parameters describe (`None` for [`KernelKind::Custom`] without a kernel,
-    /// which [`KernelParams::check_together`] refuses).
+    /// which [`Params::check`](margin_core::params::Params::check) refuses).
     pub fn choice(&self) -> Option<KernelChoice> {
         let gamma = self.gamma;
         Some(match self.kernel {
@@ -161,7 +227,7 @@ impl KernelParams {
 
     /// The rules between the four parameters: a custom kernel must have been given whole,
     /// and a polynomial kernel needs `coef0 ≥ 0` (the phrase of [`Polynomial::with_coef0`]).
-    pub fn check_together(&self) -> Result<()> {
+    fn check_named(&self) -> Result<()> {
         match self.kernel {
             KernelKind::Custom if self.custom.is_none() => Err(Error::invalid_parameter(
                 "kernel",
@@ -274,102 +340,6 @@ impl<K: Into<KernelSpec>> From<K> for KernelChoice {
     }
 }
 
-/// Implements [`Params`](margin_core::params::Params) for a params type whose kernel is a
-/// [`KernelParams`] at `path` (in brackets): the entries of `head`, then `kernel`, `degree`, `gamma` and
-/// `coef0` (scikit-learn's order), then those of `tail`. The kernel entry takes the model's own
-/// help line; `together` adds the type's own rules to the kernel's.
-///
-/// ```
-/// use margin_kernels::{Gamma, KernelKind, KernelParams};
-///
-/// #[derive(Clone, Debug)]
-/// struct Smoother {
-///     alpha: f64,
-///     kernel: KernelParams,
-/// }
-///
-/// impl Default for Smoother {
-///     fn default() -> Self {
-///         Self { alpha: 1.0, kernel: KernelParams::named(KernelKind::Rbf, Gamma::Auto, 3, 1.0) }
-///     }
-/// }
-///
-/// margin_kernels::kernel_params! {
-///     Smoother [kernel] {
-///         alpha: f64 { help: "regularization strength" },
-///     } {
-///         kernel: { help: "kernel" }
-///     } {}
-/// }
-///
-/// use margin_core::params::Params;
-/// let mut p = Smoother::default();
-/// p.set("gamma", "0.5")?;
-/// p.set("kernel", "poly")?;
-/// assert_eq!(p.kernel.gamma, Gamma::Value(0.5));
-/// // A custom kernel is given whole to a `kernel` builder; text alone cannot make one.
-/// p.set("kernel", "custom")?;
-/// assert!(p.check().is_err());
-/// assert!(!Smoother::PARAMS.iter().find(|q| q.name == "degree").unwrap().applies.is_empty());
-/// # Ok::<(), margin_core::Error>(())
-/// ```
-#[macro_export]
-macro_rules! kernel_params {
-    (
-        $t:ty [$($path:ident).+] { $($head:tt)* }
-        { kernel: { help: $help:literal $(,)? } }
-        { $($tail:tt)* }
-        $(together: $together:expr)?
-    ) => {
-        $crate::__margin_core::params! {
-            $t {
-                $($head)*
-                kernel: $crate::KernelKind {
-                    get: |p| p.$($path).+.kernel,
-                    set: |p, v| p.$($path).+.set_kind(v),
-                    help: $help,
-                },
-                degree: u32 {
-                    at: $($path).+.degree,
-                    help: "degree of the polynomial kernel",
-                    valid: ("an integer ≥ 1", |d| *d >= 1),
-                    applies: ("with kernel poly", |p| p.$($path).+.kernel == $crate::KernelKind::Poly),
-                },
-                gamma: $crate::Gamma {
-                    at: $($path).+.gamma,
-                    help: "kernel γ; scale: 1 / (d · Var X), auto: 1 / d",
-                    valid: ("a finite number > 0, \"scale\" or \"auto\"", |g| match g {
-                        $crate::Gamma::Value(g) => g.is_finite() && *g > 0.0,
-                        _ => true,
-                    }),
-                    applies: ("with kernel rbf, poly or sigmoid", |p| matches!(
-                        p.$($path).+.kernel,
-                        $crate::KernelKind::Rbf | $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
-                    )),
-                },
-                coef0: f64 {
-                    at: $($path).+.coef0,
-                    help: "constant term of the polynomial and sigmoid kernels",
-                    valid: ("a finite number", |c| c.is_finite()),
-                    applies: ("with kernel poly or sigmoid", |p| matches!(
-                        p.$($path).+.kernel,
-                        $crate::KernelKind::Poly | $crate::KernelKind::Sigmoid
-                    )),
-                },
-                $($tail)*
-            }
-            together: |p| {
-                p.$($path).+.check_together()?;
-                $(
-                    let own: fn(&$t) -> $crate::__margin_core::Result<()> = $together;
-                    own(p)?;
-                )?
-                Ok(())
-            }
-        }
-    };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,14 +419,16 @@ mod tests {
     #[test]
     fn rules_between_the_parameters() {
         let negative = KernelParams::named(KernelKind::Poly, Gamma::Scale, 3, -1.0);
-        assert!(negative.check_together().is_err());
+        assert!(margin_core::params::Params::check_together(&negative).is_err());
         let mut custom = KernelParams::default();
         custom.set_kind(KernelKind::Custom);
-        let refused = custom.check_together().unwrap_err().to_string();
+        let refused = margin_core::params::Params::check_together(&custom)
+            .unwrap_err()
+            .to_string();
         assert!(
             refused.contains("expected linear, poly, rbf, sigmoid or precomputed (a custom"),
             "{refused}"
         );
-        assert!(KernelParams::default().check_together().is_ok());
+        assert!(margin_core::params::Params::check_together(&KernelParams::default()).is_ok());
     }
 }

@@ -9,7 +9,7 @@
 //!   `Sigmoid::with_gamma(0.1)?.with_coef0(-1.0)?`.
 //! - [`KernelChoice`] and [`KernelParams`]: a model's kernel as scikit-learn's `kernel`,
 //!   `gamma`, `degree` and `coef0` parameters, resolved on the training records at fit time;
-//!   [`kernel_params!`] declares them on a model's params.
+//!   a model's params hold a [`KernelParams`] as a `#[param(flatten)]` field.
 //! - Kernel algebra that keeps a kernel a kernel: [`Scaled`], [`Sum`], [`Product`],
 //!   [`Mapped`] (`k(ψ(x), ψ(z))`), [`RankOne`] (`f(x) f(z)`), and [`KernelExt`] to chain them.
 //!   [`KernelSpec`] holds any standard kernel or combination as plain, serializable data.
@@ -70,7 +70,3 @@ pub use user::UserKernel;
 
 margin_core::impl_n_features!(Nystroem, RandomFourierFeatures);
 margin_core::impl_hyperparams!(Nystroem, RandomFourierFeatures);
-
-// For `kernel_params!`, so callers need no dependency named `margin_core`.
-#[doc(hidden)]
-pub use margin_core as __margin_core;

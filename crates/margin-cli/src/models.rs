@@ -118,7 +118,7 @@ impl ParamArgs {
         Ok(Some(margin_core::ClassWeight::Given(given)))
     }
 
-    /// Sets every given parameter that `P` describes on `params`, in `P::PARAMS` order (a
+    /// Sets every given parameter that `P` describes on `params`, in `P::params()` order (a
     /// parameter is listed after those that decide whether it is used), and leaves other flags
     /// for the entry's own options. A value `P` refuses, or a parameter given on the command
     /// line that the resulting configuration does not use (`--gamma` with `--kernel linear`),
@@ -137,7 +137,7 @@ impl ParamArgs {
             )),
             other => Failure::from(other),
         };
-        for param in P::PARAMS {
+        for param in P::params() {
             let flag = param.flag();
             if let Some(text) = self.values.remove(&flag) {
                 params.set(param.name, &text).map_err(as_flag)?;

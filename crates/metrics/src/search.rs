@@ -142,11 +142,14 @@ impl<P: ParamsByName> Grid<P> {
     ///
     /// ```
     /// use margin_metrics::Grid;
-    /// # #[derive(Clone, Debug, Default)] struct SvcLike { c: f64, kernel_degree: u32 }
-    /// # margin_core::params! { SvcLike {
-    /// #     c as "C": f64 { help: "regularization", valid: ("a number > 0", |c| *c > 0.0) },
-    /// #     kernel_degree as "degree": u32 { help: "degree" },
-    /// # } }
+    /// # use margin_core::params::Params;
+    /// # #[derive(Clone, Debug, Params)]
+    /// # struct SvcLike {
+    /// #     #[param(name = "C", help = "regularization", valid = ("a number > 0", |c| *c > 0.0))]
+    /// #     c: f64,
+    /// #     #[param(name = "degree", help = "degree")]
+    /// #     kernel_degree: u32,
+    /// # }
     /// let grid = Grid::new(SvcLike::default())
     ///     .param("C", [0.1, 1.0, 10.0])?
     ///     .param("degree", ["2", "3"])?;

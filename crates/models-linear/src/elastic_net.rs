@@ -43,76 +43,42 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Hyperparameters of [`ElasticNet`] (scikit-learn's `ElasticNet` and `Lasso`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct ElasticNetParams {
+    /// Penalty strength `α ≥ 0` (default 1).
+    #[param(
+        help = "penalty strength",
+        default = 1.0,
+        valid = ("a finite number >= 0", crate::finite_non_negative)
+    )]
     alpha: f64,
+    /// L1 share `ρ` in [0, 1] (default 0.5; 1 for the lasso).
+    #[param(
+        help = "L1 share of the penalty (1: the lasso)",
+        default = 0.5,
+        valid = ("a number in [0, 1]", |r| (0.0..=1.0).contains(r))
+    )]
     l1_ratio: f64,
+    /// Fit an unpenalized intercept (default true).
+    #[param(help = "fit an unpenalized intercept", default = true)]
     fit_intercept: bool,
+    /// Duality-gap tolerance, relative to `‖y − ȳ‖²` (default 1e-4).
+    #[param(
+        help = "duality-gap tolerance relative to |y - mean y|²",
+        default = 1e-4,
+        valid = ("a finite number >= 0", crate::finite_non_negative)
+    )]
     tol: f64,
+    /// Epoch limit (default 1000); reaching it is reported by [`ElasticNet::fit_report`].
+    #[param(
+        help = "coordinate-descent epochs",
+        default = 1000,
+        valid = ("at least 1", |n| *n >= 1)
+    )]
     max_iter: usize,
 }
 
-impl Default for ElasticNetParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            l1_ratio: 0.5,
-            fit_intercept: true,
-            tol: 1e-4,
-            max_iter: 1000,
-        }
-    }
-}
-
-margin_core::params! {
-    ElasticNetParams {
-        alpha: f64 {
-            help: "penalty strength",
-            valid: ("a finite number >= 0", crate::finite_non_negative),
-        },
-        l1_ratio: f64 {
-            help: "L1 share of the penalty (1: the lasso)",
-            valid: ("a number in [0, 1]", |r| (0.0..=1.0).contains(r)),
-        },
-        fit_intercept: bool { help: "fit an unpenalized intercept" },
-        tol: f64 {
-            help: "duality-gap tolerance relative to |y - mean y|²",
-            valid: ("a finite number >= 0", crate::finite_non_negative),
-        },
-        max_iter: usize {
-            help: "coordinate-descent epochs",
-            valid: ("at least 1", |n| *n >= 1),
-        },
-    }
-}
-
 impl ElasticNetParams {
-    /// Penalty strength `α ≥ 0` (default 1).
-    pub fn alpha(mut self, alpha: f64) -> Self {
-        self.alpha = alpha;
-        self
-    }
-    /// L1 share `ρ` in [0, 1] (default 0.5; 1 for the lasso).
-    pub fn l1_ratio(mut self, rho: f64) -> Self {
-        self.l1_ratio = rho;
-        self
-    }
-    /// Fit an unpenalized intercept (default true).
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
-    /// Duality-gap tolerance, relative to `‖y − ȳ‖²` (default 1e-4).
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Epoch limit (default 1000); reaching it is reported by [`ElasticNet::fit_report`].
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-
     /// Fits one model per `alpha` in the order given, each warm-started from the previous
     /// solution (give them in decreasing order, as [`alpha_grid`] does, for the cheapest path).
     ///

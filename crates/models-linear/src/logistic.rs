@@ -150,40 +150,115 @@ margin_core::param_choice!(SolverKind {
 /// The penalty and the solver are stored flat, one field per parameter (`penalty` and
 /// `l1_ratio`, `solver` and SGD's `batch_size` and `eta0`), so that setting them by name
 /// does not depend on the order; [`Penalty`] and [`LogisticSolver`] are built at fit time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(check = |p| {
+    let has_l1 = match p.penalty {
+        PenaltyKind::L1 => true,
+        PenaltyKind::ElasticNet => p.l1_ratio.is_some_and(|r| r > 0.0),
+        PenaltyKind::None | PenaltyKind::L2 => false,
+    };
+    match (p.penalty, p.l1_ratio) {
+        (PenaltyKind::ElasticNet, None) => {
+            return Err(Error::invalid_parameter(
+                "l1_ratio",
+                "none",
+                "a number in [0, 1] with penalty elasticnet",
+            ));
+        }
+        (PenaltyKind::None | PenaltyKind::L2 | PenaltyKind::L1, Some(r)) => {
+            return Err(Error::invalid_parameter(
+                "l1_ratio",
+                r,
+                "none unless penalty is elasticnet",
+            ));
+        }
+        _ => {}
+    }
+    if has_l1 && matches!(p.solver, SolverKind::Lbfgs | SolverKind::Newton) {
+        return Err(Error::invalid_parameter(
+            "penalty",
+            p.built_penalty(),
+            "none or l2 with the lbfgs and newton solvers (an L1 term is not smooth); \
+             use the gradient-descent or sgd solver",
+        ));
+    }
+    Ok(())
+})]
 pub struct LogisticRegressionParams {
+    #[param(
+        help = "penalty on the weights (l1 and elasticnet need solver gd or sgd)",
+        default = PenaltyKind::L2,
+        setter(skip)
+    )]
     penalty: PenaltyKind,
     /// Given with the elastic net only.
+    #[param(
+        help = "L1 share of the elastic net",
+        valid = ("a number in [0, 1]", |r| r.is_none_or(|r| (0.0..=1.0).contains(&r))),
+        applies = ("with penalty elasticnet", |p| p.penalty == PenaltyKind::ElasticNet),
+        setter(skip)
+    )]
     l1_ratio: Option<f64>,
+    /// Inverse regularization strength `C > 0` (default 1).
+    #[param(
+        name = "C",
+        help = "inverse regularization strength",
+        default = 1.0,
+        valid = ("a finite number > 0", crate::finite_positive),
+        applies = ("with a penalty", |p| p.penalty != PenaltyKind::None)
+    )]
     c: f64,
+    #[param(help = "solver", default = SolverKind::Lbfgs, setter(skip))]
     solver: SolverKind,
     /// SGD's samples per step (read with the SGD solver only).
+    #[param(
+        help = "SGD's samples per step",
+        default = 1,
+        valid = ("at least 1", |b| *b >= 1),
+        applies = ("with solver sgd", |p| p.solver == SolverKind::Sgd),
+        setter(skip)
+    )]
     batch_size: usize,
     /// SGD's initial step (read with the SGD solver only).
+    #[param(
+        help = "SGD's initial step size (steps eta0/sqrt(t))",
+        default = 0.1,
+        valid = ("a finite number > 0", crate::finite_positive),
+        applies = ("with solver sgd", |p| p.solver == SolverKind::Sgd),
+        setter(skip)
+    )]
     eta0: f64,
+    /// Stopping tolerance (default 1e-4).
+    #[param(
+        help = "gradient tolerance",
+        default = 1e-4,
+        valid = ("a finite number > 0", crate::finite_positive)
+    )]
     tol: f64,
+    /// Iteration limit (default 100; epochs for SGD). Reaching it is reported by
+    /// [`LogisticRegression::fit_report`].
+    #[param(
+        help = "iterations (epochs for sgd)",
+        default = 100,
+        valid = ("at least 1", |n| *n >= 1)
+    )]
     max_iter: usize,
+    /// Fit an unpenalized intercept (default true).
+    #[param(help = "fit an unpenalized intercept", default = true)]
     fit_intercept: bool,
+    /// Per-class weights multiplying the sample weights (default uniform).
+    #[param(
+        help = "per-class weights multiplying the sample weights",
+        default = ClassWeight::Uniform,
+        valid = ("finite weights ≥ 0", finite_class_weights)
+    )]
     class_weight: ClassWeight,
+    /// Seed of SGD's sample order.
+    #[param(
+        help = "seed of SGD's sample order",
+        applies = ("with solver sgd", |p| p.solver == SolverKind::Sgd)
+    )]
     seed: u64,
-}
-
-impl Default for LogisticRegressionParams {
-    fn default() -> Self {
-        Self {
-            penalty: PenaltyKind::L2,
-            l1_ratio: None,
-            c: 1.0,
-            solver: SolverKind::Lbfgs,
-            batch_size: 1,
-            eta0: 0.1,
-            tol: 1e-4,
-            max_iter: 100,
-            fit_intercept: true,
-            class_weight: ClassWeight::Uniform,
-            seed: 0,
-        }
-    }
 }
 
 /// Whether every given class weight is a finite number ≥ 0.
@@ -191,85 +266,6 @@ fn finite_class_weights(w: &ClassWeight) -> bool {
     match w {
         ClassWeight::Given(given) => given.iter().all(|(_, w)| w.is_finite() && *w >= 0.0),
         ClassWeight::Uniform | ClassWeight::Balanced => true,
-    }
-}
-
-margin_core::params! {
-    LogisticRegressionParams {
-        penalty: PenaltyKind {
-            help: "penalty on the weights (l1 and elasticnet need solver gd or sgd)",
-        },
-        l1_ratio: Option<f64> {
-            help: "L1 share of the elastic net",
-            valid: ("a number in [0, 1]", |r| r.is_none_or(|r| (0.0..=1.0).contains(&r))),
-            applies: ("with penalty elasticnet", |p| p.penalty == PenaltyKind::ElasticNet),
-        },
-        c as "C": f64 {
-            help: "inverse regularization strength",
-            valid: ("a finite number > 0", crate::finite_positive),
-            applies: ("with a penalty", |p| p.penalty != PenaltyKind::None),
-        },
-        solver: SolverKind { help: "solver" },
-        batch_size: usize {
-            help: "SGD's samples per step",
-            valid: ("at least 1", |b| *b >= 1),
-            applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
-        },
-        eta0: f64 {
-            help: "SGD's initial step size (steps eta0/sqrt(t))",
-            valid: ("a finite number > 0", crate::finite_positive),
-            applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
-        },
-        tol: f64 {
-            help: "gradient tolerance",
-            valid: ("a finite number > 0", crate::finite_positive),
-        },
-        max_iter: usize {
-            help: "iterations (epochs for sgd)",
-            valid: ("at least 1", |n| *n >= 1),
-        },
-        fit_intercept: bool { help: "fit an unpenalized intercept" },
-        class_weight: ClassWeight {
-            help: "per-class weights multiplying the sample weights",
-            valid: ("finite weights ≥ 0", finite_class_weights),
-        },
-        seed: u64 {
-            help: "seed of SGD's sample order",
-            applies: ("with solver sgd", |p| p.solver == SolverKind::Sgd),
-        },
-    }
-    together: |p| {
-        let has_l1 = match p.penalty {
-            PenaltyKind::L1 => true,
-            PenaltyKind::ElasticNet => p.l1_ratio.is_some_and(|r| r > 0.0),
-            PenaltyKind::None | PenaltyKind::L2 => false,
-        };
-        match (p.penalty, p.l1_ratio) {
-            (PenaltyKind::ElasticNet, None) => {
-                return Err(Error::invalid_parameter(
-                    "l1_ratio",
-                    "none",
-                    "a number in [0, 1] with penalty elasticnet",
-                ));
-            }
-            (PenaltyKind::None | PenaltyKind::L2 | PenaltyKind::L1, Some(r)) => {
-                return Err(Error::invalid_parameter(
-                    "l1_ratio",
-                    r,
-                    "none unless penalty is elasticnet",
-                ));
-            }
-            _ => {}
-        }
-        if has_l1 && matches!(p.solver, SolverKind::Lbfgs | SolverKind::Newton) {
-            return Err(Error::invalid_parameter(
-                "penalty",
-                p.built_penalty(),
-                "none or l2 with the lbfgs and newton solvers (an L1 term is not smooth); \
-                 use the gradient-descent or sgd solver",
-            ));
-        }
-        Ok(())
     }
 }
 
@@ -284,11 +280,6 @@ impl LogisticRegressionParams {
         };
         self
     }
-    /// Inverse regularization strength `C > 0` (default 1).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
-    }
     /// The solver (default L-BFGS).
     pub fn solver(mut self, solver: LogisticSolver) -> Self {
         self.solver = match solver {
@@ -300,32 +291,6 @@ impl LogisticRegressionParams {
                 SolverKind::Sgd
             }
         };
-        self
-    }
-    /// Stopping tolerance (default 1e-4).
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// Iteration limit (default 100; epochs for SGD). Reaching it is reported by
-    /// [`LogisticRegression::fit_report`].
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Fit an unpenalized intercept (default true).
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
-    /// Per-class weights multiplying the sample weights (default uniform).
-    pub fn class_weight(mut self, w: ClassWeight) -> Self {
-        self.class_weight = w;
-        self
-    }
-    /// Seed of SGD's sample order.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
         self
     }
 

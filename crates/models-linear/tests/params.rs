@@ -417,7 +417,7 @@ fn kernel_models_take_their_kernel_by_name() {
     let fitted = rbf.fit(&heart).unwrap();
     assert_eq!(fitted.kernel(), &Rbf::with_gamma(scale).unwrap().into());
     // A parameter the kernel does not read is reported as unused.
-    let unused: Vec<_> = KernelPerceptronParams::PARAMS
+    let unused: Vec<_> = KernelPerceptronParams::params()
         .iter()
         .filter(|p| !(p.used)(&rbf))
         .map(|p| p.name)

@@ -9,40 +9,23 @@ use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::index::{Neighbors, SearchIndex, SearchParams, check_k};
-use crate::nearest::search_builders;
 use crate::weights::Weights;
 
 /// Parameters of [`KNeighborsClassifier`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct KNeighborsClassifierParams {
+    /// Neighbours per query (default 5, ≥ 1 and at most the training rows).
+    #[param(
+        help = "neighbours per query (at most the training rows)",
+        default = 5,
+        valid = ("an integer ≥ 1", |k| *k >= 1)
+    )]
     n_neighbors: usize,
-    weights: Weights,
-    search: SearchParams,
-}
-
-impl Default for KNeighborsClassifierParams {
-    fn default() -> Self {
-        Self {
-            n_neighbors: 5,
-            weights: Weights::Uniform,
-            search: SearchParams::default(),
-        }
-    }
-}
-
-search_builders!(KNeighborsClassifierParams);
-crate::index::neighbor_params!(KNeighborsClassifierParams {
-    weights: Weights {
-        help: "equal votes, or 1/distance (exact matches take over)",
-    },
-} {});
-
-impl KNeighborsClassifierParams {
     /// How neighbours' votes are weighted (default [`Weights::Uniform`]).
-    pub fn weights(mut self, weights: Weights) -> Self {
-        self.weights = weights;
-        self
-    }
+    #[param(help = "equal votes, or 1/distance (exact matches take over)", default = Weights::Uniform)]
+    weights: Weights,
+    #[param(flatten)]
+    search: SearchParams,
 }
 
 /// Refuses sample weights: neighbour methods do not weight training samples (scikit-learn's

@@ -8,7 +8,7 @@ use crate::brute::{self, Out, Space};
 use crate::kd_tree::KdTree;
 use crate::metric::{Kind, Metric, MetricName, checked_sq_norms};
 use crate::whitening::Whitening;
-use margin_core::params::ParamType;
+use margin_core::params::{ParamType, Params};
 
 /// `algorithm = auto` picks the kd-tree up to this many features (scikit-learn's rule).
 pub const AUTO_TREE_MAX_FEATURES: usize = 15;
@@ -82,16 +82,54 @@ impl Neighbors {
 /// The search parameters every model shares, one field per parameter: the metric's name,
 /// Minkowski's `p` and a given Mahalanobis covariance are stored apart (so that setting them
 /// by name does not depend on the order) and [`Metric`] is built from them. Model files store
-/// the built metric, as before ([`StoredSearch`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// the built metric, as before ([`StoredSearch`]). A settings block: each model's params hold
+/// it as a `#[param(flatten)]` field and gain its parameters (`algorithm`, `leaf_size`,
+/// `metric`, `p`, after their own) and the builder methods `metric`, `algorithm` and
+/// `leaf_size`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 #[serde(into = "StoredSearch", from = "StoredSearch")]
+#[params(block, order(algorithm, leaf_size, metric, p), check = |s| s.check_metric())]
 pub(crate) struct SearchParams {
-    pub(crate) metric: MetricName,
+    // The explicit link targets are for the builder methods this doc becomes, in the modules
+    // of the params structs, where `Metric` and `Algorithm` may not be in scope.
+    #[allow(rustdoc::redundant_explicit_links)]
+    /// The distance (default [`Metric::Euclidean`](crate::Metric::Euclidean)).
+    #[param(
+        help = "distance: euclidean, sqeuclidean, manhattan, chebyshev, minkowski, cosine, mahalanobis (covariance of the training data) or hamming",
+        default = crate::metric::MetricName::Euclidean,
+        setter(via = |s, metric, _| s.set_metric(metric), arg = crate::Metric)
+    )]
+    pub(crate) metric: crate::metric::MetricName,
     /// Minkowski's power; 2 (the default) unless the metric is Minkowski.
+    #[param(
+        help = "Minkowski power",
+        default = 2.0,
+        valid = (
+            "a number ≥ 1 (or infinity); below 1 Minkowski is not a metric",
+            |p| *p >= 1.0
+        ),
+        applies = ("with metric minkowski", |s| {
+            s.metric == crate::metric::MetricName::Minkowski
+        }),
+        setter(skip)
+    )]
     pub(crate) p: f64,
     /// A given Mahalanobis covariance (`None`: from the training records).
-    pub(crate) covariance: Option<DenseMatrix>,
-    pub(crate) algorithm: Algorithm,
+    #[param(skip)]
+    pub(crate) covariance: Option<margin_core::DenseMatrix>,
+    #[allow(rustdoc::redundant_explicit_links)]
+    /// The search (default [`Algorithm::Auto`](crate::Algorithm::Auto)).
+    #[param(
+        help = "search: auto (kd-tree for dense data, ≤ 15 features, a supported metric), brute or kd_tree",
+        default = crate::Algorithm::Auto
+    )]
+    pub(crate) algorithm: crate::Algorithm,
+    /// Most points in a kd-tree leaf (default 30, ≥ 1); results do not depend on it.
+    #[param(
+        help = "most points in a kd-tree leaf (results do not depend on it)",
+        default = 30,
+        valid = ("an integer ≥ 1", |l| *l >= 1)
+    )]
     pub(crate) leaf_size: usize,
 }
 
@@ -125,18 +163,6 @@ impl From<StoredSearch> for SearchParams {
     }
 }
 
-impl Default for SearchParams {
-    fn default() -> Self {
-        Self {
-            metric: MetricName::Euclidean,
-            p: 2.0,
-            covariance: None,
-            algorithm: Algorithm::Auto,
-            leaf_size: 30,
-        }
-    }
-}
-
 impl SearchParams {
     /// The metric the fields describe.
     pub(crate) fn metric(&self) -> Metric {
@@ -150,7 +176,7 @@ impl SearchParams {
 
     /// The rules that tie the metric's parameters together: `p` and a given covariance go
     /// with their metric only.
-    pub(crate) fn check_together(&self) -> Result<()> {
+    fn check_metric(&self) -> Result<()> {
         if self.p != 2.0 && self.metric != MetricName::Minkowski {
             return Err(Error::invalid_parameter(
                 "p",
@@ -168,51 +194,6 @@ impl SearchParams {
         Ok(())
     }
 }
-
-/// The parameters every neighbour model shares, as [`params!`](margin_core::params!)
-/// entries: `neighbor_params!(Type { entries before } { entries after })` implements
-/// `Params` for `Type` with `n_neighbors` first, then `entries before`, then the search
-/// parameters, then `entries after`.
-macro_rules! neighbor_params {
-    ($t:ty { $($before:tt)* } { $($after:tt)* }) => {
-        margin_core::params! {
-            $t {
-                n_neighbors: usize {
-                    help: "neighbours per query (at most the training rows)",
-                    valid: ("an integer ≥ 1", |k| *k >= 1),
-                },
-                $($before)*
-                algorithm: $crate::Algorithm {
-                    at: search.algorithm,
-                    help: "search: auto (kd-tree for dense data, ≤ 15 features, a supported metric), brute or kd_tree",
-                },
-                leaf_size: usize {
-                    at: search.leaf_size,
-                    help: "most points in a kd-tree leaf (results do not depend on it)",
-                    valid: ("an integer ≥ 1", |l| *l >= 1),
-                },
-                metric: $crate::metric::MetricName {
-                    at: search.metric,
-                    help: "distance: euclidean, sqeuclidean, manhattan, chebyshev, minkowski, cosine, mahalanobis (covariance of the training data) or hamming",
-                },
-                p: f64 {
-                    at: search.p,
-                    help: "Minkowski power",
-                    valid: (
-                        "a number ≥ 1 (or infinity); below 1 Minkowski is not a metric",
-                        |p| *p >= 1.0
-                    ),
-                    applies: ("with metric minkowski", |q| {
-                        q.search.metric == $crate::metric::MetricName::Minkowski
-                    }),
-                },
-                $($after)*
-            }
-            together: |q| q.search.check_together()
-        }
-    };
-}
-pub(crate) use neighbor_params;
 
 /// Refuses `k` outside `1..=n`.
 /// `m × k` copies of `value`, one row of neighbours per query, asked for first (`k` can be as

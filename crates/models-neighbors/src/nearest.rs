@@ -1,5 +1,4 @@
-//! Unsupervised neighbour search (scikit-learn's `NearestNeighbors`), and the builder methods
-//! the three models share.
+//! Unsupervised neighbour search (scikit-learn's `NearestNeighbors`).
 
 use margin_core::params::Params;
 use margin_core::{Error, Fit, Matrix, Records, Result};
@@ -8,39 +7,6 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::index::{Algorithm, Neighbors, SearchIndex, SearchParams};
 use crate::metric::Metric;
-
-/// Builder methods for `metric`, `algorithm` and `leaf_size`, shared by every params type
-/// (each has a `search: SearchParams` field).
-macro_rules! search_builders {
-    ($params:ty) => {
-        impl $params {
-            /// Neighbours per query (default 5, ≥ 1 and at most the training rows).
-            pub fn n_neighbors(mut self, k: usize) -> Self {
-                self.n_neighbors = k;
-                self
-            }
-
-            /// The distance (default [`Metric::Euclidean`](crate::Metric::Euclidean)).
-            pub fn metric(mut self, metric: crate::Metric) -> Self {
-                self.search.set_metric(metric);
-                self
-            }
-
-            /// The search (default [`Algorithm::Auto`](crate::Algorithm::Auto)).
-            pub fn algorithm(mut self, algorithm: crate::Algorithm) -> Self {
-                self.search.algorithm = algorithm;
-                self
-            }
-
-            /// Most points in a kd-tree leaf (default 30, ≥ 1); results do not depend on it.
-            pub fn leaf_size(mut self, leaf_size: usize) -> Self {
-                self.search.leaf_size = leaf_size;
-                self
-            }
-        }
-    };
-}
-pub(crate) use search_builders;
 
 /// Owned records of any layout, kept as dense or CSR.
 pub(crate) fn owned_records<R: Records + ?Sized>(records: &R) -> Result<Matrix> {
@@ -52,23 +18,18 @@ pub(crate) fn owned_records<R: Records + ?Sized>(records: &R) -> Result<Matrix> 
 }
 
 /// Parameters of [`NearestNeighbors`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct NearestNeighborsParams {
+    /// Neighbours per query (default 5, ≥ 1 and at most the training rows).
+    #[param(
+        help = "neighbours per query (at most the training rows)",
+        default = 5,
+        valid = ("an integer ≥ 1", |k| *k >= 1)
+    )]
     n_neighbors: usize,
+    #[param(flatten)]
     search: SearchParams,
 }
-
-impl Default for NearestNeighborsParams {
-    fn default() -> Self {
-        Self {
-            n_neighbors: 5,
-            search: SearchParams::default(),
-        }
-    }
-}
-
-search_builders!(NearestNeighborsParams);
-crate::index::neighbor_params!(NearestNeighborsParams {} {});
 
 /// An index over training records answering k-nearest-neighbour queries.
 ///

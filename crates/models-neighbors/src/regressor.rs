@@ -7,40 +7,23 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::classifier::refuse_sample_weights;
 use crate::index::{Neighbors, SearchIndex, SearchParams, check_k};
-use crate::nearest::search_builders;
 use crate::weights::Weights;
 
 /// Parameters of [`KNeighborsRegressor`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct KNeighborsRegressorParams {
+    /// Neighbours per query (default 5, ≥ 1 and at most the training rows).
+    #[param(
+        help = "neighbours per query (at most the training rows)",
+        default = 5,
+        valid = ("an integer ≥ 1", |k| *k >= 1)
+    )]
     n_neighbors: usize,
-    weights: Weights,
-    search: SearchParams,
-}
-
-impl Default for KNeighborsRegressorParams {
-    fn default() -> Self {
-        Self {
-            n_neighbors: 5,
-            weights: Weights::Uniform,
-            search: SearchParams::default(),
-        }
-    }
-}
-
-search_builders!(KNeighborsRegressorParams);
-crate::index::neighbor_params!(KNeighborsRegressorParams {
-    weights: Weights {
-        help: "equal weights, or 1/distance (exact matches take over)",
-    },
-} {});
-
-impl KNeighborsRegressorParams {
     /// How neighbours' targets are weighted in the mean (default [`Weights::Uniform`]).
-    pub fn weights(mut self, weights: Weights) -> Self {
-        self.weights = weights;
-        self
-    }
+    #[param(help = "equal weights, or 1/distance (exact matches take over)", default = Weights::Uniform)]
+    weights: Weights,
+    #[param(flatten)]
+    search: SearchParams,
 }
 
 /// A fitted k-nearest-neighbour regressor: predicts the (weighted) mean of the targets of a

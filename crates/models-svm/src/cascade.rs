@@ -355,14 +355,14 @@ impl SvcParams {
         mut check: impl FnMut(&ViolationStep) -> Result<Vec<CascadeRow>>,
     ) -> Result<CascadeFit> {
         self.check()?;
-        if self.probability {
+        if self.setup.probability {
             return Err(Error::invalid_parameter(
                 "probability",
                 true,
                 "false for a cascade fit: the probability estimates cross-validate on every row; fit them in memory",
             ));
         }
-        if self.label_order == LabelOrder::FirstSeen {
+        if self.setup.label_order == LabelOrder::FirstSeen {
             return Err(Error::invalid_parameter(
                 "label_order",
                 "first-seen",

@@ -81,65 +81,121 @@ margin_core::param_choice!(LinearSolverKind { Dcd => "dcd", Pegasos => "pegasos"
 /// `solver` and Pegasos's `epochs`, `batch_size`, `projection`, `iterate`), so that setting
 /// them by name does not depend on the order; [`Regularization`] and [`LinearSolver`] are built
 /// from them at fit time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(
+    order(
+        c, lambda, loss, solver, tol, max_iter, epochs, batch_size, projection, iterate,
+        fit_intercept, intercept_scaling, class_weight, seed
+    ),
+    check = check_linear_svc
+)]
 pub struct LinearSvcParams {
+    /// Cost `C > 0` (default 1); replaces a `λ` given before.
+    #[param(
+        name = "C",
+        help = "cost of margin violations",
+        default = 1.0,
+        valid = ("a finite number > 0", |c| c.is_finite() && *c > 0.0),
+        applies = ("with lambda none", |p| p.lambda.is_none()),
+        setter(via = |p, c, _| { p.c = c; p.lambda = None; }, arg = f64)
+    )]
     c: f64,
-    /// Pegasos's `λ`, which replaces `C` when given.
+    /// Pegasos's regularization `λ > 0` instead of `C` (`C = 1/(nλ)`).
+    #[param(
+        help = "Pegasos's regularization λ in place of C (C = 1/(n·λ); none: use C)",
+        valid = ("a finite number > 0, or none", |l| l.is_none_or(|l| l.is_finite() && l > 0.0)),
+        setter(strip_option)
+    )]
     lambda: Option<f64>,
-    /// `None`: the solver's own loss (squared hinge for DCD, hinge for Pegasos).
+    /// Loss (default squared hinge, as scikit-learn; LIBLINEAR `-s 1`; hinge is `-s 3`);
+    /// unset, the solver's own (squared hinge for DCD, hinge for Pegasos).
+    #[param(
+        help = "hinge (LIBLINEAR -s 3) or squared hinge (-s 1); none: the solver's own (squared hinge for dcd, as scikit-learn; hinge for pegasos)",
+        setter(strip_option)
+    )]
     loss: Option<SvmLoss>,
+    /// The solver by name; the `solver` builder sets it with Pegasos's settings.
+    #[param(
+        help = "dual coordinate descent (LIBLINEAR's) or Pegasos stochastic sub-gradient descent (hinge loss only)",
+        setter(skip)
+    )]
     solver: LinearSolverKind,
+    /// Pegasos's passes over the data (default 50).
+    #[param(
+        help = "Pegasos's passes over the data",
+        default = 50,
+        valid = ("at least 1", |e| *e >= 1),
+        applies = ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        setter(skip)
+    )]
     epochs: usize,
+    /// Pegasos's samples per step (default 1).
+    #[param(
+        help = "Pegasos's samples per step",
+        default = 1,
+        valid = ("at least 1", |b| *b >= 1),
+        applies = ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        setter(skip)
+    )]
     batch_size: usize,
+    /// Whether Pegasos projects its iterate onto the ball of radius `1/√λ` (default false).
+    #[param(
+        help = "project Pegasos's iterate onto the ball of radius 1/√λ",
+        applies = ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        setter(skip)
+    )]
     projection: bool,
+    /// The Pegasos iterate that becomes the model (default the average of the last half).
+    #[param(
+        help = "the Pegasos iterate that becomes the model",
+        default = Iterate::SuffixAverage,
+        applies = ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
+        setter(skip)
+    )]
     iterate: Iterate,
+    /// DCD's tolerance on the projected-gradient spread (default 1e-4).
+    #[param(
+        help = "DCD's tolerance on the projected-gradient spread",
+        default = 1e-4,
+        valid = ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
+        applies = ("with solver dcd", |p| p.solver == LinearSolverKind::Dcd)
+    )]
     tol: f64,
+    /// DCD's epoch limit per binary problem (default 1000); reaching it is reported.
+    #[param(
+        help = "DCD's epoch limit per binary problem",
+        default = 1000,
+        valid = ("at least 1", |m| *m >= 1),
+        applies = ("with solver dcd", |p| p.solver == LinearSolverKind::Dcd)
+    )]
     max_iter: usize,
+    /// Fit an intercept (default true) as LIBLINEAR does: a constant feature of value
+    /// `intercept_scaling` is appended, so the intercept is *regularized* with `w`.
+    #[param(
+        help = "append LIBLINEAR's bias feature (the intercept is regularized)",
+        default = true
+    )]
     fit_intercept: bool,
+    /// The value `B` of the appended feature (default 1); a larger `B` weakens the
+    /// intercept's regularization. The intercept is `B · w_B`.
+    #[param(
+        help = "value of the bias feature",
+        default = 1.0,
+        valid = ("a finite number > 0", |b| b.is_finite() && *b > 0.0),
+        applies = ("with fit_intercept true", |p| p.fit_intercept)
+    )]
     intercept_scaling: f64,
+    /// Per-class weights multiplying `C` (default uniform).
+    #[param(
+        help = "class weights multiplying C: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)"
+    )]
     class_weight: ClassWeight,
+    /// Seed of the coordinate or sample order.
+    #[param(help = "seed of the coordinate or sample order")]
     seed: u64,
 }
 
-impl Default for LinearSvcParams {
-    fn default() -> Self {
-        Self {
-            c: 1.0,
-            lambda: None,
-            loss: None,
-            solver: LinearSolverKind::Dcd,
-            epochs: 0,
-            batch_size: 0,
-            projection: false,
-            iterate: Iterate::Last,
-            tol: 1e-4,
-            max_iter: 1000,
-            fit_intercept: true,
-            intercept_scaling: 1.0,
-            class_weight: ClassWeight::Uniform,
-            seed: 0,
-        }
-        .solver(LinearSolver::Dcd)
-    }
-}
-
 impl LinearSvcParams {
-    /// Cost `C > 0` (default 1); replaces a `λ` given before.
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self.lambda = None;
-        self
-    }
-    /// Pegasos's regularization `λ > 0` instead of `C` (`C = 1/(nλ)`).
-    pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = Some(lambda);
-        self
-    }
-    /// Loss (default squared hinge, as scikit-learn; LIBLINEAR `-s 1`; hinge is `-s 3`).
-    pub fn loss(mut self, loss: SvmLoss) -> Self {
-        self.loss = Some(loss);
-        self
-    }
     /// Solver (default dual coordinate descent). It sets the parameters `solver`, `epochs`,
     /// `batch_size`, `projection` and `iterate` (for DCD, Pegasos's to their defaults).
     pub fn solver(mut self, solver: LinearSolver) -> Self {
@@ -160,39 +216,6 @@ impl LinearSvcParams {
         }
         self
     }
-    /// DCD's tolerance on the projected-gradient spread (default 1e-4).
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-    /// DCD's epoch limit per binary problem (default 1000); reaching it is reported.
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Fit an intercept (default true) as LIBLINEAR does: a constant feature of value
-    /// `intercept_scaling` is appended, so the intercept is *regularized* with `w`.
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
-    /// The value `B` of the appended feature (default 1); a larger `B` weakens the
-    /// intercept's regularization. The intercept is `B · w_B`.
-    pub fn intercept_scaling(mut self, b: f64) -> Self {
-        self.intercept_scaling = b;
-        self
-    }
-    /// Per-class weights multiplying `C` (default uniform).
-    pub fn class_weight(mut self, w: ClassWeight) -> Self {
-        self.class_weight = w;
-        self
-    }
-    /// Seed of the coordinate or sample order.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
     /// The loss the problems are solved with: the given one, or the solver's own.
     fn effective_loss(&self) -> SvmLoss {
         self.loss.unwrap_or(match self.solver {
@@ -221,81 +244,26 @@ impl LinearSvcParams {
     }
 }
 
-margin_core::params! {
-    LinearSvcParams {
-        c as "C": f64 {
-            help: "cost of margin violations",
-            valid: ("a finite number > 0", |c| c.is_finite() && *c > 0.0),
-            applies: ("with lambda none", |p| p.lambda.is_none()),
-        },
-        lambda: Option<f64> {
-            help: "Pegasos's regularization λ in place of C (C = 1/(n·λ); none: use C)",
-            valid: ("a finite number > 0, or none", |l| l.is_none_or(|l| l.is_finite() && l > 0.0)),
-        },
-        loss: Option<SvmLoss> {
-            help: "hinge (LIBLINEAR -s 3) or squared hinge (-s 1); none: the solver's own (squared hinge for dcd, as scikit-learn; hinge for pegasos)",
-        },
-        solver: LinearSolverKind {
-            help: "dual coordinate descent (LIBLINEAR's) or Pegasos stochastic sub-gradient descent (hinge loss only)",
-        },
-        tol: f64 {
-            help: "DCD's tolerance on the projected-gradient spread",
-            valid: ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
-            applies: ("with solver dcd", |p| p.solver == LinearSolverKind::Dcd),
-        },
-        max_iter: usize {
-            help: "DCD's epoch limit per binary problem",
-            valid: ("at least 1", |m| *m >= 1),
-            applies: ("with solver dcd", |p| p.solver == LinearSolverKind::Dcd),
-        },
-        epochs: usize {
-            help: "Pegasos's passes over the data",
-            valid: ("at least 1", |e| *e >= 1),
-            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
-        },
-        batch_size: usize {
-            help: "Pegasos's samples per step",
-            valid: ("at least 1", |b| *b >= 1),
-            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
-        },
-        projection: bool {
-            help: "project Pegasos's iterate onto the ball of radius 1/√λ",
-            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
-        },
-        iterate: Iterate {
-            help: "the Pegasos iterate that becomes the model",
-            applies: ("with solver pegasos", |p| p.solver == LinearSolverKind::Pegasos),
-        },
-        fit_intercept: bool { help: "append LIBLINEAR's bias feature (the intercept is regularized)" },
-        intercept_scaling: f64 {
-            help: "value of the bias feature",
-            valid: ("a finite number > 0", |b| b.is_finite() && *b > 0.0),
-            applies: ("with fit_intercept true", |p| p.fit_intercept),
-        },
-        class_weight: ClassWeight {
-            help: "class weights multiplying C: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
-        },
-        seed: u64 { help: "seed of the coordinate or sample order" },
+/// The rules between [`LinearSvcParams`]' parameters: Pegasos minimizes the hinge loss, and
+/// every class weight is a finite number > 0.
+fn check_linear_svc(p: &LinearSvcParams) -> Result<()> {
+    if p.solver == LinearSolverKind::Pegasos && p.loss == Some(SvmLoss::SquaredHinge) {
+        return Err(Error::invalid_parameter(
+            "loss",
+            "squared_hinge",
+            "hinge with the Pegasos solver (Pegasos minimizes the hinge loss)",
+        ));
     }
-    together: |p| {
-        if p.solver == LinearSolverKind::Pegasos && p.loss == Some(SvmLoss::SquaredHinge) {
-            return Err(Error::invalid_parameter(
-                "loss",
-                "squared_hinge",
-                "hinge with the Pegasos solver (Pegasos minimizes the hinge loss)",
-            ));
-        }
-        if let ClassWeight::Given(given) = &p.class_weight
-            && let Some((label, w)) = given.iter().find(|(_, w)| !(*w > 0.0 && w.is_finite()))
-        {
-            return Err(Error::invalid_parameter(
-                format!("class_weight[{label}]"),
-                w,
-                "a finite number > 0",
-            ));
-        }
-        Ok(())
+    if let ClassWeight::Given(given) = &p.class_weight
+        && let Some((label, w)) = given.iter().find(|(_, w)| !(*w > 0.0 && w.is_finite()))
+    {
+        return Err(Error::invalid_parameter(
+            format!("class_weight[{label}]"),
+            w,
+            "a finite number > 0",
+        ));
     }
+    Ok(())
 }
 
 /// A fitted linear SVM: one weight vector per binary problem (one for two classes, one per

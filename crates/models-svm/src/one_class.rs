@@ -14,27 +14,27 @@ use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport};
 use crate::probability::{NR_MARKS, one_class_marks, one_class_probability};
 use crate::q::solve_signed;
-use crate::settings::{Settings, nu_in_range, settings_builders, svm_params};
+use crate::settings::{Settings, nu_in_range};
 
 /// Parameters of [`OneClassSvm`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct OneClassSvmParams {
+    #[param(flatten)]
     settings: Settings,
+    /// ν in (0, 1]: an upper bound on the fraction of training samples outside the boundary
+    /// and a lower bound on the fraction of support vectors (default 0.5).
+    #[param(
+        help = "bound on the fraction of training samples outside the boundary (above) and of support vectors (below)",
+        default = 0.5,
+        valid = ("a number in (0, 1]", nu_in_range)
+    )]
     nu: f64,
+    /// Also fit LIBSVM's probability model (`-b 1`, LIBSVM ≥ 3.3): bins of the training
+    /// decision values ([`OneClassSvm::density_marks`]) that turn a decision value into the
+    /// probability of being normal ([`PredictProba`]). Deterministic; no extra training.
+    #[param(help = "fit LIBSVM's density bins of the decision values (-b 1; no extra training)")]
     probability: bool,
 }
-
-impl Default for OneClassSvmParams {
-    fn default() -> Self {
-        Self {
-            settings: Settings::default(),
-            nu: 0.5,
-            probability: false,
-        }
-    }
-}
-
-settings_builders!(OneClassSvmParams);
 
 impl OneClassSvmParams {
     /// What a LIBSVM model file's header implies, as for [`crate::SvcHyperparams`]: the kernel
@@ -46,35 +46,6 @@ impl OneClassSvmParams {
             probability,
             ..Self::default()
         }
-    }
-}
-
-svm_params! {
-    OneClassSvmParams {} {
-        nu: f64 {
-            help: "bound on the fraction of training samples outside the boundary (above) and of support vectors (below)",
-            valid: ("a number in (0, 1]", nu_in_range),
-        },
-        probability: bool {
-            help: "fit LIBSVM's density bins of the decision values (-b 1; no extra training)",
-        },
-    }
-    together: |_| Ok(())
-}
-
-impl OneClassSvmParams {
-    /// ν in (0, 1]: an upper bound on the fraction of training samples outside the boundary
-    /// and a lower bound on the fraction of support vectors (default 0.5).
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
-    /// Also fit LIBSVM's probability model (`-b 1`, LIBSVM ≥ 3.3): bins of the training
-    /// decision values ([`OneClassSvm::density_marks`]) that turn a decision value into the
-    /// probability of being normal ([`PredictProba`]). Deterministic; no extra training.
-    pub fn probability(mut self, yes: bool) -> Self {
-        self.probability = yes;
-        self
     }
 }
 

@@ -1,5 +1,6 @@
 //! Settings every SVM shares: the kernel, the solver and its knobs.
 
+use margin_core::params::Params;
 use margin_core::{Dataset, Result, validate};
 use margin_kernels::{KernelChoice, KernelParams, KernelSpec};
 use margin_optim::batched::BatchedOptions;
@@ -27,28 +28,49 @@ margin_core::param_choice!(SvmSolver {
     Batched => "batched",
 });
 
-/// The kernel and the solver settings of an SVM (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The kernel and the solver settings of an SVM (scikit-learn's names and defaults): a block
+/// every SVM's params flatten, so they share its parameters and builder methods.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(block, order(kernel, shrinking, tol, cache_size_mb, max_iter, solver))]
 pub(crate) struct Settings {
-    pub(crate) kernel: KernelParams,
-    pub(crate) solver: SvmSolver,
+    #[param(flatten)]
+    pub(crate) kernel: margin_kernels::KernelParams,
+    /// The solver of the dual (default [`SvmSolver::Smo`](crate::SvmSolver), LIBSVM's).
+    #[param(
+        help = "the dual's solver: smo (LIBSVM's, step for step) or batched (margin's working-set solver: the same optimum to within tol, faster on large data)"
+    )]
+    pub(crate) solver: crate::SvmSolver,
+    /// Stopping tolerance on the maximal KKT violation (default 1e-3).
+    #[param(
+        help = "stopping tolerance on the maximal KKT violation",
+        default = 1e-3,
+        valid = ("a finite number > 0", |t| t.is_finite() && *t > 0.0)
+    )]
     pub(crate) tol: f64,
+    /// LIBSVM's shrinking heuristic (default true).
+    #[param(
+        help = "LIBSVM's shrinking heuristic",
+        default = true,
+        applies = ("with solver smo", |s| s.solver == crate::SvmSolver::Smo)
+    )]
     pub(crate) shrinking: bool,
+    /// Kernel cache size in MB (default 200, as scikit-learn).
+    #[param(
+        name = "cache_size",
+        help = "kernel cache size in MB",
+        default = 200.0,
+        valid = ("a finite number > 0", |m| m.is_finite() && *m > 0.0),
+        applies = ("with solver smo", |s| s.solver == crate::SvmSolver::Smo)
+    )]
     pub(crate) cache_size_mb: f64,
+    /// Iteration limit per binary problem (default LIBSVM's `max(10⁷, 100·l)`); reaching it is
+    /// reported in the model, not hidden.
+    #[param(
+        help = "iteration limit per binary problem (none: LIBSVM's max(10^7, 100·n))",
+        valid = ("at least 1", |m| *m != Some(0)),
+        setter(strip_option)
+    )]
     pub(crate) max_iter: Option<usize>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            kernel: KernelParams::default(),
-            solver: SvmSolver::Smo,
-            tol: 1e-3,
-            shrinking: true,
-            cache_size_mb: 200.0,
-            max_iter: None,
-        }
-    }
 }
 
 impl Settings {
@@ -86,105 +108,6 @@ impl Settings {
         }
     }
 }
-
-/// Builder methods for the shared settings, on a params type with a `settings` field.
-macro_rules! settings_builders {
-    ($t:ty) => {
-        impl $t {
-            /// The kernel (default RBF with `gamma = "scale"`). It sets the parameters
-            /// `kernel`, `gamma`, `degree` and `coef0` (those the kernel does not use to their
-            /// defaults).
-            pub fn kernel(mut self, kernel: impl Into<margin_kernels::KernelChoice>) -> Self {
-                self.settings.kernel = margin_kernels::KernelParams::chosen(
-                    kernel.into(),
-                    &margin_kernels::KernelParams::default(),
-                );
-                self
-            }
-            /// γ of the named kernel (RBF, polynomial, sigmoid), as the parameter `gamma`:
-            /// `Svc::params().gamma(0.5)` is the RBF with γ = 0.5, and `.gamma(Gamma::Auto)`
-            /// LIBSVM's `1/d`. A kernel given whole to [`kernel`](Self::kernel) keeps its
-            /// own γ.
-            pub fn gamma(mut self, gamma: impl Into<margin_kernels::Gamma>) -> Self {
-                self.settings.kernel.gamma = gamma.into();
-                self
-            }
-            /// The solver of the dual (default [`SvmSolver::Smo`](crate::SvmSolver), LIBSVM's).
-            pub fn solver(mut self, solver: crate::SvmSolver) -> Self {
-                self.settings.solver = solver;
-                self
-            }
-            /// Stopping tolerance on the maximal KKT violation (default 1e-3).
-            pub fn tol(mut self, tol: f64) -> Self {
-                self.settings.tol = tol;
-                self
-            }
-            /// LIBSVM's shrinking heuristic (default true).
-            pub fn shrinking(mut self, yes: bool) -> Self {
-                self.settings.shrinking = yes;
-                self
-            }
-            /// Kernel cache size in MB (default 200, as scikit-learn).
-            pub fn cache_size_mb(mut self, mb: f64) -> Self {
-                self.settings.cache_size_mb = mb;
-                self
-            }
-            /// Iteration limit per binary problem (default LIBSVM's `max(10⁷, 100·l)`);
-            /// reaching it is reported in the model, not hidden.
-            pub fn max_iter(mut self, n: usize) -> Self {
-                self.settings.max_iter = Some(n);
-                self
-            }
-        }
-    };
-}
-pub(crate) use settings_builders;
-
-/// Implements [`margin_core::params::Params`] for an SVM's params (a type with a `settings`
-/// field): the entries of `head`, then the shared kernel and solver parameters in
-/// scikit-learn's order, then those of `tail`; `together` adds the type's own rules to the
-/// kernel's.
-macro_rules! svm_params {
-    (
-        $t:ty { $($head:tt)* } { $($tail:tt)* }
-        together: $together:expr
-    ) => {
-        margin_kernels::kernel_params! {
-            $t [settings.kernel] { $($head)* }
-            { kernel: { help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting" } }
-            {
-                shrinking: bool {
-                    at: settings.shrinking,
-                    help: "LIBSVM's shrinking heuristic",
-                    applies: ("with solver smo", |p| p.settings.solver == $crate::SvmSolver::Smo),
-                },
-                tol: f64 {
-                    at: settings.tol,
-                    help: "stopping tolerance on the maximal KKT violation",
-                    valid: ("a finite number > 0", |t| t.is_finite() && *t > 0.0),
-                },
-                cache_size_mb as "cache_size": f64 {
-                    at: settings.cache_size_mb,
-                    help: "kernel cache size in MB",
-                    valid: ("a finite number > 0", |m| m.is_finite() && *m > 0.0),
-                    applies: ("with solver smo", |p| p.settings.solver == $crate::SvmSolver::Smo),
-                },
-                max_iter: Option<usize> {
-                    at: settings.max_iter,
-                    help: "iteration limit per binary problem (none: LIBSVM's max(10^7, 100·n))",
-                    valid: ("at least 1", |m| *m != Some(0)),
-                },
-                solver: $crate::SvmSolver {
-                    at: settings.solver,
-                    help: "the dual's solver: smo (LIBSVM's, step for step) or batched (margin's working-set solver: the same optimum to within tol, faster on large data)",
-                },
-                $($tail)*
-            }
-            together: $together
-        }
-    };
-}
-pub(crate) use svm_params;
 
 /// ν's range in every ν formulation, (0, 1].
 /// Checks the training data of a kernel SVM: [`validate::check_dataset`], and values whose
@@ -248,14 +171,12 @@ macro_rules! kept_params {
                 if nu {
                     Self::$nu($p2 {
                         settings,
-                        probability,
-                        ..$p2::default()
+                        ..$p2::default().probability(probability)
                     })
                 } else {
                     Self::$first($p1 {
                         settings,
-                        probability,
-                        ..$p1::default()
+                        ..$p1::default().probability(probability)
                     })
                 }
             }

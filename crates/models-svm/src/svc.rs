@@ -17,7 +17,7 @@ use crate::expansion::check_linear_weights;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine};
 use crate::probability::{clip, couple, sigmoid_fit, sigmoid_predict};
 use crate::q::solve_signed;
-use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
+use crate::settings::{Settings, kept_params, nu_in_range};
 
 /// How more than two classes are handled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,137 +52,66 @@ margin_core::param_choice!(LabelOrder {
     FirstSeen => "first-seen" | "libsvm",
 });
 
-/// Parameters of [`Svc`], with scikit-learn's names and defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SvcParams {
-    pub(crate) settings: Settings,
-    c: f64,
-    pub(crate) class_weight: ClassWeight,
-    multiclass: Multiclass,
-    pub(crate) label_order: LabelOrder,
+/// How a classifier's binary problems are set up and what they add: the multiclass strategy,
+/// the class order, and Platt's probabilities with their seed. A block both [`SvcParams`] and
+/// [`NuSvcParams`] flatten.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(
+    block,
+    order(probability, multiclass, label_order, seed),
+    check = |s| check_probability(s.probability, s.multiclass)
+)]
+pub(crate) struct ClassSetup {
+    /// Multiclass strategy (default one-vs-one).
+    #[param(help = "one-vs-one or one-vs-rest problems for more than two classes")]
+    pub(crate) multiclass: crate::Multiclass,
+    /// Class order inside the model (default sorted).
+    #[param(help = "class order inside the model: sorted, or LIBSVM's order of first appearance")]
+    pub(crate) label_order: crate::LabelOrder,
+    /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
+    /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one
+    /// only.
+    #[param(
+        help = "fit Platt probabilities (LIBSVM's -b 1: five more trainings per pair of classes)"
+    )]
     pub(crate) probability: bool,
-    seed: u64,
+    /// Seed of the cross-validation folds behind the probability estimates (default 0).
+    /// The folds are drawn as LIBSVM draws them, with glibc's `rand()` after `srand(seed)`
+    /// (the seed taken modulo 2³², as for [`crate::Svr`]): one sequence for the fit, each
+    /// binary problem's 5-fold shuffle in the order of the pairs. The default 0 (like 1) is
+    /// the sequence of a program that never seeds, so the sigmoids are LIBSVM's to the last
+    /// digit.
+    #[param(
+        help = "seed of glibc's rand() for the probability folds (0: LIBSVM's unseeded sequence)",
+        applies = ("with probability true", |s| s.probability)
+    )]
+    pub(crate) seed: u64,
 }
 
-/// Builder methods every classifier's params share (fields `multiclass`, `label_order`,
-/// `probability`, `seed`).
-macro_rules! classifier_builders {
-    ($t:ty) => {
-        impl $t {
-            /// Multiclass strategy (default one-vs-one).
-            pub fn multiclass(mut self, m: Multiclass) -> Self {
-                self.multiclass = m;
-                self
-            }
-            /// Class order inside the model (default sorted).
-            pub fn label_order(mut self, o: LabelOrder) -> Self {
-                self.label_order = o;
-                self
-            }
-            /// Also fit Platt probability estimates (scikit-learn's `probability=True`, LIBSVM's
-            /// `-b 1`): five more trainings per binary problem on cross-validation folds. One-vs-one only.
-            pub fn probability(mut self, yes: bool) -> Self {
-                self.probability = yes;
-                self
-            }
-            /// Seed of the cross-validation folds behind the probability estimates (default 0).
-            /// The folds are drawn as LIBSVM draws them, with glibc's `rand()` after
-            /// `srand(seed)` (the seed taken modulo 2³², as for [`crate::Svr`]): one sequence
-            /// for the fit, each binary problem's 5-fold shuffle in the order of the pairs. The
-            /// default 0 (like 1) is the sequence of a program that never seeds, so the sigmoids
-            /// are LIBSVM's to the last digit.
-            pub fn seed(mut self, seed: u64) -> Self {
-                self.seed = seed;
-                self
-            }
-        }
-    };
-}
-
-impl Default for SvcParams {
-    fn default() -> Self {
-        Self {
-            settings: Settings::default(),
-            c: 1.0,
-            class_weight: ClassWeight::Uniform,
-            multiclass: Multiclass::OneVsOne,
-            label_order: LabelOrder::Sorted,
-            probability: false,
-            seed: 0,
-        }
-    }
-}
-
-settings_builders!(SvcParams);
-classifier_builders!(SvcParams);
-
-impl SvcParams {
+/// Parameters of [`Svc`], with scikit-learn's names and defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(c, settings, class_weight, setup), check = |p| p.class_weight.check())]
+pub struct SvcParams {
+    #[param(flatten)]
+    pub(crate) settings: Settings,
     /// Regularization `C > 0` (default 1); `f64::INFINITY` gives the hard-margin SVM, which
     /// exists only for separable data, and a very large C approximates it. For exact margins
     /// and α values lower [`tol`](Self::tol) too (e.g. `.tol(1e-8)`): SMO stops when the
     /// largest KKT violation is below `tol`, 1e-3 by default (LIBSVM's).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
-    }
+    #[param(
+        name = "C",
+        help = "regularization C (inf: hard margin)",
+        default = 1.0,
+        valid = ("a number > 0 (or infinity for a hard margin)", |c| *c > 0.0)
+    )]
+    c: f64,
     /// Class weights (default uniform).
-    pub fn class_weight(mut self, w: ClassWeight) -> Self {
-        self.class_weight = w;
-        self
-    }
-}
-
-/// The parameters every classifier's params share after the kernel and solver ones (fields
-/// `probability`, `multiclass`, `label_order`, `seed`), with `$head` before the kernel and
-/// `$tail` before these.
-macro_rules! classifier_params {
-    ($t:ty { $($head:tt)* } { $($tail:tt)* } together: $together:expr) => {
-        svm_params! {
-            $t { $($head)* } {
-                $($tail)*
-                probability: bool {
-                    help: "fit Platt probabilities (LIBSVM's -b 1: five more trainings per pair of classes)",
-                },
-                multiclass: Multiclass { help: "one-vs-one or one-vs-rest problems for more than two classes" },
-                label_order: LabelOrder {
-                    help: "class order inside the model: sorted, or LIBSVM's order of first appearance",
-                },
-                seed: u64 {
-                    help: "seed of glibc's rand() for the probability folds (0: LIBSVM's unseeded sequence)",
-                    applies: ("with probability true", |p| p.probability),
-                },
-            }
-            together: |p| {
-                check_probability(p.probability, p.multiclass)?;
-                let own: fn(&$t) -> Result<()> = $together;
-                own(p)
-            }
-        }
-    };
-}
-
-classifier_params! {
-    SvcParams {
-        c as "C": f64 {
-            help: "regularization C (inf: hard margin)",
-            valid: ("a number > 0 (or infinity for a hard margin)", |c| *c > 0.0),
-        },
-    } {
-        class_weight: ClassWeight {
-            help: "class weights: balanced weights classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
-        },
-    }
-    together: |p| p.class_weight.check()
-}
-
-classifier_params! {
-    NuSvcParams {
-        nu: f64 {
-            help: "bound on the fraction of margin errors (above) and of support vectors (below)",
-            valid: ("a number in (0, 1]", nu_in_range),
-        },
-    } {}
-    together: |_| Ok(())
+    #[param(
+        help = "class weights: balanced weights classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)"
+    )]
+    pub(crate) class_weight: ClassWeight,
+    #[param(flatten)]
+    pub(crate) setup: ClassSetup,
 }
 
 /// Probabilities need one-vs-one problems: pairwise coupling uses every pair of classes.
@@ -200,40 +129,24 @@ fn check_probability(probability: bool, multiclass: Multiclass) -> Result<()> {
 /// Parameters of ν-SVC (LIBSVM's `-s 1`, scikit-learn's `NuSVC`), which fits the same
 /// [`Svc`] model: ν ∈ (0, 1] bounds the fraction of margin errors from above and the fraction
 /// of support vectors from below, in place of C.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(nu, settings, setup))]
 pub struct NuSvcParams {
+    #[param(flatten)]
     settings: Settings,
-    nu: f64,
-    multiclass: Multiclass,
-    label_order: LabelOrder,
-    probability: bool,
-    seed: u64,
-}
-
-impl Default for NuSvcParams {
-    fn default() -> Self {
-        Self {
-            settings: Settings::default(),
-            nu: 0.5,
-            multiclass: Multiclass::OneVsOne,
-            label_order: LabelOrder::Sorted,
-            probability: false,
-            seed: 0,
-        }
-    }
-}
-
-settings_builders!(NuSvcParams);
-classifier_builders!(NuSvcParams);
-
-impl NuSvcParams {
     /// ν in (0, 1] (default 0.5). Infeasible values (above `2·min(n₊, n₋)/(n₊ + n₋)` for some
     /// pair of classes) are refused at fit time.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
+    #[param(
+        help = "bound on the fraction of margin errors (above) and of support vectors (below)",
+        default = 0.5,
+        valid = ("a number in (0, 1]", nu_in_range)
+    )]
+    nu: f64,
+    #[param(flatten)]
+    setup: ClassSetup,
+}
 
+impl NuSvcParams {
     /// Whether ν is feasible for every binary problem of `data`'s classes (the check `fit`
     /// makes first, LIBSVM's `svm_check_parameter`): for use before fits whose run is marked
     /// [`LibsvmRun::set_fold_training`], which skip it as LIBSVM's folds do.
@@ -245,7 +158,7 @@ impl NuSvcParams {
             .copied()
             .filter(|&c| c > 0)
             .collect();
-        check_nu_pairs(self.nu, &counts, self.multiclass)
+        check_nu_pairs(self.nu, &counts, self.setup.multiclass)
     }
 }
 
@@ -438,8 +351,8 @@ impl Svc {
     /// The multiclass strategy.
     pub fn multiclass(&self) -> Multiclass {
         match &self.params {
-            SvcHyperparams::C(p) => p.multiclass,
-            SvcHyperparams::Nu(p) => p.multiclass,
+            SvcHyperparams::C(p) => p.setup.multiclass,
+            SvcHyperparams::Nu(p) => p.setup.multiclass,
         }
     }
     /// Whether the model was trained as ν-SVC.
@@ -808,7 +721,7 @@ pub(crate) fn class_order(classes: &Classes, order: LabelOrder) -> Vec<usize> {
     }
 }
 
-crate::libsvm_run::observed_fits!(SvcParams => Svc, |p| p.seed);
+crate::libsvm_run::observed_fits!(SvcParams => Svc, |p| p.setup.seed);
 
 impl SvcParams {
     /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from `run`'s `rand()` sequence
@@ -818,20 +731,20 @@ impl SvcParams {
         Params::check(self)?;
         let spec = ClassifierSpec {
             settings: &self.settings,
-            multiclass: self.multiclass,
-            label_order: self.label_order,
+            multiclass: self.setup.multiclass,
+            label_order: self.setup.label_order,
             formulation: Formulation::C {
                 c: self.c,
                 class_weight: &self.class_weight,
             },
-            probability: self.probability,
+            probability: self.setup.probability,
             params: SvcHyperparams::C(self.clone()),
         };
         fit_classifier(&spec, data, run)
     }
 }
 
-crate::libsvm_run::observed_fits!(NuSvcParams => Svc, |p| p.seed);
+crate::libsvm_run::observed_fits!(NuSvcParams => Svc, |p| p.setup.seed);
 
 impl NuSvcParams {
     /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from `run` and reporting to its
@@ -847,10 +760,10 @@ impl NuSvcParams {
         }
         let spec = ClassifierSpec {
             settings: &self.settings,
-            multiclass: self.multiclass,
-            label_order: self.label_order,
+            multiclass: self.setup.multiclass,
+            label_order: self.setup.label_order,
             formulation: Formulation::Nu { nu: self.nu },
-            probability: self.probability,
+            probability: self.setup.probability,
             params: SvcHyperparams::Nu(self.clone()),
         };
         fit_classifier(&spec, data, run)

@@ -11,132 +11,74 @@ use serde::{Deserialize, Serialize};
 use crate::expansion::Expansion;
 use crate::libsvm_run::{LibsvmRun, RunReport, SummaryLine, training_part};
 use crate::q::solve_svr;
-use crate::settings::{Settings, kept_params, nu_in_range, settings_builders, svm_params};
-
-/// Builder methods both regressors' params share (fields `probability`, `seed`).
-macro_rules! regressor_builders {
-    ($t:ty) => {
-        impl $t {
-            /// Also fit LIBSVM's probability model (`-b 1`): the scale σ of a Laplace
-            /// distribution for `y − f(x)`, fitted on 5-fold cross-validated residuals (five more
-            /// trainings). See [`Svr::laplace_scale`] and [`Svr::predict_interval`].
-            pub fn probability(mut self, yes: bool) -> Self {
-                self.probability = yes;
-                self
-            }
-            /// Seed of the cross-validation folds behind the probability model (default 0).
-            /// The folds are drawn as LIBSVM draws them, with glibc's `rand()` after
-            /// `srand(seed)` (the seed taken modulo 2³²): the default 0 (like 1) gives the
-            /// sequence of a program that never seeds, so σ is LIBSVM's to the last digit.
-            pub fn seed(mut self, seed: u64) -> Self {
-                self.seed = seed;
-                self
-            }
-            /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from `run`'s `rand()`
-            /// sequence (continuing it, as LIBSVM's tools do across the trainings of one run;
-            /// the params' `seed` is not used) and reporting the solver runs to its observer.
-            pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
-                Params::check(self)?;
-                fit_with_probability(
-                    &self.settings,
-                    self.c,
-                    self.formulation(),
-                    data,
-                    self.probability,
-                    run,
-                )
-                .map(|model| Svr {
-                    params: SvrHyperparams::from(self.clone()),
-                    ..model
-                })
-            }
-        }
-    };
-}
-
-/// The parameters both regressors' params share after the kernel and solver ones (fields
-/// `probability`, `seed`), with `$head` before the kernel.
-macro_rules! regressor_params {
-    ($t:ty { $($head:tt)* } together: $together:expr) => {
-        svm_params! {
-            $t {
-                c as "C": f64 {
-                    help: "regularization C",
-                    valid: ("a number > 0", |c| *c > 0.0),
-                },
-                $($head)*
-            } {
-                probability: bool {
-                    help: "fit LIBSVM's Laplace model of the residuals (-b 1: five more trainings)",
-                },
-                seed: u64 {
-                    help: "seed of glibc's rand() for the probability folds (0: LIBSVM's unseeded sequence)",
-                    applies: ("with probability true", |p| p.probability),
-                },
-            }
-            together: $together
-        }
-    };
-}
-
-regressor_params! {
-    SvrParams {
-        epsilon: f64 {
-            help: "half-width of the tube inside which errors cost nothing",
-            valid: ("a finite number ≥ 0", |e| e.is_finite() && *e >= 0.0),
-        },
-    }
-    together: |_| Ok(())
-}
-
-regressor_params! {
-    NuSvrParams {
-        nu: f64 {
-            help: "bound on the fraction of errors outside the tube (above) and of support vectors (below)",
-            valid: ("a number in (0, 1]", nu_in_range),
-        },
-    }
-    together: |_| Ok(())
-}
+use crate::settings::{Settings, kept_params, nu_in_range};
 
 /// Parameters of [`Svr`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(c, epsilon, settings, laplace))]
 pub struct SvrParams {
+    #[param(flatten)]
     settings: Settings,
+    /// Regularization `C > 0` (default 1).
+    #[param(
+        name = "C",
+        help = "regularization C",
+        default = 1.0,
+        valid = ("a number > 0", |c| *c > 0.0)
+    )]
     c: f64,
+    /// Half-width of the tube inside which errors cost nothing (default 0.1, ≥ 0).
+    #[param(
+        help = "half-width of the tube inside which errors cost nothing",
+        default = 0.1,
+        valid = ("a finite number ≥ 0", |e| e.is_finite() && *e >= 0.0)
+    )]
     epsilon: f64,
+    #[param(flatten)]
+    laplace: LaplaceSetup,
+}
+
+/// LIBSVM's probability model of a regressor's residuals and its seed: a block both
+/// [`SvrParams`] and [`NuSvrParams`] flatten.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(block)]
+struct LaplaceSetup {
+    /// Also fit LIBSVM's probability model (`-b 1`): the scale σ of a Laplace distribution
+    /// for `y − f(x)`, fitted on 5-fold cross-validated residuals (five more trainings). See
+    /// [`Svr::laplace_scale`](crate::Svr::laplace_scale) and
+    /// [`Svr::predict_interval`](crate::Svr::predict_interval).
+    #[param(help = "fit LIBSVM's Laplace model of the residuals (-b 1: five more trainings)")]
     probability: bool,
+    /// Seed of the cross-validation folds behind the probability model (default 0). The folds
+    /// are drawn as LIBSVM draws them, with glibc's `rand()` after `srand(seed)` (the seed
+    /// taken modulo 2³²): the default 0 (like 1) gives the sequence of a program that never
+    /// seeds, so σ is LIBSVM's to the last digit.
+    #[param(
+        help = "seed of glibc's rand() for the probability folds (0: LIBSVM's unseeded sequence)",
+        applies = ("with probability true", |s| s.probability)
+    )]
     seed: u64,
 }
-
-impl Default for SvrParams {
-    fn default() -> Self {
-        Self {
-            settings: Settings::default(),
-            c: 1.0,
-            epsilon: 0.1,
-            probability: false,
-            seed: 0,
-        }
-    }
-}
-
-settings_builders!(SvrParams);
-regressor_builders!(SvrParams);
 
 impl SvrParams {
     fn formulation(&self) -> Formulation {
         Formulation::Epsilon(self.epsilon)
     }
-    /// Regularization `C > 0` (default 1).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
-    }
-    /// Half-width of the tube inside which errors cost nothing (default 0.1, ≥ 0).
-    pub fn epsilon(mut self, epsilon: f64) -> Self {
-        self.epsilon = epsilon;
-        self
+
+    /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from
+    /// `run`'s `rand()` sequence (continuing it, as LIBSVM's tools do across the trainings of
+    /// one run; the params' `seed` is not used) and reporting the solver runs to its observer.
+    pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
+        let (settings, c, probability) = (&self.settings, self.c, self.laplace.probability);
+        fit_params_in(
+            self,
+            settings,
+            c,
+            self.formulation(),
+            probability,
+            data,
+            run,
+        )
     }
 }
 
@@ -272,45 +214,66 @@ impl Svr {
 
 /// Parameters of ν-SVR (LIBSVM's `-s 4`, scikit-learn's `NuSVR`), which fits the same [`Svr`]
 /// model: ν ∈ (0, 1] replaces ε and chooses the tube width itself.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(c, nu, settings, laplace))]
 pub struct NuSvrParams {
+    #[param(flatten)]
     settings: Settings,
+    /// Regularization `C > 0` (default 1).
+    #[param(
+        name = "C",
+        help = "regularization C",
+        default = 1.0,
+        valid = ("a number > 0", |c| *c > 0.0)
+    )]
     c: f64,
+    /// ν in (0, 1] (default 0.5): an upper bound on the fraction of errors outside the tube and
+    /// a lower bound on the fraction of support vectors.
+    #[param(
+        help = "bound on the fraction of errors outside the tube (above) and of support vectors (below)",
+        default = 0.5,
+        valid = ("a number in (0, 1]", nu_in_range)
+    )]
     nu: f64,
-    probability: bool,
-    seed: u64,
+    #[param(flatten)]
+    laplace: LaplaceSetup,
 }
-
-impl Default for NuSvrParams {
-    fn default() -> Self {
-        Self {
-            settings: Settings::default(),
-            c: 1.0,
-            nu: 0.5,
-            probability: false,
-            seed: 0,
-        }
-    }
-}
-
-settings_builders!(NuSvrParams);
-regressor_builders!(NuSvrParams);
 
 impl NuSvrParams {
     fn formulation(&self) -> Formulation {
         Formulation::Nu(self.nu)
     }
-    /// Regularization `C > 0` (default 1).
-    pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
-        self
+
+    /// Fits as [`SvrParams::fit_in`] does.
+    pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
+        let (settings, c, probability) = (&self.settings, self.c, self.laplace.probability);
+        fit_params_in(
+            self,
+            settings,
+            c,
+            self.formulation(),
+            probability,
+            data,
+            run,
+        )
     }
-    /// ν in (0, 1] (default 0.5): an upper bound on the fraction of errors outside the tube and
-    /// a lower bound on the fraction of support vectors.
-    pub fn nu(mut self, nu: f64) -> Self {
-        self.nu = nu;
-        self
-    }
+}
+
+/// What both regressors' `fit_in` do: check the params, fit, keep the params in the model.
+fn fit_params_in<P: Params + Into<SvrHyperparams>>(
+    params: &P,
+    settings: &Settings,
+    c: f64,
+    formulation: Formulation,
+    probability: bool,
+    data: &Dataset,
+    run: &mut LibsvmRun<'_>,
+) -> Result<Svr> {
+    params.check()?;
+    fit_with_probability(settings, c, formulation, data, probability, run).map(|model| Svr {
+        params: params.clone().into(),
+        ..model
+    })
 }
 
 /// The ε or ν formulation of support vector regression.
@@ -467,8 +430,8 @@ fn laplace_scale(
     Ok((mae, runs))
 }
 
-crate::libsvm_run::observed_fits!(SvrParams => Svr, |p| p.seed);
-crate::libsvm_run::observed_fits!(NuSvrParams => Svr, |p| p.seed);
+crate::libsvm_run::observed_fits!(SvrParams => Svr, |p| p.laplace.seed);
+crate::libsvm_run::observed_fits!(NuSvrParams => Svr, |p| p.laplace.seed);
 
 impl Predict for Svr {
     type Output = Vec<f64>;

@@ -95,6 +95,22 @@ fn every_linear_svc_params_passes_the_battery_in_every_configuration() {
     );
 }
 
+/// The defaults of Pegasos's parameters are those of [`LinearSolver::pegasos`], which the
+/// `solver` builder stores.
+#[test]
+fn linear_svc_defaults_hold_pegasos_defaults() {
+    assert_eq!(
+        LinearSvc::params(),
+        LinearSvc::params()
+            .solver(LinearSolver::pegasos())
+            .solver(LinearSolver::Dcd)
+    );
+    assert_eq!(
+        LinearSvc::params().solver(LinearSolver::Dcd),
+        LinearSvc::params()
+    );
+}
+
 /// scikit-learn 1.9's documented defaults (sklearn.svm.SVC, NuSVC, SVR, NuSVR, OneClassSVM,
 /// LinearSVC). Where margin differs on purpose, the parameter is in the margin-only list:
 /// - `max_iter`: scikit-learn's -1 means no limit; margin's `none` is LIBSVM 3.37's limit

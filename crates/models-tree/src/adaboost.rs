@@ -10,11 +10,10 @@ use margin_io::ModelFile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, over_leaves};
 use crate::export::FeatureNames;
 use crate::grow::{Presorted, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
+use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
 
@@ -24,62 +23,37 @@ use margin_core::params::Params;
 /// The weak learner is a decision tree shaped by the same setters as
 /// [`DecisionTreeClassifier`](crate::DecisionTreeClassifier)'s (`max_depth` defaults to 1:
 /// a stump), where scikit-learn takes an `estimator` object.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(n_estimators, learning_rate, growth, seed))]
 pub struct AdaBoostClassifierParams {
+    #[param(
+        flatten,
+        default = Growth {
+            max_depth: Some(1),
+            ..Growth::new(crate::Criterion::Gini, crate::MaxFeatures::All)
+        },
+        valid_for(criterion = ("gini, entropy or log_loss (a classification criterion)", |p| p.growth.criterion.is_classification()))
+    )]
     growth: Growth,
-    n_estimators: usize,
-    learning_rate: f64,
-    seed: u64,
-}
-
-impl Default for AdaBoostClassifierParams {
-    fn default() -> Self {
-        let mut growth = Growth::new(Criterion::Gini, MaxFeatures::All);
-        growth.max_depth = Some(1);
-        Self {
-            growth,
-            n_estimators: 50,
-            learning_rate: 1.0,
-            seed: 0,
-        }
-    }
-}
-
-growth_params! {
-    classifier AdaBoostClassifierParams {
-        n_estimators: usize {
-            help: "maximum number of boosting rounds",
-            valid: ("at least 1", |n| *n >= 1),
-        },
-        learning_rate: f64 {
-            help: "shrinks each learner's vote",
-            valid: ("a finite number > 0", |r| r.is_finite() && *r > 0.0),
-        },
-    } {
-        seed: u64 { help: "seed of the learners' random feature subsets (learner t uses seed + t)" },
-    }
-}
-
-impl AdaBoostClassifierParams {
-    growth_setters!();
-
     /// Maximum number of boosting rounds (default 50, ≥ 1); boosting stops early when a
     /// learner fits the weighted data perfectly.
-    pub fn n_estimators(mut self, n: usize) -> Self {
-        self.n_estimators = n;
-        self
-    }
+    #[param(
+        help = "maximum number of boosting rounds",
+        default = 50,
+        valid = ("at least 1", |n| *n >= 1)
+    )]
+    n_estimators: usize,
     /// Shrinks each learner's vote (default 1, > 0).
-    pub fn learning_rate(mut self, r: f64) -> Self {
-        self.learning_rate = r;
-        self
-    }
+    #[param(
+        help = "shrinks each learner's vote",
+        default = 1.0,
+        valid = ("a finite number > 0", |r| r.is_finite() && *r > 0.0)
+    )]
+    learning_rate: f64,
     /// Seed of the learners' random feature subsets (used only with `max_features`; learner
     /// `t` uses `seed + t`; default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
+    #[param(help = "seed of the learners' random feature subsets (learner t uses seed + t)")]
+    seed: u64,
 }
 
 /// A fitted AdaBoost (SAMME) classifier.

@@ -8,57 +8,36 @@ use margin_core::{
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, map_rows, over_leaves};
 use crate::export::FeatureNames;
 use crate::grow::{Presorted, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
+use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
 
 /// Parameters of [`DecisionTreeClassifier`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(growth, seed, class_weight))]
 pub struct DecisionTreeClassifierParams {
+    #[param(
+        flatten,
+        default = Growth::new(crate::Criterion::Gini, crate::MaxFeatures::All),
+        valid_for(criterion = ("gini, entropy or log_loss (a classification criterion)", |p| p.growth.criterion.is_classification()))
+    )]
     pub(crate) growth: Growth,
+    /// Per-class weights multiplying the sample weights (default uniform).
+    #[param(
+        help = "class weights multiplying the sample weights: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+        default = ClassWeight::Uniform
+    )]
     pub(crate) class_weight: ClassWeight,
+    /// Seed of the random feature subsets (used only when `max_features` is below the
+    /// feature count; default 0).
+    #[param(help = "seed of the random feature subsets and thresholds")]
     pub(crate) seed: u64,
 }
 
-impl Default for DecisionTreeClassifierParams {
-    fn default() -> Self {
-        Self {
-            growth: Growth::new(Criterion::Gini, MaxFeatures::All),
-            class_weight: ClassWeight::Uniform,
-            seed: 0,
-        }
-    }
-}
-
-growth_params! {
-    classifier DecisionTreeClassifierParams {} {
-        seed: u64 { help: "seed of the random feature subsets and thresholds" },
-        class_weight: ClassWeight {
-            help: "class weights multiplying the sample weights: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
-        },
-    }
-}
-
 impl DecisionTreeClassifierParams {
-    growth_setters!();
-
-    /// Per-class weights multiplying the sample weights (default uniform).
-    pub fn class_weight(mut self, w: ClassWeight) -> Self {
-        self.class_weight = w;
-        self
-    }
-
-    /// Seed of the random feature subsets (used only when `max_features` is below the
-    /// feature count; default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
     /// The pruning path of the tree these parameters grow on `data` (fitted without
     /// pruning): the effective alphas worth trying as `ccp_alpha` (scikit-learn's
     /// `cost_complexity_pruning_path`).

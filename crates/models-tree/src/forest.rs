@@ -10,37 +10,45 @@ use rand::{Rng, RngCore};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::criterion::Criterion;
 use crate::data::{argmax, check_input, class_problem, over_leaves, regression_problem};
 use crate::export::FeatureNames;
 use crate::grow::{Presorted, Settings, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
+use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
 
-/// The ensemble settings both forests share.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The ensemble settings both forests share: a settings block both forests' params flatten
+/// (their builder methods are generated onto each).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(block, check = Ensemble::check_oob_needs_bootstrap)]
 pub(crate) struct Ensemble {
+    /// Number of trees (default 100, ≥ 1).
+    #[param(help = "number of trees", default = 100, valid = ("at least 1", |n| *n >= 1))]
     n_estimators: usize,
+    /// Grow each tree on a bootstrap sample of `n` draws with replacement (default true;
+    /// false grows every tree on all samples, randomized by `max_features` only).
+    #[param(
+        help = "grow each tree on a bootstrap sample (false: on every sample)",
+        default = true
+    )]
     bootstrap: bool,
+    /// Score each sample with the trees whose bootstrap sample missed it (default false;
+    /// needs `bootstrap`). Read it with `oob_score()` on the model.
+    #[param(
+        help = "score each sample with the trees whose bootstrap missed it",
+        applies = ("with bootstrap true", |p| p.bootstrap)
+    )]
     oob_score: bool,
+    /// Seed of the bootstrap samples and feature subsets (default 0). Each tree draws
+    /// from its own generator seeded from this one in tree order, so the forest does
+    /// not depend on the number of threads.
+    #[param(help = "seed of the bootstrap samples and feature subsets")]
     seed: u64,
 }
 
-impl Default for Ensemble {
-    fn default() -> Self {
-        Self {
-            n_estimators: 100,
-            bootstrap: true,
-            oob_score: false,
-            seed: 0,
-        }
-    }
-}
-
 impl Ensemble {
-    /// The rule between the ensemble parameters (their ranges are in the params' entries).
-    fn check_together(&self) -> Result<()> {
+    /// The rule between the ensemble parameters (their ranges are on the fields).
+    fn check_oob_needs_bootstrap(&self) -> Result<()> {
         if self.oob_score && !self.bootstrap {
             return Err(Error::invalid_parameter(
                 "oob_score",
@@ -50,36 +58,6 @@ impl Ensemble {
         }
         Ok(())
     }
-}
-
-/// The ensemble setters both forests offer.
-macro_rules! ensemble_setters {
-    () => {
-        /// Number of trees (default 100, ≥ 1).
-        pub fn n_estimators(mut self, n: usize) -> Self {
-            self.ensemble.n_estimators = n;
-            self
-        }
-        /// Grow each tree on a bootstrap sample of `n` draws with replacement (default true;
-        /// false grows every tree on all samples, randomized by `max_features` only).
-        pub fn bootstrap(mut self, on: bool) -> Self {
-            self.ensemble.bootstrap = on;
-            self
-        }
-        /// Score each sample with the trees whose bootstrap sample missed it (default false;
-        /// needs `bootstrap`). Read it with `oob_score()` on the model.
-        pub fn oob_score(mut self, on: bool) -> Self {
-            self.ensemble.oob_score = on;
-            self
-        }
-        /// Seed of the bootstrap samples and feature subsets (default 0). Each tree draws
-        /// from its own generator seeded from this one in tree order, so the forest does
-        /// not depend on the number of threads.
-        pub fn seed(mut self, seed: u64) -> Self {
-            self.ensemble.seed = seed;
-            self
-        }
-    };
 }
 
 /// Which samples a tree's bootstrap drew (a bit per sample).
@@ -204,54 +182,27 @@ fn check_trees(trees: &[Tree], classification: bool, n_values: usize) -> Result<
 
 /// Parameters of [`RandomForestClassifier`] (scikit-learn's names and defaults: 100 trees,
 /// Gini, `max_features = sqrt`, bootstrap).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(ensemble::n_estimators, growth, ensemble, class_weight))]
 pub struct RandomForestClassifierParams {
+    #[param(
+        flatten,
+        default = Growth::new(crate::Criterion::Gini, crate::MaxFeatures::Sqrt),
+        valid_for(criterion = ("gini, entropy or log_loss (a classification criterion)", |p| p.growth.criterion.is_classification()))
+    )]
     growth: Growth,
+    #[param(flatten)]
     ensemble: Ensemble,
+    /// Per-class weights multiplying the sample weights, computed once on the whole training
+    /// set (scikit-learn's `class_weight`; default uniform).
+    #[param(
+        help = "class weights multiplying the sample weights, computed once on the whole training set: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
+        default = ClassWeight::Uniform
+    )]
     class_weight: ClassWeight,
 }
 
-impl Default for RandomForestClassifierParams {
-    fn default() -> Self {
-        Self {
-            growth: Growth::new(Criterion::Gini, MaxFeatures::Sqrt),
-            ensemble: Ensemble::default(),
-            class_weight: ClassWeight::Uniform,
-        }
-    }
-}
-
-growth_params! {
-    classifier RandomForestClassifierParams {
-        n_estimators: usize {
-            at: ensemble.n_estimators,
-            help: "number of trees",
-            valid: ("at least 1", |n| *n >= 1),
-        },
-    } {
-        bootstrap: bool {
-            at: ensemble.bootstrap,
-            help: "grow each tree on a bootstrap sample (false: on every sample)",
-        },
-        oob_score: bool {
-            at: ensemble.oob_score,
-            help: "score each sample with the trees whose bootstrap missed it",
-            applies: ("with bootstrap true", |p| p.ensemble.bootstrap),
-        },
-        seed: u64 {
-            at: ensemble.seed,
-            help: "seed of the bootstrap samples and feature subsets",
-        },
-        class_weight: ClassWeight {
-            help: "class weights multiplying the sample weights, computed once on the whole training set: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
-        },
-    }
-    together: |p| p.ensemble.check_together()
-}
-
 impl RandomForestClassifierParams {
-    growth_setters!();
-
     /// scikit-learn's `ExtraTreesClassifier` defaults: random thresholds
     /// ([`SplitStrategy::Random`](crate::SplitStrategy)), no bootstrap, `max_features = sqrt`.
     pub fn extra_trees() -> Self {
@@ -259,14 +210,6 @@ impl RandomForestClassifierParams {
         p.growth.splitter = crate::SplitStrategy::Random;
         p.ensemble.bootstrap = false;
         p
-    }
-    ensemble_setters!();
-
-    /// Per-class weights multiplying the sample weights, computed once on the whole training
-    /// set (scikit-learn's `class_weight`; default uniform).
-    pub fn class_weight(mut self, w: ClassWeight) -> Self {
-        self.class_weight = w;
-        self
     }
 }
 
@@ -417,49 +360,20 @@ impl ModelFile for RandomForestClassifier {
 
 /// Parameters of [`RandomForestRegressor`] (scikit-learn's names and defaults: 100 trees,
 /// squared error, `max_features = 1.0` i.e. all features, bootstrap).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(ensemble::n_estimators, growth, ensemble))]
 pub struct RandomForestRegressorParams {
+    #[param(
+        flatten,
+        default = Growth::new(crate::Criterion::SquaredError, crate::MaxFeatures::All),
+        valid_for(criterion = ("squared_error or absolute_error (a regression criterion)", |p| !p.growth.criterion.is_classification()))
+    )]
     growth: Growth,
+    #[param(flatten)]
     ensemble: Ensemble,
 }
 
-impl Default for RandomForestRegressorParams {
-    fn default() -> Self {
-        Self {
-            growth: Growth::new(Criterion::SquaredError, MaxFeatures::All),
-            ensemble: Ensemble::default(),
-        }
-    }
-}
-
-growth_params! {
-    regressor RandomForestRegressorParams {
-        n_estimators: usize {
-            at: ensemble.n_estimators,
-            help: "number of trees",
-            valid: ("at least 1", |n| *n >= 1),
-        },
-    } {
-        bootstrap: bool {
-            at: ensemble.bootstrap,
-            help: "grow each tree on a bootstrap sample (false: on every sample)",
-        },
-        oob_score: bool {
-            at: ensemble.oob_score,
-            help: "score each sample with the trees whose bootstrap missed it",
-            applies: ("with bootstrap true", |p| p.ensemble.bootstrap),
-        },
-        seed: u64 {
-            at: ensemble.seed,
-            help: "seed of the bootstrap samples and feature subsets",
-        },
-    }
-    together: |p| p.ensemble.check_together()
-}
-
 impl RandomForestRegressorParams {
-    growth_setters!();
-
     /// scikit-learn's `ExtraTreesRegressor` defaults: random thresholds
     /// ([`SplitStrategy::Random`](crate::SplitStrategy)), no bootstrap, every feature.
     pub fn extra_trees() -> Self {
@@ -468,7 +382,6 @@ impl RandomForestRegressorParams {
         p.ensemble.bootstrap = false;
         p
     }
-    ensemble_setters!();
 }
 
 /// A fitted random forest regressor: the mean of its trees' predictions.

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use std::borrow::Cow;
 
-use margin_core::params::{ParamType, Value};
+use margin_core::params::{ParamType, Params, Value};
 use margin_core::{Dataset, Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -290,38 +290,136 @@ pub enum SplitStrategy {
 
 margin_core::param_choice!(SplitStrategy { Best => "best", Random => "random" });
 
-/// Growth hyperparameters, with scikit-learn's names and defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Growth hyperparameters, with scikit-learn's names and defaults: a settings block every
+/// tree-based params type flattens (their builder methods are generated onto each). The
+/// defaults are the decision tree classifier's; each model gives its own through
+/// [`Growth::new`]. `criterion`'s allowed values are each model's (`valid_for`).
+// The field docs are also the docs of the builder methods generated onto the params types of
+// other modules, where `MinSamples`, `MaxFeatures`, … are not in scope: their links name
+// `crate::…` explicitly, which rustdoc finds redundant here only.
+#[allow(rustdoc::redundant_explicit_links)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(
+    block,
+    order(
+        criterion,
+        splitter,
+        max_depth,
+        min_samples_split,
+        min_samples_leaf,
+        min_weight_fraction_leaf,
+        max_features,
+        max_leaf_nodes,
+        min_impurity_decrease,
+        ccp_alpha,
+        missing_values,
+        categorical_features,
+    ),
+    check = Growth::check_categorical_splitter
+)]
 pub(crate) struct Growth {
-    pub(crate) criterion: Criterion,
+    /// Split criterion (see [`Criterion`](crate::Criterion)).
+    #[param(help = "split quality measure", default = crate::Criterion::Gini)]
+    pub(crate) criterion: crate::Criterion,
+    /// Maximum depth (default none: grow until leaves are pure or too small to split; ≥ 1).
+    #[param(
+        help = "maximum depth (none: grow until the leaves are pure or too small to split)",
+        valid = ("at least 1, or none (grow until the leaves are pure)", |d| *d != Some(0))
+    )]
     pub(crate) max_depth: Option<usize>,
-    pub(crate) min_samples_split: MinSamples,
-    pub(crate) min_samples_leaf: MinSamples,
+    /// A node with fewer samples is not split (default 2): a count ≥ 2, or a fraction in
+    /// `(0, 1]` of the training samples, rounded up (see
+    /// [`MinSamples`](crate::MinSamples)).
+    #[param(
+        help = "a node with fewer samples is not split: a count ≥ 2, or a fraction in (0, 1] of the samples",
+        default = crate::MinSamples::Count(2),
+        setter(into)
+    )]
+    pub(crate) min_samples_split: crate::MinSamples,
+    /// A split must leave at least this many samples on each side (default 1): a count
+    /// ≥ 1, or a fraction in `(0, 1)` of the training samples, rounded up. A count of 2 or
+    /// more on fewer than twice as many training samples is refused: no node could split.
+    #[param(
+        help = "fewest samples on each side of a split: a count ≥ 1, or a fraction in (0, 1) of the samples",
+        default = crate::MinSamples::Count(1),
+        setter(into)
+    )]
+    pub(crate) min_samples_leaf: crate::MinSamples,
+    /// A split must leave at least this fraction of the total sample weight (sample ×
+    /// class weights; bootstrap counts in a forest) on each side (default 0, in
+    /// `[0, 0.5]`).
+    #[param(
+        help = "fewest share of the total sample weight on each side of a split",
+        valid = ("a fraction in [0, 0.5]", |f| (0.0..=0.5).contains(f))
+    )]
     pub(crate) min_weight_fraction_leaf: f64,
+    /// Grow best-first (largest impurity decrease first) up to this many leaves (default
+    /// none: depth-first, unlimited; ≥ 2).
+    #[param(
+        help = "grow best-first up to this many leaves (none: depth-first, unlimited)",
+        valid = ("an integer ≥ 2, or none", |k| k.is_none_or(|k| k >= 2))
+    )]
     pub(crate) max_leaf_nodes: Option<usize>,
+    /// A node is split only if `w_node/w_total · (imp − w_l/w_node · imp_l − w_r/w_node ·
+    /// imp_r)` reaches this (scikit-learn's formula; default 0, ≥ 0).
+    #[param(
+        help = "a node is split only if the weighted impurity decrease reaches this",
+        valid = ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0)
+    )]
     pub(crate) min_impurity_decrease: f64,
-    pub(crate) max_features: MaxFeatures,
+    /// Features examined per node (see [`MaxFeatures`](crate::MaxFeatures)).
+    #[param(
+        help = "features examined per node: all, sqrt, log2, a count, or a fraction of the features",
+        default = crate::MaxFeatures::All
+    )]
+    pub(crate) max_features: crate::MaxFeatures,
+    /// Minimal cost-complexity pruning: after growth, collapse every branch whose
+    /// effective alpha is at most this (default 0: no pruning; ≥ 0). See
+    /// [`PruningPath`](crate::PruningPath) for the alphas that change the tree.
+    #[param(
+        help = "minimal cost-complexity pruning: collapse the branches whose effective alpha is at most this",
+        valid = ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0)
+    )]
     pub(crate) ccp_alpha: f64,
+    /// Accept missing values (NaN) in the records, at fit and predict (default false:
+    /// NaN is refused as `Error::NonFinite`). Each split then learns where missing values
+    /// go, as scikit-learn ≥ 1.3 does: both directions are scored at every threshold,
+    /// and "present left, missing right" is a split of its own (threshold +∞). Where a
+    /// node saw no missing value of its split feature, they follow the larger child.
+    #[param(help = "accept NaN as missing (each split learns where missing values go)")]
     pub(crate) missing_values: bool,
-    pub(crate) splitter: SplitStrategy,
+    /// Best or random thresholds (see [`SplitStrategy`](crate::SplitStrategy); default
+    /// best, extra-trees forests random). Random thresholds send missing values right.
+    #[param(
+        help = "best thresholds (CART), or one random threshold per feature (extremely randomized trees)",
+        default = crate::SplitStrategy::Best
+    )]
+    pub(crate) splitter: crate::SplitStrategy,
+    /// Columns whose values are category codes (default none): non-negative integers
+    /// below 64 stored as `f64`, NaN for missing with `missing_values`; one-hot encode a
+    /// column with more categories. Such a column splits by subsets, "code ∈ S goes left",
+    /// the best subset found exactly for two classes and squared error (Breiman's
+    /// ordering), by trying every subset otherwise (up to 10 categories in a node, else
+    /// Breiman's ordering by the share of the node's majority class, or the mean target).
+    /// At predict, a code the node never saw in training goes where missing values go.
+    /// Not combined with the random splitter.
+    #[param(
+        help = "columns (from 0) of category codes 0..63, split by subsets",
+        ty = crate::Columns,
+        get = |p| crate::Columns(p.categorical_features.clone()),
+        set = |p, v| p.categorical_features = v.0,
+        setter(into)
+    )]
     pub(crate) categorical_features: Vec<usize>,
 }
 
 impl Growth {
+    /// The defaults with a model's own criterion and `max_features`.
     pub(crate) fn new(criterion: Criterion, max_features: MaxFeatures) -> Self {
         Self {
             criterion,
-            max_depth: None,
-            min_samples_split: MinSamples::Count(2),
-            min_samples_leaf: MinSamples::Count(1),
-            min_weight_fraction_leaf: 0.0,
-            max_leaf_nodes: None,
-            min_impurity_decrease: 0.0,
             max_features,
-            ccp_alpha: 0.0,
-            missing_values: false,
-            splitter: SplitStrategy::Best,
-            categorical_features: Vec::new(),
+            ..Self::default()
         }
     }
 
@@ -389,8 +487,8 @@ impl Growth {
         Ok(mask)
     }
 
-    /// The rule between growth parameters (their ranges are in [`growth_params!`]).
-    pub(crate) fn check_together(&self) -> Result<()> {
+    /// The rule between growth parameters (their ranges are on the fields).
+    fn check_categorical_splitter(&self) -> Result<()> {
         let cols = &self.categorical_features;
         if !cols.is_empty() && self.splitter == SplitStrategy::Random {
             return Err(Error::invalid_parameter(
@@ -402,184 +500,6 @@ impl Growth {
         Ok(())
     }
 }
-
-/// The growth setters every tree-based params type offers, delegating to its `growth` field.
-macro_rules! growth_setters {
-    () => {
-        /// Split criterion (see [`Criterion`](crate::Criterion)).
-        pub fn criterion(mut self, criterion: $crate::Criterion) -> Self {
-            self.growth.criterion = criterion;
-            self
-        }
-        /// Maximum depth (default none: grow until leaves are pure or too small to split; ≥ 1).
-        pub fn max_depth(mut self, max_depth: Option<usize>) -> Self {
-            self.growth.max_depth = max_depth;
-            self
-        }
-        /// A node with fewer samples is not split (default 2): a count ≥ 2, or a fraction in
-        /// `(0, 1]` of the training samples, rounded up (see
-        /// [`MinSamples`](crate::MinSamples)).
-        pub fn min_samples_split(mut self, n: impl Into<$crate::MinSamples>) -> Self {
-            self.growth.min_samples_split = n.into();
-            self
-        }
-        /// A split must leave at least this many samples on each side (default 1): a count
-        /// ≥ 1, or a fraction in `(0, 1)` of the training samples, rounded up. A count of 2 or
-        /// more on fewer than twice as many training samples is refused: no node could split.
-        pub fn min_samples_leaf(mut self, n: impl Into<$crate::MinSamples>) -> Self {
-            self.growth.min_samples_leaf = n.into();
-            self
-        }
-        /// A split must leave at least this fraction of the total sample weight (sample ×
-        /// class weights; bootstrap counts in a forest) on each side (default 0, in
-        /// `[0, 0.5]`).
-        pub fn min_weight_fraction_leaf(mut self, f: f64) -> Self {
-            self.growth.min_weight_fraction_leaf = f;
-            self
-        }
-        /// Grow best-first (largest impurity decrease first) up to this many leaves (default
-        /// none: depth-first, unlimited; ≥ 2).
-        pub fn max_leaf_nodes(mut self, n: Option<usize>) -> Self {
-            self.growth.max_leaf_nodes = n;
-            self
-        }
-        /// A node is split only if `w_node/w_total · (imp − w_l/w_node · imp_l − w_r/w_node ·
-        /// imp_r)` reaches this (scikit-learn's formula; default 0, ≥ 0).
-        pub fn min_impurity_decrease(mut self, v: f64) -> Self {
-            self.growth.min_impurity_decrease = v;
-            self
-        }
-        /// Minimal cost-complexity pruning: after growth, collapse every branch whose
-        /// effective alpha is at most this (default 0: no pruning; ≥ 0). See
-        /// [`PruningPath`](crate::PruningPath) for the alphas that change the tree.
-        pub fn ccp_alpha(mut self, alpha: f64) -> Self {
-            self.growth.ccp_alpha = alpha;
-            self
-        }
-        /// Accept missing values (NaN) in the records, at fit and predict (default false:
-        /// NaN is refused as `Error::NonFinite`). Each split then learns where missing values
-        /// go, as scikit-learn ≥ 1.3 does: both directions are scored at every threshold,
-        /// and "present left, missing right" is a split of its own (threshold +∞). Where a
-        /// node saw no missing value of its split feature, they follow the larger child.
-        pub fn missing_values(mut self, allow: bool) -> Self {
-            self.growth.missing_values = allow;
-            self
-        }
-        /// Best or random thresholds (see [`SplitStrategy`](crate::SplitStrategy); default
-        /// best, extra-trees forests random). Random thresholds send missing values right.
-        pub fn splitter(mut self, s: $crate::SplitStrategy) -> Self {
-            self.growth.splitter = s;
-            self
-        }
-        /// Columns whose values are category codes (default none): non-negative integers
-        /// below 64 stored as `f64`, NaN for missing with `missing_values`; one-hot encode a
-        /// column with more categories. Such a column splits by subsets, "code ∈ S goes left",
-        /// the best subset found exactly for two classes and squared error (Breiman's
-        /// ordering), by trying every subset otherwise (up to 10 categories in a node, else
-        /// Breiman's ordering by the share of the node's majority class, or the mean target).
-        /// At predict, a code the node never saw in training goes where missing values go.
-        /// Not combined with the random splitter.
-        pub fn categorical_features(mut self, columns: impl IntoIterator<Item = usize>) -> Self {
-            self.growth.categorical_features = columns.into_iter().collect();
-            self
-        }
-        /// Features examined per node (see [`MaxFeatures`](crate::MaxFeatures)).
-        pub fn max_features(mut self, m: $crate::MaxFeatures) -> Self {
-            self.growth.max_features = m;
-            self
-        }
-    };
-}
-pub(crate) use growth_setters;
-
-/// Implements [`margin_core::params::Params`] for a tree-based params type (a type with a
-/// `growth` field): `classifier` or `regressor` (which criteria are allowed), then the entries
-/// of `head`, the growth parameters in scikit-learn's order, the entries of `tail`, and an
-/// optional `together` rule added to the growth's own.
-macro_rules! growth_params {
-    (classifier $($rest:tt)*) => {
-        $crate::params::growth_params!(@with true,
-            "gini, entropy or log_loss (a classification criterion)"; $($rest)*);
-    };
-    (regressor $($rest:tt)*) => {
-        $crate::params::growth_params!(@with false,
-            "squared_error or absolute_error (a regression criterion)"; $($rest)*);
-    };
-    (@with $classification:literal, $criteria:literal;
-        $t:ty { $($head:tt)* } { $($tail:tt)* } $(together: $together:expr)?
-    ) => {
-        margin_core::params! {
-            $t {
-                $($head)*
-                criterion: $crate::Criterion {
-                    at: growth.criterion,
-                    help: "split quality measure",
-                    valid: ($criteria, |c| c.is_classification() == $classification),
-                },
-                splitter: $crate::SplitStrategy {
-                    at: growth.splitter,
-                    help: "best thresholds (CART), or one random threshold per feature (extremely randomized trees)",
-                },
-                max_depth: Option<usize> {
-                    at: growth.max_depth,
-                    help: "maximum depth (none: grow until the leaves are pure or too small to split)",
-                    valid: ("at least 1, or none (grow until the leaves are pure)", |d| *d != Some(0)),
-                },
-                min_samples_split: $crate::MinSamples {
-                    at: growth.min_samples_split,
-                    help: "a node with fewer samples is not split: a count ≥ 2, or a fraction in (0, 1] of the samples",
-                },
-                min_samples_leaf: $crate::MinSamples {
-                    at: growth.min_samples_leaf,
-                    help: "fewest samples on each side of a split: a count ≥ 1, or a fraction in (0, 1) of the samples",
-                },
-                min_weight_fraction_leaf: f64 {
-                    at: growth.min_weight_fraction_leaf,
-                    help: "fewest share of the total sample weight on each side of a split",
-                    valid: ("a fraction in [0, 0.5]", |f| (0.0..=0.5).contains(f)),
-                },
-                max_features: $crate::MaxFeatures {
-                    at: growth.max_features,
-                    help: "features examined per node: all, sqrt, log2, a count, or a fraction of the features",
-                },
-                max_leaf_nodes: Option<usize> {
-                    at: growth.max_leaf_nodes,
-                    help: "grow best-first up to this many leaves (none: depth-first, unlimited)",
-                    valid: ("an integer ≥ 2, or none", |k| k.is_none_or(|k| k >= 2)),
-                },
-                min_impurity_decrease: f64 {
-                    at: growth.min_impurity_decrease,
-                    help: "a node is split only if the weighted impurity decrease reaches this",
-                    valid: ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0),
-                },
-                ccp_alpha: f64 {
-                    at: growth.ccp_alpha,
-                    help: "minimal cost-complexity pruning: collapse the branches whose effective alpha is at most this",
-                    valid: ("a finite number ≥ 0", |v| v.is_finite() && *v >= 0.0),
-                },
-                missing_values: bool {
-                    at: growth.missing_values,
-                    help: "accept NaN as missing (each split learns where missing values go)",
-                },
-                categorical_features: $crate::params::Columns {
-                    get: |p| $crate::params::Columns(p.growth.categorical_features.clone()),
-                    set: |p, v| p.growth.categorical_features = v.0,
-                    help: "columns (from 0) of category codes 0..63, split by subsets",
-                },
-                $($tail)*
-            }
-            together: |p| {
-                p.growth.check_together()?;
-                $(
-                    let own: fn(&$t) -> margin_core::Result<()> = $together;
-                    own(p)?;
-                )?
-                Ok(())
-            }
-        }
-    };
-}
-pub(crate) use growth_params;
 
 #[cfg(test)]
 mod tests {

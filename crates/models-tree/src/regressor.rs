@@ -5,46 +5,29 @@ use margin_core::{Dataset, Error, Fit, Predict, Records, Result};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use crate::criterion::Criterion;
 use crate::data::{check_input, map_rows, over_leaves, regression_problem};
 use crate::export::FeatureNames;
 use crate::grow::{Presorted, Target, grow};
-use crate::params::{Growth, MaxFeatures, growth_params, growth_setters};
+use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
 
 /// Parameters of [`DecisionTreeRegressor`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct DecisionTreeRegressorParams {
+    #[param(
+        flatten,
+        default = Growth::new(crate::Criterion::SquaredError, crate::MaxFeatures::All),
+        valid_for(criterion = ("squared_error or absolute_error (a regression criterion)", |p| !p.growth.criterion.is_classification()))
+    )]
     pub(crate) growth: Growth,
+    /// Seed of the random feature subsets (used only when `max_features` is below the
+    /// feature count; default 0).
+    #[param(help = "seed of the random feature subsets and thresholds")]
     pub(crate) seed: u64,
 }
 
-impl Default for DecisionTreeRegressorParams {
-    fn default() -> Self {
-        Self {
-            growth: Growth::new(Criterion::SquaredError, MaxFeatures::All),
-            seed: 0,
-        }
-    }
-}
-
-growth_params! {
-    regressor DecisionTreeRegressorParams {} {
-        seed: u64 { help: "seed of the random feature subsets and thresholds" },
-    }
-}
-
 impl DecisionTreeRegressorParams {
-    growth_setters!();
-
-    /// Seed of the random feature subsets (used only when `max_features` is below the
-    /// feature count; default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
     /// The pruning path of the tree these parameters grow on `data` (fitted without
     /// pruning): the effective alphas worth trying as `ccp_alpha` (scikit-learn's
     /// `cost_complexity_pruning_path`).

@@ -24,56 +24,28 @@ pub enum BinEncoding {
 }
 
 /// Parameters of [`KBinsDiscretizer`]; defaults as scikit-learn (5 bins, quantile, one-hot).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(n_bins, encode, strategy))]
 pub struct KBinsDiscretizerParams {
+    /// Bins per feature (at least 2).
+    #[param(help = "bins per feature", default = 5, valid = ("at least 2", |n| *n >= 2))]
     n_bins: usize,
+    /// Edge placement.
+    #[param(
+        help = "equal-width or equal-count (quantile) bins",
+        default = BinStrategy::Quantile
+    )]
     strategy: BinStrategy,
+    /// Output encoding.
+    #[param(
+        help = "one sparse 0/1 column per bin, or the bin number",
+        default = BinEncoding::OneHot
+    )]
     encode: BinEncoding,
-}
-
-impl Default for KBinsDiscretizerParams {
-    fn default() -> Self {
-        Self {
-            n_bins: 5,
-            strategy: BinStrategy::Quantile,
-            encode: BinEncoding::OneHot,
-        }
-    }
 }
 
 margin_core::param_choice!(BinStrategy { Uniform => "uniform", Quantile => "quantile" });
 margin_core::param_choice!(BinEncoding { OneHot => "onehot", Ordinal => "ordinal" });
-
-margin_core::params! {
-    KBinsDiscretizerParams {
-        n_bins: usize {
-            help: "bins per feature",
-            valid: ("at least 2", |n| *n >= 2),
-        },
-        encode: BinEncoding { help: "one sparse 0/1 column per bin, or the bin number" },
-        strategy: BinStrategy { help: "equal-width or equal-count (quantile) bins" },
-    }
-}
-
-impl KBinsDiscretizerParams {
-    /// Bins per feature (at least 2).
-    pub fn n_bins(mut self, n: usize) -> Self {
-        self.n_bins = n;
-        self
-    }
-
-    /// Edge placement.
-    pub fn strategy(mut self, s: BinStrategy) -> Self {
-        self.strategy = s;
-        self
-    }
-
-    /// Output encoding.
-    pub fn encode(mut self, e: BinEncoding) -> Self {
-        self.encode = e;
-        self
-    }
-}
 
 /// Bins each continuous feature into intervals.
 ///

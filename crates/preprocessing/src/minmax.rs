@@ -10,34 +10,27 @@ use margin_io::ModelFile;
 
 /// Parameters of [`MinMaxScaler`]: the target range, default `[0, 1]` as scikit-learn
 /// (`svm-scale` uses `[-1, 1]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct MinMaxScalerParams {
-    lower: f64,
-    upper: f64,
-}
-
-impl Default for MinMaxScalerParams {
-    fn default() -> Self {
-        Self {
-            lower: 0.0,
-            upper: 1.0,
-        }
-    }
-}
-
-margin_core::params! {
-    MinMaxScalerParams {
-        feature_range: Vec<f64> {
-            get: |p| vec![p.lower, p.upper],
-            // Fewer or more than two values are stored as a range the check refuses.
-            set: |p, v| (p.lower, p.upper) = match v[..] {
-                [lower, upper] => (lower, upper),
-                _ => (f64::NAN, f64::NAN),
-            },
-            help: "target range LOWER,UPPER",
-            valid: ("finite lower < upper", |r| matches!(r[..], [l, u] if l.is_finite() && u.is_finite() && l < u)),
+    /// The range's lower end; with `upper`, the parameter `feature_range` (set with
+    /// [`range`](Self::range)).
+    #[param(
+        name = "feature_range",
+        help = "target range LOWER,UPPER",
+        ty = Vec<f64>,
+        get = |p| vec![p.lower, p.upper],
+        // Fewer or more than two values are stored as a range the check refuses.
+        set = |p, v| (p.lower, p.upper) = match v[..] {
+            [lower, upper] => (lower, upper),
+            _ => (f64::NAN, f64::NAN),
         },
-    }
+        valid = ("finite lower < upper", |r| matches!(r[..], [l, u] if l.is_finite() && u.is_finite() && l < u)),
+        setter(skip)
+    )]
+    lower: f64,
+    /// The range's upper end (see `lower`).
+    #[param(skip, default = 1.0)]
+    upper: f64,
 }
 
 impl MinMaxScalerParams {

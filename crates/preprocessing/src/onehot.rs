@@ -18,38 +18,23 @@ pub enum UnknownCategory {
 }
 
 /// Parameters of [`OneHotEncoder`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct OneHotEncoderParams {
+    /// Encode only these (zero-based) columns; the others pass through unchanged. Default: all.
+    #[param(
+        help = "zero-based columns to encode, the others pass through (none: all)",
+        setter(strip_option)
+    )]
     columns: Option<Vec<usize>>,
+    /// Policy for categories not seen in training.
+    #[param(
+        help = "a category not seen in training: refuse it, or encode it as all zeros",
+        default = UnknownCategory::Error
+    )]
     handle_unknown: UnknownCategory,
 }
 
 margin_core::param_choice!(UnknownCategory { Error => "error", Ignore => "ignore" });
-
-margin_core::params! {
-    OneHotEncoderParams {
-        columns: Option<Vec<usize>> {
-            help: "zero-based columns to encode, the others pass through (none: all)",
-        },
-        handle_unknown: UnknownCategory {
-            help: "a category not seen in training: refuse it, or encode it as all zeros",
-        },
-    }
-}
-
-impl OneHotEncoderParams {
-    /// Encode only these (zero-based) columns; the others pass through unchanged. Default: all.
-    pub fn columns(mut self, columns: Vec<usize>) -> Self {
-        self.columns = Some(columns);
-        self
-    }
-
-    /// Policy for categories not seen in training.
-    pub fn handle_unknown(mut self, policy: UnknownCategory) -> Self {
-        self.handle_unknown = policy;
-        self
-    }
-}
 
 /// Replaces each categorical column (numeric category codes) by one 0/1 column per category seen
 /// in training, in increasing category order; other columns pass through in place. Output is

@@ -12,75 +12,34 @@ use margin_io::ModelFile;
 const MAX_OUTPUT_FEATURES: usize = 10_000_000;
 
 /// Parameters of [`PolynomialFeatures`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(check = |p| {
+    if p.kernel_scaling && (p.interaction_only || !p.include_bias) {
+        return Err(Error::invalid_parameter(
+            "kernel_scaling",
+            true,
+            "include_bias = true and interaction_only = false (the kernel's expansion needs every monomial)",
+        ));
+    }
+    Ok(())
+})]
 pub struct PolynomialFeaturesParams {
-    degree: usize,
-    interaction_only: bool,
-    include_bias: bool,
-    kernel_scaling: bool,
-}
-
-impl Default for PolynomialFeaturesParams {
-    fn default() -> Self {
-        Self {
-            degree: 2,
-            interaction_only: false,
-            include_bias: true,
-            kernel_scaling: false,
-        }
-    }
-}
-
-margin_core::params! {
-    PolynomialFeaturesParams {
-        degree: usize {
-            help: "highest total degree",
-            valid: ("at least 1", |d| *d >= 1),
-        },
-        interaction_only: bool { help: "only products of distinct features (no x_j²)" },
-        include_bias: bool { help: "include the constant column 1" },
-        kernel_scaling: bool {
-            help: "scale the monomials so that ψ(x)·ψ(z) = (1 + x·z)^degree (the polynomial kernel's map)",
-        },
-    }
-    together: |p| {
-        if p.kernel_scaling && (p.interaction_only || !p.include_bias) {
-            return Err(Error::invalid_parameter(
-                "kernel_scaling",
-                true,
-                "include_bias = true and interaction_only = false (the kernel's expansion needs every monomial)",
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl PolynomialFeaturesParams {
     /// Highest total degree (default 2, at least 1).
-    pub fn degree(mut self, degree: usize) -> Self {
-        self.degree = degree;
-        self
-    }
-
+    #[param(help = "highest total degree", default = 2, valid = ("at least 1", |d| *d >= 1))]
+    degree: usize,
     /// Only products of distinct features (no `x_j²`); default false.
-    pub fn interaction_only(mut self, yes: bool) -> Self {
-        self.interaction_only = yes;
-        self
-    }
-
+    #[param(help = "only products of distinct features (no x_j²)")]
+    interaction_only: bool,
     /// Include the constant column 1 (default true).
-    pub fn include_bias(mut self, yes: bool) -> Self {
-        self.include_bias = yes;
-        self
-    }
-
+    #[param(help = "include the constant column 1", default = true)]
+    include_bias: bool,
     /// Multiply each monomial `x^α` by `√(p! / ((p − |α|)! α_1! ⋯ α_d!))`, so that
     /// `ψ(x)·ψ(z) = (1 + x·z)^p` exactly: the explicit feature map of the polynomial kernel
     /// (the `√2` of the degree-2 case). Needs the bias column and all monomials.
-    pub fn kernel_scaling(mut self, yes: bool) -> Self {
-        self.kernel_scaling = yes;
-        self
-    }
+    #[param(
+        help = "scale the monomials so that ψ(x)·ψ(z) = (1 + x·z)^degree (the polynomial kernel's map)"
+    )]
+    kernel_scaling: bool,
 }
 
 /// Expands features into all monomials up to a degree, in scikit-learn's column order (by

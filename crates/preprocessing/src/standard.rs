@@ -10,40 +10,17 @@ use margin_core::{
 use margin_io::ModelFile;
 
 /// Parameters of [`StandardScaler`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct StandardScalerParams {
-    with_mean: bool,
-    with_std: bool,
-}
-
-impl Default for StandardScalerParams {
-    fn default() -> Self {
-        Self {
-            with_mean: true,
-            with_std: true,
-        }
-    }
-}
-
-margin_core::params! {
-    StandardScalerParams {
-        with_mean: bool { help: "subtract the mean (turn off to keep sparse records sparse)" },
-        with_std: bool { help: "divide by the standard deviation" },
-    }
-}
-
-impl StandardScalerParams {
     /// Subtract the mean (default true). Turn off to keep sparse records sparse.
-    pub fn with_mean(mut self, yes: bool) -> Self {
-        self.with_mean = yes;
-        self
-    }
-
+    #[param(
+        help = "subtract the mean (turn off to keep sparse records sparse)",
+        default = true
+    )]
+    with_mean: bool,
     /// Divide by the standard deviation (default true).
-    pub fn with_std(mut self, yes: bool) -> Self {
-        self.with_std = yes;
-        self
-    }
+    #[param(help = "divide by the standard deviation", default = true)]
+    with_std: bool,
 }
 
 /// Centres each feature to mean 0 and scales it to unit (population, `ddof = 0`) standard

@@ -24,18 +24,10 @@ struct NearestCentroidParams {
 }
 
 /// The toy's one hyperparameter, which its model keeps (prediction does not use it).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 struct Settings {
+    #[param(help = "unused", valid = ("a number ≥ 0", |s| *s >= 0.0), setter(skip))]
     shrink: f64,
-}
-
-margin_core::params! {
-    Settings {
-        shrink: f64 {
-            help: "unused",
-            valid: ("a number ≥ 0", |s| *s >= 0.0),
-        },
-    }
 }
 
 /// What every fit keeps: not the default, so a model that forgets it is seen.

@@ -84,115 +84,77 @@ impl ParamType for Centers {
 /// Parameters of [`make_blobs`] (scikit-learn's names and defaults): `n_samples` 100 split
 /// evenly over the centres, 2 features, 3 centres drawn in the box (−10, 10), standard
 /// deviation 1, shuffled.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(check = |p| {
+    let k = p.n_centers();
+    if let (Some(groups), Some(centers)) = (p.n_samples.groups(), &p.centers)
+        && groups != k
+    {
+        return Err(Error::invalid_parameter(
+            "centers",
+            centers.to_value(),
+            format!("one centre per count in n_samples ({groups}), or none"),
+        ));
+    }
+    p.cluster_std.check_len("cluster_std", k, "centre")
+})]
 pub struct Blobs {
+    /// Samples in all, split evenly over the centres (the first ones take one more when the
+    /// split is uneven), or one count per centre (default 100 in all).
+    #[param(
+        help = "samples in all (split evenly over the centres), or one count per centre",
+        default = NSamples::Total(100),
+        valid = ("at least 1 sample in all", NSamples::some),
+        setter(into)
+    )]
     n_samples: NSamples,
+    /// Features per sample (default 2; given centre points set it instead).
+    #[param(
+        help = "features per sample",
+        default = 2,
+        valid = ("an integer ≥ 1", |d| *d >= 1),
+        applies = ("without given centre points", |p| !p.has_points())
+    )]
     n_features: usize,
+    /// How many centres to draw in [`Blobs::center_box`], or the centres themselves (default:
+    /// 3, or one per count when [`Blobs::n_samples`] gives counts per centre).
+    #[param(
+        help = "number of centres or the centres themselves (none: 3, or one per count in n_samples)",
+        valid = ("a count ≥ 1, or at least one finite point", |c| c.as_ref().is_none_or(Centers::is_valid)),
+        setter(via = |p, centers, _| p.centers = Some(centers), arg = Centers)
+    )]
     centers: Option<Centers>,
+    /// Standard deviation of every blob, or one per centre (default 1).
+    #[param(
+        help = "standard deviation of every blob, or one per centre",
+        default = Per::All(1.0),
+        valid = ("finite numbers ≥ 0", |s| s.all(|v| v.is_finite() && v >= 0.0)),
+        setter(into)
+    )]
     cluster_std: Per,
+    #[param(
+        help = "range (min, max) of every coordinate of the random centres",
+        default = (-10.0, 10.0),
+        valid = ("finite min ≤ max", |(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi),
+        applies = ("without given centre points", |p| !p.has_points()),
+        setter(skip)
+    )]
     center_box: (f64, f64),
+    /// Whether to shuffle the samples (default true); unshuffled, they come centre by centre.
+    #[param(
+        help = "shuffle the samples (otherwise grouped by centre)",
+        default = true
+    )]
     shuffle: bool,
+    /// Seed of the random draws (default 0).
+    #[param(help = "seed of the random draws")]
     seed: u64,
 }
 
-impl Default for Blobs {
-    fn default() -> Self {
-        Self {
-            n_samples: NSamples::Total(100),
-            n_features: 2,
-            centers: None,
-            cluster_std: Per::All(1.0),
-            center_box: (-10.0, 10.0),
-            shuffle: true,
-            seed: 0,
-        }
-    }
-}
-
-crate::params! {
-    Blobs {
-        n_samples: NSamples {
-            help: "samples in all (split evenly over the centres), or one count per centre",
-            valid: ("at least 1 sample in all", NSamples::some),
-        },
-        n_features: usize {
-            help: "features per sample",
-            valid: ("an integer ≥ 1", |d| *d >= 1),
-            applies: ("without given centre points", |p| !p.has_points()),
-        },
-        centers: Option<Centers> {
-            help: "number of centres or the centres themselves (none: 3, or one per count in n_samples)",
-            valid: ("a count ≥ 1, or at least one finite point", |c| c.as_ref().is_none_or(Centers::is_valid)),
-        },
-        cluster_std: Per {
-            help: "standard deviation of every blob, or one per centre",
-            valid: ("finite numbers ≥ 0", |s| s.all(|v| v.is_finite() && v >= 0.0)),
-        },
-        center_box: (f64, f64) {
-            help: "range (min, max) of every coordinate of the random centres",
-            valid: ("finite min ≤ max", |(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi),
-            applies: ("without given centre points", |p| !p.has_points()),
-        },
-        shuffle: bool { help: "shuffle the samples (otherwise grouped by centre)" },
-        seed: u64 { help: "seed of the random draws" },
-    }
-    together: |p| {
-        let k = p.n_centers();
-        if let (Some(groups), Some(centers)) = (p.n_samples.groups(), &p.centers)
-            && groups != k
-        {
-            return Err(Error::invalid_parameter(
-                "centers",
-                centers.to_value(),
-                format!("one centre per count in n_samples ({groups}), or none"),
-            ));
-        }
-        p.cluster_std.check_len("cluster_std", k, "centre")
-    }
-}
-
 impl Blobs {
-    /// Samples in all, split evenly over the centres (the first ones take one more when the
-    /// split is uneven), or one count per centre (default 100 in all).
-    pub fn n_samples(mut self, n: impl Into<NSamples>) -> Self {
-        self.n_samples = n.into();
-        self
-    }
-
-    /// Features per sample (default 2; given centre points set it instead).
-    pub fn n_features(mut self, d: usize) -> Self {
-        self.n_features = d;
-        self
-    }
-
-    /// How many centres to draw in [`Blobs::center_box`], or the centres themselves (default:
-    /// 3, or one per count when [`Blobs::n_samples`] gives counts per centre).
-    pub fn centers(mut self, centers: impl Into<Centers>) -> Self {
-        self.centers = Some(centers.into());
-        self
-    }
-
-    /// Standard deviation of every blob, or one per centre (default 1).
-    pub fn cluster_std(mut self, std: impl Into<Per>) -> Self {
-        self.cluster_std = std.into();
-        self
-    }
-
     /// Range of each coordinate of the random centres (default (−10, 10)).
     pub fn center_box(mut self, min: f64, max: f64) -> Self {
         self.center_box = (min, max);
-        self
-    }
-
-    /// Whether to shuffle the samples (default true); unshuffled, they come centre by centre.
-    pub fn shuffle(mut self, shuffle: bool) -> Self {
-        self.shuffle = shuffle;
-        self
-    }
-
-    /// Seed of the random draws (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
         self
     }
 

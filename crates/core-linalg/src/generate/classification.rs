@@ -15,193 +15,105 @@ use crate::split::rng_from_seed;
 /// Parameters of [`make_classification`] (scikit-learn's names and defaults): 100 samples, 20
 /// features of which 2 informative, 2 redundant and 0 repeated, 2 classes of 2 clusters each,
 /// balanced, 1% of labels flipped, `class_sep` 1 on a hypercube, no shift, scale 1, shuffled.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(check = Classification::check_counts)]
 pub struct Classification {
+    /// Number of samples (default 100).
+    #[param(help = "number of samples", default = 100, valid = ("an integer ≥ 1", at_least_one))]
     n_samples: usize,
+    /// Features in all (default 20): informative, redundant and repeated ones first (before
+    /// shuffling), random noise for the rest.
+    #[param(
+        help = "features in all: informative, redundant, repeated, and random ones for the rest",
+        default = 20,
+        valid = ("an integer ≥ 1", at_least_one)
+    )]
     n_features: usize,
+    /// Informative features (default 2): the clusters sit on the vertices of a hypercube of
+    /// this dimension, so `n_classes · n_clusters_per_class ≤ 2^n_informative`.
+    #[param(
+        help = "features that place the clusters (dimension of the hypercube)",
+        default = 2,
+        valid = ("an integer ≥ 1", at_least_one)
+    )]
     n_informative: usize,
+    /// Redundant features: random linear combinations of the informative ones (default 2).
+    #[param(
+        help = "random linear combinations of the informative features",
+        default = 2
+    )]
     n_redundant: usize,
+    /// Repeated features: copies of informative or redundant ones, drawn at random (default 0).
+    #[param(help = "copies of informative or redundant features")]
     n_repeated: usize,
+    /// Number of classes (default 2).
+    #[param(help = "number of classes", default = 2, valid = ("an integer ≥ 1", at_least_one))]
     n_classes: usize,
+    /// Gaussian clusters per class (default 2).
+    #[param(
+        help = "Gaussian clusters per class",
+        default = 2,
+        valid = ("an integer ≥ 1", at_least_one)
+    )]
     n_clusters_per_class: usize,
+    /// Share of samples per class, `n_classes` values or `n_classes − 1` (the last class takes
+    /// the rest of 1); summing to at most 1, what is left is spread over the clusters in turn
+    /// (default: balanced).
+    #[param(
+        help = "share of samples per class, n_classes or n_classes − 1 of them (none: balanced)",
+        valid = ("none, or finite numbers ≥ 0", |w| w.as_ref().is_none_or(|w| w.iter().all(|v| v.is_finite() && *v >= 0.0))),
+        setter(strip_option)
+    )]
     weights: Option<Vec<f64>>,
+    /// Share of samples whose class is redrawn uniformly at random, in [0, 1] (default 0.01).
+    #[param(
+        help = "share of samples whose class is redrawn at random",
+        default = 0.01,
+        valid = ("a number in [0, 1]", |f| (0.0..=1.0).contains(f))
+    )]
     flip_y: f64,
+    /// Half the side of the hypercube (default 1): larger spreads the classes apart.
+    #[param(
+        help = "half the side of the hypercube: larger spreads the classes apart",
+        default = 1.0,
+        valid = ("a finite number > 0", |s| s.is_finite() && *s > 0.0)
+    )]
     class_sep: f64,
+    /// Clusters on hypercube vertices (default true), or on the vertices of a random polytope.
+    #[param(
+        help = "clusters on hypercube vertices (false: on a random polytope)",
+        default = true
+    )]
     hypercube: bool,
+    /// Added to every feature, or one value per feature (default 0); `None` draws one per
+    /// feature in [−class_sep, class_sep].
+    #[param(
+        help = "added to every feature, or one per feature (none: random in [−class_sep, class_sep])",
+        default = Some(Per::All(0.0)),
+        valid = ("none, or finite numbers", |s| s.as_ref().is_none_or(|s| s.all(f64::is_finite)))
+    )]
     shift: Option<Per>,
+    /// Multiplies every feature after the shift, or one value per feature (default 1); `None`
+    /// draws one per feature in [1, 101].
+    #[param(
+        help = "multiplies every feature after the shift, or one per feature (none: random in [1, 101])",
+        default = Some(Per::All(1.0)),
+        valid = ("none, or finite numbers > 0", |s| s.as_ref().is_none_or(|s| s.all(|v| v.is_finite() && v > 0.0)))
+    )]
     scale: Option<Per>,
+    /// Whether to shuffle the samples and the features (default true).
+    #[param(help = "shuffle the samples and the features", default = true)]
     shuffle: bool,
+    /// Seed of the random draws (default 0).
+    #[param(help = "seed of the random draws")]
     seed: u64,
-}
-
-impl Default for Classification {
-    fn default() -> Self {
-        Self {
-            n_samples: 100,
-            n_features: 20,
-            n_informative: 2,
-            n_redundant: 2,
-            n_repeated: 0,
-            n_classes: 2,
-            n_clusters_per_class: 2,
-            weights: None,
-            flip_y: 0.01,
-            class_sep: 1.0,
-            hypercube: true,
-            shift: Some(Per::All(0.0)),
-            scale: Some(Per::All(1.0)),
-            shuffle: true,
-            seed: 0,
-        }
-    }
 }
 
 fn at_least_one(n: &usize) -> bool {
     *n >= 1
 }
 
-crate::params! {
-    Classification {
-        n_samples: usize { help: "number of samples", valid: ("an integer ≥ 1", at_least_one) },
-        n_features: usize {
-            help: "features in all: informative, redundant, repeated, and random ones for the rest",
-            valid: ("an integer ≥ 1", at_least_one),
-        },
-        n_informative: usize {
-            help: "features that place the clusters (dimension of the hypercube)",
-            valid: ("an integer ≥ 1", at_least_one),
-        },
-        n_redundant: usize { help: "random linear combinations of the informative features" },
-        n_repeated: usize { help: "copies of informative or redundant features" },
-        n_classes: usize { help: "number of classes", valid: ("an integer ≥ 1", at_least_one) },
-        n_clusters_per_class: usize {
-            help: "Gaussian clusters per class",
-            valid: ("an integer ≥ 1", at_least_one),
-        },
-        weights: Option<Vec<f64>> {
-            help: "share of samples per class, n_classes or n_classes − 1 of them (none: balanced)",
-            valid: ("none, or finite numbers ≥ 0", |w| w.as_ref().is_none_or(|w| w.iter().all(|v| v.is_finite() && *v >= 0.0))),
-        },
-        flip_y: f64 {
-            help: "share of samples whose class is redrawn at random",
-            valid: ("a number in [0, 1]", |f| (0.0..=1.0).contains(f)),
-        },
-        class_sep: f64 {
-            help: "half the side of the hypercube: larger spreads the classes apart",
-            valid: ("a finite number > 0", |s| s.is_finite() && *s > 0.0),
-        },
-        hypercube: bool { help: "clusters on hypercube vertices (false: on a random polytope)" },
-        shift: Option<Per> {
-            help: "added to every feature, or one per feature (none: random in [−class_sep, class_sep])",
-            valid: ("none, or finite numbers", |s| s.as_ref().is_none_or(|s| s.all(f64::is_finite))),
-        },
-        scale: Option<Per> {
-            help: "multiplies every feature after the shift, or one per feature (none: random in [1, 101])",
-            valid: ("none, or finite numbers > 0", |s| s.as_ref().is_none_or(|s| s.all(|v| v.is_finite() && v > 0.0))),
-        },
-        shuffle: bool { help: "shuffle the samples and the features" },
-        seed: u64 { help: "seed of the random draws" },
-    }
-    together: Classification::check_counts,
-}
-
 impl Classification {
-    /// Number of samples (default 100).
-    pub fn n_samples(mut self, n: usize) -> Self {
-        self.n_samples = n;
-        self
-    }
-
-    /// Features in all (default 20): informative, redundant and repeated ones first (before
-    /// shuffling), random noise for the rest.
-    pub fn n_features(mut self, d: usize) -> Self {
-        self.n_features = d;
-        self
-    }
-
-    /// Informative features (default 2): the clusters sit on the vertices of a hypercube of
-    /// this dimension, so `n_classes · n_clusters_per_class ≤ 2^n_informative`.
-    pub fn n_informative(mut self, n: usize) -> Self {
-        self.n_informative = n;
-        self
-    }
-
-    /// Redundant features: random linear combinations of the informative ones (default 2).
-    pub fn n_redundant(mut self, n: usize) -> Self {
-        self.n_redundant = n;
-        self
-    }
-
-    /// Repeated features: copies of informative or redundant ones, drawn at random (default 0).
-    pub fn n_repeated(mut self, n: usize) -> Self {
-        self.n_repeated = n;
-        self
-    }
-
-    /// Number of classes (default 2).
-    pub fn n_classes(mut self, n: usize) -> Self {
-        self.n_classes = n;
-        self
-    }
-
-    /// Gaussian clusters per class (default 2).
-    pub fn n_clusters_per_class(mut self, n: usize) -> Self {
-        self.n_clusters_per_class = n;
-        self
-    }
-
-    /// Share of samples per class, `n_classes` values or `n_classes − 1` (the last class takes
-    /// the rest of 1); summing to at most 1, what is left is spread over the clusters in turn
-    /// (default: balanced).
-    pub fn weights(mut self, weights: Vec<f64>) -> Self {
-        self.weights = Some(weights);
-        self
-    }
-
-    /// Share of samples whose class is redrawn uniformly at random, in [0, 1] (default 0.01).
-    pub fn flip_y(mut self, share: f64) -> Self {
-        self.flip_y = share;
-        self
-    }
-
-    /// Half the side of the hypercube (default 1): larger spreads the classes apart.
-    pub fn class_sep(mut self, sep: f64) -> Self {
-        self.class_sep = sep;
-        self
-    }
-
-    /// Clusters on hypercube vertices (default true), or on the vertices of a random polytope.
-    pub fn hypercube(mut self, on_cube: bool) -> Self {
-        self.hypercube = on_cube;
-        self
-    }
-
-    /// Added to every feature, or one value per feature (default 0); `None` draws one per
-    /// feature in [−class_sep, class_sep].
-    pub fn shift(mut self, shift: Option<Per>) -> Self {
-        self.shift = shift;
-        self
-    }
-
-    /// Multiplies every feature after the shift, or one value per feature (default 1); `None`
-    /// draws one per feature in [1, 101].
-    pub fn scale(mut self, scale: Option<Per>) -> Self {
-        self.scale = scale;
-        self
-    }
-
-    /// Whether to shuffle the samples and the features (default true).
-    pub fn shuffle(mut self, shuffle: bool) -> Self {
-        self.shuffle = shuffle;
-        self
-    }
-
-    /// Seed of the random draws (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
     /// The rules that tie the counts together.
     fn check_counts(&self) -> Result<()> {
         let used = self

@@ -17,131 +17,60 @@ use crate::split::rng_from_seed;
 
 /// Parameters of [`make_regression`] (scikit-learn's names and defaults): 100 samples, 100
 /// standard normal features of which 10 informative, one target, no bias, no noise, shuffled.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct Regression {
-    n_samples: usize,
-    n_features: usize,
-    n_informative: usize,
-    n_targets: usize,
-    bias: f64,
-    effective_rank: Option<usize>,
-    tail_strength: f64,
-    noise: f64,
-    shuffle: bool,
-    seed: u64,
-}
-
-impl Default for Regression {
-    fn default() -> Self {
-        Self {
-            n_samples: 100,
-            n_features: 100,
-            n_informative: 10,
-            n_targets: 1,
-            bias: 0.0,
-            effective_rank: None,
-            tail_strength: 0.5,
-            noise: 0.0,
-            shuffle: true,
-            seed: 0,
-        }
-    }
-}
-
-crate::params! {
-    Regression {
-        n_samples: usize { help: "number of samples", valid: ("an integer ≥ 1", |n| *n >= 1) },
-        n_features: usize { help: "number of features", valid: ("an integer ≥ 1", |d| *d >= 1) },
-        n_informative: usize {
-            help: "features with a non-zero coefficient (at most n_features are)",
-        },
-        n_targets: usize {
-            help: "values per sample",
-            valid: ("1 (a margin dataset holds one regression target per sample)", |t| *t == 1),
-        },
-        bias: f64 { help: "intercept of the linear model", valid: ("a finite number", |b| b.is_finite()) },
-        effective_rank: Option<usize> {
-            help: "approximate rank of the records: singular values decay past it (none: well conditioned)",
-            valid: ("none or an integer ≥ 1", |r| r.is_none_or(|r| r >= 1)),
-        },
-        tail_strength: f64 {
-            help: "weight of the slowly decaying tail of the singular values",
-            valid: ("a number in [0, 1]", |t| (0.0..=1.0).contains(t)),
-            applies: ("with effective_rank", |p| p.effective_rank.is_some()),
-        },
-        noise: f64 {
-            help: "standard deviation of Gaussian noise added to the targets",
-            valid: ("a finite number ≥ 0", |s| s.is_finite() && *s >= 0.0),
-        },
-        shuffle: bool { help: "shuffle the samples and the features" },
-        seed: u64 { help: "seed of the random draws" },
-    }
-}
-
-impl Regression {
     /// Number of samples (default 100).
-    pub fn n_samples(mut self, n: usize) -> Self {
-        self.n_samples = n;
-        self
-    }
-
+    #[param(help = "number of samples", default = 100, valid = ("an integer ≥ 1", |n| *n >= 1))]
+    n_samples: usize,
     /// Number of features (default 100).
-    pub fn n_features(mut self, d: usize) -> Self {
-        self.n_features = d;
-        self
-    }
-
+    #[param(help = "number of features", default = 100, valid = ("an integer ≥ 1", |d| *d >= 1))]
+    n_features: usize,
     /// Features with a non-zero coefficient, drawn uniformly in [0, 100) (default 10; more than
     /// `n_features` means all of them, as in scikit-learn).
-    pub fn n_informative(mut self, n: usize) -> Self {
-        self.n_informative = n;
-        self
-    }
-
+    #[param(
+        help = "features with a non-zero coefficient (at most n_features are)",
+        default = 10
+    )]
+    n_informative: usize,
     /// Values per sample (default 1, the only value margin's regression targets hold).
-    pub fn n_targets(mut self, n: usize) -> Self {
-        self.n_targets = n;
-        self
-    }
-
+    #[param(
+        help = "values per sample",
+        default = 1,
+        valid = ("1 (a margin dataset holds one regression target per sample)", |t| *t == 1)
+    )]
+    n_targets: usize,
     /// Intercept of the linear model (default 0).
-    pub fn bias(mut self, bias: f64) -> Self {
-        self.bias = bias;
-        self
-    }
-
+    #[param(help = "intercept of the linear model", valid = ("a finite number", |b| b.is_finite()))]
+    bias: f64,
     /// Records of approximate rank `rank` (default none: independent standard normal
     /// features): singular values `(1 − tail_strength) · exp(−(i / rank)²) + tail_strength ·
     /// exp(−0.1 · i / rank)` for `i = 0, 1, …`, between random orthonormal bases.
-    pub fn effective_rank(mut self, rank: Option<usize>) -> Self {
-        self.effective_rank = rank;
-        self
-    }
-
+    #[param(
+        help = "approximate rank of the records: singular values decay past it (none: well conditioned)",
+        valid = ("none or an integer ≥ 1", |r| r.is_none_or(|r| r >= 1))
+    )]
+    effective_rank: Option<usize>,
     /// Weight of the slowly decaying tail of the singular values with
     /// [`Regression::effective_rank`], in [0, 1] (default 0.5).
-    pub fn tail_strength(mut self, strength: f64) -> Self {
-        self.tail_strength = strength;
-        self
-    }
-
+    #[param(
+        help = "weight of the slowly decaying tail of the singular values",
+        default = 0.5,
+        valid = ("a number in [0, 1]", |t| (0.0..=1.0).contains(t)),
+        applies = ("with effective_rank", |p| p.effective_rank.is_some())
+    )]
+    tail_strength: f64,
     /// Standard deviation of Gaussian noise added to the targets (default 0).
-    pub fn noise(mut self, std: f64) -> Self {
-        self.noise = std;
-        self
-    }
-
+    #[param(
+        help = "standard deviation of Gaussian noise added to the targets",
+        valid = ("a finite number ≥ 0", |s| s.is_finite() && *s >= 0.0)
+    )]
+    noise: f64,
     /// Whether to shuffle the samples and the features (default true).
-    pub fn shuffle(mut self, shuffle: bool) -> Self {
-        self.shuffle = shuffle;
-        self
-    }
-
+    #[param(help = "shuffle the samples and the features", default = true)]
+    shuffle: bool,
     /// Seed of the random draws (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
+    #[param(help = "seed of the random draws")]
+    seed: u64,
 }
 
 /// The `i`-th singular value of a low-rank matrix of effective rank `rank`

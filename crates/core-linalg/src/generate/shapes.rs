@@ -18,133 +18,76 @@ fn two_counts(n: &NSamples) -> bool {
 
 /// Parameters of [`make_circles`] (scikit-learn's names and defaults): 100 samples, the inner
 /// circle's radius 0.8 times the outer one's, no noise, shuffled.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct Circles {
+    /// Samples in all (the second class takes the odd one), or `[first, second]`
+    /// counts (default 100 in all).
+    #[param(
+        help = "samples in all (the inner circle takes the odd one), or outer,inner counts",
+        default = NSamples::Total(100),
+        valid = ("at least 1 sample in all, as a total or two counts", two_counts),
+        setter(into)
+    )]
     n_samples: NSamples,
+    /// Whether to shuffle the samples (default true); unshuffled, the outer circle comes first.
+    #[param(
+        help = "shuffle the samples (otherwise outer circle first)",
+        default = true
+    )]
     shuffle: bool,
+    /// Standard deviation of Gaussian noise added to each coordinate (default none).
+    #[param(
+        help = "standard deviation of Gaussian noise added to both coordinates (none: none)",
+        valid = ("none or a finite number ≥ 0", noise_ok),
+        setter(strip_option)
+    )]
     noise: Option<f64>,
+    /// Inner radius over outer radius, in [0, 1) (default 0.8).
+    #[param(
+        help = "inner radius over outer radius",
+        default = 0.8,
+        valid = ("a number in [0, 1)", |f| (0.0..1.0).contains(f))
+    )]
     factor: f64,
+    /// Seed of the random draws (default 0).
+    #[param(help = "seed of the random draws")]
     seed: u64,
-}
-
-impl Default for Circles {
-    fn default() -> Self {
-        Self {
-            n_samples: NSamples::Total(100),
-            shuffle: true,
-            noise: None,
-            factor: 0.8,
-            seed: 0,
-        }
-    }
 }
 
 /// Parameters of [`make_moons`] (scikit-learn's names and defaults): 100 samples, no noise,
 /// shuffled.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct Moons {
+    /// Samples in all (the second class takes the odd one), or `[first, second]`
+    /// counts (default 100 in all).
+    #[param(
+        help = "samples in all (the second moon takes the odd one), or a count per moon",
+        default = NSamples::Total(100),
+        valid = ("at least 1 sample in all, as a total or two counts", two_counts),
+        setter(into)
+    )]
     n_samples: NSamples,
+    /// Whether to shuffle the samples (default true); unshuffled, the upper moon comes first.
+    #[param(
+        help = "shuffle the samples (otherwise upper moon first)",
+        default = true
+    )]
     shuffle: bool,
+    /// Standard deviation of Gaussian noise added to each coordinate (default none).
+    #[param(
+        help = "standard deviation of Gaussian noise added to both coordinates (none: none)",
+        valid = ("none or a finite number ≥ 0", noise_ok),
+        setter(strip_option)
+    )]
     noise: Option<f64>,
+    /// Seed of the random draws (default 0).
+    #[param(help = "seed of the random draws")]
     seed: u64,
-}
-
-impl Default for Moons {
-    fn default() -> Self {
-        Self {
-            n_samples: NSamples::Total(100),
-            shuffle: true,
-            noise: None,
-            seed: 0,
-        }
-    }
 }
 
 /// The valid noise levels: none, or a finite standard deviation ≥ 0.
 fn noise_ok(noise: &Option<f64>) -> bool {
     noise.is_none_or(|s| s.is_finite() && s >= 0.0)
-}
-
-crate::params! {
-    Circles {
-        n_samples: NSamples {
-            help: "samples in all (the inner circle takes the odd one), or outer,inner counts",
-            valid: ("at least 1 sample in all, as a total or two counts", two_counts),
-        },
-        shuffle: bool { help: "shuffle the samples (otherwise outer circle first)" },
-        noise: Option<f64> {
-            help: "standard deviation of Gaussian noise added to both coordinates (none: none)",
-            valid: ("none or a finite number ≥ 0", noise_ok),
-        },
-        factor: f64 {
-            help: "inner radius over outer radius",
-            valid: ("a number in [0, 1)", |f| (0.0..1.0).contains(f)),
-        },
-        seed: u64 { help: "seed of the random draws" },
-    }
-}
-
-crate::params! {
-    Moons {
-        n_samples: NSamples {
-            help: "samples in all (the second moon takes the odd one), or a count per moon",
-            valid: ("at least 1 sample in all, as a total or two counts", two_counts),
-        },
-        shuffle: bool { help: "shuffle the samples (otherwise upper moon first)" },
-        noise: Option<f64> {
-            help: "standard deviation of Gaussian noise added to both coordinates (none: none)",
-            valid: ("none or a finite number ≥ 0", noise_ok),
-        },
-        seed: u64 { help: "seed of the random draws" },
-    }
-}
-
-/// The builder methods both shapes share.
-macro_rules! two_class_builders {
-    ($t:ty, $shuffle_doc:literal) => {
-        impl $t {
-            /// Samples in all (the second class takes the odd one), or `[first, second]`
-            /// counts (default 100 in all).
-            pub fn n_samples(mut self, n: impl Into<NSamples>) -> Self {
-                self.n_samples = n.into();
-                self
-            }
-
-            /// Standard deviation of Gaussian noise added to each coordinate (default none).
-            pub fn noise(mut self, std: f64) -> Self {
-                self.noise = Some(std);
-                self
-            }
-
-            #[doc = $shuffle_doc]
-            pub fn shuffle(mut self, shuffle: bool) -> Self {
-                self.shuffle = shuffle;
-                self
-            }
-
-            /// Seed of the random draws (default 0).
-            pub fn seed(mut self, seed: u64) -> Self {
-                self.seed = seed;
-                self
-            }
-        }
-    };
-}
-two_class_builders!(
-    Circles,
-    "Whether to shuffle the samples (default true); unshuffled, the outer circle comes first."
-);
-two_class_builders!(
-    Moons,
-    "Whether to shuffle the samples (default true); unshuffled, the upper moon comes first."
-);
-
-impl Circles {
-    /// Inner radius over outer radius, in [0, 1) (default 0.8).
-    pub fn factor(mut self, factor: f64) -> Self {
-        self.factor = factor;
-        self
-    }
 }
 
 /// A point of class `class` at parameter `t` of its curve.

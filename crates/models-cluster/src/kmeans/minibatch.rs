@@ -8,167 +8,81 @@ use margin_io::ModelFile;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    InitName, KMeansInit, assign, center_distances, check_common, check_decoded, initial,
-    join_init, split_init,
-};
+use super::{Clusters, KMeansInit, assign, center_distances, check_decoded, initial};
 use crate::AutoOr;
 use margin_core::params::Params;
 
 /// Parameters of [`MiniBatchKMeans`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct MiniBatchKMeansParams {
-    n_clusters: usize,
-    init: InitName,
-    /// Given initial centres (then `init` is not used).
-    centers: Option<DenseMatrix>,
+    #[param(flatten)]
+    clusters: Clusters,
+    /// Initialisations tried, the best on a held-out random sample kept (default: scikit-learn's
+    /// `"auto"`, 1 for k-means++ and given centres, 3 for random rows).
+    #[param(
+        help = "runs from different starts, best inertia kept (auto: 3)",
+        ty = AutoOr,
+        get = |p| AutoOr(p.n_init),
+        set = |p, v| p.n_init = v.0,
+        valid = ("an integer ≥ 1", AutoOr::at_least_one),
+        applies = ("without given centres", |p| p.clusters.centers.is_none()),
+        setter(strip_option)
+    )]
     n_init: Option<usize>,
+    /// Passes over the data, in units of `n / batch_size` mini-batch steps (default 100, ≥ 1).
+    #[param(
+        help = "passes over the data (epochs)",
+        default = 100,
+        valid = ("an integer ≥ 1", |n| *n >= 1)
+    )]
     max_iter: usize,
+    /// Rows per mini-batch, drawn with replacement (default 1024, ≥ 1; capped at `n`).
+    #[param(help = "rows per mini-batch", default = 1024, valid = ("an integer ≥ 1", |b| *b >= 1))]
     batch_size: usize,
+    /// Stop when the centres move by at most `tol × mean feature variance` in one step
+    /// (default 0: off).
+    #[param(
+        help = "stop when centres move ≤ tol × mean feature variance (0: off)",
+        default = 0.0,
+        valid = ("a finite number ≥ 0", |t| t.is_finite() && *t >= 0.0)
+    )]
     tol: f64,
+    /// Stop after this many steps without improving the smoothed batch inertia (default 10;
+    /// `None`: never stop early on it).
+    #[param(
+        help = "stop after this many batches without improving the smoothed inertia (none: off)",
+        default = Some(10)
+    )]
     max_no_improvement: Option<usize>,
+    /// Rows the initialisation sees (default `3 × batch_size`, at least `3k`, at most `n`).
+    #[param(
+        help = "rows sampled to choose the initial centres (none: 3 × batch_size)",
+        valid = ("an integer ≥ 1", |s| *s != Some(0)),
+        setter(strip_option)
+    )]
     init_size: Option<usize>,
+    /// A centre whose row count falls below this fraction of the largest count is moved to a
+    /// random batch row (default 0.01, in [0, 1]; 0 turns reassignment off).
+    #[param(
+        help = "centres with fewer than this share of the largest count are reassigned",
+        default = 0.01,
+        valid = ("a number in [0, 1]", |r| (0.0..=1.0).contains(r))
+    )]
     reassignment_ratio: f64,
+    /// Seed of the initialisation and of the batches (default 0).
+    #[param(help = "seed of the initialisation and of the batches")]
     seed: u64,
 }
 
-impl Default for MiniBatchKMeansParams {
-    fn default() -> Self {
-        Self {
-            n_clusters: 8,
-            init: InitName::KMeansPlusPlus,
-            centers: None,
-            n_init: None,
-            max_iter: 100,
-            batch_size: 1024,
-            tol: 0.0,
-            max_no_improvement: Some(10),
-            init_size: None,
-            reassignment_ratio: 0.01,
-            seed: 0,
-        }
-    }
-}
-
-margin_core::params! {
-    MiniBatchKMeansParams {
-        n_clusters: usize {
-            help: "number of clusters (at most the number of samples)",
-            valid: ("an integer ≥ 1", |k| *k >= 1),
-        },
-        init: InitName {
-            help: "initial centres: greedy k-means++ or random rows",
-            applies: ("without given centres", |p| p.centers.is_none()),
-        },
-        n_init: AutoOr {
-            get: |p| AutoOr(p.n_init),
-            set: |p, v| p.n_init = v.0,
-            help: "runs from different starts, best inertia kept (auto: 3)",
-            valid: ("an integer ≥ 1", AutoOr::at_least_one),
-            applies: ("without given centres", |p| p.centers.is_none()),
-        },
-        max_iter: usize {
-            help: "passes over the data (epochs)",
-            valid: ("an integer ≥ 1", |n| *n >= 1),
-        },
-        batch_size: usize {
-            help: "rows per mini-batch",
-            valid: ("an integer ≥ 1", |b| *b >= 1),
-        },
-        tol: f64 {
-            help: "stop when centres move ≤ tol × mean feature variance (0: off)",
-            valid: ("a finite number ≥ 0", |t| t.is_finite() && *t >= 0.0),
-        },
-        max_no_improvement: Option<usize> {
-            help: "stop after this many batches without improving the smoothed inertia (none: off)",
-        },
-        init_size: Option<usize> {
-            help: "rows sampled to choose the initial centres (none: 3 × batch_size)",
-            valid: ("an integer ≥ 1", |s| *s != Some(0)),
-        },
-        reassignment_ratio: f64 {
-            help: "centres with fewer than this share of the largest count are reassigned",
-            valid: ("a number in [0, 1]", |r| (0.0..=1.0).contains(r)),
-        },
-        seed: u64 { help: "seed of the initialisation and of the batches" },
-    }
-}
-
 impl MiniBatchKMeansParams {
-    /// Number of clusters `k` (default 8; between 1 and the number of samples).
-    pub fn n_clusters(mut self, k: usize) -> Self {
-        self.n_clusters = k;
-        self
-    }
-
     /// Initialisation (default [`KMeansInit::KMeansPlusPlus`]), run on `init_size` random rows.
     pub fn init(mut self, init: KMeansInit) -> Self {
-        (self.init, self.centers) = split_init(init, self.init);
+        self.clusters.set_init(init);
         self
-    }
-
-    /// Initialisations tried, the best on a held-out random sample kept (default: scikit-learn's
-    /// `"auto"`, 1 for k-means++ and given centres, 3 for random rows).
-    pub fn n_init(mut self, runs: usize) -> Self {
-        self.n_init = Some(runs);
-        self
-    }
-
-    /// Passes over the data, in units of `n / batch_size` mini-batch steps (default 100, ≥ 1).
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-
-    /// Rows per mini-batch, drawn with replacement (default 1024, ≥ 1; capped at `n`).
-    pub fn batch_size(mut self, b: usize) -> Self {
-        self.batch_size = b;
-        self
-    }
-
-    /// Stop when the centres move by at most `tol × mean feature variance` in one step
-    /// (default 0: off).
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    /// Stop after this many steps without improving the smoothed batch inertia (default 10;
-    /// `None`: never stop early on it).
-    pub fn max_no_improvement(mut self, steps: Option<usize>) -> Self {
-        self.max_no_improvement = steps;
-        self
-    }
-
-    /// Rows the initialisation sees (default `3 × batch_size`, at least `3k`, at most `n`).
-    pub fn init_size(mut self, rows: usize) -> Self {
-        self.init_size = Some(rows);
-        self
-    }
-
-    /// A centre whose row count falls below this fraction of the largest count is moved to a
-    /// random batch row (default 0.01, in [0, 1]; 0 turns reassignment off).
-    pub fn reassignment_ratio(mut self, r: f64) -> Self {
-        self.reassignment_ratio = r;
-        self
-    }
-
-    /// Seed of the initialisation and of the batches (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
-    /// Checks the records, the parameters, then what ties them to the records.
-    fn check_for<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
-        validate::check_non_empty(x)?;
-        validate::check_finite(x)?;
-        self.check()?;
-        check_common(self.n_clusters, &join_init(self.init, &self.centers), x)
     }
 
     fn runs(&self) -> usize {
-        match (&join_init(self.init, &self.centers), self.n_init) {
+        match (&self.clusters.init_choice(), self.n_init) {
             (KMeansInit::Centers(_), _) => 1,
             (_, Some(r)) => r,
             (KMeansInit::Random, None) => 3,
@@ -302,8 +216,8 @@ impl<R: Records + ?Sized> Fit<R> for MiniBatchKMeansParams {
 
 impl<R: Records + ?Sized> FitObserved<R> for MiniBatchKMeansParams {
     fn fit_observed(&self, x: &R, observer: &mut dyn Observer) -> Result<MiniBatchKMeans> {
-        self.check_for(x)?;
-        let (n, k) = (x.n_samples(), self.n_clusters);
+        self.clusters.check_for(self, x)?;
+        let (n, k) = (x.n_samples(), self.clusters.n_clusters);
         let batch = self.batch_size.min(n);
         let mut init_size = self.init_size.unwrap_or(3 * batch);
         if init_size < k {
@@ -313,7 +227,7 @@ impl<R: Records + ?Sized> FitObserved<R> for MiniBatchKMeansParams {
         let tol = self.tol * super::mean_variance(x);
         let zero = vec![0.0; x.n_features()];
         let mut rng = rng_from_seed(self.seed);
-        let init = join_init(self.init, &self.centers);
+        let init = self.clusters.init_choice();
 
         let valid = gather(x, &draw(&mut rng, n, init_size))?;
         let mut candidate = || -> Result<(DenseMatrix, f64)> {

@@ -44,25 +44,6 @@ enum InitName {
 }
 margin_core::param_choice!(InitName { KMeansPlusPlus => "k-means++", Random => "random" });
 
-/// The flat fields an [`KMeansInit`] sets: the `init` name (kept as it was when centres are
-/// given) and the given centres.
-fn split_init(init: KMeansInit, name: InitName) -> (InitName, Option<DenseMatrix>) {
-    match init {
-        KMeansInit::KMeansPlusPlus => (InitName::KMeansPlusPlus, None),
-        KMeansInit::Random => (InitName::Random, None),
-        KMeansInit::Centers(c) => (name, Some(c)),
-    }
-}
-
-/// The [`KMeansInit`] the flat fields describe.
-fn join_init(name: InitName, centers: &Option<DenseMatrix>) -> KMeansInit {
-    match (centers, name) {
-        (Some(c), _) => KMeansInit::Centers(c.clone()),
-        (None, InitName::KMeansPlusPlus) => KMeansInit::KMeansPlusPlus,
-        (None, InitName::Random) => KMeansInit::Random,
-    }
-}
-
 margin_core::param_choice!(KMeansAlgorithm { Lloyd => "lloyd", Elkan => "elkan" });
 
 /// How [`KMeans`] iterates (scikit-learn's `algorithm`). Both give the same model from the same
@@ -79,125 +60,114 @@ pub enum KMeansAlgorithm {
     Elkan,
 }
 
-/// Parameters of [`KMeans`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct KMeansParams {
+/// The parameters [`KMeansParams`] and [`MiniBatchKMeansParams`] share, the number of clusters
+/// and the initialisation: a settings block both hold as their first field and flatten, so
+/// they share its parameters and the `n_clusters` builder (each has its own `init` builder).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(block)]
+struct Clusters {
+    /// Number of clusters `k` (default 8; between 1 and the number of samples).
+    #[param(
+        help = "number of clusters (at most the number of samples)",
+        default = 8,
+        valid = ("an integer ≥ 1", |k| *k >= 1)
+    )]
     n_clusters: usize,
-    init: InitName,
+    #[param(
+        help = "initial centres: greedy k-means++ or random rows",
+        default = InitName::KMeansPlusPlus,
+        applies = ("without given centres", |p| p.centers.is_none()),
+        setter(skip)
+    )]
+    init: crate::kmeans::InitName,
     /// Given initial centres (then `init` is not used).
-    centers: Option<DenseMatrix>,
+    #[param(skip)]
+    centers: Option<margin_core::DenseMatrix>,
+}
+
+impl Clusters {
+    /// The [`KMeansInit`] the flat fields describe.
+    fn init_choice(&self) -> KMeansInit {
+        match (&self.centers, self.init) {
+            (Some(c), _) => KMeansInit::Centers(c.clone()),
+            (None, InitName::KMeansPlusPlus) => KMeansInit::KMeansPlusPlus,
+            (None, InitName::Random) => KMeansInit::Random,
+        }
+    }
+
+    /// Sets the flat fields from `init`: the `init` name (kept as it was when centres are
+    /// given) and the given centres.
+    fn set_init(&mut self, init: KMeansInit) {
+        (self.init, self.centers) = match init {
+            KMeansInit::KMeansPlusPlus => (InitName::KMeansPlusPlus, None),
+            KMeansInit::Random => (InitName::Random, None),
+            KMeansInit::Centers(c) => (self.init, Some(c)),
+        };
+    }
+
+    /// Checks the records, the parameters (`params`, the struct holding this block), then
+    /// what ties them to the records.
+    fn check_for<R: Records + ?Sized>(&self, params: &impl Params, x: &R) -> Result<()> {
+        validate::check_non_empty(x)?;
+        validate::check_finite(x)?;
+        params.check()?;
+        check_common(self.n_clusters, &self.init_choice(), x)
+    }
+}
+
+/// Parameters of [`KMeans`] (scikit-learn's names and defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+pub struct KMeansParams {
+    #[param(flatten)]
+    clusters: Clusters,
+    /// Lloyd's or Elkan's iteration (default [`KMeansAlgorithm::Lloyd`]); the model is the same.
+    #[param(
+        help = "Lloyd's or Elkan's iteration (the model is the same)",
+        default = KMeansAlgorithm::Lloyd
+    )]
     algorithm: KMeansAlgorithm,
+    /// Runs from different initialisations, the lowest inertia kept (default: scikit-learn's
+    /// `"auto"`, 1 run for k-means++ and given centres, 10 for random rows).
+    #[param(
+        help = "runs from different starts, best inertia kept (auto: 1 for k-means++, 10 for random)",
+        ty = AutoOr,
+        get = |p| AutoOr(p.n_init),
+        set = |p, v| p.n_init = v.0,
+        valid = ("an integer ≥ 1", AutoOr::at_least_one),
+        applies = ("without given centres", |p| p.clusters.centers.is_none()),
+        setter(strip_option)
+    )]
     n_init: Option<usize>,
+    /// Maximum iterations per run (default 300, ≥ 1).
+    #[param(help = "iterations per run", default = 300, valid = ("an integer ≥ 1", |n| *n >= 1))]
     max_iter: usize,
+    /// Convergence tolerance (default 1e-4, ≥ 0), relative to the data: a run stops when the
+    /// centres move by at most `tol × mean feature variance` in total squared distance.
+    #[param(
+        help = "stop when centres move ≤ tol × mean feature variance",
+        default = 1e-4,
+        valid = ("a finite number ≥ 0", |t| t.is_finite() && *t >= 0.0)
+    )]
     tol: f64,
+    /// Seed of the initialisation (default 0).
+    #[param(help = "seed of the initialisation")]
     seed: u64,
 }
 
-impl Default for KMeansParams {
-    fn default() -> Self {
-        Self {
-            n_clusters: 8,
-            init: InitName::KMeansPlusPlus,
-            centers: None,
-            algorithm: KMeansAlgorithm::Lloyd,
-            n_init: None,
-            max_iter: 300,
-            tol: 1e-4,
-            seed: 0,
-        }
-    }
-}
-
-margin_core::params! {
-    KMeansParams {
-        n_clusters: usize {
-            help: "number of clusters (at most the number of samples)",
-            valid: ("an integer ≥ 1", |k| *k >= 1),
-        },
-        init: InitName {
-            help: "initial centres: greedy k-means++ or random rows",
-            applies: ("without given centres", |p| p.centers.is_none()),
-        },
-        algorithm: KMeansAlgorithm { help: "Lloyd's or Elkan's iteration (the model is the same)" },
-        n_init: AutoOr {
-            get: |p| AutoOr(p.n_init),
-            set: |p, v| p.n_init = v.0,
-            help: "runs from different starts, best inertia kept (auto: 1 for k-means++, 10 for random)",
-            valid: ("an integer ≥ 1", AutoOr::at_least_one),
-            applies: ("without given centres", |p| p.centers.is_none()),
-        },
-        max_iter: usize {
-            help: "iterations per run",
-            valid: ("an integer ≥ 1", |n| *n >= 1),
-        },
-        tol: f64 {
-            help: "stop when centres move ≤ tol × mean feature variance",
-            valid: ("a finite number ≥ 0", |t| t.is_finite() && *t >= 0.0),
-        },
-        seed: u64 { help: "seed of the initialisation" },
-    }
-}
-
 impl KMeansParams {
-    /// Number of clusters `k` (default 8; between 1 and the number of samples).
-    pub fn n_clusters(mut self, k: usize) -> Self {
-        self.n_clusters = k;
-        self
-    }
-
     /// Initialisation (default [`KMeansInit::KMeansPlusPlus`]).
     pub fn init(mut self, init: KMeansInit) -> Self {
-        (self.init, self.centers) = split_init(init, self.init);
-        self
-    }
-
-    /// Lloyd's or Elkan's iteration (default [`KMeansAlgorithm::Lloyd`]); the model is the same.
-    pub fn algorithm(mut self, algorithm: KMeansAlgorithm) -> Self {
-        self.algorithm = algorithm;
-        self
-    }
-
-    /// Runs from different initialisations, the lowest inertia kept (default: scikit-learn's
-    /// `"auto"`, 1 run for k-means++ and given centres, 10 for random rows).
-    pub fn n_init(mut self, runs: usize) -> Self {
-        self.n_init = Some(runs);
-        self
-    }
-
-    /// Maximum iterations per run (default 300, ≥ 1).
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-
-    /// Convergence tolerance (default 1e-4, ≥ 0), relative to the data: a run stops when the
-    /// centres move by at most `tol × mean feature variance` in total squared distance.
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    /// Seed of the initialisation (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.clusters.set_init(init);
         self
     }
 
     fn runs(&self) -> usize {
-        match (&join_init(self.init, &self.centers), self.n_init) {
+        match (&self.clusters.init_choice(), self.n_init) {
             (KMeansInit::Centers(_), _) => 1,
             (_, Some(r)) => r,
             (KMeansInit::Random, None) => 10,
             (KMeansInit::KMeansPlusPlus, None) => 1,
         }
-    }
-
-    /// Checks the records, the parameters, then what ties them to the records.
-    fn check_for<R: Records + ?Sized>(&self, x: &R) -> Result<()> {
-        validate::check_non_empty(x)?;
-        validate::check_finite(x)?;
-        self.check()?;
-        check_common(self.n_clusters, &join_init(self.init, &self.centers), x)
     }
 }
 
@@ -415,9 +385,9 @@ fn fit_runs<R: Records + ?Sized>(
 ) -> lloyd::Run {
     let tol = p.tol * mean_variance(x);
     let mut rng = rng_from_seed(p.seed);
-    let init = join_init(p.init, &p.centers);
+    let init = p.clusters.init_choice();
     let mut run = || {
-        let start = initial(x, p.n_clusters, &init, offset, &mut rng);
+        let start = initial(x, p.clusters.n_clusters, &init, offset, &mut rng);
         match p.algorithm {
             KMeansAlgorithm::Lloyd => lloyd::lloyd(x, start, p.max_iter, tol, &mut *observer),
             KMeansAlgorithm::Elkan => elkan::elkan(x, start, p.max_iter, tol, &mut *observer),
@@ -443,7 +413,7 @@ impl<R: Records + ?Sized> Fit<R> for KMeansParams {
 
 impl<R: Records + ?Sized> FitObserved<R> for KMeansParams {
     fn fit_observed(&self, records: &R, observer: &mut dyn Observer) -> Result<KMeans> {
-        self.check_for(records)?;
+        self.clusters.check_for(self, records)?;
         Ok(match records.as_dense() {
             Some(d) => {
                 let (xc, mean) = centered(d)?;

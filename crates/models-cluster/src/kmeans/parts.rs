@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::assign::{assign_and_sum, sq_dist_to, sq_norms};
-use super::{KMeans, KMeansInit, KMeansParams, check_common, finish, initial, join_init, lloyd};
+use super::{KMeans, KMeansInit, KMeansParams, check_common, finish, initial, lloyd};
 
 /// A row far from its centre: the candidate for a cluster left empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -225,7 +225,7 @@ impl KMeansParams {
         mut sums: impl FnMut(&DenseMatrix) -> Result<LloydSums>,
     ) -> Result<KMeans> {
         self.check()?;
-        let k = self.n_clusters;
+        let k = self.clusters.n_clusters;
         if k > n {
             return Err(Error::invalid_parameter(
                 "n_clusters",
@@ -233,7 +233,7 @@ impl KMeansParams {
                 format!("an integer between 1 and the number of samples, {n}"),
             ));
         }
-        let init = join_init(self.init, &self.centers);
+        let init = self.clusters.init_choice();
         let sample = match &init {
             KMeansInit::Centers(c) => {
                 if c.nrows() != k {

@@ -79,64 +79,58 @@ margin_core::param_choice!(SvdSolver {
 });
 
 /// Parameters of [`Pca`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(check = |p| counted_if_randomized(p.svd_solver, &p.n_components))]
 pub struct PcaParams {
+    /// Components to keep (default [`NComponents::All`]).
+    #[param(
+        help = "components to keep: all, a count, or the fewest explaining more than a fraction of the variance",
+        default = NComponents::All,
+        valid = ("all, a count ≥ 1 or a fraction in (0, 1)", |n| match n {
+            NComponents::All => true,
+            NComponents::Count(c) => *c >= 1,
+            NComponents::Fraction(f) => *f > 0.0 && *f < 1.0,
+        })
+    )]
     n_components: NComponents,
+    /// Scale the projections to unit variance (default false).
+    #[param(help = "scale the projections to unit variance")]
     whiten: bool,
+    /// The factorization (default [`SvdSolver::Auto`]).
+    #[param(
+        help = "factorization: auto (scikit-learn's rule), full SVD, covariance eigendecomposition or randomized SVD",
+        default = SvdSolver::Auto
+    )]
     svd_solver: SvdSolver,
+    /// Power iterations of the randomized solver (default: scikit-learn's `"auto"`, 7 when
+    /// fewer than `0.1 min(n, d)` components are kept, else 4).
+    #[param(
+        help = "power iterations of the randomized solver (auto: 7 for few components, else 4)",
+        ty = AutoOr,
+        get = |p| AutoOr(p.iterated_power),
+        set = |p, v| p.iterated_power = v.0,
+        applies = ("with svd_solver randomized or auto", may_randomize),
+        setter(strip_option)
+    )]
     iterated_power: Option<usize>,
+    /// Extra random directions of the randomized solver (default 10).
+    #[param(
+        help = "extra random directions of the randomized solver",
+        default = 10,
+        applies = ("with svd_solver randomized or auto", may_randomize)
+    )]
     n_oversamples: usize,
+    /// Seed of the randomized solver's test matrix (default 0).
+    #[param(
+        help = "seed of the randomized solver's test matrix",
+        applies = ("with svd_solver randomized or auto", may_randomize)
+    )]
     seed: u64,
-}
-
-impl Default for PcaParams {
-    fn default() -> Self {
-        Self {
-            n_components: NComponents::All,
-            whiten: false,
-            svd_solver: SvdSolver::Auto,
-            iterated_power: None,
-            n_oversamples: 10,
-            seed: 0,
-        }
-    }
 }
 
 /// Whether the randomized solver may run: the iteration-count parameters apply to it only.
 fn may_randomize(p: &PcaParams) -> bool {
     matches!(p.svd_solver, SvdSolver::Auto | SvdSolver::Randomized)
-}
-
-margin_core::params! {
-    PcaParams {
-        n_components: NComponents {
-            help: "components to keep: all, a count, or the fewest explaining more than a fraction of the variance",
-            valid: ("all, a count ≥ 1 or a fraction in (0, 1)", |n| match n {
-                NComponents::All => true,
-                NComponents::Count(c) => *c >= 1,
-                NComponents::Fraction(f) => *f > 0.0 && *f < 1.0,
-            }),
-        },
-        whiten: bool { help: "scale the projections to unit variance" },
-        svd_solver: SvdSolver {
-            help: "factorization: auto (scikit-learn's rule), full SVD, covariance eigendecomposition or randomized SVD",
-        },
-        iterated_power: AutoOr {
-            get: |p| AutoOr(p.iterated_power),
-            set: |p, v| p.iterated_power = v.0,
-            help: "power iterations of the randomized solver (auto: 7 for few components, else 4)",
-            applies: ("with svd_solver randomized or auto", may_randomize),
-        },
-        n_oversamples: usize {
-            help: "extra random directions of the randomized solver",
-            applies: ("with svd_solver randomized or auto", may_randomize),
-        },
-        seed: u64 {
-            help: "seed of the randomized solver's test matrix",
-            applies: ("with svd_solver randomized or auto", may_randomize),
-        },
-    }
-    together: |p| counted_if_randomized(p.svd_solver, &p.n_components)
 }
 
 /// The randomized solver needs a count of components, not a fraction (a fraction needs the
@@ -153,43 +147,6 @@ fn counted_if_randomized(solver: SvdSolver, n: &NComponents) -> Result<()> {
 }
 
 impl PcaParams {
-    /// Components to keep (default [`NComponents::All`]).
-    pub fn n_components(mut self, n: NComponents) -> Self {
-        self.n_components = n;
-        self
-    }
-
-    /// Scale the projections to unit variance (default false).
-    pub fn whiten(mut self, yes: bool) -> Self {
-        self.whiten = yes;
-        self
-    }
-
-    /// The factorization (default [`SvdSolver::Auto`]).
-    pub fn svd_solver(mut self, solver: SvdSolver) -> Self {
-        self.svd_solver = solver;
-        self
-    }
-
-    /// Power iterations of the randomized solver (default: scikit-learn's `"auto"`, 7 when
-    /// fewer than `0.1 min(n, d)` components are kept, else 4).
-    pub fn iterated_power(mut self, n: usize) -> Self {
-        self.iterated_power = Some(n);
-        self
-    }
-
-    /// Extra random directions of the randomized solver (default 10).
-    pub fn n_oversamples(mut self, n: usize) -> Self {
-        self.n_oversamples = n;
-        self
-    }
-
-    /// Seed of the randomized solver's test matrix (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
     /// The solver `Auto` resolves to for `n × d` data.
     fn solver_for(&self, n: usize, d: usize) -> SvdSolver {
         if self.svd_solver != SvdSolver::Auto {

@@ -7,76 +7,34 @@ use margin_core::{
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use super::classes::{
-    batch_classes, check_for_classes, check_trained, declared_classes, fit_classes, valid_alpha,
-    valid_priors,
-};
+use super::classes::{batch_classes, check_trained, declared_classes, fit_classes};
 use super::discrete::{
-    Counts, CountsSoFar, Reading, check_records_in, class_log_prior, discrete_builders,
-    feature_major, linear_jll, table,
+    Counts, CountsSoFar, DiscreteParams, Reading, check_records_in, feature_major, linear_jll,
+    table,
 };
 use super::{JointLogLikelihood, rows_in_parallel};
 
 /// Parameters of [`BernoulliNB`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct BernoulliNBParams {
-    alpha: f64,
-    fit_prior: bool,
-    class_prior: Option<Vec<f64>>,
-    binarize: Option<f64>,
-}
-
-impl Default for BernoulliNBParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            fit_prior: true,
-            class_prior: None,
-            binarize: Some(0.0),
-        }
-    }
-}
-
-discrete_builders!(BernoulliNBParams);
-
-margin_core::params! {
-    BernoulliNBParams {
-        alpha: f64 {
-            help: "additive (Laplace/Lidstone) smoothing",
-            valid: ("a finite number ≥ 0 (0 means no smoothing)", valid_alpha),
-        },
-        fit_prior: bool {
-            help: "learn the class priors from the class frequencies (false: uniform)",
-            applies: ("without class_prior", |p| p.class_prior.is_none()),
-        },
-        class_prior: Option<Vec<f64>> {
-            help: "given class priors, one per class in sorted label order (none: fitted)",
-            valid: ("finite priors ≥ 0 summing to 1", valid_priors),
-        },
-        binarize: Option<f64> {
-            help: "threshold above which a feature reads as present (none: values already in [0, 1])",
-            valid: (
-                "a finite threshold, or None for records already in [0, 1]",
-                |t| t.is_none_or(f64::is_finite)
-            ),
-        },
-    }
-}
-
-impl BernoulliNBParams {
+    /// `alpha`, `fit_prior` and `class_prior`, shared with `MultinomialNBParams`.
+    #[param(flatten)]
+    discrete: DiscreteParams,
     /// The threshold that makes features binary (default `Some(0.0)`): a value above it reads
     /// as 1 (present), any other as 0. `None` reads the values as they are; they must then lie
     /// in [0, 1] (binary already, or fractional evidence).
-    pub fn binarize(mut self, threshold: Option<f64>) -> Self {
-        self.binarize = threshold;
-        self
-    }
+    #[param(
+        help = "threshold above which a feature reads as present (none: values already in [0, 1])",
+        default = Some(0.0),
+        valid = (
+            "a finite threshold, or None for records already in [0, 1]",
+            |t| t.is_none_or(f64::is_finite)
+        )
+    )]
+    binarize: Option<f64>,
+}
 
-    /// [`Params::check`], then one prior per class when priors are given.
-    fn check_for(&self, n_classes: usize) -> Result<()> {
-        check_for_classes(self, "class_prior", self.class_prior.as_deref(), n_classes)
-    }
-
+impl BernoulliNBParams {
     fn reading(&self) -> Reading {
         self.binarize.map_or(Reading::Values, Reading::Threshold)
     }
@@ -139,7 +97,8 @@ impl TryFrom<BernoulliFile> for BernoulliNB {
             ));
         }
         f.params
-            .check_for(f.counts.labels.len())
+            .discrete
+            .check_for(&f.params, f.counts.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
         Self::from_counts(f.params, f.counts)
     }
@@ -163,7 +122,7 @@ impl BernoulliNB {
     /// batch must have `n_features` columns.
     pub fn empty(params: BernoulliNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
         let labels = declared_classes(classes)?;
-        params.check_for(labels.len())?;
+        params.discrete.check_for(&params, labels.len())?;
         Self::from_counts(params, Counts::new(labels, n_features)?)
     }
 
@@ -187,7 +146,7 @@ impl BernoulliNB {
     fn refresh(&mut self) -> Result<()> {
         let counts = &self.counts;
         let (k, d) = (counts.labels.len(), counts.n_features());
-        let alpha = self.params.alpha;
+        let alpha = self.params.discrete.alpha;
         let mut flp = table(
             &mut self.feature_log_prob,
             k,
@@ -221,11 +180,7 @@ impl BernoulliNB {
                 absent.fill(-std::f64::consts::LN_2);
             }
         }
-        let prior = class_log_prior(
-            &counts.class_count,
-            self.params.fit_prior,
-            self.params.class_prior.as_deref(),
-        );
+        let prior = self.params.discrete.class_log_prior(&counts.class_count);
         self.has_certain_features = flp
             .as_slice()
             .iter()
@@ -301,7 +256,7 @@ impl Fit for BernoulliNBParams {
     fn fit(&self, data: &Dataset) -> Result<BernoulliNB> {
         self.check()?;
         let (labels, class_of) = fit_classes(data)?;
-        self.check_for(labels.len())?;
+        self.discrete.check_for(self, labels.len())?;
         self.check_records(&data.records)?;
         let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, self.reading());
@@ -364,7 +319,7 @@ impl FitStats for BernoulliNBParams {
         self.check()?;
         same_binarize(stats.params.binarize, self.binarize)?;
         let counts = stats.counts.counts()?;
-        self.check_for(counts.labels.len())?;
+        self.discrete.check_for(self, counts.labels.len())?;
         BernoulliNB::from_counts(self.clone(), counts)
     }
 }

@@ -1,15 +1,82 @@
-//! What MultinomialNB and BernoulliNB share: per-class feature counts (their sufficient
-//! statistic), how a sample's values are read, the class log-priors, and the sparse
-//! joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's non-zero values only.
+//! What MultinomialNB and BernoulliNB share: their smoothing and prior parameters, per-class
+//! feature counts (their sufficient statistic), how a sample's values are read, the class
+//! log-priors, and the sparse joint log-likelihood `base_c + Σ_j x_j · w_jc` over a sample's
+//! non-zero values only.
 
+use margin_core::params::Params;
 use margin_core::{
     Dataset, DenseMatrix, Error, Label, Records, Result, RowView, memory, model_check, validate,
 };
 
 use serde::{Deserialize, Serialize};
 
-use super::classes::{present_classes, trainable, union_labels, weight};
+use super::classes::{
+    check_for_classes, present_classes, trainable, union_labels, valid_alpha, valid_priors, weight,
+};
 use super::rows_in_parallel;
+
+/// The parameters [`MultinomialNBParams`](super::MultinomialNBParams) and
+/// [`BernoulliNBParams`](super::BernoulliNBParams) share (scikit-learn's names and defaults): a
+/// settings block both hold as their first field and flatten, so they share its parameters
+/// and builder methods.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(block)]
+pub(crate) struct DiscreteParams {
+    /// Additive (Laplace/Lidstone) smoothing `α ≥ 0` (default 1), added to every
+    /// feature count. `α = 0` (no smoothing) is allowed, as scikit-learn's
+    /// `force_alpha=True` allows it: a feature never seen in a class then rules the
+    /// class out for any sample that has it, and a class without any count takes the
+    /// limit `α → 0⁺` (uniform features).
+    #[param(
+        help = "additive (Laplace/Lidstone) smoothing",
+        default = 1.0,
+        valid = ("a finite number ≥ 0 (0 means no smoothing)", valid_alpha)
+    )]
+    pub(super) alpha: f64,
+    /// Learn the class priors from the (weighted) class frequencies (default true);
+    /// `false` makes them uniform. Ignored when priors are given.
+    #[param(
+        help = "learn the class priors from the class frequencies (false: uniform)",
+        default = true,
+        applies = ("without class_prior", |p| p.class_prior.is_none())
+    )]
+    pub(super) fit_prior: bool,
+    /// Given class priors, one per class in sorted label order, non-negative and
+    /// summing to 1 (default: none, see [`fit_prior`](Self::fit_prior)).
+    #[param(
+        help = "given class priors, one per class in sorted label order (none: fitted)",
+        valid = ("finite priors ≥ 0 summing to 1", valid_priors),
+        setter(strip_option)
+    )]
+    pub(super) class_prior: Option<Vec<f64>>,
+}
+
+impl DiscreteParams {
+    /// [`Params::check`] of `params` (the struct holding this block), then one prior per class
+    /// when priors are given.
+    pub(super) fn check_for<P: Params>(&self, params: &P, n_classes: usize) -> Result<()> {
+        check_for_classes(
+            params,
+            "class_prior",
+            self.class_prior.as_deref(),
+            n_classes,
+        )
+    }
+
+    /// Class log-priors: `ln` of the given priors; else, when fitting priors, `ln(n_c / n)`;
+    /// else (and before any sample was seen) uniform.
+    pub(super) fn class_log_prior(&self, class_count: &[f64]) -> Vec<f64> {
+        let total: f64 = class_count.iter().sum();
+        match &self.class_prior {
+            Some(p) => p.iter().map(|v| v.ln()).collect(),
+            None if self.fit_prior && total > 0.0 => {
+                let log_total = total.ln();
+                class_count.iter().map(|c| c.ln() - log_total).collect()
+            }
+            None => vec![-(class_count.len() as f64).ln(); class_count.len()],
+        }
+    }
+}
 
 /// How a discrete model reads a sample's values.
 #[derive(Clone, Copy, Debug)]
@@ -244,24 +311,6 @@ impl CountsSoFar {
     }
 }
 
-/// Class log-priors: `ln` of the given priors; else, when fitting priors, `ln(n_c / n)`;
-/// else (and before any sample was seen) uniform.
-pub(crate) fn class_log_prior(
-    class_count: &[f64],
-    fit_prior: bool,
-    class_prior: Option<&[f64]>,
-) -> Vec<f64> {
-    let total: f64 = class_count.iter().sum();
-    match class_prior {
-        Some(p) => p.iter().map(|v| v.ln()).collect(),
-        None if fit_prior && total > 0.0 => {
-            let log_total = total.ln();
-            class_count.iter().map(|c| c.ln() - log_total).collect()
-        }
-        None => vec![-(class_count.len() as f64).ln(); class_count.len()],
-    }
-}
-
 /// Classes whose sums [`linear_jll`] holds in registers at once.
 const LANES: usize = 4;
 
@@ -372,38 +421,6 @@ pub(crate) fn feature_major(
     }
     Ok(())
 }
-
-/// Builder methods the discrete models' params share (fields `alpha`, `fit_prior`,
-/// `class_prior`).
-macro_rules! discrete_builders {
-    ($t:ty) => {
-        impl $t {
-            /// Additive (Laplace/Lidstone) smoothing `α ≥ 0` (default 1), added to every
-            /// feature count. `α = 0` (no smoothing) is allowed, as scikit-learn's
-            /// `force_alpha=True` allows it: a feature never seen in a class then rules the
-            /// class out for any sample that has it, and a class without any count takes the
-            /// limit `α → 0⁺` (uniform features).
-            pub fn alpha(mut self, alpha: f64) -> Self {
-                self.alpha = alpha;
-                self
-            }
-            /// Learn the class priors from the (weighted) class frequencies (default true);
-            /// `false` makes them uniform. Ignored when priors are given.
-            pub fn fit_prior(mut self, yes: bool) -> Self {
-                self.fit_prior = yes;
-                self
-            }
-            /// Given class priors, one per class in sorted label order, non-negative and
-            /// summing to 1 (default: none, see [`fit_prior`](Self::fit_prior)).
-            pub fn class_prior(mut self, prior: Vec<f64>) -> Self {
-                self.class_prior = Some(prior);
-                self
-            }
-        }
-    };
-}
-
-pub(crate) use discrete_builders;
 
 #[cfg(test)]
 mod tests {

@@ -16,52 +16,30 @@ use super::discrete::table;
 use super::{JointLogLikelihood, rows_in_parallel};
 
 /// Parameters of [`GaussianNB`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct GaussianNBParams {
+    /// Given class priors, one per class in sorted label order, non-negative and summing to 1
+    /// (default: none, the weighted class frequencies).
+    #[param(
+        help = "given class priors, one per class in sorted label order (none: fitted)",
+        valid = ("finite priors ≥ 0 summing to 1", valid_priors),
+        setter(strip_option)
+    )]
     priors: Option<Vec<f64>>,
+    /// Portion of the largest feature variance added to every variance (default 1e-9, ≥ 0),
+    /// so that a feature constant within a class does not make its likelihood a spike.
+    #[param(
+        help = "portion of the largest feature variance added to every variance",
+        default = 1e-9,
+        valid = ("a finite number ≥ 0", crate::finite_non_negative)
+    )]
     var_smoothing: f64,
 }
 
-impl Default for GaussianNBParams {
-    fn default() -> Self {
-        Self {
-            priors: None,
-            var_smoothing: 1e-9,
-        }
-    }
-}
-
 impl GaussianNBParams {
-    /// Given class priors, one per class in sorted label order, non-negative and summing to 1
-    /// (default: none, the weighted class frequencies).
-    pub fn priors(mut self, priors: Vec<f64>) -> Self {
-        self.priors = Some(priors);
-        self
-    }
-
-    /// Portion of the largest feature variance added to every variance (default 1e-9, ≥ 0),
-    /// so that a feature constant within a class does not make its likelihood a spike.
-    pub fn var_smoothing(mut self, v: f64) -> Self {
-        self.var_smoothing = v;
-        self
-    }
-
     /// [`Params::check`], then one prior per class when priors are given.
     fn check_for(&self, n_classes: usize) -> Result<()> {
         check_for_classes(self, "priors", self.priors.as_deref(), n_classes)
-    }
-}
-
-margin_core::params! {
-    GaussianNBParams {
-        priors: Option<Vec<f64>> {
-            help: "given class priors, one per class in sorted label order (none: fitted)",
-            valid: ("finite priors ≥ 0 summing to 1", valid_priors),
-        },
-        var_smoothing: f64 {
-            help: "portion of the largest feature variance added to every variance",
-            valid: ("a finite number ≥ 0", crate::finite_non_negative),
-        },
     }
 }
 

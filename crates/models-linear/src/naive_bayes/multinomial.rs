@@ -8,57 +8,18 @@ use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::JointLogLikelihood;
-use super::classes::{
-    batch_classes, check_for_classes, check_trained, declared_classes, fit_classes, valid_alpha,
-    valid_priors,
-};
+use super::classes::{batch_classes, check_trained, declared_classes, fit_classes};
 use super::discrete::{
-    Counts, CountsSoFar, Reading, check_records_in, class_log_prior, discrete_builders,
-    feature_major, linear_jll, table,
+    Counts, CountsSoFar, DiscreteParams, Reading, check_records_in, feature_major, linear_jll,
+    table,
 };
 
 /// Parameters of [`MultinomialNB`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct MultinomialNBParams {
-    alpha: f64,
-    fit_prior: bool,
-    class_prior: Option<Vec<f64>>,
-}
-
-impl Default for MultinomialNBParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            fit_prior: true,
-            class_prior: None,
-        }
-    }
-}
-
-discrete_builders!(MultinomialNBParams);
-
-margin_core::params! {
-    MultinomialNBParams {
-        alpha: f64 {
-            help: "additive (Laplace/Lidstone) smoothing",
-            valid: ("a finite number ≥ 0 (0 means no smoothing)", valid_alpha),
-        },
-        fit_prior: bool {
-            help: "learn the class priors from the class frequencies (false: uniform)",
-            applies: ("without class_prior", |p| p.class_prior.is_none()),
-        },
-        class_prior: Option<Vec<f64>> {
-            help: "given class priors, one per class in sorted label order (none: fitted)",
-            valid: ("finite priors ≥ 0 summing to 1", valid_priors),
-        },
-    }
-}
-
-impl MultinomialNBParams {
-    /// [`Params::check`], then one prior per class when priors are given.
-    fn check_for(&self, n_classes: usize) -> Result<()> {
-        check_for_classes(self, "class_prior", self.class_prior.as_deref(), n_classes)
-    }
+    /// `alpha`, `fit_prior` and `class_prior`, shared with `BernoulliNBParams`.
+    #[param(flatten)]
+    discrete: DiscreteParams,
 }
 
 /// What `MultinomialNB` reads: counts, so a negative value is an error.
@@ -95,7 +56,8 @@ impl TryFrom<MultinomialFile> for MultinomialNB {
     fn try_from(f: MultinomialFile) -> Result<Self> {
         f.counts.check()?;
         f.params
-            .check_for(f.counts.labels.len())
+            .discrete
+            .check_for(&f.params, f.counts.labels.len())
             .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
         Self::from_counts(f.params, f.counts)
     }
@@ -123,7 +85,7 @@ impl MultinomialNB {
         n_features: usize,
     ) -> Result<Self> {
         let labels = declared_classes(classes)?;
-        params.check_for(labels.len())?;
+        params.discrete.check_for(&params, labels.len())?;
         Self::from_counts(params, Counts::new(labels, n_features)?)
     }
 
@@ -144,7 +106,7 @@ impl MultinomialNB {
     fn refresh(&mut self) -> Result<()> {
         let counts = &self.counts;
         let (k, d) = (counts.labels.len(), counts.n_features());
-        let alpha = self.params.alpha;
+        let alpha = self.params.discrete.alpha;
         let mut flp = table(
             &mut self.feature_log_prob,
             k,
@@ -166,11 +128,7 @@ impl MultinomialNB {
                 out.fill(-(d as f64).ln());
             }
         }
-        self.class_log_prior = class_log_prior(
-            &counts.class_count,
-            self.params.fit_prior,
-            self.params.class_prior.as_deref(),
-        );
+        self.class_log_prior = self.params.discrete.class_log_prior(&counts.class_count);
         feature_major(k, d, &mut self.by_feature, |c, j| flp.get(c, j))?;
         self.feature_log_prob = flp;
         Ok(())
@@ -208,7 +166,7 @@ impl Fit for MultinomialNBParams {
     fn fit(&self, data: &Dataset) -> Result<MultinomialNB> {
         self.check()?;
         let (labels, class_of) = fit_classes(data)?;
-        self.check_for(labels.len())?;
+        self.discrete.check_for(self, labels.len())?;
         check_records_in(&data.records, 0.0, f64::INFINITY, COUNTS)?;
         let mut counts = Counts::new(labels, data.n_features())?;
         counts.absorb(data, &class_of, Reading::Values);
@@ -247,7 +205,7 @@ impl FitStats for MultinomialNBParams {
     fn fit_stats(&self, stats: &MultinomialNBStats) -> Result<MultinomialNB> {
         self.check()?;
         let counts = stats.0.counts()?;
-        self.check_for(counts.labels.len())?;
+        self.discrete.check_for(self, counts.labels.len())?;
         MultinomialNB::from_counts(self.clone(), counts)
     }
 }

@@ -7,7 +7,7 @@ use margin_core::{
     RowRange, classes_from_scores, model_check, parallel, validate,
 };
 use margin_io::ModelFile;
-use margin_kernels::{Gamma, Kernel, KernelChoice, KernelKind, KernelParams, KernelSpec};
+use margin_kernels::{Gamma, Kernel, KernelKind, KernelParams, KernelSpec};
 use margin_optim::Stop;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -34,13 +34,38 @@ const MB: f64 = (1u64 << 20) as f64;
 /// `αᵢ` and `b` together without changing a prediction. The kernel is given as scikit-learn's
 /// kernel models give it (`kernel`, `gamma`, `degree`, `coef0`) or whole, as any
 /// [`KernelSpec`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// The default kernel is the polynomial `(γ x·z + coef0)^degree` with γ = 1, coef0 = 1,
+/// degree 2, whose feature space holds every quadratic boundary (XOR's included) and which,
+/// with γ fixed, does not depend on the data's variance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct KernelPerceptronParams {
+    #[param(flatten, default = DEFAULT_KERNEL)]
     kernel: KernelParams,
+    /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
+    #[param(help = "epochs at most", default = 1000, valid = ("at least 1 epoch", |n| *n >= 1))]
     max_iter: usize,
+    /// Reshuffle the visiting order before each epoch (default true); false visits the
+    /// samples in their order in the dataset.
+    #[param(help = "reshuffle the samples before each epoch", default = true)]
     shuffle: bool,
+    /// Seed of the shuffles (default 0). The same seed gives the same visiting orders as
+    /// [`Perceptron`](super::Perceptron)'s.
+    #[param(help = "seed of the shuffles", applies = ("with shuffle true", |p| p.shuffle))]
     seed: u64,
+    /// Learn the bias `b` (default true), updated as the primal perceptron's: `b ← b + s·y`
+    /// on a mistake (`s` the sample weight). Without it `f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x)`.
+    #[param(help = "learn the bias", default = true)]
     fit_intercept: bool,
+    /// Largest training Gram matrix to hold, in MB of `f64` (default 200; `8n²` bytes are
+    /// needed for `n` samples). Above it, each mistake computes its sample's kernel column
+    /// (`n` evaluations) instead of reading it, and nothing of size `n²` is stored; 0 always
+    /// computes columns.
+    #[param(
+        help = "largest training Gram matrix to hold, in MB (above it, columns are computed per mistake)",
+        default = 200.0,
+        valid = ("a finite number ≥ 0", crate::finite_non_negative)
+    )]
     gram_budget_mb: f64,
 }
 
@@ -48,83 +73,7 @@ pub struct KernelPerceptronParams {
 const DEFAULT_KERNEL: KernelParams =
     KernelParams::named(KernelKind::Poly, Gamma::Value(1.0), 2, 1.0);
 
-impl Default for KernelPerceptronParams {
-    fn default() -> Self {
-        Self {
-            kernel: DEFAULT_KERNEL,
-            max_iter: 1000,
-            shuffle: true,
-            seed: 0,
-            fit_intercept: true,
-            gram_budget_mb: 200.0,
-        }
-    }
-}
-
-margin_kernels::kernel_params! {
-    KernelPerceptronParams [kernel] {} {
-        kernel: { help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting" }
-    } {
-        max_iter: usize {
-            help: "epochs at most",
-            valid: ("at least 1 epoch", |n| *n >= 1),
-        },
-        shuffle: bool { help: "reshuffle the samples before each epoch" },
-        seed: u64 {
-            help: "seed of the shuffles",
-            applies: ("with shuffle true", |p| p.shuffle),
-        },
-        fit_intercept: bool { help: "learn the bias" },
-        gram_budget_mb: f64 {
-            help: "largest training Gram matrix to hold, in MB (above it, columns are computed per mistake)",
-            valid: ("a finite number ≥ 0", crate::finite_non_negative),
-        },
-    }
-}
-
 impl KernelPerceptronParams {
-    /// The kernel: a [`KernelChoice`] (γ may be `scale` or `auto`) or any [`KernelSpec`]
-    /// (linear, polynomial, RBF, sums, products, …). It sets the parameters `kernel`, `gamma`,
-    /// `degree` and `coef0` (those the kernel does not use to their defaults). The default is
-    /// the polynomial kernel `(γ x·z + coef0)^degree` with γ = 1, coef0 = 1, degree 2, whose
-    /// feature space holds every quadratic boundary (XOR's included) and which, with γ fixed,
-    /// does not depend on the data's variance.
-    pub fn kernel(mut self, kernel: impl Into<KernelChoice>) -> Self {
-        self.kernel = KernelParams::chosen(kernel.into(), &DEFAULT_KERNEL);
-        self
-    }
-    /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Reshuffle the visiting order before each epoch (default true); false visits the
-    /// samples in their order in the dataset.
-    pub fn shuffle(mut self, yes: bool) -> Self {
-        self.shuffle = yes;
-        self
-    }
-    /// Seed of the shuffles (default 0). The same seed gives the same visiting orders as
-    /// [`Perceptron`](super::Perceptron)'s.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-    /// Learn the bias `b` (default true), updated as the primal perceptron's: `b ← b + s·y`
-    /// on a mistake (`s` the sample weight). Without it `f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x)`.
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
-    /// Largest training Gram matrix to hold, in MB of `f64` (default 200; `8n²` bytes are
-    /// needed for `n` samples). Above it, each mistake computes its sample's kernel column
-    /// (`n` evaluations) instead of reading it, and nothing of size `n²` is stored; 0 always
-    /// computes columns.
-    pub fn gram_budget_mb(mut self, mb: f64) -> Self {
-        self.gram_budget_mb = mb;
-        self
-    }
-
     fn schedule(&self) -> Schedule {
         Schedule {
             max_iter: self.max_iter,

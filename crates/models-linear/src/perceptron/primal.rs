@@ -10,76 +10,33 @@ use serde::{Deserialize, Serialize};
 use super::{Encoded, Learner, Schedule, train};
 
 /// Hyperparameters of [`Perceptron`] (scikit-learn's `Perceptron` names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct PerceptronParams {
+    /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
+    #[param(help = "epochs at most", default = 1000, valid = ("at least 1 epoch", |n| *n >= 1))]
     max_iter: usize,
+    /// Reshuffle the visiting order before each epoch (default true); false visits the
+    /// samples in their order in the dataset.
+    #[param(help = "reshuffle the samples before each epoch", default = true)]
     shuffle: bool,
+    /// Seed of the shuffles (default 0).
+    #[param(help = "seed of the shuffles", applies = ("with shuffle true", |p| p.shuffle))]
     seed: u64,
+    /// Step size `η > 0` (default 1). From `w = 0` it only rescales `w` and `b`, so the
+    /// predictions do not depend on it (up to rounding).
+    #[param(
+        help = "step size (rescales the weights only)",
+        default = 1.0,
+        valid = ("a finite number > 0", crate::finite_positive)
+    )]
     eta0: f64,
+    /// Learn the bias `b` (default true); without it the decision boundary passes through the
+    /// origin.
+    #[param(help = "learn the bias", default = true)]
     fit_intercept: bool,
 }
 
-impl Default for PerceptronParams {
-    fn default() -> Self {
-        Self {
-            max_iter: 1000,
-            shuffle: true,
-            seed: 0,
-            eta0: 1.0,
-            fit_intercept: true,
-        }
-    }
-}
-
-margin_core::params! {
-    PerceptronParams {
-        max_iter: usize {
-            help: "epochs at most",
-            valid: ("at least 1 epoch", |n| *n >= 1),
-        },
-        shuffle: bool { help: "reshuffle the samples before each epoch" },
-        seed: u64 {
-            help: "seed of the shuffles",
-            applies: ("with shuffle true", |p| p.shuffle),
-        },
-        eta0: f64 {
-            help: "step size (rescales the weights only)",
-            valid: ("a finite number > 0", crate::finite_positive),
-        },
-        fit_intercept: bool { help: "learn the bias" },
-    }
-}
-
 impl PerceptronParams {
-    /// Epochs at most (default 1000); training stops earlier after an epoch without a mistake.
-    pub fn max_iter(mut self, n: usize) -> Self {
-        self.max_iter = n;
-        self
-    }
-    /// Reshuffle the visiting order before each epoch (default true); false visits the
-    /// samples in their order in the dataset.
-    pub fn shuffle(mut self, yes: bool) -> Self {
-        self.shuffle = yes;
-        self
-    }
-    /// Seed of the shuffles (default 0).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-    /// Step size `η > 0` (default 1). From `w = 0` it only rescales `w` and `b`, so the
-    /// predictions do not depend on it (up to rounding).
-    pub fn eta0(mut self, eta0: f64) -> Self {
-        self.eta0 = eta0;
-        self
-    }
-    /// Learn the bias `b` (default true); without it the decision boundary passes through the
-    /// origin.
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
-
     fn schedule(&self) -> Schedule {
         Schedule {
             max_iter: self.max_iter,

@@ -5,7 +5,7 @@ use margin_core::{
     Dataset, Error, Fit, Matrix, Predict, Records, Result, RowRange, memory, model_check, validate,
 };
 use margin_io::ModelFile;
-use margin_kernels::{Gamma, KernelChoice, KernelKind, KernelParams, KernelSpec};
+use margin_kernels::{Gamma, KernelKind, KernelParams, KernelSpec};
 use serde::{Deserialize, Serialize};
 
 use margin_core::parallel::{self, Overhead};
@@ -24,49 +24,21 @@ const PREDICT_BLOCK_ENTRIES: usize = 1 << 22;
 /// scikit-learn's `gamma=None` is `auto`, `γ = 1 / n_features`; degree 3; coef0 1), resolved
 /// on the training records at fit time, or any [`KernelSpec`] given to
 /// [`KernelRidgeParams::kernel`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct KernelRidgeParams {
+    /// Penalty strength `α ≥ 0` (default 1), added to the Gram matrix's diagonal.
+    #[param(
+        help = "penalty strength, added to the Gram matrix's diagonal",
+        default = 1.0,
+        valid = ("a finite number ≥ 0", crate::finite_non_negative)
+    )]
     alpha: f64,
+    #[param(flatten, default = DEFAULT_KERNEL)]
     kernel: KernelParams,
 }
 
 /// scikit-learn's `KernelRidge` kernel defaults.
 const DEFAULT_KERNEL: KernelParams = KernelParams::named(KernelKind::Linear, Gamma::Auto, 3, 1.0);
-
-impl Default for KernelRidgeParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            kernel: DEFAULT_KERNEL,
-        }
-    }
-}
-
-margin_kernels::kernel_params! {
-    KernelRidgeParams [kernel] {
-        alpha: f64 {
-            help: "penalty strength, added to the Gram matrix's diagonal",
-            valid: ("a finite number ≥ 0", crate::finite_non_negative),
-        },
-    } {
-        kernel: { help: "kernel; precomputed: the records are the Gram matrix K(train, train) when fitting and K(test, train) when predicting" }
-    } {}
-}
-
-impl KernelRidgeParams {
-    /// Penalty strength `α ≥ 0` (default 1), added to the Gram matrix's diagonal.
-    pub fn alpha(mut self, alpha: f64) -> Self {
-        self.alpha = alpha;
-        self
-    }
-    /// The kernel (default linear, as scikit-learn's): a [`KernelChoice`] (γ may be `scale`
-    /// or `auto`) or any [`KernelSpec`]. It sets the parameters `kernel`, `gamma`, `degree` and
-    /// `coef0` (those the kernel does not use to their defaults).
-    pub fn kernel(mut self, kernel: impl Into<KernelChoice>) -> Self {
-        self.kernel = KernelParams::chosen(kernel.into(), &DEFAULT_KERNEL);
-        self
-    }
-}
 
 /// A fitted kernel ridge regression `f(x) = Σᵢ cᵢ k(xᵢ, x)` with dual coefficients
 /// `c = (K + αI)⁻¹ y`. There is no intercept (as in scikit-learn); with the linear kernel the

@@ -66,70 +66,38 @@ margin_core::param_choice!(LstsqSolver {
 });
 
 /// Parameters of [`LinearRegression`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct LinearRegressionParams {
-    fit_intercept: bool,
-    solver: LstsqSolver,
-    max_iter: usize,
-    tol: f64,
-}
-
-impl Default for LinearRegressionParams {
-    fn default() -> Self {
-        Self {
-            fit_intercept: true,
-            solver: LstsqSolver::Qr,
-            max_iter: 100_000,
-            tol: 1e-10,
-        }
-    }
-}
-
-margin_core::params! {
-    LinearRegressionParams {
-        fit_intercept: bool { help: "fit an intercept by centring" },
-        solver: LstsqSolver {
-            help: "QR (SVD when the data are rank-deficient), SVD, Cholesky of X'X, or gradient descent",
-        },
-        max_iter: usize {
-            help: "gradient descent's step limit",
-            valid: ("at least 1", |n| *n >= 1),
-            applies: ("with solver gradient-descent", |p| p.solver == LstsqSolver::GradientDescent),
-        },
-        tol: f64 {
-            help: "gradient descent stops when the scaled gradient norm is below it",
-            valid: ("a finite number ≥ 0", crate::finite_non_negative),
-            applies: ("with solver gradient-descent", |p| p.solver == LstsqSolver::GradientDescent),
-        },
-    }
-}
-
-impl LinearRegressionParams {
     /// Fit an intercept by centring the data (default true); false forces the model through
     /// the origin.
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
+    #[param(help = "fit an intercept by centring", default = true)]
+    fit_intercept: bool,
     /// The solver (default [`LstsqSolver::Qr`]).
-    pub fn solver(mut self, solver: LstsqSolver) -> Self {
-        self.solver = solver;
-        self
-    }
+    #[param(
+        help = "QR (SVD when the data are rank-deficient), SVD, Cholesky of X'X, or gradient descent",
+        default = LstsqSolver::Qr
+    )]
+    solver: LstsqSolver,
     /// Step limit of [`LstsqSolver::GradientDescent`] (default 100,000; the direct solvers
     /// ignore it).
-    pub fn max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
-        self
-    }
+    #[param(
+        help = "gradient descent's step limit",
+        default = 100_000,
+        valid = ("at least 1", |n| *n >= 1),
+        applies = ("with solver gradient-descent", |p| p.solver == LstsqSolver::GradientDescent)
+    )]
+    max_iter: usize,
     /// [`LstsqSolver::GradientDescent`] stops when the gradient of `(1/2n)‖y − Xw‖²`, in the
     /// design's scaled units (features and targets divided by a power of two near their
     /// largest magnitude), has norm at most `tol` (default 1e-10; the direct solvers ignore
     /// it).
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
+    #[param(
+        help = "gradient descent stops when the scaled gradient norm is below it",
+        default = 1e-10,
+        valid = ("a finite number ≥ 0", crate::finite_non_negative),
+        applies = ("with solver gradient-descent", |p| p.solver == LstsqSolver::GradientDescent)
+    )]
+    tol: f64,
 }
 
 /// Least-squares predictions with their Gaussian prediction intervals.

@@ -35,51 +35,27 @@ pub enum RidgeSolver {
 margin_core::param_choice!(RidgeSolver { Cholesky => "cholesky", Svd => "svd" });
 
 /// Parameters of [`Ridge`] (scikit-learn's names and defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct RidgeParams {
+    /// Penalty strength `α ≥ 0` on `‖w‖²` (default 1).
+    #[param(
+        help = "penalty strength on |w|²",
+        default = 1.0,
+        valid = ("a finite number ≥ 0", crate::finite_non_negative)
+    )]
     alpha: f64,
+    /// Fit an unpenalized intercept by centring (default true).
+    #[param(help = "fit an unpenalized intercept by centring", default = true)]
     fit_intercept: bool,
+    /// The solver (default [`RidgeSolver::Cholesky`]).
+    #[param(
+        help = "Cholesky (falls back to SVD when singular) or SVD",
+        default = RidgeSolver::Cholesky
+    )]
     solver: RidgeSolver,
 }
 
-impl Default for RidgeParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            fit_intercept: true,
-            solver: RidgeSolver::Cholesky,
-        }
-    }
-}
-
-margin_core::params! {
-    RidgeParams {
-        alpha: f64 {
-            help: "penalty strength on |w|²",
-            valid: ("a finite number ≥ 0", crate::finite_non_negative),
-        },
-        fit_intercept: bool { help: "fit an unpenalized intercept by centring" },
-        solver: RidgeSolver { help: "Cholesky (falls back to SVD when singular) or SVD" },
-    }
-}
-
 impl RidgeParams {
-    /// Penalty strength `α ≥ 0` on `‖w‖²` (default 1).
-    pub fn alpha(mut self, alpha: f64) -> Self {
-        self.alpha = alpha;
-        self
-    }
-    /// Fit an unpenalized intercept by centring (default true).
-    pub fn fit_intercept(mut self, yes: bool) -> Self {
-        self.fit_intercept = yes;
-        self
-    }
-    /// The solver (default [`RidgeSolver::Cholesky`]).
-    pub fn solver(mut self, solver: RidgeSolver) -> Self {
-        self.solver = solver;
-        self
-    }
-
     /// One model per α in `alphas`, from a single SVD of the design (the regularization path):
     /// each extra α costs `O(d · min(n, d))`. This params value's own `alpha` and
     /// `solver` are not used; every model reports [`RidgeSolver::Svd`], and equals what

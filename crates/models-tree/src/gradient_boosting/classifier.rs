@@ -2,6 +2,7 @@
 //! log-odds) or multiclass (one tree per class per iteration on softmax scores).
 
 use margin_core::fit::{FitObserved, FitReport, Observer};
+use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, PartClasses, Predict,
     PredictProba, Records, Result, labels_from_scores, model_check, validate,
@@ -11,31 +12,23 @@ use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
 use super::loss::{Loss, sigmoid, softmax};
-use super::params::{Boosting, EarlyStopping, boosting_params, boosting_setters};
+use super::params::Boosting;
 use super::parts::{BoostingStep, BoostingSums};
 
 /// Parameters of [`GradientBoostingClassifier`] (scikit-learn's
 /// `HistGradientBoostingClassifier` names and defaults; see the [module](super) docs).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
 pub struct GradientBoostingClassifierParams {
+    #[param(flatten)]
     boosting: Boosting,
+    /// Per-class weights multiplying the sample weights (default uniform).
+    #[param(
+        help = "class weights multiplying the sample weights: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)"
+    )]
     class_weight: ClassWeight,
 }
 
-boosting_setters!(GradientBoostingClassifierParams);
-boosting_params!(GradientBoostingClassifierParams {} {
-    class_weight: ClassWeight {
-        help: "class weights multiplying the sample weights: balanced weighs classes by n / (k · n_class); LABEL:W,... weighs the classes named (the others keep 1)",
-    },
-});
-
 impl GradientBoostingClassifierParams {
-    /// Per-class weights multiplying the sample weights (default uniform).
-    pub fn class_weight(mut self, v: ClassWeight) -> Self {
-        self.class_weight = v;
-        self
-    }
-
     /// Fits on rows held in parts (files, partitions of a table, machines) that are never
     /// gathered, as XGBoost and Spark distribute boosting:
     /// - `counts` is a first pass over the labels: each label with its number of rows;

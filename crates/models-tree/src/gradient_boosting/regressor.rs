@@ -1,13 +1,14 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
 use margin_core::fit::{FitObserved, FitReport, Observer};
+use margin_core::params::Params;
 use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, Records, Result};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::booster::{Ensemble, checked_predict, checked_records};
 use super::loss::Loss;
-use super::params::{Boosting, EarlyStopping, boosting_params, boosting_setters};
+use super::params::Boosting;
 use super::parts::{BoostingStep, BoostingSums};
 
 /// The loss [`GradientBoostingRegressor`] minimizes (scikit-learn's `loss`).
@@ -24,9 +25,13 @@ pub enum RegressionLoss {
 
 /// Parameters of [`GradientBoostingRegressor`] (scikit-learn's
 /// `HistGradientBoostingRegressor` names and defaults; see the [module](super) docs).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Params)]
+#[params(order(loss, boosting))]
 pub struct GradientBoostingRegressorParams {
+    #[param(flatten)]
     boosting: Boosting,
+    /// The loss (default [`RegressionLoss::SquaredError`]).
+    #[param(help = "squared_error: the conditional mean; absolute_error: the median")]
     loss: RegressionLoss,
 }
 
@@ -35,18 +40,7 @@ margin_core::param_choice!(RegressionLoss {
     AbsoluteError => "absolute_error" | "absolute-error",
 });
 
-boosting_setters!(GradientBoostingRegressorParams);
-boosting_params!(GradientBoostingRegressorParams {
-    loss: RegressionLoss { help: "squared_error: the conditional mean; absolute_error: the median" },
-} {});
-
 impl GradientBoostingRegressorParams {
-    /// The loss (default [`RegressionLoss::SquaredError`]).
-    pub fn loss(mut self, v: RegressionLoss) -> Self {
-        self.loss = v;
-        self
-    }
-
     /// Fits on rows held in parts (files, partitions of a table, machines) that are never
     /// gathered, as XGBoost and Spark distribute boosting:
     /// - `n` and `target_sum` are a first pass: the rows and the sum of their targets (the

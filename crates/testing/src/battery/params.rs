@@ -1,9 +1,12 @@
 //! The checks every params struct's descriptions must pass.
 //!
 //! ```
-//! # #[derive(Clone, Debug, Default, PartialEq)]
-//! # struct P { alpha: f64 }
-//! # margin_core::params! { P { alpha: f64 { help: "penalty" }, } }
+//! # use margin_core::params::Params;
+//! # #[derive(Clone, Debug, PartialEq, Params)]
+//! # struct P {
+//! #     #[param(help = "penalty")]
+//! #     alpha: f64,
+//! # }
 //! margin_testing::battery::check_params(&P::default());
 //! ```
 
@@ -11,14 +14,15 @@ use std::fmt::Debug;
 
 use margin_core::params::Params;
 
-/// Checks what [`params!`](margin_core::params!) cannot check at compile time, for a params value
-/// `p` (usually the default, and one per configuration whose parameters differ): names and
-/// their command-line spellings are unique, every help line is present, `p` passes
-/// [`Params::check`], and every parameter `p` uses reads back: setting it from the text of its
-/// own value leaves `p` unchanged. Panics with the first failure (tests only).
+/// Checks what [`#[derive(Params)]`](derive@margin_core::params::Params) cannot check at
+/// compile time, for a params value `p` (usually the default, and one per configuration whose
+/// parameters differ): names and their command-line spellings are unique, every help line is
+/// present, `p` passes [`Params::check`], and every parameter `p` uses reads back: setting it
+/// from the text of its own value leaves `p` unchanged. Panics with the first failure (tests
+/// only).
 pub fn check_params<P: Params + PartialEq + Debug>(p: &P) {
     let mut flags: Vec<String> = Vec::new();
-    for param in P::PARAMS {
+    for param in P::params() {
         // Flags are names in lower case with `-`: unique flags mean unique names too.
         assert!(
             !flags.contains(&param.flag()),
@@ -31,7 +35,7 @@ pub fn check_params<P: Params + PartialEq + Debug>(p: &P) {
     if let Err(e) = p.check() {
         panic!("{p:?} does not pass its own check: {e}");
     }
-    for param in P::PARAMS.iter().filter(|param| (param.used)(p)) {
+    for param in P::params().iter().filter(|param| (param.used)(p)) {
         let text = (param.get)(p).to_string();
         let mut q = p.clone();
         if let Err(e) = q.set(param.name, &text) {
@@ -55,7 +59,7 @@ pub fn check_defaults<P: Params + Default + PartialEq + Debug>(
             .unwrap_or_else(|e| panic!("{name} = {text}: {e}"));
         assert_eq!(p, P::default(), "{name}: the reference default is {text}");
     }
-    for param in P::PARAMS {
+    for param in P::params() {
         assert!(
             reference.iter().any(|(n, _)| *n == param.name) || own.contains(&param.name),
             "{} is in neither list",
@@ -69,27 +73,19 @@ mod tests {
     use super::*;
 
     /// A parameter whose reported value does not set it back (it writes twice the value).
-    #[derive(Clone, Debug, Default, PartialEq)]
+    #[derive(Clone, Debug, PartialEq, Params)]
     struct Doubling {
+        #[param(help = "doubles", get = |p| p.x, set = |p, v| p.x = 2.0 * v, setter(skip))]
         x: f64,
-    }
-    margin_core::params! {
-        Doubling {
-            x: f64 { get: |p| p.x, set: |p, v| p.x = 2.0 * v, help: "doubles" },
-        }
     }
 
     /// Two parameters with one command-line spelling.
-    #[derive(Clone, Debug, Default, PartialEq)]
+    #[derive(Clone, Debug, PartialEq, Params)]
     struct Clash {
+        #[param(name = "max_iter", help = "one", setter(skip))]
         a: f64,
+        #[param(name = "max-iter", help = "two", setter(skip))]
         b: f64,
-    }
-    margin_core::params! {
-        Clash {
-            a as "max_iter": f64 { help: "one" },
-            b as "max-iter": f64 { help: "two" },
-        }
     }
 
     #[test]
