@@ -484,6 +484,10 @@ def test_scalers_and_polynomial(dataset):
         d = absdiff(m.fit(X).transform(X), s.fit(X).transform(X))
         show(f"{name} {dataset}", transform=d)  # measured 3.5e-16
         assert d < 1e-12
+    # clip=True holds held-out values beyond the training extremes to feature_range.
+    half, rest = X[: len(X) // 2], X[len(X) // 2 :]
+    m, s = pair("MinMaxScaler", preprocessing, feature_range=(-1, 1), clip=True)
+    np.testing.assert_allclose(m.fit(half).transform(rest), s.fit(half).transform(rest), rtol=0, atol=1e-12)
     Xp = X[:, :6]
     m, s = pair("PolynomialFeatures", preprocessing)
     np.testing.assert_array_equal(m.fit(Xp).transform(Xp), s.fit(Xp).transform(Xp))

@@ -31,6 +31,13 @@ pub struct MinMaxScalerParams {
     /// The range's upper end (see `lower`).
     #[param(skip, default = 1.0)]
     upper: f64,
+    /// Clip transformed values to the target range (default false), scikit-learn's
+    /// `clip=True`: a held-out value beyond a feature's training extremes maps to `lower` or
+    /// `upper` instead of beyond them.
+    #[param(
+        help = "clip transformed values to feature_range (held-out values beyond the training extremes)"
+    )]
+    clip: bool,
 }
 
 impl MinMaxScalerParams {
@@ -122,9 +129,9 @@ impl MinMaxScaler {
     #[inline]
     pub fn scale_value(&self, j: usize, x: f64) -> f64 {
         let (lo, hi) = (self.data_min[j], self.data_max[j]);
-        let MinMaxScalerParams { lower, upper } = self.params;
+        let MinMaxScalerParams { lower, upper, clip } = self.params;
         let width = upper - lower;
-        if lo == hi {
+        let y = if lo == hi {
             lower + (x - lo) * width
         } else if x == lo {
             lower
@@ -132,7 +139,8 @@ impl MinMaxScaler {
             upper
         } else {
             lower + width * (x - lo) / (hi - lo)
-        }
+        };
+        if clip { y.clamp(lower, upper) } else { y }
     }
 }
 
@@ -241,7 +249,8 @@ impl Transform for MinMaxScaler {
 
 impl ModelFile for MinMaxScaler {
     const KIND: &'static str = "min-max-scaler";
-    const SCHEMA: u32 = 1;
+    /// 2: the params gained `clip`.
+    const SCHEMA: u32 = 2;
 
     /// A finite target range `lower < upper`, and per feature a finite minimum no larger than
     /// its finite maximum.
@@ -283,6 +292,17 @@ mod tests {
             s.transform(&z).unwrap().to_dense().unwrap().row(0),
             &[3.0, 1.0, 2.0]
         );
+        // scikit-learn's clip=True: the same values, held to [-1, 1].
+        let clipped = MinMaxScaler::params()
+            .range(-1.0, 1.0)
+            .clip(true)
+            .fit(&x)
+            .unwrap();
+        assert_eq!(clipped.transform(&x).unwrap(), s.transform(&x).unwrap());
+        let z = DenseMatrix::from_rows(&[[5.0, 6.0, 4.0], [-3.0, 4.0, 1.0]]).unwrap();
+        let y = clipped.transform(&z).unwrap().to_dense().unwrap();
+        assert_eq!(y.row(0), &[1.0, 1.0, 1.0]);
+        assert_eq!(y.row(1), &[-1.0, -1.0, 0.5]);
     }
 
     #[test]
