@@ -580,6 +580,22 @@ pub trait Params: Clone + 'static {
         Ok(())
     }
 
+    /// The first parameter of `given` (names or command-line spellings) that the configuration
+    /// `self` holds does not use (`gamma` with a linear kernel): the one rule of every surface
+    /// that takes parameters as text. The command line (for flags, not parameter files, which
+    /// list every parameter) and DataFusion's parameter strings refuse such a parameter,
+    /// saying when it is used ([`Param::applies`]); margin's Python classes accept and ignore
+    /// it, as scikit-learn's do.
+    fn first_unused<'a>(
+        &self,
+        given: impl IntoIterator<Item = &'a str>,
+    ) -> Option<&'static Param<Self>> {
+        given
+            .into_iter()
+            .filter_map(|name| Self::param(name).ok())
+            .find(|param| !(param.used)(self))
+    }
+
     /// The value of parameter `name`, or `None` when there is no such parameter.
     fn get(&self, name: &str) -> Option<Value> {
         Self::param(name).ok().map(|p| (p.get)(self))
@@ -751,6 +767,18 @@ mod tests {
             Example::default().c(3.0).tol(1e-6).solver(Solver::Sgd),
             by_text
         );
+    }
+
+    #[test]
+    fn a_given_parameter_the_configuration_does_not_use_is_found() {
+        let mut p = Example::default();
+        assert_eq!(
+            p.first_unused(["C", "eta0", "tol"]).map(|q| q.name),
+            Some("eta0")
+        );
+        assert!(p.first_unused(["C", "max-depth", "unknown"]).is_none());
+        p.set("solver", "sgd").unwrap();
+        assert!(p.first_unused(["eta0"]).is_none());
     }
 
     #[test]

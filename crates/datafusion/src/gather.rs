@@ -67,8 +67,10 @@ pub(crate) fn gatherer(kind: &str, params: &str) -> Result<Box<dyn Gather>> {
     })
 }
 
-/// `params` with every `name=value` pair of `text` set (and checked) in turn.
+/// `params` with every `name=value` pair of `text` set (and checked) in turn; a parameter the
+/// resulting configuration does not use is refused (see [`Params::first_unused`]).
 pub(crate) fn configured<P: Params>(mut params: P, text: &str) -> Result<P> {
+    let mut given = Vec::new();
     for pair in text.split_whitespace() {
         let (name, value) = pair.split_once('=').ok_or_else(|| {
             Error::invalid_parameter(
@@ -78,6 +80,22 @@ pub(crate) fn configured<P: Params>(mut params: P, text: &str) -> Result<P> {
             )
         })?;
         params.set(name, value)?;
+        given.push((name, value));
+    }
+    // A parameter the configuration does not use is refused, as on the command line.
+    if let Some(param) = params.first_unused(given.iter().map(|(name, _)| *name)) {
+        let value = given
+            .iter()
+            .find(|(name, _)| P::param(name).is_ok_and(|p| p.name == param.name))
+            .map_or("", |(_, value)| *value);
+        return Err(Error::invalid_parameter(
+            param.name,
+            value,
+            format!(
+                "no value: {} is used only {}; leave it out or change the configuration",
+                param.name, param.applies
+            ),
+        ));
     }
     params.check()?;
     Ok(params)

@@ -80,5 +80,15 @@ fn fit_distributed_refuses_what_it_cannot_fit() {
         assert!(err.contains("name=value"), "{err}");
         let err = refused("SELECT * FROM nowhere", "ridge", "", Some("label")).await;
         assert!(err.contains("nowhere"), "{err}");
+        // A parameter the configuration does not use is refused, as on the command line.
+        let err = refused(all, "svc", "kernel=linear gamma=0.5", Some("label")).await;
+        assert!(
+            err.contains("`gamma` = 0.5")
+                && err.contains("gamma is used only with kernel rbf, poly or sigmoid"),
+            "{err}"
+        );
+        let kind = "logistic-regression";
+        let err = refused(all, kind, "eta0=0.1", Some("label")).await;
+        assert!(err.contains("eta0 is used only with solver sgd"), "{err}");
     });
 }

@@ -146,7 +146,8 @@ impl ParamArgs {
                 }
             }
         }
-        if let Some((param, flag)) = given.iter().find(|(param, _)| !(param.used)(&params)) {
+        if let Some(param) = params.first_unused(given.iter().map(|(param, _)| param.name)) {
+            let flag = param.flag();
             return Err(Failure::usage(format!(
                 "--{flag}: {} is used only {}; leave out --{flag} or change the configuration",
                 param.name, param.applies
