@@ -126,6 +126,7 @@ fn standard_scaler_statistics_must_fit_together() {
 struct MinMaxFile {
     lower: f64,
     upper: f64,
+    clip: bool,
     data_min: Vec<f64>,
     data_max: Vec<f64>,
 }
@@ -136,6 +137,7 @@ fn min_max_scaler_ranges_must_be_ordered_and_finite() {
     let good = MinMaxFile {
         lower: 0.0,
         upper: 1.0,
+        clip: false,
         data_min: vec![0.0, -2.0],
         data_max: vec![1.0, -2.0],
     };

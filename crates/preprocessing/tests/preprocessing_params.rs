@@ -17,7 +17,7 @@ fn text(s: &str) -> Value {
 
 /// scikit-learn 1.9's defaults (sklearn.preprocessing.*), in margin's order. margin-only:
 /// PolynomialFeatures' `kernel_scaling` and OneHotEncoder's `columns` (scikit-learn selects
-/// columns with a ColumnTransformer). Not offered: `copy`, MinMaxScaler's `clip`,
+/// columns with a ColumnTransformer). Not offered: `copy`,
 /// PolynomialFeatures' `order`, OneHotEncoder's `categories`/`drop`/`sparse_output`/…,
 /// KBinsDiscretizer's `quantile_method`/`subsample` and the `kmeans` strategy.
 #[test]
@@ -28,7 +28,7 @@ fn defaults_are_scikit_learns() {
     );
     assert_eq!(
         MinMaxScalerParams::defaults(),
-        vec![("feature_range", text("0.0,1.0"))]
+        vec![("feature_range", text("0.0,1.0")), ("clip", Bool(false))]
     );
     assert_eq!(
         PolynomialFeaturesParams::defaults(),
