@@ -328,8 +328,8 @@ macro_rules! param_choice {
     };
 }
 
-/// Reads a parameter's value from params `P`.
-pub type Getter<P> = Box<dyn Fn(&P) -> Value + Send + Sync>;
+/// Reads a parameter's value from params `P` (shared, as a check reads it too).
+pub type Getter<P> = std::sync::Arc<dyn Fn(&P) -> Value + Send + Sync>;
 /// Parses text and stores it in params `P`.
 pub type Storer<P> = Box<dyn Fn(&mut P, &str) -> Result<()> + Send + Sync>;
 /// Checks a parameter's value in params `P`.
@@ -398,7 +398,7 @@ impl<P: 'static> Param<P> {
             kind: T::kind,
             allowed,
             applies,
-            get: Box::new(move |p| get(p).to_value()),
+            get: std::sync::Arc::new(move |p| get(p).to_value()),
             store: Box::new(move |p, text| {
                 let v = T::parse(text)
                     .map_err(|expected| Error::invalid_parameter(name, text, expected))?;
@@ -440,7 +440,7 @@ impl<P: 'static> Param<P> {
                 kind: inner.kind,
                 allowed: inner.allowed,
                 applies: inner.applies,
-                get: Box::new(move |p| (inner.get)(part(p))),
+                get: std::sync::Arc::new(move |p| (inner.get)(part(p))),
                 store: Box::new(move |p, text| (inner.store)(part_mut(p), text)),
                 check: Box::new(move |p| (inner.check)(part(p))),
                 used: Box::new(move |p| (inner.used)(part(p))),
@@ -466,14 +466,9 @@ impl<P: 'static> Param<P> {
             .iter_mut()
             .find(|p| p.name == name)
             .unwrap_or_else(|| panic!("valid_for names {name}, which the block does not have"));
-        let get: std::sync::Arc<dyn Fn(&P) -> Value + Send + Sync> =
-            std::mem::replace(&mut param.get, Box::new(|_| Value::None)).into();
+        let get = std::sync::Arc::clone(&param.get);
         let name = param.name;
         param.allowed = allowed;
-        param.get = Box::new({
-            let get = std::sync::Arc::clone(&get);
-            move |p| get(p)
-        });
         param.check = Box::new(move |p| {
             if valid(p) {
                 Ok(())

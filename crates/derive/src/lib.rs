@@ -435,18 +435,13 @@ fn params_impl(
     check: Option<&Expr>,
 ) -> Tokens {
     let entries = listed.iter().map(|entry| {
-        let (f, pick) = match entry {
-            Entry::Whole(f, apart) => (*f, quote!(|p| ![#(#apart),*].contains(&p.name))),
-            Entry::One(f, name) => {
-                let name = name.to_string();
-                (*f, quote!(|p| p.name == #name))
-            }
+        let f = match entry {
+            Entry::Whole(f, _) | Entry::One(f, _) => *f,
         };
         let ident = &f.ident;
         let field_ty = &f.ty;
         match &f.role {
             Role::Param(p) => {
-                let _ = &pick;
                 let ty = p.ty.as_ref().unwrap_or(field_ty);
                 let (name, help) = (&p.name, &p.help);
                 let (allowed, valid) = phrase_option(p.valid.as_ref());
@@ -482,7 +477,14 @@ fn params_impl(
                         );
                     }
                 });
-                let one = matches!(entry, Entry::One(..));
+                // Which of the block's parameters this entry lists.
+                let (pick, one) = match entry {
+                    Entry::Whole(_, apart) => (quote!(|p| ![#(#apart),*].contains(&p.name)), false),
+                    Entry::One(_, name) => {
+                        let name = name.to_string();
+                        (quote!(|p| p.name == #name), true)
+                    }
+                };
                 quote! {
                     {
                         #[allow(unused_mut)]

@@ -69,11 +69,11 @@ impl SvrParams {
     /// `run`'s `rand()` sequence (continuing it, as LIBSVM's tools do across the trainings of
     /// one run; the params' `seed` is not used) and reporting the solver runs to its observer.
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
-        let (settings, c, probability) = (&self.settings, self.c, self.laplace.probability);
+        let probability = self.laplace.probability;
         fit_params_in(
             self,
-            settings,
-            c,
+            &self.settings,
+            self.c,
             self.formulation(),
             probability,
             data,
@@ -246,11 +246,11 @@ impl NuSvrParams {
 
     /// Fits as [`SvrParams::fit_in`] does.
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
-        let (settings, c, probability) = (&self.settings, self.c, self.laplace.probability);
+        let probability = self.laplace.probability;
         fit_params_in(
             self,
-            settings,
-            c,
+            &self.settings,
+            self.c,
             self.formulation(),
             probability,
             data,
