@@ -1,6 +1,6 @@
-//! The estimators the Python package offers: for each, scikit-learn's class name, its role
-//! (which mixins the Python class takes), the params constructor whose descriptors become the
-//! class's `__init__` parameters and defaults, and how to fit it.
+//! The estimators the Python package offers: for each, scikit-learn's class name (its role,
+//! which mixins the Python class takes, is margin-any's registry's), the params constructor
+//! whose descriptors become the class's `__init__` parameters and defaults, and how to fit it.
 //!
 //! Parameter names are margin's, which are scikit-learn's, with two spellings changed for
 //! Python: `seed` is `random_state` (scikit-learn's name for it) and `lambda`, a Python
@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+use margin_any::registry;
 use margin_any::{AnyModel, Capabilities};
 use margin_core::fit::{FitObserved, Observer};
 use margin_core::params::{ParamInfo, Params};
@@ -32,33 +33,7 @@ use margin_tree::{
 use crate::convert::Features;
 use crate::interrupt::Job;
 
-/// What an estimator is, for scikit-learn: which mixin its Python class takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// `ClassifierMixin`.
-    Classifier,
-    /// `RegressorMixin`.
-    Regressor,
-    /// `OutlierMixin` (fitted on features alone; predicts +1 inlier, -1 outlier).
-    Outlier,
-    /// `ClusterMixin`.
-    Clusterer,
-    /// `TransformerMixin`.
-    Transformer,
-}
-
-impl Role {
-    /// The name the Python side reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Classifier => "classifier",
-            Role::Regressor => "regressor",
-            Role::Outlier => "outlier",
-            Role::Clusterer => "clusterer",
-            Role::Transformer => "transformer",
-        }
-    }
-}
+pub use margin_any::registry::Role;
 
 /// Training data as the fit functions receive it.
 pub struct Training<'a> {
@@ -257,9 +232,12 @@ impl Entry {
     fn new<M: ModelFile + AnyModel + Capabilities + 'static>(
         class: &'static str,
         summary: &'static str,
-        role: Role,
         fitter: Box<dyn Fitter>,
     ) -> Self {
+        // The class's role is the registry's: the package cannot disagree with it.
+        let role = registry::by_class(class)
+            .unwrap_or_else(|| unreachable!("{class} is not in margin-any's registry"))
+            .role;
         Entry {
             class,
             summary,
@@ -277,12 +255,7 @@ impl Entry {
 
     /// An estimator fitted on a dataset, with no solver loop an interrupt can stop (its fit
     /// runs to its end); it takes sample weights unless [`Entry::unweighted`].
-    fn on_dataset<P>(
-        class: &'static str,
-        summary: &'static str,
-        role: Role,
-        make: fn() -> P,
-    ) -> Self
+    fn on_dataset<P>(class: &'static str, summary: &'static str, make: fn() -> P) -> Self
     where
         P: Params + Fit<Dataset> + Send + Sync + 'static,
         P::Model: AnyModel + Capabilities + ModelFile + 'static,
@@ -290,7 +263,6 @@ impl Entry {
         Self::weighted(
             class,
             summary,
-            role,
             OnDataset {
                 make,
                 fit: plain::<P>,
@@ -303,7 +275,7 @@ impl Entry {
     /// next iteration. Only for families whose observed fit solves its problems as the plain
     /// fit does: those that solve one binary problem per class in parallel solve them in turn
     /// under an observer ([`margin_core::fit::solve_each`]), so they stay [`Entry::on_dataset`].
-    fn stoppable<P>(class: &'static str, summary: &'static str, role: Role, make: fn() -> P) -> Self
+    fn stoppable<P>(class: &'static str, summary: &'static str, make: fn() -> P) -> Self
     where
         P: Params + FitObserved + Send + Sync + 'static,
         P::Model: AnyModel + Capabilities + ModelFile + 'static,
@@ -313,13 +285,13 @@ impl Entry {
             fit: stoppable::<P>,
             pool: false,
         };
-        Self::weighted(class, summary, role, fitter)
+        Self::weighted(class, summary, fitter)
     }
 
     /// An estimator fitted on a dataset with no solver loop to observe, whose fit can run for
     /// long (the forests): on rayon's pool, so that an interrupted caller returns at once and
     /// leaves it to finish there (see [`crate::interrupt`]).
-    fn on_pool<P>(class: &'static str, summary: &'static str, role: Role, make: fn() -> P) -> Self
+    fn on_pool<P>(class: &'static str, summary: &'static str, make: fn() -> P) -> Self
     where
         P: Params + Fit<Dataset> + Send + Sync + 'static,
         P::Model: AnyModel + Capabilities + ModelFile + 'static,
@@ -327,7 +299,6 @@ impl Entry {
         Self::weighted(
             class,
             summary,
-            role,
             OnDataset {
                 make,
                 fit: plain::<P>,
@@ -337,29 +308,19 @@ impl Entry {
     }
 
     /// An estimator fitted on a dataset by `fitter`, which takes `sample_weight`.
-    fn weighted<P>(
-        class: &'static str,
-        summary: &'static str,
-        role: Role,
-        fitter: OnDataset<P>,
-    ) -> Self
+    fn weighted<P>(class: &'static str, summary: &'static str, fitter: OnDataset<P>) -> Self
     where
         P: Params + Fit<Dataset> + Send + Sync + 'static,
         P::Model: AnyModel + Capabilities + ModelFile + 'static,
     {
         Entry {
             sample_weight: true,
-            ..Entry::new::<P::Model>(class, summary, role, Box::new(fitter))
+            ..Entry::new::<P::Model>(class, summary, Box::new(fitter))
         }
     }
 
     /// An estimator fitted on records alone.
-    fn on_records<P, M>(
-        class: &'static str,
-        summary: &'static str,
-        role: Role,
-        make: fn() -> P,
-    ) -> Self
+    fn on_records<P, M>(class: &'static str, summary: &'static str, make: fn() -> P) -> Self
     where
         P: Params + for<'r> Fit<dyn Records + 'r, Model = M> + Send + Sync + 'static,
         M: AnyModel + Capabilities + ModelFile + 'static,
@@ -368,16 +329,11 @@ impl Entry {
             make,
             fit: plain_records::<P, M>,
         };
-        Entry::new::<M>(class, summary, role, Box::new(fitter))
+        Entry::new::<M>(class, summary, Box::new(fitter))
     }
 
     /// An estimator fitted on records alone by an iterative solver that an interrupt stops.
-    fn stoppable_records<P, M>(
-        class: &'static str,
-        summary: &'static str,
-        role: Role,
-        make: fn() -> P,
-    ) -> Self
+    fn stoppable_records<P, M>(class: &'static str, summary: &'static str, make: fn() -> P) -> Self
     where
         P: Params
             + for<'r> FitObserved<dyn Records + 'r>
@@ -391,7 +347,7 @@ impl Entry {
             make,
             fit: stoppable_records::<P, M>,
         };
-        Entry::new::<M>(class, summary, role, Box::new(fitter))
+        Entry::new::<M>(class, summary, Box::new(fitter))
     }
 
     fn unweighted(self) -> Self {
@@ -488,224 +444,177 @@ fn margin_name(name: &str) -> &str {
 pub fn registry() -> &'static [Entry] {
     static REGISTRY: OnceLock<Vec<Entry>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        use Role::*;
         vec![
             Entry::stoppable(
                 "SVC",
                 "C-support vector classification (LIBSVM's C-SVC, iteration for iteration).",
-                Classifier,
                 Svc::params,
             ),
             Entry::stoppable(
                 "NuSVC",
                 "nu-support vector classification (LIBSVM's nu-SVC).",
-                Classifier,
                 Svc::nu_params,
             )
             .unweighted(),
             Entry::stoppable(
                 "SVR",
                 "epsilon-support vector regression (LIBSVM's epsilon-SVR).",
-                Regressor,
                 Svr::params,
             ),
             Entry::stoppable(
                 "NuSVR",
                 "nu-support vector regression (LIBSVM's nu-SVR).",
-                Regressor,
                 Svr::nu_params,
             ),
             Entry::stoppable(
                 "OneClassSVM",
                 "One-class SVM for novelty detection (LIBSVM's one-class SVM).",
-                Outlier,
                 OneClassSvm::params,
             )
             .unweighted(),
             Entry::on_dataset(
                 "LinearSVC",
                 "Linear SVM by dual coordinate descent (LIBLINEAR's solver) or Pegasos.",
-                Classifier,
                 LinearSvc::params,
             ),
             Entry::stoppable(
                 "LogisticRegression",
                 "Logistic regression, binary or multinomial.",
-                Classifier,
                 LogisticRegression::params,
             ),
             Entry::on_dataset(
                 "Perceptron",
                 "The perceptron rule on mistakes.",
-                Classifier,
                 Perceptron::params,
             ),
             Entry::on_dataset(
                 "KernelPerceptron",
                 "The perceptron rule in the dual, with a kernel.",
-                Classifier,
                 KernelPerceptron::params,
             ),
             Entry::stoppable(
                 "LinearRegression",
                 "Ordinary least squares.",
-                Regressor,
                 LinearRegression::params,
             ),
-            Entry::on_dataset(
-                "Ridge",
-                "Least squares with an L2 penalty.",
-                Regressor,
-                Ridge::params,
-            ),
+            Entry::on_dataset("Ridge", "Least squares with an L2 penalty.", Ridge::params),
             Entry::stoppable(
                 "Lasso",
                 "Least squares with an L1 penalty, by coordinate descent.",
-                Regressor,
                 ElasticNet::lasso_params,
             )
             .fixing(&["l1_ratio"]),
             Entry::stoppable(
                 "ElasticNet",
                 "Least squares with L1 and L2 penalties, by coordinate descent.",
-                Regressor,
                 ElasticNet::params,
             ),
             Entry::on_dataset(
                 "KernelRidge",
                 "Kernel ridge regression.",
-                Regressor,
                 KernelRidge::params,
             ),
-            Entry::on_dataset(
-                "GaussianNB",
-                "Gaussian naive Bayes.",
-                Classifier,
-                GaussianNB::params,
-            ),
+            Entry::on_dataset("GaussianNB", "Gaussian naive Bayes.", GaussianNB::params),
             Entry::on_dataset(
                 "MultinomialNB",
                 "Multinomial naive Bayes for counts.",
-                Classifier,
                 MultinomialNB::params,
             )
             .positive_only(),
             Entry::on_dataset(
                 "BernoulliNB",
                 "Bernoulli naive Bayes for binary features.",
-                Classifier,
                 BernoulliNB::params,
             ),
             Entry::on_dataset(
                 "KNeighborsClassifier",
                 "k-nearest-neighbour vote.",
-                Classifier,
                 KNeighborsClassifier::params,
             )
             .unweighted(),
             Entry::on_dataset(
                 "KNeighborsRegressor",
                 "k-nearest-neighbour mean.",
-                Regressor,
                 KNeighborsRegressor::params,
             )
             .unweighted(),
             Entry::on_dataset(
                 "DecisionTreeClassifier",
                 "CART decision tree classifier.",
-                Classifier,
                 DecisionTreeClassifier::params,
             )
             .missing_values("missing_values"),
             Entry::on_dataset(
                 "DecisionTreeRegressor",
                 "CART regression tree.",
-                Regressor,
                 DecisionTreeRegressor::params,
             )
             .missing_values("missing_values"),
             Entry::on_pool(
                 "RandomForestClassifier",
                 "Random forest classifier.",
-                Classifier,
                 RandomForestClassifier::params,
             )
             .missing_values("missing_values"),
             Entry::on_pool(
                 "RandomForestRegressor",
                 "Random forest regressor.",
-                Regressor,
                 RandomForestRegressor::params,
             )
             .missing_values("missing_values"),
             Entry::on_dataset(
                 "AdaBoostClassifier",
                 "AdaBoost (SAMME) over decision trees.",
-                Classifier,
                 AdaBoostClassifier::params,
             ),
             Entry::stoppable(
                 "HistGradientBoostingClassifier",
                 "Histogram gradient boosting for classification (log loss).",
-                Classifier,
                 GradientBoostingClassifier::params,
             )
             .missing_values("allow_missing"),
             Entry::stoppable(
                 "HistGradientBoostingRegressor",
                 "Histogram gradient boosting for regression.",
-                Regressor,
                 GradientBoostingRegressor::params,
             )
             .missing_values("allow_missing"),
             Entry::stoppable_records(
                 "KMeans",
                 "k-means clustering (Lloyd's or Elkan's algorithm).",
-                Clusterer,
                 KMeans::params,
             ),
             Entry::stoppable_records(
                 "MiniBatchKMeans",
                 "Mini-batch k-means.",
-                Clusterer,
                 MiniBatchKMeans::params,
             ),
-            Entry::on_records(
-                "PCA",
-                "Principal component analysis.",
-                Transformer,
-                Pca::params,
-            ),
+            Entry::on_records("PCA", "Principal component analysis.", Pca::params),
             Entry::on_records(
                 "StandardScaler",
                 "Standardize features to zero mean and unit variance.",
-                Transformer,
                 StandardScaler::params,
             )
             .one_to_one(),
             Entry::on_records(
                 "MinMaxScaler",
                 "Scale features to a range.",
-                Transformer,
                 MinMaxScaler::params,
             )
             .one_to_one(),
             Entry::on_records(
                 "PolynomialFeatures",
                 "Polynomial and interaction features.",
-                Transformer,
                 PolynomialFeatures::params,
             ),
             Entry::on_records(
                 "Nystroem",
                 "Kernel map approximated from landmark samples (Nystroem).",
-                Transformer,
                 Nystroem::params,
             ),
             Entry::on_records(
                 "RBFSampler",
                 "Random Fourier features approximating the RBF kernel.",
-                Transformer,
                 RandomFourierFeatures::params,
             ),
         ]

@@ -5,7 +5,8 @@
 //! margin-datafusion's scoring functions) asks what a model can do. Each model type states
 //! what `predict` gives (classes, values, clusters or ±1 outliers), whether it has
 //! `decision_function`, `predict_proba` and `transform`, and which fitted attributes it shows,
-//! under scikit-learn's names.
+//! under scikit-learn's names. The [`registry`] lists every estimator once (command-line name,
+//! scikit-learn class, role, parameters) and fits it from parameters given as text.
 //!
 //! ```
 //! use margin_any::Predicted;
@@ -27,6 +28,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod registry;
+
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -38,7 +41,7 @@ use margin_core::{
 use margin_io::{ModelFile, peek_kind};
 
 use margin_cluster::{KMeans, MiniBatchKMeans, Pca};
-use margin_kernels::{Nystroem, RandomFourierFeatures};
+use margin_kernels::{KernelSpec, Nystroem, RandomFourierFeatures};
 use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
 use margin_linear::{
     ElasticNet, KernelPerceptron, KernelRidge, LinearRegression, LogisticRegression, Perceptron,
@@ -121,6 +124,13 @@ pub trait AnyModel: Send + Sync {
     /// The fitted attributes users read.
     fn attributes(&self) -> Result<Attrs> {
         Ok(Vec::new())
+    }
+    /// What the model can do: its type's [`Capabilities::METHODS`].
+    fn methods(&self) -> &'static [&'static str];
+    /// Whether the model was fitted on a precomputed kernel (LIBSVM's `-t 4`), so that the rows
+    /// it predicts are kernel values against its training samples, not features.
+    fn precomputed(&self) -> bool {
+        false
     }
 }
 
@@ -223,16 +233,23 @@ fn single(intercept: &[f64]) -> Attr {
     Attr::Float(intercept.first().copied().unwrap_or(0.0))
 }
 
+/// Whether an SVM's kernel is LIBSVM's precomputed one.
+fn precomputed(kernel: &KernelSpec) -> bool {
+    matches!(kernel, KernelSpec::Precomputed(_))
+}
+
 /// The iterations of each solver run (scikit-learn's per-problem `n_iter_` of the SVMs).
 fn runs(report: &margin_core::fit::FitReport) -> Attr {
     integers(report.runs().iter().map(|r| r.iterations))
 }
 
-/// Implements [`AnyModel`] for a model type: the common four methods, then the capabilities
-/// named (`classes`, `values`, `clusters`, `decision`, `proba`, `transform`), then the
-/// attributes block, if any.
+/// Implements [`AnyModel`] for a model type: the common methods, then the capabilities named
+/// (`classes`, `values`, `clusters`, `decision`, `proba`, `transform`), then whether it was
+/// fitted on a precomputed kernel and its attributes, if it says.
 macro_rules! any_model {
-    ($model:ty { $($cap:ident),* $(,)? } $(attributes($m:ident) $body:block)?) => {
+    ($model:ty { $($cap:ident),* $(,)? }
+     $(precomputed($k:ident) $kernel:block)?
+     $(attributes($m:ident) $body:block)?) => {
         impl Capabilities for $model {
             const METHODS: &'static [&'static str] = &[$(stringify!($cap)),*];
         }
@@ -250,7 +267,16 @@ macro_rules! any_model {
             fn hyperparams(&self) -> Vec<ParamInfo> {
                 Hyperparams::describe_hyperparams(self)
             }
+            fn methods(&self) -> &'static [&'static str] {
+                <$model as Capabilities>::METHODS
+            }
             $(any_model!(@$cap $model);)*
+            $(
+                fn precomputed(&self) -> bool {
+                    let $k = self;
+                    $kernel
+                }
+            )?
             $(
                 fn attributes(&self) -> Result<Attrs> {
                     let $m = self;
@@ -301,7 +327,7 @@ macro_rules! any_model {
     };
 }
 
-any_model!(Svc { classes, decision, proba } attributes(m) {
+any_model!(Svc { classes, decision, proba } precomputed(m) { precomputed(m.kernel()) } attributes(m) {
     let mut a = vec![
         ("support_", integers(m.support_indices().iter().copied())),
         ("support_vectors_", Attr::Matrix(m.support_vectors().to_dense()?)),
@@ -316,7 +342,7 @@ any_model!(Svc { classes, decision, proba } attributes(m) {
     Ok(a)
 });
 
-any_model!(Svr { values } attributes(m) {
+any_model!(Svr { values } precomputed(m) { precomputed(m.kernel()) } attributes(m) {
     let mut a = vec![
         ("support_", integers(m.support_indices().iter().copied())),
         ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(
@@ -330,7 +356,7 @@ any_model!(Svr { values } attributes(m) {
     Ok(a)
 });
 
-any_model!(OneClassSvm { outliers, decision } attributes(m) {
+any_model!(OneClassSvm { outliers, decision } precomputed(m) { precomputed(m.kernel()) } attributes(m) {
     let mut a = vec![
         ("support_", integers(m.support_indices().iter().copied())),
         ("dual_coef_", Attr::Matrix(DenseMatrix::from_row_major(

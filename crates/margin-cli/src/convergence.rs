@@ -67,7 +67,7 @@ pub fn warn_after_train(entry: &ModelEntry, convergence: Option<Convergence>) {
     let Some(c) = convergence.filter(|c| !c.converged()) else {
         return;
     };
-    if libsvm_solver(entry.kind) {
+    if libsvm_solver(entry.kind()) {
         warn_as_libsvm(&c);
         return;
     }
@@ -110,12 +110,12 @@ pub fn warn_after_cross_validation(entry: &ModelEntry, folds: &[Option<Convergen
 /// they cannot separate that never comes, and more epochs do not help. Boosting reaches its
 /// limit only with early stopping on, and scaling does not change its trees.
 fn advice(entry: &ModelEntry) -> &'static str {
-    let has_tol = (entry.params)().iter().any(|p| p.name == "tol");
+    let has_tol = entry.params().iter().any(|p| p.name == "tol");
     let boosting = [
         GradientBoostingClassifier::KIND,
         GradientBoostingRegressor::KIND,
     ]
-    .contains(&entry.kind);
+    .contains(&entry.kind());
     match (has_tol, boosting) {
         (true, true) => {
             "its held-out loss was still improving by more than --tol; raise --max-iter or loosen --tol"
@@ -169,10 +169,10 @@ mod tests {
     #[test]
     fn only_the_smo_kinds_warn_as_libsvm() {
         for name in ["svc", "nu-svc", "svr", "nu-svr", "one-class-svm"] {
-            assert!(libsvm_solver(find(name).unwrap().kind), "{name}");
+            assert!(libsvm_solver(find(name).unwrap().kind()), "{name}");
         }
         for name in ["linear-svc", "logistic", "lasso", "kmeans", "perceptron"] {
-            assert!(!libsvm_solver(find(name).unwrap().kind), "{name}");
+            assert!(!libsvm_solver(find(name).unwrap().kind()), "{name}");
         }
     }
 }

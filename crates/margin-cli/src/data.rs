@@ -78,7 +78,8 @@ impl DataArgs {
 /// missing values (their parameters say so: `missing-values`, `allow-missing`), else refused
 /// with the column and row.
 pub fn nulls_for(entry: &ModelEntry) -> Nulls {
-    let takes_missing = (entry.params)()
+    let takes_missing = entry
+        .params()
         .iter()
         .any(|p| matches!(p.name, "missing_values" | "allow_missing"));
     if takes_missing {

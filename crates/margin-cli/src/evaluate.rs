@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::Failure;
 use crate::data::{load, nulls_for};
 use crate::grid;
-use crate::models::{Predictions, find, parse_model_command};
+use crate::models::{Predictions, find, parse_model_command, predict_bytes, roc_scores};
 use crate::output::{Out, Progress, check_outputs, output_error};
 
 const USAGE: &str = "margin evaluate <MODEL> [--param value ...] <DATA> --cv K [--seed S] [--metrics m1,m2,...] [--grid \"NAME=V1,V2 NAME=V1,V2\"]";
@@ -173,9 +173,9 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         .map(|p| p.as_path())
         .collect();
     check_outputs(&[&cmd.data], &outputs)?;
-    let scorer = match (&roc_path, entry.scores) {
+    let scorer = match (&roc_path, entry.roc) {
         (None, _) => None,
-        (Some(_), Some(f)) => Some(f),
+        (Some(_), Some(how)) => Some(how),
         (Some(_), None) => {
             return Err(Failure::usage(format!(
                 "--roc: model `{}` gives no scores for a ROC curve",
@@ -199,7 +199,7 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
         )));
     }
     // Classifiers get stratified folds, regressors plain ones.
-    let folds = if entry.classifier {
+    let folds = if entry.classifier() {
         StratifiedKFold::new(k).shuffle(seed).split(&data)
     } else {
         KFold::new(k).shuffle(seed).split(data.n_samples())
@@ -232,10 +232,12 @@ pub fn run(args: &EvaluateArgs) -> Result<(), Failure> {
                     .params
                     .clone()
                     .selected(&fold.train, data.n_samples());
-                let fitted = (entry.train)(&train, params)?;
+                let fitted = entry.train(&train, params)?;
                 let bytes = &fitted.bytes;
-                let predictions = (entry.predict)(bytes, Cow::Borrowed(&test.records), false)?;
-                let scores = scorer.map(|f| f(bytes, &test.records)).transpose()?;
+                let predictions = predict_bytes(bytes, Cow::Borrowed(&test.records), false)?;
+                let scores = scorer
+                    .map(|how| roc_scores(how, bytes, &test.records))
+                    .transpose()?;
                 Ok(((test, predictions, scores), fitted.convergence))
             };
             let result = run().map_err(|e: Failure| {

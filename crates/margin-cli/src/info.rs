@@ -211,8 +211,8 @@ pub fn param_lines(infos: &[ParamInfo]) -> String {
 /// its kind.
 pub fn stored_params(path: &Path, bytes: &[u8]) -> Result<(&'static str, Vec<ParamInfo>), Failure> {
     let entry = entry_of(path, bytes)?;
-    let infos = (entry.hyperparams)(bytes).map_err(|f| f.within(path.display()))?;
-    Ok((entry.kind, infos))
+    let infos = crate::models::stored(bytes).map_err(|f| f.within(path.display()))?;
+    Ok((entry.kind(), infos))
 }
 
 /// `margin info MODEL_FILE`: the kind and the stored hyperparameters, or with `json` those

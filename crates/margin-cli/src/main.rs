@@ -17,26 +17,20 @@
 //! internal failure. No command prints a panic trace.
 
 mod boosting_models;
-mod cluster_models;
 mod columns;
 mod convergence;
 mod data;
+mod entries;
 mod evaluate;
 mod grid;
 mod info;
 mod libsvm_cli;
-mod linear_svm_models;
-mod logistic_models;
 mod model_params;
 mod models;
-mod naive_bayes_models;
 mod neighbor_models;
 mod output;
-mod perceptron_models;
 mod precomputed;
-mod regression_models;
 mod scale;
-mod svm_models;
 mod tour;
 mod transform;
 mod tree_export;

@@ -129,7 +129,7 @@ pub struct ParamsArgs {
 pub fn run(args: &ParamsArgs) -> Result<(), Failure> {
     let entry = find(&args.model)?;
     let mut out = Out::file_or_stdout(args.output.as_deref())?;
-    outln!(out, "{}", params_json(&(entry.params)()))?;
+    outln!(out, "{}", params_json(&entry.params()))?;
     out.finish()
 }
 

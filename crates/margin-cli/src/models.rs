@@ -1,9 +1,9 @@
 //! `margin train` and `margin predict`: the grammar every model family registers into.
 //!
 //! A model family adds a slice of [`ModelEntry`]s to `FAMILIES`: its command-line name, the model-file
-//! kind it writes, its parameters, and functions to fit and to predict. `train` parses
-//! `--name value` pairs into [`ParamArgs`] and hands them to the entry; `predict` reads the kind
-//! from the model file's header and dispatches on it.
+//! kind it writes, its parameters and a function to fit. `train` parses `--name value` pairs
+//! into [`ParamArgs`] and hands them to the entry; `predict` (and `evaluate`'s folds, and `info`)
+//! read any model file through [`margin_any`], one path for every kind ([`predict_bytes`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -12,12 +12,10 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, UInt64Array};
 use clap::{Args, ValueEnum};
-use margin_core::params::{ParamInfo, ParamType, Params, flag_of};
-use margin_core::{
-    Dataset, DecisionFunction, Error, Hyperparams, Label, Matrix, NFeatures, Predict, PredictProba,
-    Records, Targets,
-};
-use margin_io::ModelFile;
+use margin_any::registry::{self, DynParams, Estimator, Role};
+use margin_any::{AnyModel, Predicted};
+use margin_core::params::{ParamInfo, ParamType, Params, Value, flag_of};
+use margin_core::{Dataset, Error, Label, Matrix, Records, Targets};
 use margin_io::table::labels_column;
 
 use crate::Failure;
@@ -25,6 +23,7 @@ use crate::convergence::Fitted;
 use crate::data::{DataArgs, FormatArg, load, nulls_for, table_output, write_table};
 use crate::model_params::{params_help, read_param_file};
 use crate::output::{Out, check_outputs, outln, warn};
+use crate::precomputed::{self, KernelInput};
 
 /// Parameters given as `--name value` pairs, consumed by a model entry.
 #[derive(Clone, Debug, Default)]
@@ -88,19 +87,17 @@ impl ParamArgs {
         }
     }
 
-    /// Removes `--class-weight`, if given: `balanced`, or weights per class `LABEL:W,LABEL:W`
-    /// (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL W`; a class not named keeps
-    /// weight 1). As scikit-learn, a named class the training data lacks is refused.
-    pub fn take_class_weight(
-        &mut self,
-        data: &Dataset,
-    ) -> Result<Option<margin_core::ClassWeight>, Failure> {
-        let Some(text) = self.take::<String>("class-weight")? else {
-            return Ok(None);
+    /// Checks `--class-weight`, if given, against the training data: `balanced`, or weights
+    /// per class `LABEL:W,LABEL:W` (scikit-learn's `class_weight` dict, LIBSVM's `-wLABEL W`;
+    /// a class not named keeps weight 1). As scikit-learn, a named class the training data
+    /// lacks is refused. The value stays, for [`ParamArgs::apply_to`] to set.
+    pub fn check_class_weight(&self, data: &Dataset) -> Result<(), Failure> {
+        let Some(text) = self.values.get("class-weight") else {
+            return Ok(());
         };
-        let given = match <margin_core::ClassWeight as ParamType>::parse(&text) {
+        let given = match <margin_core::ClassWeight as ParamType>::parse(text) {
             Ok(margin_core::ClassWeight::Given(given)) => given,
-            Ok(other) => return Ok(Some(other)),
+            Ok(_) => return Ok(()),
             Err(expected) => {
                 return Err(Failure::usage(format!(
                     "--class-weight: expected {expected}, found `{text}`"
@@ -115,45 +112,50 @@ impl ParamArgs {
                 known.join(", ")
             )));
         }
-        Ok(Some(margin_core::ClassWeight::Given(given)))
+        Ok(())
     }
 
-    /// Sets every given parameter that `P` describes on `params`, in `P::params()` order (a
-    /// parameter is listed after those that decide whether it is used), and leaves other flags
-    /// for the entry's own options. A value `P` refuses, or a parameter given on the command
+    /// Sets every given parameter that `params` describes, in declaration order (a parameter
+    /// is listed after those that decide whether it is used), and leaves other flags for the
+    /// entry's own options. A value the params refuse, or a parameter given on the command
     /// line that the resulting configuration does not use (`--gamma` with `--kernel linear`),
     /// is a usage error; a parameter file may hold unused ones (it lists them all).
-    pub fn apply<P: Params>(&mut self, mut params: P) -> Result<P, Failure> {
-        let mut given = Vec::new();
+    pub fn apply_to(&mut self, params: &mut dyn DynParams) -> Result<(), Failure> {
+        let described = params.describe();
         // A refusal names the flag, as the command line spells the parameter.
         let as_flag = |e: Error| match e {
             Error::InvalidParameter {
                 name,
                 value,
                 expected,
-            } if P::param(&name).is_ok() => Failure::usage(format!(
+            } if described.iter().any(|p| p.name == name) => Failure::usage(format!(
                 "--{}: expected {expected}, found `{value}`",
                 flag_of(&name)
             )),
             other => Failure::from(other),
         };
-        for param in P::params() {
-            let flag = param.flag();
-            if let Some(text) = self.values.remove(&flag) {
+        let mut given = Vec::new();
+        for param in &described {
+            if let Some(text) = self.values.remove(&param.flag) {
                 params.set(param.name, &text).map_err(as_flag)?;
-                if !self.from_file.contains(&flag) {
-                    given.push((param, flag));
+                if !self.from_file.contains(&param.flag) {
+                    given.push(param.name);
                 }
             }
         }
-        if let Some(param) = params.first_unused(given.iter().map(|(param, _)| param.name)) {
-            let flag = param.flag();
+        if let Some(param) = params.first_unused(&given) {
+            let flag = param.flag;
             return Err(Failure::usage(format!(
                 "--{flag}: {} is used only {}; leave out --{flag} or change the configuration",
                 param.name, param.applies
             )));
         }
-        params.check().map_err(as_flag)?;
+        params.check().map_err(as_flag)
+    }
+
+    /// [`ParamArgs::apply_to`] on a params value of a known type, given back set.
+    pub fn apply<P: Params + Send + Sync>(&mut self, mut params: P) -> Result<P, Failure> {
+        self.apply_to(&mut params)?;
         Ok(params)
     }
 
@@ -208,21 +210,14 @@ pub enum Predictions {
     Clusters(Vec<usize>),
 }
 
-/// Computes a binary classifier's scores from model-file bytes.
-pub type ScoreFn = fn(&[u8], &Matrix) -> Result<Vec<f64>, Failure>;
-
-/// Reads the hyperparameters a model file stores, described (names, kinds, help, values).
-pub type StoredFn = fn(&[u8]) -> Result<Vec<ParamInfo>, Failure>;
-
-/// The hyperparameters a model file of kind `M` stores, in `M`'s params' descriptor order:
-/// every entry's [`ModelEntry::hyperparams`].
-pub fn stored<M: ModelFile + Hyperparams>(bytes: &[u8]) -> Result<Vec<ParamInfo>, Failure> {
-    Ok(M::from_bytes(bytes)?.describe_hyperparams())
+/// Which score a binary classifier gives a ROC curve, larger meaning its second class.
+#[derive(Clone, Copy, Debug)]
+pub enum Roc {
+    /// Its decision value.
+    Decision,
+    /// Its probability of the second class.
+    Probability,
 }
-
-/// Predicts from model-file bytes: the records (borrowed, or owned so that padding them costs
-/// no copy) and whether class probabilities are wanted.
-pub type PredictFn = fn(&[u8], Cow<'_, Matrix>, bool) -> Result<Predictions, Failure>;
 
 /// The records a model fitted on `width` features reads, one rule for every model kind.
 ///
@@ -249,148 +244,201 @@ pub fn at_width(x: Cow<'_, Matrix>, width: usize) -> Result<Cow<'_, Matrix>, Fai
     }
 }
 
-/// Decodes a model file and brings the records to its width (see [`at_width`]).
-pub fn decode<'a, M: ModelFile + NFeatures>(
-    bytes: &[u8],
-    x: Cow<'a, Matrix>,
-) -> Result<(M, Cow<'a, Matrix>), Failure> {
-    let model = M::from_bytes(bytes)?;
-    let x = at_width(x, model.n_features())?;
-    Ok((model, x))
+/// The records the model reads: at its width (see [`at_width`]), or for a model fitted on a
+/// precomputed kernel the columns of `K(test, train)` behind an unused column 0 (see
+/// [`precomputed::test_rows`]).
+fn model_input<'a>(model: &dyn AnyModel, x: Cow<'a, Matrix>) -> Result<Cow<'a, Matrix>, Failure> {
+    if model.precomputed() {
+        let n_train = model.n_features().saturating_sub(1);
+        return Ok(Cow::Owned(precomputed::test_rows(&x, n_train)?));
+    }
+    at_width(x, model.n_features())
 }
 
-/// A classifier's labels for `x` from its model file, and with `proba` each class's
-/// probability (columns in the order `labels` gives, the model's).
-pub fn class_predictions<M>(
+/// The command-line names of the models whose files have kind `kind` (`lasso/elastic-net`),
+/// as messages about a model file name it.
+fn names_of(kind: &str) -> String {
+    let names: Vec<&str> = registry()
+        .filter(|m| m.kind() == kind)
+        .map(|m| m.name)
+        .collect();
+    names.join("/")
+}
+
+/// Predicts the records `x` (borrowed, or owned so that padding them costs no copy) with the
+/// model file `bytes`, whatever its kind (one path through [`margin_any`]): a classifier's
+/// labels, with `proba` also each class's probability (columns in the model's class order);
+/// a regressor's values; cluster indices; a one-class SVM's +1/-1.
+pub fn predict_bytes(
     bytes: &[u8],
     x: Cow<'_, Matrix>,
     proba: bool,
-    labels: fn(&M) -> &[Label],
-) -> Result<Predictions, Failure>
-where
-    M: ModelFile + NFeatures + Predict<Output = Vec<Label>> + PredictProba,
-{
-    let (model, x) = decode::<M>(bytes, x)?;
-    let predicted = model.predict(&*x)?;
-    if !proba {
-        return Ok(Predictions::Labels(predicted));
+) -> Result<Predictions, Failure> {
+    let model = margin_any::load(bytes)?;
+    let gives = |method: &str| model.methods().contains(&method);
+    let name = names_of(model.kind());
+    if !["classes", "values", "clusters", "outliers"]
+        .iter()
+        .any(|m| gives(m))
+    {
+        return Err(Failure::usage(format!(
+            "a {name} model transforms rather than predicts: run `margin transform MODEL_FILE DATA -o OUT`"
+        )));
     }
-    Ok(Predictions::Probabilities {
-        labels: predicted,
-        classes: labels(&model).to_vec(),
-        probs: model.predict_proba(&*x)?,
+    if proba && !gives("proba") {
+        let instead = if gives("values") {
+            "is a regressor"
+        } else if gives("clusters") {
+            "gives cluster indices"
+        } else if gives("outliers") {
+            "gives inlier/outlier labels"
+        } else {
+            "gives decision values"
+        };
+        return Err(Failure::usage(format!(
+            "--proba: {name} {instead} and estimates no class probabilities"
+        )));
+    }
+    let x = model_input(&*model, x)?;
+    Ok(match model.predict(&*x)? {
+        Predicted::Classes(indices) => {
+            let classes = model.classes();
+            let labels: Vec<Label> = indices
+                .iter()
+                .map(|&k| classes[k as usize].clone())
+                .collect();
+            if !proba {
+                return Ok(Predictions::Labels(labels));
+            }
+            // Only the refusal of a model without a probability model is the flag's fault; any
+            // other failure (memory, say) is reported as itself.
+            let probs = model.predict_proba(&*x).map_err(|e| match e {
+                Error::Unsupported { .. } => {
+                    Failure::usage("--proba: this model was trained without --probability true")
+                }
+                other => other.into(),
+            })?;
+            Predictions::Probabilities {
+                labels,
+                classes: classes.to_vec(),
+                probs,
+            }
+        }
+        Predicted::Values(values) => Predictions::Values(values),
+        Predicted::Integers(clusters) if gives("clusters") => {
+            Predictions::Clusters(clusters.into_iter().map(|k| k as usize).collect())
+        }
+        Predicted::Integers(signs) => {
+            Predictions::Labels(signs.into_iter().map(|s| Label::Number(s as f64)).collect())
+        }
     })
 }
 
-/// A regressor's predictions from its model file; `--proba` is refused (`name` is the model's).
-pub fn regression_values<M>(
-    bytes: &[u8],
-    x: Cow<'_, Matrix>,
-    proba: bool,
-    name: &str,
-) -> Result<Predictions, Failure>
-where
-    M: ModelFile + NFeatures + Predict<Output = Vec<f64>>,
-{
-    no_proba(proba, &format!("{name} is a regressor"))?;
-    let (model, x) = decode::<M>(bytes, x)?;
-    Ok(Predictions::Values(model.predict(&*x)?))
-}
-
-/// Refuses `--proba` for a model that estimates no class probabilities (`what` says what it
-/// gives instead).
-pub fn no_proba(proba: bool, what: &str) -> Result<(), Failure> {
-    if proba {
-        return Err(Failure::usage(format!(
-            "--proba: {what} and estimates no class probabilities"
-        )));
-    }
-    Ok(())
-}
-
-/// Refuses a ROC curve for a model of other than two classes.
-pub fn binary(n_classes: usize) -> Result<(), Failure> {
+/// For a ROC curve: a binary classifier's scores for `x`, larger meaning its second class,
+/// from its model file.
+pub fn roc_scores(how: Roc, bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
+    let model = margin_any::load(bytes)?;
+    let x = model_input(&*model, Cow::Borrowed(x))?;
+    let n_classes = model.classes().len();
     if n_classes != 2 {
         return Err(Failure::usage(format!(
             "a ROC curve needs a binary problem (this model has {n_classes} classes)"
         )));
     }
-    Ok(())
+    Ok(match how {
+        Roc::Decision => model.decision_function(&*x)?.into_vec(),
+        Roc::Probability => model.predict_proba(&*x)?.rows().map(|r| r[1]).collect(),
+    })
 }
 
-/// For a ROC curve: a binary classifier's probability of its second class.
-pub fn second_class_probability<M>(
-    bytes: &[u8],
-    x: &Matrix,
-    labels: fn(&M) -> &[Label],
-) -> Result<Vec<f64>, Failure>
-where
-    M: ModelFile + NFeatures + PredictProba,
-{
-    let (model, x) = decode::<M>(bytes, Cow::Borrowed(x))?;
-    binary(labels(&model).len())?;
-    Ok(model.predict_proba(&*x)?.rows().map(|r| r[1]).collect())
+/// The hyperparameters the model file `bytes` stores, described (names, kinds, help, values),
+/// in its params' descriptor order.
+pub fn stored(bytes: &[u8]) -> Result<Vec<ParamInfo>, Failure> {
+    Ok(margin_any::load(bytes)?.hyperparams())
 }
 
-/// For a ROC curve: a binary classifier's decision value, larger meaning its second class.
-pub fn decision_scores<M>(
-    bytes: &[u8],
-    x: &Matrix,
-    labels: fn(&M) -> &[Label],
-) -> Result<Vec<f64>, Failure>
-where
-    M: ModelFile + NFeatures + DecisionFunction,
-{
-    let (model, x) = decode::<M>(bytes, Cow::Borrowed(x))?;
-    binary(labels(&model).len())?;
-    Ok(model.decision_function(&*x)?.into_vec())
-}
-
-/// One trainable model as the CLI knows it.
+/// One trainable model as the CLI knows it: an estimator of [`margin_any::registry`] (its
+/// kind, role and parameters) with what the command line adds.
 pub struct ModelEntry {
-    /// The name after `margin train`.
+    /// The name after `margin train`, the estimator's.
     pub name: &'static str,
-    /// The kind its model files carry.
-    pub kind: &'static str,
-    /// The hyperparameters a model file of the kind stores (see [`stored`]).
-    pub hyperparams: StoredFn,
     /// One line for the model list.
     pub summary: &'static str,
-    /// Whether it predicts classes (cross-validation then stratifies its folds).
-    pub classifier: bool,
-    /// The parameters the model's params struct describes, with the values `margin train`
-    /// starts from (help, `margin params` and parameter files are generated from them).
-    pub params: fn() -> Vec<ParamInfo>,
     /// `--name value: meaning (default)` lines for command-line options that are not
-    /// parameters of the model's params struct (a kernel given by name, pruning), if any.
+    /// parameters of the model's params struct (pruning), if any.
     pub params_help: &'static str,
-    /// Fits on a dataset and returns the model file's bytes (and how an iterative solver
-    /// ended).
-    pub train: fn(&Dataset, ParamArgs) -> Result<Fitted, Failure>,
-    /// Predicts from model-file bytes.
-    pub predict: PredictFn,
-    /// For binary classifiers: a real score per sample, larger meaning the second class (for
-    /// ROC curves).
-    pub scores: Option<ScoreFn>,
+    /// The entry's own training, for options the params do not describe (pruning, `--p` as
+    /// scikit-learn's Minkowski metric) or reports after the fit (out-of-bag scores, boosting
+    /// iterations); `None` for the registry's fit ([`fit_estimator`]).
+    pub own_training: Option<TrainFn>,
+    /// For binary classifiers: the score a ROC curve ranks samples by (see [`roc_scores`]).
+    pub roc: Option<Roc>,
 }
 
-/// The model families `margin train` knows, one slice of entries per family module.
-const FAMILIES: &[&[ModelEntry]] = &[
-    &crate::svm_models::ENTRIES,
-    &crate::linear_svm_models::ENTRIES,
-    &crate::logistic_models::ENTRIES,
-    &crate::naive_bayes_models::ENTRIES,
-    &crate::neighbor_models::ENTRIES,
-    &crate::regression_models::ENTRIES,
-    &crate::perceptron_models::ENTRIES,
-    &crate::tree_models::ENTRIES,
-    &crate::boosting_models::ENTRIES,
-    &crate::cluster_models::ENTRIES,
-];
+/// Fits on a dataset with the given parameters, and returns the model file's bytes (and how an
+/// iterative solver ended).
+pub type TrainFn = fn(&Dataset, ParamArgs) -> Result<Fitted, Failure>;
 
-/// Every registered model, family by family.
+impl ModelEntry {
+    /// The registry's estimator of this name.
+    pub fn estimator(&self) -> &'static Estimator {
+        // Every entry's name is registered: `every_entry_is_a_registered_estimator` checks it.
+        registry::estimator(self.name)
+            .unwrap_or_else(|| unreachable!("`{}` is not in margin-any's registry", self.name))
+    }
+
+    /// The kind its model files carry.
+    pub fn kind(&self) -> &'static str {
+        self.estimator().kind()
+    }
+
+    /// Whether it is fitted on class labels (cross-validation then stratifies its folds): a
+    /// classifier's, or a one-class SVM's inlier/outlier labels.
+    pub fn classifier(&self) -> bool {
+        matches!(self.estimator().role, Role::Classifier | Role::Outlier)
+    }
+
+    /// The parameters the model's params struct describes, with the values `margin train`
+    /// starts from (help, `margin params` and parameter files are generated from them).
+    pub fn params(&self) -> Vec<ParamInfo> {
+        self.estimator().params().describe()
+    }
+
+    /// Fits on `data` with the parameters `p`: the entry's own training, or the registry's.
+    pub fn train(&self, data: &Dataset, p: ParamArgs) -> Result<Fitted, Failure> {
+        match self.own_training {
+            Some(train) => train(data, p),
+            None => fit_estimator(self.name, data, p),
+        }
+    }
+}
+
+/// Fits the registered estimator `name` on `data`: the class weights checked against the
+/// data's classes, every parameter set ([`ParamArgs::apply_to`]), and a precomputed kernel's
+/// Gram rows brought to the layout the library reads (see [`KernelInput`]).
+pub fn fit_estimator(name: &str, data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
+    let estimator = registry::estimator(name)
+        .ok_or_else(|| Failure::internal(format!("`{name}` is not a registered estimator")))?;
+    let mut params = estimator.params();
+    if params.get("class_weight").is_some() {
+        p.check_class_weight(data)?;
+    }
+    p.apply_to(params.as_mut())?;
+    let input = match params.get("kernel") {
+        Some(Value::Text(kind)) if kind == "precomputed" => KernelInput::Gram(p.take_selection()),
+        _ => KernelInput::Features,
+    };
+    p.finish(name)?;
+    let fitted = params.fit(&*input.training(data)?)?;
+    Ok(Fitted {
+        bytes: fitted.model.to_bytes()?,
+        convergence: fitted.convergence,
+    })
+}
+
+/// Every model `margin train` knows, in the order its model list shows them.
 pub fn registry() -> impl Iterator<Item = &'static ModelEntry> {
-    FAMILIES.iter().flat_map(|family| family.iter())
+    crate::entries::ENTRIES.iter()
 }
 
 fn model_list() -> String {
@@ -462,7 +510,7 @@ pub fn parse_model_command(
         match w.as_str() {
             "--help" | "-h" => {
                 let entry = find(model)?;
-                let described = params_help(&(entry.params)());
+                let described = params_help(&entry.params());
                 let lines: Vec<&str> = [described.as_str(), entry.params_help]
                     .into_iter()
                     .filter(|text| !text.is_empty())
@@ -572,8 +620,9 @@ pub fn train(args: &TrainArgs) -> Result<(), Failure> {
     let entry = find(&cmd.model)?;
     check_outputs(&[&cmd.data], &[&output])?;
     let data = load(&cmd.data, &cmd.read, nulls_for(entry))?;
-    let fitted =
-        (entry.train)(&data, cmd.params).map_err(|f| with_missing_hint(f, entry, &data))?;
+    let fitted = entry
+        .train(&data, cmd.params)
+        .map_err(|f| with_missing_hint(f, entry, &data))?;
     crate::convergence::warn_after_train(entry, fitted.convergence);
     let bytes = crate::columns::named_model(fitted.bytes, &data)?;
     let mut out = Out::file(&output)?;
@@ -585,7 +634,8 @@ pub fn train(args: &TrainArgs) -> Result<(), Failure> {
 /// NaN), with the missing value named (its row and column, by name where the file has names)
 /// and the flag that takes it: the model's own refusal counts positions only.
 fn with_missing_hint(failure: Failure, entry: &ModelEntry, data: &Dataset) -> Failure {
-    let flag = (entry.params)()
+    let flag = entry
+        .params()
         .into_iter()
         .find(|p| matches!(p.name, "missing_values" | "allow_missing"))
         .map(|p| flag_of(p.name));
@@ -648,7 +698,7 @@ pub struct PredictArgs {
 /// bytes).
 pub fn entry_of(path: &Path, bytes: &[u8]) -> Result<&'static ModelEntry, Failure> {
     let kind = margin_io::peek_kind(bytes).map_err(|e| Failure::in_file(path, e))?;
-    registry().find(|m| m.kind == kind).ok_or_else(|| {
+    registry().find(|m| m.kind() == kind).ok_or_else(|| {
         Failure::usage(format!(
             "{}: model kind `{kind}` is not known to this build",
             path.display()
@@ -676,7 +726,7 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let Dataset {
         records, targets, ..
     } = crate::columns::in_model_order(&args.data, data, names.as_deref())?;
-    let predictions = (entry.predict)(&bytes, Cow::Owned(records), args.proba)?;
+    let predictions = predict_bytes(&bytes, Cow::Owned(records), args.proba)?;
     // Data read without a label has all-zero targets: nothing to score against.
     let scores = if args.read.no_label {
         Vec::new()

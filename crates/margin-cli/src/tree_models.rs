@@ -1,33 +1,25 @@
-//! Trees and tree ensembles registered with `margin train` / `margin predict`: `tree`,
-//! `tree-regressor`, `forest`, `forest-regressor` and `adaboost` (scikit-learn's
-//! DecisionTreeClassifier / DecisionTreeRegressor / RandomForestClassifier /
-//! RandomForestRegressor / AdaBoostClassifier). Regression gets its own names rather than a
-//! `--task` flag, so each name fixes what the model file holds.
-
-use std::borrow::Cow;
+//! The trees' and forests' own training: `tree` and `tree-regressor` take `--pruning` (the
+//! CLI prunes a fitted tree), `forest` and `forest-regressor` report their out-of-bag score.
+//! Regression has its own names rather than a `--task` flag, so each name fixes what the model
+//! file holds.
 
 use margin_core::params::{Params, Value};
-use margin_core::{Dataset, Error, Fit, Matrix, split};
-use margin_io::ModelFile;
+use margin_core::{Dataset, Error, Fit, split};
 use margin_tree::{
-    AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
-    RandomForestRegressor,
+    DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, RandomForestRegressor,
 };
 
 use crate::Failure;
 use crate::convergence::Fitted;
-use crate::models::{
-    ModelEntry, ParamArgs, Predictions, class_predictions, regression_values,
-    second_class_probability,
-};
+use crate::models::ParamArgs;
 use crate::output::warn;
 
 /// `--pruning` and its options: the CLI prunes a fitted tree, which the params do not describe.
-const TREE_HELP: &str = "  --pruning none|pessimistic|reduced-error  after growth: C4.5's error-based pruning, or Quinlan's on a held-out part (default none)
+pub(crate) const TREE_HELP: &str = "  --pruning none|pessimistic|reduced-error  after growth: C4.5's error-based pruning, or Quinlan's on a held-out part (default none)
   --confidence <number>              pessimistic pruning's confidence factor, in (0, 0.5] (default 0.25)
   --validation-fraction <number>     reduced-error pruning: share of the rows held out (stratified, shuffled by --seed) to prune on (default 0.25)";
 
-const TREE_REGRESSOR_HELP: &str = "  --pruning none|reduced-error       after growth: Quinlan's reduced-error pruning on a held-out part (default none)
+pub(crate) const TREE_REGRESSOR_HELP: &str = "  --pruning none|reduced-error       after growth: Quinlan's reduced-error pruning on a held-out part (default none)
   --validation-fraction <number>     share of the rows held out (shuffled by --seed) to prune on (default 0.25)";
 
 /// How a single tree is pruned after growth (`--pruning`).
@@ -107,13 +99,11 @@ fn seed_of(params: &impl Params) -> Result<u64, Failure> {
     .ok_or_else(|| Failure::internal("the tree's params describe no seed"))
 }
 
-fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
+/// `tree`'s training, with `--pruning`.
+pub(crate) fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let pruning = take_pruning(&mut p, true)?;
-    let mut params = DecisionTreeClassifier::params();
-    if let Some(w) = p.take_class_weight(data)? {
-        params = params.class_weight(w);
-    }
-    let params = p.apply(params)?;
+    p.check_class_weight(data)?;
+    let params = p.apply(DecisionTreeClassifier::params())?;
     p.finish("tree")?;
     let model = match pruning {
         Pruning::None => params.fit(data)?,
@@ -126,7 +116,8 @@ fn train_tree(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     Fitted::new(&model)
 }
 
-fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
+/// `tree-regressor`'s training, with `--pruning`.
+pub(crate) fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let pruning = take_pruning(&mut p, false)?;
     let params = p.apply(DecisionTreeRegressor::params())?;
     p.finish("tree-regressor")?;
@@ -141,132 +132,21 @@ fn train_tree_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Fail
     Fitted::new(&model)
 }
 
-fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let mut params = RandomForestClassifier::params();
-    if let Some(w) = p.take_class_weight(data)? {
-        params = params.class_weight(w);
-    }
-    let params = p.apply(params)?;
+/// `forest`'s training: the fit, then its out-of-bag accuracy when asked for.
+pub(crate) fn train_forest(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
+    p.check_class_weight(data)?;
+    let params = p.apply(RandomForestClassifier::params())?;
     p.finish("forest")?;
     let model = params.fit(data)?;
     report_oob(model.oob_score(), "accuracy");
     Fitted::new(&model)
 }
 
-fn train_forest_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
+/// `forest-regressor`'s training: the fit, then its out-of-bag R² when asked for.
+pub(crate) fn train_forest_regressor(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
     let params = p.apply(RandomForestRegressor::params())?;
     p.finish("forest-regressor")?;
     let model = params.fit(data)?;
     report_oob(model.oob_score(), "R²");
     Fitted::new(&model)
 }
-
-fn train_adaboost(data: &Dataset, mut p: ParamArgs) -> Result<Fitted, Failure> {
-    let params = p.apply(AdaBoostClassifier::params())?;
-    p.finish("adaboost")?;
-    Fitted::new(&params.fit(data)?)
-}
-
-fn predict_tree(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, DecisionTreeClassifier::classes)
-}
-
-fn predict_forest(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, RandomForestClassifier::classes)
-}
-
-fn predict_adaboost(bytes: &[u8], x: Cow<'_, Matrix>, proba: bool) -> Result<Predictions, Failure> {
-    class_predictions(bytes, x, proba, AdaBoostClassifier::classes)
-}
-
-fn predict_tree_regressor(
-    bytes: &[u8],
-    x: Cow<'_, Matrix>,
-    proba: bool,
-) -> Result<Predictions, Failure> {
-    regression_values::<DecisionTreeRegressor>(bytes, x, proba, "tree-regressor")
-}
-
-fn predict_forest_regressor(
-    bytes: &[u8],
-    x: Cow<'_, Matrix>,
-    proba: bool,
-) -> Result<Predictions, Failure> {
-    regression_values::<RandomForestRegressor>(bytes, x, proba, "forest-regressor")
-}
-
-fn scores_tree(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, DecisionTreeClassifier::classes)
-}
-
-fn scores_forest(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, RandomForestClassifier::classes)
-}
-
-fn scores_adaboost(bytes: &[u8], x: &Matrix) -> Result<Vec<f64>, Failure> {
-    second_class_probability(bytes, x, AdaBoostClassifier::classes)
-}
-
-/// The tree entries of the registry.
-pub const ENTRIES: [ModelEntry; 5] = [
-    ModelEntry {
-        name: "tree",
-        classifier: true,
-        kind: DecisionTreeClassifier::KIND,
-        hyperparams: crate::models::stored::<DecisionTreeClassifier>,
-        summary: "CART decision tree classifier (scikit-learn's DecisionTreeClassifier)",
-        params: || DecisionTreeClassifier::params().describe(),
-        params_help: TREE_HELP,
-        train: train_tree,
-        predict: predict_tree,
-        scores: Some(scores_tree),
-    },
-    ModelEntry {
-        name: "tree-regressor",
-        classifier: false,
-        kind: DecisionTreeRegressor::KIND,
-        hyperparams: crate::models::stored::<DecisionTreeRegressor>,
-        summary: "CART regression tree (scikit-learn's DecisionTreeRegressor)",
-        params: || DecisionTreeRegressor::params().describe(),
-        params_help: TREE_REGRESSOR_HELP,
-        train: train_tree_regressor,
-        predict: predict_tree_regressor,
-        scores: None,
-    },
-    ModelEntry {
-        name: "forest",
-        classifier: true,
-        kind: RandomForestClassifier::KIND,
-        hyperparams: crate::models::stored::<RandomForestClassifier>,
-        summary: "random forest classifier (scikit-learn's RandomForestClassifier)",
-        params: || RandomForestClassifier::params().describe(),
-        params_help: "",
-        train: train_forest,
-        predict: predict_forest,
-        scores: Some(scores_forest),
-    },
-    ModelEntry {
-        name: "forest-regressor",
-        classifier: false,
-        kind: RandomForestRegressor::KIND,
-        hyperparams: crate::models::stored::<RandomForestRegressor>,
-        summary: "random forest regressor (scikit-learn's RandomForestRegressor)",
-        params: || RandomForestRegressor::params().describe(),
-        params_help: "",
-        train: train_forest_regressor,
-        predict: predict_forest_regressor,
-        scores: None,
-    },
-    ModelEntry {
-        name: "adaboost",
-        classifier: true,
-        kind: AdaBoostClassifier::KIND,
-        hyperparams: crate::models::stored::<AdaBoostClassifier>,
-        summary: "AdaBoost (SAMME) over decision stumps (scikit-learn's AdaBoostClassifier)",
-        params: || AdaBoostClassifier::params().describe(),
-        params_help: "",
-        train: train_adaboost,
-        predict: predict_adaboost,
-        scores: Some(scores_adaboost),
-    },
-];

@@ -25,6 +25,7 @@ mod params_cli;
 mod perceptron_cli;
 mod pipes_cli;
 mod precomputed_cli;
+mod registry_cli;
 mod regression_cli;
 mod shape_cli;
 mod table_cli;

@@ -3,13 +3,7 @@
 
 use crate::common;
 
-use std::path::Path;
-
-use common::{fails_with, margin, stdout};
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{fails_with, margin, s, stdout, train};
 
 /// Refused with exit code 2, saying `needle`, and with no Rust spelling in the message.
 fn refused(args: &[&str], needle: &str) {
@@ -179,16 +173,13 @@ fn a_fold_that_fails_is_named() {
 
 #[test]
 fn evaluate_refuses_what_it_cannot_do_before_fitting() {
+    let on_heart = |extra: &[&'static str]| {
+        let mut args = vec!["evaluate", "svc", "datasets/heart_scale", "--cv", "3"];
+        args.extend_from_slice(extra);
+        args
+    };
     refused(
-        &[
-            "evaluate",
-            "svc",
-            "datasets/heart_scale",
-            "--cv",
-            "3",
-            "--metrics",
-            "acuracy",
-        ],
+        &on_heart(&["--metrics", "acuracy"]),
         "--metrics: unknown metric `acuracy`",
     );
     refused(
@@ -204,15 +195,7 @@ fn evaluate_refuses_what_it_cannot_do_before_fitting() {
         "--roc: a ROC curve needs two classes, the data has 3",
     );
     refused(
-        &[
-            "evaluate",
-            "svc",
-            "datasets/heart_scale",
-            "--cv",
-            "3",
-            "--seed",
-            "-1",
-        ],
+        &on_heart(&["--seed", "-1"]),
         "--seed: expected a non-negative integer, found `-1`",
     );
 }
@@ -244,7 +227,7 @@ fn predict_refuses_probabilities_a_model_does_not_estimate() {
             "kmeans",
             &["--n-clusters", "2"],
             "datasets/heart_scale",
-            "k-means gives cluster indices",
+            "kmeans gives cluster indices",
         ),
         (
             "one-class-svm",
@@ -273,13 +256,7 @@ fn predict_refuses_probabilities_a_model_does_not_estimate() {
 fn tree_export_refuses_an_absurd_precision_instead_of_panicking() {
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("t.margin");
-    stdout(&margin(&[
-        "train",
-        "tree",
-        "datasets/heart_scale",
-        "-o",
-        s(&tree),
-    ]));
+    train(&["tree", "datasets/heart_scale", "-o", s(&tree)]);
     fails_with(
         &["tree-export", s(&tree), "--decimals", "99999999999"],
         2,
