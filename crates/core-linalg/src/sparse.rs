@@ -101,6 +101,30 @@ impl CsrMatrix {
         }
     }
 
+    /// Builds a matrix `ncols` wide from rows that say, column by column, which values are
+    /// stored (`Some`, zeros included) and which are not (`None`): the form tests and property
+    /// strategies write sparse data in. Checked as [`CsrMatrix::new`] checks.
+    pub fn from_optional_rows<R>(rows: impl IntoIterator<Item = R>, ncols: usize) -> Result<Self>
+    where
+        R: IntoIterator<Item = Option<f64>>,
+    {
+        let mut indptr = vec![0];
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        for row in rows {
+            for (j, v) in row.into_iter().enumerate() {
+                if let Some(v) = v {
+                    let j = u32::try_from(j).map_err(|_| {
+                        Error::invalid_parameter("ncols", ncols, "at most 2^32 - 1 columns")
+                    })?;
+                    indices.push(j);
+                    values.push(v);
+                }
+            }
+            indptr.push(values.len());
+        }
+        Self::new(indptr, indices, values, ncols)
+    }
+
     /// Converts a dense matrix, storing only its non-zero entries.
     pub fn from_dense(m: &DenseMatrix) -> Self {
         Self::from_rows_of(m)
@@ -333,6 +357,26 @@ fn first_malformed_row(indptr: &[usize], indices: &[u32], ncols: usize) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Some` values are stored where they stand, zeros too; `None` is not stored; a row
+    /// wider than `ncols` is refused.
+    #[test]
+    fn optional_rows_store_what_they_hold() {
+        let x = CsrMatrix::from_optional_rows(
+            [
+                vec![None, Some(2.0), Some(0.0)],
+                vec![],
+                vec![Some(-1.0), None, None],
+            ],
+            3,
+        )
+        .unwrap();
+        assert_eq!(x.indptr(), &[0, 2, 2, 3]);
+        assert_eq!(x.indices(), &[1, 2, 0]);
+        assert_eq!(x.values(), &[2.0, 0.0, -1.0]);
+        assert_eq!((x.nrows(), x.ncols()), (3, 3));
+        assert!(CsrMatrix::from_optional_rows([[None, Some(1.0)]], 1).is_err());
+    }
 
     /// The flat check agrees with the row walk on many small arrays (up to 4 rows and 5
     /// entries, offsets and indices drawn to hit each way of being wrong, and up to 40 entries

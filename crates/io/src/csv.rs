@@ -455,8 +455,14 @@ impl Block {
     }
 }
 
+/// The integration tests' helpers, shared with the unit tests below.
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+mod test_common;
+
 #[cfg(test)]
 mod tests {
+    use super::test_common::parse_error;
     use super::*;
     use margin_core::Label;
     use margin_core::Records;
@@ -552,20 +558,15 @@ mod tests {
     #[test]
     fn categorical_columns_refused_or_one_hot() {
         let text = "color,size,y\nred,1,0\nblue,2,1\nred,3,1\n";
-        match read(text, &CsvOptions::default()) {
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => {
-                assert_eq!((line, column), (2, 1));
-                assert!(
-                    message.contains("`color`") && message.contains("red"),
-                    "{message}"
-                );
-            }
-            other => panic!("{other:?}"),
-        }
+        let (line, column, message) = parse_error(
+            read(text, &CsvOptions::default()),
+            "a text column was accepted",
+        );
+        assert_eq!((line, column), (2, 1));
+        assert!(
+            message.contains("`color`") && message.contains("red"),
+            "{message}"
+        );
         let opts = CsvOptions {
             categorical: CategoricalColumns::OneHot,
             ..Default::default()
@@ -580,14 +581,7 @@ mod tests {
 
     #[test]
     fn malformed_files_give_line_and_field() {
-        let bad = |t: &str| match read(t, &CsvOptions::default()) {
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => (line, column, message),
-            other => panic!("{t:?}: {other:?}"),
-        };
+        let bad = |t: &str| parse_error(read(t, &CsvOptions::default()), &format!("{t:?}"));
         assert_eq!(bad("1,2,0\n3,4\n").0, 2);
         assert_eq!(
             bad("1,2,0\n3,nan,1\n"),
@@ -620,17 +614,12 @@ mod tests {
     #[test]
     fn an_unterminated_quote_is_refused_where_it_opened() {
         let text = "a,b,y\n1,2,0\n3,\"4,1\n5,6,1\n7,8,0\n";
-        match read(text, &CsvOptions::default()) {
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => {
-                assert_eq!((line, column), (3, 2), "{message}");
-                assert!(message.contains("unterminated quote"), "{message}");
-            }
-            other => panic!("rows were lost silently: {other:?}"),
-        }
+        let (line, column, message) = parse_error(
+            read(text, &CsvOptions::default()),
+            "rows were lost silently",
+        );
+        assert_eq!((line, column), (3, 2), "{message}");
+        assert!(message.contains("unterminated quote"), "{message}");
         // Closed quotes, with the delimiter, a doubled quote and a line break inside, are fine.
         let d = read(
             "\"a,1\",\"b\"\"\",\"y\ny\"\n1,2,0\n\"3\",4,1\n",
@@ -665,25 +654,18 @@ mod tests {
     #[test]
     fn integer_labels_are_exact_or_refused() {
         // 2^53 + 1 has no f64: read as a number it would become 2^53, merging two labels.
-        match read(
-            "x,y\n1,9007199254740992\n2,9007199254740993\n",
-            &CsvOptions::default(),
-        ) {
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => {
-                assert_eq!((line, column), (3, 2), "{message}");
-                assert!(
-                    message.contains("`9007199254740993`")
-                        && message.contains("9007199254740992")
-                        && message.contains("as text"),
-                    "{message}"
-                );
-            }
-            other => panic!("an inexact label was accepted: {other:?}"),
-        }
+        let inexact = "x,y\n1,9007199254740992\n2,9007199254740993\n";
+        let (line, column, message) = parse_error(
+            read(inexact, &CsvOptions::default()),
+            "an inexact label was accepted",
+        );
+        assert_eq!((line, column), (3, 2), "{message}");
+        assert!(
+            message.contains("`9007199254740993`")
+                && message.contains("9007199254740992")
+                && message.contains("as text"),
+            "{message}"
+        );
         // Integers an f64 holds exactly (however large) and decimals read as they are.
         let d = read(
             "x,y\n1,9007199254740992\n2,-0018446744073709551616\n3,0.1\n4,1e300\n",
@@ -705,20 +687,15 @@ mod tests {
 
     #[test]
     fn a_header_naming_two_columns_alike_is_refused() {
-        match read("a,x,x,y\n1,2,3,0\n", &CsvOptions::default()) {
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => {
-                assert_eq!((line, column), (1, 3), "{message}");
-                assert!(
-                    message.contains("`x`") && message.contains("fields 2 and 3"),
-                    "{message}"
-                );
-            }
-            other => panic!("a duplicate header was accepted: {other:?}"),
-        }
+        let (line, column, message) = parse_error(
+            read("a,x,x,y\n1,2,3,0\n", &CsvOptions::default()),
+            "a duplicate header was accepted",
+        );
+        assert_eq!((line, column), (1, 3), "{message}");
+        assert!(
+            message.contains("`x`") && message.contains("fields 2 and 3"),
+            "{message}"
+        );
     }
 
     #[test]

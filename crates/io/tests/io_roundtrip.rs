@@ -45,18 +45,7 @@ fn sparse_dataset() -> impl Strategy<Value = Dataset> {
             )
         })
         .prop_map(|(d, rows, labels)| {
-            let mut indptr = vec![0];
-            let (mut indices, mut values) = (Vec::new(), Vec::new());
-            for row in &rows {
-                for (j, v) in row.iter().enumerate() {
-                    if let Some(v) = v {
-                        indices.push(j as u32);
-                        values.push(*v);
-                    }
-                }
-                indptr.push(values.len());
-            }
-            let records = CsrMatrix::new(indptr, indices, values, d).unwrap();
+            let records = CsrMatrix::from_optional_rows(rows, d).unwrap();
             Dataset::new(records, Targets::Values(labels)).unwrap()
         })
 }

@@ -2,6 +2,7 @@
 //! library's generic code is then compiled and linked once, not once per file. proptest keeps
 //! the seeds of past failures of `tests/NAME.rs` in `proptest-regressions/NAME.txt`.
 
+mod common;
 mod compressed;
 mod io_roundtrip;
 mod pipes;

@@ -7,6 +7,8 @@ use std::io::{BufReader, Read, Write};
 use std::rc::Rc;
 
 use margin_core::Error;
+
+use crate::common::parse_error;
 use margin_io::{
     CsvOptions, DataFormat, LibsvmOptions, MAX_LINE_BYTES, read_csv_from, read_data,
     read_libsvm_from, read_line, resolve_format,
@@ -49,18 +51,12 @@ impl Read for Endless {
 
 /// The error is a parse error at `line` naming the limit, and reading stopped soon after it.
 fn assert_refused_at(r: Result<impl std::fmt::Debug, Error>, line: usize, given: u64) {
-    match r {
-        Err(Error::Parse {
-            line: l, message, ..
-        }) => {
-            assert_eq!(l, line, "{message}");
-            assert!(
-                message.contains("64.0 MiB") || message.contains("64 MiB"),
-                "{message}"
-            );
-        }
-        other => panic!("expected a parse error at line {line}, got {other:?}"),
-    }
+    let (l, _, message) = parse_error(r, &format!("expected a parse error at line {line}, got"));
+    assert_eq!(l, line, "{message}");
+    assert!(
+        message.contains("64.0 MiB") || message.contains("64 MiB"),
+        "{message}"
+    );
     let limit = MAX_LINE_BYTES as u64;
     assert!(
         given <= 2 * limit,
@@ -107,17 +103,12 @@ fn a_line_at_the_limit_is_read_and_one_byte_more_is_not() {
 #[test]
 fn a_quote_that_never_closes_is_refused_where_it_opened() {
     let (s, given) = Endless::new(b"a,b,y\n1,2,0\n3,\"4", b"x,5\n");
-    match read_csv_from(s, &CsvOptions::default()) {
-        Err(Error::Parse {
-            line,
-            column,
-            message,
-        }) => {
-            assert_eq!((line, column), (3, 2), "{message}");
-            assert!(message.contains("closing quote"), "{message}");
-        }
-        other => panic!("{other:?}"),
-    }
+    let (line, column, message) = parse_error(
+        read_csv_from(s, &CsvOptions::default()),
+        "an unclosed quote was accepted",
+    );
+    assert_eq!((line, column), (3, 2), "{message}");
+    assert!(message.contains("closing quote"), "{message}");
     assert!(given.get() <= 2 * MAX_LINE_BYTES as u64);
 }
 
@@ -140,14 +131,9 @@ fn a_gzip_bomb_is_refused_after_one_line() {
     let bomb = gzip_bomb(dir.path());
     assert!(std::fs::metadata(&bomb).unwrap().len() < 4 << 20);
     for format in [DataFormat::Auto, DataFormat::Libsvm, DataFormat::Csv] {
-        match read_data(&bomb, format) {
-            Err(Error::Parse {
-                line: 1, message, ..
-            }) => {
-                assert!(message.contains("text data file"), "{message}")
-            }
-            other => panic!("{format:?}: {other:?}"),
-        }
+        let (line, _, message) = parse_error(read_data(&bomb, format), &format!("{format:?}"));
+        assert_eq!(line, 1, "{message}");
+        assert!(message.contains("text data file"), "{message}");
     }
     assert!(matches!(
         resolve_format(&bomb, DataFormat::Auto),

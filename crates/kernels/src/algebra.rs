@@ -78,97 +78,78 @@ impl<K: Kernel> Kernel for Scaled<K> {
     }
 }
 
-/// `k1 + k2`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Sum<A, B> {
-    a: A,
-    b: B,
+/// Defines a kernel made of two kernels `a` and `b` whose values combine by `$op`: the struct,
+/// its constructor, its parts and its `Kernel` impl. A sum and a product differ only in the
+/// operator, the name's symbol and the `DotForm` variant; both are PSD when both parts are.
+macro_rules! binary_kernel {
+    (
+        $(#[$doc:meta])*
+        $kind:ident, $op:tt, $symbol:literal,
+        new: $new_doc:literal, parts: $parts_doc:literal, into_parts: $into_parts_doc:literal
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub struct $kind<A, B> {
+            a: A,
+            b: B,
+        }
+
+        impl<A: Kernel, B: Kernel> $kind<A, B> {
+            #[doc = $new_doc]
+            pub fn new(a: A, b: B) -> Self {
+                Self { a, b }
+            }
+        }
+
+        impl<A, B> $kind<A, B> {
+            #[doc = $parts_doc]
+            pub(crate) fn parts(&self) -> (&A, &B) {
+                (&self.a, &self.b)
+            }
+            #[doc = $into_parts_doc]
+            pub(crate) fn into_parts(self) -> (A, B) {
+                (self.a, self.b)
+            }
+        }
+
+        impl<A: Kernel, B: Kernel> Kernel for $kind<A, B> {
+            fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
+                self.a.eval(x, z) $op self.b.eval(x, z)
+            }
+            fn name(&self) -> String {
+                format!(concat!("({} ", $symbol, " {})"), self.a.name(), self.b.name())
+            }
+            fn dot_form(&self) -> Option<DotForm> {
+                Some(DotForm::$kind(
+                    Box::new(self.a.dot_form()?),
+                    Box::new(self.b.dot_form()?),
+                ))
+            }
+            fn is_psd(&self) -> bool {
+                self.a.is_psd() && self.b.is_psd()
+            }
+            fn check(&self, records: &dyn Records) -> Result<()> {
+                self.a.check(records).and_then(|()| self.b.check(records))
+            }
+        }
+    };
 }
 
-impl<A: Kernel, B: Kernel> Sum<A, B> {
-    /// The sum of two kernels.
-    pub fn new(a: A, b: B) -> Self {
-        Self { a, b }
-    }
-}
+binary_kernel!(
+    /// `k1 + k2`.
+    Sum, +, "+",
+    new: "The sum of two kernels.",
+    parts: "The two terms.",
+    into_parts: "The two terms, taken apart."
+);
 
-impl<A, B> Sum<A, B> {
-    /// The two terms.
-    pub(crate) fn parts(&self) -> (&A, &B) {
-        (&self.a, &self.b)
-    }
-    /// The two terms, taken apart.
-    pub(crate) fn into_parts(self) -> (A, B) {
-        (self.a, self.b)
-    }
-}
-
-impl<A: Kernel, B: Kernel> Kernel for Sum<A, B> {
-    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
-        self.a.eval(x, z) + self.b.eval(x, z)
-    }
-    fn name(&self) -> String {
-        format!("({} + {})", self.a.name(), self.b.name())
-    }
-    fn dot_form(&self) -> Option<DotForm> {
-        Some(DotForm::Sum(
-            Box::new(self.a.dot_form()?),
-            Box::new(self.b.dot_form()?),
-        ))
-    }
-    fn is_psd(&self) -> bool {
-        self.a.is_psd() && self.b.is_psd()
-    }
-    fn check(&self, records: &dyn Records) -> Result<()> {
-        self.a.check(records).and_then(|()| self.b.check(records))
-    }
-}
-
-/// `k1 · k2` (pointwise; PSD by the Schur product theorem).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Product<A, B> {
-    a: A,
-    b: B,
-}
-
-impl<A: Kernel, B: Kernel> Product<A, B> {
-    /// The pointwise product of two kernels.
-    pub fn new(a: A, b: B) -> Self {
-        Self { a, b }
-    }
-}
-
-impl<A, B> Product<A, B> {
-    /// The two factors.
-    pub(crate) fn parts(&self) -> (&A, &B) {
-        (&self.a, &self.b)
-    }
-    /// The two factors, taken apart.
-    pub(crate) fn into_parts(self) -> (A, B) {
-        (self.a, self.b)
-    }
-}
-
-impl<A: Kernel, B: Kernel> Kernel for Product<A, B> {
-    fn eval(&self, x: RowView<'_>, z: RowView<'_>) -> f64 {
-        self.a.eval(x, z) * self.b.eval(x, z)
-    }
-    fn name(&self) -> String {
-        format!("({} * {})", self.a.name(), self.b.name())
-    }
-    fn dot_form(&self) -> Option<DotForm> {
-        Some(DotForm::Product(
-            Box::new(self.a.dot_form()?),
-            Box::new(self.b.dot_form()?),
-        ))
-    }
-    fn is_psd(&self) -> bool {
-        self.a.is_psd() && self.b.is_psd()
-    }
-    fn check(&self, records: &dyn Records) -> Result<()> {
-        self.a.check(records).and_then(|()| self.b.check(records))
-    }
-}
+binary_kernel!(
+    /// `k1 · k2` (pointwise; PSD by the Schur product theorem).
+    Product, *, "*",
+    new: "The pointwise product of two kernels.",
+    parts: "The two factors.",
+    into_parts: "The two factors, taken apart."
+);
 
 /// `k(ψ(x), ψ(z))` for a feature map `ψ` given as a closure returning the mapped sample.
 ///

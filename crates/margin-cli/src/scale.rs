@@ -817,18 +817,8 @@ mod tests {
                 proptest::collection::vec(proptest::option::weighted(0.4, -3i8..4), 7), 1..7),
             limits in proptest::sample::select(vec![(-1.0, 1.0), (0.0, 1.0), (-2.5, 0.5)]),
         ) {
-            let mut indptr = vec![0];
-            let (mut indices, mut values) = (Vec::new(), Vec::new());
-            for row in &rows {
-                for (j, v) in row.iter().enumerate() {
-                    if let Some(v) = v {
-                        indices.push(j as u32);
-                        values.push(f64::from(*v) / 2.0);
-                    }
-                }
-                indptr.push(values.len());
-            }
-            let x = Matrix::Sparse(CsrMatrix::new(indptr, indices, values, 7).unwrap());
+            let halves = rows.iter().map(|r| r.iter().map(|v| v.map(|v| f64::from(v) / 2.0)));
+            let x = Matrix::Sparse(CsrMatrix::from_optional_rows(halves, 7).unwrap());
             let labels: Vec<f64> = (0..rows.len()).map(|i| i as f64 / 10.0 - 0.3).collect();
             let active = data_features(&x, 0, stored_range(&x, 0)).unwrap();
             let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
+use common::{evaluate_roc, fails_with, margin, predict, proba_rows, stdout, train};
 
 #[test]
 fn train_then_predict_matches_scikit_learn() {
@@ -49,11 +49,10 @@ fn train_then_predict_matches_scikit_learn() {
     ];
     for (flags, data, test, expected) in cases {
         let (data, test) = (format!("datasets/{data}"), format!("datasets/{test}"));
-        let mut args = vec!["train"];
-        args.extend_from_slice(flags);
+        let mut args = flags.to_vec();
         args.extend([data.as_str(), "-o", m]);
-        stdout(&margin(&args));
-        let out = stdout(&margin(&["predict", m, &test, "-o", "/dev/null"]));
+        train(&args);
+        let out = predict(m, &test, "/dev/null");
         assert!(out.starts_with(expected), "{flags:?}: {out}");
     }
 }
@@ -63,8 +62,7 @@ fn every_flag_is_accepted_and_proba_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let (model, preds) = (dir.path().join("gb.margin"), dir.path().join("p.txt"));
     let m = model.to_str().unwrap();
-    stdout(&margin(&[
-        "train",
+    train(&[
         "gradient-boosting",
         "--learning-rate",
         "0.3",
@@ -97,21 +95,8 @@ fn every_flag_is_accepted_and_proba_is_written() {
         "datasets/heart_scale",
         "-o",
         m,
-    ]));
-    stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/heart_scale",
-        "--proba",
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
-    let text = std::fs::read_to_string(&preds).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("label -1 1"));
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(' ').map(|w| w.parse().unwrap()).collect())
-        .collect();
+    ]);
+    let rows = proba_rows(m, "datasets/heart_scale", &preds, "label -1 1");
     assert_eq!(rows.len(), 270);
     for r in &rows {
         assert!((r[1] + r[2] - 1.0).abs() < 1e-5, "{r:?}");
@@ -122,21 +107,15 @@ fn every_flag_is_accepted_and_proba_is_written() {
 
 #[test]
 fn evaluate_cross_validates_with_a_roc_curve() {
-    let dir = tempfile::tempdir().unwrap();
-    let svg = dir.path().join("roc.svg");
-    let out = stdout(&margin(&[
-        "evaluate",
+    let chart = evaluate_roc(&[
         "gradient-boosting",
         "--max-iter",
         "20",
         "datasets/heart_scale",
         "--cv",
         "3",
-        "--roc",
-        svg.to_str().unwrap(),
-    ]));
-    assert!(out.starts_with("fold") && out.contains("accuracy"), "{out}");
-    assert!(std::fs::read_to_string(&svg).unwrap().contains("AUC"));
+    ]);
+    assert!(chart.contains("AUC"));
 }
 
 #[test]
@@ -198,15 +177,7 @@ fn bad_flags_and_data_are_refused_with_exit_code_2() {
         2,
         "too few classes",
     );
-    stdout(&margin(&[
-        "train",
-        "gradient-boosting",
-        "--max-iter",
-        "5",
-        heart,
-        "-o",
-        m,
-    ]));
+    train(&["gradient-boosting", "--max-iter", "5", heart, "-o", m]);
     fails_with(
         &["predict", m, "datasets/dna.scale.t"],
         2,

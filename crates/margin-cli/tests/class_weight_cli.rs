@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
+use common::{fails_with, margin, predict, stdout};
 
 /// `margin train svc ARGS datasets/heart_scale`, then its predictions on the same file.
 fn svc_predictions(dir: &std::path::Path, name: &str, args: &[&str]) -> Vec<f64> {
@@ -14,13 +14,7 @@ fn svc_predictions(dir: &std::path::Path, name: &str, args: &[&str]) -> Vec<f64>
     train.extend(["datasets/heart_scale", "-o", model.to_str().unwrap()]);
     stdout(&margin(&train));
     let m = model.to_str().unwrap();
-    stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/heart_scale",
-        "-o",
-        out.to_str().unwrap(),
-    ]));
+    predict(m, "datasets/heart_scale", out.to_str().unwrap());
     numbers(&out)
 }
 

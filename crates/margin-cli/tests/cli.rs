@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{fails_with, margin, stdout};
+use common::{fails_with, margin, predict, stdout, train};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -210,8 +210,7 @@ fn train_then_predict_reports_metrics() {
     let model = dir.path().join("svc.margin");
     let preds = dir.path().join("pred.txt");
     let m = model.to_str().unwrap();
-    stdout(&margin(&[
-        "train",
+    train(&[
         "svc",
         "--c",
         "1",
@@ -222,21 +221,14 @@ fn train_then_predict_reports_metrics() {
         "datasets/dna.scale",
         "-o",
         m,
-    ]));
-    let out = stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/dna.scale.t",
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
+    ]);
+    let out = predict(m, "datasets/dna.scale.t", preds.to_str().unwrap());
     // scikit-learn 1.9.1 SVC(C=1, gamma=1/180), which also sorts the classes, scores 0.946880.
     assert_eq!(out, "accuracy: 0.946880\n");
     assert_eq!(read(&preds).lines().count(), 1186);
     let model = dir.path().join("svr.margin");
     let m = model.to_str().unwrap();
-    stdout(&margin(&[
-        "train",
+    train(&[
         "svr",
         "--c",
         "10",
@@ -247,14 +239,8 @@ fn train_then_predict_reports_metrics() {
         "datasets/housing_scale",
         "-o",
         m,
-    ]));
-    let out = stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/housing_scale",
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
+    ]);
+    let out = predict(m, "datasets/housing_scale", preds.to_str().unwrap());
     let lines: Vec<&str> = out.lines().collect();
     assert!(
         lines.len() == 3
@@ -290,7 +276,7 @@ fn train_then_predict_reports_metrics() {
 
 #[test]
 fn evaluate_cross_validates_any_registered_model() {
-    let out = stdout(&margin(&[
+    let args = [
         "evaluate",
         "svc",
         "datasets/heart_scale",
@@ -300,7 +286,8 @@ fn evaluate_cross_validates_any_registered_model() {
         "2",
         "--metrics",
         "accuracy,mcc",
-    ]));
+    ];
+    let out = stdout(&margin(&args));
     let rows: Vec<Vec<&str>> = out
         .lines()
         .map(|l| l.split_whitespace().collect())
@@ -312,20 +299,7 @@ fn evaluate_cross_validates_any_registered_model() {
     assert!((acc.iter().sum::<f64>() / 5.0 - mean).abs() < 2e-6, "{out}");
     assert!(acc.iter().all(|&a| a > 0.6 && a <= 1.0));
     // Same seed, same folds, same table.
-    assert_eq!(
-        out,
-        stdout(&margin(&[
-            "evaluate",
-            "svc",
-            "datasets/heart_scale",
-            "--cv",
-            "5",
-            "--seed",
-            "2",
-            "--metrics",
-            "accuracy,mcc"
-        ]))
-    );
+    assert_eq!(out, stdout(&margin(&args)));
     let reg = stdout(&margin(&[
         "evaluate",
         "svr",
@@ -362,6 +336,22 @@ fn evaluate_cross_validates_any_registered_model() {
     );
 }
 
+/// Runs `margin evaluate svc datasets/heart_scale --cv 3 --roc CHART EXTRA…`, which must
+/// succeed.
+fn evaluate_heart_svc_roc(chart: &str, extra: &[&str]) {
+    let mut args = vec![
+        "evaluate",
+        "svc",
+        "datasets/heart_scale",
+        "--cv",
+        "3",
+        "--roc",
+        chart,
+    ];
+    args.extend_from_slice(extra);
+    stdout(&margin(&args));
+}
+
 #[test]
 fn evaluate_writes_roc_charts_and_a_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -375,17 +365,7 @@ fn evaluate_writes_roc_charts_and_a_report() {
         png.to_str().unwrap(),
         report.to_str().unwrap(),
     );
-    stdout(&margin(&[
-        "evaluate",
-        "svc",
-        "datasets/heart_scale",
-        "--cv",
-        "3",
-        "--roc",
-        s,
-        "--report",
-        r,
-    ]));
+    evaluate_heart_svc_roc(s, &["--report", r]);
     let text = read(&svg);
     assert!(
         text.starts_with("<svg") && text.contains("AUC = 0."),
@@ -396,15 +376,7 @@ fn evaluate_writes_roc_charts_and_a_report() {
         md.contains("Pooled cross-validated AUROC") && md.contains("weighted avg"),
         "{md}"
     );
-    stdout(&margin(&[
-        "evaluate",
-        "svc",
-        "datasets/heart_scale",
-        "--cv",
-        "3",
-        "--roc",
-        p,
-    ]));
+    evaluate_heart_svc_roc(p, &[]);
     assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
     fails_with(
         &[

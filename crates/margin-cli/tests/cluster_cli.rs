@@ -5,9 +5,9 @@
 
 use crate::common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use common::{fails_with, margin, root, stdout};
+use common::{fails_with, margin, predict, root, s, stdout, train};
 use margin_cluster::{KMeans, KMeansAlgorithm, NComponents, Pca};
 use margin_core::{Fit, Predict, Records, Transform};
 use margin_io::{
@@ -18,37 +18,27 @@ fn run(args: &[&str]) -> String {
     stdout(&margin(args))
 }
 
+/// Trains `margin train ARGS -o DIR/NAME` in a new temporary directory DIR (ARGS, words split
+/// at whitespace, end with the data), which must succeed: DIR and the model file's path.
+fn trained(name: &str, args: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join(name);
+    let mut full: Vec<&str> = args.split_whitespace().collect();
+    full.extend(["-o", s(&model)]);
+    train(&full);
+    (dir, model)
+}
+
 #[test]
 fn kmeans_train_predict_and_transform_match_the_library() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("k.margin");
-    let m = model.to_str().unwrap();
+    let (dir, model) = trained(
+        "k.margin",
+        "kmeans --n-clusters 4 --seed 3 --n-init 2 --max-iter 50 --tol 1e-6 datasets/heart_scale",
+    );
     let preds = dir.path().join("p.txt");
     let dists = dir.path().join("d.libsvm");
-    run(&[
-        "train",
-        "kmeans",
-        "--n-clusters",
-        "4",
-        "--seed",
-        "3",
-        "--n-init",
-        "2",
-        "--max-iter",
-        "50",
-        "--tol",
-        "1e-6",
-        "datasets/heart_scale",
-        "-o",
-        m,
-    ]);
-    run(&[
-        "predict",
-        m,
-        "datasets/heart_scale",
-        "-o",
-        preds.to_str().unwrap(),
-    ]);
+    let m = s(&model);
+    predict(m, "datasets/heart_scale", preds.to_str().unwrap());
     run(&[
         "transform",
         m,
@@ -95,20 +85,11 @@ fn kmeans_train_predict_and_transform_match_the_library() {
 
 #[test]
 fn pca_transform_writes_the_projections_in_the_input_format() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("p.margin");
-    let m = model.to_str().unwrap();
-    run(&[
-        "train",
-        "pca",
-        "--n-components",
-        "3",
-        "--whiten",
-        "true",
-        "datasets/housing_scale",
-        "-o",
-        m,
-    ]);
+    let (dir, model) = trained(
+        "p.margin",
+        "pca --n-components 3 --whiten true datasets/housing_scale",
+    );
+    let m = s(&model);
     let out = run(&["transform", m, "datasets/housing_scale"]);
     let path = dir.path().join("z.libsvm");
     std::fs::write(&path, &out).unwrap();
@@ -134,7 +115,7 @@ fn pca_transform_writes_the_projections_in_the_input_format() {
 
     // CSV in, CSV out: a header naming the components, the label last.
     let csv = root().join("crates/margin-cli/tests/fixtures/svmguide1_head.csv");
-    run(&["train", "pca", csv.to_str().unwrap(), "-o", m]);
+    train(&["pca", csv.to_str().unwrap(), "-o", m]);
     let out_csv = dir.path().join("z.csv");
     run(&[
         "transform",
@@ -159,20 +140,12 @@ fn pca_transform_writes_the_projections_in_the_input_format() {
 fn variance_fraction_keeps_scikit_learns_component_count() {
     // scikit-learn 1.9.1: PCA(n_components=0.5, svd_solver="full") on dna.scale keeps 47
     // components (crates/models-cluster/tests/fixtures/pca_dna_fraction.txt).
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("p.margin");
-    let m = model.to_str().unwrap();
-    run(&[
-        "train",
-        "pca",
-        "--n-components",
-        "0.5",
-        "--svd-solver",
-        "full",
-        "datasets/dna.scale",
-        "-o",
-        m,
-    ]);
+    // `_dir` keeps the model's directory until the end of the test.
+    let (_dir, model) = trained(
+        "p.margin",
+        "pca --n-components 0.5 --svd-solver full datasets/dna.scale",
+    );
+    let m = s(&model);
     assert_eq!(Pca::load(&model).unwrap().n_components(), 47);
     let out = run(&["transform", m, "datasets/dna.scale.t"]);
     assert_eq!(out.lines().count(), 1186);
@@ -185,8 +158,7 @@ fn kmeans_algorithm_elkan_gives_the_lloyd_model() {
     let mut files = Vec::new();
     for algorithm in ["lloyd", "elkan"] {
         let model = dir.path().join(format!("{algorithm}.margin"));
-        run(&[
-            "train",
+        train(&[
             "kmeans",
             "--algorithm",
             algorithm,
@@ -242,32 +214,13 @@ fn kmeans_algorithm_elkan_gives_the_lloyd_model() {
 
 #[test]
 fn minibatch_kmeans_trains_and_predicts() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("mb.margin");
-    let m = model.to_str().unwrap();
-    run(&[
-        "train",
-        "minibatch-kmeans",
-        "--n-clusters",
-        "3",
-        "--batch-size",
-        "64",
-        "--max-no-improvement",
-        "none",
-        "--reassignment-ratio",
-        "0",
-        "datasets/dna.scale",
-        "-o",
-        m,
-    ]);
+    let (dir, model) = trained(
+        "mb.margin",
+        "minibatch-kmeans --n-clusters 3 --batch-size 64 --max-no-improvement none --reassignment-ratio 0 datasets/dna.scale",
+    );
+    let m = s(&model);
     let preds = dir.path().join("p.txt");
-    run(&[
-        "predict",
-        m,
-        "datasets/dna.scale.t",
-        "-o",
-        preds.to_str().unwrap(),
-    ]);
+    predict(m, "datasets/dna.scale.t", preds.to_str().unwrap());
     let text = std::fs::read_to_string(&preds).unwrap();
     assert_eq!(text.lines().count(), 1186);
     assert!(text.lines().all(|l| ["0", "1", "2"].contains(&l)));
@@ -278,112 +231,30 @@ fn refusals_exit_with_code_2() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.margin");
     let m = model.to_str().unwrap();
-    fails_with(
-        &[
-            "train",
-            "kmeans",
-            "--n-clusters",
-            "0",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "--n-clusters: expected an integer ≥ 1, found `0`",
-    );
-    fails_with(
-        &[
-            "train",
-            "kmeans",
-            "--n-clusters",
-            "271",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "n_clusters",
-    );
-    fails_with(
-        &[
-            "train",
-            "kmeans",
-            "--init",
-            "kmeans",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "--init",
-    );
-    fails_with(
-        &[
-            "train",
-            "kmeans",
-            "--n-component",
-            "2",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "--n-component",
-    );
-    fails_with(
-        &[
-            "train",
-            "pca",
-            "--svd-solver",
-            "lapack",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "--svd-solver",
-    );
-    fails_with(
-        &[
-            "train",
-            "pca",
-            "--n-components",
-            "14",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "n_components",
-    );
-    fails_with(
-        &[
-            "train",
-            "pca",
-            "--n-components",
-            "2.5",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "--n-components: expected all, a count ≥ 1 or a fraction in (0, 1), found `2.5`",
-    );
-    fails_with(
-        &[
-            "train",
-            "pca",
-            "--n-components",
-            "lots",
-            "datasets/heart_scale",
-            "-o",
-            m,
-        ],
-        2,
-        "--n-components",
-    );
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["kmeans", "--n-clusters", "0"],
+            "--n-clusters: expected an integer ≥ 1, found `0`",
+        ),
+        (&["kmeans", "--n-clusters", "271"], "n_clusters"),
+        (&["kmeans", "--init", "kmeans"], "--init"),
+        (&["kmeans", "--n-component", "2"], "--n-component"),
+        (&["pca", "--svd-solver", "lapack"], "--svd-solver"),
+        (&["pca", "--n-components", "14"], "n_components"),
+        (
+            &["pca", "--n-components", "2.5"],
+            "--n-components: expected all, a count ≥ 1 or a fraction in (0, 1), found `2.5`",
+        ),
+        (&["pca", "--n-components", "lots"], "--n-components"),
+    ];
+    for (flags, needle) in cases {
+        let mut args = vec!["train"];
+        args.extend_from_slice(flags);
+        args.extend(["datasets/heart_scale", "-o", m]);
+        fails_with(&args, 2, needle);
+    }
 
-    run(&["train", "pca", "datasets/heart_scale", "-o", m]);
+    train(&["pca", "datasets/heart_scale", "-o", m]);
     fails_with(
         &["predict", m, "datasets/heart_scale"],
         2,
@@ -396,8 +267,7 @@ fn refusals_exit_with_code_2() {
         "above the 13 features",
     );
     let svm = dir.path().join("svm.margin");
-    run(&[
-        "train",
+    train(&[
         "gaussian-nb",
         "datasets/heart_scale",
         "-o",

@@ -30,24 +30,25 @@ fn stderr(o: &Output) -> String {
 
 const ADVICE: &str = "raise --max-iter or loosen --tol (scaling the features often helps too)\n";
 
+/// Asserts that `margin train NAME FLAGS --max-iter 1 DATA` warns, and only warns, that
+/// NAME's solver stopped at the limit, with the advice of a model that has a tolerance.
+fn warns_cut_off(name: &str, flags: &[&str], data: &str) {
+    let mut args = vec![name];
+    args.extend_from_slice(flags);
+    args.extend(["--max-iter", "1", data]);
+    assert_eq!(
+        stderr(&train(&args)),
+        format!(
+            "warning: {name} did not converge: the solver stopped at --max-iter 1 before converging; {ADVICE}"
+        ),
+        "{args:?}"
+    );
+}
+
 #[test]
 fn logistic_cut_off_warns_and_writes_its_model() {
     for solver in ["lbfgs", "newton", "gd", "sgd"] {
-        let out = train(&[
-            "logistic",
-            "--solver",
-            solver,
-            "--max-iter",
-            "1",
-            "datasets/heart_scale",
-        ]);
-        assert_eq!(
-            stderr(&out),
-            format!(
-                "warning: logistic did not converge: the solver stopped at --max-iter 1 before converging; {ADVICE}"
-            ),
-            "{solver}"
-        );
+        warns_cut_off("logistic", &["--solver", solver], "datasets/heart_scale");
     }
 }
 
@@ -73,34 +74,8 @@ fn a_limit_of_zero_iterations_is_refused_not_warned_about() {
 
 #[test]
 fn lasso_and_kmeans_cut_off_warn() {
-    let out = train(&[
-        "lasso",
-        "--alpha",
-        "0.05",
-        "--max-iter",
-        "1",
-        "datasets/housing_scale",
-    ]);
-    assert_eq!(
-        stderr(&out),
-        format!(
-            "warning: lasso did not converge: the solver stopped at --max-iter 1 before converging; {ADVICE}"
-        )
-    );
-    let out = train(&[
-        "kmeans",
-        "--n-clusters",
-        "3",
-        "--max-iter",
-        "1",
-        "datasets/heart_scale",
-    ]);
-    assert_eq!(
-        stderr(&out),
-        format!(
-            "warning: kmeans did not converge: the solver stopped at --max-iter 1 before converging; {ADVICE}"
-        )
-    );
+    warns_cut_off("lasso", &["--alpha", "0.05"], "datasets/housing_scale");
+    warns_cut_off("kmeans", &["--n-clusters", "3"], "datasets/heart_scale");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{fails_with, margin, root, stdout};
+use common::{fails_with, margin, root, s, stdout};
 
 /// The address-space limit the memory cases run under (what a small machine would give).
 const ADDRESS_SPACE: &str = "--as=1000000000";
@@ -51,10 +51,6 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
     p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// `copies` gzip members of `block`, concatenated (a small file that decompresses to a lot).

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use common::{margin, root, stdout};
+use common::{margin, root, stdout, train};
 
 fn svm_fixture(name: &str) -> PathBuf {
     root().join("crates/models-svm/tests/fixtures").join(name)
@@ -124,52 +124,20 @@ fn bad_svm_options_and_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("m");
     let m = m.to_str().unwrap();
-    common::fails_with(
-        &["svm-train", "-c", "0", "datasets/heart_scale", m],
-        2,
-        "C <= 0",
-    );
-    common::fails_with(
-        &["svm-train", "-g", "-1", "datasets/heart_scale", m],
-        2,
-        "gamma",
-    );
-    common::fails_with(
-        &[
-            "svm-train",
-            "-s",
-            "2",
-            "-n",
-            "1.5",
-            "datasets/heart_scale",
-            m,
-        ],
-        2,
-        "nu",
-    );
-    common::fails_with(
-        &["svm-train", "-t", "9", "datasets/heart_scale", m],
-        2,
-        "kernel type",
-    );
-    common::fails_with(
-        &[
-            "svm-train",
-            "-s",
-            "1",
-            "-n",
-            "0.99",
-            "datasets/heart_scale",
-            m,
-        ],
-        2,
-        "infeasible",
-    );
-    common::fails_with(
-        &["svm-train", "-x", "1", "datasets/heart_scale", m],
-        2,
-        "Unknown option: -x",
-    );
+    let cases: [(&[&str], &str); 6] = [
+        (&["-c", "0"], "C <= 0"),
+        (&["-g", "-1"], "gamma"),
+        (&["-s", "2", "-n", "1.5"], "nu"),
+        (&["-t", "9"], "kernel type"),
+        (&["-s", "1", "-n", "0.99"], "infeasible"),
+        (&["-x", "1"], "Unknown option: -x"),
+    ];
+    for (options, needle) in cases {
+        let mut args = vec!["svm-train"];
+        args.extend_from_slice(options);
+        args.extend(["datasets/heart_scale", m]);
+        common::fails_with(&args, 2, needle);
+    }
     common::fails_with(&["svm-train", "no/such/file", m], 2, "No such file");
     let bad = dir.path().join("bad.model");
     std::fs::write(&bad, "svm_type c_svc\nkernel_type rbf\n").unwrap();
@@ -225,15 +193,14 @@ fn probability_outputs_follow_libsvm() {
         assert_eq!(v[0], if v[1] > v[2] { 1.0 } else { -1.0 }, "{line}");
     }
     let plain = root().join("crates/models-svm/tests/fixtures/heart_default.model");
+    refuses_probability_estimates(plain.to_str().unwrap(), o);
+}
+
+/// Asserts that `margin svm-predict -b 1 datasets/heart_scale MODEL OUT` is refused (exit code
+/// 2) with LIBSVM's message for a model without probability information.
+fn refuses_probability_estimates(model: &str, out: &str) {
     common::fails_with(
-        &[
-            "svm-predict",
-            "-b",
-            "1",
-            "datasets/heart_scale",
-            plain.to_str().unwrap(),
-            o,
-        ],
+        &["svm-predict", "-b", "1", "datasets/heart_scale", model, out],
         2,
         "Model does not support probability estimates",
     );
@@ -247,6 +214,16 @@ fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `margin svm-train -q OPTIONS datasets/heart_scale MODEL` run to completion: (exit code,
+/// stderr).
+fn svm_train_heart(options: &[&str], model: &str) -> (i32, String) {
+    let mut args = vec!["svm-train", "-q"];
+    args.extend_from_slice(options);
+    args.extend(["datasets/heart_scale", model]);
+    let (code, _, err) = run(&args);
+    (code, err)
 }
 
 #[test]
@@ -322,18 +299,7 @@ fn one_class_probability_with_too_few_decision_values_warns_as_libsvm() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m");
     let m = model.to_str().unwrap();
-    let (code, _, err) = run(&[
-        "svm-train",
-        "-q",
-        "-s",
-        "2",
-        "-n",
-        "0.999",
-        "-b",
-        "1",
-        "datasets/heart_scale",
-        m,
-    ]);
+    let (code, err) = svm_train_heart(&["-s", "2", "-n", "0.999", "-b", "1"], m);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("WARNING: number of positive or negative decision values <5; too few to do a probability estimation."),
@@ -344,18 +310,7 @@ fn one_class_probability_with_too_few_decision_values_warns_as_libsvm() {
         std::fs::read(svm_fixture("heart_one_class_too_few.model")).unwrap()
     );
     let out = dir.path().join("o");
-    common::fails_with(
-        &[
-            "svm-predict",
-            "-b",
-            "1",
-            "datasets/heart_scale",
-            m,
-            out.to_str().unwrap(),
-        ],
-        2,
-        "Model does not support probability estimates",
-    );
+    refuses_probability_estimates(m, out.to_str().unwrap());
     assert!(!out.exists());
 }
 
@@ -436,28 +391,16 @@ fn a_margin_model_file_given_to_svm_predict_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("svc.margin");
     let m = model.to_str().unwrap();
-    stdout(&margin(&["train", "svc", "datasets/heart_scale", "-o", m]));
+    train(&["svc", "datasets/heart_scale", "-o", m]);
     let out = dir.path().join("o");
-    common::fails_with(
-        &[
-            "svm-predict",
-            "datasets/heart_scale",
-            m,
-            out.to_str().unwrap(),
-        ],
-        2,
-        "margin model file",
-    );
-    common::fails_with(
-        &[
-            "svm-predict",
-            "datasets/heart_scale",
-            m,
-            out.to_str().unwrap(),
-        ],
-        2,
-        "margin predict",
-    );
+    let args = [
+        "svm-predict",
+        "datasets/heart_scale",
+        m,
+        out.to_str().unwrap(),
+    ];
+    common::fails_with(&args, 2, "margin model file");
+    common::fails_with(&args, 2, "margin predict");
 }
 
 #[test]
@@ -508,18 +451,7 @@ fn svm_train_refuses_what_libsvm_refuses_with_its_messages() {
     }
     // What LIBSVM accepts stays accepted: ν and p are not checked for types that ignore them,
     // γ = 0 means the default 1/num_features.
-    let (code, _, err) = run(&[
-        "svm-train",
-        "-q",
-        "-n",
-        "7",
-        "-p",
-        "-1",
-        "-g",
-        "0",
-        "datasets/heart_scale",
-        m,
-    ]);
+    let (code, err) = svm_train_heart(&["-n", "7", "-p", "-1", "-g", "0"], m);
     assert_eq!(code, 0, "{err}");
     let zero = std::fs::read_to_string(&model).unwrap();
     stdout(&margin(&["svm-train", "-q", "datasets/heart_scale", m]));
@@ -535,16 +467,7 @@ fn svm_train_warns_as_libsvm() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m");
     let m = model.to_str().unwrap();
-    let (code, _, err) = run(&[
-        "svm-train",
-        "-q",
-        "-w3",
-        "2",
-        "-w1",
-        "1",
-        "datasets/heart_scale",
-        m,
-    ]);
+    let (code, err) = svm_train_heart(&["-w3", "2", "-w1", "1"], m);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         err,

@@ -2,28 +2,14 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
+use common::{accuracy, train_refused};
 
+/// Trains on dna.scale with `args`, predicts dna.scale.t (a prediction for each of its 1186
+/// rows): the printed report.
 fn train_and_predict(args: &[&str]) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("linear.margin");
-    let preds = dir.path().join("pred.txt");
-    let m = model.to_str().unwrap();
-    let mut train = vec!["train"];
-    train.extend_from_slice(args);
-    train.extend_from_slice(&["datasets/dna.scale", "-o", m]);
-    stdout(&margin(&train));
-    let out = stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/dna.scale.t",
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
-    assert_eq!(
-        std::fs::read_to_string(&preds).unwrap().lines().count(),
-        1186
-    );
+    let (out, lines) =
+        common::train_and_predict(args, "datasets/dna.scale", "datasets/dna.scale.t");
+    assert_eq!(lines.len(), 1186);
     out
 }
 
@@ -39,30 +25,17 @@ fn pegasos_trains_the_same_kind_of_model() {
     // scikit-learn's LinearSVC(loss="hinge") at its optimum scores 0.946880 here; Pegasos'
     // 50 epochs land within half a point.
     let out = train_and_predict(&["pegasos", "--c", "1", "--seed", "3"]);
-    let accuracy: f64 = out
-        .trim()
-        .strip_prefix("accuracy: ")
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!((accuracy - 0.946880).abs() < 0.005, "{out}");
+    assert!((accuracy(&out) - 0.946880).abs() < 0.005, "{out}");
 }
 
 #[test]
 fn bad_options_are_usage_errors() {
-    let args = |extra: &[&'static str]| {
-        let mut a = vec!["train"];
-        a.extend_from_slice(extra);
-        a.extend_from_slice(&["datasets/heart_scale", "-o", "/dev/null"]);
-        a
-    };
-    fails_with(&args(&["linear-svc", "--loss", "l1"]), 2, "--loss");
-    fails_with(
-        &args(&["pegasos", "--c", "1", "--lambda", "0.1"]),
-        2,
+    train_refused(&["linear-svc", "--loss", "l1"], "--loss");
+    train_refused(
+        &["pegasos", "--c", "1", "--lambda", "0.1"],
         "--c: C is used only with lambda none",
     );
-    fails_with(&args(&["pegasos", "--iterate", "best"]), 2, "--iterate");
-    fails_with(&args(&["linear-svc", "--c", "-1"]), 2, "c");
-    fails_with(&args(&["pegasos", "--epochs", "0"]), 2, "epochs");
+    train_refused(&["pegasos", "--iterate", "best"], "--iterate");
+    train_refused(&["linear-svc", "--c", "-1"], "c");
+    train_refused(&["pegasos", "--epochs", "0"], "epochs");
 }

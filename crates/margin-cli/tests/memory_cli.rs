@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{fails_with, margin, root, stdout};
+use common::{fails_with, margin, predict, root, stdout};
 
 /// The address-space limit every command runs under.
 const LIMIT: u64 = 1_000_000_000;
@@ -436,13 +436,7 @@ fn small_problems_run_where_the_products_scratch_cannot_fit() {
         let run = limited_to(limit, &args);
         assert!(run.ok(), "{args:?} under {limit} bytes: {}", run.stderr);
     }
-    stdout(&margin(&[
-        "predict",
-        &svc,
-        heart,
-        "-o",
-        free.to_str().unwrap(),
-    ]));
+    predict(&svc, heart, free.to_str().unwrap());
     assert_eq!(
         std::fs::read(&tight).unwrap(),
         std::fs::read(&free).unwrap(),

@@ -4,13 +4,7 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
-
-fn train(args: &[&str]) {
-    let mut full = vec!["train"];
-    full.extend_from_slice(args);
-    stdout(&margin(&full));
-}
+use common::{evaluate_roc, fails_with, margin, predict, proba_rows, stdout, train};
 
 #[test]
 fn train_then_predict_matches_scikit_learns_accuracy() {
@@ -54,7 +48,7 @@ fn train_then_predict_matches_scikit_learns_accuracy() {
         let mut args = flags.to_vec();
         args.extend([data.as_str(), "-o", m]);
         train(&args);
-        let out = stdout(&margin(&["predict", m, &test, "-o", "/dev/null"]));
+        let out = predict(m, &test, "/dev/null");
         assert_eq!(out, format!("accuracy: {accuracy}\n"), "{flags:?}");
     }
 }
@@ -72,20 +66,7 @@ fn predict_proba_writes_each_class_probability() {
         "-o",
         m,
     ]);
-    stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/dna.scale.t",
-        "--proba",
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
-    let text = std::fs::read_to_string(&preds).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("label 1 2 3"));
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(' ').map(|w| w.parse().unwrap()).collect())
-        .collect();
+    let rows = proba_rows(m, "datasets/dna.scale.t", &preds, "label 1 2 3");
     assert_eq!(rows.len(), 1186);
     for r in &rows {
         let sum: f64 = r[1..].iter().sum();
@@ -98,19 +79,7 @@ fn predict_proba_writes_each_class_probability() {
 
 #[test]
 fn evaluate_cross_validates_and_draws_a_roc_curve() {
-    let dir = tempfile::tempdir().unwrap();
-    let svg = dir.path().join("roc.svg");
-    let out = stdout(&margin(&[
-        "evaluate",
-        "gaussian-nb",
-        "datasets/heart_scale",
-        "--cv",
-        "3",
-        "--roc",
-        svg.to_str().unwrap(),
-    ]));
-    assert!(out.starts_with("fold") && out.contains("accuracy"), "{out}");
-    let chart = std::fs::read_to_string(&svg).unwrap();
+    let chart = evaluate_roc(&["gaussian-nb", "datasets/heart_scale", "--cv", "3"]);
     assert!(
         chart.contains("AUC = 0.9"),
         "heart_scale's NB AUROC is about 0.9"

@@ -4,13 +4,18 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
+use common::{fails_with, margin, predict, proba_rows, root, stdout, train};
 
-fn train(args: &[&str]) {
-    let mut full = vec!["train"];
-    full.extend_from_slice(args);
-    stdout(&margin(&full));
-}
+/// Ten neighbours weighted by distance in the L1 metric: a setting scikit-learn scored for both
+/// the classifier and the regressor.
+const TEN_MANHATTAN: [&str; 6] = [
+    "--n-neighbors",
+    "10",
+    "--weights",
+    "distance",
+    "--metric",
+    "manhattan",
+];
 
 #[test]
 fn classifier_accuracies_match_scikit_learn() {
@@ -21,17 +26,7 @@ fn classifier_accuracies_match_scikit_learn() {
     // settings). Both algorithms must give it.
     let cases: [(&[&str], &str); 3] = [
         (&["--n-neighbors", "5"], "0.966000"),
-        (
-            &[
-                "--n-neighbors",
-                "10",
-                "--weights",
-                "distance",
-                "--metric",
-                "manhattan",
-            ],
-            "0.967500",
-        ),
+        (&TEN_MANHATTAN, "0.967500"),
         (
             &["--n-neighbors", "7", "--p", "3", "--leaf-size", "5"],
             "0.964750",
@@ -43,13 +38,7 @@ fn classifier_accuracies_match_scikit_learn() {
             args.extend_from_slice(flags);
             args.extend(["--algorithm", algorithm, "datasets/svmguide1", "-o", m]);
             train(&args);
-            let out = stdout(&margin(&[
-                "predict",
-                m,
-                "datasets/svmguide1.t",
-                "-o",
-                "/dev/null",
-            ]));
+            let out = predict(m, "datasets/svmguide1.t", "/dev/null");
             assert_eq!(out, format!("accuracy: {accuracy}\n"), "{args:?}");
         }
     }
@@ -58,7 +47,7 @@ fn classifier_accuracies_match_scikit_learn() {
 #[test]
 fn regressor_scores_match_scikit_learn() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(common::root().join("datasets/housing_scale")).unwrap();
+    let text = std::fs::read_to_string(root().join("datasets/housing_scale")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let (train_file, test_file) = (dir.path().join("h.train"), dir.path().join("h.test"));
     std::fs::write(&train_file, lines[..400].join("\n") + "\n").unwrap();
@@ -69,14 +58,7 @@ fn regressor_scores_match_scikit_learn() {
     let cases: [(&[&str], &str); 2] = [
         (&[], "r2: 0.333315\nrmse: 4.340363\nmae: 3.447925\n"),
         (
-            &[
-                "--n-neighbors",
-                "10",
-                "--weights",
-                "distance",
-                "--metric",
-                "manhattan",
-            ],
+            &TEN_MANHATTAN,
             "r2: 0.522312\nrmse: 3.673988\nmae: 2.831074\n",
         ),
     ];
@@ -85,13 +67,7 @@ fn regressor_scores_match_scikit_learn() {
         args.extend_from_slice(flags);
         args.extend([train_file.to_str().unwrap(), "-o", m]);
         train(&args);
-        let out = stdout(&margin(&[
-            "predict",
-            m,
-            test_file.to_str().unwrap(),
-            "-o",
-            "/dev/null",
-        ]));
+        let out = predict(m, test_file.to_str().unwrap(), "/dev/null");
         assert_eq!(out, want, "{flags:?}");
     }
 }
@@ -109,20 +85,7 @@ fn predict_proba_writes_each_class_share_of_the_vote() {
         "-o",
         m,
     ]);
-    stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/dna.scale.t",
-        "--proba",
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
-    let text = std::fs::read_to_string(&preds).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("label 1 2 3"));
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(' ').map(|w| w.parse().unwrap()).collect())
-        .collect();
+    let rows = proba_rows(m, "datasets/dna.scale.t", &preds, "label 1 2 3");
     assert_eq!(rows.len(), 1186);
     for r in &rows {
         // Uniform weights, k = 5: every probability is a count of neighbours over 5.

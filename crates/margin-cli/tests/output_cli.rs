@@ -9,16 +9,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{fails_with, margin, root, stdout};
+use common::{fails_with, margin, root, s, stdout, train};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_margin"));
     c.current_dir(root());
     c
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Temporary files a failed or concurrent save could leave behind.
@@ -64,29 +60,11 @@ fn a_full_standard_output_is_exit_1_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.margin");
     let pca = dir.path().join("pca.margin");
-    stdout(&margin(&[
-        "train",
-        "svc",
-        "datasets/heart_scale",
-        "-o",
-        s(&model),
-    ]));
-    stdout(&margin(&[
-        "train",
-        "pca",
-        "datasets/heart_scale",
-        "-o",
-        s(&pca),
-    ]));
+    train(&["svc", "datasets/heart_scale", "-o", s(&model)]);
+    train(&["pca", "datasets/heart_scale", "-o", s(&pca)]);
     let csv = "crates/margin-cli/tests/fixtures/svmguide1_head.csv";
     let tree = dir.path().join("tree.margin");
-    stdout(&margin(&[
-        "train",
-        "tree",
-        "datasets/heart_scale",
-        "-o",
-        s(&tree),
-    ]));
+    train(&["tree", "datasets/heart_scale", "-o", s(&tree)]);
     for args in [
         vec!["predict", s(&model), "datasets/heart_scale"],
         vec!["transform", s(&pca), "datasets/heart_scale"],
@@ -100,7 +78,7 @@ fn a_full_standard_output_is_exit_1_naming_it() {
     }
     // A CSV written through the csv crate, which wraps the error.
     let pca_csv = dir.path().join("pca_csv.margin");
-    stdout(&margin(&["train", "pca", csv, "-o", s(&pca_csv)]));
+    train(&["pca", csv, "-o", s(&pca_csv)]);
     let args = ["transform", s(&pca_csv), csv];
     assert_write_error(
         &to_dev_full(&args),
@@ -113,20 +91,8 @@ fn a_full_standard_output_is_exit_1_naming_it() {
 fn an_output_file_on_a_full_device_is_exit_1_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let (model, pca) = (dir.path().join("m.margin"), dir.path().join("p.margin"));
-    stdout(&margin(&[
-        "train",
-        "svc",
-        "datasets/heart_scale",
-        "-o",
-        s(&model),
-    ]));
-    stdout(&margin(&[
-        "train",
-        "pca",
-        "datasets/heart_scale",
-        "-o",
-        s(&pca),
-    ]));
+    train(&["svc", "datasets/heart_scale", "-o", s(&model)]);
+    train(&["pca", "datasets/heart_scale", "-o", s(&pca)]);
     for args in [
         vec![
             "predict",
@@ -182,25 +148,11 @@ fn closes_quietly(args: &[&str]) {
 #[test]
 fn a_closed_pipe_ends_a_long_output_quietly() {
     let dir = tempfile::tempdir().unwrap();
-    let train = synthetic(dir.path(), "train.svm", 200);
+    let small = synthetic(dir.path(), "train.svm", 200);
     let big = synthetic(dir.path(), "big.svm", 150_000);
     let (km, logistic) = (dir.path().join("km.margin"), dir.path().join("lr.margin"));
-    stdout(&margin(&[
-        "train",
-        "kmeans",
-        "--n-clusters",
-        "6",
-        s(&train),
-        "-o",
-        s(&km),
-    ]));
-    stdout(&margin(&[
-        "train",
-        "logistic",
-        s(&train),
-        "-o",
-        s(&logistic),
-    ]));
+    train(&["kmeans", "--n-clusters", "6", s(&small), "-o", s(&km)]);
+    train(&["logistic", s(&small), "-o", s(&logistic)]);
     // Megabytes of output against a 64 KiB pipe buffer.
     closes_quietly(&["transform", s(&km), s(&big)]);
     closes_quietly(&["predict", s(&logistic), s(&big), "--proba"]);
@@ -215,15 +167,7 @@ fn a_closed_pipe_ends_a_long_output_quietly() {
     w.flush().unwrap();
     drop(w);
     let km_csv = dir.path().join("km_csv.margin");
-    stdout(&margin(&[
-        "train",
-        "kmeans",
-        "--n-clusters",
-        "4",
-        s(&csv),
-        "-o",
-        s(&km_csv),
-    ]));
+    train(&["kmeans", "--n-clusters", "4", s(&csv), "-o", s(&km_csv)]);
     closes_quietly(&["transform", s(&km_csv), s(&csv)]);
 }
 
@@ -267,13 +211,7 @@ fn a_file_size_limit_leaves_the_old_file_whole_and_no_temporary() {
         leftovers(dir.path())
     );
     // The same for predictions.
-    stdout(&margin(&[
-        "train",
-        "linear-svc",
-        "datasets/heart_scale",
-        "-o",
-        s(&model),
-    ]));
+    train(&["linear-svc", "datasets/heart_scale", "-o", s(&model)]);
     let preds = dir.path().join("preds.txt");
     std::fs::write(&preds, b"old predictions\n").unwrap();
     let args = [
@@ -329,8 +267,8 @@ fn an_output_that_is_an_input_is_refused_before_any_work() {
     std::fs::copy(root().join("datasets/heart_scale"), &data).unwrap();
     let original = std::fs::read(&data).unwrap();
     let (model, pca) = (dir.path().join("m.margin"), dir.path().join("p.margin"));
-    stdout(&margin(&["train", "svc", s(&data), "-o", s(&model)]));
-    stdout(&margin(&["train", "pca", s(&data), "-o", s(&pca)]));
+    train(&["svc", s(&data), "-o", s(&model)]);
+    train(&["pca", s(&data), "-o", s(&pca)]);
     let model_bytes = std::fs::read(&model).unwrap();
     let spelled = format!("{}/./x.txt", dir.path().display());
     let report = dir.path().join("r.md");
@@ -383,13 +321,7 @@ fn an_output_that_is_an_input_is_refused_before_any_work() {
 fn a_refusal_leaves_existing_outputs_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.margin");
-    stdout(&margin(&[
-        "train",
-        "svc",
-        "datasets/heart_scale",
-        "-o",
-        s(&model),
-    ]));
+    train(&["svc", "datasets/heart_scale", "-o", s(&model)]);
     let out = dir.path().join("out.txt");
     let keep = |name: &Path| std::fs::write(name, b"keep me\n").unwrap();
     keep(&out);

@@ -2,33 +2,7 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
-
-/// Trains on `train` with `args`, predicts `test`, returns the printed report and the
-/// predictions file's lines.
-fn train_and_predict(args: &[&str], train: &str, test: &str) -> (String, Vec<String>) {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("perceptron.margin");
-    let preds = dir.path().join("pred.txt");
-    let m = model.to_str().unwrap();
-    let mut words = vec!["train"];
-    words.extend_from_slice(args);
-    words.extend_from_slice(&[train, "-o", m]);
-    stdout(&margin(&words));
-    let out = stdout(&margin(&[
-        "predict",
-        m,
-        test,
-        "-o",
-        preds.to_str().unwrap(),
-    ]));
-    let lines = std::fs::read_to_string(&preds)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    (out, lines)
-}
+use common::{accuracy, fails_with, train, train_and_predict, train_refused};
 
 #[test]
 fn perceptron_matches_scikit_learn_unshuffled() {
@@ -95,42 +69,27 @@ fn kernel_perceptron_with_rbf_and_columns_on_the_fly() {
             "datasets/heart_scale",
             "datasets/heart_scale",
         );
-        let accuracy: f64 = out
-            .trim()
-            .strip_prefix("accuracy: ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert!(accuracy > 0.9, "budget {budget}: {out}");
+        assert!(accuracy(&out) > 0.9, "budget {budget}: {out}");
     }
 }
 
 #[test]
 fn bad_options_are_usage_errors() {
-    let args = |extra: &[&'static str]| {
-        let mut a = vec!["train"];
-        a.extend_from_slice(extra);
-        a.extend_from_slice(&["datasets/heart_scale", "-o", "/dev/null"]);
-        a
-    };
-    fails_with(&args(&["perceptron", "--eta0", "0"]), 2, "eta0");
-    fails_with(&args(&["perceptron", "--max-iter", "0"]), 2, "--max-iter");
-    fails_with(&args(&["perceptron", "--shuffle", "maybe"]), 2, "--shuffle");
-    fails_with(&args(&["perceptron", "--kernel", "rbf"]), 2, "--kernel");
-    fails_with(
-        &args(&["kernel-perceptron", "--kernel", "custom"]),
-        2,
+    train_refused(&["perceptron", "--eta0", "0"], "eta0");
+    train_refused(&["perceptron", "--max-iter", "0"], "--max-iter");
+    train_refused(&["perceptron", "--shuffle", "maybe"], "--shuffle");
+    train_refused(&["perceptron", "--kernel", "rbf"], "--kernel");
+    train_refused(
+        &["kernel-perceptron", "--kernel", "custom"],
         "expected linear, poly, rbf, sigmoid or precomputed (a custom kernel is given whole",
     );
-    fails_with(
-        &args(&["kernel-perceptron", "--kernel", "rbf", "--degree", "3"]),
-        2,
+    train_refused(
+        &["kernel-perceptron", "--kernel", "rbf", "--degree", "3"],
         "--degree",
     );
-    fails_with(&args(&["kernel-perceptron", "--gamma", "-1"]), 2, "gamma");
-    fails_with(
-        &args(&["kernel-perceptron", "--gram-budget-mb", "-5"]),
-        2,
+    train_refused(&["kernel-perceptron", "--gamma", "-1"], "gamma");
+    train_refused(
+        &["kernel-perceptron", "--gram-budget-mb", "-5"],
         "--gram-budget-mb: expected a finite number ≥ 0, found `-5`",
     );
 }
@@ -140,13 +99,7 @@ fn predict_refuses_probabilities() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("p.margin");
     let m = model.to_str().unwrap();
-    stdout(&margin(&[
-        "train",
-        "perceptron",
-        "datasets/heart_scale",
-        "-o",
-        m,
-    ]));
+    train(&["perceptron", "datasets/heart_scale", "-o", m]);
     fails_with(
         &["predict", m, "datasets/heart_scale", "--proba"],
         2,

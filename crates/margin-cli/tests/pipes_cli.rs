@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{margin, root, stdout};
+use common::{margin, root, s, stdout, train};
 
 /// The longest a command may wait (a debug build on a loaded two-core machine trains these
 /// small models in seconds; only a command that blocks reaches this).
@@ -83,14 +83,7 @@ fn run_via(via: Via, file: &Path, args: &[&str], dir: &Path) -> Output {
                 .iter()
                 .map(|&a| if a == DATA { "/dev/stdin" } else { a })
                 .collect();
-            let mut child = Command::new(env!("CARGO_BIN_EXE_margin"))
-                .args(&args)
-                .current_dir(root())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("margin runs");
+            let mut child = spawn_margin(&args, Stdio::piped());
             let mut stdin = child.stdin.take().expect("piped stdin");
             // A command that stops reading early closes the pipe: the write then fails, which
             // is fine.
@@ -115,14 +108,7 @@ fn run_via(via: Via, file: &Path, args: &[&str], dir: &Path) -> Output {
                 .iter()
                 .map(|&a| if a == DATA { path.as_str() } else { a })
                 .collect();
-            let child = Command::new(env!("CARGO_BIN_EXE_margin"))
-                .args(&args)
-                .current_dir(root())
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("margin runs");
+            let child = spawn_margin(&args, Stdio::null());
             let out = wait_bounded(child, &what);
             // A writer still blocked in its open (the command failed before opening) is let go.
             std::fs::OpenOptions::new()
@@ -162,6 +148,19 @@ fn run_via(via: Via, file: &Path, args: &[&str], dir: &Path) -> Output {
     }
 }
 
+/// Starts `margin ARGS` from the repository root with `stdin` as its standard input, its
+/// standard output and error piped.
+fn spawn_margin(args: &[&str], stdin: Stdio) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_margin"))
+        .args(args)
+        .current_dir(root())
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("margin runs")
+}
+
 /// A number no other call in this process returns (FIFO names).
 fn unique() -> usize {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -169,19 +168,41 @@ fn unique() -> usize {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Whether the tools these tests drive are here (mkfifo, bash, cat); says so when not.
-fn have_tools() -> bool {
+/// A temporary directory for a test, when the tools these tests drive are here (mkfifo, bash,
+/// cat); `None`, saying so, when not (the test is then skipped).
+fn with_tools() -> Option<tempfile::TempDir> {
     for tool in ["mkfifo", "bash", "cat"] {
         if Command::new(tool).arg("--version").output().is_err() {
             println!("skipped: `{tool}` is not installed");
-            return false;
+            return None;
         }
     }
-    true
+    Some(tempfile::tempdir().unwrap())
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+/// heart_scale's path, and an SVC trained on it saved as `dir/svc.margin`.
+fn heart_and_svc(dir: &Path) -> (PathBuf, PathBuf) {
+    let heart = root().join("datasets/heart_scale");
+    let svc = dir.join("svc.margin");
+    train(&["svc", s(&heart), "-o", s(&svc)]);
+    (heart, svc)
+}
+
+/// The LIBSVM model `margin svm-train` writes for `heart`, saved as `dir/heart.model`.
+fn libsvm_model(dir: &Path, heart: &Path) -> PathBuf {
+    let model = dir.join("heart.model");
+    stdout(&margin(&["svm-train", "-q", s(heart), s(&model)]));
+    model
+}
+
+/// When the tools are here ([`with_tools`]): a test's temporary directory, heart_scale's path,
+/// an SVC trained on it ([`heart_and_svc`]) and the LIBSVM model `margin svm-train` writes for
+/// it ([`libsvm_model`]), both saved in that directory.
+fn with_heart_models() -> Option<(tempfile::TempDir, PathBuf, PathBuf, PathBuf)> {
+    let dir = with_tools()?;
+    let (heart, svc) = heart_and_svc(dir.path());
+    let libsvm_model = libsvm_model(dir.path(), &heart);
+    Some((dir, heart, svc, libsvm_model))
 }
 
 /// The output of a run that must succeed, stdout then any file it wrote, with the data's path
@@ -210,27 +231,13 @@ struct Case {
 
 #[test]
 fn every_command_reads_its_data_from_pipes_fifos_and_substitutions() {
-    if !have_tools() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let heart = root().join("datasets/heart_scale");
     // The models the prediction commands read, trained from the file.
-    let svc = d.join("svc.margin");
-    stdout(&margin(&["train", "svc", s(&heart), "-o", s(&svc)]));
+    let Some((dir, heart, svc, libsvm_model)) = with_heart_models() else {
+        return;
+    };
+    let d = dir.path();
     let pca = d.join("pca.margin");
-    stdout(&margin(&[
-        "train",
-        "pca",
-        "--n-components",
-        "2",
-        s(&heart),
-        "-o",
-        s(&pca),
-    ]));
-    let libsvm_model = d.join("heart.model");
-    stdout(&margin(&["svm-train", "-q", s(&heart), s(&libsvm_model)]));
+    train(&["pca", "--n-components", "2", s(&heart), "-o", s(&pca)]);
     let case = |name: &'static str, args: &[&str], writes: bool| Case {
         name,
         args: args.iter().map(|a| a.to_string()).collect(),
@@ -339,16 +346,15 @@ fn heart_parquet(dir: &Path) -> PathBuf {
 
 #[test]
 fn a_parquet_table_reads_from_a_pipe_and_a_fifo_as_from_its_file() {
-    if !have_tools() {
+    let Some(dir) = with_tools() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let d = dir.path();
     let table = heart_parquet(d);
     let want = result(&margin(&["info", s(&table)]), None, s(&table));
     assert!(want.0.contains("rows: 270"), "{}", want.0);
     let model = d.join("m.margin");
-    stdout(&margin(&["train", "logistic", s(&table), "-o", s(&model)]));
+    train(&["logistic", s(&table), "-o", s(&model)]);
     let predicted = result(&margin(&["predict", s(&model), s(&table)]), None, "");
     for via in ALL {
         let got = result(&run_via(via, &table, &["info", DATA], d), None, "\u{0}");
@@ -364,13 +370,10 @@ fn a_parquet_table_reads_from_a_pipe_and_a_fifo_as_from_its_file() {
 
 #[test]
 fn the_issue_s_pipe_into_predict_writes_every_prediction() {
-    if !have_tools() {
+    let Some(dir) = with_tools() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let heart = root().join("datasets/heart_scale");
-    let model = dir.path().join("m.margin");
-    stdout(&margin(&["train", "svc", s(&heart), "-o", s(&model)]));
+    };
+    let (heart, model) = heart_and_svc(dir.path());
     // `cat heart_scale | margin predict M /dev/stdin -o out` wrote 0 bytes and exited 0.
     let out = dir.path().join("out");
     let o = run_via(
@@ -386,16 +389,10 @@ fn the_issue_s_pipe_into_predict_writes_every_prediction() {
 
 #[test]
 fn info_reads_a_model_file_from_a_pipe_as_from_its_file() {
-    if !have_tools() {
+    let Some((dir, _, svc, libsvm_model)) = with_heart_models() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let d = dir.path();
-    let heart = root().join("datasets/heart_scale");
-    let svc = d.join("svc.margin");
-    stdout(&margin(&["train", "svc", s(&heart), "-o", s(&svc)]));
-    let libsvm_model = d.join("heart.model");
-    stdout(&margin(&["svm-train", "-q", s(&heart), s(&libsvm_model)]));
     for model in [&svc, &libsvm_model] {
         let want = result(&margin(&["info", s(model)]), None, "\u{0}");
         assert!(want.0.contains("model: "), "{}", want.0);
@@ -409,19 +406,11 @@ fn info_reads_a_model_file_from_a_pipe_as_from_its_file() {
 #[test]
 fn a_piped_model_file_is_read_only_as_far_as_its_header_claims() {
     let dir = tempfile::tempdir().unwrap();
-    let heart = root().join("datasets/heart_scale");
-    let svc = dir.path().join("svc.margin");
-    stdout(&margin(&["train", "svc", s(&heart), "-o", s(&svc)]));
+    let (_, svc) = heart_and_svc(dir.path());
     // The model, then zeros without end: read whole, the pipe would never end. Read as far as
     // the header claims, the byte after the body is found and the file refused at once.
     let model = std::fs::read(&svc).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_margin"))
-        .args(["info", "/dev/stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("margin runs");
+    let mut child = spawn_margin(&["info", "/dev/stdin"], Stdio::piped());
     let mut stdin = child.stdin.take().expect("piped stdin");
     std::thread::spawn(move || {
         let zeros = vec![0u8; 1 << 16];

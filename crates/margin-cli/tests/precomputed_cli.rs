@@ -7,7 +7,7 @@ use crate::common;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use common::{fails_with, margin, root, stdout};
+use common::{fails_with, margin, predict, root, stdout, train};
 
 /// Training rows taken from the head of a bundled file; the rest are the test rows.
 const N_TRAIN: usize = 150;
@@ -178,7 +178,7 @@ impl Split {
         words.extend(args.iter().map(String::as_str));
         words.extend([train, "-o", m]);
         stdout(&margin(&words));
-        stdout(&margin(&["predict", m, test, "-o", p]));
+        predict(m, test, p);
         numbers(Path::new(p))
     }
 
@@ -235,20 +235,19 @@ fn svc_probabilities_on_a_gram_matrix_are_those_on_the_features() {
     // Platt scaling's internal folds select training rows, which keep their serial numbers.
     let dir = tempfile::tempdir().unwrap();
     let s = split(dir.path(), "heart_scale", Kernel::Linear);
-    let proba = |tag: &str, kernel: &str, train: &str, test: &str| {
+    let proba = |tag: &str, kernel: &str, data: &str, test: &str| {
         let m = dir.path().join(tag);
         let m = m.to_str().unwrap();
-        stdout(&margin(&[
-            "train",
+        train(&[
             "svc",
             "--kernel",
             kernel,
             "--probability",
             "true",
-            train,
+            data,
             "-o",
             m,
-        ]));
+        ]);
         stdout(&margin(&["predict", m, test, "--proba"]))
     };
     let raw = proba("raw", "linear", &s.train_features, &s.test_features);
@@ -428,15 +427,7 @@ fn precomputed_kernels_refuse_what_does_not_fit() {
         );
     }
     // At prediction, K(test, train) needs one column per training sample.
-    stdout(&margin(&[
-        "train",
-        "svc",
-        "--kernel",
-        "precomputed",
-        &s.train_gram,
-        "-o",
-        m,
-    ]));
+    train(&["svc", "--kernel", "precomputed", &s.train_gram, "-o", m]);
     let (y_test, x_test) = (&y[N_TRAIN..], &x[N_TRAIN..]);
     let k_test = Kernel::Linear.gram(x_test, &x[..N_TRAIN + 1]);
     let wide = write_csv(&dir.path().join("wide_test.csv"), &k_test, y_test);

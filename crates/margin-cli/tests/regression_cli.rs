@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
+use common::{fails_with, margin, predict, stdout, train};
 
 #[test]
 fn train_then_predict_matches_scikit_learns_scores() {
@@ -62,13 +62,7 @@ fn train_then_predict_matches_scikit_learns_scores() {
         args.extend_from_slice(flags);
         args.extend(["datasets/housing_scale", "-o", m]);
         stdout(&margin(&args));
-        let out = stdout(&margin(&[
-            "predict",
-            m,
-            "datasets/housing_scale",
-            "-o",
-            "/dev/null",
-        ]));
+        let out = predict(m, "datasets/housing_scale", "/dev/null");
         assert_eq!(
             out,
             format!("r2: {r2}\nrmse: {rmse}\nmae: {mae}\n"),
@@ -83,14 +77,8 @@ fn predictions_are_written_one_per_line() {
     let model = dir.path().join("ols.margin");
     let out = dir.path().join("pred.txt");
     let (m, o) = (model.to_str().unwrap(), out.to_str().unwrap());
-    stdout(&margin(&[
-        "train",
-        "linear",
-        "datasets/housing_scale",
-        "-o",
-        m,
-    ]));
-    stdout(&margin(&["predict", m, "datasets/housing_scale", "-o", o]));
+    train(&["linear", "datasets/housing_scale", "-o", m]);
+    predict(m, "datasets/housing_scale", o);
     let values: Vec<f64> = std::fs::read_to_string(&out)
         .unwrap()
         .lines()
@@ -179,7 +167,7 @@ fn bad_flags_are_refused_with_exit_code_2() {
         2,
         "--fit-intercept",
     );
-    stdout(&margin(&["train", "ridge", data, "-o", m]));
+    train(&["ridge", data, "-o", m]);
     fails_with(&["predict", m, data, "--proba"], 2, "regressor");
 }
 

@@ -8,11 +8,7 @@ use crate::common;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::{fails_with, margin, root, stdout};
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{fails_with, margin, root, s, stdout, train};
 
 /// Every line of `text` passed through `f`, written to `dir/name`.
 fn rewrite(dir: &Path, name: &str, text: &str, f: impl Fn(&str) -> String) -> PathBuf {
@@ -152,13 +148,7 @@ fn every_model_kind_pads_a_narrower_libsvm_file_and_refuses_a_wider_one() {
     }
     // Transformers follow the same rule.
     let pca = dir.path().join("pca.margin");
-    stdout(&margin(&[
-        "train",
-        "pca",
-        "datasets/heart_scale",
-        "-o",
-        s(&pca),
-    ]));
+    train(&["pca", "datasets/heart_scale", "-o", s(&pca)]);
     same_outputs(
         &outputs("transform", &pca, &narrow, dir.path()),
         &outputs("transform", &pca, &zeroed, dir.path()),

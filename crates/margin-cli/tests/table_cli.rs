@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
-use common::{fails_with, margin, root, stdout};
+use common::{fails_with, margin, root, s, stdout, train};
 use margin_core::Records;
 use margin_io::TableColumns;
 use margin_io::table::{read_parquet, write_parquet};
@@ -46,10 +46,6 @@ fn heart_table() -> RecordBatch {
     RecordBatch::try_from_iter(columns).unwrap()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn a_parquet_table_trains_and_predicts_as_its_libsvm_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -60,7 +56,7 @@ fn a_parquet_table_trains_and_predicts_as_its_libsvm_rows() {
     let (from_table, from_text) = (dir.path().join("t.model"), dir.path().join("l.model"));
     let heart = root().join("datasets/heart_scale");
     for (data, model) in [(&table, &from_table), (&heart, &from_text)] {
-        stdout(&margin(&["train", "svc", s(data), "-o", s(model)]));
+        train(&["svc", s(data), "-o", s(model)]);
     }
     let on_table = stdout(&margin(&["predict", s(&from_table), s(&table)]));
     let on_text = stdout(&margin(&["predict", s(&from_text), s(&heart)]));
@@ -177,7 +173,7 @@ fn label_and_features_are_chosen_by_name_in_train_predict_evaluate_and_info() {
         dir.path().join("plain.model"),
         dir.path().join("mixed.model"),
     );
-    stdout(&margin(&["train", "svc", s(&plain), "-o", s(&m_plain)]));
+    train(&["svc", s(&plain), "-o", s(&m_plain)]);
     let mut args = vec!["train", "svc", s(&mixed), "-o", s(&m_mixed)];
     args.extend(chosen);
     stdout(&margin(&args));
@@ -243,12 +239,12 @@ fn data_without_a_label_is_predicted_with_no_label() {
     let dir = tempfile::tempdir().unwrap();
     let heart = heart_table();
     let features = heart.project(&(0..13).collect::<Vec<_>>()).unwrap();
-    let (train, new) = (dir.path().join("t.parquet"), dir.path().join("new.parquet"));
-    write_parquet(&train, &heart).unwrap();
+    let (labelled_table, new) = (dir.path().join("t.parquet"), dir.path().join("new.parquet"));
+    write_parquet(&labelled_table, &heart).unwrap();
     write_parquet(&new, &features).unwrap();
     let model = dir.path().join("m");
-    stdout(&margin(&["train", "logistic", s(&train), "-o", s(&model)]));
-    let labelled = stdout(&margin(&["predict", s(&model), s(&train)]));
+    train(&["logistic", s(&labelled_table), "-o", s(&model)]);
+    let labelled = stdout(&margin(&["predict", s(&model), s(&labelled_table)]));
     let unlabelled = stdout(&margin(&["predict", s(&model), s(&new), "--no-label"]));
     // The same predictions; no accuracy without labels.
     assert!(reported(&labelled, "accuracy").is_some());
@@ -280,28 +276,14 @@ fn nulls_are_missing_values_for_the_models_that_take_them() {
     let path = dir.path().join("gaps.parquet");
     write_parquet(&path, &batch).unwrap();
     let model = dir.path().join("hgb");
-    stdout(&margin(&[
-        "train",
-        "gradient-boosting",
-        s(&path),
-        "-o",
-        s(&model),
-    ]));
+    train(&["gradient-boosting", s(&path), "-o", s(&model)]);
     let out = stdout(&margin(&["predict", s(&model), s(&path)]));
     assert!(reported(&out, "accuracy").is_some(), "{out}");
     let info = stdout(&margin(&["info", s(&path)]));
     assert!(info.contains("missing values (nulls): 6\n"), "{info}");
     // A decision tree takes them when asked to (its `missing-values` parameter)...
     let tree = dir.path().join("tree");
-    stdout(&margin(&[
-        "train",
-        "tree",
-        s(&path),
-        "--missing-values",
-        "true",
-        "-o",
-        s(&tree),
-    ]));
+    train(&["tree", s(&path), "--missing-values", "true", "-o", s(&tree)]);
     // ...and SVC refuses them where they are.
     fails_with(
         &["train", "svc", s(&path), "-o", s(&dir.path().join("svc"))],
@@ -316,7 +298,7 @@ fn predictions_and_transforms_are_written_as_tables() {
     let table = dir.path().join("heart.parquet");
     write_parquet(&table, &heart_table()).unwrap();
     let model = dir.path().join("m");
-    stdout(&margin(&["train", "logistic", s(&table), "-o", s(&model)]));
+    train(&["logistic", s(&table), "-o", s(&model)]);
     let text = stdout(&margin(&["predict", s(&model), s(&table), "--proba"]));
     let out = dir.path().join("p.parquet");
     let report = stdout(&margin(&[
@@ -371,15 +353,7 @@ fn predictions_and_transforms_are_written_as_tables() {
     }
     // PCA's projections as Parquet equal its CSV output.
     let pca = dir.path().join("pca");
-    stdout(&margin(&[
-        "train",
-        "pca",
-        s(&table),
-        "--n-components",
-        "2",
-        "-o",
-        s(&pca),
-    ]));
+    train(&["pca", s(&table), "--n-components", "2", "-o", s(&pca)]);
     let csv = dir.path().join("z.csv");
     let projected = dir.path().join("z.parquet");
     stdout(&margin(&["transform", s(&pca), s(&table), "-o", s(&csv)]));
@@ -426,8 +400,7 @@ fn csv_columns_are_chosen_by_name_and_libsvm_refuses_names() {
     margin_io::write_csv(&csv, &data, &margin_io::CsvOptions::default()).unwrap();
     // The CSV's label column is `label`; choose the features in another order.
     let model = dir.path().join("m");
-    stdout(&margin(&[
-        "train",
+    train(&[
         "svc",
         s(&csv),
         "--label",
@@ -436,7 +409,7 @@ fn csv_columns_are_chosen_by_name_and_libsvm_refuses_names() {
         "f2,f1,f3,f4,f5,f6,f7,f8,f9,f10,f11,f12,f13",
         "-o",
         s(&model),
-    ]));
+    ]);
     let info = stdout(&margin(&["info", s(&model)]));
     assert!(info.contains("svc"), "{info}");
     fails_with(

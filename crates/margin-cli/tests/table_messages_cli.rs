@@ -16,11 +16,7 @@ use arrow_array::{
     ArrayRef, Date32Array, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch,
     StringArray,
 };
-use common::{fails_with, margin, root, stdout};
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{fails_with, margin, root, s, stdout};
 
 fn parquet(path: &Path, columns: Vec<(&str, ArrayRef)>) {
     let batch = RecordBatch::try_from_iter(columns).unwrap();

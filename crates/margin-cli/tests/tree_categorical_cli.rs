@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{fails_with, margin, stdout};
+use common::{fails_with, margin, predict, stdout, train};
 
 /// 40 rows in LIBSVM format: feature 1 a category code 0..3 (code 0 is an implicit zero),
 /// feature 2 noise; the label is `hit` for codes 1 and 3, `miss` otherwise.
@@ -44,10 +44,7 @@ fn categorical_columns_split_by_subsets() {
     let mut args = stump.to_vec();
     args.extend(["--categorical-features", "0", d, "-o", m]);
     stdout(&margin(&args));
-    assert_eq!(
-        stdout(&margin(&["predict", m, d, "-o", "/dev/null"])),
-        "accuracy: 1.000000\n"
-    );
+    assert_eq!(predict(m, d, "/dev/null"), "accuracy: 1.000000\n");
     let text = stdout(&margin(&["tree-export", m]));
     assert!(text.starts_with("|--- feature_0 in {0,2}\n"), "{text}");
     assert!(text.contains("|--- feature_0 not in {0,2}\n"), "{text}");
@@ -57,36 +54,19 @@ fn categorical_columns_split_by_subsets() {
     let mut args = stump.to_vec();
     args.extend([d, "-o", m]);
     stdout(&margin(&args));
-    assert_eq!(
-        stdout(&margin(&["predict", m, d, "-o", "/dev/null"])),
-        "accuracy: 0.750000\n"
-    );
+    assert_eq!(predict(m, d, "/dev/null"), "accuracy: 0.750000\n");
 
     // A regression tree on codes, and codes never seen in training at predict (7, 9): they
     // go where missing values would, and prediction goes on.
     let reg_data = dir.path().join("reg.svm");
     write_codes(&reg_data, "5", "0", |i| i % 4);
     let r = reg_data.to_str().unwrap();
-    stdout(&margin(&[
-        "train",
-        "tree-regressor",
-        "--categorical-features",
-        "0",
-        r,
-        "-o",
-        m,
-    ]));
-    assert!(stdout(&margin(&["predict", m, r, "-o", "/dev/null"])).starts_with("r2: 1.000000\n"));
+    train(&["tree-regressor", "--categorical-features", "0", r, "-o", m]);
+    assert!(predict(m, r, "/dev/null").starts_with("r2: 1.000000\n"));
     let unseen = dir.path().join("unseen.svm");
     write_codes(&unseen, "5", "0", |i| [7, 9, 1, 2][i % 4]);
     let out = dir.path().join("pred.txt");
-    stdout(&margin(&[
-        "predict",
-        m,
-        unseen.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]));
+    predict(m, unseen.to_str().unwrap(), out.to_str().unwrap());
     let predictions = std::fs::read_to_string(&out).unwrap();
     assert_eq!(predictions.lines().count(), 40);
 }
@@ -97,7 +77,7 @@ fn pruning_flags_give_smaller_trees() {
     let model = dir.path().join("tree.margin");
     let m = model.to_str().unwrap();
     let h = "datasets/heart_scale";
-    stdout(&margin(&["train", "tree", h, "-o", m]));
+    train(&["tree", h, "-o", m]);
     let full = leaves(m);
     let pruned = |flags: &[&str]| {
         let mut args = vec!["train", "tree"];
@@ -113,8 +93,7 @@ fn pruning_flags_give_smaller_trees() {
     assert_eq!(pruned(&["--pruning", "none"]), full);
 
     let housing = "datasets/housing_scale";
-    stdout(&margin(&[
-        "train",
+    train(&[
         "tree-regressor",
         "--pruning",
         "reduced-error",
@@ -123,8 +102,8 @@ fn pruning_flags_give_smaller_trees() {
         housing,
         "-o",
         m,
-    ]));
-    assert!(stdout(&margin(&["predict", m, housing, "-o", "/dev/null"])).starts_with("r2: "));
+    ]);
+    assert!(predict(m, housing, "/dev/null").starts_with("r2: "));
 }
 
 #[test]

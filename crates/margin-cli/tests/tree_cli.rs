@@ -4,15 +4,7 @@
 
 use crate::common;
 
-use common::{fails_with, margin, stdout};
-
-fn train(args: &[&str]) -> std::process::Output {
-    let mut full = vec!["train"];
-    full.extend_from_slice(args);
-    let out = margin(&full);
-    stdout(&out);
-    out
-}
+use common::{accuracy, fails_with, margin, predict, stdout, train};
 
 #[test]
 fn train_then_predict_matches_scikit_learns_accuracy() {
@@ -87,7 +79,7 @@ fn train_then_predict_matches_scikit_learns_accuracy() {
         let mut args = flags.to_vec();
         args.extend([data.as_str(), "-o", m]);
         train(&args);
-        let out = stdout(&margin(&["predict", m, &test, "-o", "/dev/null"]));
+        let out = predict(m, &test, "/dev/null");
         assert_eq!(out, score, "{flags:?}");
     }
     // A regression tree: scikit-learn's training R² with min_samples_leaf = 8.
@@ -99,13 +91,7 @@ fn train_then_predict_matches_scikit_learns_accuracy() {
         "-o",
         m,
     ]);
-    let out = stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/housing_scale",
-        "-o",
-        "/dev/null",
-    ]));
+    let out = predict(m, "datasets/housing_scale", "/dev/null");
     assert!(out.starts_with("r2: 0.878652\n"), "{out}");
 }
 
@@ -131,19 +117,7 @@ fn forests_train_predict_and_report_out_of_bag_scores() {
         m,
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("out-of-bag accuracy: 0.9"));
-    let acc = stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/svmguide1.t",
-        "-o",
-        "/dev/null",
-    ]));
-    let acc: f64 = acc
-        .trim()
-        .strip_prefix("accuracy: ")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let acc = accuracy(&predict(m, "datasets/svmguide1.t", "/dev/null"));
     assert!(acc > 0.95, "{acc}");
     let proba = dir.path().join("p.txt");
     stdout(&margin(&[
@@ -182,19 +156,7 @@ fn forests_train_predict_and_report_out_of_bag_scores() {
         "-o",
         e,
     ]);
-    let acc = stdout(&margin(&[
-        "predict",
-        e,
-        "datasets/svmguide1.t",
-        "-o",
-        "/dev/null",
-    ]));
-    let acc: f64 = acc
-        .trim()
-        .strip_prefix("accuracy: ")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let acc = accuracy(&predict(e, "datasets/svmguide1.t", "/dev/null"));
     assert!(acc > 0.95, "{acc}");
     fails_with(
         &[
@@ -209,13 +171,7 @@ fn forests_train_predict_and_report_out_of_bag_scores() {
         2,
         "--splitter",
     );
-    let out = stdout(&margin(&[
-        "predict",
-        m,
-        "datasets/housing_scale",
-        "-o",
-        "/dev/null",
-    ]));
+    let out = predict(m, "datasets/housing_scale", "/dev/null");
     // Without bootstrap every fully grown tree memorizes the distinct training rows.
     assert!(out.starts_with("r2: 1.000000\n"), "{out}");
     let text = stdout(&margin(&["tree-export", m, "--tree", "9"]));
@@ -318,7 +274,7 @@ fn bad_flags_and_files_are_refused() {
         2,
         "model.margin",
     );
-    stdout(&margin(&["train", "gaussian-nb", h, "-o", o]));
+    train(&["gaussian-nb", h, "-o", o]);
     fails_with(&["tree-export", o], 2, "holds no decision tree");
 }
 

@@ -30,13 +30,17 @@ fn report<M: Iterative>(model: M) -> Convergence {
     model.convergence()
 }
 
-/// `(name, the fit cut off at max_iter 1, the fit with the defaults)` for parameters `$p`.
+/// `(name, the fit cut off at max_iter 1, the fit with the defaults)` for parameters `$p`;
+/// after `full:`, the settings (as `.tol(1e-3)`) the full fit needs to converge.
 macro_rules! cut_and_default {
     ($name:expr, $p:expr, $data:expr) => {
+        cut_and_default!($name, $p, $data, full:)
+    };
+    ($name:expr, $p:expr, $data:expr, full: $($settings:tt)*) => {
         (
             $name,
             report($p.max_iter(1).fit($data).unwrap()),
-            report($p.fit($data).unwrap()),
+            report($p $($settings)* .fit($data).unwrap()),
         )
     };
 }
@@ -59,42 +63,19 @@ fn fits() -> Vec<(&'static str, Convergence, Convergence)> {
             linear::LogisticRegression::params().solver(LogisticSolver::Newton),
             c
         ),
-        (
+        cut_and_default!(
             "Logistic (gradient descent)",
-            report(
-                linear::LogisticRegression::params()
-                    .solver(LogisticSolver::GradientDescent)
-                    .max_iter(1)
-                    .fit(c)
-                    .unwrap(),
-            ),
-            report(
-                linear::LogisticRegression::params()
-                    .solver(LogisticSolver::GradientDescent)
-                    .tol(1e-3)
-                    .max_iter(10_000)
-                    .fit(c)
-                    .unwrap(),
-            ),
+            linear::LogisticRegression::params().solver(LogisticSolver::GradientDescent),
+            c,
+            full: .tol(1e-3).max_iter(10_000)
         ),
         cut_and_default!("Lasso", linear::ElasticNet::lasso_params().alpha(0.01), r),
         cut_and_default!("ElasticNet", linear::ElasticNet::params().alpha(0.01), r),
-        (
+        cut_and_default!(
             "LinearRegression (gradient descent)",
-            report(
-                linear::LinearRegression::params()
-                    .solver(LstsqSolver::GradientDescent)
-                    .max_iter(1)
-                    .fit(r)
-                    .unwrap(),
-            ),
-            report(
-                linear::LinearRegression::params()
-                    .solver(LstsqSolver::GradientDescent)
-                    .tol(1e-6)
-                    .fit(r)
-                    .unwrap(),
-            ),
+            linear::LinearRegression::params().solver(LstsqSolver::GradientDescent),
+            r,
+            full: .tol(1e-6)
         ),
         cut_and_default!("Perceptron", linear::Perceptron::params(), c),
         cut_and_default!("KernelPerceptron", linear::KernelPerceptron::params(), c),

@@ -4,7 +4,7 @@
 
 use margin_cluster::{NComponents, Pca, SvdSolver};
 use margin_core::{DenseMatrix, Error, Fit, FitStats, Matrix, Records, Transform};
-use margin_testing::stats::{matrix_parts, merge_parts};
+use margin_testing::stats::{cut_points, matrix_parts, merge_parts};
 use proptest::prelude::*;
 
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
@@ -22,7 +22,7 @@ fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<usize>, u64)> {
             proptest::collection::vec(0..=n, 0..5),
             any::<u64>(),
         )
-            .prop_map(move |(z, mut cuts, seed)| {
+            .prop_map(move |(z, cuts, seed)| {
                 // Column j mixes the earlier ones and has scale j + 1, plus an offset.
                 let values: Vec<f64> = (0..n * d)
                     .map(|k| {
@@ -32,10 +32,7 @@ fn problem() -> impl Strategy<Value = (DenseMatrix, Vec<usize>, u64)> {
                     })
                     .collect();
                 let x = DenseMatrix::from_row_major(values, n, d).unwrap();
-                cuts.extend([0, n]);
-                cuts.sort_unstable();
-                cuts.dedup();
-                (x, cuts, seed)
+                (x, cut_points(cuts, n), seed)
             })
     })
 }

@@ -4,47 +4,32 @@
 //! to sign, variances, ratios, singular values and projections to 1e-8. The fixtures and the
 //! command that wrote them are in tests/fixtures (gen_cluster.py; headers name the versions).
 
-use std::path::{Path, PathBuf};
-
 use margin_cluster::{KMeans, KMeansAlgorithm, KMeansInit, NComponents, Pca, SvdSolver};
 use margin_core::{Fit, Matrix, Predict, Records, Transform};
-use margin_io::{LibsvmOptions, read_libsvm};
-use margin_testing::fixture::Fixture as Fields;
+use margin_testing::fixture::{Fixture, repo_libsvm};
 
-/// One fixture file (tests/fixtures), with this suite's reading of its data below.
-struct Fixture {
-    fields: Fields,
+/// The fixture tests/fixtures/`name`.
+fn read(name: &str) -> Fixture {
+    Fixture::bundled(env!("CARGO_MANIFEST_DIR"), name)
 }
 
-impl std::ops::Deref for Fixture {
-    type Target = Fields;
-    fn deref(&self) -> &Fields {
-        &self.fields
-    }
+/// This suite's reading of a fixture's data.
+trait Data {
+    fn data(&self) -> Matrix;
 }
 
-impl Fixture {
-    fn read(name: &str) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(name);
-        Self {
-            fields: Fields::read(path).unwrap(),
-        }
-    }
-
+impl Data for Fixture {
     /// `data - path n_features [rows]` (LIBSVM, sparse) or the rows written in the fixture.
     fn data(&self) -> Matrix {
         let words = self.words("data");
         if self.shape("data") != "-" {
             return Matrix::Dense(self.matrix("data"));
         }
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let opts = LibsvmOptions {
-            n_features: Some(words[1].parse().unwrap()),
-            ..Default::default()
-        };
-        let data = read_libsvm(&root.join(&words[0]), &opts).unwrap();
+        let data = repo_libsvm(
+            env!("CARGO_MANIFEST_DIR"),
+            &words[0],
+            words[1].parse().unwrap(),
+        );
         match words.get(2) {
             Some(n) => {
                 data.select(&(0..n.parse().unwrap()).collect::<Vec<_>>())
@@ -78,7 +63,7 @@ fn check_kmeans(name: &str, x: &Matrix) {
 }
 
 fn check_kmeans_with(name: &str, x: &Matrix, algorithm: KMeansAlgorithm) {
-    let f = Fixture::read(name);
+    let f = read(name);
     let init = f.matrix("init");
     let model = KMeans::params()
         .n_clusters(init.nrows())
@@ -118,7 +103,7 @@ fn check_kmeans_with(name: &str, x: &Matrix, algorithm: KMeansAlgorithm) {
 
 #[test]
 fn kmeans_matches_sklearn_on_blobs() {
-    let f = Fixture::read("kmeans_blobs.txt");
+    let f = read("kmeans_blobs.txt");
     let x = f.data();
     check_kmeans("kmeans_blobs.txt", &x);
     check_kmeans("kmeans_blobs.txt", &Matrix::Sparse(x.to_sparse()));
@@ -126,25 +111,20 @@ fn kmeans_matches_sklearn_on_blobs() {
 
 #[test]
 fn kmeans_matches_sklearn_on_housing_dense() {
-    let x = Matrix::Dense(
-        Fixture::read("kmeans_housing.txt")
-            .data()
-            .to_dense()
-            .unwrap(),
-    );
+    let x = Matrix::Dense(read("kmeans_housing.txt").data().to_dense().unwrap());
     check_kmeans("kmeans_housing.txt", &x);
 }
 
 #[test]
 fn kmeans_matches_sklearn_on_dna_sparse() {
-    let x = Fixture::read("kmeans_dna_sparse.txt").data();
+    let x = read("kmeans_dna_sparse.txt").data();
     assert!(x.as_sparse().is_some());
     check_kmeans("kmeans_dna_sparse.txt", &x);
 }
 
 /// Components equal up to one sign per component; the projections carry the same sign.
 fn check_pca(name: &str, params: margin_cluster::PcaParams) {
-    let f = Fixture::read(name);
+    let f = read(name);
     let x = Matrix::Dense(f.data().to_dense().unwrap());
     let model = params.fit(&x).unwrap();
     assert_eq!(model.n_components(), f.float("n_components") as usize);
@@ -237,7 +217,7 @@ fn pca_variance_fraction_matches_sklearn_on_dna() {
 
 #[test]
 fn sparse_and_dense_records_give_the_same_pca_projection() {
-    let f = Fixture::read("pca_housing_full.txt");
+    let f = read("pca_housing_full.txt");
     let sparse = f.data();
     let dense = Matrix::Dense(sparse.to_dense().unwrap());
     let model = Pca::params().fit(&dense).unwrap();

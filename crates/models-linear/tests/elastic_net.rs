@@ -7,21 +7,13 @@ use margin_optim::Stop;
 use margin_testing::battery::{Task, check_estimator};
 use margin_testing::with_threads;
 
+use crate::common::keyed_numbers;
+
 /// `(alpha, coef, intercept)` per model in the fixture.
 fn reference(case: &str) -> Vec<(f64, Vec<f64>, f64)> {
-    let path = format!(
-        "{}/tests/fixtures/enet_{case}.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
     let mut out: Vec<(f64, Vec<f64>, f64)> = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (key, rest) = line.split_once(' ').unwrap();
-        let nums: Vec<f64> = rest
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
-        match key {
+    for (key, nums) in keyed_numbers(&format!("enet_{case}.txt")) {
+        match key.as_str() {
             "alpha" => out.push((nums[0], Vec::new(), 0.0)),
             "coef" => out.last_mut().unwrap().1 = nums,
             "intercept" => out.last_mut().unwrap().2 = nums[0],

@@ -10,6 +10,8 @@ use margin_optim::Stop;
 use margin_testing::battery::{Task, check_estimator};
 use margin_testing::with_threads;
 
+use crate::common::keyed_numbers;
+
 struct Reference {
     coef: Vec<Vec<f64>>,
     intercept: Vec<f64>,
@@ -17,23 +19,13 @@ struct Reference {
 }
 
 fn reference(case: &str) -> Reference {
-    let path = format!(
-        "{}/tests/fixtures/logistic_{case}.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
     let mut r = Reference {
         coef: Vec::new(),
         intercept: Vec::new(),
         proba: Vec::new(),
     };
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (key, rest) = line.split_once(' ').unwrap();
-        let nums: Vec<f64> = rest
-            .split_whitespace()
-            .map(|v| v.parse().unwrap())
-            .collect();
-        match key {
+    for (key, nums) in keyed_numbers(&format!("logistic_{case}.txt")) {
+        match key.as_str() {
             "labels" => {}
             "coef" => r.coef.push(nums),
             "intercept" => r.intercept.push(nums[0]),

@@ -3,6 +3,7 @@
 //! the seeds of past failures of `tests/NAME.rs` in `proptest-regressions/NAME.txt`.
 
 mod coef_shape;
+mod common;
 mod elastic_net;
 mod least_squares_stats;
 mod logistic;

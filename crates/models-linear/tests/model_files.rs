@@ -5,7 +5,6 @@
 
 use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, PredictProba, Records, Result,
-    Targets,
 };
 use margin_io::ModelFile;
 use margin_kernels::{KernelSpec, Rbf};
@@ -15,35 +14,16 @@ use margin_linear::{
     Perceptron,
 };
 use margin_optim::Stop;
-use margin_testing::battery::check_forged_files;
+use margin_testing::battery::{check_forged_files, check_refused, forge_data};
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
 type Edit<T> = (fn(&mut T), &'static str);
 
-fn data(n: usize, k: Option<usize>) -> Dataset {
-    let x: Vec<f64> = (0..n * 3)
-        .map(|i| ((i * 37 + 11) % 97) as f64 / 48.0 - 1.0)
-        .collect();
-    let y = (0..n)
-        .map(|i| {
-            let s = x[3 * i] + x[3 * i + 1] + 2.0;
-            k.map_or(s - 1.0, |k| {
-                (s * k as f64 / 4.0).floor().min(k as f64 - 1.0)
-            })
-        })
-        .collect();
-    Dataset::new(
-        DenseMatrix::from_row_major(x, n, 3).unwrap(),
-        Targets::Values(y),
-    )
-    .unwrap()
-}
-
 #[test]
 fn forged_classifier_files_are_refused_or_harmless_in_every_method() {
     for k in [2, 3] {
-        let d = data(45, Some(k));
+        let d = forge_data(45, Some(k));
         check_forged_files(&LogisticRegression::params().fit(&d).unwrap(), 3, |m, x| {
             Ok(vec![
                 m.decision_function(x)?.nrows(),
@@ -82,20 +62,17 @@ fn forged_classifier_files_are_refused_or_harmless_in_every_method() {
 
 #[test]
 fn forged_regression_files_are_refused_or_harmless_in_prediction_intervals() {
-    let model = LinearRegression::params().fit(&data(30, None)).unwrap();
+    let model = LinearRegression::params()
+        .fit(&forge_data(30, None))
+        .unwrap();
     check_forged_files(&model, 3, |m, x| {
         Ok(vec![m.predict_interval(x, 0.9)?.lower.len()])
     });
 }
 
+/// Loading `file` as an `M` must be refused naming `field` (quoted, as the checks name fields).
 fn refused<M: ModelFile>(file: &[u8], field: &str) {
-    match M::from_bytes(file) {
-        Err(Error::ModelFile { reason }) => {
-            assert!(reason.contains(&format!("`{field}`")), "{reason}")
-        }
-        Err(other) => panic!("`{field}`: refused with {other}"),
-        Ok(_) => panic!("`{field}`: an inconsistent file was loaded"),
-    }
+    check_refused::<M>(file, &format!("`{field}`"));
 }
 
 /// A `linear-regression` file field by field.
@@ -126,7 +103,9 @@ impl ModelFile for RegressionFile {
 
 #[test]
 fn linear_regression_inference_tables_must_fit_the_weights() {
-    let model = LinearRegression::params().fit(&data(30, None)).unwrap();
+    let model = LinearRegression::params()
+        .fit(&forge_data(30, None))
+        .unwrap();
     let good = RegressionFile::from_bytes(&model.to_bytes().unwrap()).unwrap();
     assert_eq!(
         LinearRegression::from_bytes(&good.to_bytes().unwrap()).unwrap(),
@@ -184,7 +163,7 @@ impl ModelFile for KernelPerceptronFile {
 fn kernel_perceptron_coefficients_must_match_the_support_vectors() {
     let model = KernelPerceptron::params()
         .kernel(Rbf::with_gamma(0.5).unwrap())
-        .fit(&data(45, Some(3)))
+        .fit(&forge_data(45, Some(3)))
         .unwrap();
     let good = KernelPerceptronFile::from_bytes(&model.to_bytes().unwrap()).unwrap();
     assert_eq!(

@@ -3,37 +3,23 @@
 //! on sparse and on dense records. The fixtures and the command that wrote them are in
 //! tests/fixtures (gen_nb.py; each file's header names the versions).
 
-use std::path::{Path, PathBuf};
-
 use margin_core::{Dataset, DenseMatrix, Fit, Matrix, PartialFit, Predict, PredictProba, Records};
-use margin_io::{LibsvmOptions, read_libsvm};
 use margin_linear::naive_bayes::{BernoulliNB, GaussianNB, MultinomialNB};
-use margin_testing::fixture::Fixture as Fields;
+use margin_testing::fixture::{Fixture, repo_libsvm};
 
-/// One fixture file (tests/fixtures), with the readings of its data specs below.
-struct Fixture {
-    name: String,
-    fields: Fields,
+/// The fixture tests/fixtures/`name`.
+fn read(name: &str) -> Fixture {
+    Fixture::bundled(env!("CARGO_MANIFEST_DIR"), name)
 }
 
-impl std::ops::Deref for Fixture {
-    type Target = Fields;
-    fn deref(&self) -> &Fields {
-        &self.fields
-    }
+/// The readings of a fixture's data specs.
+trait Data {
+    fn n_features(&self) -> usize;
+    fn data(&self, key: &str) -> Dataset;
+    fn train(&self) -> Dataset;
 }
 
-impl Fixture {
-    fn read(name: &str) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(name);
-        Self {
-            name: name.to_owned(),
-            fields: Fields::read(path).unwrap(),
-        }
-    }
-
+impl Data for Fixture {
     fn n_features(&self) -> usize {
         self.float("n_features") as usize
     }
@@ -41,12 +27,7 @@ impl Fixture {
     /// A `path [a..b]` data spec, relative to the repository root, as sparse records.
     fn data(&self, key: &str) -> Dataset {
         let spec = self.words(key);
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let opts = LibsvmOptions {
-            n_features: Some(self.n_features()),
-            ..Default::default()
-        };
-        let data = read_libsvm(&root.join(&spec[0]), &opts).unwrap();
+        let data = repo_libsvm(env!("CARGO_MANIFEST_DIR"), &spec[0], self.n_features());
         match spec.get(1) {
             Some(range) => data.select(&rows(range)).unwrap(),
             None => data,
@@ -56,15 +37,10 @@ impl Fixture {
     /// The training data with the fixture's weights.
     fn train(&self) -> Dataset {
         let data = self.data("train");
-        let w = self.words("weights");
-        if w[0] == "none" {
-            return data;
+        match self.cycled_weights("weights", data.n_samples()) {
+            Some(w) => data.with_sample_weights(w).unwrap(),
+            None => data,
         }
-        let cycle: Vec<f64> = w[1..].iter().map(|v| v.parse().unwrap()).collect();
-        let weights = (0..data.n_samples())
-            .map(|i| cycle[i % cycle.len()])
-            .collect();
-        data.with_sample_weights(weights).unwrap()
     }
 }
 
@@ -118,6 +94,19 @@ fn run(fx: &Fixture, train: &Dataset, test: &Matrix, head: &Matrix) -> Outcome {
     let p = fx.params();
     let float = |k: &str| p.get(k).map(|v| v.parse::<f64>().unwrap());
     let boolean = |k: &str| p.get(k).map(|v| v == "true");
+    /// The [`Outcome`] of the fitted model `$m` whose attributes are `$attrs`: the methods are
+    /// each model type's own, hence a macro.
+    macro_rules! outcome {
+        ($m:ident, $attrs:expr) => {
+            Outcome {
+                labels: strings($m.classes()),
+                attrs: $attrs,
+                predicted: strings(&$m.predict(test).unwrap()),
+                proba: $m.predict_proba(head).unwrap(),
+                log_proba: $m.predict_log_proba(head).unwrap(),
+            }
+        };
+    }
     macro_rules! discrete {
         ($model:ident, $params:expr) => {{
             let mut params = $params;
@@ -137,13 +126,7 @@ fn run(fx: &Fixture, train: &Dataset, test: &Matrix, head: &Matrix) -> Outcome {
                 ("feature_count", m.feature_count().as_slice().to_vec()),
                 ("feature_log_prob", m.feature_log_prob().as_slice().to_vec()),
             ];
-            Outcome {
-                labels: strings(m.classes()),
-                attrs,
-                predicted: strings(&m.predict(test).unwrap()),
-                proba: m.predict_proba(head).unwrap(),
-                log_proba: m.predict_log_proba(head).unwrap(),
-            }
+            outcome!(m, attrs)
         }};
     }
     match fx.words("model")[0].as_str() {
@@ -171,20 +154,14 @@ fn run(fx: &Fixture, train: &Dataset, test: &Matrix, head: &Matrix) -> Outcome {
                 ("var", m.var().as_slice().to_vec()),
                 ("epsilon", vec![m.epsilon()]),
             ];
-            Outcome {
-                labels: strings(m.classes()),
-                attrs,
-                predicted: strings(&m.predict(test).unwrap()),
-                proba: m.predict_proba(head).unwrap(),
-                log_proba: m.predict_log_proba(head).unwrap(),
-            }
+            outcome!(m, attrs)
         }
         other => panic!("unknown model {other}"),
     }
 }
 
 fn check(name: &str) {
-    let fx = Fixture::read(name);
+    let fx = read(name);
     let (train, test) = (fx.train(), fx.data("test"));
     let proba_rows: Vec<usize> = (0..50.min(test.n_samples())).collect();
     let head = test.records.select_rows(&proba_rows).unwrap();
@@ -197,7 +174,7 @@ fn check(name: &str) {
             Matrix::Dense(head.to_dense().unwrap()),
         ),
     ] {
-        let what = |s: &str| format!("{} ({layout}): {s}", fx.name);
+        let what = |s: &str| format!("{} ({layout}): {s}", fx.name());
         let m = run(&fx, &train, &test, &head);
         assert_eq!(m.labels, fx.words("classes"), "{}", what("classes"));
         for (attr, got) in &m.attrs {
@@ -266,7 +243,7 @@ fn weighted_gaussian_with_priors_matches_scikit_learn() {
 /// running ones; margin's merge must give the same numbers (smoothing off: see gen_nb.py).
 #[test]
 fn gaussian_streaming_merge_matches_scikit_learns_partial_fit() {
-    let fx = Fixture::read("nb_gaussian_heart_stream.txt");
+    let fx = read("nb_gaussian_heart_stream.txt");
     let train = fx.train();
     let classes = train.targets.to_classes().unwrap().labels().to_vec();
     let params = GaussianNB::params().var_smoothing(0.0);

@@ -9,77 +9,43 @@
 //! they agree bit for bit too: no score falls close enough to 0 for the order to flip a
 //! mistake, and the updates themselves are the same operations).
 
-use std::path::{Path, PathBuf};
-
 use margin_core::{Dataset, Fit, Label, Matrix, Predict, Records};
-use margin_io::{LibsvmOptions, read_libsvm};
 use margin_linear::Perceptron;
-use margin_testing::fixture::Fixture as Fields;
+use margin_testing::fixture::{Fixture, repo_libsvm};
 
-/// One fixture file (tests/fixtures), with this suite's readings of it below.
-struct Fixture {
-    fields: Fields,
+/// This suite's readings of a fixture.
+trait Run {
+    fn data(&self, key: &str) -> Dataset;
+    fn train(&self) -> Dataset;
+    fn perceptron(&self) -> margin_linear::PerceptronParams;
 }
 
-impl std::ops::Deref for Fixture {
-    type Target = Fields;
-    fn deref(&self) -> &Fields {
-        &self.fields
-    }
-}
-
-impl Fixture {
-    fn read(name: &str) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(name);
-        Self {
-            fields: Fields::read(path).unwrap(),
-        }
-    }
-
-    fn param(&self, name: &str) -> Option<String> {
-        self.words("params").iter().find_map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap();
-            (k == name).then(|| v.to_owned())
-        })
-    }
-
+impl Run for Fixture {
     fn data(&self, key: &str) -> Dataset {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let opts = LibsvmOptions {
-            n_features: Some(self.words("n_features")[0].parse().unwrap()),
-            ..Default::default()
-        };
-        read_libsvm(&root.join(&self.words(key)[0]), &opts).unwrap()
+        let n_features = self.word("n_features").parse().unwrap();
+        repo_libsvm(env!("CARGO_MANIFEST_DIR"), &self.words(key)[0], n_features)
     }
 
-    /// The training data with the fixture's weights (`cycle a b c`: sample i gets the
-    /// (i mod 3)-th).
+    /// The training data with the fixture's weights.
     fn train(&self) -> Dataset {
         let data = self.data("train");
-        match self.words("weights") {
-            [none] if none == "none" => data,
-            [cycle, values @ ..] if cycle == "cycle" => {
-                let values: Vec<f64> = values.iter().map(|v| v.parse().unwrap()).collect();
-                let w = (0..data.n_samples())
-                    .map(|i| values[i % values.len()])
-                    .collect();
-                data.with_sample_weights(w).unwrap()
-            }
-            other => panic!("unknown weights {other:?}"),
+        match self.cycled_weights("weights", data.n_samples()) {
+            Some(w) => data.with_sample_weights(w).unwrap(),
+            None => data,
         }
     }
 
-    fn params(&self) -> margin_linear::PerceptronParams {
+    /// Perceptron's parameters as the fixture's `params` set them, without shuffling.
+    fn perceptron(&self) -> margin_linear::PerceptronParams {
+        let given = self.params();
         let mut params = Perceptron::params().shuffle(false);
-        if let Some(n) = self.param("max_iter") {
+        if let Some(n) = given.get("max_iter") {
             params = params.max_iter(n.parse().unwrap());
         }
-        if let Some(eta) = self.param("eta0") {
+        if let Some(eta) = given.get("eta0") {
             params = params.eta0(eta.parse().unwrap());
         }
-        if let Some(yes) = self.param("fit_intercept") {
+        if let Some(yes) = given.get("fit_intercept") {
             params = params.fit_intercept(yes.parse().unwrap());
         }
         params
@@ -91,10 +57,10 @@ fn label_text(l: &Label) -> String {
 }
 
 fn check(name: &str, exact: bool) {
-    let fx = Fixture::read(name);
+    let fx = Fixture::bundled(env!("CARGO_MANIFEST_DIR"), name);
     let train = fx.train();
     let test = fx.data("test");
-    let params = fx.params();
+    let params = fx.perceptron();
     // The rule reads records through dot products only: dense and sparse must agree.
     let dense = Dataset {
         records: Matrix::Dense(train.records.to_dense().unwrap()),

@@ -12,6 +12,8 @@ use margin_testing::battery::{Task, check_estimator};
 use margin_testing::with_threads;
 use proptest::prelude::*;
 
+use crate::common::fit_each_solver;
+
 fn dataset(rows: &[Vec<f64>], y: &[f64]) -> Dataset {
     Dataset::new(
         DenseMatrix::from_rows(rows).unwrap(),
@@ -36,15 +38,7 @@ fn exact_data_is_fitted_exactly() {
     ];
     let y: Vec<f64> = rows.iter().map(|r| 1.0 + 2.0 * r[0] - 3.0 * r[1]).collect();
     let data = dataset(&rows, &y);
-    for solver in [
-        LstsqSolver::Qr,
-        LstsqSolver::Svd,
-        LstsqSolver::NormalEquations,
-    ] {
-        let m = LinearRegression::params()
-            .solver(solver)
-            .fit(&data)
-            .unwrap();
+    for (_, m) in fit_each_solver(&data) {
         assert!(close(m.coef().row(0)[0], 2.0, 1e-12) && close(m.coef().row(0)[1], -3.0, 1e-12));
         assert!(close(m.intercept()[0], 1.0, 1e-12), "{}", m.intercept()[0]);
         assert_eq!(m.rank(), 2);
@@ -331,15 +325,7 @@ fn constant_and_collinear_features_fall_back_to_the_svd() {
         .collect();
     let y: Vec<f64> = (0..10).map(|i| 2.0 + i as f64 + (i % 3) as f64).collect();
     let data = dataset(&rows, &y);
-    for solver in [
-        LstsqSolver::Qr,
-        LstsqSolver::Svd,
-        LstsqSolver::NormalEquations,
-    ] {
-        let m = LinearRegression::params()
-            .solver(solver)
-            .fit(&data)
-            .unwrap();
+    for (solver, m) in fit_each_solver(&data) {
         assert_eq!(m.solver(), LstsqSolver::Svd, "{solver:?}");
         assert_eq!(m.rank(), 1);
         let s = m.singular_values().unwrap();

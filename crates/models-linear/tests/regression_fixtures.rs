@@ -10,6 +10,8 @@ use margin_io::datasets;
 use margin_kernels::{Polynomial, Rbf};
 use margin_linear::{KernelRidge, LinearRegression, LstsqSolver, Ridge, RidgeSolver};
 
+use crate::common::fit_each_solver;
+
 /// `key: v1 v2 ...` lines; `#` starts a comment.
 fn fixture(name: &str) -> HashMap<String, Vec<f64>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -177,15 +179,7 @@ fn rank_deficient() -> Dataset {
 fn collinear_columns_give_numpys_minimum_norm_solution() {
     let f = fixture("reg_rank_deficient.txt");
     let data = rank_deficient();
-    for solver in [
-        LstsqSolver::Qr,
-        LstsqSolver::Svd,
-        LstsqSolver::NormalEquations,
-    ] {
-        let m = LinearRegression::params()
-            .solver(solver)
-            .fit(&data)
-            .unwrap();
+    for (solver, m) in fit_each_solver(&data) {
         let what = format!("centred {solver:?}");
         // QR and the normal equations detect the deficiency and fall back to the SVD.
         assert_eq!(m.solver(), LstsqSolver::Svd, "{what}");

@@ -8,7 +8,8 @@ use margin_core::{
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::index::{Neighbors, SearchIndex, SearchParams, check_k};
+use crate::index::{Neighbors, SearchIndex, SearchParams};
+use crate::supervised::{fit_index, inconsistent, index_accessors, load_index};
 use crate::weights::Weights;
 
 /// Parameters of [`KNeighborsClassifier`] (scikit-learn's names and defaults).
@@ -26,19 +27,6 @@ pub struct KNeighborsClassifierParams {
     weights: Weights,
     #[param(flatten)]
     search: SearchParams,
-}
-
-/// Refuses sample weights: neighbour methods do not weight training samples (scikit-learn's
-/// `fit` takes none either), and ignoring them silently would fit another model than asked.
-pub(crate) fn refuse_sample_weights(data: &Dataset) -> Result<()> {
-    if data.sample_weights.is_some() {
-        return Err(Error::invalid_parameter(
-            "sample_weights",
-            "given",
-            "none: k-nearest neighbours does not weight training samples",
-        ));
-    }
-    Ok(())
 }
 
 /// A fitted k-nearest-neighbour classifier: the training records, their classes, and a search
@@ -90,8 +78,7 @@ impl TryFrom<ClassifierFile> for KNeighborsClassifier {
     type Error = Error;
 
     fn try_from(f: ClassifierFile) -> Result<Self> {
-        let invalid =
-            |what: String| Error::model_file(format!("inconsistent kNN classifier: {what}"));
+        let invalid = |what: String| inconsistent("classifier", what);
         if f.labels.len() < 2 || f.y.iter().any(|&c| c >= f.labels.len()) {
             return Err(invalid(format!(
                 "{} labels, class indices up to {:?}",
@@ -106,10 +93,8 @@ impl TryFrom<ClassifierFile> for KNeighborsClassifier {
                 f.records.n_samples()
             )));
         }
-        f.params.check().map_err(|e| invalid(e.to_string()))?;
-        check_k(f.params.n_neighbors, f.y.len()).map_err(|e| invalid(e.to_string()))?;
-        let index = SearchIndex::build(&f.params.search, f.records, Some(f.params.n_neighbors))
-            .map_err(|e| invalid(e.to_string()))?;
+        let k = f.params.n_neighbors;
+        let index = load_index("classifier", &f.params, &f.params.search, k, f.records)?;
         Ok(Self {
             params: f.params,
             index,
@@ -123,20 +108,11 @@ impl Fit for KNeighborsClassifierParams {
     type Model = KNeighborsClassifier;
 
     fn fit(&self, data: &Dataset) -> Result<KNeighborsClassifier> {
-        self.check()?;
-        // Finiteness is checked once, by the index.
-        data.check_consistent()?;
-        validate::check_non_empty(&data.records)?;
-        refuse_sample_weights(data)?;
-        let classes = data.targets.to_classes()?;
-        validate::check_min_classes(&classes, 2)?;
-        let present = classes.present();
-        check_k(self.n_neighbors, data.n_samples())?;
-        let index = SearchIndex::build(
-            &self.search,
-            crate::nearest::owned_records(&data.records)?,
-            Some(self.n_neighbors),
-        )?;
+        let (index, present) = fit_index(self, &self.search, self.n_neighbors, data, |data| {
+            let classes = data.targets.to_classes()?;
+            validate::check_min_classes(&classes, 2)?;
+            Ok(classes.present())
+        })?;
         Ok(KNeighborsClassifier {
             params: self.clone(),
             index,
@@ -162,27 +138,6 @@ impl KNeighborsClassifier {
         &self.labels
     }
 
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.index.n_features()
-    }
-
-    /// The `n_neighbors` parameter.
-    pub fn n_neighbors(&self) -> usize {
-        self.params.n_neighbors
-    }
-
-    /// Whether queries go through the kd-tree (else brute force).
-    pub fn uses_kd_tree(&self) -> bool {
-        self.index.uses_tree()
-    }
-
-    /// The `k` nearest training rows of every query (see
-    /// [`NearestNeighbors::kneighbors`](crate::NearestNeighbors::kneighbors)).
-    pub fn kneighbors<R: Records + ?Sized>(&self, queries: &R, k: usize) -> Result<Neighbors> {
-        self.index.kneighbors(queries, k)
-    }
-
     /// Per query and class, the summed weights of the query's neighbours of that class.
     fn votes<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
         let k = self.params.n_neighbors;
@@ -200,6 +155,8 @@ impl KNeighborsClassifier {
         Ok(scores)
     }
 }
+
+index_accessors!(KNeighborsClassifier);
 
 impl Predict for KNeighborsClassifier {
     type Output = Vec<Label>;

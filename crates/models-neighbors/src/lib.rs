@@ -102,6 +102,7 @@ mod metric;
 mod nearest;
 mod regressor;
 mod select;
+mod supervised;
 mod weights;
 mod whitening;
 

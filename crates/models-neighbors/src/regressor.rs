@@ -5,8 +5,8 @@ use margin_core::{Dataset, Error, Fit, Matrix, Predict, Records, Result, validat
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::classifier::refuse_sample_weights;
-use crate::index::{Neighbors, SearchIndex, SearchParams, check_k};
+use crate::index::{Neighbors, SearchIndex, SearchParams};
+use crate::supervised::{fit_index, inconsistent, index_accessors, load_index};
 use crate::weights::Weights;
 
 /// Parameters of [`KNeighborsRegressor`] (scikit-learn's names and defaults).
@@ -65,19 +65,18 @@ impl TryFrom<RegressorFile> for KNeighborsRegressor {
     type Error = Error;
 
     fn try_from(f: RegressorFile) -> Result<Self> {
-        let invalid =
-            |what: String| Error::model_file(format!("inconsistent kNN regressor: {what}"));
         if f.y.len() != f.records.n_samples() || f.y.iter().any(|v| !v.is_finite()) {
-            return Err(invalid(format!(
-                "{} targets (all finite?) for {} training rows",
-                f.y.len(),
-                f.records.n_samples()
-            )));
+            return Err(inconsistent(
+                "regressor",
+                format!(
+                    "{} targets (all finite?) for {} training rows",
+                    f.y.len(),
+                    f.records.n_samples()
+                ),
+            ));
         }
-        f.params.check().map_err(|e| invalid(e.to_string()))?;
-        check_k(f.params.n_neighbors, f.y.len()).map_err(|e| invalid(e.to_string()))?;
-        let index = SearchIndex::build(&f.params.search, f.records, Some(f.params.n_neighbors))
-            .map_err(|e| invalid(e.to_string()))?;
+        let k = f.params.n_neighbors;
+        let index = load_index("regressor", &f.params, &f.params.search, k, f.records)?;
         Ok(Self {
             params: f.params,
             index,
@@ -90,21 +89,13 @@ impl Fit for KNeighborsRegressorParams {
     type Model = KNeighborsRegressor;
 
     fn fit(&self, data: &Dataset) -> Result<KNeighborsRegressor> {
-        self.check()?;
-        // The records' finiteness is checked once, by the index.
-        data.check_consistent()?;
-        validate::check_non_empty(&data.records)?;
-        refuse_sample_weights(data)?;
-        let y = data.targets.values()?.into_owned();
-        validate::check_finite_slice(&y)?;
-        // Predictions sum (weighted) neighbours' targets.
-        validate::check_sum_of_squares("the regression targets", y.iter().copied(), None)?;
-        check_k(self.n_neighbors, data.n_samples())?;
-        let index = SearchIndex::build(
-            &self.search,
-            crate::nearest::owned_records(&data.records)?,
-            Some(self.n_neighbors),
-        )?;
+        let (index, y) = fit_index(self, &self.search, self.n_neighbors, data, |data| {
+            let y = data.targets.values()?.into_owned();
+            validate::check_finite_slice(&y)?;
+            // Predictions sum (weighted) neighbours' targets.
+            validate::check_sum_of_squares("the regression targets", y.iter().copied(), None)?;
+            Ok(y)
+        })?;
         Ok(KNeighborsRegressor {
             params: self.clone(),
             index,
@@ -123,28 +114,9 @@ impl KNeighborsRegressor {
     pub fn params() -> KNeighborsRegressorParams {
         KNeighborsRegressorParams::default()
     }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.index.n_features()
-    }
-
-    /// The `n_neighbors` parameter.
-    pub fn n_neighbors(&self) -> usize {
-        self.params.n_neighbors
-    }
-
-    /// Whether queries go through the kd-tree (else brute force).
-    pub fn uses_kd_tree(&self) -> bool {
-        self.index.uses_tree()
-    }
-
-    /// The `k` nearest training rows of every query (see
-    /// [`NearestNeighbors::kneighbors`](crate::NearestNeighbors::kneighbors)).
-    pub fn kneighbors<R: Records + ?Sized>(&self, queries: &R, k: usize) -> Result<Neighbors> {
-        self.index.kneighbors(queries, k)
-    }
 }
+
+index_accessors!(KNeighborsRegressor);
 
 impl Predict for KNeighborsRegressor {
     type Output = Vec<f64>;

@@ -4,14 +4,13 @@
 //! (which used to panic while the index was rebuilt) and a repeated label, refused on load.
 
 use margin_core::{
-    CsrMatrix, Dataset, DenseMatrix, Error, Fit, Label, Matrix, PredictProba, Records, Result,
-    Targets,
+    CsrMatrix, Dataset, DenseMatrix, Fit, Label, Matrix, PredictProba, Records, Result, Targets,
 };
 use margin_io::ModelFile;
 use margin_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsClassifierParams, Metric, NearestNeighbors,
 };
-use margin_testing::battery::check_forged_files;
+use margin_testing::battery::{RawMatrix, check_forged_files, check_refused};
 use serde::{Deserialize, Serialize};
 
 fn data() -> Dataset {
@@ -53,22 +52,6 @@ fn forged_neighbour_files_are_refused_or_harmless_in_every_method() {
     }
 }
 
-/// Records as stored, without the checks `Matrix` makes when it decodes.
-#[derive(Clone, Serialize, Deserialize)]
-enum RawMatrix {
-    Dense {
-        data: Vec<f64>,
-        nrows: usize,
-        ncols: usize,
-    },
-    Sparse {
-        indptr: Vec<usize>,
-        indices: Vec<u32>,
-        values: Vec<f64>,
-        ncols: usize,
-    },
-}
-
 /// A `knn-classifier` file field by field.
 #[derive(Clone, Serialize, Deserialize)]
 struct ClassifierFile {
@@ -86,14 +69,6 @@ impl ModelFile for ClassifierFile {
     }
 }
 
-fn refused(file: &[u8], words: &str) {
-    match KNeighborsClassifier::from_bytes(file) {
-        Err(Error::ModelFile { reason }) => assert!(reason.contains(words), "{reason}"),
-        Err(other) => panic!("refused with {other}"),
-        Ok(_) => panic!("an inconsistent file was loaded"),
-    }
-}
-
 #[test]
 fn stored_rows_and_labels_must_be_sound() {
     let mut d = data();
@@ -108,8 +83,8 @@ fn stored_rows_and_labels_must_be_sound() {
         panic!("sparse training rows")
     };
     indptr[2] = indptr[indptr.len() - 1] + 1;
-    refused(&f.to_bytes().unwrap(), "indptr");
+    check_refused::<KNeighborsClassifier>(&f.to_bytes().unwrap(), "indptr");
     let mut twice = good;
     twice.labels[1] = twice.labels[0].clone();
-    refused(&twice.to_bytes().unwrap(), "`labels`");
+    check_refused::<KNeighborsClassifier>(&twice.to_bytes().unwrap(), "`labels`");
 }

@@ -7,39 +7,27 @@
 //! on the sparse records as loaded, and on dense ones with `algorithm = auto` (the kd-tree
 //! where the rule picks it). Fixtures and the command that wrote them: tests/fixtures/gen_knn.py.
 
-use std::path::Path;
-
 use margin_core::{Dataset, Fit, Label, Matrix, Predict, PredictProba, Records};
 use margin_io::datasets;
 use margin_neighbors::{
     Algorithm, KNeighborsClassifier, KNeighborsRegressor, Metric, Neighbors, Weights,
 };
-use margin_testing::fixture::Fixture as Fields;
+use margin_testing::fixture::Fixture;
 
-/// One fixture file (tests/fixtures), with this suite's readings of it below.
-struct Fixture {
-    name: String,
-    fields: Fields,
+/// The fixture tests/fixtures/`name`.txt.
+fn read(name: &str) -> Fixture {
+    Fixture::bundled(env!("CARGO_MANIFEST_DIR"), &format!("{name}.txt"))
 }
 
-impl std::ops::Deref for Fixture {
-    type Target = Fields;
-    fn deref(&self) -> &Fields {
-        &self.fields
-    }
+/// This suite's readings of a fixture.
+trait Knn {
+    fn data(&self) -> (Dataset, Dataset);
+    fn metric(&self) -> Metric;
+    fn k(&self) -> usize;
+    fn weights(&self) -> Weights;
 }
 
-impl Fixture {
-    fn read(name: &str) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(format!("{name}.txt"));
-        Self {
-            name: name.to_owned(),
-            fields: Fields::read(path).unwrap(),
-        }
-    }
-
+impl Knn for Fixture {
     /// Training and test sets, as gen_knn.py splits them.
     fn data(&self) -> (Dataset, Dataset) {
         let range =
@@ -96,17 +84,17 @@ fn same_neighbours(f: &Fixture, ours: &Neighbors) {
             assert!(
                 (od - d).abs() <= 1e-9 * (1.0 + d),
                 "{} query {q} #{j}: {od} vs {d}",
-                f.name
+                f.name()
             );
         }
         want.sort_unstable();
         got.sort_unstable();
-        assert_eq!(got, want, "{} query {q}", f.name);
+        assert_eq!(got, want, "{} query {q}", f.name());
     }
 }
 
 fn check_classifier(name: &str) {
-    let f = Fixture::read(name);
+    let f = read(name);
     let (train, test) = f.data();
     let params = KNeighborsClassifier::params()
         .n_neighbors(f.k())
@@ -137,7 +125,7 @@ fn check_classifier(name: &str) {
 }
 
 fn check_regressor(name: &str) {
-    let f = Fixture::read(name);
+    let f = read(name);
     let (train, test) = f.data();
     let params = KNeighborsRegressor::params()
         .n_neighbors(f.k())

@@ -60,25 +60,22 @@ struct LaplaceSetup {
     seed: u64,
 }
 
-impl SvrParams {
+impl RegressorParams for SvrParams {
+    fn common(&self) -> (&Settings, f64, &LaplaceSetup) {
+        (&self.settings, self.c, &self.laplace)
+    }
+
     fn formulation(&self) -> Formulation {
         Formulation::Epsilon(self.epsilon)
     }
+}
 
+impl SvrParams {
     /// Fits as [`Fit::fit`](margin_core::Fit::fit) does, drawing the probability folds from
     /// `run`'s `rand()` sequence (continuing it, as LIBSVM's tools do across the trainings of
     /// one run; the params' `seed` is not used) and reporting the solver runs to its observer.
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
-        let probability = self.laplace.probability;
-        fit_params_in(
-            self,
-            &self.settings,
-            self.c,
-            self.formulation(),
-            probability,
-            data,
-            run,
-        )
+        fit_params_in(self, data, run)
     }
 }
 
@@ -239,37 +236,41 @@ pub struct NuSvrParams {
     laplace: LaplaceSetup,
 }
 
-impl NuSvrParams {
+impl RegressorParams for NuSvrParams {
+    fn common(&self) -> (&Settings, f64, &LaplaceSetup) {
+        (&self.settings, self.c, &self.laplace)
+    }
+
     fn formulation(&self) -> Formulation {
         Formulation::Nu(self.nu)
     }
+}
 
+impl NuSvrParams {
     /// Fits as [`SvrParams::fit_in`] does.
     pub fn fit_in(&self, data: &Dataset, run: &mut LibsvmRun<'_>) -> Result<Svr> {
-        let probability = self.laplace.probability;
-        fit_params_in(
-            self,
-            &self.settings,
-            self.c,
-            self.formulation(),
-            probability,
-            data,
-            run,
-        )
+        fit_params_in(self, data, run)
     }
 }
 
+/// The parameters of ε-SVR and ν-SVR: one fit, two formulations.
+trait RegressorParams: Params + Into<SvrHyperparams> {
+    /// The kernel and solver settings, `C`, and the probability model's setup.
+    fn common(&self) -> (&Settings, f64, &LaplaceSetup);
+
+    /// ε-SVR's or ν-SVR's formulation, with its parameter.
+    fn formulation(&self) -> Formulation;
+}
+
 /// What both regressors' `fit_in` do: check the params, fit, keep the params in the model.
-fn fit_params_in<P: Params + Into<SvrHyperparams>>(
+fn fit_params_in<P: RegressorParams>(
     params: &P,
-    settings: &Settings,
-    c: f64,
-    formulation: Formulation,
-    probability: bool,
     data: &Dataset,
     run: &mut LibsvmRun<'_>,
 ) -> Result<Svr> {
     params.check()?;
+    let (settings, c, laplace) = params.common();
+    let (formulation, probability) = (params.formulation(), laplace.probability);
     fit_with_probability(settings, c, formulation, data, probability, run).map(|model| Svr {
         params: params.clone().into(),
         ..model

@@ -5,16 +5,13 @@
 
 use margin_core::{Dataset, DecisionFunction, Fit, Predict, Records};
 use margin_io::{ModelFile, datasets};
-use margin_kernels::{Gamma, Polynomial};
-use margin_svm::{ClassWeight, KernelChoice, LabelOrder, OneClassSvm, Svc, SvmSolver, Svr};
+use margin_svm::{ClassWeight, KernelChoice, LabelOrder, Svc, SvmSolver, Svr};
 
-use crate::libsvm_fixtures::{HEART_GAMMA, fixture, number};
-
-fn rbf(gamma: f64) -> KernelChoice {
-    KernelChoice::Rbf {
-        gamma: Gamma::Value(gamma),
-    }
-}
+use crate::common::{polynomial, rbf};
+use crate::libsvm_fixtures::{
+    HEART_GAMMA, assert_predictions_close, dna_rbf_params, fixture, heart_one_class_params,
+    housing_nu_svr_params, housing_svr_params, number, predicted_numbers,
+};
 
 /// The objective within 1e-6 relative (LIBSVM prints six decimals), ρ within 1e-4 and the
 /// support-vector count within 0.5 % (at least one) of LIBSVM's.
@@ -74,12 +71,7 @@ fn check_classifier(name: &str, model: &Svc, test: &Dataset) {
         );
     }
     if !f.predictions.is_empty() {
-        let got: Vec<f64> = model
-            .predict(&test.records)
-            .unwrap()
-            .iter()
-            .map(number)
-            .collect();
+        let got = predicted_numbers(model, &test.records);
         let dec = model.decision_function(&test.records).unwrap();
         // The smallest decision value of any problem stands for the sample's margin.
         let near: Vec<f64> = (0..dec.nrows())
@@ -114,12 +106,7 @@ fn c_svc_reaches_libsvms_optimum_with_every_kernel() {
         (margin_core::Label::Number(1.0), 3.0),
         (margin_core::Label::Number(-1.0), 0.5),
     ]);
-    let poly = Polynomial::with_degree(2)
-        .unwrap()
-        .with_gamma(0.1)
-        .unwrap()
-        .with_coef0(1.0)
-        .unwrap();
+    let poly = polynomial(2, 0.1, 1.0);
     check_svc(
         "heart_poly_weighted",
         Svc::params().c(2.0).class_weight(weights).kernel(poly),
@@ -155,12 +142,7 @@ fn a_precomputed_gram_matrix_gives_the_rbf_kernels_optimum() {
 #[test]
 fn c_svc_on_three_classes_predicts_libsvms_test_labels() {
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
-    check_svc(
-        "dna_rbf",
-        Svc::params().c(1.0).kernel(rbf(0.005555555555555556)),
-        &train,
-        &test,
-    );
+    check_svc("dna_rbf", dna_rbf_params(), &train, &test);
 }
 
 /// A regressor fitted by the batched solver against LIBSVM's run `name`: the optimum, and
@@ -173,27 +155,14 @@ fn check_regressor(name: &str, svr: &Svr, data: &Dataset) {
         svr.support_indices().len(),
     );
     check_optimum(name, got, f.problems[0]);
-    for (p, w) in svr
-        .predict(&data.records)
-        .unwrap()
-        .iter()
-        .zip(&f.predictions)
-    {
-        assert!(
-            (p - w).abs() <= 1e-3 * w.abs().max(1.0),
-            "{name}: {p} vs {w}"
-        );
-    }
+    let predictions = svr.predict(&data.records).unwrap();
+    assert_predictions_close(name, &predictions, &f.predictions, 1e-3);
 }
 
 #[test]
 fn epsilon_svr_and_the_one_class_svm_reach_libsvms_optimum() {
     let housing = datasets::housing_scale().unwrap();
-    let svr = Svr::params()
-        .c(10.0)
-        .epsilon(0.5)
-        .tol(1e-6)
-        .kernel(rbf(HEART_GAMMA))
+    let svr = housing_svr_params()
         .solver(SvmSolver::Batched)
         .fit(&housing)
         .unwrap();
@@ -201,21 +170,13 @@ fn epsilon_svr_and_the_one_class_svm_reach_libsvms_optimum() {
 
     let heart = datasets::heart_scale().unwrap();
     let f = fixture("heart_one_class");
-    let one = OneClassSvm::params()
-        .nu(0.3)
-        .tol(1e-6)
-        .kernel(rbf(HEART_GAMMA))
+    let one = heart_one_class_params()
         .solver(SvmSolver::Batched)
         .fit(&heart)
         .unwrap();
     let got = (one.objective(), one.rho(), one.support_indices().len());
     check_optimum("heart_one_class", got, f.problems[0]);
-    let pred: Vec<f64> = one
-        .predict(&heart.records)
-        .unwrap()
-        .iter()
-        .map(number)
-        .collect();
+    let pred = predicted_numbers(&one, &heart.records);
     let dec = one.decision_function(&heart.records).unwrap();
     check_predictions("heart_one_class", &pred, &f.predictions, dec.as_slice());
 }
@@ -254,11 +215,7 @@ fn nu_svc_and_nu_svr_reach_libsvms_optimum() {
     check_classifier("dna_nu_svc", &model, &test);
 
     let housing = datasets::housing_scale().unwrap();
-    let svr = Svr::nu_params()
-        .c(10.0)
-        .nu(0.5)
-        .tol(1e-6)
-        .kernel(rbf(HEART_GAMMA))
+    let svr = housing_nu_svr_params()
         .solver(SvmSolver::Batched)
         .fit(&housing)
         .unwrap();

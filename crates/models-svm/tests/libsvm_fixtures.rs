@@ -4,11 +4,16 @@
 
 use std::collections::BTreeSet;
 
-use margin_core::{Dataset, Fit, Label, Predict};
+use margin_core::{Dataset, Fit, Label, Predict, Records};
 
 use margin_io::datasets;
-use margin_kernels::{Gamma, Polynomial};
-use margin_svm::{ClassWeight, KernelChoice, LabelOrder, OneClassSvm, Svc, Svr};
+use margin_kernels::Gamma;
+use margin_svm::{
+    ClassWeight, KernelChoice, LabelOrder, NuSvrParams, OneClassSvm, OneClassSvmParams, Svc,
+    SvcParams, Svr, SvrParams,
+};
+
+use crate::common::{polynomial, rbf};
 
 pub(crate) const HEART_GAMMA: f64 = 0.0769230769230769;
 
@@ -53,6 +58,53 @@ pub(crate) fn fixture(name: &str) -> Fixture {
     f
 }
 
+/// Every prediction of run `name` within `rel` relative (absolute below 1) of LIBSVM's, and
+/// as many of them.
+#[track_caller]
+pub(crate) fn assert_predictions_close(name: &str, got: &[f64], want: &[f64], rel: f64) {
+    assert_eq!(got.len(), want.len(), "{name}: number of predictions");
+    for (p, w) in got.iter().zip(want) {
+        assert!(
+            (p - w).abs() <= rel * w.abs().max(1.0),
+            "{name}: {p} vs {w}"
+        );
+    }
+}
+
+/// The ε-SVR of LIBSVM's run `housing_svr`: C = 10, ε = 0.5, RBF γ = [`HEART_GAMMA`],
+/// tolerance 1e-6.
+pub(crate) fn housing_svr_params() -> SvrParams {
+    Svr::params()
+        .c(10.0)
+        .epsilon(0.5)
+        .tol(1e-6)
+        .kernel(rbf(HEART_GAMMA))
+}
+
+/// The ν-SVR of LIBSVM's run `housing_nu_svr`: C = 10, ν = 0.5, RBF γ = [`HEART_GAMMA`],
+/// tolerance 1e-6.
+pub(crate) fn housing_nu_svr_params() -> NuSvrParams {
+    Svr::nu_params()
+        .c(10.0)
+        .nu(0.5)
+        .tol(1e-6)
+        .kernel(rbf(HEART_GAMMA))
+}
+
+/// The one-class SVM of LIBSVM's run `heart_one_class`: ν = 0.3, RBF γ = [`HEART_GAMMA`],
+/// tolerance 1e-6.
+pub(crate) fn heart_one_class_params() -> OneClassSvmParams {
+    OneClassSvm::params()
+        .nu(0.3)
+        .tol(1e-6)
+        .kernel(rbf(HEART_GAMMA))
+}
+
+/// Support-vector indices as a set, the form the fixtures record them in.
+fn support_set(indices: &[usize]) -> BTreeSet<usize> {
+    indices.iter().copied().collect()
+}
+
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1.0)
 }
@@ -62,6 +114,21 @@ pub(crate) fn number(l: &Label) -> f64 {
         Label::Number(x) => *x,
         Label::Text(t) => panic!("text label {t}"),
     }
+}
+
+/// A classifier's predictions for `records` as the numbers LIBSVM prints for them (panics on a
+/// text label, which no LIBSVM data set has).
+pub(crate) fn predicted_numbers<M, R>(model: &M, records: &R) -> Vec<f64>
+where
+    M: Predict<Output = Vec<Label>>,
+    R: Records + ?Sized,
+{
+    model.predict(records).unwrap().iter().map(number).collect()
+}
+
+/// C-SVC of LIBSVM's run `dna_rbf`: C = 1, RBF γ = 1/180.
+pub(crate) fn dna_rbf_params() -> SvcParams {
+    Svc::params().c(1.0).kernel(rbf(0.005555555555555556))
 }
 
 /// LIBSVM prints objective and ρ with 6 decimals: compare to that precision.
@@ -122,12 +189,7 @@ fn check_classifier(name: &str, model: &Svc, test: &Dataset) {
     assert_eq!(svs, f.sv_indices, "{name}: support vectors");
     // A fixture without predictions records the training side only (see gen_libsvm.py).
     if !f.predictions.is_empty() {
-        let pred: Vec<f64> = model
-            .predict(&test.records)
-            .unwrap()
-            .iter()
-            .map(number)
-            .collect();
+        let pred = predicted_numbers(model, &test.records);
         assert_eq!(pred, f.predictions, "{name}: predictions");
     }
 }
@@ -137,9 +199,7 @@ fn c_svc_rbf_on_heart_scale() {
     let d = datasets::heart_scale().unwrap();
     check_svc(
         "heart_rbf",
-        Svc::params().c(1.0).kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(0.0769230769230769),
-        }),
+        Svc::params().c(1.0).kernel(rbf(0.0769230769230769)),
         &d,
         &d,
     );
@@ -150,12 +210,7 @@ fn c_svc_rbf_without_shrinking() {
     let d = datasets::heart_scale().unwrap();
     check_svc(
         "heart_rbf_c10_noshrink",
-        Svc::params()
-            .c(10.0)
-            .shrinking(false)
-            .kernel(KernelChoice::Rbf {
-                gamma: Gamma::Value(0.2),
-            }),
+        Svc::params().c(10.0).shrinking(false).kernel(rbf(0.2)),
         &d,
         &d,
     );
@@ -176,28 +231,17 @@ fn c_svc_linear_on_heart_scale() {
 fn c_svc_polynomial_with_class_weights() {
     let d = datasets::heart_scale().unwrap();
     let weights = ClassWeight::Given(vec![(Label::Number(1.0), 3.0), (Label::Number(-1.0), 0.5)]);
-    let params = Svc::params().c(2.0).class_weight(weights).kernel(
-        Polynomial::with_degree(2)
-            .unwrap()
-            .with_gamma(0.1)
-            .unwrap()
-            .with_coef0(1.0)
-            .unwrap(),
-    );
+    let params = Svc::params()
+        .c(2.0)
+        .class_weight(weights)
+        .kernel(polynomial(2, 0.1, 1.0));
     check_svc("heart_poly_weighted", params, &d, &d);
 }
 
 #[test]
 fn c_svc_three_classes_one_vs_one_on_dna() {
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
-    check_svc(
-        "dna_rbf",
-        Svc::params().c(1.0).kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(0.005555555555555556),
-        }),
-        &train,
-        &test,
-    );
+    check_svc("dna_rbf", dna_rbf_params(), &train, &test);
 }
 
 /// A regressor against its fixture: the solver's report, the support vectors and predictions
@@ -213,40 +257,15 @@ fn check_regressor(name: &str, model: &Svr, c: f64, data: &Dataset) {
         n_bsv,
     );
     check_problem(name, 0, f.problems[0], got);
-    assert_eq!(
-        model
-            .support_indices()
-            .iter()
-            .copied()
-            .collect::<BTreeSet<_>>(),
-        f.sv_indices,
-        "{name}"
-    );
-    for (p, w) in model
-        .predict(&data.records)
-        .unwrap()
-        .iter()
-        .zip(&f.predictions)
-    {
-        assert!(
-            (p - w).abs() <= 1e-5 * w.abs().max(1.0),
-            "{name}: {p} vs {w}"
-        );
-    }
+    assert_eq!(support_set(model.support_indices()), f.sv_indices, "{name}");
+    let predictions = model.predict(&data.records).unwrap();
+    assert_predictions_close(name, &predictions, &f.predictions, 1e-5);
 }
 
 #[test]
 fn epsilon_svr_on_housing() {
     let d = datasets::housing_scale().unwrap();
-    let model = Svr::params()
-        .c(10.0)
-        .epsilon(0.5)
-        .tol(1e-6)
-        .kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(HEART_GAMMA),
-        })
-        .fit(&d)
-        .unwrap();
+    let model = housing_svr_params().fit(&d).unwrap();
     check_regressor("housing_svr", &model, 10.0, &d);
 }
 
@@ -254,14 +273,7 @@ fn epsilon_svr_on_housing() {
 fn one_class_svm_on_heart_scale() {
     let f = fixture("heart_one_class");
     let d = datasets::heart_scale().unwrap();
-    let model = OneClassSvm::params()
-        .nu(0.3)
-        .tol(1e-6)
-        .kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(0.0769230769230769),
-        })
-        .fit(&d)
-        .unwrap();
+    let model = heart_one_class_params().fit(&d).unwrap();
     let n_bsv = model.dual_coef().iter().filter(|&&c| c >= 1.0).count();
     check_problem(
         "heart_one_class",
@@ -275,20 +287,8 @@ fn one_class_svm_on_heart_scale() {
             n_bsv,
         ),
     );
-    assert_eq!(
-        model
-            .support_indices()
-            .iter()
-            .copied()
-            .collect::<BTreeSet<_>>(),
-        f.sv_indices
-    );
-    let pred: Vec<f64> = model
-        .predict(&d.records)
-        .unwrap()
-        .iter()
-        .map(number)
-        .collect();
+    assert_eq!(support_set(model.support_indices()), f.sv_indices);
+    let pred = predicted_numbers(&model, &d.records);
     assert_eq!(pred, f.predictions);
 }
 
@@ -297,23 +297,13 @@ fn sorted_class_order_matches_scikit_learn() {
     // scikit-learn's SVC sorts classes; so does margin by default (tests/fixtures/gen_sklearn.py).
     let field = |key| fixture_lines(include_str!("fixtures/sklearn_dna_svc.txt"), key);
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
-    let model = Svc::params()
-        .kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(1.0 / 180.0),
-        })
-        .fit(&train)
-        .unwrap();
+    let model = Svc::params().kernel(rbf(1.0 / 180.0)).fit(&train).unwrap();
     let n_support: Vec<f64> = model.n_support().iter().map(|&n| n as f64).collect();
     assert_eq!(n_support, field("n_support: ")[0]);
     for (got, want) in model.intercept().iter().zip(&field("intercept: ")[0]) {
         assert!((got - want).abs() < 1e-6, "intercept {got} vs {want}");
     }
-    let pred: Vec<f64> = model
-        .predict(&test.records)
-        .unwrap()
-        .iter()
-        .map(number)
-        .collect();
+    let pred = predicted_numbers(&model, &test.records);
     assert_eq!(pred, field("predictions: ")[0]);
     let dec = margin_core::DecisionFunction::decision_function(
         &model,
@@ -377,9 +367,7 @@ fn binary_dual_coefficients_carry_scikit_learns_sign() {
 #[test]
 fn nu_svc_on_heart_scale_and_dna() {
     let d = datasets::heart_scale().unwrap();
-    let params = Svc::nu_params().nu(0.4).kernel(KernelChoice::Rbf {
-        gamma: Gamma::Value(HEART_GAMMA),
-    });
+    let params = Svc::nu_params().nu(0.4).kernel(rbf(HEART_GAMMA));
     check_classifier(
         "heart_nu_svc",
         &params
@@ -390,9 +378,7 @@ fn nu_svc_on_heart_scale_and_dna() {
         &d,
     );
     let (train, test) = (datasets::dna().unwrap(), datasets::dna_test().unwrap());
-    let params = Svc::nu_params().nu(0.3).kernel(KernelChoice::Rbf {
-        gamma: Gamma::Value(0.005555555555555556),
-    });
+    let params = Svc::nu_params().nu(0.3).kernel(rbf(0.005555555555555556));
     check_classifier(
         "dna_nu_svc",
         &params
@@ -447,15 +433,7 @@ fn nu_svc_with_a_negative_r_is_rescaled_as_libsvm_rescales_it() {
 #[test]
 fn nu_svr_on_housing() {
     let d = datasets::housing_scale().unwrap();
-    let model = Svr::nu_params()
-        .c(10.0)
-        .nu(0.5)
-        .tol(1e-6)
-        .kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(HEART_GAMMA),
-        })
-        .fit(&d)
-        .unwrap();
+    let model = housing_nu_svr_params().fit(&d).unwrap();
     check_regressor("housing_nu_svr", &model, 10.0, &d);
 }
 
@@ -485,9 +463,7 @@ fn check_probabilities(
     };
     let (want_labels, want_probs) = (field("predictions: "), field("probabilities: "));
     let model = Svc::params()
-        .kernel(KernelChoice::Rbf {
-            gamma: Gamma::Value(gamma),
-        })
+        .kernel(rbf(gamma))
         .label_order(LabelOrder::FirstSeen)
         .probability(true)
         .fit(train)

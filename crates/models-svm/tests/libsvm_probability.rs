@@ -20,6 +20,37 @@ fn rbf_auto() -> KernelChoice {
     KernelChoice::Rbf { gamma: Gamma::Auto }
 }
 
+/// ε-SVR with LIBSVM's default kernel ([`rbf_auto`]) and probability estimates (`-b 1`),
+/// fitted on `data`.
+fn svr_with_probability(data: &Dataset) -> Svr {
+    Svr::params()
+        .kernel(rbf_auto())
+        .probability(true)
+        .fit(data)
+        .unwrap()
+}
+
+/// One-class SVM with LIBSVM's default ν and kernel ([`rbf_auto`]) and probability estimates
+/// (`-b 1`), fitted on `data`.
+fn one_class_with_probability(data: &Dataset) -> OneClassSvm {
+    OneClassSvm::params()
+        .kernel(rbf_auto())
+        .probability(true)
+        .fit(data)
+        .unwrap()
+}
+
+/// A line of `svm-predict -b 1` for a one-class model: the label, then the normal and outlier
+/// probabilities (each `%g`).
+fn libsvm_probability_line(label: f64, probs: &[f64]) -> String {
+    format!(
+        "{} {} {}",
+        format_g(label, 6),
+        format_g(probs[0], 6),
+        format_g(probs[1], 6)
+    )
+}
+
 fn check_regressor(name: &str, model: &Svr, data: &Dataset) {
     let want = fixture(&format!("{name}.model"));
     let text = LibsvmModel::Svr(model.clone()).to_text().unwrap();
@@ -39,11 +70,7 @@ fn check_regressor(name: &str, model: &Svr, data: &Dataset) {
 #[test]
 fn epsilon_svr_probability_is_libsvm_s_to_the_last_digit() {
     let d = datasets::housing_scale().unwrap();
-    let model = Svr::params()
-        .kernel(rbf_auto())
-        .probability(true)
-        .fit(&d)
-        .unwrap();
+    let model = svr_with_probability(&d);
     let sigma = model.laplace_scale().unwrap();
     assert_eq!(sigma, 3.5915331891026154);
     check_regressor("housing_svr_probability", &model, &d);
@@ -105,11 +132,7 @@ fn the_probability_model_depends_on_the_seed_only() {
 #[test]
 fn prediction_intervals_follow_the_laplace_model() {
     let d = datasets::housing_scale().unwrap();
-    let model = Svr::params()
-        .kernel(rbf_auto())
-        .probability(true)
-        .fit(&d)
-        .unwrap();
+    let model = svr_with_probability(&d);
     let sigma = model.laplace_scale().unwrap();
     let f = margin_core::Predict::predict(&model, &d.records).unwrap();
     let iv = model.predict_interval(&d.records, 0.9).unwrap();
@@ -150,12 +173,7 @@ fn check_one_class(name: &str, model: &OneClassSvm, data: &Dataset) {
     let mut printed = String::from("label normal outlier\n");
     for (l, row) in labels.iter().zip(probs.rows()) {
         assert!((row[0] + row[1] - 1.0).abs() < 1e-12);
-        printed += &format!(
-            "{} {} {}\n",
-            format_g(*l, 6),
-            format_g(row[0], 6),
-            format_g(row[1], 6)
-        );
+        printed += &(libsvm_probability_line(*l, row) + "\n");
     }
     assert_eq!(printed, fixture(&format!("{name}.predict")), "{name}");
 }
@@ -163,11 +181,7 @@ fn check_one_class(name: &str, model: &OneClassSvm, data: &Dataset) {
 #[test]
 fn one_class_density_marks_are_libsvm_s() {
     let d = datasets::heart_scale().unwrap();
-    let model = OneClassSvm::params()
-        .kernel(rbf_auto())
-        .probability(true)
-        .fit(&d)
-        .unwrap();
+    let model = one_class_with_probability(&d);
     let marks = model.density_marks().unwrap();
     assert!(marks.windows(2).all(|w| w[0] <= w[1]), "{marks:?}");
     check_one_class("heart_one_class_probability", &model, &d);
@@ -225,14 +239,7 @@ fn libsvm_probability_models_load_and_predict_as_libsvm() {
                 let printed: Vec<String> = values
                     .iter()
                     .zip(probs.rows())
-                    .map(|(l, p)| {
-                        format!(
-                            "{} {} {}",
-                            format_g(*l, 6),
-                            format_g(p[0], 6),
-                            format_g(p[1], 6)
-                        )
-                    })
+                    .map(|(l, p)| libsvm_probability_line(*l, p))
                     .collect();
                 assert_eq!(printed, lines[1..], "{name}");
             }
@@ -249,19 +256,11 @@ fn libsvm_probability_models_load_and_predict_as_libsvm() {
 #[test]
 fn margin_model_files_keep_the_probability_models() {
     let d = datasets::housing_scale().unwrap();
-    let svr = Svr::params()
-        .kernel(rbf_auto())
-        .probability(true)
-        .fit(&d)
-        .unwrap();
+    let svr = svr_with_probability(&d);
     let back = Svr::from_bytes(&svr.to_bytes().unwrap()).unwrap();
     assert_eq!(back.laplace_scale(), svr.laplace_scale());
     let h = datasets::heart_scale().unwrap();
-    let oc = OneClassSvm::params()
-        .kernel(rbf_auto())
-        .probability(true)
-        .fit(&h)
-        .unwrap();
+    let oc = one_class_with_probability(&h);
     let back = OneClassSvm::from_bytes(&oc.to_bytes().unwrap()).unwrap();
     assert_eq!(back.density_marks(), oc.density_marks());
     assert_eq!(

@@ -4,6 +4,7 @@
 
 mod batched;
 mod coef_shape;
+mod common;
 mod huge_index;
 mod libsvm_fixtures;
 mod libsvm_folds;

@@ -5,8 +5,8 @@
 
 use margin_core::params::Params;
 use margin_core::{
-    Convergence, CsrMatrix, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Hyperparams, Label,
-    Matrix, Predict, PredictProba, Records, Result, Targets,
+    Convergence, CsrMatrix, Dataset, DecisionFunction, Error, Fit, Hyperparams, Label, Matrix,
+    Predict, PredictProba, Records, Result, Targets,
 };
 use margin_io::ModelFile;
 use margin_kernels::{KernelSpec, Rbf};
@@ -15,28 +15,14 @@ use margin_svm::{
     BinaryModel, KernelChoice, LibsvmModel, LinearSvc, Multiclass, OneClassSvm, Svc,
     SvcHyperparams, Svr, SvrHyperparams,
 };
-use margin_testing::battery::check_forged_files;
+use margin_testing::battery::{RawMatrix, check_forged_files, check_refused, forge_data};
 use serde::{Deserialize, Serialize};
 
 /// A change to a mirrored file, and the field its refusal must name.
 type Edit<T> = (fn(&mut T), &'static str);
 
 fn data(n: usize, k: usize) -> Dataset {
-    let x: Vec<f64> = (0..n * 3)
-        .map(|i| ((i * 37 + 11) % 97) as f64 / 48.0 - 1.0)
-        .collect();
-    let y = (0..n)
-        .map(|i| {
-            ((x[3 * i] + x[3 * i + 1] + 2.0) * k as f64 / 4.0)
-                .floor()
-                .min(k as f64 - 1.0)
-        })
-        .collect();
-    Dataset::new(
-        DenseMatrix::from_row_major(x, n, 3).unwrap(),
-        Targets::Values(y),
-    )
-    .unwrap()
+    forge_data(n, Some(k))
 }
 
 fn sparse(d: &Dataset) -> Dataset {
@@ -111,16 +97,6 @@ impl ModelFile for SvcFile {
     }
 }
 
-fn refused<M: ModelFile>(file: &[u8], field: &str) {
-    match M::from_bytes(file) {
-        Err(Error::ModelFile { reason }) => {
-            assert!(reason.contains(field), "`{field}` not named in: {reason}")
-        }
-        Err(other) => panic!("`{field}`: refused with {other}"),
-        Ok(_) => panic!("`{field}`: an inconsistent file was loaded"),
-    }
-}
-
 #[test]
 fn svc_files_must_index_and_pair_within_the_model() {
     let model = Svc::params()
@@ -184,7 +160,7 @@ fn svc_files_must_index_and_pair_within_the_model() {
     for (edit, field) in edits {
         let mut f = good.clone();
         edit(&mut f);
-        refused::<Svc>(&f.to_bytes().unwrap(), field);
+        check_refused::<Svc>(&f.to_bytes().unwrap(), field);
     }
     // The refusal of stored parameters says which and what `fit` allows.
     let mut negative_c = good.clone();
@@ -206,7 +182,7 @@ fn svc_files_must_index_and_pair_within_the_model() {
     for bad in [-1.0f64, 0.0, f64::NAN] {
         let mut forged = body.to_vec();
         forged[at..at + 8].copy_from_slice(&bad.to_le_bytes());
-        refused::<Svc>(
+        check_refused::<Svc>(
             &margin_io::seal("svc", Svc::SCHEMA, &forged).unwrap(),
             "kernel",
         );
@@ -228,24 +204,8 @@ fn linear_svc_weights_must_match_the_problems() {
     ] {
         let mut f = good.clone();
         edit(&mut f);
-        refused::<Svc>(&f.to_bytes().unwrap(), "weights");
+        check_refused::<Svc>(&f.to_bytes().unwrap(), "weights");
     }
-}
-
-/// Records as stored, without the checks `Matrix` makes when it decodes.
-#[derive(Clone, Serialize, Deserialize)]
-enum RawMatrix {
-    Dense {
-        data: Vec<f64>,
-        nrows: usize,
-        ncols: usize,
-    },
-    Sparse {
-        indptr: Vec<usize>,
-        indices: Vec<u32>,
-        values: Vec<f64>,
-        ncols: usize,
-    },
 }
 
 /// An `svr` file field by field (the layout of `Svr`: its expansion, `nu`, the Laplace scale
@@ -289,7 +249,7 @@ fn svr_files_must_hold_well_formed_support_vectors_and_one_coefficient_each() {
         panic!("sparse support vectors")
     };
     indptr[1] = indptr[indptr.len() - 1] + 5;
-    refused::<Svr>(&f.to_bytes().unwrap(), "indptr");
+    check_refused::<Svr>(&f.to_bytes().unwrap(), "indptr");
     for (edit, field) in [
         (
             (|f: &mut SvrFile| {
@@ -310,7 +270,7 @@ fn svr_files_must_hold_well_formed_support_vectors_and_one_coefficient_each() {
     ] {
         let mut f = good.clone();
         edit(&mut f);
-        refused::<Svr>(&f.to_bytes().unwrap(), field);
+        check_refused::<Svr>(&f.to_bytes().unwrap(), field);
     }
 }
 

@@ -14,6 +14,8 @@ use margin_svm::{
 };
 use margin_testing::battery::{check_defaults, check_params};
 
+use crate::common::polynomial;
+
 /// Every way a kernel can be given to the builder: the named forms, the kernels crate's
 /// standard kernels (which the params store as the named forms), and kernels that only a
 /// custom kernel describes.
@@ -41,13 +43,7 @@ fn kernels() -> Vec<KernelChoice> {
             .with_coef0(0.1)
             .unwrap()
             .into(),
-        Polynomial::with_degree(4)
-            .unwrap()
-            .with_gamma(0.5)
-            .unwrap()
-            .with_coef0(1.0)
-            .unwrap()
-            .into(),
+        polynomial(4, 0.5, 1.0).into(),
         Polynomial::libsvm(0.5, -1.0, 0).unwrap().into(),
         Laplacian::with_gamma(0.5).unwrap().into(),
     ]
@@ -332,16 +328,7 @@ fn text_parameters_fit_the_model_the_builders_fit() {
             coef0: 0.5,
         })
         .c(2.0);
-    let by_kernel = Svc::params()
-        .kernel(
-            Polynomial::with_degree(2)
-                .unwrap()
-                .with_gamma(0.1)
-                .unwrap()
-                .with_coef0(0.5)
-                .unwrap(),
-        )
-        .c(2.0);
+    let by_kernel = Svc::params().kernel(polynomial(2, 0.1, 0.5)).c(2.0);
     assert!(bytes(&by_text) == bytes(&by_builder));
     assert!(bytes(&by_text) == bytes(&by_kernel));
     // LIBSVM's constructor with values the named form allows is the named form.
@@ -368,14 +355,11 @@ fn a_composed_kernel_goes_into_the_builder_as_written() {
     use margin_kernels::{Kernel, KernelExt, KernelSpec, Linear};
     let data = datasets::heart_scale().unwrap();
     // The line: no part turned into a `KernelSpec` by hand.
-    let composed = Rbf::with_gamma(0.5).unwrap().scaled(0.5).unwrap().plus(
-        Polynomial::with_degree(2)
-            .unwrap()
-            .with_gamma(0.1)
-            .unwrap()
-            .with_coef0(1.0)
-            .unwrap(),
-    );
+    let composed = Rbf::with_gamma(0.5)
+        .unwrap()
+        .scaled(0.5)
+        .unwrap()
+        .plus(polynomial(2, 0.1, 1.0));
     let x = data.records.row(0);
     let z = data.records.row(1);
     let expected = composed.eval(x, z);
@@ -404,25 +388,11 @@ fn the_gamma_shortcut_is_the_gamma_parameter() {
     );
     // On a named polynomial it keeps the degree and coef0.
     let poly = NuSvcParams::default()
-        .kernel(
-            Polynomial::with_degree(2)
-                .unwrap()
-                .with_gamma(1.0)
-                .unwrap()
-                .with_coef0(0.5)
-                .unwrap(),
-        )
+        .kernel(polynomial(2, 1.0, 0.5))
         .gamma(0.25);
     assert_eq!(
         poly,
-        NuSvcParams::default().kernel(
-            Polynomial::with_degree(2)
-                .unwrap()
-                .with_gamma(0.25)
-                .unwrap()
-                .with_coef0(0.5)
-                .unwrap()
-        )
+        NuSvcParams::default().kernel(polynomial(2, 0.25, 0.5))
     );
     // A refused γ is refused by the check, as when set by name.
     assert!(matches!(

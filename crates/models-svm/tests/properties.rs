@@ -6,23 +6,19 @@ use margin_core::{
     Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records, RowView, Targets,
 };
 use margin_io::ModelFile;
-use margin_kernels::{Gamma, Kernel, Laplacian, Polynomial, Rbf, Sigmoid};
+use margin_kernels::{Gamma, Kernel, Laplacian, Rbf, Sigmoid};
 use margin_svm::{KernelChoice, Multiclass, OneClassSvm, Svc, Svr};
 use margin_testing::battery::{Task, check_estimator};
 use margin_testing::with_threads;
 use proptest::prelude::*;
 
+use crate::common::polynomial;
+
 fn kernels_under_test() -> Vec<KernelChoice> {
     vec![
         KernelChoice::Linear,
         Rbf::with_gamma(0.7).unwrap().into(),
-        Polynomial::with_degree(2)
-            .unwrap()
-            .with_gamma(0.5)
-            .unwrap()
-            .with_coef0(1.0)
-            .unwrap()
-            .into(),
+        polynomial(2, 0.5, 1.0).into(),
         Sigmoid::with_gamma(0.2)
             .unwrap()
             .with_coef0(0.0)

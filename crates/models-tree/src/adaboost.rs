@@ -2,7 +2,7 @@
 //! shallow trees.
 
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, PredictProba, Records, Result,
     model_check,
 };
 
@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{argmax, check_input, class_problem, over_leaves};
 use crate::export::FeatureNames;
-use crate::grow::{Presorted, Target, grow};
+use crate::grow::grow;
+use crate::model::{model_methods, predict_labels};
 use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
@@ -81,12 +82,7 @@ impl Fit for AdaBoostClassifierParams {
         Params::check(self)?;
         let problem = class_problem(data, &ClassWeight::Uniform, self.growth.missing_values)?;
         let k = problem.labels.len();
-        let base = self.growth.settings(data, self.seed, true)?;
-        let pre = Presorted::new(&data.records)?;
-        let target = Target::Classes {
-            y: &problem.y,
-            n_classes: k,
-        };
+        let (base, pre) = self.growth.prepare(data, self.seed, true)?;
         let total: f64 = problem.weights.iter().sum();
         let mut w: Vec<f64> = problem.weights.iter().map(|x| x / total).collect();
         let mut model = AdaBoostClassifier {
@@ -102,7 +98,7 @@ impl Fit for AdaBoostClassifierParams {
                 seed: self.seed.wrapping_add(round as u64),
                 ..base.clone()
             };
-            let tree = grow(&pre, target, &w, &settings)?;
+            let tree = grow(&pre, problem.target(), &w, &settings)?;
             let wrong: Vec<bool> = (0..data.n_samples())
                 .into_par_iter()
                 .map(|i| argmax(tree.leaf_value(&data.records.row(i))) != problem.y[i] as usize)
@@ -152,31 +148,10 @@ impl Fit for AdaBoostClassifierParams {
 }
 
 impl AdaBoostClassifier {
-    /// The hyperparameters the model was fitted with (see [`AdaBoostClassifierParams`]).
-    pub fn hyperparams(&self) -> &AdaBoostClassifierParams {
-        &self.params
-    }
-    /// Default parameters.
-    pub fn params() -> AdaBoostClassifierParams {
-        AdaBoostClassifierParams::default()
-    }
-    /// Class labels, sorted.
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-    /// The weak learners, in boosting order.
-    pub fn trees(&self) -> &[Tree] {
-        &self.trees
-    }
-    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot) of
-    /// one of its [`trees`](Self::trees), naming this model's features (when it has
-    /// [`feature_names`](Self::feature_names)), classes and criterion.
-    pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        self.feature_names
-            .export_options()
-            .class_labels(&self.labels)
-            .criterion(self.params.growth.criterion)
-    }
+    model_methods!(params AdaBoostClassifierParams);
+    model_methods!(classes);
+    model_methods!(trees);
+    model_methods!(export labels);
     /// Each learner's vote `α_t`.
     pub fn estimator_weights(&self) -> &[f64] {
         &self.estimator_weights
@@ -184,15 +159,6 @@ impl AdaBoostClassifier {
     /// Each learner's weighted training error `ε_t`.
     pub fn estimator_errors(&self) -> &[f64] {
         &self.estimator_errors
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.trees[0].n_features()
-    }
-    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
-    /// `feature_names_in_`); `None` when it had none.
-    pub fn feature_names(&self) -> Option<&[String]> {
-        self.feature_names.get()
     }
     /// Vote-weighted mean of the learners' normalized importances (scikit-learn's).
     pub fn feature_importances(&self) -> Vec<f64> {
@@ -260,19 +226,7 @@ impl PredictProba for AdaBoostClassifier {
     }
 }
 
-impl Predict for AdaBoostClassifier {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_indices(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-
-    margin_core::class_scores_from!(decision_function, predict_proba);
-}
+predict_labels!(AdaBoostClassifier, decision_function, predict_proba);
 
 impl ModelFile for AdaBoostClassifier {
     const KIND: &'static str = "adaboost-classifier";

@@ -1,16 +1,17 @@
 //! `DecisionTreeClassifier`: CART with Gini or entropy.
 
 use margin_core::{
-    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, Predict, PredictProba, Records, Result,
+    ClassWeight, Dataset, DenseMatrix, Error, Fit, Label, PredictProba, Records, Result,
     model_check,
 };
 
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use crate::data::{argmax, check_input, class_problem, map_rows, over_leaves};
+use crate::data::{argmax, check_input, class_problem, over_leaves};
 use crate::export::FeatureNames;
-use crate::grow::{Presorted, Target, grow};
+use crate::grow::grow;
+use crate::model::{model_methods, predict_labels};
 use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
@@ -38,16 +39,7 @@ pub struct DecisionTreeClassifierParams {
 }
 
 impl DecisionTreeClassifierParams {
-    /// The pruning path of the tree these parameters grow on `data` (fitted without
-    /// pruning): the effective alphas worth trying as `ccp_alpha` (scikit-learn's
-    /// `cost_complexity_pruning_path`).
-    pub fn cost_complexity_pruning_path(&self, data: &Dataset) -> Result<crate::PruningPath> {
-        let mut unpruned = self.clone();
-        unpruned.growth.ccp_alpha = 0.0;
-        Ok(crate::prune::pruning_path(
-            unpruned.fit_parallel(data, true)?.tree(),
-        ))
-    }
+    model_methods!(pruning path);
 
     pub(crate) fn fit_parallel(
         &self,
@@ -56,13 +48,8 @@ impl DecisionTreeClassifierParams {
     ) -> Result<DecisionTreeClassifier> {
         Params::check(self)?;
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
-        let settings = self.growth.settings(data, self.seed, parallel)?;
-        let pre = Presorted::new(&data.records)?;
-        let target = Target::Classes {
-            y: &problem.y,
-            n_classes: problem.labels.len(),
-        };
-        let tree = grow(&pre, target, &problem.weights, &settings)?;
+        let (settings, pre) = self.growth.prepare(data, self.seed, parallel)?;
+        let tree = grow(&pre, problem.target(), &problem.weights, &settings)?;
         Ok(DecisionTreeClassifier {
             params: self.clone(),
             labels: problem.labels,
@@ -90,52 +77,11 @@ pub struct DecisionTreeClassifier {
 }
 
 impl DecisionTreeClassifier {
-    /// Default parameters.
-    pub fn params() -> DecisionTreeClassifierParams {
-        DecisionTreeClassifierParams::default()
-    }
-    /// The hyperparameters the model was fitted with.
-    pub fn hyperparams(&self) -> &DecisionTreeClassifierParams {
-        &self.params
-    }
-    /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-    /// The tree: nodes, thresholds, per-node class counts.
-    pub fn tree(&self) -> &Tree {
-        &self.tree
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.tree.n_features()
-    }
-    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
-    /// `feature_names_in_`); `None` when it had none.
-    pub fn feature_names(&self) -> Option<&[String]> {
-        self.feature_names.get()
-    }
-    /// Normalized total impurity decrease per feature (scikit-learn's `feature_importances_`).
-    pub fn feature_importances(&self) -> Vec<f64> {
-        self.tree.feature_importances()
-    }
-    /// Depth of the tree (a lone leaf has depth 0).
-    pub fn depth(&self) -> usize {
-        self.tree.depth()
-    }
-    /// Number of leaves.
-    pub fn n_leaves(&self) -> usize {
-        self.tree.n_leaves()
-    }
-    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot)
-    /// naming this model's features (when it has [`feature_names`](Self::feature_names)),
-    /// classes and criterion.
-    pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        self.feature_names
-            .export_options()
-            .class_labels(&self.labels)
-            .criterion(self.params.growth.criterion)
-    }
+    model_methods!(params DecisionTreeClassifierParams);
+    model_methods!(classes);
+    model_methods!(features tree);
+    model_methods!(one tree);
+    model_methods!(export labels);
     /// Reduced-error pruning on a validation set (Quinlan 1987): bottom-up, every inner node
     /// whose subtree misclassifies at least as much validation weight as the node would as
     /// a leaf becomes that leaf, predicting its training class counts. Nodes no validation
@@ -176,14 +122,9 @@ impl DecisionTreeClassifier {
             ..self.clone()
         })
     }
-    /// The leaf (node id) each sample falls into.
-    pub fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        check_input(self.tree(), records)?;
-        Ok(map_rows(records, |row| self.tree.leaf_of(&row)))
-    }
     /// Class indices (into [`classes`](Self::classes)) of every row.
     pub fn predict_indices<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        check_input(self.tree(), records)?;
+        check_input(&self.tree, records)?;
         let tree = std::slice::from_ref(&self.tree);
         let k = over_leaves(records, 1, tree, |_, leaf, out| {
             out[0] = argmax(self.tree.value(leaf)) as f64
@@ -200,23 +141,11 @@ impl Fit for DecisionTreeClassifierParams {
     }
 }
 
-impl Predict for DecisionTreeClassifier {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_indices(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-
-    margin_core::class_scores_from!(predict_proba);
-}
+predict_labels!(DecisionTreeClassifier, predict_proba);
 
 impl PredictProba for DecisionTreeClassifier {
     fn predict_proba<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        check_input(self.tree(), records)?;
+        check_input(&self.tree, records)?;
         let tree = std::slice::from_ref(&self.tree);
         Ok(over_leaves(
             records,

@@ -3,6 +3,7 @@
 use margin_core::{ClassWeight, Dataset, DenseMatrix, Error, Label, Records, Result, validate};
 use rayon::prelude::*;
 
+use crate::grow::Target;
 use crate::steps::Steps;
 use crate::tree::Tree;
 
@@ -14,6 +15,16 @@ pub(crate) struct ClassProblem {
     pub(crate) y: Vec<u32>,
     /// Sample weight × class weight.
     pub(crate) weights: Vec<f64>,
+}
+
+impl ClassProblem {
+    /// The classes as a growth target.
+    pub(crate) fn target(&self) -> Target<'_> {
+        Target::Classes {
+            y: &self.y,
+            n_classes: self.labels.len(),
+        }
+    }
 }
 
 /// Refuses infinite values, and NaN unless `missing` allows it, naming the first position.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::data::{argmax, check_input, class_problem, over_leaves, regression_problem};
 use crate::export::FeatureNames;
 use crate::grow::{Presorted, Settings, Target, grow};
+use crate::model::{model_methods, predict_labels};
 use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
@@ -230,14 +231,15 @@ impl Fit for RandomForestClassifierParams {
     fn fit(&self, data: &Dataset) -> Result<RandomForestClassifier> {
         Params::check(self)?;
         let problem = class_problem(data, &self.class_weight, self.growth.missing_values)?;
-        let settings = self.growth.settings(data, 0, false)?;
-        let pre = Presorted::new(&data.records)?;
+        let (settings, pre) = self.growth.prepare(data, 0, false)?;
         let k = problem.labels.len();
-        let target = Target::Classes {
-            y: &problem.y,
-            n_classes: k,
-        };
-        let grown = grow_trees(&pre, target, &problem.weights, &settings, &self.ensemble)?;
+        let grown = grow_trees(
+            &pre,
+            problem.target(),
+            &problem.weights,
+            &settings,
+            &self.ensemble,
+        )?;
         let oob_score = self.ensemble.oob_score.then(|| {
             let votes = out_of_bag(&grown, data.n_samples(), |i, trees| {
                 let row = data.records.row(i);
@@ -269,40 +271,10 @@ fn add_normalized(v: &[f64], p: &mut [f64]) {
 }
 
 impl RandomForestClassifier {
-    /// The hyperparameters the model was fitted with (see [`RandomForestClassifierParams`]).
-    pub fn hyperparams(&self) -> &RandomForestClassifierParams {
-        &self.params
-    }
-    /// Default parameters.
-    pub fn params() -> RandomForestClassifierParams {
-        RandomForestClassifierParams::default()
-    }
-    /// Class labels, sorted.
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-    /// The trees, in seed order.
-    pub fn trees(&self) -> &[Tree] {
-        &self.trees
-    }
-    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot) of
-    /// one of its [`trees`](Self::trees), naming this model's features (when it has
-    /// [`feature_names`](Self::feature_names)), classes and criterion.
-    pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        self.feature_names
-            .export_options()
-            .class_labels(&self.labels)
-            .criterion(self.params.growth.criterion)
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.trees[0].n_features()
-    }
-    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
-    /// `feature_names_in_`); `None` when it had none.
-    pub fn feature_names(&self) -> Option<&[String]> {
-        self.feature_names.get()
-    }
+    model_methods!(params RandomForestClassifierParams);
+    model_methods!(classes);
+    model_methods!(trees);
+    model_methods!(export labels);
     /// Out-of-bag accuracy, over the samples at least one tree left out (`None` unless fitted
     /// with `oob_score`).
     pub fn oob_score(&self) -> Option<f64> {
@@ -331,19 +303,7 @@ impl PredictProba for RandomForestClassifier {
     }
 }
 
-impl Predict for RandomForestClassifier {
-    type Output = Vec<Label>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<Label>> {
-        Ok(self
-            .predict_indices(records)?
-            .into_iter()
-            .map(|k| self.labels[k].clone())
-            .collect())
-    }
-
-    margin_core::class_scores_from!(predict_proba);
-}
+predict_labels!(RandomForestClassifier, predict_proba);
 
 impl ModelFile for RandomForestClassifier {
     const KIND: &'static str = "random-forest-classifier";
@@ -399,8 +359,7 @@ impl Fit for RandomForestRegressorParams {
     fn fit(&self, data: &Dataset) -> Result<RandomForestRegressor> {
         Params::check(self)?;
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
-        let settings = self.growth.settings(data, 0, false)?;
-        let pre = Presorted::new(&data.records)?;
+        let (settings, pre) = self.growth.prepare(data, 0, false)?;
         let grown = grow_trees(
             &pre,
             Target::Values(&y),
@@ -443,35 +402,9 @@ fn r2(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
 }
 
 impl RandomForestRegressor {
-    /// The hyperparameters the model was fitted with (see [`RandomForestRegressorParams`]).
-    pub fn hyperparams(&self) -> &RandomForestRegressorParams {
-        &self.params
-    }
-    /// Default parameters.
-    pub fn params() -> RandomForestRegressorParams {
-        RandomForestRegressorParams::default()
-    }
-    /// The trees, in seed order.
-    pub fn trees(&self) -> &[Tree] {
-        &self.trees
-    }
-    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot) of
-    /// one of its [`trees`](Self::trees), naming this model's features (when it has
-    /// [`feature_names`](Self::feature_names)) and criterion.
-    pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        self.feature_names
-            .export_options()
-            .criterion(self.params.growth.criterion)
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.trees[0].n_features()
-    }
-    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
-    /// `feature_names_in_`); `None` when it had none.
-    pub fn feature_names(&self) -> Option<&[String]> {
-        self.feature_names.get()
-    }
+    model_methods!(params RandomForestRegressorParams);
+    model_methods!(trees);
+    model_methods!(export);
     /// Out-of-bag R², over the samples at least one tree left out (`None` unless fitted with
     /// `oob_score`).
     pub fn oob_score(&self) -> Option<f64> {

@@ -273,30 +273,30 @@ impl Work {
     fn partition(&mut self, s: usize, e: usize, split: &Split, parallel: bool) {
         let m = self.m;
         let base = split.feature * m;
-        if split.seen_categories != 0 {
+        if split.cut.seen_categories != 0 {
             let (v, ids) = (
                 &self.vals[base + s..base + e],
                 &self.ids[base + s..base + e],
             );
             for (&x, &i) in v.iter().zip(ids) {
                 self.goes_left[i as usize] = if x.is_nan() {
-                    split.missing_left
+                    split.cut.missing_left
                 } else {
-                    split.left_categories & (1 << x as u32) != 0
+                    split.cut.left_categories & (1 << x as u32) != 0
                 };
             }
         } else {
-            let missing_left = if split.missing_left {
-                split.n_missing
+            let missing_left = if split.cut.missing_left {
+                split.cut.n_missing
             } else {
                 0
             };
-            let present = split.n_left - missing_left;
+            let present = split.cut.n_left - missing_left;
             for (k, &i) in self.ids[base + s..base + e].iter().enumerate() {
-                self.goes_left[i as usize] = if k < e - s - split.n_missing {
+                self.goes_left[i as usize] = if k < e - s - split.cut.n_missing {
                     k < present
                 } else {
-                    split.missing_left
+                    split.cut.missing_left
                 };
             }
         }
@@ -342,22 +342,11 @@ impl Work {
     }
 }
 
-/// The best split of one node.
+/// The best split of one node: its best feature's best [`Candidate`].
 #[derive(Clone, Copy, Debug)]
 struct Split {
     feature: usize,
-    /// Samples sent left (present values `<= threshold`, and the missing ones if
-    /// `missing_left`).
-    n_left: usize,
-    /// Samples whose value of `feature` is missing.
-    n_missing: usize,
-    missing_left: bool,
-    threshold: f64,
-    /// Categorical splits: the codes sent left, among the node's codes (0: a threshold split).
-    left_categories: u64,
-    seen_categories: u64,
-    proxy: f64,
-    sides: Sides,
+    cut: Candidate,
 }
 
 /// A node waiting to be split.
@@ -463,7 +452,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
         while let Some(p) = stack.pop() {
             let (id, split) = self.add_node(&p);
             if let Some((split, _)) = split {
-                let mid = p.s + split.n_left;
+                let mid = p.s + split.cut.n_left;
                 self.work.partition(p.s, p.e, &split, self.s.parallel);
                 stack.push(Pending {
                     s: mid,
@@ -501,7 +490,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
         while leaves < max_leaves {
             let Some(f) = heap.pop() else { break };
             self.work.partition(f.s, f.e, &f.split, self.s.parallel);
-            let mid = f.s + f.split.n_left;
+            let mid = f.s + f.split.cut.n_left;
             for (s, e, left) in [(f.s, mid, true), (mid, f.e, false)] {
                 let child = Pending {
                     s,
@@ -555,21 +544,21 @@ impl<'a, S: Splitter> Builder<'a, S> {
         // scikit-learn's weighted impurity decrease, relative to the whole sample weight.
         let improvement = (weight / self.root_weight)
             * (impurity
-                - split.sides.w_right / weight * split.sides.imp_right
-                - split.sides.w_left / weight * split.sides.imp_left);
+                - split.cut.sides.w_right / weight * split.cut.sides.imp_right
+                - split.cut.sides.w_left / weight * split.cut.sides.imp_left);
         if improvement + f64::EPSILON < s.min_impurity_decrease {
             return (id, None);
         }
         let node = &mut self.tree.nodes[id];
         node.feature = split.feature as u32;
-        node.threshold = split.threshold;
-        node.left_categories = split.left_categories;
-        node.seen_categories = split.seen_categories;
+        node.threshold = split.cut.threshold;
+        node.left_categories = split.cut.left_categories;
+        node.seen_categories = split.cut.seen_categories;
         // Without missing values in training, a missing value follows the larger child.
-        node.missing_left = if split.n_missing > 0 {
-            split.missing_left
+        node.missing_left = if split.cut.n_missing > 0 {
+            split.cut.missing_left
         } else {
-            2 * split.n_left >= n
+            2 * split.cut.n_left >= n
         };
         (id, Some((split, improvement)))
     }
@@ -620,17 +609,7 @@ impl<'a, S: Splitter> Builder<'a, S> {
                     None => scan_feature(sp, node, scan, v, i, leaf),
                 }
             };
-            found.map(|c| Split {
-                feature: f,
-                n_left: c.n_left,
-                n_missing: c.n_missing,
-                missing_left: c.missing_left,
-                threshold: c.threshold,
-                left_categories: c.left_categories,
-                seen_categories: c.seen_categories,
-                proxy: c.proxy,
-                sides: c.sides,
-            })
+            found.map(|cut| Split { feature: f, cut })
         };
         let found: Vec<Option<Split>> = if self.s.parallel
             && should_split((e - s) * self.chosen.len() * PAIR_WORK, Overhead::Loop)
@@ -653,22 +632,50 @@ impl<'a, S: Splitter> Builder<'a, S> {
             .into_iter()
             .flatten()
             .fold(None, |best, c| match best {
-                Some(b) if b.proxy >= c.proxy => Some(b),
+                Some(b) if b.cut.proxy >= c.cut.proxy => Some(b),
                 _ => Some(c),
             })
     }
 }
 
 /// One feature's best split of a node.
+#[derive(Clone, Copy, Debug)]
 struct Candidate {
+    /// Samples sent left (present values `<= threshold`, and the missing ones if
+    /// `missing_left`).
     n_left: usize,
+    /// Samples whose value of the feature is missing.
     n_missing: usize,
     missing_left: bool,
     threshold: f64,
+    /// Categorical splits: the codes sent left, among the node's codes (0: a threshold split).
     left_categories: u64,
     seen_categories: u64,
     proxy: f64,
     sides: Sides,
+}
+
+impl Candidate {
+    /// A threshold split (no categories), scored by `proxy` with children `sides`.
+    fn threshold(
+        n_left: usize,
+        n_missing: usize,
+        missing_left: bool,
+        threshold: f64,
+        proxy: f64,
+        sides: Sides,
+    ) -> Self {
+        Self {
+            n_left,
+            n_missing,
+            missing_left,
+            threshold,
+            left_categories: 0,
+            seen_categories: 0,
+            proxy,
+            sides,
+        }
+    }
 }
 
 /// The best split of one feature's sorted segment (present values ascending, then the
@@ -711,20 +718,20 @@ fn scan_feature<S: Splitter>(
             }
             let proxy = sp.proxy(node, scan);
             if proxy > best.as_ref().map_or(f64::NEG_INFINITY, |b| b.proxy) {
-                best = Some(Candidate {
+                let threshold = if between {
+                    midpoint(v[p - 1], v[p])
+                } else {
+                    f64::INFINITY
+                };
+                let sides = sp.sides(node, scan);
+                best = Some(Candidate::threshold(
                     n_left,
                     n_missing,
                     missing_left,
-                    threshold: if between {
-                        midpoint(v[p - 1], v[p])
-                    } else {
-                        f64::INFINITY
-                    },
-                    left_categories: 0,
-                    seen_categories: 0,
+                    threshold,
                     proxy,
-                    sides: sp.sides(node, scan),
-                });
+                    sides,
+                ));
             }
         }
     }
@@ -760,15 +767,16 @@ fn random_split<S: Splitter>(
         return None;
     }
     let proxy = sp.proxy(node, scan);
-    (proxy > f64::NEG_INFINITY).then(|| Candidate {
-        n_left,
-        n_missing: v.len() - present,
-        missing_left: false,
-        threshold,
-        left_categories: 0,
-        seen_categories: 0,
-        proxy,
-        sides: sp.sides(node, scan),
+    (proxy > f64::NEG_INFINITY).then(|| {
+        let n_missing = v.len() - present;
+        Candidate::threshold(
+            n_left,
+            n_missing,
+            false,
+            threshold,
+            proxy,
+            sp.sides(node, scan),
+        )
     })
 }
 

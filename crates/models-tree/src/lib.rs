@@ -161,6 +161,7 @@ mod export;
 mod forest;
 pub mod gradient_boosting;
 mod grow;
+mod model;
 mod params;
 mod prune;
 mod regressor;
@@ -186,16 +187,15 @@ pub use prune::PruningPath;
 pub use regressor::{DecisionTreeRegressor, DecisionTreeRegressorParams};
 pub use tree::{Node, Tree};
 
-margin_core::impl_n_features!(
-    AdaBoostClassifier,
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    RandomForestClassifier,
-    RandomForestRegressor,
-);
-margin_core::impl_hyperparams!(
+/// Writes margin-core's shared traits (`NFeatures`, `Hyperparams`) for every model of the
+/// crate, so that a new model is listed once and gets both.
+macro_rules! impl_model_traits {
+    ($($model:ty),+ $(,)?) => {
+        margin_core::impl_n_features!($($model),+);
+        margin_core::impl_hyperparams!($($model),+);
+    };
+}
+impl_model_traits!(
     AdaBoostClassifier,
     DecisionTreeClassifier,
     DecisionTreeRegressor,

@@ -10,7 +10,7 @@ use margin_core::{Dataset, Error, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::criterion::Criterion;
-use crate::grow::Settings;
+use crate::grow::{Presorted, Settings};
 
 /// How many features a node examines when looking for its split (scikit-learn's
 /// `max_features`). Fewer than all makes the trees of a forest differ from one another.
@@ -421,6 +421,18 @@ impl Growth {
             max_features,
             ..Self::default()
         }
+    }
+
+    /// What every tree fit grows from: the [`settings`](Self::settings) for `data`, then its
+    /// records sorted per feature.
+    pub(crate) fn prepare(
+        &self,
+        data: &Dataset,
+        seed: u64,
+        parallel: bool,
+    ) -> Result<(Settings, Presorted)> {
+        let settings = self.settings(data, seed, parallel)?;
+        Ok((settings, Presorted::new(&data.records)?))
     }
 
     /// The settings for `data`, checking what depends on it (category codes and columns,

@@ -5,9 +5,10 @@ use margin_core::{Dataset, Error, Fit, Predict, Records, Result};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use crate::data::{check_input, map_rows, over_leaves, regression_problem};
+use crate::data::{check_input, over_leaves, regression_problem};
 use crate::export::FeatureNames;
-use crate::grow::{Presorted, Target, grow};
+use crate::grow::{Target, grow};
+use crate::model::model_methods;
 use crate::params::Growth;
 use crate::tree::Tree;
 use margin_core::params::Params;
@@ -28,16 +29,7 @@ pub struct DecisionTreeRegressorParams {
 }
 
 impl DecisionTreeRegressorParams {
-    /// The pruning path of the tree these parameters grow on `data` (fitted without
-    /// pruning): the effective alphas worth trying as `ccp_alpha` (scikit-learn's
-    /// `cost_complexity_pruning_path`).
-    pub fn cost_complexity_pruning_path(&self, data: &Dataset) -> Result<crate::PruningPath> {
-        let mut unpruned = self.clone();
-        unpruned.growth.ccp_alpha = 0.0;
-        Ok(crate::prune::pruning_path(
-            unpruned.fit_parallel(data, true)?.tree(),
-        ))
-    }
+    model_methods!(pruning path);
 
     pub(crate) fn fit_parallel(
         &self,
@@ -46,8 +38,7 @@ impl DecisionTreeRegressorParams {
     ) -> Result<DecisionTreeRegressor> {
         Params::check(self)?;
         let (y, weights) = regression_problem(data, self.growth.missing_values)?;
-        let settings = self.growth.settings(data, self.seed, parallel)?;
-        let pre = Presorted::new(&data.records)?;
+        let (settings, pre) = self.growth.prepare(data, self.seed, parallel)?;
         let tree = grow(&pre, Target::Values(&y), &weights, &settings)?;
         Ok(DecisionTreeRegressor {
             params: self.clone(),
@@ -69,47 +60,10 @@ pub struct DecisionTreeRegressor {
 }
 
 impl DecisionTreeRegressor {
-    /// Default parameters.
-    pub fn params() -> DecisionTreeRegressorParams {
-        DecisionTreeRegressorParams::default()
-    }
-    /// The hyperparameters the model was fitted with.
-    pub fn hyperparams(&self) -> &DecisionTreeRegressorParams {
-        &self.params
-    }
-    /// The tree: nodes, thresholds, per-node predictions.
-    pub fn tree(&self) -> &Tree {
-        &self.tree
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.tree.n_features()
-    }
-    /// The names of the features, from the dataset the model was fitted on (scikit-learn's
-    /// `feature_names_in_`); `None` when it had none.
-    pub fn feature_names(&self) -> Option<&[String]> {
-        self.feature_names.get()
-    }
-    /// Normalized total impurity decrease per feature (scikit-learn's `feature_importances_`).
-    pub fn feature_importances(&self) -> Vec<f64> {
-        self.tree.feature_importances()
-    }
-    /// Depth of the tree (a lone leaf has depth 0).
-    pub fn depth(&self) -> usize {
-        self.tree.depth()
-    }
-    /// Number of leaves.
-    pub fn n_leaves(&self) -> usize {
-        self.tree.n_leaves()
-    }
-    /// Options for [`export_text`](crate::export_text) / [`export_dot`](crate::export_dot)
-    /// naming this model's features (when it has [`feature_names`](Self::feature_names)) and
-    /// criterion.
-    pub fn export_options(&self) -> crate::ExportOptions<'_> {
-        self.feature_names
-            .export_options()
-            .criterion(self.params.growth.criterion)
-    }
+    model_methods!(params DecisionTreeRegressorParams);
+    model_methods!(features tree);
+    model_methods!(one tree);
+    model_methods!(export);
     /// Reduced-error pruning on a validation set (Quinlan 1987, with the squared error as the
     /// error): bottom-up, every inner node whose subtree's weighted squared error on the
     /// validation samples reaching it is at least the node's as a leaf becomes that leaf,
@@ -126,11 +80,6 @@ impl DecisionTreeRegressor {
             ..self.clone()
         })
     }
-    /// The leaf (node id) each sample falls into.
-    pub fn apply<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        check_input(self.tree(), records)?;
-        Ok(map_rows(records, |row| self.tree.leaf_of(&row)))
-    }
 }
 
 impl Fit for DecisionTreeRegressorParams {
@@ -145,7 +94,7 @@ impl Predict for DecisionTreeRegressor {
     type Output = Vec<f64>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
-        check_input(self.tree(), records)?;
+        check_input(&self.tree, records)?;
         let tree = std::slice::from_ref(&self.tree);
         let v = over_leaves(records, 1, tree, |_, leaf, out| {
             out[0] = self.tree.value(leaf)[0]

@@ -4,22 +4,11 @@
 
 use crate::common;
 
-use common::{accuracy, bundled, fixture};
-use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, PredictProba, Targets,
-};
+use common::{accuracy, bundled, fixture, labels};
+use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Predict, PredictProba, Targets};
 use margin_io::ModelFile;
 use margin_testing::battery::{Task, check_estimator};
 use margin_tree::AdaBoostClassifier;
-
-fn labels(data: &Dataset) -> Vec<Label> {
-    data.targets
-        .values()
-        .unwrap()
-        .iter()
-        .map(|&v| Label::Number(v))
-        .collect()
-}
 
 #[test]
 fn adaboost_passes_the_battery() {

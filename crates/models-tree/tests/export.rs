@@ -7,14 +7,7 @@ use margin_tree::{
     RandomForestClassifier, RandomForestRegressor, export_dot, export_text,
 };
 
-fn toy() -> Dataset {
-    let x2 = [
-        5.0, 3.0, 8.0, 1.0, 9.0, 2.0, 7.0, 4.0, 6.0, 10.0, 12.0, 11.0,
-    ];
-    let rows: Vec<Vec<f64>> = (0..12).map(|i| vec![i as f64 + 1.0, x2[i]]).collect();
-    let y = vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0];
-    Dataset::new(DenseMatrix::from_rows(&rows).unwrap(), Targets::Values(y)).unwrap()
-}
+use crate::common::toy;
 
 /// Byte for byte what scikit-learn 1.9.1's `export_text` prints for the same tree
 /// (DecisionTreeClassifier(criterion="entropy") on this toy set).

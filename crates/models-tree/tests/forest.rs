@@ -4,23 +4,14 @@
 
 use crate::common;
 
-use common::{accuracy, bundled, fixture};
-use margin_core::{Dataset, Fit, Label, Predict, PredictProba, Records};
+use common::{accuracy, bundled, fixture, labels};
+use margin_core::{Dataset, Fit, Predict, PredictProba, Records};
 use margin_io::ModelFile;
 use margin_testing::battery::{Task, check_estimator};
 use margin_tree::{
     DecisionTreeClassifier, MaxFeatures, RandomForestClassifier, RandomForestClassifierParams,
     RandomForestRegressor, RandomForestRegressorParams,
 };
-
-fn labels(data: &Dataset) -> Vec<Label> {
-    data.targets
-        .values()
-        .unwrap()
-        .iter()
-        .map(|&v| Label::Number(v))
-        .collect()
-}
 
 #[test]
 fn forests_pass_the_battery() {
@@ -47,25 +38,18 @@ fn forests_pass_the_battery() {
 #[test]
 fn forests_do_not_depend_on_the_thread_count() {
     let data = bundled("heart_scale");
-    let fit = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+    common::assert_same_on_one_and_two_threads(|| {
+        let m = RandomForestClassifier::params()
+            .n_estimators(20)
+            .oob_score(true)
+            .seed(5)
+            .fit(&data)
             .unwrap();
-        pool.install(|| {
-            let m = RandomForestClassifier::params()
-                .n_estimators(20)
-                .oob_score(true)
-                .seed(5)
-                .fit(&data)
-                .unwrap();
-            (
-                m.to_bytes().unwrap(),
-                m.predict_proba(&data.records).unwrap(),
-            )
-        })
-    };
-    assert_eq!(fit(1), fit(2));
+        (
+            m.to_bytes().unwrap(),
+            m.predict_proba(&data.records).unwrap(),
+        )
+    });
 }
 
 /// Mean test accuracy over seeds 0..5 against scikit-learn's mean over its seeds 0..5.

@@ -5,39 +5,17 @@
 //! 1e-8: the same trees, up to summation order), and the test accuracy (within 0.5 point) or
 //! R² (within 0.01).
 
-use std::path::Path;
-
 use margin_core::{Dataset, DecisionFunction, DenseMatrix, Fit, Label, Predict, Records};
 use margin_io::datasets;
-use margin_testing::fixture::Fixture as Fields;
+use margin_testing::fixture::Fixture;
 use margin_tree::{
     EarlyStopping, GradientBoostingClassifier, GradientBoostingClassifierParams,
     GradientBoostingRegressor, GradientBoostingRegressorParams, RegressionLoss,
 };
 
-/// One fixture file (tests/fixtures), with this suite's readings of it below.
-struct Fixture {
-    name: String,
-    fields: Fields,
-}
-
-impl std::ops::Deref for Fixture {
-    type Target = Fields;
-    fn deref(&self) -> &Fields {
-        &self.fields
-    }
-}
-
-impl Fixture {
-    fn read(name: &str) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(format!("gb_{name}.txt"));
-        Self {
-            name: name.to_owned(),
-            fields: Fields::read(path).unwrap(),
-        }
-    }
+/// The fixture tests/fixtures/gb_`name`.txt.
+fn read(name: &str) -> Fixture {
+    Fixture::bundled(env!("CARGO_MANIFEST_DIR"), &format!("gb_{name}.txt"))
 }
 
 fn rows(data: &Dataset, range: impl Iterator<Item = usize>) -> Dataset {
@@ -130,20 +108,20 @@ fn check_edges(fx: &Fixture, n_features: usize, edges: impl Fn(usize) -> Vec<f64
             got.len(),
             expected.len(),
             "{}: feature {j} bin count",
-            fx.name
+            fx.name()
         );
         for (g, e) in got.iter().zip(&expected) {
             assert!(
                 (g - e).abs() <= 1e-12 * e.abs().max(1.0),
                 "{}: feature {j}: {g} vs {e}",
-                fx.name
+                fx.name()
             );
         }
     }
 }
 
 fn check_classifier(name: &str) {
-    let fx = Fixture::read(name);
+    let fx = read(name);
     let (train, test) = data_for(name);
     let params: GradientBoostingClassifierParams =
         apply_params!(GradientBoostingClassifier::params(), fx.params());
@@ -158,14 +136,14 @@ fn check_classifier(name: &str) {
     assert!(
         diff_1 < 1e-6,
         "{}: first iteration differs by {diff_1}",
-        fx.name
+        fx.name()
     );
     let got = head(&model.decision_function(&test.records).unwrap(), n_rows);
     let diff = max_abs_diff(&got, &fx.floats("decision"));
     assert!(
         diff < 1e-8,
         "{}: decision function differs by {diff}",
-        fx.name
+        fx.name()
     );
     let predicted = model.predict(&test.records).unwrap();
     let truth = test.targets.values().unwrap();
@@ -178,18 +156,18 @@ fn check_classifier(name: &str) {
     let expected = fx.float("score");
     eprintln!(
         "{}: accuracy {accuracy:.4} vs {expected:.4}, decision max diff {diff:.2e} (first iteration {diff_1:.2e})",
-        fx.name
+        fx.name()
     );
     assert!(
         (accuracy - expected).abs() <= 0.005,
         "{}: accuracy {accuracy} vs scikit-learn's {expected}",
-        fx.name
+        fx.name()
     );
     assert_eq!(model.n_iter() as f64, fx.float("n_iter"));
 }
 
 fn check_regressor(name: &str, loss: RegressionLoss) {
-    let fx = Fixture::read(name);
+    let fx = read(name);
     let (train, test) = data_for(name);
     let params: GradientBoostingRegressorParams =
         apply_params!(GradientBoostingRegressor::params().loss(loss), fx.params());
@@ -203,11 +181,11 @@ fn check_regressor(name: &str, loss: RegressionLoss) {
     assert!(
         diff_1 < 1e-6,
         "{}: first iteration differs by {diff_1}",
-        fx.name
+        fx.name()
     );
     let predicted = model.predict(&test.records).unwrap();
     let diff = max_abs_diff(&predicted, &fx.floats("decision"));
-    assert!(diff < 1e-8, "{}: predictions differ by {diff}", fx.name);
+    assert!(diff < 1e-8, "{}: predictions differ by {diff}", fx.name());
     let truth = test.targets.values().unwrap();
     let mean = truth.iter().sum::<f64>() / truth.len() as f64;
     let ss_res: f64 = truth
@@ -220,12 +198,12 @@ fn check_regressor(name: &str, loss: RegressionLoss) {
     let expected = fx.float("score");
     eprintln!(
         "{}: R² {r2:.5} vs {expected:.5}, prediction max diff {diff:.2e} (first iteration {diff_1:.2e})",
-        fx.name
+        fx.name()
     );
     assert!(
         (r2 - expected).abs() <= 0.01,
         "{}: R² {r2} vs scikit-learn's {expected}",
-        fx.name
+        fx.name()
     );
 }
 

@@ -60,20 +60,18 @@ fn as_numbers(labels: Vec<margin_core::Label>) -> Vec<f64> {
 #[test]
 fn decision_trees_refuse_leaves_that_cannot_split_and_fit_at_the_boundary() {
     let data = step(12);
-    refused_at(
+    for fit in [
         DecisionTreeClassifier::params()
             .min_samples_leaf(7)
-            .fit(&data),
-        "7",
-        12,
-    );
-    refused_at(
+            .fit(&data)
+            .map(drop),
         DecisionTreeRegressor::params()
             .min_samples_leaf(7)
-            .fit(&data),
-        "7",
-        12,
-    );
+            .fit(&data)
+            .map(drop),
+    ] {
+        refused_at(fit, "7", 12);
+    }
     // A fraction is refused by the count it gives: ⌈0.55 · 12⌉ = 7.
     let (value, _) = refusal(
         DecisionTreeClassifier::params()
@@ -104,37 +102,30 @@ fn decision_trees_refuse_leaves_that_cannot_split_and_fit_at_the_boundary() {
 #[test]
 fn forests_check_the_samples_they_are_given() {
     let data = step(12);
-    refused_at(
-        RandomForestClassifier::params()
-            .n_estimators(3)
-            .min_samples_leaf(7)
-            .fit(&data),
-        "7",
-        12,
-    );
-    refused_at(
-        RandomForestRegressor::params()
-            .n_estimators(3)
-            .min_samples_leaf(7)
-            .fit(&data),
-        "7",
-        12,
-    );
-    for bootstrap in [true, false] {
-        let forest = RandomForestClassifier::params()
-            .n_estimators(3)
-            .bootstrap(bootstrap)
-            .min_samples_leaf(6)
-            .fit(&data)
-            .unwrap();
-        assert_eq!(forest.trees().len(), 3);
-        let forest = RandomForestRegressor::params()
-            .n_estimators(3)
-            .bootstrap(bootstrap)
-            .min_samples_leaf(6)
-            .fit(&data)
-            .unwrap();
-        assert_eq!(forest.trees().len(), 3);
+    for leaf in [7, 6] {
+        for bootstrap in [true, false] {
+            let fits = [
+                RandomForestClassifier::params()
+                    .n_estimators(3)
+                    .bootstrap(bootstrap)
+                    .min_samples_leaf(leaf)
+                    .fit(&data)
+                    .map(|f| f.trees().len()),
+                RandomForestRegressor::params()
+                    .n_estimators(3)
+                    .bootstrap(bootstrap)
+                    .min_samples_leaf(leaf)
+                    .fit(&data)
+                    .map(|f| f.trees().len()),
+            ];
+            for fit in fits {
+                if leaf == 7 {
+                    refused_at(fit, "7", 12);
+                } else {
+                    assert_eq!(fit.unwrap(), 3);
+                }
+            }
+        }
     }
     let whole = RandomForestRegressor::params()
         .n_estimators(2)

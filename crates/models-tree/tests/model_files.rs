@@ -5,35 +5,27 @@
 //! the features.
 
 use margin_core::{
-    Dataset, DecisionFunction, DenseMatrix, Error, Fit, Predict, PredictProba, Targets,
+    Dataset, DecisionFunction, Error, Fit, Matrix, Predict, PredictProba, Records, Targets,
 };
 use margin_io::{ModelFile, body_of, seal};
-use margin_testing::battery::check_forged_files;
+use margin_testing::battery::{check_forged_files, forge_data};
 use margin_tree::{
     AdaBoostClassifier, DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier,
     RandomForestClassifier, RandomForestRegressor,
 };
 
+/// The battery's forging data with its third column made categorical (codes 0..4; the
+/// targets do not read it).
 fn data(n: usize, k: usize) -> Dataset {
-    let x: Vec<f64> = (0..n * 3)
-        .map(|i| match i % 3 {
-            // A categorical column of codes 0..4.
-            2 => (i * 7 % 5) as f64,
-            _ => ((i * 37 + 11) % 97) as f64 / 48.0 - 1.0,
-        })
-        .collect();
-    let y = (0..n)
-        .map(|i| {
-            ((x[3 * i] + x[3 * i + 1] + 2.0) * k as f64 / 4.0)
-                .floor()
-                .min(k as f64 - 1.0)
-        })
-        .collect();
-    Dataset::new(
-        DenseMatrix::from_row_major(x, n, 3).unwrap(),
-        Targets::Values(y),
-    )
-    .unwrap()
+    let d = forge_data(n, Some(k));
+    let mut x = d.records.to_dense().unwrap();
+    for r in 0..n {
+        x.row_mut(r)[2] = ((3 * r + 2) * 7 % 5) as f64;
+    }
+    Dataset {
+        records: Matrix::Dense(x),
+        ..d
+    }
 }
 
 #[test]

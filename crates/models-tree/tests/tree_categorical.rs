@@ -265,32 +265,25 @@ fn save_then_load_and_pruning_keep_categorical_splits() {
 #[test]
 fn categorical_trees_and_forests_do_not_depend_on_the_thread_count() {
     let data = categorical_problem(5000);
-    let fit = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+    crate::common::assert_same_on_one_and_two_threads(|| {
+        let tree = DecisionTreeClassifier::params()
+            .categorical_features([0, 1, 2, 3, 4, 5])
+            .fit(&data)
             .unwrap();
-        pool.install(|| {
-            let tree = DecisionTreeClassifier::params()
-                .categorical_features([0, 1, 2, 3, 4, 5])
-                .fit(&data)
-                .unwrap();
-            let forest = RandomForestClassifier::params()
-                .categorical_features([0, 1, 2, 3, 4, 5])
-                .n_estimators(4)
-                .max_features(MaxFeatures::Sqrt)
-                .max_depth(Some(6))
-                .seed(5)
-                .fit(&data)
-                .unwrap();
-            (
-                tree.to_bytes().unwrap(),
-                forest.to_bytes().unwrap(),
-                forest.predict_proba(&data.records).unwrap(),
-            )
-        })
-    };
-    assert_eq!(fit(1), fit(2));
+        let forest = RandomForestClassifier::params()
+            .categorical_features([0, 1, 2, 3, 4, 5])
+            .n_estimators(4)
+            .max_features(MaxFeatures::Sqrt)
+            .max_depth(Some(6))
+            .seed(5)
+            .fit(&data)
+            .unwrap();
+        (
+            tree.to_bytes().unwrap(),
+            forest.to_bytes().unwrap(),
+            forest.predict_proba(&data.records).unwrap(),
+        )
+    });
 }
 
 /// The best weighted impurity decrease `N·imp − N_l·imp_l − N_r·imp_r` over every split of

@@ -146,24 +146,17 @@ fn constant_features_give_a_single_leaf() {
 #[test]
 fn negative_and_all_zero_weights_are_refused() {
     let mut d = data(&[&[1.0], &[2.0], &[3.0]], &[0.0, 1.0, 1.0]);
-    d.sample_weights = Some(vec![1.0, -1.0, 1.0]);
-    assert_eq!(
-        invalid(DecisionTreeClassifier::params().fit(&d)),
-        "sample_weights"
-    );
-    assert_eq!(
-        invalid(DecisionTreeRegressor::params().fit(&d)),
-        "sample_weights"
-    );
-    d.sample_weights = Some(vec![0.0; 3]);
-    assert_eq!(
-        invalid(DecisionTreeClassifier::params().fit(&d)),
-        "sample_weights"
-    );
-    assert_eq!(
-        invalid(DecisionTreeRegressor::params().fit(&d)),
-        "sample_weights"
-    );
+    for weights in [vec![1.0, -1.0, 1.0], vec![0.0; 3]] {
+        d.sample_weights = Some(weights);
+        assert_eq!(
+            invalid(DecisionTreeClassifier::params().fit(&d)),
+            "sample_weights"
+        );
+        assert_eq!(
+            invalid(DecisionTreeRegressor::params().fit(&d)),
+            "sample_weights"
+        );
+    }
 }
 
 #[test]

@@ -14,6 +14,13 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
 }
 
+/// Asserts `got` is the fixture's list `key`, to a relative 1e-9, entry by entry.
+fn assert_close_to(got: &[f64], fx: &Fixture, key: &str) {
+    for (k, (a, b)) in got.iter().zip(fx.floats(key)).enumerate() {
+        assert!(close(*a, b, 1e-9), "{key} {k}: {a} vs {b}");
+    }
+}
+
 fn with_weights(data: Dataset, fx: &Fixture) -> Dataset {
     if fx.word("weighted") == "1" {
         let w = (0..data.n_samples())
@@ -83,18 +90,12 @@ fn compare(tree: &Tree, fx: &Fixture, classification: bool) {
 
 /// The pruning path and the tree pruned at the fixture's alpha.
 fn compare_pruning(path: &PruningPath, pruned: &Tree, pruned_predict: &[f64], fx: &Fixture) {
-    let (alphas, impurities) = (fx.floats("ccp_alphas"), fx.floats("ccp_impurities"));
+    let alphas = fx.floats("ccp_alphas");
     assert_eq!(path.ccp_alphas.len(), alphas.len(), "path length");
-    for (k, (a, b)) in path.ccp_alphas.iter().zip(&alphas).enumerate() {
-        assert!(close(*a, *b, 1e-9), "alpha {k}: {a} vs {b}");
-    }
-    for (k, (a, b)) in path.impurities.iter().zip(&impurities).enumerate() {
-        assert!(close(*a, *b, 1e-9), "impurity {k}: {a} vs {b}");
-    }
+    assert_close_to(&path.ccp_alphas, fx, "ccp_alphas");
+    assert_close_to(&path.impurities, fx, "ccp_impurities");
     assert_eq!(pruned.n_nodes() as i64, fx.ints("pruned_node_count")[0]);
-    for (a, b) in pruned_predict.iter().zip(fx.floats("pruned_predict")) {
-        assert!(close(*a, b, 1e-9), "{a} vs {b}");
-    }
+    assert_close_to(pruned_predict, fx, "pruned_predict");
 }
 
 /// gen_tree.py's `inject_missing`: NaN at rows i % 7 == 0 of feature 0, i % 5 == 0 of
@@ -162,13 +163,11 @@ fn classifier_case(name: &str) {
         .map(Label::Number)
         .collect();
     assert_eq!(sparse_model.predict(&data.records).unwrap(), want);
-    for (a, b) in sparse_model
-        .feature_importances()
-        .iter()
-        .zip(fx.floats("feature_importances"))
-    {
-        assert!(close(*a, b, 1e-9), "{a} vs {b}");
-    }
+    assert_close_to(
+        &sparse_model.feature_importances(),
+        &fx,
+        "feature_importances",
+    );
     let path = params.cost_complexity_pruning_path(&data).unwrap();
     let pruned = params.ccp_alpha(fx.float("ccp_alpha")).fit(&data).unwrap();
     let predict: Vec<f64> = pruned
@@ -213,16 +212,8 @@ fn regression_tree_on_housing_matches_scikit_learn() {
     let model = params.fit(&data).unwrap();
     compare(model.tree(), &fx, false);
     let pred = model.predict(&data.records).unwrap();
-    for (a, b) in pred.iter().zip(fx.floats("predict")) {
-        assert!(close(*a, b, 1e-9), "{a} vs {b}");
-    }
-    for (a, b) in model
-        .feature_importances()
-        .iter()
-        .zip(fx.floats("feature_importances"))
-    {
-        assert!(close(*a, b, 1e-9), "{a} vs {b}");
-    }
+    assert_close_to(&pred, &fx, "predict");
+    assert_close_to(&model.feature_importances(), &fx, "feature_importances");
     let path = params.cost_complexity_pruning_path(&data).unwrap();
     let pruned = params.ccp_alpha(fx.float("ccp_alpha")).fit(&data).unwrap();
     let pruned_predict = pruned.predict(&data.records).unwrap();

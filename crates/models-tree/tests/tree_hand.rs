@@ -5,15 +5,7 @@
 use margin_core::{Dataset, DenseMatrix, Fit, Predict, PredictProba, Records, Targets};
 use margin_tree::{Criterion, DecisionTreeClassifier, DecisionTreeRegressor, Tree};
 
-/// x1 = 1..12, x2 a permutation; six samples of each class.
-fn toy() -> Dataset {
-    let x2 = [
-        5.0, 3.0, 8.0, 1.0, 9.0, 2.0, 7.0, 4.0, 6.0, 10.0, 12.0, 11.0,
-    ];
-    let rows: Vec<Vec<f64>> = (0..12).map(|i| vec![i as f64 + 1.0, x2[i]]).collect();
-    let y = vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0];
-    Dataset::new(DenseMatrix::from_rows(&rows).unwrap(), Targets::Values(y)).unwrap()
-}
+use crate::common::toy;
 
 fn h(p: f64) -> f64 {
     if p == 0.0 || p == 1.0 {

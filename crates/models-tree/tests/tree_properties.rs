@@ -46,23 +46,16 @@ fn regressors_pass_the_battery() {
 #[test]
 fn a_tree_does_not_depend_on_the_thread_count() {
     let data = bundled("dna.scale");
-    let fit = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+    common::assert_same_on_one_and_two_threads(|| {
+        let m = DecisionTreeClassifier::params()
+            .criterion(Criterion::Entropy)
+            .fit(&data)
             .unwrap();
-        pool.install(|| {
-            let m = DecisionTreeClassifier::params()
-                .criterion(Criterion::Entropy)
-                .fit(&data)
-                .unwrap();
-            (
-                m.to_bytes().unwrap(),
-                m.predict_proba(&data.records).unwrap(),
-            )
-        })
-    };
-    assert_eq!(fit(1), fit(2));
+        (
+            m.to_bytes().unwrap(),
+            m.predict_proba(&data.records).unwrap(),
+        )
+    });
 }
 
 #[test]
@@ -109,15 +102,7 @@ fn seeded_feature_subsets_are_reproducible_and_seed_dependent() {
     assert_ne!(fit(3).tree(), fit(4).tree());
     // Every node still splits on a feature that improves it.
     let full = fit(3);
-    assert_eq!(
-        full.predict(&data.records).unwrap(),
-        data.targets
-            .values()
-            .unwrap()
-            .iter()
-            .map(|&v| Label::Number(v))
-            .collect::<Vec<_>>()
-    );
+    assert_eq!(full.predict(&data.records).unwrap(), common::labels(&data));
 }
 
 /// Rows with a distinct first coordinate, so no two samples coincide.

@@ -196,18 +196,8 @@ mod tests {
                 n,
             )
             .prop_map(move |rows| {
-                let mut indptr = vec![0];
-                let (mut indices, mut values) = (Vec::new(), Vec::new());
-                for row in &rows {
-                    for (j, v) in row.iter().enumerate() {
-                        if let Some(v) = v {
-                            indices.push(j as u32);
-                            values.push(f64::from(*v));
-                        }
-                    }
-                    indptr.push(values.len());
-                }
-                CsrMatrix::new(indptr, indices, values, d).unwrap()
+                let rows = rows.iter().map(|r| r.iter().map(|v| v.map(f64::from)));
+                CsrMatrix::from_optional_rows(rows, d).unwrap()
             })
         })
     }

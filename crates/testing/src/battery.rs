@@ -44,8 +44,8 @@ pub use observed::check_observed;
 pub use params::{check_defaults, check_params};
 
 pub use forge::{
-    FORGERIES, MAX_PROBE_WIDTH, asked_width, check_forged_files, forged_body, forged_file_failures,
-    loaded_model_failure, probe_records,
+    FORGERIES, MAX_PROBE_WIDTH, RawMatrix, asked_width, check_forged_files, check_refused,
+    forge_data, forged_body, forged_file_failures, loaded_model_failure, probe_records,
 };
 
 /// What the estimator learns.
@@ -123,6 +123,25 @@ pub fn huge_width(task: Task) -> Dataset {
         sample_weights: None,
         feature_names: None,
     }
+}
+
+/// Asserts that `e` is the refusal of a model too large for any machine, as a fit on
+/// [`huge_width`] data must end: [`Error::OutOfMemory`] for more than 1 TiB, with a message
+/// that names the size (in TiB) and the way out (fewer features).
+///
+/// # Panics
+/// When `e` is any other error or its message lacks either (tests only).
+#[track_caller]
+pub fn assert_refused_for_memory(e: Error) {
+    assert!(
+        matches!(e, Error::OutOfMemory { bytes, .. } if bytes > 1 << 40),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("TiB") && text.contains("fewer features"),
+        "{text}"
+    );
 }
 
 fn base_records(n: usize, d: usize, seed: u64) -> Vec<Vec<f64>> {

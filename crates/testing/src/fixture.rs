@@ -21,7 +21,23 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 
-use margin_core::{DenseMatrix, Error, Result};
+use margin_core::{Dataset, DenseMatrix, Error, Result};
+use margin_io::{LibsvmOptions, read_libsvm};
+
+/// The LIBSVM data set at `path`, relative to the repository root, with `n_features` features
+/// (sparse records): the fixtures name their data that way, and `manifest_dir` (pass
+/// `env!("CARGO_MANIFEST_DIR")`) is a crate two levels below that root.
+///
+/// # Panics
+/// If the file cannot be read (tests only).
+pub fn repo_libsvm(manifest_dir: &str, path: &str, n_features: usize) -> Dataset {
+    let opts = LibsvmOptions {
+        n_features: Some(n_features),
+        ..Default::default()
+    };
+    read_libsvm(&Path::new(manifest_dir).join("../..").join(path), &opts)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
 
 /// One fixture file's fields.
 #[derive(Clone, Debug)]
@@ -39,6 +55,26 @@ impl Fixture {
         let mut fixture = Self::parse(&text)?;
         fixture.origin = path.display().to_string();
         Ok(fixture)
+    }
+
+    /// Reads `tests/fixtures/<file>` of the crate whose manifest directory is `manifest_dir`
+    /// (pass `env!("CARGO_MANIFEST_DIR")`): where every model crate keeps its fixtures, so the
+    /// suites need not each rebuild the path.
+    ///
+    /// # Panics
+    /// If the file cannot be read or parsed (tests only).
+    pub fn bundled(manifest_dir: &str, file: &str) -> Self {
+        Self::read(Path::new(manifest_dir).join("tests/fixtures").join(file))
+            .unwrap_or_else(|e| panic!("fixture {file}: {e}"))
+    }
+
+    /// The fixture's file name without directory and extension (`fixture text` when parsed
+    /// from text): how the suites' failure messages say which fixture failed.
+    pub fn name(&self) -> &str {
+        Path::new(&self.origin)
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .unwrap_or(&self.origin)
     }
 
     /// Parses fixture text; a line with a key but no shape is refused with its line number.
@@ -157,6 +193,26 @@ impl Fixture {
             .collect()
     }
 
+    /// Field `key` as per-sample weights for `n_samples` samples: `none` gives `None`, and
+    /// `cycle a b c` gives sample `i` the `(i mod 3)`-th value, the pattern the generator scripts
+    /// use to weight samples unevenly without writing one weight per sample.
+    ///
+    /// # Panics
+    /// If the field is missing, is neither `none` nor `cycle` with at least one number.
+    pub fn cycled_weights(&self, key: &str, n_samples: usize) -> Option<Vec<f64>> {
+        match self.words(key) {
+            [none] if none == "none" => None,
+            [cycle, values @ ..] if cycle == "cycle" && !values.is_empty() => {
+                let values: Vec<f64> = values.iter().map(|w| self.parse_word(key, w)).collect();
+                Some((0..n_samples).map(|i| values[i % values.len()]).collect())
+            }
+            other => panic!(
+                "{}: field `{key}`: {other:?} is neither `none` nor `cycle a b ...`",
+                self.origin
+            ),
+        }
+    }
+
     fn parsed<T: FromStr>(&self, key: &str) -> Vec<T> {
         self.words(key)
             .iter()
@@ -188,6 +244,10 @@ mod tests {
         assert_eq!(f.shape("name"), "-");
         assert_eq!(f.float("n"), 3.0);
         assert_eq!(f.word("name"), "heart");
+        assert_eq!(f.name(), "fixture text");
+        let w = Fixture::parse("w - cycle 1 2\nn - none\n").unwrap();
+        assert_eq!(w.cycled_weights("w", 3), Some(vec![1.0, 2.0, 1.0]));
+        assert_eq!(w.cycled_weights("n", 3), None);
         match Fixture::parse("a 1 2\nlonely\n") {
             Err(Error::Parse { line, .. }) => assert_eq!(line, 2),
             other => panic!("expected a parse error, got {other:?}"),

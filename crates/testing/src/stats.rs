@@ -35,6 +35,15 @@ pub fn matrix_parts(x: &DenseMatrix, cuts: &[usize]) -> Result<Vec<Vec<Matrix>>>
         .collect()
 }
 
+/// Cut points as [`part_rows`] takes them: `cuts` (any row indices up to `n`, as a test
+/// strategy draws them) with the first row and the end `n` added, sorted and deduplicated.
+pub fn cut_points(mut cuts: Vec<usize>, n: usize) -> Vec<usize> {
+    cuts.extend([0, n]);
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
 /// The rows of each part's batches: the rows cut at `cuts` (increasing row indices, the first
 /// and the end included; empty ranges skipped), each part streaming two batches (the first
 /// half of its rows, then the rest; one batch for a one-row part).

@@ -8,7 +8,7 @@ use margin_io::ModelFile;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Clusters, KMeansInit, assign, center_distances, check_decoded, initial};
+use super::{Clusters, KMeansInit, assign, centre_queries, check_decoded, initial};
 use crate::AutoOr;
 use margin_core::params::Params;
 
@@ -82,12 +82,7 @@ impl MiniBatchKMeansParams {
     }
 
     fn runs(&self) -> usize {
-        match (&self.clusters.init_choice(), self.n_init) {
-            (KMeansInit::Centers(_), _) => 1,
-            (_, Some(r)) => r,
-            (KMeansInit::Random, None) => 3,
-            (KMeansInit::KMeansPlusPlus, None) => 1,
-        }
+        self.clusters.runs(self.n_init, 3)
     }
 }
 
@@ -159,10 +154,7 @@ impl MiniBatchKMeans {
 
     /// The opposite of the inertia of `records` (higher is better).
     pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
-        validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records, self.centers.nrows())?;
-        let (labels, _) = assign::nearest(records, &self.centers);
-        Ok(-assign::inertia(records, &self.centers, &labels))
+        super::score(&self.centers, records)
     }
 }
 
@@ -377,25 +369,7 @@ impl MiniBatchKMeansParams {
     }
 }
 
-impl Predict for MiniBatchKMeans {
-    /// The index of the nearest centre (lowest index on ties).
-    type Output = Vec<usize>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records, self.centers.nrows())?;
-        let (labels, _) = assign::nearest(records, &self.centers);
-        Ok(labels.into_iter().map(|l| l as usize).collect())
-    }
-}
-
-impl Transform for MiniBatchKMeans {
-    /// Distances to the centres, one column per cluster.
-    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
-        validate::check_predict(self.centers.ncols(), records)?;
-        Ok(Matrix::Dense(center_distances(records, &self.centers)))
-    }
-}
+centre_queries!(MiniBatchKMeans);
 
 impl ModelFile for MiniBatchKMeans {
     const KIND: &'static str = "minibatch-kmeans";

@@ -105,6 +105,18 @@ impl Clusters {
         };
     }
 
+    /// How many initialisations to run: one for given centres (each would be the same),
+    /// else `n_init`, whose `auto` is one for k-means++ and `random_runs` for random rows (each
+    /// model's scikit-learn default).
+    fn runs(&self, n_init: Option<usize>, random_runs: usize) -> usize {
+        match (&self.init_choice(), n_init) {
+            (KMeansInit::Centers(_), _) => 1,
+            (_, Some(r)) => r,
+            (KMeansInit::Random, None) => random_runs,
+            (KMeansInit::KMeansPlusPlus, None) => 1,
+        }
+    }
+
     /// Checks the records, the parameters (`params`, the struct holding this block), then
     /// what ties them to the records.
     fn check_for<R: Records + ?Sized>(&self, params: &impl Params, x: &R) -> Result<()> {
@@ -162,12 +174,7 @@ impl KMeansParams {
     }
 
     fn runs(&self) -> usize {
-        match (&self.clusters.init_choice(), self.n_init) {
-            (KMeansInit::Centers(_), _) => 1,
-            (_, Some(r)) => r,
-            (KMeansInit::Random, None) => 10,
-            (KMeansInit::KMeansPlusPlus, None) => 1,
-        }
+        self.clusters.runs(self.n_init, 10)
     }
 }
 
@@ -356,10 +363,7 @@ impl KMeans {
     /// The opposite of the inertia of `records` under this model (higher is better), as
     /// scikit-learn's `score`.
     pub fn score<R: Records + ?Sized>(&self, records: &R) -> Result<f64> {
-        validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records, self.centers.nrows())?;
-        let (labels, _) = assign::nearest(records, &self.centers);
-        Ok(-assign::inertia(records, &self.centers, &labels))
+        score(&self.centers, records)
     }
 }
 
@@ -427,17 +431,50 @@ impl<R: Records + ?Sized> FitObserved<R> for KMeansParams {
     }
 }
 
-impl Predict for KMeans {
-    /// The index of the nearest centre (lowest index on ties).
-    type Output = Vec<usize>;
-
-    fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
-        validate::check_predict(self.centers.ncols(), records)?;
-        assign::check_products(records, self.centers.nrows())?;
-        let (labels, _) = assign::nearest(records, &self.centers);
-        Ok(labels.into_iter().map(|l| l as usize).collect())
-    }
+/// The nearest centre of every row of `records` (lowest index on ties), the records checked
+/// against `centers` first: what a fitted k-means model's predictions and scores start from.
+fn nearest_checked<R: Records + ?Sized>(centers: &DenseMatrix, records: &R) -> Result<Vec<u32>> {
+    validate::check_predict(centers.ncols(), records)?;
+    assign::check_products(records, centers.nrows())?;
+    Ok(assign::nearest(records, centers).0)
 }
+
+/// The opposite of the inertia of `records` under `centers` (higher is better), as
+/// scikit-learn's `score` (both k-means models).
+fn score<R: Records + ?Sized>(centers: &DenseMatrix, records: &R) -> Result<f64> {
+    let labels = nearest_checked(centers, records)?;
+    Ok(-assign::inertia(records, centers, &labels))
+}
+
+/// `Predict` (the nearest centre) and `Transform` (the distances to the centres) for a k-means
+/// model with a `centers` field: both models answer the same from their centres.
+macro_rules! centre_queries {
+    ($model:ty) => {
+        impl Predict for $model {
+            /// The index of the nearest centre (lowest index on ties).
+            type Output = Vec<usize>;
+
+            fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<usize>> {
+                let labels = $crate::kmeans::nearest_checked(&self.centers, records)?;
+                Ok(labels.into_iter().map(|l| l as usize).collect())
+            }
+        }
+
+        impl Transform for $model {
+            /// Distances to the centres, one column per cluster (scikit-learn's `transform`).
+            fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
+                validate::check_predict(self.centers.ncols(), records)?;
+                Ok(Matrix::Dense($crate::kmeans::center_distances(
+                    records,
+                    &self.centers,
+                )))
+            }
+        }
+    };
+}
+use centre_queries;
+
+centre_queries!(KMeans);
 
 /// Euclidean distances from every row to every centre (`n × k`), each from the differences.
 fn center_distances<R: Records + ?Sized>(x: &R, centers: &DenseMatrix) -> DenseMatrix {
@@ -453,14 +490,6 @@ fn center_distances<R: Records + ?Sized>(x: &R, centers: &DenseMatrix) -> DenseM
             }
         });
     out
-}
-
-impl Transform for KMeans {
-    /// Distances to the centres, one column per cluster (scikit-learn's `transform`).
-    fn transform<R: Records + ?Sized>(&self, records: &R) -> Result<Matrix> {
-        validate::check_predict(self.centers.ncols(), records)?;
-        Ok(Matrix::Dense(center_distances(records, &self.centers)))
-    }
 }
 
 /// Checks decoded centres and labels (shared by both k-means models).

@@ -7,10 +7,10 @@ use margin_core::{
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use super::classes::{batch_classes, check_trained, declared_classes, fit_classes};
+use super::classes::check_trained;
 use super::discrete::{
-    Counts, CountsSoFar, DiscreteParams, Reading, check_records_in, feature_major, linear_jll,
-    table,
+    self, CountModel, Counts, CountsSoFar, DiscreteParams, Reading, check_records_in,
+    count_accessors, feature_major, linear_jll, table,
 };
 use super::{JointLogLikelihood, rows_in_parallel};
 
@@ -96,11 +96,7 @@ impl TryFrom<BernoulliFile> for BernoulliNB {
                 "a feature is counted present more often than its class has samples",
             ));
         }
-        f.params
-            .discrete
-            .check_for(&f.params, f.counts.labels.len())
-            .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
-        Self::from_counts(f.params, f.counts)
+        discrete::load(f.params, f.counts)
     }
 }
 
@@ -121,9 +117,27 @@ impl BernoulliNB {
     /// the stream may contain (at least two; sorted here, as `fit` sorts them), and every
     /// batch must have `n_features` columns.
     pub fn empty(params: BernoulliNBParams, classes: &[Label], n_features: usize) -> Result<Self> {
-        let labels = declared_classes(classes)?;
-        params.discrete.check_for(&params, labels.len())?;
-        Self::from_counts(params, Counts::new(labels, n_features)?)
+        discrete::empty(params, classes, n_features)
+    }
+}
+
+impl CountModel for BernoulliNB {
+    type Params = BernoulliNBParams;
+
+    fn discrete(params: &BernoulliNBParams) -> &DiscreteParams {
+        &params.discrete
+    }
+
+    fn reading(params: &BernoulliNBParams) -> Reading {
+        params.reading()
+    }
+
+    fn check_records<R: Records + ?Sized>(params: &BernoulliNBParams, records: &R) -> Result<()> {
+        params.check_records(records)
+    }
+
+    fn params_and_counts(&mut self) -> (&BernoulliNBParams, &mut Counts) {
+        (&self.params, &mut self.counts)
     }
 
     fn from_counts(params: BernoulliNBParams, counts: Counts) -> Result<Self> {
@@ -197,26 +211,14 @@ impl BernoulliNB {
         self.neg_log_prob = neg;
         Ok(())
     }
+}
 
-    /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn classes(&self) -> &[Label] {
-        &self.counts.labels
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.counts.n_features()
-    }
-    /// Summed sample weight per class (the sample count without weights).
-    pub fn class_count(&self) -> &[f64] {
-        &self.counts.class_count
-    }
+count_accessors!(BernoulliNB);
+
+impl BernoulliNB {
     /// `k × d`: summed weight of the class-`c` samples in which feature `j` is present.
     pub fn feature_count(&self) -> &DenseMatrix {
         &self.counts.feature_count
-    }
-    /// `ln P(c)` per class.
-    pub fn class_log_prior(&self) -> &[f64] {
-        &self.class_log_prior
     }
     /// `k × d`: `ln p_cj`, the smoothed log-probability that feature `j` is present in class `c`.
     pub fn feature_log_prob(&self) -> &DenseMatrix {
@@ -254,13 +256,7 @@ impl Fit for BernoulliNBParams {
     type Model = BernoulliNB;
 
     fn fit(&self, data: &Dataset) -> Result<BernoulliNB> {
-        self.check()?;
-        let (labels, class_of) = fit_classes(data)?;
-        self.discrete.check_for(self, labels.len())?;
-        self.check_records(&data.records)?;
-        let mut counts = Counts::new(labels, data.n_features())?;
-        counts.absorb(data, &class_of, self.reading());
-        BernoulliNB::from_counts(self.clone(), counts)
+        discrete::fit(self, data)
     }
 }
 
@@ -316,11 +312,8 @@ impl FitStats for BernoulliNBParams {
     }
 
     fn fit_stats(&self, stats: &BernoulliNBStats) -> Result<BernoulliNB> {
-        self.check()?;
         same_binarize(stats.params.binarize, self.binarize)?;
-        let counts = stats.counts.counts()?;
-        self.discrete.check_for(self, counts.labels.len())?;
-        BernoulliNB::from_counts(self.clone(), counts)
+        discrete::fit_stats(self, &stats.counts)
     }
 }
 
@@ -328,11 +321,7 @@ impl PartialFit<Dataset> for BernoulliNB {
     /// Adds a batch to the counts. The batch must have the model's width and only its classes;
     /// a refused batch leaves the model unchanged.
     fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
-        let class_of = batch_classes(&self.counts.labels, self.n_features(), batch)?;
-        self.params.check_records(&batch.records)?;
-        self.counts.absorb(batch, &class_of, self.params.reading());
-        // The tables exist already: refreshing them asks for no memory, so cannot fail here.
-        self.refresh()
+        discrete::partial_fit(self, batch)
     }
 }
 

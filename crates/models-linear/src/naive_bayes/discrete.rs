@@ -11,7 +11,8 @@ use margin_core::{
 use serde::{Deserialize, Serialize};
 
 use super::classes::{
-    check_for_classes, present_classes, trainable, union_labels, valid_alpha, valid_priors, weight,
+    batch_classes, check_for_classes, declared_classes, fit_classes, present_classes, trainable,
+    union_labels, valid_alpha, valid_priors, weight,
 };
 use super::rows_in_parallel;
 
@@ -258,6 +259,110 @@ impl Counts {
         Ok(())
     }
 }
+
+/// A model made of [`Counts`] and tables derived from them: MultinomialNB and BernoulliNB,
+/// which fit, stream, load and refit from statistics the same way and differ only in how they
+/// read and check the records and what they derive from the counts.
+pub(crate) trait CountModel: Sized {
+    /// The model's parameters, holding a [`DiscreteParams`] block.
+    type Params: Params;
+
+    /// The shared smoothing and prior parameters of `params`.
+    fn discrete(params: &Self::Params) -> &DiscreteParams;
+
+    /// How the model reads a sample's values under `params`.
+    fn reading(params: &Self::Params) -> Reading;
+
+    /// Refuses records outside what the model reads under `params` (its domain).
+    fn check_records<R: Records + ?Sized>(params: &Self::Params, records: &R) -> Result<()>;
+
+    /// The model of `counts`, its tables derived from them.
+    fn from_counts(params: Self::Params, counts: Counts) -> Result<Self>;
+
+    /// The parameters and the counts, for a batch to add to.
+    fn params_and_counts(&mut self) -> (&Self::Params, &mut Counts);
+
+    /// Derives the tables again after the counts changed (asking no memory once made).
+    fn refresh(&mut self) -> Result<()>;
+}
+
+/// Fits a count model on `data` (what `Fit::fit` does for both).
+pub(crate) fn fit<M: CountModel>(params: &M::Params, data: &Dataset) -> Result<M> {
+    params.check()?;
+    let (labels, class_of) = fit_classes(data)?;
+    M::discrete(params).check_for(params, labels.len())?;
+    M::check_records(params, &data.records)?;
+    let mut counts = Counts::new(labels, data.n_features())?;
+    counts.absorb(data, &class_of, M::reading(params));
+    M::from_counts(params.clone(), counts)
+}
+
+/// A count model that has seen no sample yet, for `classes` (at least two; sorted here, as
+/// `fit` sorts them) and `n_features` columns.
+pub(crate) fn empty<M: CountModel>(
+    params: M::Params,
+    classes: &[Label],
+    n_features: usize,
+) -> Result<M> {
+    let labels = declared_classes(classes)?;
+    M::discrete(&params).check_for(&params, labels.len())?;
+    M::from_counts(params, Counts::new(labels, n_features)?)
+}
+
+/// Adds `batch` to `model`'s counts (what `PartialFit::partial_fit` does for both): the batch
+/// must have the model's width and only its classes; a refused batch changes nothing.
+pub(crate) fn partial_fit<M: CountModel>(model: &mut M, batch: &Dataset) -> Result<()> {
+    let (params, counts) = model.params_and_counts();
+    let class_of = batch_classes(&counts.labels, counts.n_features(), batch)?;
+    M::check_records(params, &batch.records)?;
+    counts.absorb(batch, &class_of, M::reading(params));
+    // The tables exist already: refreshing them asks for no memory, so cannot fail here.
+    model.refresh()
+}
+
+/// The model of decoded parameters and counts, both checked first: what loading a model file
+/// does, so that a forged file is refused before the tables are computed from it.
+pub(crate) fn load<M: CountModel>(params: M::Params, counts: Counts) -> Result<M> {
+    counts.check()?;
+    M::discrete(&params)
+        .check_for(&params, counts.labels.len())
+        .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
+    M::from_counts(params, counts)
+}
+
+/// The model `params` makes from gathered statistics (what `FitStats::fit_stats` does for both).
+pub(crate) fn fit_stats<M: CountModel>(params: &M::Params, stats: &CountsSoFar) -> Result<M> {
+    params.check()?;
+    let counts = stats.counts()?;
+    M::discrete(params).check_for(params, counts.labels.len())?;
+    M::from_counts(params.clone(), counts)
+}
+
+/// The accessors MultinomialNB and BernoulliNB share, read from their `counts` and
+/// `class_log_prior` fields.
+macro_rules! count_accessors {
+    ($model:ty) => {
+        impl $model {
+            /// Class labels, sorted (scikit-learn's `classes_`).
+            pub fn classes(&self) -> &[Label] {
+                &self.counts.labels
+            }
+            /// Number of features.
+            pub fn n_features(&self) -> usize {
+                self.counts.n_features()
+            }
+            /// Summed sample weight per class (the sample count without weights).
+            pub fn class_count(&self) -> &[f64] {
+                &self.counts.class_count
+            }
+            /// `ln P(c)` per class.
+            pub fn class_log_prior(&self) -> &[f64] {
+                &self.class_log_prior
+            }
+        }
+    };
+}
+pub(crate) use count_accessors;
 
 /// The counts of the batches seen so far (none before the first): what MultinomialNB's and
 /// BernoulliNB's statistics hold. Batches and partitions may each see any of the classes; their

@@ -8,10 +8,10 @@ use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
 use super::JointLogLikelihood;
-use super::classes::{batch_classes, check_trained, declared_classes, fit_classes};
+use super::classes::check_trained;
 use super::discrete::{
-    Counts, CountsSoFar, DiscreteParams, Reading, check_records_in, feature_major, linear_jll,
-    table,
+    self, CountModel, Counts, CountsSoFar, DiscreteParams, Reading, check_records_in,
+    count_accessors, feature_major, linear_jll, table,
 };
 
 /// Parameters of [`MultinomialNB`] (scikit-learn's names and defaults).
@@ -55,11 +55,7 @@ impl TryFrom<MultinomialFile> for MultinomialNB {
 
     fn try_from(f: MultinomialFile) -> Result<Self> {
         f.counts.check()?;
-        f.params
-            .discrete
-            .check_for(&f.params, f.counts.labels.len())
-            .map_err(|e| Error::model_file(format!("stored parameters are invalid: {e}")))?;
-        Self::from_counts(f.params, f.counts)
+        discrete::load(f.params, f.counts)
     }
 }
 
@@ -84,9 +80,27 @@ impl MultinomialNB {
         classes: &[Label],
         n_features: usize,
     ) -> Result<Self> {
-        let labels = declared_classes(classes)?;
-        params.discrete.check_for(&params, labels.len())?;
-        Self::from_counts(params, Counts::new(labels, n_features)?)
+        discrete::empty(params, classes, n_features)
+    }
+}
+
+impl CountModel for MultinomialNB {
+    type Params = MultinomialNBParams;
+
+    fn discrete(params: &MultinomialNBParams) -> &DiscreteParams {
+        &params.discrete
+    }
+
+    fn reading(_: &MultinomialNBParams) -> Reading {
+        Reading::Values
+    }
+
+    fn check_records<R: Records + ?Sized>(_: &MultinomialNBParams, records: &R) -> Result<()> {
+        check_records_in(records, 0.0, f64::INFINITY, COUNTS)
+    }
+
+    fn params_and_counts(&mut self) -> (&MultinomialNBParams, &mut Counts) {
+        (&self.params, &mut self.counts)
     }
 
     fn from_counts(params: MultinomialNBParams, counts: Counts) -> Result<Self> {
@@ -133,26 +147,14 @@ impl MultinomialNB {
         self.feature_log_prob = flp;
         Ok(())
     }
+}
 
-    /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn classes(&self) -> &[Label] {
-        &self.counts.labels
-    }
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.counts.n_features()
-    }
-    /// Summed sample weight per class (the sample count without weights).
-    pub fn class_count(&self) -> &[f64] {
-        &self.counts.class_count
-    }
+count_accessors!(MultinomialNB);
+
+impl MultinomialNB {
     /// `k × d`: summed weight × count per class and feature, before smoothing.
     pub fn feature_count(&self) -> &DenseMatrix {
         &self.counts.feature_count
-    }
-    /// `ln P(c)` per class.
-    pub fn class_log_prior(&self) -> &[f64] {
-        &self.class_log_prior
     }
     /// `k × d`: `ln θ_cj`, the smoothed log-probability of feature `j` in class `c`.
     pub fn feature_log_prob(&self) -> &DenseMatrix {
@@ -164,13 +166,7 @@ impl Fit for MultinomialNBParams {
     type Model = MultinomialNB;
 
     fn fit(&self, data: &Dataset) -> Result<MultinomialNB> {
-        self.check()?;
-        let (labels, class_of) = fit_classes(data)?;
-        self.discrete.check_for(self, labels.len())?;
-        check_records_in(&data.records, 0.0, f64::INFINITY, COUNTS)?;
-        let mut counts = Counts::new(labels, data.n_features())?;
-        counts.absorb(data, &class_of, Reading::Values);
-        MultinomialNB::from_counts(self.clone(), counts)
+        discrete::fit(self, data)
     }
 }
 
@@ -203,10 +199,7 @@ impl FitStats for MultinomialNBParams {
     }
 
     fn fit_stats(&self, stats: &MultinomialNBStats) -> Result<MultinomialNB> {
-        self.check()?;
-        let counts = stats.0.counts()?;
-        self.discrete.check_for(self, counts.labels.len())?;
-        MultinomialNB::from_counts(self.clone(), counts)
+        discrete::fit_stats(self, &stats.0)
     }
 }
 
@@ -214,11 +207,7 @@ impl PartialFit<Dataset> for MultinomialNB {
     /// Adds a batch to the counts. The batch must have the model's width and only its classes;
     /// a refused batch leaves the model unchanged.
     fn partial_fit(&mut self, batch: &Dataset) -> Result<()> {
-        let class_of = batch_classes(&self.counts.labels, self.n_features(), batch)?;
-        check_records_in(&batch.records, 0.0, f64::INFINITY, COUNTS)?;
-        self.counts.absorb(batch, &class_of, Reading::Values);
-        // The tables exist already: refreshing them asks for no memory, so cannot fail here.
-        self.refresh()
+        discrete::partial_fit(self, batch)
     }
 }
 

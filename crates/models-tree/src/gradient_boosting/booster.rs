@@ -17,6 +17,7 @@ use super::histogram::Gradients;
 use super::loss::{Loss, weighted_median};
 use super::params::{Boosting, EarlyStopping};
 use super::tree::{LANES, Tree, Walk};
+use crate::data::check_records;
 use crate::params::check_leaf_can_split;
 
 /// Rows per parallel prediction task.
@@ -37,30 +38,11 @@ pub(crate) struct Ensemble {
     pub(crate) validation_score: Vec<f64>,
 }
 
-/// Refuses infinite values anywhere, and NaN unless missing values are allowed.
-pub(crate) fn check_values<R: Records + ?Sized>(records: &R, allow_missing: bool) -> Result<()> {
-    if !allow_missing {
-        return validate::check_finite(records);
-    }
-    for i in 0..records.n_samples() {
-        let mut bad = None;
-        records.row(i).for_each_stored(|j, v| {
-            if bad.is_none() && v.is_infinite() {
-                bad = Some(j);
-            }
-        });
-        if let Some(col) = bad {
-            return Err(Error::NonFinite { row: i, col });
-        }
-    }
-    Ok(())
-}
-
 /// Checks a training set (NaN allowed where missing values are) and returns its records dense.
 pub(crate) fn checked_records<'a>(data: &'a Dataset, p: &Boosting) -> Result<DenseCow<'a>> {
     data.check_consistent()?;
     validate::check_non_empty(&data.records)?;
-    check_values(&data.records, p.allow_missing)?;
+    check_records(&data.records, p.allow_missing)?;
     if let Targets::Values(v) = &data.targets {
         validate::check_finite_slice(v)?;
     }
@@ -75,7 +57,7 @@ pub(crate) fn checked_predict<'a, R: Records + ?Sized>(
     allow_missing: bool,
 ) -> Result<DenseCow<'a>> {
     validate::check_n_features(n_features, records)?;
-    check_values(records, allow_missing)?;
+    check_records(records, allow_missing)?;
     records.dense_view()
 }
 

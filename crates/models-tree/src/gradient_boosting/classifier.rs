@@ -1,7 +1,7 @@
 //! `GradientBoostingClassifier`: log-loss boosting, binary (one tree per iteration on the
 //! log-odds) or multiclass (one tree per class per iteration on softmax scores).
 
-use margin_core::fit::{FitObserved, FitReport, Observer};
+use margin_core::fit::{FitObserved, Observer};
 use margin_core::params::Params;
 use margin_core::{
     ClassWeight, Dataset, DecisionFunction, DenseMatrix, Error, Fit, Label, PartClasses, Predict,
@@ -10,10 +10,11 @@ use margin_core::{
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use super::booster::{Ensemble, checked_predict, checked_records};
+use super::booster::{Ensemble, checked_records};
 use super::loss::{Loss, sigmoid, softmax};
 use super::params::Boosting;
 use super::parts::{BoostingStep, BoostingSums};
+use crate::model::model_methods;
 
 /// Parameters of [`GradientBoostingClassifier`] (scikit-learn's
 /// `HistGradientBoostingClassifier` names and defaults; see the [module](super) docs).
@@ -100,32 +101,9 @@ pub struct GradientBoostingClassifier {
 }
 
 impl GradientBoostingClassifier {
-    /// The hyperparameters the model was fitted with (see [`GradientBoostingClassifierParams`]).
-    pub fn hyperparams(&self) -> &GradientBoostingClassifierParams {
-        &self.params
-    }
-    /// Default parameters.
-    pub fn params() -> GradientBoostingClassifierParams {
-        GradientBoostingClassifierParams::default()
-    }
-
-    /// Class labels, sorted (scikit-learn's `classes_`).
-    pub fn classes(&self) -> &[Label] {
-        &self.labels
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.ensemble.n_features()
-    }
-
-    /// How the boosting loop went: one run of [`Self::n_iter`] rounds (fewer than
-    /// `max_iter` when early stopping or an observer stopped it), at the limit when early
-    /// stopping was on and `max_iter` rounds ran out while the held-out loss still improved
-    /// by more than `tol` (more rounds would likely help); with early stopping off, never.
-    pub fn fit_report(&self) -> FitReport {
-        self.ensemble.fit_report(&self.params.boosting)
-    }
+    model_methods!(params GradientBoostingClassifierParams);
+    model_methods!(classes);
+    model_methods!(boosting);
 
     /// Trees per iteration: 1 for two classes, else the number of classes.
     pub fn n_trees_per_iteration(&self) -> usize {
@@ -142,22 +120,6 @@ impl GradientBoostingClassifier {
     /// iteration; empty when early stopping is off (as scikit-learn's `train_score_`).
     pub fn train_score(&self) -> &[f64] {
         &self.ensemble.train_score
-    }
-
-    /// Negated mean log-loss on the held-out samples, as [`Self::train_score`].
-    pub fn validation_score(&self) -> &[f64] {
-        &self.ensemble.validation_score
-    }
-
-    /// Feature `j`'s bin edges: a value `x` is in bin `i` iff `edges[i-1] < x <= edges[i]`
-    /// (empty for a feature constant in training). Panics if `j >= n_features()`.
-    pub fn bin_edges(&self, j: usize) -> &[f64] {
-        &self.ensemble.mapper.edges[j]
-    }
-
-    /// Gain-based feature importances, summing to 1 (0 everywhere if no tree split).
-    pub fn feature_importances(&self) -> Vec<f64> {
-        self.ensemble.feature_importances()
     }
 }
 
@@ -232,12 +194,7 @@ impl DecisionFunction for GradientBoostingClassifier {
     /// Raw scores: one column of log-odds of the second class for two classes, else one column
     /// per class (softmax inputs).
     fn decision_function<R: Records + ?Sized>(&self, records: &R) -> Result<DenseMatrix> {
-        let x = checked_predict(
-            records,
-            self.n_features(),
-            self.params.boosting.allow_missing,
-        )?;
-        Ok(self.ensemble.raw_predict(x.view()))
+        self.raw_predict(records)
     }
 }
 
@@ -276,10 +233,7 @@ impl ModelFile for GradientBoostingClassifier {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
-        margin_core::model_check::within(
-            "params",
-            margin_core::params::Params::check(&self.params),
-        )?;
+        model_check::within("params", self.params.check())?;
         model_check::class_labels("labels", &self.labels)?;
         let k = self.labels.len();
         let loss_ok = match self.ensemble.loss {

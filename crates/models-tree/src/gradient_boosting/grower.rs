@@ -116,58 +116,73 @@ fn best_split_of_feature(
     };
     let n_bins = bins.n_bins_non_missing[j];
     let has_missing = bins.has_missing[j];
-    let mut best: Option<Candidate> = None;
-    let mut best_gain = -1.0;
+    let mut best = Best {
+        split: None,
+        gain: -1.0,
+    };
     // Left to right: the last non-missing bin may go left only if missing values go right.
     let end = n_bins - 1 + usize::from(has_missing);
-    let (mut gl, mut hl, mut nl) = (0.0, 0.0, 0u32);
-    for (b, bin) in hist.iter().enumerate().take(end) {
-        gl += bin.g;
-        hl += bin.h;
-        nl += bin.n;
-        let (gr, hr, nr) = (node.g - gl, node.h - hl, node.n - nl);
-        if nl < min_leaf || hl < MIN_HESSIAN_TO_SPLIT {
-            continue;
-        }
-        if nr < min_leaf || hr < MIN_HESSIAN_TO_SPLIT {
-            break;
-        }
-        let gain = gain_of(gl, hl, gr, hr);
-        if gain > best_gain && gain > 0.0 {
-            best_gain = gain;
-            best = Some(Candidate {
-                gain,
-                feature: j,
-                bin: b,
-                missing_left: false,
-                g_left: gl,
-                h_left: hl,
-                n_left: nl,
-            });
-        }
-    }
+    best.scan::<false>(
+        j,
+        hist.iter().enumerate().take(end),
+        node,
+        min_leaf,
+        gain_of,
+    );
     if has_missing && n_bins >= 2 {
-        let (mut gr, mut hr, mut nr) = (0.0, 0.0, 0u32);
-        for b in (0..n_bins - 1).rev() {
-            let bin = &hist[b + 1];
-            gr += bin.g;
-            hr += bin.h;
-            nr += bin.n;
-            let (gl, hl, nl) = (node.g - gr, node.h - hr, node.n - nr);
-            if nr < min_leaf || hr < MIN_HESSIAN_TO_SPLIT {
+        // Right to left, the missing values left: bin `b`'s split sends bins above `b` right.
+        let order = (0..n_bins - 1).rev().map(|b| (b, &hist[b + 1]));
+        best.scan::<true>(j, order, node, min_leaf, gain_of);
+    }
+    best.split
+}
+
+/// The best split found so far of one feature, and its gain (−1 before any).
+struct Best {
+    split: Option<Candidate>,
+    gain: f64,
+}
+
+impl Best {
+    /// One direction of [`best_split_of_feature`]'s search: `order` yields each split's bin
+    /// `b` with the bin the scan adds to its side, the left side (missing values right)
+    /// unless `MISSING_LEFT` (then the right side). A split must leave `min_leaf` samples and
+    /// [`MIN_HESSIAN_TO_SPLIT`] on both sides; the scan stops once the other side has too
+    /// little, as it only shrinks.
+    #[inline]
+    fn scan<'h, const MISSING_LEFT: bool>(
+        &mut self,
+        j: usize,
+        order: impl Iterator<Item = (usize, &'h Bin)>,
+        node: Sums,
+        min_leaf: u32,
+        gain_of: impl Fn(f64, f64, f64, f64) -> f64,
+    ) {
+        let (mut g, mut h, mut n) = (0.0, 0.0, 0u32);
+        for (b, bin) in order {
+            g += bin.g;
+            h += bin.h;
+            n += bin.n;
+            let (g_other, h_other, n_other) = (node.g - g, node.h - h, node.n - n);
+            if n < min_leaf || h < MIN_HESSIAN_TO_SPLIT {
                 continue;
             }
-            if nl < min_leaf || hl < MIN_HESSIAN_TO_SPLIT {
+            if n_other < min_leaf || h_other < MIN_HESSIAN_TO_SPLIT {
                 break;
             }
+            let ((gl, hl, nl), (gr, hr)) = if MISSING_LEFT {
+                ((g_other, h_other, n_other), (g, h))
+            } else {
+                ((g, h, n), (g_other, h_other))
+            };
             let gain = gain_of(gl, hl, gr, hr);
-            if gain > best_gain && gain > 0.0 {
-                best_gain = gain;
-                best = Some(Candidate {
+            if gain > self.gain && gain > 0.0 {
+                self.gain = gain;
+                self.split = Some(Candidate {
                     gain,
                     feature: j,
                     bin: b,
-                    missing_left: true,
+                    missing_left: MISSING_LEFT,
                     g_left: gl,
                     h_left: hl,
                     n_left: nl,
@@ -175,7 +190,6 @@ fn best_split_of_feature(
             }
         }
     }
-    best
 }
 
 /// The best split over all features; ties go to the lower feature index.
@@ -334,9 +348,8 @@ fn room(buf: &mut Vec<u32>, len: usize) -> &mut [u32] {
 
 /// A node that may still be split.
 struct Open {
-    node: usize,
-    start: usize,
-    stop: usize,
+    /// The node and its samples: the leaf it becomes if it is not split.
+    at: Leaf,
     depth: usize,
     sums: Sums,
     hist: Histograms,
@@ -419,14 +432,15 @@ pub(crate) fn grow(
         count: n as u32,
         split: None,
     });
+    let at = Leaf {
+        node: 0,
+        start: 0,
+        stop: n,
+    };
     if n >= 2 * limits.min_samples_leaf && h >= MIN_HESSIAN_TO_SPLIT {
-        grower.consider(0, 0, n, 0, root, hist, ws);
+        grower.consider(at, 0, root, hist, ws);
     } else {
-        grower.leaves.push(Leaf {
-            node: 0,
-            start: 0,
-            stop: n,
-        });
+        grower.leaves.push(at);
         ws.pool.push(hist);
     }
     while !grower.open.is_empty() {
@@ -456,13 +470,11 @@ struct Grower<'a> {
 }
 
 impl Grower<'_> {
-    /// Finds a node's best split and opens it, or makes it a leaf when there is none.
-    #[allow(clippy::too_many_arguments)]
+    /// Finds the best split of the node `at` and opens it, or makes it a leaf when there is
+    /// none.
     fn consider(
         &mut self,
-        node: usize,
-        start: usize,
-        stop: usize,
+        at: Leaf,
         depth: usize,
         sums: Sums,
         hist: Histograms,
@@ -470,16 +482,14 @@ impl Grower<'_> {
     ) {
         match best_split(&hist, self.bins, sums, self.limits) {
             Some(split) => self.open.push(Open {
-                node,
-                start,
-                stop,
+                at,
                 depth,
                 sums,
                 hist,
                 split,
             }),
             None => {
-                self.leaves.push(Leaf { node, start, stop });
+                self.leaves.push(at);
                 ws.pool.push(hist);
             }
         }
@@ -540,9 +550,7 @@ impl Grower<'_> {
     fn split_next(&mut self, grads: &Gradients<'_>, ws: &mut Workspace) {
         let pick = best_first(self.open.iter().map(|o| o.split.gain));
         let Open {
-            node,
-            start,
-            stop,
+            at: Leaf { node, start, stop },
             depth,
             sums,
             mut hist,
@@ -567,11 +575,7 @@ impl Grower<'_> {
         );
         if next.full {
             for o in std::mem::take(&mut self.open) {
-                self.leaves.push(Leaf {
-                    node: o.node,
-                    start: o.start,
-                    stop: o.stop,
-                });
+                self.leaves.push(o.at);
                 ws.pool.push(o.hist);
             }
         }
@@ -610,12 +614,12 @@ impl Grower<'_> {
         } else {
             (hist, small)
         };
-        for (split, node, range, sums, h) in [
+        for (split, node, (start, stop), sums, h) in [
             (split_left, left, (start, mid), left_sums, left_hist),
             (split_right, right, (mid, stop), right_sums, right_hist),
         ] {
             if split {
-                self.consider(node, range.0, range.1, depth, sums, h, ws);
+                self.consider(Leaf { node, start, stop }, depth, sums, h, ws);
             } else {
                 ws.pool.push(h);
             }

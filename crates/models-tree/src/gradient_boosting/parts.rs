@@ -18,7 +18,7 @@ use margin_core::{
 use serde::{Deserialize, Serialize};
 
 use super::binning::{BINNING_SUBSAMPLE, BinMapper};
-use super::booster::{Ensemble, check_row_count, check_values, early_stopping_on, grown_on};
+use super::booster::{Ensemble, check_row_count, early_stopping_on, grown_on};
 use super::grower::{
     Candidate, FeatureBins, MIN_HESSIAN_TO_SPLIT, Next, Sums, TreeLimits, best_first, best_split,
     split_node,
@@ -27,6 +27,7 @@ use super::histogram::{Bin, Histograms};
 use super::loss::Loss;
 use super::params::Boosting;
 use super::tree::{Node, Tree};
+use crate::data::check_records;
 use crate::params::check_leaf_can_split;
 
 /// Rows of the side of a candidate split (of a node not yet split).
@@ -193,7 +194,7 @@ impl BoostingStep {
         self.check()?;
         part.check_consistent()?;
         validate::check_n_features(self.mapper.n_features(), &part.records)?;
-        check_values(&part.records, self.allow_missing)?;
+        check_records(&part.records, self.allow_missing)?;
         if part.sample_weights.is_some() {
             return Err(Error::invalid_parameter(
                 "sample_weights",
@@ -511,7 +512,7 @@ impl Ensemble {
         check_parts(p, loss, n)?;
         let rows = sample(n.min(BINNING_SUBSAMPLE))?;
         validate::check_non_empty(&rows)?;
-        check_values(&rows, p.allow_missing)?;
+        check_records(&rows, p.allow_missing)?;
         // At most `BINNING_SUBSAMPLE` rows: the edges are the quantiles of all of them.
         let mapper = BinMapper::fit(rows.view(), &vec![1.0; rows.nrows()], p.max_bins as u8, 0);
         let limits = TreeLimits::of(p);

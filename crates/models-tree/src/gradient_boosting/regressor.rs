@@ -1,15 +1,16 @@
 //! `GradientBoostingRegressor`: boosting on the squared or the absolute error.
 
-use margin_core::fit::{FitObserved, FitReport, Observer};
+use margin_core::fit::{FitObserved, Observer};
 use margin_core::params::Params;
 use margin_core::{Dataset, DenseMatrix, Error, Fit, Predict, Records, Result};
 use margin_io::ModelFile;
 use serde::{Deserialize, Serialize};
 
-use super::booster::{Ensemble, checked_predict, checked_records};
+use super::booster::{Ensemble, checked_records};
 use super::loss::Loss;
 use super::params::Boosting;
 use super::parts::{BoostingStep, BoostingSums};
+use crate::model::model_methods;
 
 /// The loss [`GradientBoostingRegressor`] minimizes (scikit-learn's `loss`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,17 +46,9 @@ impl GradientBoostingRegressorParams {
     /// gathered, as XGBoost and Spark distribute boosting:
     /// - `n` and `target_sum` are a first pass: the rows and the sum of their targets (the
     ///   baseline is their mean);
-    /// - `sample(m)` returns `m` of the rows' features drawn uniformly without replacement
-    ///   (every row when `m = n`); their quantiles give the bins. At most 200 000 rows are
-    ///   asked for, as in memory, but drawn without replacement;
-    /// - `sums(step)` returns `step.zero()` plus [`BoostingStep::add`] of every part (parts
-    ///   merged with [`BoostingSums::merge`]). Each tree takes one call for its root and one
-    ///   per level grown.
-    ///
-    /// Up to the rounding of sums taken in another order, the model is the in-memory fit's
-    /// on the same rows (for at most 200 000 rows; above, the bins come from another
-    /// sample): rows summed in the same order, as in one part, give the same trees bit for
-    /// bit. The training scores are empty; `observer` sees each iteration.
+    /// - `sample(m)` (every row when `m = n`) and `sums(step)` as for
+    ///   [`GradientBoostingClassifierParams::fit_parts`](super::GradientBoostingClassifierParams::fit_parts),
+    ///   which says how close the model comes to the in-memory fit's.
     ///
     /// # Errors
     /// The parameters' refusals; the absolute error (its leaves are medians); early stopping
@@ -105,27 +98,8 @@ pub struct GradientBoostingRegressor {
 }
 
 impl GradientBoostingRegressor {
-    /// The hyperparameters the model was fitted with (see [`GradientBoostingRegressorParams`]).
-    pub fn hyperparams(&self) -> &GradientBoostingRegressorParams {
-        &self.params
-    }
-    /// Default parameters.
-    pub fn params() -> GradientBoostingRegressorParams {
-        GradientBoostingRegressorParams::default()
-    }
-
-    /// Number of features.
-    pub fn n_features(&self) -> usize {
-        self.ensemble.n_features()
-    }
-
-    /// How the boosting loop went: one run of [`Self::n_iter`] rounds (fewer than
-    /// `max_iter` when early stopping or an observer stopped it), at the limit when early
-    /// stopping was on and `max_iter` rounds ran out while the held-out loss still improved
-    /// by more than `tol` (more rounds would likely help); with early stopping off, never.
-    pub fn fit_report(&self) -> FitReport {
-        self.ensemble.fit_report(&self.params.boosting)
-    }
+    model_methods!(params GradientBoostingRegressorParams);
+    model_methods!(boosting);
 
     /// The prediction before any tree: the weighted mean or median of the targets.
     pub fn baseline(&self) -> f64 {
@@ -136,22 +110,6 @@ impl GradientBoostingRegressor {
     /// tree and after each iteration; empty when early stopping is off.
     pub fn train_score(&self) -> &[f64] {
         &self.ensemble.train_score
-    }
-
-    /// Negated mean loss on the held-out samples, as [`Self::train_score`].
-    pub fn validation_score(&self) -> &[f64] {
-        &self.ensemble.validation_score
-    }
-
-    /// Feature `j`'s bin edges: a value `x` is in bin `i` iff `edges[i-1] < x <= edges[i]`
-    /// (empty for a feature constant in training). Panics if `j >= n_features()`.
-    pub fn bin_edges(&self, j: usize) -> &[f64] {
-        &self.ensemble.mapper.edges[j]
-    }
-
-    /// Gain-based feature importances, summing to 1 (0 everywhere if no tree split).
-    pub fn feature_importances(&self) -> Vec<f64> {
-        self.ensemble.feature_importances()
     }
 }
 
@@ -196,12 +154,7 @@ impl Predict for GradientBoostingRegressor {
     type Output = Vec<f64>;
 
     fn predict<R: Records + ?Sized>(&self, records: &R) -> Result<Vec<f64>> {
-        let x = checked_predict(
-            records,
-            self.n_features(),
-            self.params.boosting.allow_missing,
-        )?;
-        Ok(self.ensemble.raw_predict(x.view()).into_vec())
+        Ok(self.raw_predict(records)?.into_vec())
     }
 }
 
@@ -210,10 +163,7 @@ impl ModelFile for GradientBoostingRegressor {
     const SCHEMA: u32 = 1;
 
     fn check_consistent(&self) -> Result<()> {
-        margin_core::model_check::within(
-            "params",
-            margin_core::params::Params::check(&self.params),
-        )?;
+        margin_core::model_check::within("params", self.params.check())?;
         let loss_ok = matches!(
             (self.params.loss, self.ensemble.loss),
             (RegressionLoss::SquaredError, Loss::SquaredError)

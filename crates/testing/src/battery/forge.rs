@@ -16,7 +16,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use margin_core::split::rng_from_seed;
-use margin_core::{CsrMatrix, DenseMatrix, Error, Matrix, Records, Result};
+use margin_core::{CsrMatrix, Dataset, DenseMatrix, Error, Matrix, Records, Result, Targets};
 use margin_io::{ModelFile, body_of, seal};
 
 /// Forgeries per model in [`crate::battery::check_estimator`] and the forging tests of kinds it
@@ -27,6 +27,73 @@ pub const FORGERIES: usize = 400;
 /// The widest probe built at the width a forged model asks for: a forged width beyond it is
 /// left at the refusal (a probe of a forged huge width would only test the allocator).
 pub const MAX_PROBE_WIDTH: usize = 64;
+
+/// `n` rows of three features in [-1, 1), spread deterministically, with `k` classes
+/// (`Some(k)`: bands of the first two features' sum) or a continuous target (`None`): the small
+/// data the model-file tests fit models on before forging their files.
+///
+/// # Panics
+/// Never for `k ≠ Some(0)` (tests only).
+pub fn forge_data(n: usize, k: Option<usize>) -> Dataset {
+    let x: Vec<f64> = (0..n * 3)
+        .map(|i| ((i * 37 + 11) % 97) as f64 / 48.0 - 1.0)
+        .collect();
+    let y = (0..n)
+        .map(|i| {
+            let s = x[3 * i] + x[3 * i + 1] + 2.0;
+            k.map_or(s - 1.0, |k| {
+                (s * k as f64 / 4.0).floor().min(k as f64 - 1.0)
+            })
+        })
+        .collect();
+    Dataset::new(
+        DenseMatrix::from_row_major(x, n, 3).expect("n × 3 values"),
+        Targets::Values(y),
+    )
+    .expect("one target per row")
+}
+
+/// Records as a model file stores them ([`Matrix`]'s serialized layout), without the checks
+/// `Matrix` makes when it decodes: how a test writes records no sound model would hold.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum RawMatrix {
+    /// Row-major values.
+    Dense {
+        /// `nrows × ncols` values, row after row.
+        data: Vec<f64>,
+        /// Number of rows.
+        nrows: usize,
+        /// Number of columns.
+        ncols: usize,
+    },
+    /// Compressed sparse rows.
+    Sparse {
+        /// Row `i`'s entries are `indptr[i]..indptr[i + 1]`.
+        indptr: Vec<usize>,
+        /// Column of each entry.
+        indices: Vec<u32>,
+        /// Value of each entry.
+        values: Vec<f64>,
+        /// Number of columns.
+        ncols: usize,
+    },
+}
+
+/// Asserts that loading `file` as an `M` is refused with [`Error::ModelFile`] whose reason
+/// contains `words` (the field or fact a test forged): a forged file must be refused, not
+/// loaded, and refused for what was forged.
+///
+/// # Panics
+/// When the file loads, is refused otherwise, or the reason does not contain `words`.
+pub fn check_refused<M: ModelFile>(file: &[u8], words: &str) {
+    match M::from_bytes(file) {
+        Err(Error::ModelFile { reason }) => {
+            assert!(reason.contains(words), "`{words}` not named in: {reason}")
+        }
+        Err(other) => panic!("`{words}`: refused with {other}"),
+        Ok(_) => panic!("`{words}`: an inconsistent file was loaded"),
+    }
+}
 
 /// Bytes that mean something to the body codec: small values and lengths, the edges of a
 /// one-byte integer and the markers of longer ones.
