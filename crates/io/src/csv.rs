@@ -455,15 +455,10 @@ impl Block {
     }
 }
 
-/// The integration tests' helpers, shared with the unit tests below.
-#[cfg(test)]
-#[path = "../tests/common/mod.rs"]
-mod test_common;
-
 #[cfg(test)]
 mod tests {
-    use super::test_common::parse_error;
     use super::*;
+    use crate::test_common::parse_error;
     use margin_core::Label;
     use margin_core::Records;
 

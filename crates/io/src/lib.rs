@@ -51,6 +51,11 @@ mod lines;
 mod model_file;
 #[cfg(feature = "parquet")]
 pub mod table;
+/// The integration tests' helpers, shared with the unit tests (one way to take a parse error
+/// apart).
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+mod test_common;
 
 use std::io::{BufRead, Read};
 use std::path::Path;

@@ -337,20 +337,14 @@ fn show(tok: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_common::parse_error;
 
     fn read(text: &str) -> Result<Dataset> {
         read_libsvm_from(text.as_bytes(), &LibsvmOptions::default())
     }
 
     fn parse_err(text: &str) -> (usize, usize, String) {
-        match read(text) {
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => (line, column, message),
-            other => panic!("expected a parse error for {text:?}, got {other:?}"),
-        }
+        parse_error(read(text), &format!("expected a parse error for {text:?}"))
     }
 
     #[test]

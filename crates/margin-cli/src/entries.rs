@@ -219,3 +219,26 @@ pub const ENTRIES: &[ModelEntry] = &[
         roc: None,
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::ENTRIES;
+
+    /// [`crate::models::ModelEntry::estimator`] relies on it: every entry names an estimator
+    /// of margin-any's registry, and no name is listed twice.
+    #[test]
+    fn every_entry_is_a_registered_estimator() {
+        for (i, entry) in ENTRIES.iter().enumerate() {
+            assert!(
+                margin_any::registry::estimator(entry.name).is_some(),
+                "`{}` is not registered in margin-any",
+                entry.name
+            );
+            assert!(
+                ENTRIES[..i].iter().all(|e| e.name != entry.name),
+                "`{}` listed twice",
+                entry.name
+            );
+        }
+    }
+}

@@ -382,7 +382,8 @@ pub type TrainFn = fn(&Dataset, ParamArgs) -> Result<Fitted, Failure>;
 impl ModelEntry {
     /// The registry's estimator of this name.
     pub fn estimator(&self) -> &'static Estimator {
-        // Every entry's name is registered: `every_entry_is_a_registered_estimator` checks it.
+        // Every entry's name is registered (checked by the test
+        // `entries::tests::every_entry_is_a_registered_estimator`).
         registry::estimator(self.name)
             .unwrap_or_else(|| unreachable!("`{}` is not in margin-any's registry", self.name))
     }
